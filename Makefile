@@ -1,0 +1,50 @@
+# Thin wrapper around CMake/CTest. `make help` lists the targets.
+BUILD      ?= build/release
+ASAN_BUILD ?= build/asan
+JOBS       ?= $(shell nproc)
+EXAMPLE    ?= examples/lockset/trace_a.std
+CMAKE_FLAGS ?=
+
+.PHONY: all build run test test-release test-asan bench format format-check clean help
+
+all: build
+
+help:
+	@echo "make build        Release build in $(BUILD)"
+	@echo "make run          build, then racepred analyze on $(EXAMPLE)"
+	@echo "make test         Release build + all tests, then ASan+UBSan build + all tests"
+	@echo "make test-release only the Release tests"
+	@echo "make bench        Google Benchmark programs and bench/run.sh"
+	@echo "make format       clang-format every source file"
+
+build:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(BUILD) -j$(JOBS)
+
+# racepred exits 1 when it reports races: that is a successful run here.
+run: build
+	./$(BUILD)/racepred analyze $(EXAMPLE) || [ $$? -eq 1 ]
+
+test: test-release test-asan
+
+test-release: build
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+test-asan:
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRACEPRED_SANITIZE=ON \
+	  -DCMAKE_CXX_FLAGS="-O1" $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(ASAN_BUILD) -j$(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  RACEPRED_SANITIZED=1 ctest --output-on-failure -j$(JOBS)
+
+bench: build
+	bash bench/run.sh $(BUILD)
+
+format:
+	find src tests bench -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i
+
+format-check:
+	find src tests bench -name '*.cpp' -o -name '*.hpp' | xargs clang-format --dry-run --Werror
+
+clean:
+	rm -rf build

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package racepred's build, tests and benchmarks need.
+# Idempotent: when everything is installed it only checks and returns.
+set -euo pipefail
+
+PACKAGES=(
+  g++ cmake make           # compiler and build
+  libcli11-dev             # command-line parsing
+  nlohmann-json3-dev       # JSON reports
+  libfmt-dev               # text formatting
+  libgtest-dev libgmock-dev  # tests
+  libbenchmark-dev         # benchmarks (make bench)
+  clang-format             # make format / format-check
+  python3                  # independent counts in tests and bench scripts
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "install-deps: all packages present"

@@ -1,0 +1,35 @@
+// Command-line front end: one file per subcommand (DESIGN.md "CLI").
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <iosfwd>
+
+namespace racepred::cli {
+
+// Exit codes (DESIGN.md): 0 no race reported, 1 races reported, 2 usage or input error.
+inline constexpr int kExitNoRace = 0;
+inline constexpr int kExitRaces = 1;
+inline constexpr int kExitError = 2;
+
+// A subcommand registers its options on `app` and returns the action to run when selected;
+// the action returns the exit code. Errors are thrown as InputError / UsageError.
+using Action = std::function<int()>;
+struct Command {
+  CLI::App* app;
+  Action action;
+};
+
+Command add_engines_command(CLI::App& app);
+Command add_analyze_command(CLI::App& app);
+Command add_check_command(CLI::App& app);
+Command add_stats_command(CLI::App& app);
+Command add_annotate_command(CLI::App& app);
+Command add_exact_command(CLI::App& app);
+Command add_generate_command(CLI::App& app);
+
+// Runs racepred with the given arguments (argv[0] is the program name); returns the exit code.
+// Output goes to std::cout, diagnostics to std::cerr.
+int run(int argc, const char* const* argv);
+
+}  // namespace racepred::cli

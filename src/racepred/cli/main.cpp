@@ -1,0 +1,3 @@
+#include "racepred/cli/cli.hpp"
+
+int main(int argc, char** argv) { return racepred::cli::run(argc, argv); }

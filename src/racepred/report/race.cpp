@@ -1,0 +1,73 @@
+#include "racepred/report/race.hpp"
+
+#include <algorithm>
+
+namespace racepred {
+
+RaceKind race_kind(const Race& race) {
+  if (!race.first.known()) return RaceKind::Unknown;
+  const bool w1 = race.first.op == Op::Write;
+  const bool w2 = race.second.op == Op::Write;
+  if (w1 && w2) return RaceKind::WriteWrite;
+  return w1 ? RaceKind::WriteRead : RaceKind::ReadWrite;
+}
+
+std::string_view race_kind_name(RaceKind kind) {
+  switch (kind) {
+    case RaceKind::WriteWrite: return "write-write";
+    case RaceKind::WriteRead: return "write-read";
+    case RaceKind::ReadWrite: return "read-write";
+    case RaceKind::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+void RaceSink::report(const Race& race) {
+  ++race_count_;
+  if (max_kept_ > 0) {
+    if (kept_.size() < max_kept_) {
+      kept_.push_back(race);
+      std::push_heap(kept_.begin(), kept_.end());
+    } else if (race < kept_.front()) {
+      std::pop_heap(kept_.begin(), kept_.end());
+      kept_.back() = race;
+      std::push_heap(kept_.begin(), kept_.end());
+    }
+  }
+  const EventId second = race.second.event;
+  if (second != last_racy_event_) {
+    racy_events_.push_back(second);
+    last_racy_event_ = second;
+  }
+  const LocationId loc = race.second.location;
+  if (loc >= location_seen_.size()) location_seen_.resize(loc + 1, false);
+  if (!location_seen_[loc]) {
+    location_seen_[loc] = true;
+    racy_locations_.push_back(loc);
+  }
+  const uint64_t first_loc = race.first.known() ? race.first.location : UINT32_MAX;
+  auto [it, inserted] = pairs_.try_emplace((first_loc << 32) | loc);
+  if (inserted || race < it->second.example) it->second.example = race;
+  ++it->second.count;
+}
+
+void RaceSink::finalize() {
+  if (finalized_) return;
+  finalized_ = true;
+  std::sort(kept_.begin(), kept_.end());
+  std::sort(racy_events_.begin(), racy_events_.end());
+  racy_events_.erase(std::unique(racy_events_.begin(), racy_events_.end()), racy_events_.end());
+  std::sort(racy_locations_.begin(), racy_locations_.end());
+}
+
+std::vector<LocationPairSummary> RaceSink::location_pairs() const {
+  std::vector<LocationPairSummary> out;
+  out.reserve(pairs_.size());
+  for (const auto& [key, summary] : pairs_) out.push_back(summary);
+  std::sort(out.begin(), out.end(), [](const LocationPairSummary& a, const LocationPairSummary& b) {
+    return a.example < b.example;
+  });
+  return out;
+}
+
+}  // namespace racepred

@@ -1,0 +1,83 @@
+// Races and the sink every engine reports into (DESIGN.md "Engines").
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "racepred/trace/event.hpp"
+
+namespace racepred {
+
+// One side of a race: the access event and what a report needs to name it.
+struct Access {
+  EventId event = kNoEvent;  // kNoEvent: the engine knows only the later event
+  ThreadId thread = 0;
+  LocationId location = 0;
+  Op op = Op::Read;
+
+  static Access of(EventId id, const Event& e) { return Access{id, e.thread, e.location, e.op}; }
+  bool known() const { return event != kNoEvent; }
+};
+
+// A race pair (first < second in trace order) on `variable`.
+struct Race {
+  Access first;
+  Access second;
+  VariableId variable = 0;
+
+  friend bool operator<(const Race& a, const Race& b) {
+    return a.first.event != b.first.event ? a.first.event < b.first.event
+                                          : a.second.event < b.second.event;
+  }
+};
+
+enum class RaceKind : uint8_t { WriteWrite, WriteRead, ReadWrite, Unknown };
+RaceKind race_kind(const Race& race);
+// "write-write", "write-read", "read-write" (first access's op first); "unknown" if first unknown.
+std::string_view race_kind_name(RaceKind kind);
+
+// Per pair of source locations: how many races, and the first one seen (text reports).
+struct LocationPairSummary {
+  Race example;
+  uint64_t count = 0;
+};
+
+// Receives races from one engine. Contract for engines: report each pair at most once.
+// The sink counts every race, keeps the `max_kept` smallest by (first, second), records the
+// distinct racy events (the `second` events) and racy locations, and groups by location pair.
+class RaceSink {
+ public:
+  explicit RaceSink(size_t max_kept = 1000) : max_kept_(max_kept) {}
+
+  void report(const Race& race);
+  // For engines that count pairs in bulk (e.g. by equivalence classes): adds `n` races that
+  // were not reported one by one. Racy events/locations must still be reported via report().
+  void add_uncounted_races(uint64_t n) { race_count_ += n; }
+
+  // Sorts and deduplicates what is kept; call once after the engine finished.
+  void finalize();
+
+  uint64_t race_count() const { return race_count_; }
+  const std::vector<Race>& races() const { return kept_; }  // sorted after finalize()
+  bool truncated() const { return race_count_ > kept_.size(); }
+  const std::vector<EventId>& racy_events() const { return racy_events_; }  // sorted, distinct
+  const std::vector<LocationId>& racy_locations() const { return racy_locations_; }
+  // Grouped by (first location, second location); sorted by first example race.
+  std::vector<LocationPairSummary> location_pairs() const;
+  size_t max_kept() const { return max_kept_; }
+
+ private:
+  size_t max_kept_;
+  uint64_t race_count_ = 0;
+  std::vector<Race> kept_;  // a max-heap by operator< while collecting
+  std::vector<EventId> racy_events_;
+  EventId last_racy_event_ = kNoEvent;
+  std::vector<LocationId> racy_locations_;
+  std::vector<bool> location_seen_;
+  std::unordered_map<uint64_t, LocationPairSummary> pairs_;
+  bool finalized_ = false;
+};
+
+}  // namespace racepred

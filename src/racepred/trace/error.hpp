@@ -1,0 +1,21 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace racepred {
+
+// Bad input (malformed trace, ill-formed trace, unknown name…). The message is complete and
+// user-facing, e.g. "t.std:3:4: error: unknown operation 'wr'". The CLI prints it and exits 2.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Misuse of the command line (unknown engine, conflicting options). Exit code 2 as well.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace racepred

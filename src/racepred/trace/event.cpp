@@ -1,0 +1,29 @@
+#include "racepred/trace/event.hpp"
+
+namespace racepred {
+
+std::string_view op_name(Op op) {
+  switch (op) {
+    case Op::Read: return "r";
+    case Op::Write: return "w";
+    case Op::Acquire: return "acq";
+    case Op::Release: return "rel";
+    case Op::Fork: return "fork";
+    case Op::Join: return "join";
+  }
+  return "?";
+}
+
+std::string_view op_long_name(Op op) {
+  switch (op) {
+    case Op::Read: return "read";
+    case Op::Write: return "write";
+    case Op::Acquire: return "acquire";
+    case Op::Release: return "release";
+    case Op::Fork: return "fork";
+    case Op::Join: return "join";
+  }
+  return "?";
+}
+
+}  // namespace racepred
