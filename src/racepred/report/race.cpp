@@ -1,6 +1,7 @@
 #include "racepred/report/race.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace racepred {
 
@@ -27,28 +28,28 @@ void RaceSink::report(const Race& race) {
   if (max_kept_ > 0) {
     if (kept_.size() < max_kept_) {
       kept_.push_back(race);
-      std::push_heap(kept_.begin(), kept_.end());
-    } else if (race < kept_.front()) {
-      std::pop_heap(kept_.begin(), kept_.end());
+      std::push_heap(kept_.begin(), kept_.end(), detected_before);
+    } else if (detected_before(race, kept_.front())) {
+      std::pop_heap(kept_.begin(), kept_.end(), detected_before);
       kept_.back() = race;
-      std::push_heap(kept_.begin(), kept_.end());
+      std::push_heap(kept_.begin(), kept_.end(), detected_before);
     }
   }
-  const EventId second = race.second.event;
+  mark_racy(race.second);
+}
+
+void RaceSink::mark_racy(const Access& access) {
+  const EventId second = access.event;
   if (second != last_racy_event_) {
     racy_events_.push_back(second);
     last_racy_event_ = second;
   }
-  const LocationId loc = race.second.location;
+  const LocationId loc = access.location;
   if (loc >= location_seen_.size()) location_seen_.resize(loc + 1, false);
   if (!location_seen_[loc]) {
     location_seen_[loc] = true;
     racy_locations_.push_back(loc);
   }
-  const uint64_t first_loc = race.first.known() ? race.first.location : UINT32_MAX;
-  auto [it, inserted] = pairs_.try_emplace((first_loc << 32) | loc);
-  if (inserted || race < it->second.example) it->second.example = race;
-  ++it->second.count;
 }
 
 void RaceSink::finalize() {
@@ -61,9 +62,16 @@ void RaceSink::finalize() {
 }
 
 std::vector<LocationPairSummary> RaceSink::location_pairs() const {
+  std::unordered_map<uint64_t, LocationPairSummary> pairs;
+  for (const Race& race : kept_) {
+    const uint64_t first_loc = race.first.known() ? race.first.location : UINT32_MAX;
+    auto [it, inserted] = pairs.try_emplace((first_loc << 32) | race.second.location);
+    if (inserted || race < it->second.example) it->second.example = race;
+    ++it->second.count;
+  }
   std::vector<LocationPairSummary> out;
-  out.reserve(pairs_.size());
-  for (const auto& [key, summary] : pairs_) out.push_back(summary);
+  out.reserve(pairs.size());
+  for (const auto& [key, summary] : pairs) out.push_back(summary);
   std::sort(out.begin(), out.end(), [](const LocationPairSummary& a, const LocationPairSummary& b) {
     return a.example < b.example;
   });

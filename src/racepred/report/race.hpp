@@ -3,7 +3,6 @@
 
 #include <cstdint>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "racepred/trace/event.hpp"
@@ -27,11 +26,18 @@ struct Race {
   Access second;
   VariableId variable = 0;
 
+  // Output order: by (first, second).
   friend bool operator<(const Race& a, const Race& b) {
     return a.first.event != b.first.event ? a.first.event < b.first.event
                                           : a.second.event < b.second.event;
   }
 };
+
+// Detection order: by (second, first). The sink keeps the races that come first in this order.
+inline bool detected_before(const Race& a, const Race& b) {
+  return a.second.event != b.second.event ? a.second.event < b.second.event
+                                          : a.first.event < b.first.event;
+}
 
 enum class RaceKind : uint8_t { WriteWrite, WriteRead, ReadWrite, Unknown };
 RaceKind race_kind(const Race& race);
@@ -45,8 +51,9 @@ struct LocationPairSummary {
 };
 
 // Receives races from one engine. Contract for engines: report each pair at most once.
-// The sink counts every race, keeps the `max_kept` smallest by (first, second), records the
-// distinct racy events (the `second` events) and racy locations, and groups by location pair.
+// The sink counts every race, keeps the `max_kept` first in detection order (by second event,
+// then first; the same whichever order an engine reports in), records the distinct racy events
+// (the `second` events) and racy locations, and groups the kept races by location pair.
 class RaceSink {
  public:
   explicit RaceSink(size_t max_kept = 1000) : max_kept_(max_kept) {}
@@ -55,6 +62,11 @@ class RaceSink {
   // For engines that count pairs in bulk (e.g. by equivalence classes): adds `n` races that
   // were not reported one by one. Racy events/locations must still be reported via report().
   void add_uncounted_races(uint64_t n) { race_count_ += n; }
+  // Marks `second` as a racy event without reporting a pair (with add_uncounted_races).
+  void mark_racy(const Access& second);
+  // True while a race reported now would be kept. Online engines report in detection order,
+  // so once this is false they may count (add_uncounted_races) instead of enumerating pairs.
+  bool accepting() const { return kept_.size() < max_kept_; }
 
   // Sorts and deduplicates what is kept; call once after the engine finished.
   void finalize();
@@ -64,19 +76,18 @@ class RaceSink {
   bool truncated() const { return race_count_ > kept_.size(); }
   const std::vector<EventId>& racy_events() const { return racy_events_; }  // sorted, distinct
   const std::vector<LocationId>& racy_locations() const { return racy_locations_; }
-  // Grouped by (first location, second location); sorted by first example race.
+  // Kept races grouped by (first location, second location), sorted by their first race.
   std::vector<LocationPairSummary> location_pairs() const;
   size_t max_kept() const { return max_kept_; }
 
  private:
   size_t max_kept_;
   uint64_t race_count_ = 0;
-  std::vector<Race> kept_;  // a max-heap by operator< while collecting
+  std::vector<Race> kept_;  // a max-heap by detected_before while collecting
   std::vector<EventId> racy_events_;
   EventId last_racy_event_ = kNoEvent;
   std::vector<LocationId> racy_locations_;
   std::vector<bool> location_seen_;
-  std::unordered_map<uint64_t, LocationPairSummary> pairs_;
   bool finalized_ = false;
 };
 
