@@ -139,26 +139,29 @@ class HbAdaptive final : public LocationEngine<HbAdaptive> {
 //   write(i,x): race pair (Ws(x), current) as above; Rh(x) = j#k: race pair if k > Th(i)(j);
 //               V: (access of V(j), current) for each j with V(j) > Th(i)(j)
 //               Ws(x) = i#Th(i)(i)
-// Per variable 40 bytes; Rh(x) in vector-clock mode is marked by the thread kShared in its
-// epoch, whose clock field is then the row of the vector clock.
+// Per variable 16 bytes of epochs, which the checks read, and 24 bytes naming their accesses,
+// which the hot path only writes. Rh(x) in vector-clock mode is marked by the thread kShared
+// in its epoch, whose clock field is then the row of the vector clock.
 class FastTrack final : public LocationEngine<FastTrack> {
  public:
   using LocationEngine::LocationEngine;
 
   void read(EventId id, const Event& e, const Clock* th) {
     const size_t x = e.target;
-    if (x >= vars_.size()) grow(x);
+    if (x >= vars_.size()) [[unlikely]]
+      grow(x);
     Var& v = vars_[x];
+    Who& who = who_[x];
     if (unordered(v.w, th)) [[unlikely]]
-      report(Partner{v.w_event, v.w_location}, v.w.thread(), Op::Write, id, e);
+      report(Partner{who.w_event, who.w_location}, v.w.thread(), Op::Write, id, e);
     const ThreadId i = e.thread;
     if (v.r.thread() != kShared) [[likely]] {
       if (unordered(v.r, th)) [[unlikely]] {
-        share(v, th, id, e);
+        share(v, who, th, id, e);
       } else {
         v.r = Epoch(i, th[i]);
-        v.r_event = id;
-        v.r_location = e.location;
+        who.r_event = id;
+        who.r_location = e.location;
       }
     } else {
       pool_.clocks(v.r.clock())[i] = th[i];
@@ -168,13 +171,15 @@ class FastTrack final : public LocationEngine<FastTrack> {
 
   void write(EventId id, const Event& e, const Clock* th) {
     const size_t x = e.target;
-    if (x >= vars_.size()) grow(x);
+    if (x >= vars_.size()) [[unlikely]]
+      grow(x);
     Var& v = vars_[x];
+    Who& who = who_[x];
     if (unordered(v.w, th)) [[unlikely]]
-      report(Partner{v.w_event, v.w_location}, v.w.thread(), Op::Write, id, e);
+      report(Partner{who.w_event, who.w_location}, v.w.thread(), Op::Write, id, e);
     if (v.r.thread() != kShared) [[likely]] {
       if (unordered(v.r, th)) [[unlikely]]
-        report(Partner{v.r_event, v.r_location}, v.r.thread(), Op::Read, id, e);
+        report(Partner{who.r_event, who.r_location}, v.r.thread(), Op::Read, id, e);
     } else {
       const Clock* rv = pool_.clocks(v.r.clock());
       if (any_unordered(rv, th, stride()))
@@ -182,8 +187,8 @@ class FastTrack final : public LocationEngine<FastTrack> {
     }
     const ThreadId i = e.thread;
     v.w = Epoch(i, th[i]);
-    v.w_event = id;
-    v.w_location = e.location;
+    who.w_event = id;
+    who.w_location = e.location;
   }
 
   void set_stride(size_t stride) { pool_.set_stride(stride); }
@@ -205,28 +210,35 @@ class FastTrack final : public LocationEngine<FastTrack> {
   struct Var {
     Epoch w;  // Ws(x); 0#0 = no write yet
     Epoch r;  // Rh(x): an epoch, or kShared#row
+  };
+  static_assert(sizeof(Var) == 16);
+  struct Who {  // the accesses of the epochs w and r
     EventId w_event = kNoEvent;
     EventId r_event = kNoEvent;
     LocationId w_location = 0;
     LocationId r_location = 0;
   };
-  static_assert(sizeof(Var) == 40);
 
-  [[gnu::noinline]] void grow(size_t x) { vars_.resize(std::max(x + 1, vars_.size() * 3 / 2)); }
+  [[gnu::noinline]] void grow(size_t x) {
+    vars_.resize(std::max(x + 1, vars_.size() * 3 / 2));
+    who_.resize(vars_.size());
+  }
 
   // Rh(x) = [j#k, i#Th(i)(i)]
-  [[gnu::noinline]] void share(Var& v, const Clock* th, EventId id, const Event& e) {
+  [[gnu::noinline]] void share(Var& v, const Who& who, const Clock* th, EventId id,
+                               const Event& e) {
     const uint32_t row = pool_.allocate();
     Clock* rv = pool_.clocks(row);
     std::fill(rv, rv + stride(), Clock{0});
     rv[v.r.thread()] = v.r.clock();
-    pool_.who(row)[v.r.thread()] = Partner{v.r_event, v.r_location};
+    pool_.who(row)[v.r.thread()] = Partner{who.r_event, who.r_location};
     rv[e.thread] = th[e.thread];
     pool_.who(row)[e.thread] = Partner{id, e.location};
     v.r = Epoch(kShared, row);
   }
 
   std::vector<Var> vars_;
+  std::vector<Who> who_;
   VcPool pool_;
 };
 

@@ -62,11 +62,16 @@ class Rows {
   size_t stride_ = 1;
 };
 
+// The stride of every clock row is a power of two ≥ 4, so loops go in fixed blocks of 4 that
+// the compiler turns into one vector operation each.
+inline constexpr size_t kBlock = 4;
+
 // True iff some a[j] > th[j], i.e. the access recorded in a[j] is not HB-before the holder of th.
 // Branch-free over the whole stride so that the compiler vectorises it.
 inline bool any_unordered(const Clock* a, const Clock* th, size_t n) {
   unsigned bad = 0;
-  for (size_t j = 0; j < n; ++j) bad |= static_cast<unsigned>(a[j] > th[j]);
+  for (size_t j = 0; j < n; j += kBlock)
+    for (size_t k = 0; k < kBlock; ++k) bad |= static_cast<unsigned>(a[j + k] > th[j + k]);
   return bad != 0;
 }
 
@@ -91,7 +96,8 @@ class LocationEngine : public Engine {
 
   void on_event(EventId id, const Event& e) final {
     const ThreadId t = e.thread;
-    if (t >= threads_) add_threads(static_cast<size_t>(t) + 1);
+    if (t >= threads_) [[unlikely]]
+      add_threads(static_cast<size_t>(t) + 1);
     switch (e.op) {
       case Op::Read:
         derived().read(id, e, th_.row(t));
@@ -155,13 +161,15 @@ class LocationEngine : public Engine {
   size_t threads() const { return threads_; }
 
   // Reports (partner, current access): `p` was set by thread j's access `op` on e.target.
-  void report(const Partner& p, ThreadId j, Op op, EventId id, const Event& e) {
+  // Races are the exception: the reporting paths stay out of line, the hot path stays small.
+  [[gnu::noinline, gnu::cold]] void report(const Partner& p, ThreadId j, Op op, EventId id,
+                                           const Event& e) {
     sink_.report(Race{Access{p.event, j, p.location, op}, Access::of(id, e), e.target});
     if (annotating_) found_.emplace_back(p.event, id);
   }
   // Reports every entry j of `a` whose access is not HB-before th (slow path: a race exists).
-  void report_unordered(const Clock* a, const Partner* who, Op op, const Clock* th, EventId id,
-                        const Event& e) {
+  [[gnu::noinline, gnu::cold]] void report_unordered(const Clock* a, const Partner* who, Op op,
+                                                     const Clock* th, EventId id, const Event& e) {
     const size_t n = stride();
     for (size_t j = 0; j < n; ++j)
       if (a[j] > th[j]) report(who[j], static_cast<ThreadId>(j), op, id, e);
@@ -171,7 +179,7 @@ class LocationEngine : public Engine {
   Derived& derived() { return static_cast<Derived&>(*this); }
   const Derived& derived() const { return static_cast<const Derived&>(*this); }
 
-  void add_threads(size_t n) {
+  [[gnu::noinline]] void add_threads(size_t n) {
     if (n > th_.stride()) {
       const size_t stride = std::bit_ceil(std::max<size_t>(n, 4));
       th_.set_stride(stride);
@@ -183,10 +191,13 @@ class LocationEngine : public Engine {
     threads_ = n;
   }
   void ensure_lock(LockId y) {
-    if (y >= rel_.rows()) rel_.ensure_rows(static_cast<size_t>(y) + 1);
+    if (y >= rel_.rows()) [[unlikely]]
+      grow_locks(y);
   }
+  [[gnu::noinline]] void grow_locks(LockId y) { rel_.ensure_rows(static_cast<size_t>(y) + 1); }
   static void join_into(Clock* dst, const Clock* src, size_t n) {
-    for (size_t j = 0; j < n; ++j) dst[j] = std::max(dst[j], src[j]);
+    for (size_t j = 0; j < n; j += kBlock)
+      for (size_t k = 0; k < kBlock; ++k) dst[j + k] = std::max(dst[j + k], src[j + k]);
   }
 
   // acq(i,y): Th(i) = sync(Rel(y), Th(i))
