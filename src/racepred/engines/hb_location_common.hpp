@@ -27,6 +27,10 @@ struct Partner {
   LocationId location = 0;
 };
 
+// The stride of every clock row is a power of two ≥ 4, so loops go in fixed blocks of 4 that
+// the compiler turns into one vector operation each.
+inline constexpr size_t kBlock = 4;
+
 // Rows of T sharing one stride (the thread capacity) in one contiguous, zero-initialised array.
 // Rows grow geometrically; the stride grows when a thread id beyond it appears (rare: the data
 // is copied row by row). No allocation once the trace's threads and names have been seen.
@@ -59,12 +63,8 @@ class Rows {
  private:
   std::vector<T> data_;
   size_t rows_ = 0;
-  size_t stride_ = 1;
+  size_t stride_ = kBlock;
 };
-
-// The stride of every clock row is a power of two ≥ 4, so loops go in fixed blocks of 4 that
-// the compiler turns into one vector operation each.
-inline constexpr size_t kBlock = 4;
 
 // True iff some a[j] > th[j], i.e. the access recorded in a[j] is not HB-before the holder of th.
 // Branch-free over the whole stride so that the compiler vectorises it.
@@ -181,7 +181,7 @@ class LocationEngine : public Engine {
 
   [[gnu::noinline]] void add_threads(size_t n) {
     if (n > th_.stride()) {
-      const size_t stride = std::bit_ceil(std::max<size_t>(n, 4));
+      const size_t stride = std::bit_ceil(n);
       th_.set_stride(stride);
       rel_.set_stride(stride);
       derived().set_stride(stride);
