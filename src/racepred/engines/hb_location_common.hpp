@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -162,7 +161,7 @@ class LocationEngine : public Engine {
 
   // Reports (partner, current access): `p` was set by thread j's access `op` on e.target.
   // Races are the exception: the reporting paths stay out of line, the hot path stays small.
-  [[gnu::noinline, gnu::cold]] void report(const Partner& p, ThreadId j, Op op, EventId id,
+  [[gnu::noinline, gnu::cold]] void report(Partner p, ThreadId j, Op op, EventId id,
                                            const Event& e) {
     sink_.report(Race{Access{p.event, j, p.location, op}, Access::of(id, e), e.target});
     if (annotating_) found_.emplace_back(p.event, id);
@@ -208,7 +207,10 @@ class LocationEngine : public Engine {
   // rel(i,y): Rel(y) = Th(i)
   void release(ThreadId t, LockId y) {
     ensure_lock(y);
-    std::memcpy(rel_.row(y), th_.row(t), stride() * sizeof(Clock));
+    Clock* dst = rel_.row(y);
+    const Clock* src = th_.row(t);
+    for (size_t j = 0, n = stride(); j < n; j += kBlock)
+      for (size_t k = 0; k < kBlock; ++k) dst[j + k] = src[j + k];
   }
   // fork(t1,t2): Th(t2) = Th(t1), inc(Th(t2), t2) (seed 004). Written as Th(t2) = Th(t2) ⊔ Th(t1),
   // which is the same for a thread that has not run (Th(t2) = [0,…,1,…,0], Th(t1)(t2) = 0).
