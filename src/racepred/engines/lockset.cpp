@@ -179,9 +179,9 @@ class LocksetEngine final : public Engine {
   struct Variable {
     std::vector<Class> classes;
     uint64_t accesses = 0;
-    ThreadId last_thread = UINT32_MAX;  // thread of the latest access
-    uint64_t run_start = 0;             // first access number of last_thread's current run
-    uint32_t last_class = kNoClass;
+    ThreadId last_thread = UINT32_MAX;          // thread of the latest access
+    uint64_t run_start = 0;                     // first access number of last_thread's current run
+    uint32_t recent[2] = {kNoClass, kNoClass};  // the latest two classes used, latest first
   };
 
   NodeId& ls(ThreadId t) {
@@ -202,14 +202,21 @@ class LocksetEngine final : public Engine {
     const bool write = e.op == Op::Write;
     const uint64_t index = x.accesses++;
 
-    uint32_t ci = x.last_class;
-    if (ci != kNoClass) {
-      const Class& c = x.classes[ci];
-      if (c.thread != t || c.set != set || c.write != write) ci = kNoClass;
+    // Fast path: one of the two classes this thread used last on x (a thread that keeps
+    // accessing x, also read-modify-write), with no other thread's access since its count.
+    uint32_t ci = kNoClass;
+    if (x.last_thread == t) {
+      for (uint32_t r : x.recent) {
+        if (r == kNoClass) continue;
+        const Class& c = x.classes[r];
+        if (c.thread == t && c.set == set && c.write == write && x.run_start <= c.computed_at) {
+          ci = r;
+          break;
+        }
+      }
     }
-    if (ci == kNoClass || x.last_thread != t || x.run_start > x.classes[ci].computed_at) {
+    if (ci == kNoClass) {
       uint64_t races = 0;
-      ci = kNoClass;
       for (uint32_t i = 0; i < x.classes.size(); ++i) {
         const Class& c = x.classes[i];
         if (c.thread == t) {
@@ -229,7 +236,10 @@ class LocksetEngine final : public Engine {
       x.last_thread = t;
       x.run_start = index;
     }
-    x.last_class = ci;
+    if (x.recent[0] != ci) {
+      x.recent[1] = x.recent[0];
+      x.recent[0] = ci;
+    }
 
     const uint64_t races = x.classes[ci].races;
     if (races > 0) {
