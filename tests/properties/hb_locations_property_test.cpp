@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "racepred/engines/run.hpp"
+#include "racepred/trace/generator.hpp"
 #include "racepred/trace/trace.hpp"
 
 namespace racepred {
@@ -289,6 +290,18 @@ void check_trace(const Trace& trace, uint64_t seed, Coverage& coverage) {
   }
 }
 
+// More than a fifth of the traces race and more than 2% do not; fasttrack misses racy events
+// and hb-epochs reports fewer pairs than djit on some of them.
+void expect_coverage(const Coverage& coverage) {
+  EXPECT_GT(coverage.racy * 5, coverage.traces);
+  EXPECT_GT((coverage.traces - coverage.racy) * 50, coverage.traces);
+  EXPECT_GT(coverage.fasttrack_fewer, 0);
+  EXPECT_GT(coverage.epochs_fewer_pairs, 0);
+  std::printf(
+      "%d traces, %d racy, fasttrack fewer racy events on %d, hb-epochs fewer pairs on %d\n",
+      coverage.traces, coverage.racy, coverage.fasttrack_fewer, coverage.epochs_fewer_pairs);
+}
+
 int iterations(int normal) {
   return std::getenv("RACEPRED_SANITIZED") ? std::max(300, normal / 10) : normal;
 }
@@ -302,15 +315,35 @@ void run_random(uint64_t base_seed, const GenParams& params, int count) {
     check_trace(trace, seed, coverage);
     if (::testing::Test::HasFailure()) return;  // the first failing seed is enough
   }
-  // More than a fifth of the traces race and more than 2% do not; fasttrack misses racy events
-  // and hb-epochs reports fewer pairs than djit on some of them.
-  EXPECT_GT(coverage.racy * 5, coverage.traces);
-  EXPECT_GT((coverage.traces - coverage.racy) * 50, coverage.traces);
-  EXPECT_GT(coverage.fasttrack_fewer, 0);
-  EXPECT_GT(coverage.epochs_fewer_pairs, 0);
-  std::printf(
-      "%d traces, %d racy, fasttrack fewer racy events on %d, hb-epochs fewer pairs on %d\n",
-      coverage.traces, coverage.racy, coverage.fasttrack_fewer, coverage.epochs_fewer_pairs);
+  expect_coverage(coverage);
+}
+
+// The same properties on small traces of the shared generator (trace/generator.hpp), over all
+// its thread shapes, with and without critical sections left open at the end.
+TEST(HbLocationsProperty, GeneratorTraces) {
+  Coverage coverage;
+  const ForkShape shapes[] = {ForkShape::None, ForkShape::Fork, ForkShape::ForkJoin,
+                              ForkShape::Nested};
+  const int count = iterations(2000);
+  for (int k = 0; k < count; ++k) {
+    const uint64_t seed = 7000 + static_cast<uint64_t>(k);
+    std::mt19937_64 rng(seed);
+    GeneratorOptions o;
+    o.seed = seed;
+    o.threads = 2 + static_cast<uint32_t>(rng() % 5);
+    o.events = 10 + rng() % 60;
+    o.variables = 1 + static_cast<uint32_t>(rng() % 4);
+    o.locks = 1 + static_cast<uint32_t>(rng() % 3);
+    o.shape = shapes[k % 4];
+    o.release_at_end = rng() % 2;
+    o.cs_share = 0.5;
+    o.local_share = 0.3;
+    o.switch_share = 0.5;
+    const Trace trace = generate_trace(o);
+    check_trace(trace, seed, coverage);
+    if (HasFailure()) return;
+  }
+  expect_coverage(coverage);
 }
 
 TEST(HbLocationsProperty, SmallTraces) {

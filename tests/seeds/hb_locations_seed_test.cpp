@@ -2,6 +2,9 @@
 // value by value (vector clocks, W(x), R(x), race pairs) and every verdict the lectures state.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -225,6 +228,48 @@ TEST(HbLocationsSeed001, TraceIHbFalsePositive) {
     auto run = annotate(engine, "raceloc_trace_i.std");
     EXPECT_EQ(pairs(*run), (Pairs{{1, 4}, {2, 3}}));
     EXPECT_EQ(run->sink.racy_events(), (std::vector<EventId>{3, 4}));
+  }
+}
+
+// The verdicts end to end: `racepred analyze -e ENGINE --format json` on every example (exit
+// code 1 = races, 0 = none; racy events as the seeds state them).
+TEST(HbLocationsSeed, AnalyzeCommandVerdicts) {
+  struct Case {
+    const char* example;
+    std::vector<EventId> racy;            // djit, hb-epochs, hb-adaptive
+    std::vector<EventId> fasttrack_racy;  // fasttrack
+  };
+  const std::vector<Case> cases = {
+      {"fasttrack_race_not_detected.std", {}, {}},
+      {"fasttrack_race_detected.std", {5}, {5}},
+      {"fasttrack_earlier_race_not_detected.std", {6}, {6}},
+      {"fasttrack_read_write_races.std", {7}, {7}},
+      {"raceloc_trace_a.std", {}, {}},
+      {"raceloc_cs_race.std", {5}, {5}},
+      {"raceloc_last_writes.std", {3}, {3}},
+      {"raceloc_fasttrack_misses.std", {2, 3}, {2}},
+      {"raceloc_trace_i.std", {3, 4}, {3, 4}},
+  };
+  for (const Case& c : cases) {
+    for (const std::string& engine : kEngines) {
+      SCOPED_TRACE(std::string(c.example) + " " + engine);
+      std::string command = RACEPRED_BINARY;
+      command.append(" analyze --format json -e ").append(engine).append(" ");
+      command.append(RACEPRED_EXAMPLES_DIR).append("/hb/").append(c.example);
+      FILE* pipe = popen(command.c_str(), "r");
+      ASSERT_NE(pipe, nullptr);
+      std::string out;
+      char buffer[4096];
+      for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+      const int status = pclose(pipe);
+      const auto& expected = engine == "fasttrack" ? c.fasttrack_racy : c.racy;
+      EXPECT_EQ(WEXITSTATUS(status), expected.empty() ? 0 : 1);
+      const nlohmann::json report = nlohmann::json::parse(out);
+      const nlohmann::json& result = report.at("results").at(0);
+      EXPECT_EQ(result.at("engine"), engine);
+      EXPECT_EQ(result.at("racy_events").get<std::vector<EventId>>(), expected);
+      for (const auto& race : result.at("races")) EXPECT_FALSE(race.at("first").is_null());
+    }
   }
 }
 
