@@ -22,7 +22,10 @@ namespace {
 
 class HbAllPairs final : public Engine {
  public:
-  explicit HbAllPairs(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {}
+  HbAllPairs(EngineContext& context, size_t prune_every)
+      : symbols_(context.symbols),
+        sink_(context.sink),
+        min_prune_(std::max<size_t>(prune_every, 1)) {}
 
   void on_event(EventId id, const Event& event) override {
     if (annotating_) {
@@ -147,7 +150,7 @@ class HbAllPairs final : public Engine {
     for (size_t t = 0; t < threads; ++t)
       if (first_[t] != kNone && !(fork_at_[t] < first_[t])) ++unforked_pending_;
 
-    next_prune_ = kMinPrune;
+    next_prune_ = min_prune_;
     for (size_t k = 0; k < n; ++k) {
       const Event& e = events_[k];
       if (first_[e.thread] == k && !(fork_at_[e.thread] < k)) --unforked_pending_;
@@ -188,7 +191,7 @@ class HbAllPairs final : public Engine {
     } else {
       for (const Variable& x : variables_) histories += x.histories.size();
     }
-    next_prune_ = std::max({2 * stored_, histories, kMinPrune});
+    next_prune_ = std::max({2 * stored_, histories, min_prune_});
   }
 
   static void drop_known(Log& log, Clock known) {
@@ -203,14 +206,13 @@ class HbAllPairs final : public Engine {
     }
   }
 
-  static constexpr size_t kMinPrune = 1 << 14;
-
   const Symbols& symbols_;
   RaceSink& sink_;
   ThreadClocks clocks_;
   std::vector<Variable> variables_;
   size_t stored_ = 0;  // live entries (an upper bound between prunes)
-  size_t next_prune_ = kMinPrune;
+  size_t min_prune_;
+  size_t next_prune_ = 0;
 
   // Offline: the stored trace and thread lifetimes (indices into events_).
   std::vector<Event> events_;
@@ -228,7 +230,11 @@ class HbAllPairs final : public Engine {
 }  // namespace
 
 std::unique_ptr<Engine> make_hb_engine(EngineContext& context) {
-  return std::make_unique<HbAllPairs>(context);
+  return std::make_unique<HbAllPairs>(context, size_t{1} << 14);
+}
+
+std::unique_ptr<Engine> make_hb_engine(EngineContext& context, size_t prune_every) {
+  return std::make_unique<HbAllPairs>(context, prune_every);
 }
 
 }  // namespace racepred

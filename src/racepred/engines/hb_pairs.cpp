@@ -11,7 +11,7 @@ void register_hb_pair_engines(std::vector<EngineInfo>& out) {
       "race pairs: exactly the conflicting pairs unordered by HB (program order, release->acquire, "
       "fork/join); the first race is predictable, later ones may be false; incomplete",
       "001 \"Vector clock based data race predictor algorithm - Offline Approach\" (VC_pre_post)",
-      EngineMode::Offline, make_hb_engine});
+      EngineMode::Offline, [](EngineContext& c) { return make_hb_engine(c); }});
   out.push_back(EngineInfo{
       "hb-sets",
       "set-based HB race predictor: event sets D(t), Rel(y), most recent write W(x), concurrent "
