@@ -20,7 +20,8 @@ class ThreadClocks {
 
   // Th(t); initially 0 everywhere except Th(t)(t) = 1.
   const VectorClock& th(ThreadId t) {
-    ensure_thread(t);
+    if (t >= th_.size()) [[unlikely]]
+      ensure_thread(t);
     return th_[t];
   }
   size_t threads() const { return th_.size(); }
@@ -31,7 +32,8 @@ class ThreadClocks {
   //   r, w:      inc
   void apply(const Event& e) {
     const ThreadId i = e.thread;
-    ensure_thread(i);
+    if (i >= th_.size()) [[unlikely]]
+      ensure_thread(i);
     switch (e.op) {
       case Op::Acquire:
         if (lock_order_ && e.target < rel_.size()) th_[i].join(rel_[e.target]);
