@@ -19,6 +19,8 @@
 #include "racepred/engines/hb_pairs.hpp"
 #include "racepred/engines/run.hpp"
 #include "racepred/io/reader.hpp"
+#include "racepred/io/std_writer.hpp"
+#include "racepred/trace/generator.hpp"
 
 namespace racepred {
 namespace {
@@ -34,7 +36,8 @@ std::string cat(const Args&... args) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// A small random well-formed trace maker (Def. 3.2 of seed 003): properly nested critical
+// A small random well-formed trace maker (Def. 3.2 of seed 003), next to the project's generator:
+// properly nested critical
 // sections, a lock is held by one thread at a time, a forked thread runs after its fork, no
 // event of a thread after it was joined. Some threads are never forked (they run from the start).
 
@@ -225,25 +228,44 @@ int iterations(int normal) {
 }
 
 // Runs `check` on `count` random traces from `seed`; reports the first failure with its trace.
+// Even traces come from the project's generator (trace/generator.hpp) with random shapes; odd ones
+// from random_trace() above, which adds what the generator does not make: forked threads that
+// never run, joins of such threads, threads forked while others run unforked from the start.
 template <class Check>
 void for_random_traces(uint64_t seed, int count, Check check) {
   std::mt19937_64 rng(seed);
   for (int k = 0; k < count; ++k) {
     const uint64_t trace_seed = rng();
     std::mt19937_64 trace_rng(trace_seed);
-    Shape shape;
-    shape.threads = 2 + static_cast<int>(trace_rng() % 3);
-    shape.variables = 1 + static_cast<int>(trace_rng() % 3);
-    shape.locks = static_cast<int>(trace_rng() % 3);
-    shape.length = 4 + static_cast<int>(trace_rng() % 37);
-    shape.forks = trace_rng() % 3 != 0;
-    const std::string text = random_trace(trace_rng, shape);
-    const Trace trace = parse_trace(text);
+    Trace trace;
+    if (k % 2 == 0) {
+      GeneratorOptions o;
+      o.seed = trace_seed;
+      o.threads = 2 + static_cast<uint32_t>(trace_rng() % 3);
+      o.events = 4 + trace_rng() % 37;
+      o.variables = 1 + static_cast<uint32_t>(trace_rng() % 3);
+      o.locks = static_cast<uint32_t>(trace_rng() % 3);
+      o.nesting = o.locks == 0 ? 0 : 1 + static_cast<uint32_t>(trace_rng() % 2);
+      const ForkShape shapes[] = {ForkShape::None, ForkShape::Fork, ForkShape::ForkJoin,
+                                  ForkShape::Nested};
+      o.shape = shapes[trace_rng() % 4];
+      o.local_share = 0.3;
+      o.release_at_end = trace_rng() % 2 == 0;
+      trace = generate_trace(o);
+    } else {
+      Shape shape;
+      shape.threads = 2 + static_cast<int>(trace_rng() % 3);
+      shape.variables = 1 + static_cast<int>(trace_rng() % 3);
+      shape.locks = static_cast<int>(trace_rng() % 3);
+      shape.length = 4 + static_cast<int>(trace_rng() % 37);
+      shape.forks = trace_rng() % 3 != 0;
+      trace = parse_trace(random_trace(trace_rng, shape));
+    }
     const std::string failure = check(trace);
     if (!failure.empty()) {
       FAIL() << failure << "\nseed " << seed << ", trace #" << k << " (trace seed " << trace_seed
              << "):\n"
-             << text;
+             << to_std_text(trace);
     }
   }
 }

@@ -1,6 +1,7 @@
 // Seeds 001 and 004: every annotated example of the engines hb, hb-sets, hb-pairs and tsan1,
 // value by value, and every verdict the lectures state for them. The traces live in
-// examples/lecture (seed 001) and examples/hb (seed 004); their headers quote the seed.
+// examples/lecture (seed 001, shared with the lockset tests) and examples/hb (seed 004); their
+// headers quote the seed.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -73,7 +74,7 @@ std::set<EventId> ids_in_set(const std::string& cell) {
 
 TEST(Seed001VcPrePost, TraceAAnnotatedVectorClocksAndNoRace) {
   // "Applying algorithm VC_pre_post on our running example yields the following annotated trace".
-  const Trace t = example("lecture/vc_pre_post_trace_a.std");
+  const Trace t = example("lecture/trace_a.std");
   const Annotated hb("hb", t);
   EXPECT_EQ(hb.cell(1, "VC_pre_post"), "[1,0]_w(x)_[2,0]");
   EXPECT_EQ(hb.cell(2, "VC_pre_post"), "[2,0]_acq(y)_[3,0]");
@@ -93,17 +94,17 @@ TEST(Seed001VcPrePost, TraceAAnnotatedVectorClocksAndNoRace) {
 
 TEST(Seed001VcPrePost, TraceBAndTraceCHaveTheSameHbRace) {
   // Trace B: "w(x)_1 and w(x)_5 are unordered ... we can argue that w(x)_1 and w(x)_5 are in race".
-  const Trace b = example("lecture/vc_pre_post_trace_b.std");
+  const Trace b = example("lecture/trace_b.std");
   EXPECT_EQ(pairs("hb", b), (Pairs{{2, 4}}));
   // "The HB relations derived from trace B and trace [C] are the same!"
-  const Trace c = example("lecture/vc_pre_post_trace_c.std");
+  const Trace c = example("lecture/trace_c.std");
   EXPECT_EQ(pairs("hb", c), (Pairs{{2, 3}}));
   // The same pair of seed positions (kept as locations): w(x)_5 of T2 and w(x)_1 of T1.
   for (const Trace* t : {&b, &c}) {
     const RaceSink sink = run_engine("hb", *t, SIZE_MAX);
     ASSERT_EQ(sink.races().size(), 1u);
-    EXPECT_EQ(t->location_name(sink.races()[0].first.location), "L5");
-    EXPECT_EQ(t->location_name(sink.races()[0].second.location), "L1");
+    EXPECT_EQ(t->location_name(sink.races()[0].first.location), "e5");
+    EXPECT_EQ(t->location_name(sink.races()[0].second.location), "e1");
   }
   for (const char* engine : {"hb-sets", "hb-pairs"}) {
     EXPECT_EQ(pairs(engine, b), (Pairs{{2, 4}})) << engine;
@@ -114,7 +115,7 @@ TEST(Seed001VcPrePost, TraceBAndTraceCHaveTheSameHbRace) {
 TEST(Seed001VcPrePost, TraceIHbUnsound) {
   // "We encounter a write-read race because w(y)_2 and r(y)_3 appear right next to each other"
   // and "we find the write-write data race (w(x)_4, w(x)_1)" (a false positive).
-  const Trace t = example("lecture/vc_pre_post_trace_i.std");
+  const Trace t = example("lecture/trace_i.std");
   EXPECT_EQ(pairs("hb", t), (Pairs{{1, 4}, {2, 3}}));
   EXPECT_EQ(pairs("hb-sets", t), (Pairs{{1, 4}, {2, 3}}));
   EXPECT_EQ(pairs("hb-pairs", t), (Pairs{{1, 4}, {2, 3}}));
@@ -122,7 +123,7 @@ TEST(Seed001VcPrePost, TraceIHbUnsound) {
 
 TEST(Seed001VcPrePost, PreVectorClocksForSynchronization) {
   // "Pre vector clocks for synchronization" and VC_pre_post "Consider another trace".
-  const Trace t = example("lecture/vc_pre_post_race.std");
+  const Trace t = example("lecture/pre_vc_sync.std");
   const Annotated hb("hb", t);
   EXPECT_EQ(hb.cell(1, "VC_pre_post"), "[1,0]_acq(y)_[2,0]");
   EXPECT_EQ(hb.cell(2, "VC_pre_post"), "[2,0]_rel(y)_[3,0]");
@@ -142,7 +143,7 @@ TEST(Seed001VcWrRaces, FirstExampleTable) {
   // "We consider a run of algorithm VC_W_R (and its extension VC_W_R_Races) on the above trace".
   // The seed repeats W(x) on every row; racepred shows W(x) of the accessed variable on access
   // rows (the rows where it changes): {} at e1, e2 and { [3,0] } at e4, e6 are carried over.
-  const Trace t = example("lecture/vc_pre_post_race.std");
+  const Trace t = example("lecture/pre_vc_sync.std");
   const Annotated a("hb-pairs", t);
   EXPECT_EQ(a.cell(1, "VC_pre_post"), "[1,0]_acq(y)_[2,0]");
   EXPECT_EQ(a.cell(2, "VC_pre_post"), "[2,0]_rel(y)_[3,0]");
@@ -161,7 +162,7 @@ TEST(Seed001VcWrRaces, FirstExampleTable) {
 }
 
 TEST(Seed001VcWrRaces, SecondExampleMissesAnEarlierPair) {
-  const Trace t = example("lecture/vc_w_r_races_missed.std");
+  const Trace t = example("lecture/vc_w_r_two_writes.std");
   const Annotated a("hb-pairs", t);
   EXPECT_EQ(a.cell(1, "VC_pre_post"), "[1,0]_w(x)_[2,0]");
   EXPECT_EQ(a.cell(1, "W(x)"), "{ [1,0] }");
@@ -189,7 +190,7 @@ TEST(Seed001GoFramework, Trace1TwoUnorderedWrites) {
   // but the seed's code reports the pair: the threads start with [1,0] and [0,1] (incomparable)
   // and hold no locks, and the writes are adjacent in the trace itself, a real race. We follow
   // the code (docs/ENGINES.md, "tsan1").
-  const Trace t = example("lecture/tsan1_trace1.std");
+  const Trace t = example("lecture/go_trace1.std");
   EXPECT_EQ(pairs("tsan1", t), (Pairs{{1, 2}}));
   EXPECT_EQ(pairs("hb", t), (Pairs{{1, 2}}));
 }
@@ -197,7 +198,7 @@ TEST(Seed001GoFramework, Trace1TwoUnorderedWrites) {
 TEST(Seed001GoFramework, Trace1bForkOrdersTheWrites) {
   // testLS(trace1b()): "No race, no race reported. lockset algorithm combined with fork-join
   // happens-before."
-  const Trace t = example("lecture/tsan1_trace1b.std");
+  const Trace t = example("lecture/go_trace1b.std");
   EXPECT_EQ(pairs("tsan1", t), Pairs{});
   EXPECT_EQ(pairs("hb", t), Pairs{});
   const Annotated a("tsan1", t);
@@ -210,7 +211,7 @@ TEST(Seed001GoFramework, Trace1bForkOrdersTheWrites) {
 
 TEST(Seed001GoFramework, Trace1cWithoutForkRaces) {
   // testLS(trace1c()) and testHB(trace1c()): "Race reported."
-  const Trace t = example("lecture/tsan1_trace1c.std");
+  const Trace t = example("lecture/go_trace1c.std");
   EXPECT_EQ(pairs("tsan1", t), (Pairs{{1, 2}, {1, 3}}));
   EXPECT_EQ(pairs("hb", t), (Pairs{{1, 2}, {1, 3}}));
   const Annotated a("tsan1", t);
@@ -221,7 +222,7 @@ TEST(Seed001GoFramework, Trace1cWithoutForkRaces) {
 
 TEST(Seed001GoFramework, Trace2OnlyTheLatestWriteIsKept) {
   // testLS(trace2()): "No race reported cause we only keep track of the latest write."
-  const Trace t = example("lecture/tsan1_trace2.std");
+  const Trace t = example("lecture/go_trace2.std");
   EXPECT_EQ(pairs("tsan1", t), Pairs{});
   const Annotated a("tsan1", t);
   EXPECT_EQ(a.cell(1, "LS(t)"), "{}");
@@ -342,12 +343,13 @@ std::string run_cli(const std::string& args, int* exit_code) {
 
 TEST(AnnotateCommand, PrintsTheSeedTable) {
   int code = 0;
-  const std::string out = run_cli("annotate -e hb --width 0 " + std::string(RACEPRED_EXAMPLES_DIR) +
-                                      "/lecture/vc_pre_post_race.std",
-                                  &code);
+  const std::string out = run_cli(
+      "annotate -e hb --width 0 " + std::string(RACEPRED_EXAMPLES_DIR) + "/lecture/pre_vc_sync.std",
+      &code);
   EXPECT_EQ(code, 1);  // races reported
   EXPECT_EQ(out,
-            "    T0      T1      VC_pre_post         races\n"
+            "thread indices (vector clocks, epochs): 0=T1 1=T2\n"
+            "    T1      T2      VC_pre_post         races\n"
             "--  ------  ------  ------------------  -------\n"
             "e1  acq(y)          [1,0]_acq(y)_[2,0]\n"
             "e2  rel(y)          [2,0]_rel(y)_[3,0]\n"

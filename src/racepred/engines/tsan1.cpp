@@ -9,31 +9,19 @@
 //             W(x) = concW ∪ {e};  R(x) = concR
 //   read(e)   the same with concW only; W(x) = concW;  R(x) = concR ∪ {e}
 //
-// Members are epochs j#k (before e iff k <= Th(i)(j)); two never come from one thread. Only the
-// latest concurrent accesses are kept (seed 001, trace2: "No race reported cause we only keep
-// track of the latest write"), so its pairs are a subset of the lockset pairs.
+// Members are epochs j#k (before e iff k <= Th(i)(j)) with the id of their lock set in the
+// lock-set engine's LockSetTable (disjointness is a bit test); two never come from one thread.
+// Only the latest concurrent accesses are kept (seed 001, trace2: "No race reported cause we only
+// keep track of the latest write"), so its pairs are a subset of the lockset pairs.
 #include <algorithm>
 
 #include "racepred/engines/hb_clocks.hpp"
 #include "racepred/engines/hb_pairs.hpp"
+#include "racepred/engines/lockset.hpp"
 #include "racepred/report/notation.hpp"
 
 namespace racepred {
 namespace {
-
-using LockList = std::vector<LockId>;  // sorted
-
-bool disjoint(const LockList& a, const LockList& b) {
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (a[i] == b[j]) return false;
-    if (a[i] < b[j])
-      ++i;
-    else
-      ++j;
-  }
-  return true;
-}
 
 class Tsan1 final : public Engine {
  public:
@@ -45,18 +33,12 @@ class Tsan1 final : public Engine {
       pairs_.clear();
     }
     switch (e.op) {
-      case Op::Acquire: {
-        LockList& ls = lockset(e.thread);
-        auto it = std::lower_bound(ls.begin(), ls.end(), e.target);
-        if (it == ls.end() || *it != e.target) ls.insert(it, e.target);
+      case Op::Acquire:
+        node(e.thread) = locksets_.acquire(node(e.thread), e.target);
         break;
-      }
-      case Op::Release: {
-        LockList& ls = lockset(e.thread);
-        auto it = std::lower_bound(ls.begin(), ls.end(), e.target);
-        if (it != ls.end() && *it == e.target) ls.erase(it);
+      case Op::Release:
+        node(e.thread) = locksets_.release(node(e.thread), e.target);
         break;
-      }
       case Op::Read:
       case Op::Write:
         access(id, e);
@@ -71,12 +53,12 @@ class Tsan1 final : public Engine {
 
   bool supports_annotation() const override { return true; }
   void before_event(EventId, const Event&) override { annotating_ = true; }
-  // Lock set and vector clock at the event, W(x) and R(x) after it, races found at it.
+  // Vector clock and lock set at the event, W(x) and R(x) after it, races found at it.
   void annotate(EventId id, const Event& e, Annotation& row) override {
     std::string LS, W, R;
     if (e.is_access()) {
       const Variable& x = variables_[e.target];
-      LS = locks_text(lockset(e.thread));
+      LS = locks_text(locksets_.set_of(node(e.thread)));
       W = set_text(x.W, e.target);
       R = set_text(x.R, e.target);
     }
@@ -88,45 +70,34 @@ class Tsan1 final : public Engine {
   }
 
  private:
+  using SetId = LockSetTable::SetId;
   struct Entry {
-    ThreadId thread = 0;
-    Clock clock = 0;
-    LocationId location = 0;
-    EventId id = 0;
-    Op op = Op::Read;
-    LockList locks;
-  };
-  // Entries [0, size) are members; slots past size keep their lock-set storage for reuse.
-  struct EntrySet {
-    std::vector<Entry> slots;
-    size_t size = 0;
-    Entry& add() {
-      if (size == slots.size()) slots.emplace_back();
-      return slots[size++];
-    }
-    // Keeps the members that do not happen before C.
-    void drop_ordered(const VectorClock& C) {
-      for (size_t k = 0; k < size;) {
-        if (slots[k].clock <= C.get(slots[k].thread))
-          std::swap(slots[k], slots[--size]);
-        else
-          ++k;
-      }
-    }
+    ThreadId thread;
+    Clock clock;
+    LocationId location;
+    EventId id;
+    Op op;
+    SetId locks;
   };
   struct Variable {
-    EntrySet W, R;
+    std::vector<Entry> W, R;
   };
 
-  LockList& lockset(ThreadId t) {
-    if (t >= locksets_.size()) locksets_.resize(static_cast<size_t>(t) + 1);
-    return locksets_[t];
+  LockSetTable::NodeId& node(ThreadId t) {
+    if (t >= nodes_.size()) nodes_.resize(static_cast<size_t>(t) + 1, LockSetTable::kRoot);
+    return nodes_[t];
   }
 
-  void check(const EntrySet& set, const LockList& ls, EventId id, const Event& e) {
-    for (size_t k = 0; k < set.size; ++k) {
-      const Entry& a = set.slots[k];
-      if (!disjoint(a.locks, ls)) continue;
+  // Keeps the members that do not happen before C.
+  static void drop_ordered(std::vector<Entry>& set, const VectorClock& C) {
+    set.erase(std::remove_if(set.begin(), set.end(),
+                             [&](const Entry& a) { return a.clock <= C.get(a.thread); }),
+              set.end());
+  }
+
+  void check(const std::vector<Entry>& set, SetId ls, EventId id, const Event& e) {
+    for (const Entry& a : set) {
+      if (!locksets_.disjoint(a.locks, ls)) continue;
       sink_.report(Race{Access{a.id, a.thread, a.location, a.op}, Access::of(id, e), e.target});
       if (annotating_) pairs_.push_back(a.id);
     }
@@ -136,32 +107,28 @@ class Tsan1 final : public Engine {
     if (e.target >= variables_.size()) variables_.resize(static_cast<size_t>(e.target) + 1);
     Variable& x = variables_[e.target];
     const VectorClock& C = clocks_.th(e.thread);
-    const LockList& ls = lockset(e.thread);
-    x.W.drop_ordered(C);
-    x.R.drop_ordered(C);
+    const SetId ls = locksets_.set_of(node(e.thread));
+    drop_ordered(x.W, C);
+    drop_ordered(x.R, C);
     check(x.W, ls, id, e);
     if (e.op == Op::Write) check(x.R, ls, id, e);
-    Entry& self = (e.op == Op::Write ? x.W : x.R).add();
-    self.thread = e.thread;
-    self.clock = C.get(e.thread);
-    self.location = e.location;
-    self.id = id;
-    self.op = e.op;
-    self.locks.assign(ls.begin(), ls.end());
+    (e.op == Op::Write ? x.W : x.R)
+        .push_back(Entry{e.thread, C.get(e.thread), e.location, id, e.op, ls});
   }
 
-  std::string locks_text(const LockList& ls) const {
+  std::string locks_text(SetId set) const {
     std::string s = "{";
-    for (size_t k = 0; k < ls.size(); ++k) {
-      if (k) s += ',';
-      s += symbols_.locks.name(ls[k]);
+    for (LockId y : locksets_.locks(set)) {
+      if (s.size() > 1) s += ',';
+      s += symbols_.locks.name(y);
     }
-    return s + "}";
+    s += '}';
+    return s;
   }
   // "{0#w(x)_1 [1,0] {}, 1#w(x)_3 [0,1] {y}}" in trace order.
-  std::string set_text(const EntrySet& set, VariableId x) const {
+  std::string set_text(const std::vector<Entry>& set, VariableId x) const {
     std::vector<const Entry*> members;
-    for (size_t k = 0; k < set.size; ++k) members.push_back(&set.slots[k]);
+    for (const Entry& a : set) members.push_back(&a);
     std::sort(members.begin(), members.end(),
               [](const Entry* a, const Entry* b) { return a->id < b->id; });
     std::string s = "{";
@@ -170,15 +137,20 @@ class Tsan1 final : public Engine {
       s += event_ref_hash(symbols_, a->id, Event{a->op, a->thread, x, a->location});
       auto it = std::lower_bound(pre_clocks_.begin(), pre_clocks_.end(), a->id,
                                  [](const auto& p, EventId k) { return p.first < k; });
-      s += ' ' + it->second.to_string(symbols_.threads.size()) + ' ' + locks_text(a->locks);
+      s += ' ';
+      s += it->second.to_string(symbols_.threads.size());
+      s += ' ';
+      s += locks_text(a->locks);
     }
-    return s + "}";
+    s += '}';
+    return s;
   }
 
   const Symbols& symbols_;
   RaceSink& sink_;
   ThreadClocks clocks_{/*lock_order=*/false};
-  std::vector<LockList> locksets_;
+  LockSetTable locksets_;
+  std::vector<LockSetTable::NodeId> nodes_;  // each thread's current lock set
   std::vector<Variable> variables_;
 
   bool annotating_ = false;
