@@ -35,8 +35,13 @@ class HbAllPairs final : public Engine {
       post_.assign(clocks_.th(event.thread));
       return;
     }
+    // Ids are usually 1, 2, 3, …: store them only once there is a gap.
+    if (ids_.empty() && id != events_.size() + 1) {
+      ids_.reserve(events_.capacity());
+      for (size_t k = 0; k < events_.size(); ++k) ids_.push_back(k + 1);
+    }
     events_.push_back(event);
-    ids_.push_back(id);
+    if (!ids_.empty()) ids_.push_back(id);
   }
 
   void finish() override {
@@ -158,7 +163,7 @@ class HbAllPairs final : public Engine {
     for (size_t k = 0; k < n; ++k) {
       const Event& e = events_[k];
       if (first_[e.thread] == k && !(fork_at_[e.thread] < k)) --unforked_pending_;
-      process(ids_[k], e);
+      process(ids_.empty() ? k + 1 : ids_[k], e);
       if (stored_ >= next_prune_) prune(k);
     }
     events_.clear();
@@ -220,7 +225,7 @@ class HbAllPairs final : public Engine {
 
   // Offline: the stored trace and thread lifetimes (indices into events_).
   std::vector<Event> events_;
-  std::vector<EventId> ids_;
+  std::vector<EventId> ids_;  // empty while ids_[k] would be k + 1
   std::vector<size_t> first_, last_, fork_at_;
   size_t unforked_pending_ = 0;
   std::vector<Clock> known_;

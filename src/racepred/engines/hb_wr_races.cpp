@@ -87,7 +87,12 @@ class HbWrRaces final : public Engine {
               set.end());
   }
 
+  // Reports (v, e), or only counts it once the sink keeps no more races (enumerate_ false).
   void report(const Entry& v, Op op, EventId id, const Event& e) {
+    if (!enumerate_) {
+      ++uncounted_;
+      return;
+    }
     sink_.report(Race{Access{v.id, v.thread, v.location, op}, Access::of(id, e), e.target});
     if (annotating_) pairs_.push_back(v.id);
   }
@@ -99,6 +104,8 @@ class HbWrRaces final : public Engine {
     drop_ordered(x.R, C);
     drop_ordered(x.W, C);
     const Entry self{e.thread, C.get(e.thread), e.location, id};
+    enumerate_ = annotating_ || sink_.accepting();
+    uncounted_ = 0;
     if (e.op == Op::Read) {
       for (const Entry& v : x.W) report(v, Op::Write, id, e);
       x.R.push_back(self);
@@ -106,6 +113,10 @@ class HbWrRaces final : public Engine {
       for (const Entry& v : x.R) report(v, Op::Read, id, e);
       for (const Entry& v : x.W) report(v, Op::Write, id, e);
       x.W.push_back(self);
+    }
+    if (uncounted_) {
+      sink_.add_uncounted_races(uncounted_);
+      sink_.mark_racy(Access::of(id, e));
     }
   }
 
@@ -131,6 +142,8 @@ class HbWrRaces final : public Engine {
   RaceSink& sink_;
   ThreadClocks clocks_;
   std::vector<Variable> variables_;
+  bool enumerate_ = true;  // the current access reports its pairs one by one
+  uint64_t uncounted_ = 0;
 
   // Annotation only: pre vector clocks of the accesses (by id), the current event's clocks,
   // partners and whether R(x) was empty before it.

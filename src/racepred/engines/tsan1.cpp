@@ -98,6 +98,10 @@ class Tsan1 final : public Engine {
   void check(const std::vector<Entry>& set, SetId ls, EventId id, const Event& e) {
     for (const Entry& a : set) {
       if (!locksets_.disjoint(a.locks, ls)) continue;
+      if (!enumerate_) {  // the sink keeps no more races: count them
+        ++uncounted_;
+        continue;
+      }
       sink_.report(Race{Access{a.id, a.thread, a.location, a.op}, Access::of(id, e), e.target});
       if (annotating_) pairs_.push_back(a.id);
     }
@@ -110,8 +114,14 @@ class Tsan1 final : public Engine {
     const SetId ls = locksets_.set_of(node(e.thread));
     drop_ordered(x.W, C);
     drop_ordered(x.R, C);
+    enumerate_ = annotating_ || sink_.accepting();
+    uncounted_ = 0;
     check(x.W, ls, id, e);
     if (e.op == Op::Write) check(x.R, ls, id, e);
+    if (uncounted_) {
+      sink_.add_uncounted_races(uncounted_);
+      sink_.mark_racy(Access::of(id, e));
+    }
     (e.op == Op::Write ? x.W : x.R)
         .push_back(Entry{e.thread, C.get(e.thread), e.location, id, e.op, ls});
   }
@@ -152,6 +162,8 @@ class Tsan1 final : public Engine {
   LockSetTable locksets_;
   std::vector<LockSetTable::NodeId> nodes_;  // each thread's current lock set
   std::vector<Variable> variables_;
+  bool enumerate_ = true;  // the current access reports its pairs one by one
+  uint64_t uncounted_ = 0;
 
   bool annotating_ = false;
   std::vector<std::pair<EventId, VectorClock>> pre_clocks_;
