@@ -1,8 +1,508 @@
-// PLACEHOLDER owned by the goldilocks work; replaced before the session ends.
-#include "racepred/engines/engine.hpp"
+// Goldilocks, lazy form (seed 002 §3 and §6; ALGORITHMS.md §10).
+//
+// The paper's lock sets LS(q) (and LSW(q), LSR(q, t)) grow at every acquire, fork and join. The
+// lazy form never touches a variable's lock set at a synchronisation event: it appends the event
+// to one global list and, when the variable is next accessed, asks "is the thread now in the
+// lock set of the previous access?" by replaying the list from that access's position.
+//
+// Replay rules. A lock set that starts as LH(j) at an access of thread j evolves, under the
+// paper's rules (with rule 7 corrected, see docs/ENGINES.md), so that a thread k is in it iff
+// the access happens before k's next event. Its lock part only matters through acquires, so the
+// replay keeps the equivalent token form of ALGORITHMS.md §10: start with {j};
+//   rel(u, l):  u ∈ S ⇒ l ∈ S        acq(u, l):  l ∈ S ⇒ u ∈ S
+//   fork(u, w): u ∈ S ⇒ w ∈ S        join(u, w): w ∈ S ⇒ u ∈ S
+// and the paper's LS is S ∪ {locks held by the threads of S} (annotations print that).
+//
+// Checks, cheapest first (an access of thread j at list position p, epoch c, current thread t):
+//   1. j = t (short-circuit: same thread);
+//   2. t holds the innermost lock j held at the access (short-circuit: common lock);
+//   3. reach[t][j] ≥ c: an earlier replay already put t into S(j, c) or a later one of j;
+//   4. j had no outgoing event (release, fork, being joined) since: S is still {j} → no;
+//   5. t had no incoming event (acquire, being forked, join) since p: t ∉ S → no;
+//   6. the same question failed before and t had no incoming event since → no;
+//   7. replay list[p .. t's last incoming event], stopping as soon as t ∈ S.
+// An epoch of j counts j's outgoing events: all accesses of j within one epoch have the same S,
+// and S(j, c) ⊇ S(j, c') for c ≤ c', which makes the memo of check 3 valid.
+//
+// Memory. The list is trimmed when it reaches trim_at_ entries (≥ min_trim = 65536, ≥ 4 ×
+// records): the older half is dropped. Entries older than every record are dropped as they are; the
+// rest is first folded into an epoch summary Σ (one row of epochs per thread and per lock: token k
+// is in the lock set of epoch c of thread j at the list start iff Σ[k][j] ≥ c). Σ is the lock sets
+// of all older accesses at once, kept in O((threads + locks) × threads) space; a replay of a record
+// older than the list start starts from it. So memory is O(variables + threads × (threads +
+// locks)) plus at most max(65536, 4 × records) list entries, whatever the trace length.
+#include "racepred/engines/goldilocks.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "racepred/clock/vector_clock.hpp"
 
 namespace racepred {
+namespace {
 
-void register_goldilocks_engines(std::vector<EngineInfo>& /*out*/) {}
+constexpr uint32_t kNone = UINT32_MAX;
+
+struct SyncEntry {
+  ThreadId thread;
+  uint32_t target;  // lock (acquire, release) or thread (fork, join)
+  Op op;
+};
+
+// An access the next accesses are checked against: the last access (§3), the last write (LSW)
+// or a thread's last read since it (LSR).
+struct AccessRecord {
+  EventId event = kNoEvent;  // kNoEvent: none (the paper's ⊥)
+  uint64_t position = 0;     // length of the sync list at the access
+  ThreadId thread = 0;
+  uint32_t epoch = 0;   // the thread's epoch at the access
+  LockId lock = kNone;  // innermost lock held at the access (short-circuit 2)
+  LocationId location = 0;
+  Op op = Op::Read;
+  bool defined() const { return event != kNoEvent; }
+  Access access() const { return Access{event, thread, location, op}; }
+};
+
+class GoldilocksLazy final : public Engine {
+ public:
+  GoldilocksLazy(EngineContext& context, GoldilocksDiscipline discipline, uint64_t min_trim)
+      : symbols_(context.symbols),
+        sink_(context.sink),
+        rw_(discipline == GoldilocksDiscipline::ConcurrentReads),
+        min_trim_(std::max<uint64_t>(min_trim, 2)),
+        trim_at_(min_trim_) {}
+
+  void on_event(EventId id, const Event& e) override {
+    const ThreadId t = e.thread;
+    ensure_thread(t);
+    switch (e.op) {
+      case Op::Read:
+      case Op::Write:
+        ensure_variable(e.target);
+        if (rw_) {
+          e.op == Op::Read ? read(id, e) : write(id, e);
+        } else {
+          access(id, e);
+        }
+        break;
+      case Op::Acquire: {
+        ensure_lock(e.target);
+        threads_[t].held.push_back(e.target);
+        holder_[e.target] = t;
+        append(SyncEntry{t, e.target, Op::Acquire});
+        threads_[t].in_next = end_;
+        break;
+      }
+      case Op::Release: {
+        ensure_lock(e.target);
+        std::vector<LockId>& held = threads_[t].held;
+        for (size_t i = held.size(); i-- > 0;) {
+          if (held[i] == e.target) {
+            held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+            break;
+          }
+        }
+        if (holder_[e.target] == t) holder_[e.target] = kNone;
+        append(SyncEntry{t, e.target, Op::Release});
+        ++threads_[t].epoch;
+        break;
+      }
+      case Op::Fork: {
+        ensure_thread(e.target);
+        append(SyncEntry{t, e.target, Op::Fork});
+        threads_[e.target].in_next = end_;
+        ++threads_[t].epoch;
+        break;
+      }
+      case Op::Join: {
+        ensure_thread(e.target);
+        append(SyncEntry{t, e.target, Op::Join});
+        threads_[t].in_next = end_;
+        ++threads_[e.target].epoch;
+        break;
+      }
+    }
+  }
+
+  bool supports_annotation() const override { return true; }
+
+  void before_event(EventId /*id*/, const Event& e) override {
+    before_.clear();
+    if (!e.is_access()) return;
+    ensure_thread(e.thread);
+    ensure_variable(e.target);
+    describe_variable(e.target, before_);
+  }
+
+  void annotate(EventId /*id*/, const Event& e, Annotation& row) override {
+    GoldilocksSet lh;
+    lh.undefined = false;
+    lh.threads = {e.thread};
+    lh.locks = threads_[e.thread].held;
+    std::sort(lh.locks.begin(), lh.locks.end());
+    row.push_back({"LH", format_goldilocks_set(lh, symbols_)});
+    std::vector<std::string> after;
+    if (e.is_access()) describe_variable(e.target, after);
+    const std::vector<std::string> columns =
+        rw_ ? std::vector<std::string>{"LSW", "LSR"} : std::vector<std::string>{"LS"};
+    for (size_t i = 0; i < columns.size(); ++i) {
+      std::string value;
+      if (e.is_access() && i < before_.size()) value = before_[i] + kGoldilocksArrow + after[i];
+      row.push_back({columns[i], std::move(value)});
+    }
+  }
+
+ private:
+  struct Negative {
+    uint32_t epoch = kNone;         // S(j, epoch) did not contain the thread …
+    uint64_t in_next = UINT64_MAX;  // … while its in_next had this value
+  };
+  struct ThreadState {
+    uint32_t epoch = 1;        // 1 + outgoing events (release, fork, being joined)
+    uint64_t in_next = 0;      // 1 + position of the last incoming entry (acquire, forked, join)
+    std::vector<LockId> held;  // LH(t) without t, in acquisition order
+    VectorClock reach;         // reach[j]: largest epoch of j known to happen before t's next event
+    std::vector<Negative> negative;
+  };
+  struct VariableState {
+    AccessRecord last;                  // §3: last access; §6: last write (LSW)
+    std::vector<AccessRecord> readers;  // §6: last read of each thread since the last write (LSR)
+  };
+
+  // --- state growth -------------------------------------------------------------------------
+  void ensure_thread(ThreadId t) {
+    if (t < threads_.size()) return;
+    const size_t old = threads_.size();
+    threads_.resize(static_cast<size_t>(t) + 1);
+    thread_stamp_.resize(threads_.size(), 0);
+    sigma_threads_.resize(threads_.size());
+    for (size_t k = old; k < threads_.size(); ++k)
+      sigma_threads_[k].set(static_cast<ThreadId>(k), 1);
+  }
+  void ensure_lock(LockId l) {
+    if (l < holder_.size()) return;
+    holder_.resize(static_cast<size_t>(l) + 1, kNone);
+    lock_stamp_.resize(holder_.size(), 0);
+    sigma_locks_.resize(holder_.size());
+  }
+  void ensure_variable(VariableId x) {
+    if (x >= variables_.size()) variables_.resize(static_cast<size_t>(x) + 1);
+  }
+
+  AccessRecord record(EventId id, const Event& e) const {
+    const ThreadState& ts = threads_[e.thread];
+    return AccessRecord{
+        id, end_, e.thread, ts.epoch, ts.held.empty() ? kNone : ts.held.back(), e.location, e.op};
+  }
+
+  void report(const AccessRecord& first, EventId id, const Event& e) {
+    sink_.report(Race{first.access(), Access::of(id, e), e.target});
+  }
+
+  // --- the three access rules -------------------------------------------------------------
+  // §3 rules 2/3: LS(q) ∩ LH(t) = ∅ is a race; LS(q) := LH(t) in both cases (restart rule).
+  void access(EventId id, const Event& e) {
+    VariableState& v = variables_[e.target];
+    if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
+    v.last = record(id, e);
+  }
+
+  // §6 read: the last write must be ordered before; LSR(q, t) := LH(t).
+  void read(EventId id, const Event& e) {
+    VariableState& v = variables_[e.target];
+    if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
+    for (AccessRecord& r : v.readers) {
+      if (r.thread == e.thread) {
+        r = record(id, e);
+        return;
+      }
+    }
+    v.readers.push_back(record(id, e));
+  }
+
+  // §6 write: the last write and every read since must be ordered before; LSW(q) := LH(t) and
+  // no reads since.
+  void write(EventId id, const Event& e) {
+    VariableState& v = variables_[e.target];
+    if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
+    for (const AccessRecord& r : v.readers)
+      if (!ordered(r, e.thread)) report(r, id, e);
+    v.last = record(id, e);
+    v.readers.clear();
+  }
+
+  // --- is access `r` happens-before thread t's current event? -------------------------------
+  bool ordered(const AccessRecord& r, ThreadId t) {
+    const ThreadId j = r.thread;
+    if (j == t) return true;                                   // 1
+    if (r.lock != kNone && holder_[r.lock] == t) return true;  // 2
+    ThreadState& ts = threads_[t];
+    if (ts.reach.get(j) >= r.epoch) return true;     // 3
+    if (threads_[j].epoch == r.epoch) return false;  // 4
+    if (ts.in_next <= r.position) return false;      // 5
+    if (ts.negative.size() <= j) ts.negative.resize(threads_.size());
+    Negative& no = ts.negative[j];
+    if (no.in_next == ts.in_next && r.epoch >= no.epoch) return false;  // 6
+    const bool yes = replay(r, ts.in_next, t);                          // 7
+    if (!yes) no = Negative{r.epoch, ts.in_next};
+    return yes;
+  }
+
+  uint32_t next_generation() {
+    if (++generation_ == 0) {
+      std::fill(thread_stamp_.begin(), thread_stamp_.end(), 0);
+      std::fill(lock_stamp_.begin(), lock_stamp_.end(), 0);
+      generation_ = 1;
+    }
+    return generation_;
+  }
+
+  // Replays list positions [max(r.position, base_), to) on S(r.thread, r.epoch); returns true as
+  // soon as `target` joins S. Members are stamped with generation_ (plus, for a record older
+  // than the list start, the tokens Σ says are in S).
+  bool replay(const AccessRecord& r, uint64_t to, ThreadId target) {
+    return r.position >= base_ ? replay_from<false>(r, to, target)
+                               : replay_from<true>(r, to, target);
+  }
+
+  template <bool kFromSummary>
+  bool replay_from(const AccessRecord& r, uint64_t to, ThreadId target) {
+    const ThreadId j = r.thread;
+    const uint32_t c = r.epoch;
+    const uint32_t g = next_generation();
+    uint32_t* ts = thread_stamp_.data();
+    uint32_t* ls = lock_stamp_.data();
+    auto in_thread = [&](ThreadId k) {
+      return ts[k] == g || (kFromSummary && sigma_threads_[k].get(j) >= c);
+    };
+    auto in_lock = [&](LockId l) {
+      return ls[l] == g || (kFromSummary && sigma_locks_[l].get(j) >= c);
+    };
+    auto add_thread = [&](ThreadId k) {
+      ts[k] = g;
+      VectorClock& reach = threads_[k].reach;
+      if (reach.get(j) < c) reach.set(j, c);
+    };
+    if (!kFromSummary) ts[j] = g;
+    const uint64_t from = std::max(r.position, base_);
+    const SyncEntry* p = list_.data() + (from - base_);
+    const SyncEntry* const stop = list_.data() + (to - base_);
+    for (; p < stop; ++p) {
+      switch (p->op) {
+        case Op::Acquire:
+          if (in_lock(p->target) && !in_thread(p->thread)) {
+            add_thread(p->thread);
+            if (p->thread == target) return true;
+          }
+          break;
+        case Op::Release:
+          if (in_thread(p->thread)) ls[p->target] = g;
+          break;
+        case Op::Fork:
+          if (in_thread(p->thread) && !in_thread(p->target)) {
+            add_thread(p->target);
+            if (p->target == target) return true;
+          }
+          break;
+        case Op::Join:
+          if (in_thread(p->target) && !in_thread(p->thread)) {
+            add_thread(p->thread);
+            if (p->thread == target) return true;
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    return false;
+  }
+
+  // The paper's lock set of record `r` now: S ∪ {locks held by threads of S}.
+  GoldilocksSet materialize(const AccessRecord& r) {
+    GoldilocksSet set;
+    if (!r.defined()) return set;
+    set.undefined = false;
+    replay(r, end_, kNone);
+    const uint32_t g = generation_;
+    const bool summary = r.position < base_;
+    for (ThreadId k = 0; k < threads_.size(); ++k) {
+      if (thread_stamp_[k] == g || (summary && sigma_threads_[k].get(r.thread) >= r.epoch)) {
+        set.threads.push_back(k);
+        set.locks.insert(set.locks.end(), threads_[k].held.begin(), threads_[k].held.end());
+      }
+    }
+    for (LockId l = 0; l < holder_.size(); ++l)
+      if (lock_stamp_[l] == g || (summary && sigma_locks_[l].get(r.thread) >= r.epoch))
+        set.locks.push_back(l);
+    std::sort(set.locks.begin(), set.locks.end());
+    set.locks.erase(std::unique(set.locks.begin(), set.locks.end()), set.locks.end());
+    return set;
+  }
+
+  // LS (§3) or LSW, LSR (§6) of variable x, formatted.
+  void describe_variable(VariableId x, std::vector<std::string>& out) {
+    VariableState& v = variables_[x];
+    out.push_back(format_goldilocks_set(materialize(v.last), symbols_));
+    if (!rw_) return;
+    std::vector<const AccessRecord*> readers;
+    for (const AccessRecord& r : v.readers) readers.push_back(&r);
+    std::sort(readers.begin(), readers.end(),
+              [](const AccessRecord* a, const AccessRecord* b) { return a->thread < b->thread; });
+    std::string lsr;
+    for (const AccessRecord* r : readers) {
+      if (!lsr.empty()) lsr += "; ";
+      lsr += std::string(symbols_.threads.name(r->thread)) + ":" +
+             format_goldilocks_set(materialize(*r), symbols_);
+    }
+    out.push_back(lsr.empty() ? "-" : lsr);
+  }
+
+  // --- the global list ---------------------------------------------------------------------
+  void append(const SyncEntry& entry) {
+    if (list_.size() >= trim_at_) trim();
+    list_.push_back(entry);
+    ++end_;
+  }
+
+  // Drops the older half of the list. Entries below every record are dropped as they are
+  // (no record can replay them; only the threads' own epochs in Σ are advanced); the others
+  // are first folded into Σ.
+  void trim() {
+    const uint64_t cut = end_ - trim_at_ / 2;
+    uint64_t oldest = end_;
+    uint64_t records = 0;
+    for (const VariableState& v : variables_) {
+      if (v.last.defined()) {
+        oldest = std::min(oldest, v.last.position);
+        ++records;
+      }
+      for (const AccessRecord& r : v.readers) oldest = std::min(oldest, r.position);
+      records += v.readers.size();
+    }
+    const uint64_t fold_from = std::clamp(oldest, base_, cut);
+    bool folded = false;
+    for (uint64_t i = base_; i < cut; ++i) {
+      const SyncEntry& e = list_[i - base_];
+      if (i < fold_from) {
+        advance_own_epoch(e);
+      } else {
+        fold(e);
+        folded = true;
+      }
+    }
+    if (folded)
+      for (size_t k = 0; k < threads_.size(); ++k) threads_[k].reach.join(sigma_threads_[k]);
+    list_.erase(list_.begin(), list_.begin() + static_cast<std::ptrdiff_t>(cut - base_));
+    base_ = cut;
+    trim_at_ = std::max(min_trim_, 4 * records);
+  }
+
+  void advance_own_epoch(const SyncEntry& e) {
+    switch (e.op) {
+      case Op::Release:
+      case Op::Fork:
+        sigma_threads_[e.thread].increment(e.thread);
+        break;
+      case Op::Join:
+        sigma_threads_[e.target].increment(e.target);
+        break;
+      default:
+        break;
+    }
+  }
+
+  // Σ as vector clocks of epochs: the rules above applied to all lock sets at once.
+  void fold(const SyncEntry& e) {
+    switch (e.op) {
+      case Op::Acquire:
+        sigma_threads_[e.thread].join(sigma_locks_[e.target]);
+        break;
+      case Op::Release:
+        sigma_locks_[e.target].join(sigma_threads_[e.thread]);
+        sigma_threads_[e.thread].increment(e.thread);
+        break;
+      case Op::Fork:
+        sigma_threads_[e.target].join(sigma_threads_[e.thread]);
+        sigma_threads_[e.thread].increment(e.thread);
+        break;
+      case Op::Join:
+        sigma_threads_[e.thread].join(sigma_threads_[e.target]);
+        sigma_threads_[e.target].increment(e.target);
+        break;
+      default:
+        break;
+    }
+  }
+
+  const Symbols& symbols_;
+  RaceSink& sink_;
+  const bool rw_;
+  const uint64_t min_trim_;
+
+  std::vector<ThreadState> threads_;
+  std::vector<ThreadId> holder_;  // per lock: the thread holding it, kNone if free
+  std::vector<VariableState> variables_;
+
+  std::vector<SyncEntry> list_;  // positions [base_, end_)
+  uint64_t base_ = 0;
+  uint64_t end_ = 0;
+  uint64_t trim_at_;
+  std::vector<VectorClock> sigma_threads_;  // Σ rows of threads (at position base_)
+  std::vector<VectorClock> sigma_locks_;    // Σ rows of locks
+
+  std::vector<uint32_t> thread_stamp_;  // replay membership: stamp == generation_
+  std::vector<uint32_t> lock_stamp_;
+  uint32_t generation_ = 0;
+
+  std::vector<std::string> before_;  // annotation: the lock sets before the current access
+};
+
+}  // namespace
+
+std::string format_goldilocks_set(const GoldilocksSet& set, const Symbols& symbols) {
+  if (set.undefined) return "⊥";
+  std::string s = "{";
+  bool first = true;
+  for (ThreadId t : set.threads) {
+    if (!first) s += ", ";
+    first = false;
+    s += symbols.threads.name(t);
+  }
+  for (LockId l : set.locks) {
+    if (!first) s += ", ";
+    first = false;
+    s += symbols.locks.name(l);
+  }
+  return s + "}";
+}
+
+std::unique_ptr<Engine> make_goldilocks_lazy(EngineContext& context,
+                                             GoldilocksDiscipline discipline, uint64_t min_trim) {
+  return std::make_unique<GoldilocksLazy>(context, discipline, min_trim);
+}
+
+void register_goldilocks_engines(std::vector<EngineInfo>& out) {
+  out.push_back(EngineInfo{
+      "goldilocks",
+      "Goldilocks: happens-before by lock sets, every two accesses (reads too) must be ordered "
+      "(lazy)",
+      "flags exactly the accesses not HB-after the previous access to their variable, reads "
+      "included (Theorem 2); read-read pairs are discipline violations, not data races; "
+      "race pairs (previous access, access)",
+      "002 §3-§4 (MutExAccessDiscipline, Theorem 2); lazy form ALGORITHMS.md §10",
+      EngineMode::Online,
+      [](EngineContext& c) { return make_goldilocks_lazy(c, GoldilocksDiscipline::MutEx); }});
+  out.push_back(EngineInfo{
+      "goldilocks-rw",
+      "Goldilocks with concurrent reads: lock sets LSW and LSR per variable (lazy)",
+      "flags exactly the reads not HB-after the last write and the writes not HB-after the last "
+      "write and every read since it: no report iff the trace has no HB race; race pairs",
+      "002 §6 (concurrent reads, exclusive writes); lazy form ALGORITHMS.md §10",
+      EngineMode::Online, [](EngineContext& c) {
+        return make_goldilocks_lazy(c, GoldilocksDiscipline::ConcurrentReads);
+      }});
+}
 
 }  // namespace racepred
