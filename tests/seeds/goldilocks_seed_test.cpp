@@ -111,16 +111,17 @@ TEST(GoldilocksSeed, TinyListTrimmingKeepsVerdicts) {
     const Trace trace = load_example(v.file);
     EXPECT_EQ(run_maker(
                   [](EngineContext& c) {
-                    return make_goldilocks_lazy(c, GoldilocksDiscipline::MutEx, 2);
+                    return make_goldilocks_lazy(c, GoldilocksDiscipline::MutEx, {2, false});
                   },
                   trace),
               v.mutex);
-    EXPECT_EQ(run_maker(
-                  [](EngineContext& c) {
-                    return make_goldilocks_lazy(c, GoldilocksDiscipline::ConcurrentReads, 2);
-                  },
-                  trace),
-              v.rw);
+    EXPECT_EQ(
+        run_maker(
+            [](EngineContext& c) {
+              return make_goldilocks_lazy(c, GoldilocksDiscipline::ConcurrentReads, {2, false});
+            },
+            trace),
+        v.rw);
   }
 }
 

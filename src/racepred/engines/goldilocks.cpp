@@ -67,11 +67,13 @@ struct AccessRecord {
 
 class GoldilocksLazy final : public Engine {
  public:
-  GoldilocksLazy(EngineContext& context, GoldilocksDiscipline discipline, uint64_t min_trim)
+  GoldilocksLazy(EngineContext& context, GoldilocksDiscipline discipline,
+                 GoldilocksLazyOptions options)
       : symbols_(context.symbols),
         sink_(context.sink),
         rw_(discipline == GoldilocksDiscipline::ConcurrentReads),
-        min_trim_(std::max<uint64_t>(min_trim, 2)),
+        min_trim_(std::max<uint64_t>(options.min_trim, 2)),
+        records_factor_(options.scale_with_records ? 4 : 0),
         trim_at_(min_trim_) {}
 
   void on_event(EventId id, const Event& e) override {
@@ -396,7 +398,7 @@ class GoldilocksLazy final : public Engine {
       for (size_t k = 0; k < threads_.size(); ++k) threads_[k].reach.join(sigma_threads_[k]);
     list_.erase(list_.begin(), list_.begin() + static_cast<std::ptrdiff_t>(cut - base_));
     base_ = cut;
-    trim_at_ = std::max(min_trim_, 4 * records);
+    trim_at_ = std::max(min_trim_, records_factor_ * records);
   }
 
   void advance_own_epoch(const SyncEntry& e) {
@@ -440,6 +442,7 @@ class GoldilocksLazy final : public Engine {
   RaceSink& sink_;
   const bool rw_;
   const uint64_t min_trim_;
+  const uint64_t records_factor_;
 
   std::vector<ThreadState> threads_;
   std::vector<ThreadId> holder_;  // per lock: the thread holding it, kNone if free
@@ -479,8 +482,9 @@ std::string format_goldilocks_set(const GoldilocksSet& set, const Symbols& symbo
 }
 
 std::unique_ptr<Engine> make_goldilocks_lazy(EngineContext& context,
-                                             GoldilocksDiscipline discipline, uint64_t min_trim) {
-  return std::make_unique<GoldilocksLazy>(context, discipline, min_trim);
+                                             GoldilocksDiscipline discipline,
+                                             GoldilocksLazyOptions options) {
+  return std::make_unique<GoldilocksLazy>(context, discipline, options);
 }
 
 void register_goldilocks_engines(std::vector<EngineInfo>& out) {

@@ -40,12 +40,16 @@ enum class GoldilocksDiscipline {
 inline constexpr const char* kGoldilocksArrow = " → ";
 
 // The lazy engine (registered as `goldilocks` / `goldilocks-rw`). The synchronisation list is
-// trimmed once it holds max(min_trim, 4 × records) entries; tests pass a tiny min_trim to
-// exercise trimming and the epoch summary on small traces.
-inline constexpr uint64_t kGoldilocksMinTrim = uint64_t{1} << 16;
+// trimmed once it holds trim_at = max(min_trim, 4 × records) entries (records: the accesses the
+// next ones are checked against); the older half is dropped. Tests pass a tiny min_trim without
+// the records term to trim at nearly every event and so exercise the epoch summary.
+struct GoldilocksLazyOptions {
+  uint64_t min_trim = uint64_t{1} << 16;
+  bool scale_with_records = true;
+};
 std::unique_ptr<Engine> make_goldilocks_lazy(EngineContext& context,
                                              GoldilocksDiscipline discipline,
-                                             uint64_t min_trim = kGoldilocksMinTrim);
+                                             GoldilocksLazyOptions options = {});
 
 // Which rules the eager reference follows.
 enum class GoldilocksRules {
