@@ -53,17 +53,24 @@ struct SyncEntry {
 
 // An access the next accesses are checked against: the last access (§3), the last write (LSW)
 // or a thread's last read since it (LSR).
+// 32 bytes: two per cache line.
 struct AccessRecord {
   EventId event = kNoEvent;  // kNoEvent: none (the paper's ⊥)
-  uint64_t position = 0;     // length of the sync list at the access
+  // position << 1 | is_write: position = length of the sync list at the access. For the marker
+  // of shared reads (event = kSharedReads): the index of the slice in the shared-reads pool.
+  uint64_t bits = 0;
   ThreadId thread = 0;
   uint32_t epoch = 0;   // the thread's epoch at the access
   LockId lock = kNone;  // innermost lock held at the access (short-circuit 2)
   LocationId location = 0;
-  Op op = Op::Read;
+
   bool defined() const { return event != kNoEvent; }
-  Access access() const { return Access{event, thread, location, op}; }
+  uint64_t position() const { return bits >> 1; }
+  Op op() const { return bits & 1 ? Op::Write : Op::Read; }
+  Access access() const { return Access{event, thread, location, op()}; }
 };
+static_assert(sizeof(AccessRecord) == 32);
+constexpr EventId kSharedReads = UINT64_MAX;
 
 class GoldilocksLazy final : public Engine {
  public:
@@ -91,7 +98,8 @@ class GoldilocksLazy final : public Engine {
         break;
       case Op::Acquire: {
         ensure_lock(e.target);
-        threads_[t].held.push_back(e.target);
+        held_[t].push_back(e.target);
+        threads_[t].innermost = e.target;
         holder_[e.target] = t;
         append(SyncEntry{t, e.target, Op::Acquire});
         threads_[t].in_next = end_;
@@ -99,13 +107,14 @@ class GoldilocksLazy final : public Engine {
       }
       case Op::Release: {
         ensure_lock(e.target);
-        std::vector<LockId>& held = threads_[t].held;
+        std::vector<LockId>& held = held_[t];
         for (size_t i = held.size(); i-- > 0;) {
           if (held[i] == e.target) {
             held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
             break;
           }
         }
+        threads_[t].innermost = held.empty() ? kNone : held.back();
         if (holder_[e.target] == t) holder_[e.target] = kNone;
         append(SyncEntry{t, e.target, Op::Release});
         ++threads_[t].epoch;
@@ -142,7 +151,7 @@ class GoldilocksLazy final : public Engine {
     GoldilocksSet lh;
     lh.undefined = false;
     lh.threads = {e.thread};
-    lh.locks = threads_[e.thread].held;
+    lh.locks = held_[e.thread];
     std::sort(lh.locks.begin(), lh.locks.end());
     row.push_back({"LH", format_goldilocks_set(lh, symbols_)});
     std::vector<std::string> after;
@@ -163,25 +172,50 @@ class GoldilocksLazy final : public Engine {
   };
   struct ThreadState {
     uint32_t epoch = 1;        // 1 + outgoing events (release, fork, being joined)
+    LockId innermost = kNone;  // the last acquired lock still held
     uint64_t in_next = 0;      // 1 + position of the last incoming entry (acquire, forked, join)
-    std::vector<LockId> held;  // LH(t) without t, in acquisition order
-    VectorClock reach;         // reach[j]: largest epoch of j known to happen before t's next event
-    std::vector<Negative> negative;
   };
+  // §3: the last access. §6: the last write (LSW) and the reads since (LSR): inline while one
+  // thread reads; once a second one does, `reader` is a marker (event = kSharedReads) naming a
+  // slice of shared_reads_ with one record per thread, like FastTrack's read-shared clocks.
   struct VariableState {
-    AccessRecord last;                  // §3: last access; §6: last write (LSW)
-    std::vector<AccessRecord> readers;  // §6: last read of each thread since the last write (LSR)
+    AccessRecord last;
+    AccessRecord reader;
   };
 
   // --- state growth -------------------------------------------------------------------------
   void ensure_thread(ThreadId t) {
-    if (t < threads_.size()) return;
+    if (t >= threads_.size()) grow_threads(t);
+  }
+  void grow_threads(ThreadId t) {
     const size_t old = threads_.size();
-    threads_.resize(static_cast<size_t>(t) + 1);
-    thread_stamp_.resize(threads_.size(), 0);
-    sigma_threads_.resize(threads_.size());
-    for (size_t k = old; k < threads_.size(); ++k)
-      sigma_threads_[k].set(static_cast<ThreadId>(k), 1);
+    const size_t n = static_cast<size_t>(t) + 1;
+    threads_.resize(n);
+    held_.resize(n);
+    thread_stamp_.resize(n, 0);
+    sigma_threads_.resize(n);
+    for (size_t k = old; k < n; ++k) sigma_threads_[k].set(static_cast<ThreadId>(k), 1);
+    if (n > stride_) {  // re-layout the thread × thread tables
+      size_t stride = std::max<size_t>(stride_, 8);
+      while (stride < n) stride *= 2;
+      std::vector<uint32_t> reach(stride * stride, 0);
+      std::vector<Negative> negative(stride * stride);
+      for (size_t a = 0; a < stride_; ++a) {
+        for (size_t b = 0; b < stride_; ++b) {
+          reach[a * stride + b] = reach_[a * stride_ + b];
+          negative[a * stride + b] = negative_[a * stride_ + b];
+        }
+      }
+      const size_t slices = stride_ ? shared_reads_.size() / stride_ : 0;
+      std::vector<AccessRecord> shared(slices * stride);
+      for (size_t a = 0; a < slices; ++a)
+        for (size_t b = 0; b < stride_; ++b)
+          shared[a * stride + b] = shared_reads_[a * stride_ + b];
+      reach_.swap(reach);
+      negative_.swap(negative);
+      shared_reads_.swap(shared);
+      stride_ = stride;
+    }
   }
   void ensure_lock(LockId l) {
     if (l < holder_.size()) return;
@@ -195,8 +229,23 @@ class GoldilocksLazy final : public Engine {
 
   AccessRecord record(EventId id, const Event& e) const {
     const ThreadState& ts = threads_[e.thread];
-    return AccessRecord{
-        id, end_, e.thread, ts.epoch, ts.held.empty() ? kNone : ts.held.back(), e.location, e.op};
+    return AccessRecord{id,           end_ << 1 | (e.op == Op::Write ? 1u : 0u),
+                        e.thread,     ts.epoch,
+                        ts.innermost, e.location};
+  }
+  AccessRecord* shared_slice(const AccessRecord& marker) {
+    return shared_reads_.data() + marker.bits * stride_;
+  }
+  // Calls f(record) for every read since the last write (LSR).
+  template <typename F>
+  void for_each_reader(VariableState& v, F f) {
+    if (v.reader.event == kSharedReads) {
+      AccessRecord* slice = shared_slice(v.reader);
+      for (size_t k = 0; k < threads_.size(); ++k)
+        if (slice[k].defined()) f(slice[k]);
+    } else if (v.reader.defined()) {
+      f(v.reader);
+    }
   }
 
   void report(const AccessRecord& first, EventId id, const Event& e) {
@@ -215,13 +264,28 @@ class GoldilocksLazy final : public Engine {
   void read(EventId id, const Event& e) {
     VariableState& v = variables_[e.target];
     if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
-    for (AccessRecord& r : v.readers) {
-      if (r.thread == e.thread) {
-        r = record(id, e);
-        return;
+    const AccessRecord now = record(id, e);
+    if (v.reader.event == kSharedReads) {
+      shared_slice(v.reader)[e.thread] = now;
+    } else if (!v.reader.defined() || v.reader.thread == e.thread) {
+      v.reader = now;
+    } else {  // a second thread reads: switch to a shared slice
+      uint64_t index;
+      if (free_slices_.empty()) {
+        index = shared_reads_.size() / stride_;
+        shared_reads_.resize(shared_reads_.size() + stride_);
+      } else {
+        index = free_slices_.back();
+        free_slices_.pop_back();
       }
+      AccessRecord marker;
+      marker.event = kSharedReads;
+      marker.bits = index;
+      AccessRecord* slice = shared_slice(marker);
+      slice[v.reader.thread] = v.reader;
+      slice[e.thread] = now;
+      v.reader = marker;
     }
-    v.readers.push_back(record(id, e));
   }
 
   // §6 write: the last write and every read since must be ordered before; LSW(q) := LH(t) and
@@ -229,26 +293,39 @@ class GoldilocksLazy final : public Engine {
   void write(EventId id, const Event& e) {
     VariableState& v = variables_[e.target];
     if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
-    for (const AccessRecord& r : v.readers)
-      if (!ordered(r, e.thread)) report(r, id, e);
+    if (v.reader.event == kSharedReads) {
+      AccessRecord* slice = shared_slice(v.reader);
+      for (size_t k = 0; k < threads_.size(); ++k) {
+        if (!slice[k].defined()) continue;
+        if (!ordered(slice[k], e.thread)) report(slice[k], id, e);
+        slice[k] = AccessRecord{};
+      }
+      free_slices_.push_back(v.reader.bits);
+    } else if (v.reader.defined() && !ordered(v.reader, e.thread)) {
+      report(v.reader, id, e);
+    }
     v.last = record(id, e);
-    v.readers.clear();
+    v.reader = AccessRecord{};
   }
 
   // --- is access `r` happens-before thread t's current event? -------------------------------
-  bool ordered(const AccessRecord& r, ThreadId t) {
+  [[gnu::always_inline]] bool ordered(const AccessRecord& r, ThreadId t) {
     const ThreadId j = r.thread;
     if (j == t) return true;                                   // 1
     if (r.lock != kNone && holder_[r.lock] == t) return true;  // 2
-    ThreadState& ts = threads_[t];
-    if (ts.reach.get(j) >= r.epoch) return true;     // 3
+    return ordered_slow(r, t);
+  }
+  [[gnu::noinline]] bool ordered_slow(const AccessRecord& r, ThreadId t) {
+    const ThreadId j = r.thread;
+    const size_t cell = static_cast<size_t>(t) * stride_ + j;
+    if (reach_[cell] >= r.epoch) return true;        // 3
     if (threads_[j].epoch == r.epoch) return false;  // 4
-    if (ts.in_next <= r.position) return false;      // 5
-    if (ts.negative.size() <= j) ts.negative.resize(threads_.size());
-    Negative& no = ts.negative[j];
-    if (no.in_next == ts.in_next && r.epoch >= no.epoch) return false;  // 6
-    const bool yes = replay(r, ts.in_next, t);                          // 7
-    if (!yes) no = Negative{r.epoch, ts.in_next};
+    const uint64_t in_next = threads_[t].in_next;
+    if (in_next <= r.position()) return false;  // 5
+    Negative& no = negative_[cell];
+    if (no.in_next == in_next && r.epoch >= no.epoch) return false;  // 6
+    const bool yes = replay(r, in_next, t);                          // 7
+    if (!yes) no = Negative{r.epoch, in_next};
     return yes;
   }
 
@@ -265,8 +342,8 @@ class GoldilocksLazy final : public Engine {
   // soon as `target` joins S. Members are stamped with generation_ (plus, for a record older
   // than the list start, the tokens Σ says are in S).
   bool replay(const AccessRecord& r, uint64_t to, ThreadId target) {
-    return r.position >= base_ ? replay_from<false>(r, to, target)
-                               : replay_from<true>(r, to, target);
+    return r.position() >= base_ ? replay_from<false>(r, to, target)
+                                 : replay_from<true>(r, to, target);
   }
 
   template <bool kFromSummary>
@@ -284,11 +361,11 @@ class GoldilocksLazy final : public Engine {
     };
     auto add_thread = [&](ThreadId k) {
       ts[k] = g;
-      VectorClock& reach = threads_[k].reach;
-      if (reach.get(j) < c) reach.set(j, c);
+      uint32_t& reach = reach_[static_cast<size_t>(k) * stride_ + j];
+      reach = std::max(reach, c);
     };
     if (!kFromSummary) ts[j] = g;
-    const uint64_t from = std::max(r.position, base_);
+    const uint64_t from = std::max(r.position(), base_);
     const SyncEntry* p = list_.data() + (from - base_);
     const SyncEntry* const stop = list_.data() + (to - base_);
     for (; p < stop; ++p) {
@@ -328,11 +405,11 @@ class GoldilocksLazy final : public Engine {
     set.undefined = false;
     replay(r, end_, kNone);
     const uint32_t g = generation_;
-    const bool summary = r.position < base_;
+    const bool summary = r.position() < base_;
     for (ThreadId k = 0; k < threads_.size(); ++k) {
       if (thread_stamp_[k] == g || (summary && sigma_threads_[k].get(r.thread) >= r.epoch)) {
         set.threads.push_back(k);
-        set.locks.insert(set.locks.end(), threads_[k].held.begin(), threads_[k].held.end());
+        set.locks.insert(set.locks.end(), held_[k].begin(), held_[k].end());
       }
     }
     for (LockId l = 0; l < holder_.size(); ++l)
@@ -349,7 +426,7 @@ class GoldilocksLazy final : public Engine {
     out.push_back(format_goldilocks_set(materialize(v.last), symbols_));
     if (!rw_) return;
     std::vector<const AccessRecord*> readers;
-    for (const AccessRecord& r : v.readers) readers.push_back(&r);
+    for_each_reader(v, [&](const AccessRecord& r) { readers.push_back(&r); });
     std::sort(readers.begin(), readers.end(),
               [](const AccessRecord* a, const AccessRecord* b) { return a->thread < b->thread; });
     std::string lsr;
@@ -375,13 +452,13 @@ class GoldilocksLazy final : public Engine {
     const uint64_t cut = end_ - trim_at_ / 2;
     uint64_t oldest = end_;
     uint64_t records = 0;
-    for (const VariableState& v : variables_) {
-      if (v.last.defined()) {
-        oldest = std::min(oldest, v.last.position);
-        ++records;
-      }
-      for (const AccessRecord& r : v.readers) oldest = std::min(oldest, r.position);
-      records += v.readers.size();
+    auto visit = [&](const AccessRecord& r) {
+      oldest = std::min(oldest, r.position());
+      ++records;
+    };
+    for (VariableState& v : variables_) {
+      if (v.last.defined()) visit(v.last);
+      for_each_reader(v, visit);
     }
     const uint64_t fold_from = std::clamp(oldest, base_, cut);
     bool folded = false;
@@ -395,7 +472,9 @@ class GoldilocksLazy final : public Engine {
       }
     }
     if (folded)
-      for (size_t k = 0; k < threads_.size(); ++k) threads_[k].reach.join(sigma_threads_[k]);
+      for (size_t k = 0; k < threads_.size(); ++k)
+        for (ThreadId j = 0; j < sigma_threads_[k].size(); ++j)
+          reach_[k * stride_ + j] = std::max(reach_[k * stride_ + j], sigma_threads_[k].get(j));
     list_.erase(list_.begin(), list_.begin() + static_cast<std::ptrdiff_t>(cut - base_));
     base_ = cut;
     trim_at_ = std::max(min_trim_, records_factor_ * records);
@@ -445,8 +524,16 @@ class GoldilocksLazy final : public Engine {
   const uint64_t records_factor_;
 
   std::vector<ThreadState> threads_;
+  std::vector<std::vector<LockId>> held_;  // LH(t) without t, in acquisition order
+  // Thread × thread tables, row t, column j (stride_ ≥ threads): reach: the largest epoch of j
+  // known to happen before t's next event; negative: check 6.
+  size_t stride_ = 0;
+  std::vector<uint32_t> reach_;
+  std::vector<Negative> negative_;
   std::vector<ThreadId> holder_;  // per lock: the thread holding it, kNone if free
   std::vector<VariableState> variables_;
+  std::vector<AccessRecord> shared_reads_;  // slices of stride_ records (one per thread)
+  std::vector<uint64_t> free_slices_;
 
   std::vector<SyncEntry> list_;  // positions [base_, end_)
   uint64_t base_ = 0;
