@@ -89,7 +89,7 @@ TEST(HbLocationsSeed004, RaceDetected) {
     EXPECT_EQ(column(*run, "Th"), (std::vector<std::string>{"[1,0]", "[2,0]", "[3,0]", "[4,0]",
                                                             "[1,1]", "[1,2]", "[4,3]"}));
     EXPECT_EQ(pairs(*run), (Pairs{{3, 5}}));
-    EXPECT_EQ(cell(*run, 5, "races"), "(3,5)");
+    EXPECT_EQ(cell(*run, 5, "races"), "(e3,e5)");
     EXPECT_EQ(run->sink.races()[0].first.op, Op::Write);
   }
   auto ft = annotate("fasttrack", "fasttrack_race_detected.std");
@@ -121,7 +121,7 @@ TEST(HbLocationsSeed004, ReadWriteRaces) {
                                         "[3,0,1]", "[3,0,2]", "[3,0,3]"}));
     // "the two reads are in a race with the write"
     EXPECT_EQ(pairs(*run), (Pairs{{4, 7}, {5, 7}}));
-    EXPECT_EQ(cell(*run, 7, "races"), "(4,7) (5,7)");
+    EXPECT_EQ(cell(*run, 7, "races"), "(e4,e7) (e5,e7)");
     for (const Race& r : run->sink.races()) EXPECT_EQ(race_kind(r), RaceKind::ReadWrite);
   }
   auto ft = annotate("fasttrack", "fasttrack_read_write_races.std");

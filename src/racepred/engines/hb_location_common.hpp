@@ -136,7 +136,7 @@ class LocationEngine : public Engine {
   // Columns: Th = Th(i) before the event (seed 004's annotation, seed 001's pre clock),
   // Th' = after (seed 001's post clock), W(x)/R(x) = the accessed variable's write/read state
   // before the event (as seed 004 prints W(x)), W(x)'/R(x)' = after, races = pairs reported at
-  // this event as (first,second) event ids.
+  // this event as (eFIRST,eSECOND), e.g. (e3,e5).
   void annotate(EventId /*id*/, const Event& e, Annotation& row) override {
     const size_t width = display_width(e);
     row.push_back({"Th", pre_});
@@ -150,7 +150,8 @@ class LocationEngine : public Engine {
     std::string races;
     for (const auto& [first, second] : found_) {
       if (!races.empty()) races += ' ';
-      races += '(' + std::to_string(first) + ',' + std::to_string(second) + ')';
+      races.append("(e").append(std::to_string(first)).append(",e");
+      races.append(std::to_string(second)).append(")");
     }
     row.push_back({"races", races});
   }
