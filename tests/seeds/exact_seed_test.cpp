@@ -33,8 +33,11 @@ struct Example {
   std::vector<exact::LockSet> standard, cross, cross_complete;
 
   explicit Example(const std::string& name)
-      : trace(load_example(name)), t(trace), prefixes(run(Reorderings::Prefixes)),
-        complete(run(Reorderings::Complete)), standard(exact::standard_lock_sets(t)),
+      : trace(load_example(name)),
+        t(trace),
+        prefixes(run(Reorderings::Prefixes)),
+        complete(run(Reorderings::Complete)),
+        standard(exact::standard_lock_sets(t)),
         cross(exact::cross_lock_sets(t, prefixes.mhb)),
         cross_complete(exact::cross_lock_sets(t, complete.mhb)) {}
 
@@ -104,7 +107,9 @@ void expect_lock_set_lemmas(const Example& x) {
 }
 
 // Runs a registered engine (of another part) when it exists on this branch.
-bool engine_available(const char* name) { return find_engine(name) != nullptr; }
+bool engine_available(const char* name) {
+  return find_engine(name) != nullptr;
+}
 std::vector<std::pair<EventId, EventId>> engine_pairs(const char* name, const Trace& trace) {
   RaceSink sink = run_engine(name, trace);
   std::vector<std::pair<EventId, EventId>> out;
@@ -185,10 +190,10 @@ TEST(ExactSeed003, Fig2AnnotationColumnsLAndC) {
   const Trace trace = load_example("fig02_cross_thread.std");
   const auto rows = annotate("ls-cross", trace);
   // Columns L_t and C_t of Fig. 2: the lock set after each event.
-  EXPECT_EQ(column(rows, "L"), std::vector<std::string>({"{}", "{x}", "{x}", "{}", "{x}", "{}",
-                                                         "{x}", "{x}", "{}"}));
-  EXPECT_EQ(column(rows, "C"), std::vector<std::string>({"{}", "{x}", "{x}", "{x}", "{x}", "{}",
-                                                         "{x}", "{x}", "{}"}));
+  EXPECT_EQ(column(rows, "L"),
+            std::vector<std::string>({"{}", "{x}", "{x}", "{}", "{x}", "{}", "{x}", "{x}", "{}"}));
+  EXPECT_EQ(column(rows, "C"),
+            std::vector<std::string>({"{}", "{x}", "{x}", "{x}", "{x}", "{}", "{x}", "{x}", "{}"}));
   const auto indexed = annotate("ls-cross-indexed", trace);
   EXPECT_EQ(column(indexed, "CT")[3], "{(x,T1)}");
   EXPECT_EQ(column(annotate("ls-standard", trace), "L"), column(rows, "L"));
@@ -212,9 +217,7 @@ TEST(ExactSeed003, Fig4RaceBetweenE3AndE10) {
   Example x("fig04_wcp_sdp.std");
   EXPECT_EQ(x.prefixes.races, pairs_of({{3, 10}}));
   EXPECT_EQ(x.complete.races, pairs_of({{3, 10}}));
-  EXPECT_EQ(testing::check_reordering(
-                x.t, {ix(1), ix(2), ix(7), ix(8), ix(9), ix(10), ix(3)}),
-            "");
+  EXPECT_EQ(testing::check_reordering(x.t, {ix(1), ix(2), ix(7), ix(8), ix(9), ix(10), ix(3)}), "");
   // e5 and e8 both hold y: the standard predictor does not report them either.
   EXPECT_EQ(x.predicted(x.standard, Intersection::Plain), pairs_of({{3, 10}}));
   expect_valid_witnesses(x);
@@ -243,8 +246,8 @@ TEST(ExactSeed003, Fig6NoRaceOnlyWhenReorderingsAreComplete) {
   EXPECT_TRUE(x.complete.races.empty()) << testing::to_string(x.complete.races);
   EXPECT_TRUE(x.mhb_complete(5, 10));
   // ...and the figure's reordering is one of them.
-  EXPECT_EQ(testing::check_reordering(x.t, {ix(1), ix(2), ix(5), ix(3), ix(4), ix(6), ix(7),
-                                            ix(8), ix(9), ix(11), ix(12), ix(10)}),
+  EXPECT_EQ(testing::check_reordering(x.t, {ix(1), ix(2), ix(5), ix(3), ix(4), ix(6), ix(7), ix(8),
+                                            ix(9), ix(11), ix(12), ix(10)}),
             "");
   // Def. 3.8 as written allows prefixes: e1 e2 e8 e9 e5 e10 stops before the read e11, whose
   // last write forced the order. So (e5, e10) is a predictable race of Def. 3.8 and e5, e10 are

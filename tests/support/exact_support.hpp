@@ -22,15 +22,17 @@ inline Trace load_example(const std::string& name) {
 // a thread's events after its fork, joins after every event of the joined thread, no lock held
 // by two threads, releases by the holder, every read sees its last write of the trace (or no
 // write when it has none). Returns "" or the first problem.
-inline std::string check_reordering(const exact::ExactTrace& t, const std::vector<uint32_t>& order) {
+inline std::string check_reordering(const exact::ExactTrace& t,
+                                    const std::vector<uint32_t>& order) {
   std::vector<uint32_t> position(t.thread_count(), 0);
-  std::map<uint32_t, uint32_t> holder;       // lock -> thread
-  std::map<uint32_t, uint32_t> last_write;   // variable -> event index
+  std::map<uint32_t, uint32_t> holder;      // lock -> thread
+  std::map<uint32_t, uint32_t> last_write;  // variable -> event index
   std::set<uint32_t> done;
   for (size_t k = 0; k < order.size(); ++k) {
     const uint32_t i = order[k];
     const Event& e = t.event(i);
-    const std::string at = "step " + std::to_string(k + 1) + " (e" + std::to_string(t.id(i)) + "): ";
+    const std::string at =
+        "step " + std::to_string(k + 1) + " (e" + std::to_string(t.id(i)) + "): ";
     if (done.count(i)) return at + "event repeated";
     const auto& events = t.thread_events(e.thread);
     if (position[e.thread] >= events.size() || events[position[e.thread]] != i)
@@ -58,8 +60,11 @@ inline std::string check_reordering(const exact::ExactTrace& t, const std::vecto
         if (seen != expected) return at + "read sees another write than in the trace";
         break;
       }
-      case Op::Write: last_write[e.target] = i; break;
-      case Op::Fork: break;
+      case Op::Write:
+        last_write[e.target] = i;
+        break;
+      case Op::Fork:
+        break;
     }
     done.insert(i);
     ++position[e.thread];
@@ -68,7 +73,9 @@ inline std::string check_reordering(const exact::ExactTrace& t, const std::vecto
 }
 
 // Event index of the event with id `id` (examples have no gaps: id - 1).
-inline uint32_t ix(EventId id) { return static_cast<uint32_t>(id - 1); }
+inline uint32_t ix(EventId id) {
+  return static_cast<uint32_t>(id - 1);
+}
 
 using Pairs = std::vector<std::pair<uint32_t, uint32_t>>;
 

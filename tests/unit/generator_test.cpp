@@ -223,6 +223,30 @@ TEST(Generator, OptionsRespected) {
   }
 }
 
+TEST(Generator, EarlyJoinsStayWellFormed) {
+  int early = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    for (ForkShape shape : {ForkShape::ForkJoin, ForkShape::Nested}) {
+      GeneratorOptions o = small(seed);
+      o.shape = shape;
+      o.threads = 2 + seed % 4;
+      o.events = 10 + seed % 30;
+      o.early_joins = true;
+      o.release_at_end = seed % 2 == 0;
+      const Trace t = generate_trace(o);
+      ASSERT_EQ(def32_violation(t, false), "") << "seed " << seed << "\n" << to_std_text(t);
+      EXPECT_EQ(t.size(), o.events);
+      // A join followed by an event of another kind than join: joined before the end.
+      for (size_t i = 0; i + 1 < t.size(); ++i)
+        if (t.events[i].op == Op::Join && t.events[i + 1].op != Op::Join) {
+          ++early;
+          break;
+        }
+    }
+  }
+  EXPECT_GT(early, 50);
+}
+
 TEST(Generator, NoLockingWhenNestingZero) {
   GeneratorOptions o;
   o.nesting = 0;

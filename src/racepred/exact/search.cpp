@@ -8,6 +8,12 @@ namespace racepred::exact {
 
 bool MustHappenBefore::before(uint32_t e, uint32_t f) const {
   if (e == f || !trace_) return false;
+  const uint32_t u = trace_->event(e).thread;
+  return trace_->index_in_thread(e) < required_[size_t{f} * trace_->thread_count() + u];
+}
+
+bool MustHappenBefore::before_in_common(uint32_t e, uint32_t f) const {
+  if (e == f || !trace_) return false;
   const uint32_t u = trace_->event(f).thread;
   return trace_->index_in_thread(f) >= can_precede_[size_t{e} * trace_->thread_count() + u];
 }
@@ -55,6 +61,7 @@ class Search {
       }
     }
     can_precede_.assign(size_t{n} * threads_, 0);
+    required_.assign(size_t{n} * threads_, std::numeric_limits<uint32_t>::max());
     table_.assign(1024, 0);
     mask_ = table_.size() - 1;
     next_.resize(threads_);
@@ -174,7 +181,11 @@ class Search {
 
   void record_precede(uint32_t i, const Word* k) {
     uint32_t* precede = can_precede_.data() + size_t{i} * threads_;
-    for (uint32_t v = 0; v < threads_; ++v) precede[v] = std::max<uint32_t>(precede[v], k[v]);
+    uint32_t* required = required_.data() + size_t{i} * threads_;
+    for (uint32_t v = 0; v < threads_; ++v) {
+      precede[v] = std::max<uint32_t>(precede[v], k[v]);
+      required[v] = std::min<uint32_t>(required[v], k[v]);
+    }
   }
 
   void record_enabled_pairs(uint32_t s) {
@@ -373,7 +384,7 @@ class Search {
     }
     result.stuck_states = stuck_states_;
     if (stuck_states_ > 0) result.stuck_witness = path_to(stuck_state_);
-    result.mhb = MustHappenBefore(&t_, std::move(can_precede_));
+    result.mhb = MustHappenBefore(&t_, std::move(required_), std::move(can_precede_));
   }
 
   const ExactTrace& t_;
@@ -396,7 +407,7 @@ class Search {
   uint64_t stuck_states_ = 0;
   uint32_t stuck_state_ = 0;
   std::vector<bool> complete_;
-  std::vector<uint32_t> can_precede_;
+  std::vector<uint32_t> can_precede_, required_;
   std::unordered_map<uint64_t, Found> races_;
 
   std::vector<uint32_t> next_;

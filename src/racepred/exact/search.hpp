@@ -61,22 +61,35 @@ struct RaceWitness {
   uint32_t second = kNoIndex;
 };
 
-// Must-happen-before (Def. 3.5), read off the search: f can precede e iff some explored
-// transition runs e from a state that already contains f.
+// Must-happen-before (Def. 3.5), read off the search.
+//
+// before(e, f): every correctly reordered prefix that contains f contains e, earlier. This is
+// the reading under which Lemma 3.6 (a strict partial order) and the proofs of Lemma 5.7 and
+// Cor. 5.13 (which use that the acquire guarding e is in the witness prefix) hold. Over
+// complete reorderings it coincides with the literal reading.
+//
+// before_in_common(e, f): the literal wording over prefixes: every prefix that contains both
+// has e first. It is implied by before(), but it is not transitive over prefixes (e <mhb f
+// and f <mhb g, while a prefix holds g but not f and runs g before e), so it is not the
+// relation of Lemma 3.6. See docs/GROUND_TRUTH.md.
 class MustHappenBefore {
  public:
   MustHappenBefore() = default;
-  MustHappenBefore(const ExactTrace* trace, std::vector<uint32_t> can_precede)
-      : trace_(trace), can_precede_(std::move(can_precede)) {}
+  MustHappenBefore(const ExactTrace* trace, std::vector<uint32_t> required,
+                   std::vector<uint32_t> can_precede)
+      : trace_(trace), required_(std::move(required)), can_precede_(std::move(can_precede)) {}
   // e <mhb f.
   bool before(uint32_t e, uint32_t f) const;
   bool ordered(uint32_t e, uint32_t f) const { return before(e, f) || before(f, e); }
+  bool before_in_common(uint32_t e, uint32_t f) const;
   bool empty() const { return trace_ == nullptr; }
 
  private:
   const ExactTrace* trace_ = nullptr;
-  // can_precede_[e * threads + u]: the events of thread u at positions below this value are
-  // the ones that can run before e.
+  // Per event f and thread u (index f * threads + u), over all explored transitions that run f:
+  // required_: the least position of u (events of u below it are in every prefix before f);
+  // can_precede_: the greatest position of u (events of u below it can run before f).
+  std::vector<uint32_t> required_;
   std::vector<uint32_t> can_precede_;
 };
 
