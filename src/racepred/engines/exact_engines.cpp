@@ -21,7 +21,10 @@ class OfflineEngine : public Engine {
   }
 
  protected:
-  exact::ExactTrace make_trace() { return exact::ExactTrace(events_, ids_, &symbols_); }
+  // Called once, in finish(): the trace takes over the events.
+  exact::ExactTrace make_trace() {
+    return exact::ExactTrace(std::move(events_), std::move(ids_), &symbols_);
+  }
   void report(const exact::ExactTrace& trace, uint32_t first, uint32_t second) {
     sink_.report(Race{Access::of(trace.id(first), trace.event(first)),
                       Access::of(trace.id(second), trace.event(second)),
@@ -65,12 +68,12 @@ class LockSetEngine : public OfflineEngine {
 
   void finish() override {
     const exact::ExactTrace trace = make_trace();
-    const std::vector<exact::LockSet> standard = exact::standard_lock_sets(trace);
-    std::vector<exact::LockSet> cross;
+    const exact::LockSetIds standard = exact::standard_lock_set_ids(trace);
+    exact::LockSetIds cross;
     if (kind_ != LockSetKind::Standard) {
       exact::SearchOptions options;
       const exact::SearchResult result = exact::search(trace, options);
-      cross = exact::cross_lock_sets(trace, result.mhb);
+      cross = exact::intern_lock_sets(exact::cross_lock_sets(trace, result.mhb));
     }
     switch (kind_) {
       case LockSetKind::Standard:
@@ -84,13 +87,19 @@ class LockSetEngine : public OfflineEngine {
         break;
     }
     if (rows_.size() != trace.size()) return;
+    auto set_of = [](const exact::LockSetIds& ids, uint32_t i) -> const exact::LockSet& {
+      return ids.sets[ids.of_event[i]];
+    };
     for (uint32_t i = 0; i < trace.size(); ++i) {
       Annotation& row = *rows_[i];
-      row.push_back({"L", exact::format_lock_set(trace, after(trace, i, standard[i]), false)});
+      row.push_back(
+          {"L", exact::format_lock_set(trace, after(trace, i, set_of(standard, i)), false)});
       if (kind_ != LockSetKind::Standard)
-        row.push_back({"C", exact::format_lock_set(trace, after(trace, i, cross[i]), false)});
+        row.push_back(
+            {"C", exact::format_lock_set(trace, after(trace, i, set_of(cross, i)), false)});
       if (kind_ == LockSetKind::CrossIndexed)
-        row.push_back({"CT", exact::format_lock_set(trace, after(trace, i, cross[i]), true)});
+        row.push_back(
+            {"CT", exact::format_lock_set(trace, after(trace, i, set_of(cross, i)), true)});
     }
   }
 

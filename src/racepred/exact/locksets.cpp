@@ -1,7 +1,6 @@
 #include "racepred/exact/locksets.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -100,91 +99,179 @@ bool disjoint_indexed(const LockSet& a, const LockSet& b) {
   return true;
 }
 
+LockSetIds intern_lock_sets(const std::vector<LockSet>& per_event) {
+  LockSetIds ids;
+  std::map<LockSet, uint32_t> index;
+  ids.of_event.reserve(per_event.size());
+  for (const LockSet& set : per_event) {
+    auto [it, inserted] = index.try_emplace(set, static_cast<uint32_t>(ids.sets.size()));
+    if (inserted) ids.sets.push_back(set);
+    ids.of_event.push_back(it->second);
+  }
+  return ids;
+}
+
+LockSetIds standard_lock_set_ids(const ExactTrace& trace) {
+  LockSetIds ids;
+  std::map<LockSet, uint32_t> index;
+  auto intern = [&](const LockSet& set) {
+    auto [it, inserted] = index.try_emplace(set, static_cast<uint32_t>(ids.sets.size()));
+    if (inserted) ids.sets.push_back(set);
+    return it->second;
+  };
+  ids.of_event.assign(trace.size(), 0);
+  for (uint32_t t = 0; t < trace.thread_count(); ++t) {
+    LockSet held;  // sorted
+    uint32_t id = intern(held);
+    for (uint32_t i : trace.thread_events(t)) {
+      const Event& e = trace.event(i);
+      if (e.op == Op::Release) {  // not in its own section, but in every other open one
+        held.erase(std::find(held.begin(), held.end(), HeldLock{e.target, t}));
+        id = intern(held);
+      }
+      ids.of_event[i] = id;
+      if (e.op == Op::Acquire) {
+        held.insert(std::upper_bound(held.begin(), held.end(), HeldLock{e.target, t}),
+                    HeldLock{e.target, t});
+        id = intern(held);
+      }
+    }
+  }
+  return ids;
+}
+
 namespace {
 
-// The classes of accesses to one variable: same thread, same lock set, same kind of access.
-// Pairs between compatible classes are all predicted, so they can be counted in bulk.
-struct AccessClass {
-  ThreadId thread;
-  uint32_t lock_set;  // interned
+// Accesses of one variable with the same lock-set key and kind; pairs between two groups whose
+// keys do not intersect are predicted unless both accesses are by the same thread.
+struct AccessGroup {
+  uint32_t key;
   bool write;
-  std::vector<uint32_t> events;  // seen so far, in trace order
+  uint64_t count = 0;
+  std::vector<std::pair<ThreadId, uint64_t>> per_thread;  // accesses of each thread
+  std::vector<uint32_t> events;  // in trace order, kept only while pairs are still enumerated
+
+  uint64_t count_of(ThreadId t) const {
+    for (const auto& [thread, n] : per_thread)
+      if (thread == t) return n;
+    return 0;
+  }
+  void add(ThreadId t) {
+    ++count;
+    for (auto& [thread, n] : per_thread)
+      if (thread == t) {
+        ++n;
+        return;
+      }
+    per_thread.emplace_back(t, 1);
+  }
 };
 
 class Predictor {
  public:
-  Predictor(const ExactTrace& trace, const std::vector<LockSet>& sets, Intersection intersection)
-      : trace_(trace), sets_(sets), intersection_(intersection) {}
+  Predictor(const ExactTrace& trace, const LockSetIds& sets, Intersection intersection)
+      : trace_(trace), sets_(sets), intersection_(intersection) {
+    // With the plain intersection only the locks matter: sets that differ in threads alone
+    // (LH_S of different threads) share one key, which keeps the cache small.
+    std::map<LockSet, uint32_t> keys;
+    key_of_.reserve(sets.sets.size());
+    for (const LockSet& set : sets.sets) {
+      LockSet key = set;
+      if (intersection == Intersection::Plain) {
+        key.clear();
+        for (LockId l : locks_of(set)) key.push_back({l, 0});
+      }
+      auto [it, inserted] = keys.try_emplace(key, static_cast<uint32_t>(key_sets_.size()));
+      if (inserted) key_sets_.push_back(key);
+      key_of_.push_back(it->second);
+    }
+    const size_t n = key_sets_.size();
+    if (n <= kDenseLimit) dense_.assign(n * n, -1);
+  }
 
-  template <typename Report, typename Count>
-  void run(Report report, Count count, const std::function<bool()>& accepting) {
-    std::vector<std::vector<AccessClass>> classes(trace_.variable_count());
+  // report(first, second) while accepting() holds, then count(second, n, mark) for pairs not
+  // reported one by one (mark: second has no reported pair).
+  template <typename Report, typename Count, typename Accepting>
+  void run(Report report, Count count, Accepting accepting) {
+    std::vector<std::vector<AccessGroup>> groups(trace_.variable_count());
     std::vector<uint32_t> earlier;
+    bool enumerate = true;
     for (uint32_t f = 0; f < trace_.size(); ++f) {
       const Event& e = trace_.event(f);
       if (!e.is_access()) continue;
-      const uint32_t ls = intern(sets_[f]);
+      const uint32_t key = key_of_[sets_.of_event[f]];
       const bool write = e.op == Op::Write;
-      auto& mine = classes[e.target];
+      auto& mine = groups[e.target];
+      auto pairs_with = [&](const AccessGroup& g) {
+        return (g.write || write) && disjoint_keys(g.key, key);
+      };
       uint64_t total = 0;
-      for (const AccessClass& c : mine)
-        if (c.thread != e.thread && (c.write || write) && compatible(c.lock_set, ls))
-          total += c.events.size();
+      for (const AccessGroup& g : mine)
+        if (pairs_with(g)) total += g.count - g.count_of(e.thread);
+      if (enumerate && !accepting()) {
+        enumerate = false;  // the sink is full: from now on only counts
+        for (auto& per_variable : groups)
+          for (AccessGroup& g : per_variable) std::vector<uint32_t>().swap(g.events);
+      }
       if (total > 0) {
-        if (accepting()) {
+        uint64_t reported = 0;
+        if (enumerate) {
           earlier.clear();
-          for (const AccessClass& c : mine)
-            if (c.thread != e.thread && (c.write || write) && compatible(c.lock_set, ls))
-              earlier.insert(earlier.end(), c.events.begin(), c.events.end());
+          for (const AccessGroup& g : mine)
+            if (pairs_with(g))
+              for (uint32_t i : g.events)
+                if (trace_.event(i).thread != e.thread) earlier.push_back(i);
           std::sort(earlier.begin(), earlier.end());
-          uint64_t reported = 0;
           for (uint32_t first : earlier) {
             if (!accepting()) break;
             report(first, f);
             ++reported;
           }
-          if (reported < total) count(f, total - reported, reported == 0);
-        } else {
-          count(f, total, true);
         }
+        if (reported < total) count(f, total - reported, reported == 0);
       }
-      auto it = std::find_if(mine.begin(), mine.end(), [&](const AccessClass& c) {
-        return c.thread == e.thread && c.lock_set == ls && c.write == write;
-      });
-      if (it == mine.end()) it = mine.insert(mine.end(), AccessClass{e.thread, ls, write, {}});
-      it->events.push_back(f);
+      AccessGroup* own = nullptr;
+      for (AccessGroup& g : mine)
+        if (g.key == key && g.write == write) own = &g;
+      if (!own) own = &mine.emplace_back(AccessGroup{key, write, 0, {}, {}});
+      own->add(e.thread);
+      if (enumerate) own->events.push_back(f);
     }
   }
 
  private:
-  uint32_t intern(const LockSet& set) {
-    auto [it, inserted] = ids_.try_emplace(set, static_cast<uint32_t>(interned_.size()));
-    if (inserted) interned_.push_back(&it->first);
+  static constexpr size_t kDenseLimit = 4096;  // distinct lock sets with a dense cache
+
+  bool disjoint_keys(uint32_t a, uint32_t b) {
+    if (!dense_.empty()) {
+      int8_t& known = dense_[size_t{a} * key_sets_.size() + b];
+      if (known < 0) known = compute(a, b);
+      return known != 0;
+    }
+    const uint64_t key = (uint64_t{std::min(a, b)} << 32) | std::max(a, b);
+    auto [it, inserted] = sparse_.try_emplace(key, false);
+    if (inserted) it->second = compute(a, b);
     return it->second;
   }
 
-  bool compatible(uint32_t a, uint32_t b) {
-    const uint64_t key = (uint64_t{std::min(a, b)} << 32) | std::max(a, b);
-    auto [it, inserted] = compatible_.try_emplace(key, false);
-    if (inserted)
-      it->second = intersection_ == Intersection::Plain
-                       ? disjoint(*interned_[a], *interned_[b])
-                       : disjoint_indexed(*interned_[a], *interned_[b]);
-    return it->second;
+  bool compute(uint32_t a, uint32_t b) const {
+    return intersection_ == Intersection::Plain ? disjoint(key_sets_[a], key_sets_[b])
+                                                : disjoint_indexed(key_sets_[a], key_sets_[b]);
   }
 
   const ExactTrace& trace_;
-  const std::vector<LockSet>& sets_;
+  const LockSetIds& sets_;
   Intersection intersection_;
-  std::map<LockSet, uint32_t> ids_;
-  std::vector<const LockSet*> interned_;
-  std::unordered_map<uint64_t, bool> compatible_;
+  std::vector<uint32_t> key_of_;   // per lock set id: its cache key
+  std::vector<LockSet> key_sets_;  // per cache key
+  std::vector<int8_t> dense_;      // -1 unknown, 0 intersecting, 1 disjoint
+  std::unordered_map<uint64_t, bool> sparse_;
 };
 
 }  // namespace
 
-void predict_races(const ExactTrace& trace, const std::vector<LockSet>& sets,
-                   Intersection intersection, RaceSink& sink) {
+void predict_races(const ExactTrace& trace, const LockSetIds& sets, Intersection intersection,
+                   RaceSink& sink) {
   Predictor predictor(trace, sets, intersection);
   predictor.run(
       [&](uint32_t first, uint32_t second) {
@@ -203,7 +290,8 @@ std::vector<std::pair<uint32_t, uint32_t>> predicted_pairs(const ExactTrace& tra
                                                            const std::vector<LockSet>& sets,
                                                            Intersection intersection) {
   std::vector<std::pair<uint32_t, uint32_t>> pairs;
-  Predictor predictor(trace, sets, intersection);
+  const LockSetIds ids = intern_lock_sets(sets);
+  Predictor predictor(trace, ids, intersection);
   predictor.run([&](uint32_t first, uint32_t second) { pairs.emplace_back(first, second); },
                 [](uint32_t, uint64_t, bool) {}, [] { return true; });
   std::sort(pairs.begin(), pairs.end());

@@ -63,10 +63,21 @@ bool disjoint_indexed(const LockSet& a, const LockSet& b);
 
 enum class Intersection { Plain, Indexed };
 
-// Reports every conflicting pair whose lock sets do not intersect into `sink` (races in
-// detection order; once the sink stops accepting, further pairs are counted in bulk).
-void predict_races(const ExactTrace& trace, const std::vector<LockSet>& sets,
-                   Intersection intersection, RaceSink& sink);
+// Lock sets interned: each event's set as an id into `sets`.
+struct LockSetIds {
+  std::vector<LockSet> sets;       // distinct
+  std::vector<uint32_t> of_event;  // per event index
+};
+LockSetIds intern_lock_sets(const std::vector<LockSet>& per_event);
+// LH_S interned directly (no per-event vectors; for large traces).
+LockSetIds standard_lock_set_ids(const ExactTrace& trace);
+
+// Reports every conflicting pair whose lock sets do not intersect into `sink`, in detection
+// order; once the sink stops accepting, further pairs are counted in bulk (accesses of one
+// variable with the same thread, lock set and kind form a class; compatible classes pair up
+// completely).
+void predict_races(const ExactTrace& trace, const LockSetIds& sets, Intersection intersection,
+                   RaceSink& sink);
 // The same as index pairs (i < j), sorted: for tests.
 std::vector<std::pair<uint32_t, uint32_t>> predicted_pairs(const ExactTrace& trace,
                                                            const std::vector<LockSet>& sets,

@@ -333,6 +333,13 @@ class Search {
           " states (--max-states " + std::to_string(o_.max_states) +
           "): the trace has too many reorderings for the exact ground truth; use a smaller "
           "trace or raise --max-states");
+    if ((arena_.size() + width_) * sizeof(Word) > o_.max_memory)
+      throw SearchLimitError("exact: error: search stopped after " + std::to_string(states_) +
+                             " states: their keys (" + std::to_string(width_) + " words each: " +
+                             std::to_string(threads_) + " threads and " + std::to_string(slots_) +
+                             " variables that are read) exceed the memory budget of " +
+                             std::to_string(o_.max_memory >> 20) +
+                             " MiB; the trace is too large for the exact ground truth");
     const uint32_t s = states_++;
     arena_.insert(arena_.end(), k, k + width_);
     parent_.push_back(parent);

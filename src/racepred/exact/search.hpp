@@ -35,16 +35,19 @@ enum class Reorderings {
 };
 
 inline constexpr uint64_t kDefaultMaxStates = 2'000'000;
+inline constexpr uint64_t kDefaultMaxMemory = uint64_t{256} << 20;  // bytes of state keys
 
 struct SearchOptions {
   RaceNotion notion = RaceNotion::Adjacent;
   Reorderings reorderings = Reorderings::Prefixes;
   // The search stops with SearchLimitError after this many distinct states.
   uint64_t max_states = kDefaultMaxStates;
+  // ... or when the stored states would need more than this many bytes.
+  uint64_t max_memory = kDefaultMaxMemory;
   bool witnesses = false;  // keep one witness prefix per race
 };
 
-// The state budget was exhausted. An InputError, so the CLI exits with code 2.
+// The state or memory budget was exhausted. An InputError, so the CLI exits with code 2.
 class SearchLimitError : public InputError {
  public:
   using InputError::InputError;
