@@ -1,0 +1,282 @@
+#include "racepred/io/std_parser.hpp"
+
+#include <cstring>
+
+namespace racepred::io {
+namespace {
+
+// Java's \s (RAPID's argument regex is [^\s]+), minus '\n' which never occurs inside a line.
+constexpr bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+// Characters that end the fast scan of an argument: the fast path hands anything unusual
+// (nested parentheses, whitespace, a missing ')') to parse_std_line.
+struct ArgStopTable {
+  bool stop[256] = {};
+  constexpr ArgStopTable() {
+    for (char c : {')', '(', '|', '\n', ' ', '\t', '\r', '\v', '\f'})
+      stop[static_cast<unsigned char>(c)] = true;
+  }
+};
+constexpr ArgStopTable kArgStop;
+
+std::string quoted(std::string_view s) {
+  std::string out = "'";
+  if (s.size() > 40) {
+    out.append(s.substr(0, 40));
+    out += "...";
+  } else {
+    out.append(s);
+  }
+  out += '\'';
+  return out;
+}
+
+StdLine error_at(size_t column, std::string message) {
+  StdLine r;
+  r.kind = StdLine::Kind::Error;
+  r.column = column;
+  r.message = std::move(message);
+  return r;
+}
+
+}  // namespace
+
+StdLine parse_std_line(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  StdLine r;
+  if (line.empty() || line.front() == '#' ||
+      line.find_first_not_of(" \t") == std::string_view::npos) {
+    r.kind = StdLine::Kind::Blank;
+    return r;
+  }
+  const size_t bar1 = line.find('|');
+  if (bar1 == std::string_view::npos)
+    return error_at(line.size() + 1,
+                    "missing field: expected '|' after the thread name (THREAD|OP(ARG)|LOCATION)");
+  const size_t bar2 = line.find('|', bar1 + 1);
+  if (bar2 == std::string_view::npos)
+    return error_at(line.size() + 1,
+                    "missing field: expected '|' and a location after the operation "
+                    "(THREAD|OP(ARG)|LOCATION)");
+  const size_t bar3 = line.find('|', bar2 + 1);
+  if (bar3 != std::string_view::npos)
+    return error_at(bar3 + 1, "too many fields: unexpected '|' (THREAD|OP(ARG)|LOCATION)");
+  if (bar1 == 0) return error_at(1, "empty thread name");
+
+  // Columns below are 0-based offsets; error_at takes them + 1.
+  const size_t op_begin = bar1 + 1;
+  const std::string_view op = line.substr(op_begin, bar2 - op_begin);
+  if (op.empty()) return error_at(op_begin + 1, "missing operation");
+  const size_t paren = op.find('(');
+  const std::string_view kind = op.substr(0, paren);
+  bool known = true;
+  size_t skipped = kStdSkippedOps.size();
+  if (kind == "r") r.op = Op::Read;
+  else if (kind == "w") r.op = Op::Write;
+  else if (kind == "acq") r.op = Op::Acquire;
+  else if (kind == "rel") r.op = Op::Release;
+  else if (kind == "fork") r.op = Op::Fork;
+  else if (kind == "join") r.op = Op::Join;
+  else {
+    known = false;
+    for (size_t i = 0; i < kStdSkippedOps.size(); ++i)
+      if (kind == kStdSkippedOps[i]) skipped = i;
+  }
+  if (!known && skipped == kStdSkippedOps.size())
+    return error_at(op_begin + 1, "unknown operation " + quoted(kind) +
+                                      " (expected r, w, acq, rel, fork, join, begin, end, req "
+                                      "or branch)");
+  const bool is_skipped = !known;
+  if (paren == std::string_view::npos) {
+    if (!is_skipped)
+      return error_at(op_begin + kind.size() + 1, "missing '(' after " + quoted(kind));
+  } else {
+    const size_t arg_begin = op_begin + paren + 1;  // offset in line
+    if (op.back() != ')' || op.size() == paren + 1) {
+      const size_t close = op.rfind(')');
+      if (close != std::string_view::npos && close > paren)
+        return error_at(op_begin + close + 2, "unexpected text after ')'");
+      return error_at(bar2 + 1, "missing ')' at the end of the operation");
+    }
+    const std::string_view arg = line.substr(arg_begin, bar2 - 1 - arg_begin);
+    if (arg.empty()) return error_at(arg_begin + 1, "empty argument");
+    for (size_t i = 0; i < arg.size(); ++i)
+      if (is_space(arg[i])) return error_at(arg_begin + i + 1, "whitespace in argument");
+    r.argument = arg;
+  }
+  const std::string_view location = line.substr(bar2 + 1);
+  if (location.empty()) return error_at(bar2 + 2, "empty location");
+  r.thread = line.substr(0, bar1);
+  r.location = location;
+  if (is_skipped) {
+    r.kind = StdLine::Kind::Skipped;
+    r.skipped = skipped;
+  } else {
+    r.kind = StdLine::Kind::Event;
+  }
+  return r;
+}
+
+StdParser::StdParser(std::string_view file_name, const ReadOptions& options, Symbols& symbols,
+                     EventConsumer& consumer, ReadSummary& summary)
+    : file_name_(file_name),
+      lenient_(options.lenient),
+      symbols_(symbols),
+      consumer_(consumer),
+      summary_(summary) {}
+
+// The common case: THREAD|op(ARG)|LOCATION with a plain argument. Returns false, having
+// delivered nothing, for anything else; slow_line then decides.
+inline bool StdParser::fast_line(const char* s, const char*& next, const char* readable_end) {
+  const char* p = s;
+  char c = *p;
+  while (c != '|' && c != '\n') c = *++p;
+  if (c != '|' || p == s) return false;
+  const char* thread_end = p;
+  ++p;
+  Op op;
+  switch (p[0]) {
+    case 'r':
+      if (p[1] == '(') {
+        op = Op::Read;
+        p += 2;
+      } else if (p[1] == 'e' && p[2] == 'l' && p[3] == '(') {
+        op = Op::Release;
+        p += 4;
+      } else {
+        return false;
+      }
+      break;
+    case 'w':
+      if (p[1] != '(') return false;
+      op = Op::Write;
+      p += 2;
+      break;
+    case 'a':
+      if (p[1] != 'c' || p[2] != 'q' || p[3] != '(') return false;
+      op = Op::Acquire;
+      p += 4;
+      break;
+    case 'f':
+      if (p[1] != 'o' || p[2] != 'r' || p[3] != 'k' || p[4] != '(') return false;
+      op = Op::Fork;
+      p += 5;
+      break;
+    case 'j':
+      if (p[1] != 'o' || p[2] != 'i' || p[3] != 'n' || p[4] != '(') return false;
+      op = Op::Join;
+      p += 5;
+      break;
+    default:
+      return false;
+  }
+  const char* arg = p;
+  while (!kArgStop.stop[static_cast<unsigned char>(*p)]) ++p;
+  if (*p != ')' || p == arg || p[1] != '|') return false;
+  const char* arg_end = p;
+  p += 2;
+  const char* loc = p;
+  c = *p;
+  while (c != '|' && c != '\n') c = *++p;
+  if (c != '\n') return false;
+  next = p + 1;
+  if (p > loc && p[-1] == '\r') --p;
+  if (p == loc) return false;
+
+  Event event;
+  event.op = op;
+  event.thread = intern(symbols_.threads, s, thread_end, readable_end);
+  SymbolTable& targets = op == Op::Read || op == Op::Write       ? symbols_.variables
+                         : op == Op::Acquire || op == Op::Release ? symbols_.locks
+                                                                  : symbols_.threads;
+  event.target = intern(targets, arg, arg_end, readable_end);
+  event.location = intern(symbols_.locations, loc, p, readable_end);
+  ++delivered_;
+  consumer_.on_event(++event_lines_, event, static_cast<uint32_t>(line_));
+  return true;
+}
+
+void StdParser::slow_line(const char* s, const char* nl) {
+  const StdLine r = parse_std_line(std::string_view(s, static_cast<size_t>(nl - s)));
+  switch (r.kind) {
+    case StdLine::Kind::Blank: return;
+    case StdLine::Kind::Skipped:
+      ++event_lines_;
+      ++skipped_[r.skipped];
+      return;
+    case StdLine::Kind::Error: {
+      ++event_lines_;
+      std::string message = std::string(file_name_) + ":" + std::to_string(line_) + ":" +
+                            std::to_string(r.column) + ": error: " + r.message;
+      if (!lenient_) throw InputError(message);
+      ++summary_.malformed;
+      if (summary_.malformed_examples.size() < kMalformedExamples)
+        summary_.malformed_examples.push_back(std::move(message));
+      return;
+    }
+    case StdLine::Kind::Event: {
+      Event event;
+      event.op = r.op;
+      event.thread = symbols_.threads.intern(r.thread);
+      SymbolTable& targets = r.op == Op::Read || r.op == Op::Write       ? symbols_.variables
+                             : r.op == Op::Acquire || r.op == Op::Release ? symbols_.locks
+                                                                          : symbols_.threads;
+      event.target = targets.intern(r.argument);
+      event.location = symbols_.locations.intern(r.location);
+      ++delivered_;
+      consumer_.on_event(++event_lines_, event, static_cast<uint32_t>(line_));
+      return;
+    }
+  }
+}
+
+void StdParser::parse_block(const char* begin, const char* end, const char* readable_end) {
+  const char* p = begin;
+  while (p < end) {
+    ++line_;
+    const char c = *p;
+    if (c == '\n') {  // blank line
+      ++p;
+      continue;
+    }
+    if (c != '#') {
+      const char* next;
+      if (fast_line(p, next, readable_end)) {
+        p = next;
+        continue;
+      }
+    }
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+    slow_line(p, nl);
+    p = nl + 1;
+  }
+  summary_.lines = line_;
+  summary_.event_lines = event_lines_;
+  summary_.delivered = delivered_;
+}
+
+void StdParser::parse_text(std::string_view text) {
+  if (text.empty()) return;
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  const void* last = memrchr(begin, '\n', text.size());
+  const char* whole_end = last ? static_cast<const char*>(last) + 1 : begin;
+  if (whole_end > begin) parse_block(begin, whole_end, end);
+  if (whole_end < end) {  // a last line without '\n'
+    std::string tail(whole_end, end);
+    tail += '\n';
+    parse_block(tail.data(), tail.data() + tail.size(), tail.data() + tail.size());
+  }
+}
+
+void StdParser::finish() {
+  summary_.lines = line_;
+  summary_.event_lines = event_lines_;
+  summary_.delivered = delivered_;
+  for (size_t i = 0; i < kStdSkippedOps.size(); ++i)
+    if (skipped_[i]) summary_.skipped_ops[std::string(kStdSkippedOps[i])] += skipped_[i];
+}
+
+}  // namespace racepred::io
