@@ -11,7 +11,7 @@ namespace racepred::io {
 
 // Bytes past the end of every buffer handed to a parser that may be read (not used): lets the
 // symbol tables load names as whole words without a copy.
-inline constexpr size_t kReadPadding = 16;
+inline constexpr size_t kReadPadding = 64;
 
 // A read-only view of a whole regular file, mapped when possible. Empty files map to an empty view.
 class MappedFile {

@@ -46,7 +46,11 @@ class StdParser {
   void finish();
 
  private:
+  bool vector_line(const char* s, const char*& next, const char* readable_end);
   bool fast_line(const char* s, const char*& next, const char* readable_end);
+  void deliver(Op op, const char* thread, const char* thread_end, const char* arg,
+               const char* arg_end, const char* loc, const char* loc_end,
+               const char* readable_end);
   void slow_line(const char* s, const char* nl);
   uint32_t intern(SymbolTable& table, const char* s, const char* e, const char* readable_end) {
     return s + 16 <= readable_end ? table.intern_padded(s, static_cast<size_t>(e - s))
@@ -58,6 +62,7 @@ class StdParser {
   Symbols& symbols_;
   EventConsumer& consumer_;
   ReadSummary& summary_;
+  std::array<SymbolTable*, kOpCount> targets_;  // the name space of each op's argument
   uint64_t line_ = 0;
   uint64_t event_lines_ = 0;
   uint64_t delivered_ = 0;
