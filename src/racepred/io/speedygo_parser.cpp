@@ -115,11 +115,14 @@ std::unordered_map<uint64_t, Translation> translate_signals(std::string_view tex
     if (signal.wait || signal.waits != 1) continue;
     const SyncRecord& wait = syncs[signal.waiter];
     if (wait.thread == signal.thread) continue;
-    if (span[wait.thread].first == wait.event) {
-      // The waiter has done nothing before: it is started by the signal.
+    const bool starts_waiter = span[wait.thread].first == wait.event;
+    const bool ends_signaller = span[signal.thread].second == signal.event;
+    // When both hold, the two readings order the same events; the op's name decides.
+    if (starts_waiter && !(ends_signaller && signal.join_family)) {
+      // The waiter has done nothing before: the signal starts it.
       result[signal.event] = {Translation::Fork, wait.thread};
       result[wait.event] = {Translation::AbsorbedInFork, signal.thread};
-    } else if (span[signal.thread].second == signal.event) {
+    } else if (ends_signaller) {
       // The signaller does nothing after: the wait joins it.
       result[wait.event] = {Translation::Join, signal.thread};
       result[signal.event] = {Translation::AbsorbedInJoin, wait.thread};
