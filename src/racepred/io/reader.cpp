@@ -2,8 +2,10 @@
 #include "racepred/io/reader.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "racepred/io/input.hpp"
@@ -14,6 +16,22 @@ namespace racepred {
 namespace {
 
 std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+// Reserves room for the events of `bytes` of trace text (lines have 12 bytes or more, mostly),
+// so that loading a big trace does not copy and re-fault its vectors while they grow. Unused
+// reserved memory is never touched. Capped so that huge inputs do not ask for absurd amounts.
+void reserve_for(Trace& trace, uint64_t bytes) {
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(bytes / 12 + 16, uint64_t{1} << 26));
+  trace.events.reserve(n);
+  trace.ids.reserve(n);
+  trace.lines.reserve(n);
+}
+
+uint64_t size_of(const std::string& path) {
+  struct stat st;
+  if (path == "-" || stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  return static_cast<uint64_t>(st.st_size);
+}
 
 ReadSummary parse_whole_text(std::string_view text, std::string_view name, InputFormat format,
                              const ReadOptions& options, Symbols& symbols,
@@ -130,6 +148,7 @@ ReadSummary read_events(const std::string& path, const ReadOptions& options, Sym
 
 Trace load_trace(const std::string& path, const ReadOptions& options) {
   Trace trace;
+  reserve_for(trace, size_of(path));
   TraceCollector collector(trace);
   trace.summary = read_events(path, options, trace.symbols, collector);
   return trace;
@@ -137,6 +156,7 @@ Trace load_trace(const std::string& path, const ReadOptions& options) {
 
 Trace parse_trace(std::string_view text, const ReadOptions& options, std::string_view name) {
   Trace trace;
+  reserve_for(trace, text.size());
   TraceCollector collector(trace);
   trace.summary = read_events_from_string(text, name, options, trace.symbols, collector);
   return trace;
@@ -145,6 +165,7 @@ Trace parse_trace(std::string_view text, const ReadOptions& options, std::string
 Trace load_checked_trace(const std::string& path, const ReadOptions& options, ValidationMode mode,
                          ValidationReport* report) {
   Trace trace;
+  reserve_for(trace, size_of(path));
   TraceCollector collector(trace);
   Validator validator(trace.symbols, ValidationOptions{mode, display_name(path)}, collector);
   trace.summary = read_events(path, options, trace.symbols, validator);
@@ -156,6 +177,7 @@ Trace load_checked_trace(const std::string& path, const ReadOptions& options, Va
 Trace parse_checked_trace(std::string_view text, const ReadOptions& options, ValidationMode mode,
                           ValidationReport* report, std::string_view name) {
   Trace trace;
+  reserve_for(trace, text.size());
   TraceCollector collector(trace);
   Validator validator(trace.symbols, ValidationOptions{mode, std::string(name)}, collector);
   trace.summary = read_events_from_string(text, name, options, trace.symbols, validator);
