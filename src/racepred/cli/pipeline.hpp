@@ -1,0 +1,77 @@
+// One read of a trace feeds every selected engine (DESIGN.md "Pipeline"):
+//
+//   reader ──▶ Validator ──▶ batches of (id, Event) ──▶ engine 1, engine 2, …
+//   └──────── reader thread ────────┘   bounded queue   └──── main thread ────┘
+//
+// The reader and validator run in a second thread and hand over batches through a bounded
+// queue (memory stays bounded whatever the trace length); the main thread runs each engine over
+// each batch in turn and times it, so "seconds" is that engine's own time. Engines never touch
+// the symbol tables in on_event (engines/engine.hpp), which the reader thread is still filling.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "racepred/engines/engine.hpp"
+#include "racepred/io/reader.hpp"
+#include "racepred/report/race.hpp"
+#include "racepred/report/writers.hpp"
+#include "racepred/trace/symbols.hpp"
+#include "racepred/trace/trace.hpp"
+#include "racepred/trace/validator.hpp"
+
+namespace racepred {
+
+// The engines `racepred analyze` runs when -e is not given (comma-separated).
+inline constexpr std::string_view kDefaultEngines = "lockset";
+
+// Resolves engine names ("hb", "lockset,hb" and "all" = every online engine) to registry
+// entries, in the order given, without duplicates. Throws UsageError naming the valid engines.
+std::vector<const EngineInfo*> resolve_engines(const std::vector<std::string>& names);
+
+struct PipelineOptions {
+  ReadOptions read;  // input format, lenient reading of malformed lines
+  ValidationMode validation = ValidationMode::Strict;
+  size_t max_races = 1000;      // races each sink keeps (all are counted)
+  size_t batch_size = 1 << 16;  // events per batch
+  bool threaded = true;         // read and validate in a second thread
+};
+
+struct EngineRun {
+  const EngineInfo* info = nullptr;
+  RaceSink sink;
+  double seconds = 0;  // time spent in this engine (on_event and finish)
+};
+
+struct PipelineResult {
+  std::string path;
+  Symbols symbols;
+  ReadSummary read;
+  ValidationReport validation;
+  uint64_t events = 0;  // events the engines saw
+  std::vector<EngineRun> runs;
+
+  // Event lines the engines did not see: unused ops, malformed lines and events the
+  // validator dropped (normalised re-entrant locking, --lenient).
+  uint64_t skipped_events() const { return read.event_lines - events; }
+  bool any_race() const;
+  TraceInfo trace_info() const;
+  // A Report referring to this result (valid while the result lives).
+  Report report() const;
+};
+
+// Reads `path` ("-" = standard input) once and runs every engine over the validated events.
+// Throws InputError on malformed or (under Strict validation) ill-formed input.
+PipelineResult run_pipeline(const std::string& path, const std::vector<const EngineInfo*>& engines,
+                            const PipelineOptions& options = {});
+// The same over trace text in memory; `name` stands for the path.
+PipelineResult run_pipeline_on_text(std::string_view text, std::string_view name,
+                                    const std::vector<const EngineInfo*>& engines,
+                                    const PipelineOptions& options = {});
+
+// The validator's and reader's remarks as "note: …" / "warning: …" lines, for stderr.
+std::vector<std::string> pipeline_diagnostics(const PipelineResult& result);
+
+}  // namespace racepred

@@ -1,0 +1,134 @@
+#include "racepred/report/writers.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ostream>
+#include <string_view>
+
+namespace racepred {
+namespace {
+
+// "1 race", "2 races".
+std::string count_of(uint64_t n, std::string_view singular, std::string_view plural) {
+  return fmt::format("{} {}", n, n == 1 ? singular : plural);
+}
+
+std::string_view capitalized_op(Op op) {
+  return op == Op::Write ? "Write" : "Read";
+}
+std::string_view lower_op(Op op) {
+  return op == Op::Write ? "write" : "read";
+}
+
+// "Write of x by thread T2 at L9 (event 40)"
+std::string describe_access(const Symbols& symbols, const Access& a, VariableId variable,
+                            bool previous) {
+  return fmt::format(
+      "{} of {} by thread {} at {} (event {})",
+      previous ? fmt::format("Previous {}", lower_op(a.op)) : std::string(capitalized_op(a.op)),
+      symbols.variables.name(variable), symbols.threads.name(a.thread),
+      symbols.locations.name(a.location), a.event);
+}
+
+void write_engine_blocks(std::ostream& out, const Report& report, const EngineReport& result) {
+  const Symbols& symbols = *report.symbols;
+  const RaceSink& sink = *result.sink;
+  const bool truncated = sink.truncated();
+  const std::vector<LocationPairSummary> pairs = sink.location_pairs();
+  for (const LocationPairSummary& pair : pairs) {
+    const Race& race = pair.example;
+    out << "==================\n";
+    out << "WARNING: data race (engine " << result.engine << ")\n";
+    out << "  " << describe_access(symbols, race.second, race.variable, false) << '\n';
+    if (race.first.known()) {
+      out << "  " << describe_access(symbols, race.first, race.variable, true) << '\n';
+      out << "  " << count_of(pair.count, "race", "races") << (truncated ? " listed" : "")
+          << " at this pair of locations (" << symbols.locations.name(race.first.location) << ", "
+          << symbols.locations.name(race.second.location) << ")"
+          << (pair.count > 1 ? "; the first is shown" : "") << '\n';
+    } else {
+      out << "  Previous access: not known (engine " << result.engine
+          << " reports the later access of each race)\n";
+      out << "  " << count_of(pair.count, "race", "races") << (truncated ? " listed" : "")
+          << " at location " << symbols.locations.name(race.second.location)
+          << (pair.count > 1 ? "; the first is shown" : "") << '\n';
+    }
+  }
+  if (!pairs.empty()) out << "==================\n";
+  if (truncated) {
+    out << "note: engine " << result.engine << " lists the first " << sink.races().size() << " of "
+        << sink.race_count() << " races (--max-races " << sink.max_kept()
+        << "); the SUMMARY counts all races\n";
+  }
+}
+
+}  // namespace
+
+std::string summary_line(const Report& report, const EngineReport& result) {
+  const RaceSink& sink = *result.sink;
+  return fmt::format("SUMMARY: racepred: {} ({}, {}) with engine {} in {} ({}, {:.3f} s)",
+                     count_of(sink.race_count(), "race", "races"),
+                     count_of(sink.racy_events().size(), "racy event", "racy events"),
+                     count_of(sink.racy_locations().size(), "racy location", "racy locations"),
+                     result.engine, report.trace.path,
+                     count_of(report.trace.events, "event", "events"), result.seconds);
+}
+
+void write_text_report(std::ostream& out, const Report& report) {
+  for (const EngineReport& result : report.results) write_engine_blocks(out, report, result);
+  for (const EngineReport& result : report.results) out << summary_line(report, result) << '\n';
+}
+
+nlohmann::ordered_json json_report(const Report& report) {
+  using nlohmann::ordered_json;
+  const Symbols& symbols = *report.symbols;
+  ordered_json root;
+  root["schema"] = kJsonSchema;
+  const TraceInfo& t = report.trace;
+  root["trace"] = {{"path", t.path},       {"events", t.events},
+                   {"threads", t.threads}, {"variables", t.variables},
+                   {"locks", t.locks},     {"skipped_events", t.skipped_events}};
+  ordered_json results = ordered_json::array();
+  for (const EngineReport& result : report.results) {
+    const RaceSink& sink = *result.sink;
+    ordered_json races = ordered_json::array();
+    for (const Race& race : sink.races()) {  // sorted by (first, second) after finalize()
+      ordered_json r;
+      const bool known = race.first.known();
+      r["first"] = known ? ordered_json(race.first.event) : ordered_json(nullptr);
+      r["second"] = race.second.event;
+      r["variable"] = symbols.variables.name(race.variable);
+      r["kind"] = known ? ordered_json(race_kind_name(race_kind(race))) : ordered_json(nullptr);
+      r["first_thread"] =
+          known ? ordered_json(symbols.threads.name(race.first.thread)) : ordered_json(nullptr);
+      r["second_thread"] = symbols.threads.name(race.second.thread);
+      r["first_location"] =
+          known ? ordered_json(symbols.locations.name(race.first.location)) : ordered_json(nullptr);
+      r["second_location"] = symbols.locations.name(race.second.location);
+      races.push_back(std::move(r));
+    }
+    std::vector<std::string_view> locations;
+    for (LocationId l : sink.racy_locations()) locations.push_back(symbols.locations.name(l));
+    std::sort(locations.begin(), locations.end());
+    ordered_json entry;
+    entry["engine"] = result.engine;
+    entry["races"] = std::move(races);
+    entry["race_count"] = sink.race_count();
+    entry["racy_events"] = sink.racy_events();
+    entry["racy_event_count"] = sink.racy_events().size();
+    entry["racy_locations"] = locations;
+    entry["truncated"] = sink.truncated();
+    entry["seconds"] = result.seconds;
+    results.push_back(std::move(entry));
+  }
+  root["results"] = std::move(results);
+  return root;
+}
+
+void write_json_report(std::ostream& out, const Report& report) {
+  // Names come from the trace: replace invalid UTF-8 instead of failing.
+  out << json_report(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
+}  // namespace racepred

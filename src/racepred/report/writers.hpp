@@ -1,0 +1,50 @@
+// Report writers: text in the ThreadSanitizer style and JSON (schema "racepred/1", DESIGN.md).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "racepred/report/race.hpp"
+#include "racepred/trace/symbols.hpp"
+
+namespace racepred {
+
+inline constexpr const char* kJsonSchema = "racepred/1";
+
+// The "trace" object of a report.
+struct TraceInfo {
+  std::string path;
+  uint64_t events = 0;  // events the engines analysed
+  uint64_t threads = 0;
+  uint64_t variables = 0;
+  uint64_t locks = 0;
+  uint64_t skipped_events = 0;  // event lines not analysed (unused ops, dropped, malformed)
+};
+
+// One engine's result; the sink must be finalized.
+struct EngineReport {
+  std::string engine;
+  const RaceSink* sink = nullptr;
+  double seconds = 0;
+};
+
+struct Report {
+  TraceInfo trace;
+  const Symbols* symbols = nullptr;  // names of threads, variables and locations
+  std::vector<EngineReport> results;
+};
+
+// One block per pair of source locations and engine, then one SUMMARY line per engine.
+void write_text_report(std::ostream& out, const Report& report);
+// The SUMMARY line of one engine (without newline), e.g.
+// "SUMMARY: racepred: 2 races (2 racy events, 1 racy location) with engine lockset in t.std …".
+std::string summary_line(const Report& report, const EngineReport& result);
+
+nlohmann::ordered_json json_report(const Report& report);
+// json_report(report) pretty-printed with two spaces, then a newline.
+void write_json_report(std::ostream& out, const Report& report);
+
+}  // namespace racepred

@@ -1,0 +1,201 @@
+// The lock-set engine against a brute-force all-pairs check, and its lock-set table.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "racepred/engines/lockset.hpp"
+#include "racepred/engines/run.hpp"
+#include "racepred/io/reader.hpp"
+
+namespace racepred {
+namespace {
+
+TEST(LockSetTable, AcquireReleaseLifoAndOutOfOrder) {
+  LockSetTable table;
+  using NodeId = LockSetTable::NodeId;
+  const NodeId a = table.acquire(LockSetTable::kRoot, 3);
+  const NodeId ab = table.acquire(a, 1);
+  EXPECT_EQ(table.set_of(LockSetTable::kRoot), LockSetTable::kEmptySet);
+  EXPECT_EQ(std::vector<LockId>(table.locks(table.set_of(ab)).begin(),
+                                table.locks(table.set_of(ab)).end()),
+            (std::vector<LockId>{1, 3}));
+  EXPECT_EQ(table.release(ab, 1), a);     // LIFO: back to the parent
+  const NodeId b = table.release(ab, 3);  // out of order
+  EXPECT_EQ(table.set_of(b), table.set_of(table.acquire(LockSetTable::kRoot, 1)));
+  EXPECT_EQ(table.release(b, 7), b);    // not held: unchanged
+  EXPECT_EQ(table.acquire(ab, 3), ab);  // already held: unchanged
+  // Same set reached in another acquisition order: same set id.
+  const NodeId ba = table.acquire(table.acquire(LockSetTable::kRoot, 1), 3);
+  EXPECT_NE(ba, ab);
+  EXPECT_EQ(table.set_of(ba), table.set_of(ab));
+  EXPECT_TRUE(table.holds(ab, 3));
+  EXPECT_FALSE(table.holds(a, 1));
+}
+
+TEST(LockSetTable, DisjointBeyondSixtyFourLocks) {
+  LockSetTable table;
+  auto set = [&](std::vector<LockId> locks) {
+    LockSetTable::NodeId n = LockSetTable::kRoot;
+    for (LockId l : locks) n = table.acquire(n, l);
+    return table.set_of(n);
+  };
+  const auto s1 = set({1, 65});  // 65 % 64 == 1: same mask bit as lock 1
+  const auto s2 = set({129});    // 129 % 64 == 1
+  const auto s3 = set({65, 200});
+  const auto s4 = set({2});
+  EXPECT_TRUE(table.disjoint(s1, s4));
+  EXPECT_TRUE(table.disjoint(s2, s3));  // masks overlap, locks differ
+  EXPECT_FALSE(table.disjoint(s1, s3));
+  EXPECT_FALSE(table.disjoint(s1, s1));
+  EXPECT_TRUE(table.disjoint(LockSetTable::kEmptySet, LockSetTable::kEmptySet));
+  EXPECT_TRUE(table.disjoint(LockSetTable::kEmptySet, s1));
+}
+
+// A random well-formed trace in STD: per-thread lock sets, locks only acquired when free,
+// releases in any order, accesses under whatever locks are held.
+std::string random_trace(std::mt19937& rng, int threads, int variables, int locks, int events) {
+  std::vector<std::vector<int>> held(threads);
+  std::vector<int> owner(locks, -1);
+  std::string text;
+  for (int i = 0; i < events; ++i) {
+    const int t = static_cast<int>(rng() % threads);
+    const int kind = static_cast<int>(rng() % 10);
+    const std::string thread = fmt::format("T{}", t);
+    const std::string loc = fmt::format("L{}", rng() % 5);
+    if (kind < 2) {
+      const int l = static_cast<int>(rng() % locks);
+      if (owner[l] == -1) {
+        owner[l] = t;
+        held[t].push_back(l);
+        text += fmt::format("{}|acq(m{})|{}\n", thread, l, loc);
+        continue;
+      }
+    } else if (kind < 4 && !held[t].empty()) {
+      const size_t k = rng() % held[t].size();
+      const int l = held[t][k];
+      held[t].erase(held[t].begin() + static_cast<std::ptrdiff_t>(k));
+      owner[l] = -1;
+      text += fmt::format("{}|rel(m{})|{}\n", thread, l, loc);
+      continue;
+    }
+    const char* op = rng() % 2 ? "w" : "r";
+    text += fmt::format("{}|{}(x{})|{}\n", thread, op, rng() % variables, loc);
+  }
+  return text;
+}
+
+struct Pair {
+  EventId first, second;
+  friend bool operator==(const Pair&, const Pair&) = default;
+};
+
+// All pairs, straight from the definition (seed 000): conflicting and disjoint lock sets.
+std::vector<Pair> brute_force(const Trace& trace) {
+  std::vector<std::set<LockId>> held;
+  std::vector<std::set<LockId>> ls(trace.size());
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const Event& e = trace.events[i];
+    if (e.thread >= held.size()) held.resize(e.thread + 1);
+    if (e.op == Op::Acquire) held[e.thread].insert(e.target);
+    if (e.op == Op::Release) held[e.thread].erase(e.target);
+    ls[i] = held[e.thread];
+  }
+  std::vector<Pair> pairs;
+  for (size_t j = 0; j < trace.size(); ++j)
+    for (size_t i = 0; i < j; ++i) {
+      if (!conflicting(trace.events[i], trace.events[j])) continue;
+      bool disjoint = true;
+      for (LockId l : ls[i]) disjoint = disjoint && !ls[j].count(l);
+      if (disjoint) pairs.push_back({trace.ids[i], trace.ids[j]});
+    }
+  return pairs;  // in detection order: by second, then first
+}
+
+void check_against_brute_force(const std::string& text, size_t max_kept, uint32_t seed) {
+  const Trace trace = parse_trace(text);
+  const std::vector<Pair> all = brute_force(trace);
+  const RaceSink sink = run_engine("lockset", trace, max_kept);
+  SCOPED_TRACE(fmt::format("seed {}, max_kept {}, trace:\n{}", seed, max_kept, text));
+  ASSERT_EQ(sink.race_count(), all.size());
+  std::vector<EventId> racy;
+  for (const Pair& p : all) racy.push_back(p.second);
+  racy.erase(std::unique(racy.begin(), racy.end()), racy.end());
+  ASSERT_EQ(sink.racy_events(), racy);
+  std::vector<Pair> kept(all.begin(), all.begin() + std::min(all.size(), max_kept));
+  std::sort(kept.begin(), kept.end(), [](const Pair& a, const Pair& b) {
+    return a.first != b.first ? a.first < b.first : a.second < b.second;
+  });
+  std::vector<Pair> got;
+  for (const Race& r : sink.races()) {
+    got.push_back({r.first.event, r.second.event});
+    const size_t i = trace.index_of(r.first.event);
+    const size_t j = trace.index_of(r.second.event);
+    ASSERT_NE(i, SIZE_MAX);
+    EXPECT_EQ(r.first.thread, trace.events[i].thread);
+    EXPECT_EQ(r.first.location, trace.events[i].location);
+    EXPECT_EQ(r.first.op, trace.events[i].op);
+    EXPECT_EQ(r.second.location, trace.events[j].location);
+    EXPECT_EQ(r.variable, trace.events[j].target);
+  }
+  ASSERT_EQ(got, kept);
+  EXPECT_EQ(sink.truncated(), all.size() > max_kept);
+}
+
+TEST(LocksetEngine, MatchesBruteForceOnRandomTraces) {
+  const int runs = std::getenv("RACEPRED_SANITIZED") ? 300 : 2000;
+  for (int run = 0; run < runs; ++run) {
+    const uint32_t seed = 1000u + static_cast<uint32_t>(run);
+    std::mt19937 rng(seed);
+    const int threads = 1 + static_cast<int>(rng() % 4);
+    const int variables = 1 + static_cast<int>(rng() % 3);
+    const int locks = run % 10 == 0 ? 80 : 1 + static_cast<int>(rng() % 4);
+    const int events = 1 + static_cast<int>(rng() % 60);
+    const std::string text = random_trace(rng, threads, variables, locks, events);
+    for (size_t max_kept : {size_t{0}, size_t{1}, size_t{3}, size_t{1000}, SIZE_MAX}) {
+      check_against_brute_force(text, max_kept, seed);
+      if (testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+TEST(LocksetEngine, ManyLocksAndLongRuns) {
+  // Locks beyond 64 (slow disjointness path) and long same-thread runs (cached counts).
+  std::mt19937 rng(7);
+  for (int run = 0; run < 20; ++run) {
+    const std::string text = random_trace(rng, 3, 2, 150, 400);
+    check_against_brute_force(text, 5, 7);
+    check_against_brute_force(text, SIZE_MAX, 7);
+    if (testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(LocksetEngine, AnnotatesLockSetsOfAccesses) {
+  const Trace trace = parse_trace(
+      "T0|acq(b)|1\nT0|acq(a)|2\nT0|w(x)|3\nT0|rel(b)|4\nT0|r(x)|5\nT1|w(x)|6\nT0|rel(a)|7\n");
+  const EngineInfo* info = find_engine("lockset");
+  ASSERT_NE(info, nullptr);
+  RaceSink sink;
+  EngineContext context{trace.symbols, sink};
+  auto engine = info->make(context);
+  ASSERT_TRUE(engine->supports_annotation());
+  std::vector<std::string> column;
+  for (size_t i = 0; i < trace.size(); ++i) {
+    engine->before_event(trace.ids[i], trace.events[i]);
+    engine->on_event(trace.ids[i], trace.events[i]);
+    Annotation row;
+    engine->annotate(trace.ids[i], trace.events[i], row);
+    ASSERT_EQ(row.size(), 1u);
+    EXPECT_EQ(row[0].column, "LS");
+    column.push_back(row[0].value);
+  }
+  EXPECT_EQ(column, (std::vector<std::string>{"", "", "{a,b}", "", "{a}", "{}", ""}));
+}
+
+}  // namespace
+}  // namespace racepred
