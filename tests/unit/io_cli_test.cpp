@@ -55,10 +55,10 @@ TEST(CheckCommand, IllFormedSharedTracesAreRejectedWithTheirRule) {
   const std::string in10 = kShared + "/traces/std/input10.std";
   CommandResult r = racepred("check " + in10);
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find(in10 +
-                       ":3: error: Lock-1: event 3 (line 3): T1 acquires l1, which T0 holds since "
-                       "event 1 (line 1)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find(in10 + ":3: error: Lock-1: event 3 (line 3): T1 acquires l1, which T0 holds since "
+                        "event 1 (line 1)\n"),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find(in10 + ": NOT well-formed: 1 violation (Lock-1 1;"), std::string::npos);
 
@@ -107,8 +107,9 @@ TEST(CheckCommand, MalformedInputIsAnInputError) {
   const TempTrace t("T0|w(x)|1\nT0|wx)|2\n");
   const CommandResult r = racepred("check " + t.path);
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, t.path + ":2:4: error: unknown operation 'wx)' (expected r, w, acq, rel, "
-                            "fork, join, begin, end, req or branch)\n");
+  EXPECT_EQ(r.err, t.path +
+                       ":2:4: error: unknown operation 'wx)' (expected r, w, acq, rel, "
+                       "fork, join, begin, end, req or branch)\n");
   EXPECT_EQ(racepred("check /nonexistent.std").code, 2);
   EXPECT_EQ(racepred("check").code, 2);  // usage
 }

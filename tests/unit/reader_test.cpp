@@ -32,7 +32,8 @@ void expect_same(const Trace& a, const Trace& b) {
   EXPECT_EQ(a.events, b.events);
   EXPECT_EQ(a.ids, b.ids);
   EXPECT_EQ(a.lines, b.lines);
-  for (auto table : {&Symbols::threads, &Symbols::variables, &Symbols::locks, &Symbols::locations}) {
+  for (auto table :
+       {&Symbols::threads, &Symbols::variables, &Symbols::locks, &Symbols::locations}) {
     ASSERT_EQ((a.symbols.*table).size(), (b.symbols.*table).size());
     for (uint32_t i = 0; i < (a.symbols.*table).size(); ++i)
       ASSERT_EQ((a.symbols.*table).name(i), (b.symbols.*table).name(i));
@@ -42,8 +43,8 @@ void expect_same(const Trace& a, const Trace& b) {
 std::string std_of(const Trace& t) {
   std::string s;
   for (size_t i = 0; i < t.size(); ++i)
-    s += std::to_string(t.ids[i]) + "@" + std::to_string(t.lines[i]) + " " +
-         t.to_std(t.events[i]) + "\n";
+    s += std::to_string(t.ids[i]) + "@" + std::to_string(t.lines[i]) + " " + t.to_std(t.events[i]) +
+         "\n";
   return s;
 }
 
@@ -199,7 +200,7 @@ TEST(StdReader, EmptyInputIsAnEmptyTrace) {
 TEST(StdReader, FastPathsAgreeWithTheReferenceParserOnRandomLines) {
   std::mt19937_64 rng(7);
   const std::string alphabet = "T1|(|)rwacqelforkjinbgd x\t\r#|()";
-  const char* templates[] = {"T1|r(x)|1", "T12|w(V3)|45",    "T0|acq(L1)|7", "T0|rel(L1)|8",
+  const char* templates[] = {"T1|r(x)|1",     "T12|w(V3)|45",  "T0|acq(L1)|7", "T0|rel(L1)|8",
                              "T0|fork(T1)|0", "T1|join(T2)|9", "T1|begin|3",   "T2|req(l)|4"};
   for (int iter = 0; iter < 20000; ++iter) {
     std::string line = templates[rng() % std::size(templates)];
@@ -208,7 +209,9 @@ TEST(StdReader, FastPathsAgreeWithTheReferenceParserOnRandomLines) {
       const size_t pos = rng() % (line.size() + 1);
       const char c = alphabet[rng() % alphabet.size()];
       switch (rng() % 3) {
-        case 0: line.insert(pos, 1, c); break;
+        case 0:
+          line.insert(pos, 1, c);
+          break;
         case 1:
           if (pos < line.size()) line.erase(pos, 1);
           break;
@@ -223,7 +226,9 @@ TEST(StdReader, FastPathsAgreeWithTheReferenceParserOnRandomLines) {
     const std::string text = line + "\n" + std::string(100, '#') + "\n";
     const Trace t = parse_trace(text, ReadOptions{InputFormat::Std, true}, "t.std");
     switch (ref.kind) {
-      case io::StdLine::Kind::Blank: EXPECT_EQ(t.summary.event_lines, 0u); break;
+      case io::StdLine::Kind::Blank:
+        EXPECT_EQ(t.summary.event_lines, 0u);
+        break;
       case io::StdLine::Kind::Skipped:
         EXPECT_EQ(t.size(), 0u);
         EXPECT_EQ(t.summary.skipped_total(), 1u);
@@ -250,11 +255,16 @@ std::string big_text(size_t lines) {
   std::string text;
   for (size_t i = 0; i < lines; ++i) {
     switch (rng() % 7) {
-      case 0: text += "# comment " + std::to_string(i) + "\n"; break;
-      case 1: text += "T" + std::to_string(rng() % 4) + "|acq(L" + std::to_string(rng() % 3) + ")|" +
-                      std::string(1 + rng() % 50, 'l') + "\r\n";
-              break;
-      case 2: text += "T" + std::to_string(rng() % 4) + "|begin|1\n"; break;
+      case 0:
+        text += "# comment " + std::to_string(i) + "\n";
+        break;
+      case 1:
+        text += "T" + std::to_string(rng() % 4) + "|acq(L" + std::to_string(rng() % 3) + ")|" +
+                std::string(1 + rng() % 50, 'l') + "\r\n";
+        break;
+      case 2:
+        text += "T" + std::to_string(rng() % 4) + "|begin|1\n";
+        break;
       default:
         text += "Thread" + std::to_string(rng() % 4) + "|" + (rng() % 2 ? "r" : "w") + "(V" +
                 std::to_string(rng() % 1000) + std::string(rng() % 20, 'v') + ")|" +
@@ -283,7 +293,8 @@ TEST(StdReader, FileStringAndStreamReadsAgree) {
   std::thread writer([&] {
     size_t done = 0;
     while (done < text.size()) {
-      const ssize_t n = write(fds[1], text.data() + done, std::min<size_t>(70001, text.size() - done));
+      const ssize_t n =
+          write(fds[1], text.data() + done, std::min<size_t>(70001, text.size() - done));
       if (n <= 0) break;
       done += static_cast<size_t>(n);
     }
@@ -331,7 +342,8 @@ TEST(StdReader, MissingFileIsAnInputError) {
   try {
     load_trace("/nonexistent/trace.std");
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("/nonexistent/trace.std: error: cannot open file", 0), 0u);
+    EXPECT_EQ(std::string(e.what()).rfind("/nonexistent/trace.std: error: cannot open file", 0),
+              0u);
   }
   EXPECT_THROW(load_trace("/tmp"), InputError);
 }
@@ -353,8 +365,9 @@ TEST(InputFormat, DetectedFromTheFirstEventLine) {
 // --- SpeedyGo --------------------------------------------------------------------------------
 
 TEST(SpeedyGoReader, AccessesAndLocksWithPrefixedNames) {
-  const Trace t = parse_trace("1,LK,1,nil,1\n1,RD,1,Test.java:1:1,1\n1,WR,1,Test.java:2:1,2\n"
-                              "1,UK,1,nil,0\n2,WR,7,Test.java:4:1,4\n");
+  const Trace t = parse_trace(
+      "1,LK,1,nil,1\n1,RD,1,Test.java:1:1,1\n1,WR,1,Test.java:2:1,2\n"
+      "1,UK,1,nil,0\n2,WR,7,Test.java:4:1,4\n");
   EXPECT_EQ(t.summary.format, "speedygo");
   EXPECT_EQ(std_of(t),
             "1@1 T1|acq(L1)|nil\n2@2 T1|r(V1)|Test.java:1:1\n3@3 T1|w(V1)|Test.java:2:1\n"
@@ -381,13 +394,12 @@ TEST(SpeedyGoReader, SignalWaitPairsThatAreNeitherForkNorJoinAreSkipped) {
       "1,WR,1,A:1:1,1\n2,WR,2,A:2:1,1\n1,SIG,5,nil,5\n2,WT,5,nil,5\n1,WR,1,A:3:1,1\n"
       "2,WT,9,nil,9\n1,NT,3,nil,3\n1,NTWT,3,nil,3\n1,ARD,1,A:4:1,1\n1,PREBRANCH,0,nil,0\n");
   EXPECT_EQ(t.size(), 3u);
-  EXPECT_EQ(t.summary.skipped_ops,
-            (std::map<std::string, uint64_t>{{"ARD", 1},
-                                             {"NT", 1},
-                                             {"NTWT", 1},
-                                             {"PREBRANCH", 1},
-                                             {"SIG (untranslated)", 1},
-                                             {"WT (untranslated)", 2}}));
+  EXPECT_EQ(t.summary.skipped_ops, (std::map<std::string, uint64_t>{{"ARD", 1},
+                                                                    {"NT", 1},
+                                                                    {"NTWT", 1},
+                                                                    {"PREBRANCH", 1},
+                                                                    {"SIG (untranslated)", 1},
+                                                                    {"WT (untranslated)", 2}}));
   // A signal waited for by two threads is not one fork either.
   const Trace two = parse_trace("1,SIG,1,nil,1\n2,WT,1,nil,1\n3,WT,1,nil,1\n2,WR,1,A:1:1,1\n");
   EXPECT_EQ(two.size(), 1u);

@@ -79,8 +79,8 @@ TEST(SharedTraces, OnlyInput10AndInput11AreIllFormed) {
     SCOPED_TRACE(c.file);
     const std::string file = c.file;
     ValidationReport r;
-    const Trace t = load_checked_trace(kShared + "/traces/std/" + file, {},
-                                       ValidationMode::Collect, &r);
+    const Trace t =
+        load_checked_trace(kShared + "/traces/std/" + file, {}, ValidationMode::Collect, &r);
     if (file == "input10.std" || file == "input11.std") {
       EXPECT_EQ(r.violations, 1u);
       ASSERT_EQ(r.errors.size(), 1u);

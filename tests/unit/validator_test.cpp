@@ -83,9 +83,9 @@ TEST(Validator, EveryRuleUnderEveryMode) {
 
 TEST(Validator, CollectRecordsEveryViolation) {
   ValidationReport r;
-  const Trace t = checked(
-      "T0|fork(T1)|1\nT0|join(T1)|2\nT1|w(x)|3\nT1|w(x)|4\nT2|rel(l)|5\nT3|join(T3)|6\n",
-      ValidationMode::Collect, &r);
+  const Trace t =
+      checked("T0|fork(T1)|1\nT0|join(T1)|2\nT1|w(x)|3\nT1|w(x)|4\nT2|rel(l)|5\nT3|join(T3)|6\n",
+              ValidationMode::Collect, &r);
   EXPECT_EQ(t.ids, (std::vector<EventId>{1, 2}));
   EXPECT_EQ(r.violations, 4u);
   ASSERT_EQ(r.errors.size(), 4u);
@@ -165,9 +165,10 @@ TEST(Validator, DroppedEventsDoNotChangeTheState) {
   // but T1 already ran, so it breaks Fork-2 as well; the join at 5 is fine and T1's event at 6
   // comes after it.
   ValidationReport r;
-  const Trace t = checked("T1|w(x)|1\nT0|fork(T1)|2\nT1|acq(l)|3\nT0|fork(T1)|4\nT0|join(T1)|5\n"
-                          "T1|rel(l)|6\n",
-                          ValidationMode::Collect, &r);
+  const Trace t = checked(
+      "T1|w(x)|1\nT0|fork(T1)|2\nT1|acq(l)|3\nT0|fork(T1)|4\nT0|join(T1)|5\n"
+      "T1|rel(l)|6\n",
+      ValidationMode::Collect, &r);
   EXPECT_EQ(t.ids, (std::vector<EventId>{1, 3, 5}));
   ASSERT_EQ(r.errors.size(), 3u);
   EXPECT_EQ(r.errors[0].rule, kRuleFork2);

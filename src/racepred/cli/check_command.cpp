@@ -80,7 +80,8 @@ int check(const CheckOptions& o) {
     std::string detail = plural(summary.delivered, "event") + ", " +
                          plural(symbols.threads.size(), "thread") + ", " +
                          plural(v.reentrant_acquires, "re-entrant acquire") + " normalised";
-    if (v.unreleased_locks) detail += ", " + plural(v.unreleased_locks, "lock") + " held at the end";
+    if (v.unreleased_locks)
+      detail += ", " + plural(v.unreleased_locks, "lock") + " held at the end";
     if (v.ok()) {
       std::cout << name << ": well-formed (" << detail << ")\n";
     } else {

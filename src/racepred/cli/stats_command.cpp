@@ -46,7 +46,8 @@ class Discard : public EventConsumer {
 std::string counts_text(const std::map<std::string, uint64_t>& counts) {
   if (counts.empty()) return "none";
   std::string s;
-  for (const auto& [name, n] : counts) s += (s.empty() ? "" : ", ") + name + " " + std::to_string(n);
+  for (const auto& [name, n] : counts)
+    s += (s.empty() ? "" : ", ") + name + " " + std::to_string(n);
   return s;
 }
 
@@ -77,7 +78,8 @@ int stats(const StatsOptions& o) {
                   {"locks", symbols.locks.size()},
                   {"skipped_events", summary.event_lines - summary.delivered}};
     nlohmann::ordered_json ops = nlohmann::ordered_json::object();
-    for (int i = 0; i < kOpCount; ++i) ops[std::string(op_name(static_cast<Op>(i)))] = counter.ops[i];
+    for (int i = 0; i < kOpCount; ++i)
+      ops[std::string(op_name(static_cast<Op>(i)))] = counter.ops[i];
     nlohmann::ordered_json by_rule = nlohmann::ordered_json::object();
     for (const auto& [rule, n] : v.violations_by_rule) by_rule[rule] = n;
     j["stats"] = {{"lines", summary.lines},
@@ -103,8 +105,8 @@ int stats(const StatsOptions& o) {
   row("trace", name);
   row("format", summary.format);
   row("events", std::to_string(summary.delivered));
-  row("threads", std::to_string(symbols.threads.size()) + " (" + std::to_string(active) +
-                     " with events)");
+  row("threads",
+      std::to_string(symbols.threads.size()) + " (" + std::to_string(active) + " with events)");
   row("variables", std::to_string(symbols.variables.size()));
   row("locks", std::to_string(symbols.locks.size()));
   row("locations", std::to_string(symbols.locations.size()));
@@ -114,13 +116,14 @@ int stats(const StatsOptions& o) {
            std::to_string(counter.ops[i]);
   row("events per op", ops);
   row("skipped ops", counts_text(summary.skipped_ops));
-  row("lines", std::to_string(summary.lines) + " (" + std::to_string(summary.event_lines) +
-                   " event lines)");
+  row("lines",
+      std::to_string(summary.lines) + " (" + std::to_string(summary.event_lines) + " event lines)");
   if (o.lenient || summary.malformed) row("malformed lines", std::to_string(summary.malformed));
   for (const std::string& m : summary.malformed_examples) std::cout << "  " << m << '\n';
-  std::string wf = v.ok() ? "yes" : "no: " + std::to_string(v.violations) + " violation" +
-                                        (v.violations == 1 ? "" : "s") + " (" +
-                                        counts_text(v.violations_by_rule) + "); see racepred check";
+  std::string wf = v.ok() ? "yes"
+                          : "no: " + std::to_string(v.violations) + " violation" +
+                                (v.violations == 1 ? "" : "s") + " (" +
+                                counts_text(v.violations_by_rule) + "); see racepred check";
   row("well-formed", wf);
   row("re-entrant", std::to_string(v.reentrant_acquires) + " inner acquire" +
                         (v.reentrant_acquires == 1 ? "" : "s") + " normalised");
@@ -146,7 +149,8 @@ Command add_stats_command(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   sub->add_flag("--lenient", o->lenient, "Skip malformed lines (counted) instead of failing");
-  sub->add_option("--input-format", o->input_format, "Trace format (auto: judged by the first event line)")
+  sub->add_option("--input-format", o->input_format,
+                  "Trace format (auto: judged by the first event line)")
       ->check(CLI::IsMember({"auto", "std", "speedygo"}))
       ->capture_default_str();
   sub->add_option("TRACE", o->trace, "Trace file ('-' reads standard input)")->required();

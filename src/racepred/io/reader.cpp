@@ -15,7 +15,9 @@
 namespace racepred {
 namespace {
 
-std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+std::string display_name(const std::string& path) {
+  return path == "-" ? "<stdin>" : path;
+}
 
 // Reserves room for the events of `bytes` of trace text (lines have 12 bytes or more, mostly),
 // so that loading a big trace does not copy and re-fault its vectors while they grow. Unused
@@ -34,8 +36,8 @@ uint64_t size_of(const std::string& path) {
 }
 
 ReadSummary parse_whole_text(std::string_view text, std::string_view name, InputFormat format,
-                             const ReadOptions& options, Symbols& symbols,
-                             EventConsumer& consumer, const char* readable_end) {
+                             const ReadOptions& options, Symbols& symbols, EventConsumer& consumer,
+                             const char* readable_end) {
   ReadSummary summary;
   if (format == InputFormat::Auto) format = *detect_input_format(text);
   summary.format = input_format_name(format);
@@ -58,9 +60,12 @@ ReadSummary parse_whole_text(std::string_view text, std::string_view name, Input
 
 std::string_view input_format_name(InputFormat format) {
   switch (format) {
-    case InputFormat::Auto: return "auto";
-    case InputFormat::Std: return "std";
-    case InputFormat::SpeedyGo: return "speedygo";
+    case InputFormat::Auto:
+      return "auto";
+    case InputFormat::Std:
+      return "std";
+    case InputFormat::SpeedyGo:
+      return "speedygo";
   }
   return "?";
 }

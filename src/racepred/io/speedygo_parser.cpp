@@ -44,8 +44,8 @@ void for_each_line(std::string_view text, F&& f) {
   size_t pos = 0;
   while (pos < text.size()) {
     const void* nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
-    const size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - text.data())
-                          : text.size();
+    const size_t end =
+        nl ? static_cast<size_t>(static_cast<const char*>(nl) - text.data()) : text.size();
     f(text.substr(pos, end - pos));
     pos = end + 1;
   }
@@ -71,9 +71,9 @@ struct SyncRecord {
   uint64_t channel = 0;
   bool wait = false;
   bool join_family = false;
-  size_t waits = 0;      // signals: number of waits paired with it
-  size_t waiter = 0;     // signals: index of the (last) paired wait
-  bool paired = false;   // waits: found a signal
+  size_t waits = 0;     // signals: number of waits paired with it
+  size_t waiter = 0;    // signals: index of the (last) paired wait
+  bool paired = false;  // waits: found a signal
 };
 
 // First pass: pairs each wait with the latest earlier signal on its channel and decides which
@@ -150,8 +150,8 @@ SpeedyGoLine parse_speedygo_line(std::string_view line) {
     if (n == 4 && comma != std::string_view::npos)
       return error_at(comma + 1, "too many fields (expected TID,OP,ID,SRCREF,N)");
     start[n] = pos;
-    field[n] = line.substr(pos, comma == std::string_view::npos ? std::string_view::npos
-                                                                  : comma - pos);
+    field[n] =
+        line.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
     ++n;
     if (comma == std::string_view::npos) break;
     pos = comma + 1;
@@ -167,22 +167,42 @@ SpeedyGoLine parse_speedygo_line(std::string_view line) {
 
   const std::string_view op = field[1];
   r.op_name = op;
-  if (op == "RD") r.kind = SpeedyGoLine::Kind::Event, r.op = Op::Read;
-  else if (op == "WR") r.kind = SpeedyGoLine::Kind::Event, r.op = Op::Write;
-  else if (op == "LK") r.kind = SpeedyGoLine::Kind::Event, r.op = Op::Acquire;
-  else if (op == "UK") r.kind = SpeedyGoLine::Kind::Event, r.op = Op::Release;
-  else if (op == "SIG") r.kind = SpeedyGoLine::Kind::Signal;
-  else if (op == "WT") r.kind = SpeedyGoLine::Kind::Wait;
-  else if (op == "SIGNALJOIN") r.kind = SpeedyGoLine::Kind::Signal, r.join_family = true;
-  else if (op == "WAITJOIN") r.kind = SpeedyGoLine::Kind::Wait, r.join_family = true;
-  else if (op == "ARD" || op == "AWR" || op == "NT" || op == "NTWT" || op == "PREBRANCH" ||
-           op == "POSTBRANCH" || op == "SIGNALNOTIFY" || op == "WAITNOTIFY")
-    r.kind = SpeedyGoLine::Kind::Skipped;
-  else
+  struct OpKind {
+    std::string_view name;
+    SpeedyGoLine::Kind kind;
+    Op op;
+    bool join_family;
+  };
+  using K = SpeedyGoLine::Kind;
+  static constexpr OpKind kOps[] = {
+      {"RD", K::Event, Op::Read, false},
+      {"WR", K::Event, Op::Write, false},
+      {"LK", K::Event, Op::Acquire, false},
+      {"UK", K::Event, Op::Release, false},
+      {"SIG", K::Signal, Op::Fork, false},
+      {"WT", K::Wait, Op::Join, false},
+      {"SIGNALJOIN", K::Signal, Op::Fork, true},
+      {"WAITJOIN", K::Wait, Op::Join, true},
+      {"ARD", K::Skipped, Op::Read, false},
+      {"AWR", K::Skipped, Op::Write, false},
+      {"NT", K::Skipped, Op::Read, false},
+      {"NTWT", K::Skipped, Op::Read, false},
+      {"PREBRANCH", K::Skipped, Op::Read, false},
+      {"POSTBRANCH", K::Skipped, Op::Read, false},
+      {"SIGNALNOTIFY", K::Skipped, Op::Read, false},
+      {"WAITNOTIFY", K::Skipped, Op::Read, false},
+  };
+  const OpKind* found = nullptr;
+  for (const OpKind& k : kOps)
+    if (k.name == op) found = &k;
+  if (!found)
     return error_at(start[1] + 1, "unknown operation '" + std::string(op.substr(0, 40)) +
                                       "' (expected RD, WR, LK, UK, SIG, WT, ARD, AWR, NT, NTWT, "
                                       "PREBRANCH, POSTBRANCH, SIGNALJOIN, WAITJOIN, "
                                       "SIGNALNOTIFY or WAITNOTIFY)");
+  r.kind = found->kind;
+  r.op = found->op;
+  r.join_family = found->join_family;
   if (!(message = parse_uint(field[2], start[2], "id", r.id, column)).empty())
     return error_at(column, message);
   if (field[3].empty()) return error_at(start[3] + 1, "empty source reference");
@@ -219,7 +239,8 @@ void parse_speedygo(std::string_view text, std::string_view file_name, const Rea
     if (r.kind == SpeedyGoLine::Kind::Blank) return;
     ++event_lines;
     switch (r.kind) {
-      case SpeedyGoLine::Kind::Blank: return;
+      case SpeedyGoLine::Kind::Blank:
+        return;
       case SpeedyGoLine::Kind::Error: {
         std::string message = std::string(file_name) + ":" + std::to_string(line) + ":" +
                               std::to_string(r.column) + ": error: " + r.message;
@@ -229,13 +250,14 @@ void parse_speedygo(std::string_view text, std::string_view file_name, const Rea
           summary.malformed_examples.push_back(std::move(message));
         return;
       }
-      case SpeedyGoLine::Kind::Skipped: skip(r.op_name, ""); return;
+      case SpeedyGoLine::Kind::Skipped:
+        skip(r.op_name, "");
+        return;
       case SpeedyGoLine::Kind::Event: {
         const bool access = r.op == Op::Read || r.op == Op::Write;
         const uint32_t thread = symbols.threads.intern(numbered('T', r.thread, buf1));
-        const uint32_t target =
-            access ? symbols.variables.intern(numbered('V', r.id, buf2))
-                   : symbols.locks.intern(numbered('L', r.id, buf2));
+        const uint32_t target = access ? symbols.variables.intern(numbered('V', r.id, buf2))
+                                       : symbols.locks.intern(numbered('L', r.id, buf2));
         deliver(r.op, thread, target, r.location);
         return;
       }
@@ -249,12 +271,13 @@ void parse_speedygo(std::string_view text, std::string_view file_name, const Rea
           case Translation::Join: {
             const uint32_t thread = symbols.threads.intern(numbered('T', r.thread, buf1));
             const uint32_t target = symbols.threads.intern(numbered('T', t.other, buf2));
-            deliver(t.kind == Translation::Fork ? Op::Fork : Op::Join, thread, target,
-                    r.location);
+            deliver(t.kind == Translation::Fork ? Op::Fork : Op::Join, thread, target, r.location);
             return;
           }
-          case Translation::AbsorbedInFork: return skip(r.op_name, "fork");
-          case Translation::AbsorbedInJoin: return skip(r.op_name, "join");
+          case Translation::AbsorbedInFork:
+            return skip(r.op_name, "fork");
+          case Translation::AbsorbedInJoin:
+            return skip(r.op_name, "join");
         }
       }
     }

@@ -15,9 +15,9 @@ struct SpeedyGoLine {
   Kind kind = Kind::Error;
   Op op = Op::Read;  // Event: Read, Write, Acquire, Release
   uint64_t thread = 0;
-  uint64_t id = 0;       // field 3: variable or lock
-  uint64_t channel = 0;  // field 5: the channel of SIG/WT and their *JOIN variants
-  bool join_family = false;  // SIGNALJOIN/WAITJOIN (paired among themselves), not SIG/WT
+  uint64_t id = 0;            // field 3: variable or lock
+  uint64_t channel = 0;       // field 5: the channel of SIG/WT and their *JOIN variants
+  bool join_family = false;   // SIGNALJOIN/WAITJOIN (paired among themselves), not SIG/WT
   std::string_view op_name;   // as written
   std::string_view location;  // SRCREF
   size_t column = 0;          // 1-based, when kind == Error

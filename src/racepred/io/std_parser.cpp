@@ -75,19 +75,16 @@ StdLine parse_std_line(std::string_view line) {
   if (op.empty()) return error_at(op_begin + 1, "missing operation");
   const size_t paren = op.find('(');
   const std::string_view kind = op.substr(0, paren);
-  bool known = true;
-  size_t skipped = kStdSkippedOps.size();
-  if (kind == "r") r.op = Op::Read;
-  else if (kind == "w") r.op = Op::Write;
-  else if (kind == "acq") r.op = Op::Acquire;
-  else if (kind == "rel") r.op = Op::Release;
-  else if (kind == "fork") r.op = Op::Fork;
-  else if (kind == "join") r.op = Op::Join;
-  else {
-    known = false;
-    for (size_t i = 0; i < kStdSkippedOps.size(); ++i)
-      if (kind == kStdSkippedOps[i]) skipped = i;
+  bool known = false;
+  for (int i = 0; i < kOpCount; ++i) {
+    if (kind == op_name(static_cast<Op>(i))) {
+      r.op = static_cast<Op>(i);
+      known = true;
+    }
   }
+  size_t skipped = kStdSkippedOps.size();
+  for (size_t i = 0; i < kStdSkippedOps.size() && !known; ++i)
+    if (kind == kStdSkippedOps[i]) skipped = i;
   if (!known && skipped == kStdSkippedOps.size())
     return error_at(op_begin + 1, "unknown operation " + quoted(kind) +
                                       " (expected r, w, acq, rel, fork, join, begin, end, req "
@@ -267,7 +264,8 @@ inline bool StdParser::vector_line(const char* s, const char*& next, const char*
 void StdParser::slow_line(const char* s, const char* nl) {
   const StdLine r = parse_std_line(std::string_view(s, static_cast<size_t>(nl - s)));
   switch (r.kind) {
-    case StdLine::Kind::Blank: return;
+    case StdLine::Kind::Blank:
+      return;
     case StdLine::Kind::Skipped:
       ++event_lines_;
       ++skipped_[r.skipped];
@@ -286,10 +284,7 @@ void StdParser::slow_line(const char* s, const char* nl) {
       Event event;
       event.op = r.op;
       event.thread = symbols_.threads.intern(r.thread);
-      SymbolTable& targets = r.op == Op::Read || r.op == Op::Write       ? symbols_.variables
-                             : r.op == Op::Acquire || r.op == Op::Release ? symbols_.locks
-                                                                          : symbols_.threads;
-      event.target = targets.intern(r.argument);
+      event.target = targets_[static_cast<size_t>(r.op)]->intern(r.argument);
       event.location = symbols_.locations.intern(r.location);
       ++delivered_;
       consumer_.on_event(++event_lines_, event, static_cast<uint32_t>(line_));

@@ -12,8 +12,7 @@
 namespace racepred::io {
 
 // Ops that STD producers write and no engine uses: accepted, counted, skipped.
-inline constexpr std::array<std::string_view, 4> kStdSkippedOps = {"begin", "end", "req",
-                                                                   "branch"};
+inline constexpr std::array<std::string_view, 4> kStdSkippedOps = {"begin", "end", "req", "branch"};
 
 // One line, parsed by the careful (slow) path: the reference for what the fast path accepts,
 // and the source of every error message.
@@ -49,8 +48,7 @@ class StdParser {
   bool vector_line(const char* s, const char*& next, const char* readable_end);
   bool fast_line(const char* s, const char*& next, const char* readable_end);
   void deliver(Op op, const char* thread, const char* thread_end, const char* arg,
-               const char* arg_end, const char* loc, const char* loc_end,
-               const char* readable_end);
+               const char* arg_end, const char* loc, const char* loc_end, const char* readable_end);
   void slow_line(const char* s, const char* nl);
   uint32_t intern(SymbolTable& table, const char* s, const char* e, const char* readable_end) {
     return s + 16 <= readable_end ? table.intern_padded(s, static_cast<size_t>(e - s))

@@ -19,7 +19,9 @@ SymbolTable& SymbolTable::operator=(const SymbolTable& other) {
   return *this;
 }
 
-SymbolTable::SymbolTable(SymbolTable&& other) noexcept : SymbolTable() { *this = std::move(other); }
+SymbolTable::SymbolTable(SymbolTable&& other) noexcept : SymbolTable() {
+  *this = std::move(other);
+}
 
 SymbolTable& SymbolTable::operator=(SymbolTable&& other) noexcept {
   if (this == &other) return *this;
@@ -66,7 +68,8 @@ std::optional<uint32_t> SymbolTable::find(std::string_view name) const {
   for (uint64_t i = h & mask_;; i = (i + 1) & mask_) {
     const Slot& slot = slots_[i];
     if (slot.id == kEmpty) return std::nullopt;
-    if (slot.lo == key.lo && slot.meta == m && (key.size <= 8 || same_name(slot.id, key, name.data())))
+    if (slot.lo == key.lo && slot.meta == m &&
+        (key.size <= 8 || same_name(slot.id, key, name.data())))
       return slot.id;
   }
 }

@@ -91,7 +91,8 @@ class SymbolTable {
   }
   static uint64_t hash_tail(uint64_t h, const char* data, size_t size);
   static uint32_t meta(const Key& key, uint64_t h) {
-    return static_cast<uint32_t>((h >> 32) << 8) | static_cast<uint32_t>(key.size < 255 ? key.size : 255);
+    return static_cast<uint32_t>((h >> 32) << 8) |
+           static_cast<uint32_t>(key.size < 255 ? key.size : 255);
   }
   bool same_name(uint32_t id, const Key& key, const char* data) const;
 

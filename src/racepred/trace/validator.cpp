@@ -24,7 +24,7 @@ struct ThreadState {
 
 struct LockState {
   ThreadId holder = kNobody;
-  uint32_t depth = 0;  // acquires by the holder not yet released (> 1: re-entrant)
+  uint32_t depth = 0;           // acquires by the holder not yet released (> 1: re-entrant)
   EventId acquired = kNoEvent;  // the outermost acquire
   uint32_t acquire_line = 0;
 };
@@ -107,7 +107,8 @@ bool Validator::State::check(EventId id, const Event& e, uint32_t line) {
   }
   switch (e.op) {
     case Op::Read:
-    case Op::Write: break;
+    case Op::Write:
+      break;
     case Op::Acquire: {
       LockState& l = lock(e.target);
       if (l.holder == e.thread) {
@@ -130,8 +131,7 @@ bool Validator::State::check(EventId id, const Event& e, uint32_t line) {
       if (l.holder != kNobody) {
         violation(kRuleLock1, id, line,
                   thread_name(e.thread) + " acquires " + lock_name(e.target) + ", which " +
-                      thread_name(l.holder) + " holds since " +
-                      where(l.acquired, l.acquire_line));
+                      thread_name(l.holder) + " holds since " + where(l.acquired, l.acquire_line));
         add_dropped(e.thread, e.target);
         return false;
       }
@@ -226,6 +226,8 @@ void Validator::on_end() {
   state_->next.on_end();
 }
 
-const ValidationReport& Validator::report() const { return state_->report; }
+const ValidationReport& Validator::report() const {
+  return state_->report;
+}
 
 }  // namespace racepred

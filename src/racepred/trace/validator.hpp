@@ -31,12 +31,13 @@ inline constexpr const char* kNoteReentrant = "re-entrant";
 struct ValidationIssue {
   EventId event = kNoEvent;
   uint32_t line = 0;
-  std::string rule;     // "Lock-1", "Lock-2", "Fork-1", "Fork-2", "Join", "re-entrant"
-  std::string message;  // complete sentence naming the event, e.g. "event 7 (line 9): T1 releases L …"
+  std::string rule;  // "Lock-1", "Lock-2", "Fork-1", "Fork-2", "Join", "re-entrant"
+  std::string
+      message;  // complete sentence naming the event, e.g. "event 7 (line 9): T1 releases L …"
 };
 
 struct ValidationReport {
-  uint64_t reentrant_acquires = 0;  // inner acquire/release pairs dropped (normalised)
+  uint64_t reentrant_acquires = 0;      // inner acquire/release pairs dropped (normalised)
   std::vector<ValidationIssue> notes;   // first few re-entrancy notes
   uint64_t violations = 0;              // all violations (dropped under Lenient/Collect)
   std::vector<ValidationIssue> errors;  // all violations under Collect, the first few otherwise
@@ -44,8 +45,8 @@ struct ValidationReport {
   // Releases (and nested acquires) dropped together with an acquire that broke Lock-1; not
   // counted as violations of their own.
   uint64_t dropped_with_acquire = 0;
-  uint64_t unreleased_locks = 0;        // critical sections still open at the end (allowed)
-  uint64_t forwarded = 0;               // events passed on to the next consumer
+  uint64_t unreleased_locks = 0;  // critical sections still open at the end (allowed)
+  uint64_t forwarded = 0;         // events passed on to the next consumer
   bool ok() const { return violations == 0; }
 };
 
