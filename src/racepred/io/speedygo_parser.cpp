@@ -166,7 +166,6 @@ SpeedyGoLine parse_speedygo_line(std::string_view line) {
     return error_at(column, message);
 
   const std::string_view op = field[1];
-  r.op_name = op;
   struct OpKind {
     std::string_view name;
     SpeedyGoLine::Kind kind;
@@ -201,6 +200,7 @@ SpeedyGoLine parse_speedygo_line(std::string_view line) {
                                       "PREBRANCH, POSTBRANCH, SIGNALJOIN, WAITJOIN, "
                                       "SIGNALNOTIFY or WAITNOTIFY)");
   r.kind = found->kind;
+  r.op_name = found->name;
   r.op = found->op;
   r.join_family = found->join_family;
   if (!(message = parse_uint(field[2], start[2], "id", r.id, column)).empty())
@@ -215,7 +215,6 @@ SpeedyGoLine parse_speedygo_line(std::string_view line) {
 void parse_speedygo(std::string_view text, std::string_view file_name, const ReadOptions& options,
                     Symbols& symbols, EventConsumer& consumer, ReadSummary& summary) {
   const std::unordered_map<uint64_t, Translation> translations = translate_signals(text);
-  std::map<std::string, uint64_t, std::less<>> skipped;
   uint64_t line = 0, event_lines = 0, delivered = 0;
   char buf1[24], buf2[24];
   // The thread is interned before the target, as in STD ("T1|fork(T2)" names T1 first).
@@ -228,11 +227,9 @@ void parse_speedygo(std::string_view text, std::string_view file_name, const Rea
     ++delivered;
     consumer.on_event(event_lines, event, static_cast<uint32_t>(line));
   };
-  auto skip = [&](std::string_view op, std::string_view why) {
-    std::string key(op);
-    if (!why.empty()) key.append(" (").append(why).append(")");
-    ++skipped[key];
-  };
+  // Keys are static strings: counting a skipped line allocates only for a new kind.
+  std::map<std::pair<std::string_view, std::string_view>, uint64_t> skipped_kinds;
+  auto skip = [&](std::string_view op, std::string_view why) { ++skipped_kinds[{op, why}]; };
   for_each_line(text, [&](std::string_view text_line) {
     ++line;
     const SpeedyGoLine r = parse_speedygo_line(text_line);
@@ -285,7 +282,11 @@ void parse_speedygo(std::string_view text, std::string_view file_name, const Rea
   summary.lines = line;
   summary.event_lines = event_lines;
   summary.delivered = delivered;
-  for (const auto& [op, count] : skipped) summary.skipped_ops[op] += count;
+  for (const auto& [kind, count] : skipped_kinds) {
+    std::string key(kind.first);
+    if (!kind.second.empty()) key.append(" (").append(kind.second).append(")");
+    summary.skipped_ops[key] += count;
+  }
 }
 
 }  // namespace racepred::io

@@ -18,7 +18,7 @@ struct SpeedyGoLine {
   uint64_t id = 0;            // field 3: variable or lock
   uint64_t channel = 0;       // field 5: the channel of SIG/WT and their *JOIN variants
   bool join_family = false;   // SIGNALJOIN/WAITJOIN (paired among themselves), not SIG/WT
-  std::string_view op_name;   // as written
+  std::string_view op_name;   // the op (a static string)
   std::string_view location;  // SRCREF
   size_t column = 0;          // 1-based, when kind == Error
   std::string message;
