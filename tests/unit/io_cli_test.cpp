@@ -1,5 +1,6 @@
 // End to end: `racepred check` and `racepred stats` as a user runs them.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -164,6 +165,13 @@ TEST(StatsCommand, LenientSkippedOpsStdinAndInputFormats) {
   EXPECT_EQ(j["stats"]["ops"]["fork"], 1);
   EXPECT_EQ(j["stats"]["ops"]["join"], 1);
   EXPECT_EQ(racepred("stats --input-format speedygo " + t12).code, 0);
+  // A named pipe given as a path (as with process substitution) is opened once and streamed.
+  const std::string fifo = "/tmp/racepred_io_cli_fifo_" + std::to_string(getpid());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  r = racepred("stats --format json " + fifo, "(cat '" + t12 + "' >" + fifo + " &); ");
+  std::remove(fifo.c_str());
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["trace"]["events"], 12);
   r = racepred("stats --input-format std " + t12);
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err.rfind(t12 + ":1:", 0), 0u);

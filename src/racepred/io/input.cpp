@@ -25,7 +25,8 @@ MappedFile::~MappedFile() {
   if (mapped_) munmap(const_cast<char*>(data_), mapped_);
 }
 
-bool MappedFile::open(const std::string& path) {
+bool MappedFile::open(const std::string& path, int* unmapped_fd) {
+  *unmapped_fd = -1;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail(path, "cannot open file");
   struct stat st;
@@ -38,23 +39,23 @@ bool MappedFile::open(const std::string& path) {
     throw InputError(path + ": error: is a directory");
   }
   if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
+    *unmapped_fd = fd;
     return false;
   }
   size_ = static_cast<size_t>(st.st_size);
-  if (size_ == 0) {
-    ::close(fd);
-    data_ = "";
-    return true;
+  if (size_ == 0) {  // empty, or a file like those in /proc whose size says nothing: stream it
+    *unmapped_fd = fd;
+    return false;
   }
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const size_t length = (size_ + page - 1) / page * page;
   void* p = mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-  ::close(fd);
   if (p == MAP_FAILED) {
     size_ = 0;
+    *unmapped_fd = fd;
     return false;
   }
+  ::close(fd);
   madvise(p, length, MADV_SEQUENTIAL);
   data_ = static_cast<const char*>(p);
   mapped_ = length;

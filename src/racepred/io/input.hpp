@@ -13,7 +13,7 @@ namespace racepred::io {
 // symbol tables load names as whole words without a copy.
 inline constexpr size_t kReadPadding = 64;
 
-// A read-only view of a whole regular file, mapped when possible. Empty files map to an empty view.
+// A read-only view of a whole regular file, mapped when possible.
 class MappedFile {
  public:
   MappedFile() = default;
@@ -21,9 +21,10 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
   ~MappedFile();
 
-  // Maps `path`. Returns false when it is not a regular file or cannot be mapped (the caller
-  // then streams it); throws InputError when it cannot be opened at all.
-  bool open(const std::string& path);
+  // Maps `path`. Returns false when it is not a regular file or cannot be mapped; the caller
+  // then streams it from `*unmapped_fd`, the open descriptor (its to close), so that a FIFO or
+  // /dev/fd/N is opened once. Throws InputError when it cannot be opened at all.
+  bool open(const std::string& path, int* unmapped_fd);
   std::string_view text() const { return {data_, size_}; }
   // End of the readable memory (the mapping is page-granular: past the file it reads zeros).
   const char* readable_end() const { return data_ + mapped_; }

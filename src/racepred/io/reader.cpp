@@ -110,25 +110,20 @@ ReadSummary read_events_from_string(std::string_view text, std::string_view name
 ReadSummary read_events(const std::string& path, const ReadOptions& options, Symbols& symbols,
                         EventConsumer& consumer) {
   const std::string name = display_name(path);
+  // Standard input, a pipe, or a file that cannot be mapped: streamed.
+  int fd = STDIN_FILENO;
+  io::MappedFile file;
   if (path != "-") {
-    io::MappedFile file;
-    if (file.open(path))
+    if (file.open(path, &fd))
       return parse_whole_text(file.text(), name, options.format, options, symbols, consumer,
                               file.readable_end());
   }
-  // Standard input, a pipe or another file that cannot be mapped.
-  int fd = STDIN_FILENO;
   struct FdCloser {
     int fd;
     ~FdCloser() {
       if (fd != STDIN_FILENO && fd >= 0) ::close(fd);
     }
-  } closer{-1};
-  if (path != "-") {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw InputError(name + ": error: cannot open file: " + std::strerror(errno));
-    closer.fd = fd;
-  }
+  } closer{fd};
   io::ChunkReader reader(fd, name);
   InputFormat format = options.format;
   for (size_t want = 64 * 1024; format == InputFormat::Auto; want *= 2) {
