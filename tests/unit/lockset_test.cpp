@@ -12,9 +12,12 @@
 #include "racepred/engines/lockset.hpp"
 #include "racepred/engines/run.hpp"
 #include "racepred/io/reader.hpp"
+#include "unit/lockset_random_trace.hpp"
 
 namespace racepred {
 namespace {
+
+using testing_support::random_trace;
 
 TEST(LockSetTable, AcquireReleaseLifoAndOutOfOrder) {
   LockSetTable table;
@@ -55,39 +58,6 @@ TEST(LockSetTable, DisjointBeyondSixtyFourLocks) {
   EXPECT_FALSE(table.disjoint(s1, s1));
   EXPECT_TRUE(table.disjoint(LockSetTable::kEmptySet, LockSetTable::kEmptySet));
   EXPECT_TRUE(table.disjoint(LockSetTable::kEmptySet, s1));
-}
-
-// A random well-formed trace in STD: per-thread lock sets, locks only acquired when free,
-// releases in any order, accesses under whatever locks are held.
-std::string random_trace(std::mt19937& rng, int threads, int variables, int locks, int events) {
-  std::vector<std::vector<int>> held(threads);
-  std::vector<int> owner(locks, -1);
-  std::string text;
-  for (int i = 0; i < events; ++i) {
-    const int t = static_cast<int>(rng() % threads);
-    const int kind = static_cast<int>(rng() % 10);
-    const std::string thread = fmt::format("T{}", t);
-    const std::string loc = fmt::format("L{}", rng() % 5);
-    if (kind < 2) {
-      const int l = static_cast<int>(rng() % locks);
-      if (owner[l] == -1) {
-        owner[l] = t;
-        held[t].push_back(l);
-        text += fmt::format("{}|acq(m{})|{}\n", thread, l, loc);
-        continue;
-      }
-    } else if (kind < 4 && !held[t].empty()) {
-      const size_t k = rng() % held[t].size();
-      const int l = held[t][k];
-      held[t].erase(held[t].begin() + static_cast<std::ptrdiff_t>(k));
-      owner[l] = -1;
-      text += fmt::format("{}|rel(m{})|{}\n", thread, l, loc);
-      continue;
-    }
-    const char* op = rng() % 2 ? "w" : "r";
-    text += fmt::format("{}|{}(x{})|{}\n", thread, op, rng() % variables, loc);
-  }
-  return text;
 }
 
 struct Pair {
