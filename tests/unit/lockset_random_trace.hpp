@@ -12,7 +12,8 @@ namespace racepred::testing_support {
 
 // A random well-formed trace in STD: per-thread lock sets, locks only acquired when free,
 // releases in any order, accesses under whatever locks are held.
-inline std::string random_trace(std::mt19937& rng, int threads, int variables, int locks, int events) {
+inline std::string random_trace(std::mt19937& rng, int threads, int variables, int locks,
+                                int events) {
   std::vector<std::vector<int>> held(threads);
   std::vector<int> owner(locks, -1);
   std::string text;

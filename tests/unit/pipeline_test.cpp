@@ -57,8 +57,8 @@ TEST(Pipeline, SameResultsInEveryBatchingAndThreadingMode) {
     const RaceSink expected = run_engine("lockset", trace, 10);
     for (bool threaded : {false, true})
       for (size_t batch : {size_t{1}, size_t{7}, size_t{1} << 16}) {
-        SCOPED_TRACE(::testing::Message() << "seed " << seed << " threaded " << threaded
-                                          << " batch " << batch);
+        SCOPED_TRACE(::testing::Message()
+                     << "seed " << seed << " threaded " << threaded << " batch " << batch);
         PipelineOptions options;
         options.threaded = threaded;
         options.batch_size = batch;

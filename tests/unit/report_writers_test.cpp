@@ -14,8 +14,7 @@ namespace {
 using nlohmann::json;
 
 // Events: 1 T1 w(x)@A, 2 T2 r(x)@B, 3 T2 w(x)@B, 4 T3 w(y)@C, 5 T1 w(y)@D.
-const char* const kTrace =
-    "T1|w(x)|A\nT2|r(x)|B\nT2|w(x)|B\nT3|w(y)|C\n# comment\nT1|w(y)|D\n";
+const char* const kTrace = "T1|w(x)|A\nT2|r(x)|B\nT2|w(x)|B\nT3|w(y)|C\n# comment\nT1|w(y)|D\n";
 
 struct Fixture {
   Trace trace = parse_trace(kTrace, {}, "t.std");
@@ -25,8 +24,12 @@ struct Fixture {
   }
   Report report(const std::vector<EngineReport>& results) const {
     Report r;
-    r.trace = TraceInfo{"t.std", 5, trace.symbols.threads.size(), trace.symbols.variables.size(),
-                        trace.symbols.locks.size(), 2};
+    r.trace = TraceInfo{"t.std",
+                        5,
+                        trace.symbols.threads.size(),
+                        trace.symbols.variables.size(),
+                        trace.symbols.locks.size(),
+                        2};
     r.symbols = &trace.symbols;
     r.results = results;
     return r;
@@ -120,8 +123,7 @@ TEST(JsonReport, ReadWriteKindAndTruncation) {
   RaceSink rw;
   rw.report(f.race(2, 3));
   rw.finalize();
-  EXPECT_EQ(json_report(f.report({{"e", &rw, 0}}))["results"][0]["races"][0]["kind"],
-            "read-write");
+  EXPECT_EQ(json_report(f.report({{"e", &rw, 0}}))["results"][0]["races"][0]["kind"], "read-write");
 }
 
 TEST(JsonReport, InvalidUtf8NamesDoNotFail) {

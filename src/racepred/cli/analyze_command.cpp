@@ -80,6 +80,7 @@ Command add_analyze_command(CLI::App& app) {
                   "List at most N races per engine (the first in trace order of their later "
                   "event); all races are still counted")
       ->type_name("N")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   sub->add_flag("--lenient", o->lenient,
                 "Skip malformed lines and drop events that break well-formedness (counted and "
