@@ -11,9 +11,10 @@
 namespace racepred::testing_support {
 
 // A random well-formed trace in STD: per-thread lock sets, locks only acquired when free,
-// releases in any order, accesses under whatever locks are held.
+// releases in any order, accesses under whatever locks are held. Out of 10 events,
+// `acquires` try to acquire a lock and 2 release one (if held), the rest access a variable.
 inline std::string random_trace(std::mt19937& rng, int threads, int variables, int locks,
-                                int events) {
+                                int events, int acquires = 2) {
   std::vector<std::vector<int>> held(threads);
   std::vector<int> owner(locks, -1);
   std::string text;
@@ -22,7 +23,7 @@ inline std::string random_trace(std::mt19937& rng, int threads, int variables, i
     const int kind = static_cast<int>(rng() % 10);
     const std::string thread = fmt::format("T{}", t);
     const std::string loc = fmt::format("L{}", rng() % 5);
-    if (kind < 2) {
+    if (kind < acquires) {
       const int l = static_cast<int>(rng() % locks);
       if (owner[l] == -1) {
         owner[l] = t;
@@ -30,7 +31,7 @@ inline std::string random_trace(std::mt19937& rng, int threads, int variables, i
         text += fmt::format("{}|acq(m{})|{}\n", thread, l, loc);
         continue;
       }
-    } else if (kind < 4 && !held[t].empty()) {
+    } else if (kind < acquires + 2 && !held[t].empty()) {
       const size_t k = rng() % held[t].size();
       const int l = held[t][k];
       held[t].erase(held[t].begin() + static_cast<std::ptrdiff_t>(k));

@@ -76,6 +76,12 @@ LockSetTable::NodeId LockSetTable::make_node(NodeId parent, LockId lock) {
   sorted.push_back(lock);
   for (NodeId n = parent; n != kRoot; n = nodes_[n].parent) sorted.push_back(nodes_[n].lock);
   std::sort(sorted.begin(), sorted.end());
+  const SetId set = intern(sorted);
+  nodes_.push_back(Node{parent, lock, set, {}});
+  return static_cast<NodeId>(nodes_.size() - 1);
+}
+
+LockSetTable::SetId LockSetTable::intern(const std::vector<LockId>& sorted) {
   auto [it, inserted] = set_index_.try_emplace(sorted, static_cast<SetId>(sets_.size()));
   if (inserted) {
     Set s{static_cast<uint32_t>(pool_.size()), static_cast<uint32_t>(sorted.size()), 0, true};
@@ -86,8 +92,25 @@ LockSetTable::NodeId LockSetTable::make_node(NodeId parent, LockId lock) {
     pool_.insert(pool_.end(), sorted.begin(), sorted.end());
     sets_.push_back(s);
   }
-  nodes_.push_back(Node{parent, lock, it->second, {}});
-  return static_cast<NodeId>(nodes_.size() - 1);
+  return it->second;
+}
+
+std::span<const LockSetTable::SignedSubset> LockSetTable::subsets(SetId set) {
+  if (set >= subsets_.size()) subsets_.resize(sets_.size());
+  if (!subsets_[set].empty() || sets_[set].size > kMaxSubsetLocks) return subsets_[set];
+  const std::vector<LockId> locks(pool_.begin() + sets_[set].begin,
+                                  pool_.begin() + sets_[set].begin + sets_[set].size);
+  std::vector<SignedSubset> out;
+  std::vector<LockId> subset;
+  for (uint32_t bits = 0; bits < (1u << locks.size()); ++bits) {
+    subset.clear();
+    for (size_t i = 0; i < locks.size(); ++i)
+      if (bits >> i & 1) subset.push_back(locks[i]);
+    out.push_back({intern(subset), subset.size() % 2 ? -1 : 1});
+  }
+  if (set >= subsets_.size()) subsets_.resize(sets_.size());
+  subsets_[set] = std::move(out);
+  return subsets_[set];
 }
 
 bool LockSetTable::disjoint_slow(const Set& a, const Set& b) const {
@@ -113,13 +136,15 @@ namespace {
 using SetId = LockSetTable::SetId;
 using NodeId = LockSetTable::NodeId;
 constexpr uint32_t kNoClass = UINT32_MAX;
+constexpr uint32_t kAllThreads = UINT32_MAX;
 
 class LocksetEngine final : public Engine {
  public:
-  explicit LocksetEngine(EngineContext& context)
+  LocksetEngine(EngineContext& context, size_t scan_limit)
       : symbols_(context.symbols),
         sink_(context.sink),
         cap_(context.sink.max_kept()),
+        scan_limit_(scan_limit),
         listing_(context.sink.accepting()) {}
 
   void on_event(EventId id, const Event& e) override {
@@ -135,12 +160,9 @@ class LocksetEngine final : public Engine {
         break;
       }
       case Op::Read:
-      case Op::Write:
-        access(id, e);
-        break;
+      case Op::Write: access(id, e); break;
       case Op::Fork:
-      case Op::Join:
-        break;  // lock sets are agnostic of fork and join (seed 000)
+      case Op::Join: break;  // lock sets are agnostic of fork and join (seed 000)
     }
   }
 
@@ -165,23 +187,52 @@ class LocksetEngine final : public Engine {
 
  private:
   // Accesses of one variable by one thread with one lock set and one op.
+  // What the scan over a variable's classes reads (two classes per cache line).
   struct Class {
     ThreadId thread;
     SetId set;
+    uint64_t mask;  // LockSetTable's bit mask of the set
+    uint64_t count;
     bool write;
-    uint64_t count = 0;
-    // Cached number of earlier accesses that race with an access of this class, valid while
-    // only this class's thread accessed the variable since access number `computed_at`.
+    bool exact;  // the mask is the set (all lock ids below 64)
+  };
+  struct ClassCache {
+    // Earlier accesses that race with an access of this class, valid while only this class's
+    // thread accessed the variable since access number `computed_at`.
     uint64_t races = 0;
     uint64_t computed_at = 0;
     std::vector<std::pair<EventId, LocationId>> ids;  // first ids, only while listing
   };
+  struct Counter {
+    uint64_t key = kEmptyKey;
+    uint64_t reads = 0;
+    uint64_t writes = 0;
+  };
+  static constexpr uint64_t kEmptyKey = UINT64_MAX;
+  static uint64_t counter_key(SetId set, uint32_t thread) { return uint64_t{set} << 33 | thread; }
+  static uint64_t class_key(SetId set, ThreadId thread) {
+    return uint64_t{set} << 33 | uint64_t{1} << 32 | thread;
+  }
+
+  // A variable starts in scan mode: the races of an access are found by one pass over the
+  // variable's classes. Past `scan_limit_` classes it switches to counting mode: counters
+  // N(S, thread, op) = number of accesses whose lock set contains S, for every subset S of each
+  // access's lock set, give the accesses whose lock set meets LS(e) by inclusion-exclusion over
+  // the subsets of LS(e), so an access costs O(2^|LS(e)|) instead of O(classes).
   struct Variable {
     std::vector<Class> classes;
+    std::vector<ClassCache> cache;  // parallel to classes
     uint64_t accesses = 0;
-    ThreadId last_thread = UINT32_MAX;          // thread of the latest access
-    uint64_t run_start = 0;                     // first access number of last_thread's current run
+    ThreadId last_thread = UINT32_MAX;  // thread of the latest access
+    uint64_t run_start = 0;             // first access number of last_thread's current run
     uint32_t recent[2] = {kNoClass, kNoClass};  // the latest two classes used, latest first
+    bool counting = false;
+    std::vector<uint32_t> big;  // counting mode: classes whose sets are too large to count
+    // Counting mode: an open-addressing table (linear probing, power-of-two size) from
+    // (subset S, thread or kAllThreads) to N(S, thread, read) and N(S, thread, write), and from
+    // (set, thread) with the class flag to the index + 1 of the read and the write class.
+    std::vector<Counter> counters;
+    size_t counters_used = 0;
   };
 
   NodeId& ls(ThreadId t) {
@@ -190,26 +241,42 @@ class LocksetEngine final : public Engine {
   }
   NodeId ls(ThreadId t) const { return t < ls_.size() ? ls_[t] : LockSetTable::kRoot; }
 
-  bool conflict(const Class& c, ThreadId t, SetId set, bool write) const {
-    return c.thread != t && (write || c.write) && table_.disjoint(c.set, set);
+  // LS(e) and its bit mask, for the scans.
+  struct Query {
+    ThreadId thread;
+    SetId set;
+    uint64_t mask;
+    bool write;
+    bool exact;
+  };
+  bool disjoint(const Class& c, const Query& q) const {
+    if ((c.mask & q.mask) == 0) return true;
+    if (c.exact && q.exact) return false;
+    return table_.disjoint(c.set, q.set);
+  }
+  bool conflict(const Class& c, const Query& q) const {
+    return c.thread != q.thread && (q.write || c.write) && disjoint(c, q);
   }
 
   void access(EventId id, const Event& e) {
-    if (e.target >= variables_.size()) variables_.resize(e.target + 1);
-    Variable& x = variables_[e.target];
+    const VariableId xid = e.target;
+    if (xid >= variables_.size()) variables_.resize(xid + 1);
+    Variable& x = variables_[xid];
     const ThreadId t = e.thread;
     const SetId set = table_.set_of(ls(t));  // LS(e)
     const bool write = e.op == Op::Write;
     const uint64_t index = x.accesses++;
+    const Query q{t, set, table_.mask(set), write, table_.exact(set)};
 
-    // Fast path: one of the two classes this thread used last on x (a thread that keeps
-    // accessing x, also read-modify-write), with no other thread's access since its count.
+    // Fast path: one of the two classes used last on x (a thread that keeps accessing x, also
+    // read-modify-write), with no other thread's access since its race count was computed.
     uint32_t ci = kNoClass;
     if (x.last_thread == t) {
       for (uint32_t r : x.recent) {
         if (r == kNoClass) continue;
         const Class& c = x.classes[r];
-        if (c.thread == t && c.set == set && c.write == write && x.run_start <= c.computed_at) {
+        if (c.thread == t && c.set == set && c.write == write &&
+            x.run_start <= x.cache[r].computed_at) {
           ci = r;
           break;
         }
@@ -217,20 +284,33 @@ class LocksetEngine final : public Engine {
     }
     if (ci == kNoClass) {
       uint64_t races = 0;
-      for (uint32_t i = 0; i < x.classes.size(); ++i) {
-        const Class& c = x.classes[i];
-        if (c.thread == t) {
-          if (c.set == set && c.write == write) ci = i;
-        } else if ((write || c.write) && table_.disjoint(c.set, set)) {
-          races += c.count;
+      if (!x.counting) {
+        for (uint32_t i = 0; i < x.classes.size(); ++i) {
+          const Class& c = x.classes[i];
+          if (c.thread == t) {
+            if (c.set == set && c.write == write) ci = i;
+          } else if ((write || c.write) && disjoint(c, q)) {
+            races += c.count;
+          }
         }
+        if (ci == kNoClass) ci = add_class(x, t, set, write);
+        if (x.classes.size() > scan_limit_) start_counting(x);
+        if (x.counting) count_and_add(x, q, 1, false);
+      } else {
+        uint64_t& slot = write ? counter(x, class_key(set, t)).writes
+                               : counter(x, class_key(set, t)).reads;
+        if (slot == 0) {
+          ci = add_class(x, t, set, write);
+          slot = uint64_t{ci} + 1;
+        } else {
+          ci = static_cast<uint32_t>(slot - 1);
+        }
+        races = count_and_add(x, q, 1, true);
       }
-      if (ci == kNoClass) {
-        ci = static_cast<uint32_t>(x.classes.size());
-        x.classes.push_back(Class{t, set, write, 0, 0, 0, {}});
-      }
-      x.classes[ci].races = races;
-      x.classes[ci].computed_at = index;
+      x.cache[ci].races = races;
+      x.cache[ci].computed_at = index;
+    } else if (x.counting) {
+      count_and_add(x, q, 1, false);
     }
     if (x.last_thread != t) {
       x.last_thread = t;
@@ -241,30 +321,101 @@ class LocksetEngine final : public Engine {
       x.recent[0] = ci;
     }
 
-    const uint64_t races = x.classes[ci].races;
+    const uint64_t races = x.cache[ci].races;
     if (races > 0) {
       if (listing_) {
-        list_races(x, id, e, set, races);
+        list_races(x, id, e, q, races);
         if (!sink_.accepting()) stop_listing();
       } else {
         sink_.add_uncounted_races(races);
         sink_.mark_racy(Access::of(id, e));
       }
     }
-    Class& c = x.classes[ci];
-    ++c.count;
-    if (listing_ && c.ids.size() < cap_) c.ids.emplace_back(id, e.location);
+    ++x.classes[ci].count;
+    auto& ids = x.cache[ci].ids;
+    if (listing_ && ids.size() < cap_) ids.emplace_back(id, e.location);
+  }
+
+  uint32_t add_class(Variable& x, ThreadId t, SetId set, bool write) {
+    const uint32_t ci = static_cast<uint32_t>(x.classes.size());
+    x.classes.push_back(Class{t, set, table_.mask(set), 0, write, table_.exact(set)});
+    x.cache.emplace_back();
+    if (x.counting && table_.subsets(set).empty()) x.big.push_back(ci);
+    return ci;
+  }
+
+  // Finds or inserts `key` in x's counter table.
+  Counter& counter(Variable& x, uint64_t key) {
+    if (2 * (x.counters_used + 1) > x.counters.size()) {
+      std::vector<Counter> old(std::max<size_t>(16, 2 * x.counters.size()));
+      old.swap(x.counters);
+      x.counters_used = 0;
+      for (const Counter& c : old)
+        if (c.key != kEmptyKey) counter(x, c.key) = c;
+    }
+    const size_t mask = x.counters.size() - 1;
+    uint64_t h = key * 0x9E3779B97F4A7C15ull;
+    for (size_t i = (h ^ h >> 32) & mask;; i = (i + 1) & mask) {
+      Counter& c = x.counters[i];
+      if (c.key == key) return c;
+      if (c.key == kEmptyKey) {
+        c.key = key;
+        ++x.counters_used;
+        return c;
+      }
+    }
+  }
+
+  void start_counting(Variable& x) {
+    x.counting = true;
+    for (uint32_t i = 0; i < x.classes.size(); ++i) {
+      const Class& c = x.classes[i];
+      Counter& entry = counter(x, class_key(c.set, c.thread));
+      (c.write ? entry.writes : entry.reads) = uint64_t{i} + 1;
+      if (table_.subsets(c.set).empty())
+        x.big.push_back(i);
+      else
+        count_and_add(x, Query{c.thread, c.set, c.mask, c.write, c.exact}, c.count, false);
+    }
+  }
+
+  // Counting mode. Adds n accesses of (t, set, op) to the counters of every subset of `set` and,
+  // if `query`, returns the earlier accesses they race with: other threads, conflicting op, lock
+  // set disjoint from `set` = Σ over subsets S of `set` of (-1)^|S| (N(S, all) − N(S, t)) (read
+  // and write counts for a write, write counts for a read), plus the classes too large to count.
+  uint64_t count_and_add(Variable& x, const Query& q, uint64_t n, bool query) {
+    const ThreadId t = q.thread;
+    const bool write = q.write;
+    uint64_t races = 0;  // modulo 2^64: partial sums may go below 0
+    const auto subsets = table_.subsets(q.set);
+    for (const auto& [subset, sign] : subsets) {
+      Counter& all = counter(x, counter_key(subset, kAllThreads));
+      uint64_t m = all.writes + (write ? all.reads : 0);
+      (write ? all.writes : all.reads) += n;
+      Counter& mine = counter(x, counter_key(subset, t));  // may move `all`: done with it
+      m -= mine.writes + (write ? mine.reads : 0);
+      (write ? mine.writes : mine.reads) += n;
+      races += sign > 0 ? m : -m;
+    }
+    if (!query) return 0;
+    if (subsets.empty()) {
+      races = 0;
+      for (const Class& c : x.classes)
+        if (conflict(c, q)) races += c.count;
+      return races;
+    }
+    for (uint32_t i : x.big)
+      if (conflict(x.classes[i], q)) races += x.classes[i].count;
+    return races;
   }
 
   // Reports the races of `e` with the smallest first events that the sink still keeps (a k-way
   // merge over the id lists of the conflicting classes) and counts the rest.
-  void list_races(const Variable& x, EventId id, const Event& e, SetId set, uint64_t races) {
-    const bool write = e.op == Op::Write;
+  void list_races(const Variable& x, EventId id, const Event& e, const Query& q, uint64_t races) {
     heap_.clear();
     for (uint32_t i = 0; i < x.classes.size(); ++i) {
-      const Class& c = x.classes[i];
-      if (!c.ids.empty() && conflict(c, e.thread, set, write))
-        heap_.push_back({c.ids[0].first, i, 0});
+      const auto& ids = x.cache[i].ids;
+      if (!ids.empty() && conflict(x.classes[i], q)) heap_.push_back({ids[0].first, i, 0});
     }
     auto later = [](const Cursor& a, const Cursor& b) { return a.id > b.id; };
     std::make_heap(heap_.begin(), heap_.end(), later);
@@ -275,11 +426,12 @@ class LocksetEngine final : public Engine {
       std::pop_heap(heap_.begin(), heap_.end(), later);
       Cursor& cur = heap_.back();
       const Class& c = x.classes[cur.cls];
-      const Access first{cur.id, c.thread, c.ids[cur.pos].second, c.write ? Op::Write : Op::Read};
+      const auto& ids = x.cache[cur.cls].ids;
+      const Access first{cur.id, c.thread, ids[cur.pos].second, c.write ? Op::Write : Op::Read};
       sink_.report(Race{first, second, e.target});
       ++listed;
-      if (++cur.pos < c.ids.size()) {
-        cur.id = c.ids[cur.pos].first;
+      if (++cur.pos < ids.size()) {
+        cur.id = ids[cur.pos].first;
         std::push_heap(heap_.begin(), heap_.end(), later);
       } else {
         heap_.pop_back();
@@ -292,7 +444,7 @@ class LocksetEngine final : public Engine {
   void stop_listing() {
     listing_ = false;
     for (Variable& x : variables_)
-      for (Class& c : x.classes) std::vector<std::pair<EventId, LocationId>>().swap(c.ids);
+      for (ClassCache& c : x.cache) std::vector<std::pair<EventId, LocationId>>().swap(c.ids);
   }
 
   struct Cursor {
@@ -304,6 +456,7 @@ class LocksetEngine final : public Engine {
   const Symbols& symbols_;
   RaceSink& sink_;
   const size_t cap_;
+  const size_t scan_limit_;
   bool listing_;
   LockSetTable table_;
   std::vector<NodeId> ls_;  // ls(t): the node of thread t's current lock set
@@ -313,13 +466,17 @@ class LocksetEngine final : public Engine {
 
 }  // namespace
 
+std::unique_ptr<Engine> make_lockset_engine(EngineContext& context, size_t scan_limit) {
+  return std::make_unique<LocksetEngine>(context, scan_limit);
+}
+
 void register_lockset_engines(std::vector<EngineInfo>& out) {
   out.push_back(EngineInfo{
       "lockset", "Lock-set check: every pair of conflicting accesses whose lock sets are disjoint",
       "complete (no false negatives), unsound; race pairs",
       "000 (lecture: lock sets, \"Lockset data race check\", \"Lockset computation\")",
       EngineMode::Online, [](EngineContext& context) -> std::unique_ptr<Engine> {
-        return std::make_unique<LocksetEngine>(context);
+        return make_lockset_engine(context);
       }});
 }
 

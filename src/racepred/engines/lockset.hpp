@@ -3,10 +3,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
 
+#include "racepred/engines/engine.hpp"
 #include "racepred/trace/event.hpp"
 
 namespace racepred {
@@ -47,6 +49,19 @@ class LockSetTable {
     return disjoint_slow(sa, sb);
   }
   size_t set_count() const { return sets_.size(); }
+
+  // The subsets of a set with their inclusion-exclusion sign (-1)^|S|, the empty set first;
+  // computed once per set. Empty for sets of more than kMaxSubsetLocks locks.
+  struct SignedSubset {
+    SetId set;
+    int sign;
+  };
+  static constexpr uint32_t kMaxSubsetLocks = 8;
+  std::span<const SignedSubset> subsets(SetId set);
+  size_t size(SetId set) const { return sets_[set].size; }
+  // Bit (lock % 64) for each lock of the set; exact() when every lock id is below 64.
+  uint64_t mask(SetId set) const { return sets_[set].mask; }
+  bool exact(SetId set) const { return sets_[set].exact; }
   size_t node_count() const { return nodes_.size(); }
 
  private:
@@ -66,6 +81,7 @@ class LockSetTable {
 
   NodeId child(NodeId node, LockId lock);
   NodeId make_node(NodeId parent, LockId lock);
+  SetId intern(const std::vector<LockId>& sorted);
   bool disjoint_slow(const Set& a, const Set& b) const;
 
   std::vector<Node> nodes_;
@@ -74,6 +90,14 @@ class LockSetTable {
   std::vector<LockId> pool_;                        // the sorted lock lists of all sets
   std::map<std::vector<LockId>, SetId> set_index_;  // consulted only when a node is created
   std::vector<LockId> scratch_;
+  std::vector<std::vector<SignedSubset>> subsets_;  // by set; filled on first use
 };
+
+// The `lockset` engine. A variable whose accesses fall into more than `scan_limit` classes
+// (thread, lock set, op) switches from scanning its classes to counting by inclusion-exclusion
+// (lockset.cpp); tests pass small limits to exercise both.
+inline constexpr size_t kLocksetScanLimit = 32;
+std::unique_ptr<Engine> make_lockset_engine(EngineContext& context,
+                                            size_t scan_limit = kLocksetScanLimit);
 
 }  // namespace racepred
