@@ -14,8 +14,8 @@ namespace {
 
 // threads T, variables V (a fraction `hot` of the accesses go to 50 hot variables), locks L;
 // critical sections nest at most `depth` deep; `own_lock`: threads mostly use their own locks.
-Trace make_trace(size_t events, uint32_t threads, uint32_t variables, uint32_t locks,
-                 size_t depth, double hot, uint32_t seed) {
+Trace make_trace(size_t events, uint32_t threads, uint32_t variables, uint32_t locks, size_t depth,
+                 double hot, uint32_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0, 1);
   Trace trace;
@@ -59,8 +59,8 @@ void run(benchmark::State& state, const Trace& trace) {
     benchmark::DoNotOptimize(races);
   }
   state.counters["ns/event"] = benchmark::Counter(
-      static_cast<double>(trace.size()), benchmark::Counter::kIsIterationInvariantRate |
-                                             benchmark::Counter::kInvert);
+      static_cast<double>(trace.size()),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
   state.counters["races"] = static_cast<double>(races);
 }
 
@@ -88,8 +88,6 @@ BENCHMARK(BM_LocksetNoLocks)->Unit(benchmark::kMillisecond);
 }  // namespace
 }  // namespace racepred
 
-
-
 namespace racepred {
 namespace {
 // Lower bound for comparison: one counter per variable and one per thread, no analysis.
@@ -103,8 +101,8 @@ void BM_TouchPerVariableState(benchmark::State& state) {
     benchmark::DoNotOptimize(per_variable.data());
   }
   state.counters["ns/event"] = benchmark::Counter(
-      static_cast<double>(trace.size()), benchmark::Counter::kIsIterationInvariantRate |
-                                             benchmark::Counter::kInvert);
+      static_cast<double>(trace.size()),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_TouchPerVariableState)->Unit(benchmark::kMillisecond);
 }  // namespace

@@ -160,9 +160,12 @@ class LocksetEngine final : public Engine {
         break;
       }
       case Op::Read:
-      case Op::Write: access(id, e); break;
+      case Op::Write:
+        access(id, e);
+        break;
       case Op::Fork:
-      case Op::Join: break;  // lock sets are agnostic of fork and join (seed 000)
+      case Op::Join:
+        break;  // lock sets are agnostic of fork and join (seed 000)
     }
   }
 
@@ -186,23 +189,20 @@ class LocksetEngine final : public Engine {
   }
 
  private:
-  // Accesses of one variable by one thread with one lock set and one op.
-  // What the scan over a variable's classes reads (two classes per cache line).
+  // Accesses of one variable by one thread with one lock set and one op; 32 bytes, so that the
+  // scan over a variable's classes reads few cache lines.
   struct Class {
     ThreadId thread;
-    SetId set;
-    uint64_t mask;  // LockSetTable's bit mask of the set
+    uint32_t set_write;  // set << 1 | write
     uint64_t count;
-    bool write;
-    bool exact;  // the mask is the set (all lock ids below 64)
-  };
-  struct ClassCache {
     // Earlier accesses that race with an access of this class, valid while only this class's
     // thread accessed the variable since access number `computed_at`.
-    uint64_t races = 0;
-    uint64_t computed_at = 0;
-    std::vector<std::pair<EventId, LocationId>> ids;  // first ids, only while listing
+    uint64_t races;
+    uint64_t computed_at;
+    SetId set() const { return set_write >> 1; }
+    bool write() const { return set_write & 1; }
   };
+  using Ids = std::vector<std::pair<EventId, LocationId>>;
   struct Counter {
     uint64_t key = kEmptyKey;
     uint64_t reads = 0;
@@ -219,20 +219,28 @@ class LocksetEngine final : public Engine {
   // N(S, thread, op) = number of accesses whose lock set contains S, for every subset S of each
   // access's lock set, give the accesses whose lock set meets LS(e) by inclusion-exclusion over
   // the subsets of LS(e), so an access costs O(2^|LS(e)|) instead of O(classes).
-  struct Variable {
-    std::vector<Class> classes;
-    std::vector<ClassCache> cache;  // parallel to classes
-    uint64_t accesses = 0;
-    ThreadId last_thread = UINT32_MAX;  // thread of the latest access
-    uint64_t run_start = 0;             // first access number of last_thread's current run
-    uint32_t recent[2] = {kNoClass, kNoClass};  // the latest two classes used, latest first
-    bool counting = false;
+  // What a variable needs besides its classes only while listing or in counting mode.
+  struct Extra {
+    std::vector<Ids> ids;       // per class: its first event ids and locations, only while listing
     std::vector<uint32_t> big;  // counting mode: classes whose sets are too large to count
     // Counting mode: an open-addressing table (linear probing, power-of-two size) from
     // (subset S, thread or kAllThreads) to N(S, thread, read) and N(S, thread, write), and from
     // (set, thread) with the class flag to the index + 1 of the read and the write class.
     std::vector<Counter> counters;
     size_t counters_used = 0;
+  };
+  struct Variable {
+    std::vector<Class> classes;
+    uint64_t accesses = 0;
+    uint64_t run_start = 0;                     // first access number of last_thread's current run
+    ThreadId last_thread = UINT32_MAX;          // thread of the latest access
+    uint32_t recent[2] = {kNoClass, kNoClass};  // the latest two classes used, latest first
+    bool counting = false;
+    std::unique_ptr<Extra> extra;
+    Extra& more() {
+      if (!extra) extra = std::make_unique<Extra>();
+      return *extra;
+    }
   };
 
   NodeId& ls(ThreadId t) {
@@ -241,21 +249,14 @@ class LocksetEngine final : public Engine {
   }
   NodeId ls(ThreadId t) const { return t < ls_.size() ? ls_[t] : LockSetTable::kRoot; }
 
-  // LS(e) and its bit mask, for the scans.
+  // The access being analysed: its thread, LS(e) and op.
   struct Query {
     ThreadId thread;
     SetId set;
-    uint64_t mask;
     bool write;
-    bool exact;
   };
-  bool disjoint(const Class& c, const Query& q) const {
-    if ((c.mask & q.mask) == 0) return true;
-    if (c.exact && q.exact) return false;
-    return table_.disjoint(c.set, q.set);
-  }
   bool conflict(const Class& c, const Query& q) const {
-    return c.thread != q.thread && (q.write || c.write) && disjoint(c, q);
+    return c.thread != q.thread && (q.write || c.write()) && table_.disjoint(c.set(), q.set);
   }
 
   void access(EventId id, const Event& e) {
@@ -266,7 +267,8 @@ class LocksetEngine final : public Engine {
     const SetId set = table_.set_of(ls(t));  // LS(e)
     const bool write = e.op == Op::Write;
     const uint64_t index = x.accesses++;
-    const Query q{t, set, table_.mask(set), write, table_.exact(set)};
+    const Query q{t, set, write};
+    const uint32_t set_write = set << 1 | write;
 
     // Fast path: one of the two classes used last on x (a thread that keeps accessing x, also
     // read-modify-write), with no other thread's access since its race count was computed.
@@ -275,8 +277,7 @@ class LocksetEngine final : public Engine {
       for (uint32_t r : x.recent) {
         if (r == kNoClass) continue;
         const Class& c = x.classes[r];
-        if (c.thread == t && c.set == set && c.write == write &&
-            x.run_start <= x.cache[r].computed_at) {
+        if (c.thread == t && c.set_write == set_write && x.run_start <= c.computed_at) {
           ci = r;
           break;
         }
@@ -288,8 +289,8 @@ class LocksetEngine final : public Engine {
         for (uint32_t i = 0; i < x.classes.size(); ++i) {
           const Class& c = x.classes[i];
           if (c.thread == t) {
-            if (c.set == set && c.write == write) ci = i;
-          } else if ((write || c.write) && disjoint(c, q)) {
+            if (c.set_write == set_write) ci = i;
+          } else if ((write || c.write()) && table_.disjoint(c.set(), set)) {
             races += c.count;
           }
         }
@@ -297,8 +298,8 @@ class LocksetEngine final : public Engine {
         if (x.classes.size() > scan_limit_) start_counting(x);
         if (x.counting) count_and_add(x, q, 1, false);
       } else {
-        uint64_t& slot = write ? counter(x, class_key(set, t)).writes
-                               : counter(x, class_key(set, t)).reads;
+        uint64_t& slot =
+            write ? counter(x, class_key(set, t)).writes : counter(x, class_key(set, t)).reads;
         if (slot == 0) {
           ci = add_class(x, t, set, write);
           slot = uint64_t{ci} + 1;
@@ -307,8 +308,8 @@ class LocksetEngine final : public Engine {
         }
         races = count_and_add(x, q, 1, true);
       }
-      x.cache[ci].races = races;
-      x.cache[ci].computed_at = index;
+      x.classes[ci].races = races;
+      x.classes[ci].computed_at = index;
     } else if (x.counting) {
       count_and_add(x, q, 1, false);
     }
@@ -321,7 +322,7 @@ class LocksetEngine final : public Engine {
       x.recent[0] = ci;
     }
 
-    const uint64_t races = x.cache[ci].races;
+    const uint64_t races = x.classes[ci].races;
     if (races > 0) {
       if (listing_) {
         list_races(x, id, e, q, races);
@@ -332,35 +333,38 @@ class LocksetEngine final : public Engine {
       }
     }
     ++x.classes[ci].count;
-    auto& ids = x.cache[ci].ids;
-    if (listing_ && ids.size() < cap_) ids.emplace_back(id, e.location);
+    if (listing_) {
+      Ids& ids = x.extra->ids[ci];
+      if (ids.size() < cap_) ids.emplace_back(id, e.location);
+    }
   }
 
   uint32_t add_class(Variable& x, ThreadId t, SetId set, bool write) {
     const uint32_t ci = static_cast<uint32_t>(x.classes.size());
-    x.classes.push_back(Class{t, set, table_.mask(set), 0, write, table_.exact(set)});
-    x.cache.emplace_back();
-    if (x.counting && table_.subsets(set).empty()) x.big.push_back(ci);
+    x.classes.push_back(Class{t, set << 1 | write, 0, 0, 0});
+    if (listing_) x.more().ids.emplace_back();
+    if (x.counting && table_.subsets(set).empty()) x.more().big.push_back(ci);
     return ci;
   }
 
   // Finds or inserts `key` in x's counter table.
   Counter& counter(Variable& x, uint64_t key) {
-    if (2 * (x.counters_used + 1) > x.counters.size()) {
-      std::vector<Counter> old(std::max<size_t>(16, 2 * x.counters.size()));
-      old.swap(x.counters);
-      x.counters_used = 0;
+    Extra& m = *x.extra;
+    if (2 * (m.counters_used + 1) > m.counters.size()) {
+      std::vector<Counter> old(std::max<size_t>(16, 2 * m.counters.size()));
+      old.swap(m.counters);
+      m.counters_used = 0;
       for (const Counter& c : old)
         if (c.key != kEmptyKey) counter(x, c.key) = c;
     }
-    const size_t mask = x.counters.size() - 1;
+    const size_t mask = m.counters.size() - 1;
     uint64_t h = key * 0x9E3779B97F4A7C15ull;
     for (size_t i = (h ^ h >> 32) & mask;; i = (i + 1) & mask) {
-      Counter& c = x.counters[i];
+      Counter& c = m.counters[i];
       if (c.key == key) return c;
       if (c.key == kEmptyKey) {
         c.key = key;
-        ++x.counters_used;
+        ++m.counters_used;
         return c;
       }
     }
@@ -368,14 +372,15 @@ class LocksetEngine final : public Engine {
 
   void start_counting(Variable& x) {
     x.counting = true;
+    x.more();
     for (uint32_t i = 0; i < x.classes.size(); ++i) {
-      const Class& c = x.classes[i];
-      Counter& entry = counter(x, class_key(c.set, c.thread));
-      (c.write ? entry.writes : entry.reads) = uint64_t{i} + 1;
-      if (table_.subsets(c.set).empty())
-        x.big.push_back(i);
+      const Class c = x.classes[i];
+      Counter& entry = counter(x, class_key(c.set(), c.thread));
+      (c.write() ? entry.writes : entry.reads) = uint64_t{i} + 1;
+      if (table_.subsets(c.set()).empty())
+        x.extra->big.push_back(i);
       else
-        count_and_add(x, Query{c.thread, c.set, c.mask, c.write, c.exact}, c.count, false);
+        count_and_add(x, Query{c.thread, c.set(), c.write()}, c.count, false);
     }
   }
 
@@ -404,7 +409,7 @@ class LocksetEngine final : public Engine {
         if (conflict(c, q)) races += c.count;
       return races;
     }
-    for (uint32_t i : x.big)
+    for (uint32_t i : x.extra->big)
       if (conflict(x.classes[i], q)) races += x.classes[i].count;
     return races;
   }
@@ -413,8 +418,9 @@ class LocksetEngine final : public Engine {
   // merge over the id lists of the conflicting classes) and counts the rest.
   void list_races(const Variable& x, EventId id, const Event& e, const Query& q, uint64_t races) {
     heap_.clear();
+    const std::vector<Ids>& class_ids = x.extra->ids;
     for (uint32_t i = 0; i < x.classes.size(); ++i) {
-      const auto& ids = x.cache[i].ids;
+      const Ids& ids = class_ids[i];
       if (!ids.empty() && conflict(x.classes[i], q)) heap_.push_back({ids[0].first, i, 0});
     }
     auto later = [](const Cursor& a, const Cursor& b) { return a.id > b.id; };
@@ -426,8 +432,8 @@ class LocksetEngine final : public Engine {
       std::pop_heap(heap_.begin(), heap_.end(), later);
       Cursor& cur = heap_.back();
       const Class& c = x.classes[cur.cls];
-      const auto& ids = x.cache[cur.cls].ids;
-      const Access first{cur.id, c.thread, ids[cur.pos].second, c.write ? Op::Write : Op::Read};
+      const Ids& ids = class_ids[cur.cls];
+      const Access first{cur.id, c.thread, ids[cur.pos].second, c.write() ? Op::Write : Op::Read};
       sink_.report(Race{first, second, e.target});
       ++listed;
       if (++cur.pos < ids.size()) {
@@ -444,7 +450,7 @@ class LocksetEngine final : public Engine {
   void stop_listing() {
     listing_ = false;
     for (Variable& x : variables_)
-      for (ClassCache& c : x.cache) std::vector<std::pair<EventId, LocationId>>().swap(c.ids);
+      if (x.extra) std::vector<Ids>().swap(x.extra->ids);
   }
 
   struct Cursor {
