@@ -10,6 +10,7 @@ RaceKind race_kind(const Race& race) {
   const bool w1 = race.first.op == Op::Write;
   const bool w2 = race.second.op == Op::Write;
   if (w1 && w2) return RaceKind::WriteWrite;
+  if (!w1 && !w2) return RaceKind::ReadRead;
   return w1 ? RaceKind::WriteRead : RaceKind::ReadWrite;
 }
 
@@ -18,6 +19,7 @@ std::string_view race_kind_name(RaceKind kind) {
     case RaceKind::WriteWrite: return "write-write";
     case RaceKind::WriteRead: return "write-read";
     case RaceKind::ReadWrite: return "read-write";
+    case RaceKind::ReadRead: return "read-read";
     case RaceKind::Unknown: return "unknown";
   }
   return "unknown";

@@ -39,9 +39,11 @@ inline bool detected_before(const Race& a, const Race& b) {
                                           : a.first.event < b.first.event;
 }
 
-enum class RaceKind : uint8_t { WriteWrite, WriteRead, ReadWrite, Unknown };
+// ReadRead only comes from `goldilocks`, whose discipline (seed 002 §3) orders reads too.
+enum class RaceKind : uint8_t { WriteWrite, WriteRead, ReadWrite, ReadRead, Unknown };
 RaceKind race_kind(const Race& race);
-// "write-write", "write-read", "read-write" (first access's op first); "unknown" if first unknown.
+// "write-write", "write-read", "read-write", "read-read" (first access's op first);
+// "unknown" if the first access is unknown.
 std::string_view race_kind_name(RaceKind kind);
 
 // Per pair of source locations: how many races, and the first one seen (text reports).

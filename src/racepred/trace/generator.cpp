@@ -1,0 +1,377 @@
+#include "racepred/trace/generator.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "racepred/trace/error.hpp"
+
+namespace racepred {
+
+// ---------------------------------------------------------------------------------------------
+// Rng
+
+namespace {
+uint64_t splitmix64(uint64_t& x) {
+  uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+uint64_t rotl(uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
+
+// p as a 53-bit threshold: chance(p) compares 53 random bits against it. Integer arithmetic on
+// an exactly representable product, so the same on every IEEE-754 machine.
+uint64_t threshold(double p) {
+  if (!(p > 0)) return 0;
+  if (p >= 1) return uint64_t{1} << 53;
+  return static_cast<uint64_t>(std::ldexp(p, 53));
+}
+}  // namespace
+
+Rng::Rng(uint64_t seed) {
+  uint64_t x = seed;
+  for (uint64_t& s : s_) s = splitmix64(x);
+}
+
+uint64_t Rng::next() {
+  const uint64_t result = rotl(s_[1] * 5, 7) * 9;
+  const uint64_t t = s_[1] << 17;
+  s_[2] ^= s_[0];
+  s_[3] ^= s_[1];
+  s_[1] ^= s_[2];
+  s_[0] ^= s_[3];
+  s_[2] ^= t;
+  s_[3] = rotl(s_[3], 45);
+  return result;
+}
+
+uint64_t Rng::below(uint64_t bound) {
+  // Multiply-shift (Lemire) without rejection: the bias is below bound / 2^64.
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(next()) * bound) >> 64);
+}
+
+bool Rng::chance(double p) {
+  return (next() >> 11) < threshold(p);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+std::string_view fork_shape_name(ForkShape shape) {
+  switch (shape) {
+    case ForkShape::None:
+      return "none";
+    case ForkShape::Fork:
+      return "fork";
+    case ForkShape::ForkJoin:
+      return "fork-join";
+    case ForkShape::Nested:
+      return "nested";
+  }
+  return "?";
+}
+
+bool parse_fork_shape(std::string_view name, ForkShape& shape) {
+  for (ForkShape s : {ForkShape::None, ForkShape::Fork, ForkShape::ForkJoin, ForkShape::Nested})
+    if (name == fork_shape_name(s)) {
+      shape = s;
+      return true;
+    }
+  return false;
+}
+
+std::string check_generator_options(const GeneratorOptions& o) {
+  if (o.threads == 0) return "--threads must be at least 1";
+  if (o.threads > 1'000'000) return "--threads must be at most 1000000";
+  if (o.variables == 0) return "--variables must be at least 1";
+  if (o.variables > 100'000'000) return "--variables must be at most 100000000";
+  if (o.locks > 100'000'000) return "--locks must be at most 100000000";
+  if (o.locations > 100'000'000) return "--locations must be at most 100000000";
+  for (auto [name, p] : {std::pair{"--cs-share", o.cs_share},
+                         {"--write-share", o.write_share},
+                         {"--local-share", o.local_share},
+                         {"--guarded-share", o.guarded_share},
+                         {"--switch-share", o.switch_share}})
+    if (!(p >= 0 && p <= 1)) return std::string(name) + " must be between 0 and 1";
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generator
+
+namespace {
+
+constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+// Mean number of steps a critical section lasts is about 1 / kReleaseChance.
+constexpr double kReleaseChance = 0.25;
+constexpr double kNestChance = 0.15;  // inside a critical section: open a nested one
+constexpr double kNestedForkChance = 0.5;
+constexpr int kLockProbes = 4;  // random probes for a free lock before giving up
+
+class Generator {
+ public:
+  Generator(const GeneratorOptions& options, Symbols& symbols, EventConsumer& out)
+      : o_(options), symbols_(symbols), out_(out), rng_(options.seed) {
+    const uint32_t n = o_.threads;
+    threads_.resize(n);
+    thread_ids_.assign(n, kNone);
+    variable_ids_.assign(o_.variables, kNone);
+    lock_ids_.assign(o_.locks, kNone);
+    holder_.assign(o_.locks, kNone);
+    sites_ = o_.locations ? o_.locations
+                          : static_cast<uint32_t>(std::clamp<uint64_t>(
+                                2ull * o_.variables + 2ull * o_.locks, 16, 9999));
+    location_ids_.assign(sites_ + 1, kNone);
+
+    // Variables: a shared pool [0, shared_) and, when there are enough, a pool of thread-local
+    // variables [shared_, variables) where variable shared_ + i belongs to thread i mod n.
+    const uint32_t local_pool = o_.variables >= 2 * n ? o_.variables / 2 : 0;
+    shared_ = o_.variables - local_pool;
+    // Shared variable v is guarded by lock v mod locks; local variable shared_ + i is thread
+    // (i mod n)'s. Counts per lock and per thread, so that picking one needs no division.
+    guarded_count_.resize(o_.locks);
+    for (uint32_t l = 0; l < o_.locks; ++l)
+      guarded_count_[l] = l < shared_ ? (shared_ - l + o_.locks - 1) / o_.locks : 0;
+    local_count_.resize(n);
+    for (uint32_t t = 0; t < n; ++t)
+      local_count_[t] = t < local_pool ? (local_pool - t + n - 1) / n : 0;
+
+    write_threshold_ = threshold(o_.write_share);
+    local_threshold_ = threshold(o_.local_share);
+    guarded_threshold_ = threshold(o_.guarded_share);
+    switch_threshold_ = threshold(o_.switch_share);
+    release_threshold_ = threshold(kReleaseChance);
+    nest_threshold_ = threshold(kNestChance);
+    // Accesses per critical section k_in ~ (1 - r) / r; between critical sections k_out
+    // ~ (1 - a) / a. Choose the acquire chance a so that k_in / (k_in + k_out) = cs_share.
+    double acquire = 0;
+    if (o_.cs_share >= 1) {
+      acquire = 1;
+    } else if (o_.cs_share > 0) {
+      const double k_in = (1 - kReleaseChance) / kReleaseChance;
+      const double k_out = k_in * (1 - o_.cs_share) / o_.cs_share;
+      acquire = 1 / (1 + k_out);
+    }
+    acquire_threshold_ = (o_.nesting > 0 && o_.locks > 0) ? threshold(acquire) : 0;
+
+    // Fork tree.
+    const bool forks = o_.shape != ForkShape::None && n > 1;
+    for (uint32_t t = 1; t < n && forks; ++t) {
+      threads_[t].parent = o_.shape == ForkShape::Nested ? static_cast<uint32_t>(rng_.below(t)) : 0;
+      threads_[threads_[t].parent].children.push_back(t);
+      ++pending_forks_;
+    }
+    joins_ = (o_.shape == ForkShape::ForkJoin || o_.shape == ForkShape::Nested) ? n - 1 : 0;
+    if (forks) {
+      start(0);
+    } else {
+      for (uint32_t t = 0; t < n; ++t) start(t);
+    }
+  }
+
+  void run() {
+    uint64_t remaining = o_.events;
+    current_ = runnable_.size() == 1 ? runnable_[0] : runnable_[rng_.below(runnable_.size())];
+    while (remaining > reserve()) {
+      step(current_, remaining);
+      --remaining;
+      if (runnable_.size() > 1 && (rng_.next() >> 11) < switch_threshold_)
+        current_ = runnable_[rng_.below(runnable_.size())];
+    }
+    close();
+    out_.on_end();
+  }
+
+ private:
+  struct ThreadState {
+    uint32_t parent = kNone;
+    std::vector<uint32_t> children;  // in fork order
+    size_t forked = 0;               // children forked so far
+    std::vector<uint32_t> held;      // locks held, innermost last
+  };
+
+  uint64_t reserve() const { return pending_forks_ + joins_ + (o_.release_at_end ? held_ : 0); }
+
+  void start(uint32_t t) { runnable_.push_back(t); }
+
+  void step(uint32_t t, uint64_t remaining) {
+    ThreadState& ts = threads_[t];
+    if (ts.forked < ts.children.size() &&
+        (o_.shape != ForkShape::Nested || rng_.chance(kNestedForkChance))) {
+      fork(t);
+      return;
+    }
+    const bool can_open = remaining >= reserve() + 2;  // the acquire and, later, its release
+    if (!ts.held.empty()) {
+      if (bits() < release_threshold_) {
+        release(t);
+        return;
+      }
+      if (ts.held.size() < o_.nesting && can_open && bits() < nest_threshold_ && acquire(t)) return;
+    } else if (can_open && acquire_threshold_ && bits() < acquire_threshold_ && acquire(t)) {
+      return;
+    }
+    access(t);
+  }
+
+  uint64_t bits() { return rng_.next() >> 11; }
+
+  void fork(uint32_t t) {
+    ThreadState& ts = threads_[t];
+    const uint32_t child = ts.children[ts.forked++];
+    --pending_forks_;
+    emit(Op::Fork, t, child, location_of(3, child));
+    start(child);
+  }
+
+  bool acquire(uint32_t t) {
+    for (int probe = 0; probe < kLockProbes; ++probe) {
+      const uint32_t l = static_cast<uint32_t>(rng_.below(o_.locks));
+      if (holder_[l] != kNone) continue;
+      holder_[l] = t;
+      threads_[t].held.push_back(l);
+      ++held_;
+      emit(Op::Acquire, t, l, location_of(1, l));
+      return true;
+    }
+    return false;
+  }
+
+  void release(uint32_t t) {
+    const uint32_t l = threads_[t].held.back();
+    threads_[t].held.pop_back();
+    holder_[l] = kNone;
+    --held_;
+    emit(Op::Release, t, l, location_of(2, l));
+  }
+
+  void access(uint32_t t) {
+    const ThreadState& ts = threads_[t];
+    uint32_t v;
+    if (!ts.held.empty()) {
+      v = bits() < guarded_threshold_ ? guarded_by(ts.held[rng_.below(ts.held.size())])
+                                      : random_shared();
+    } else {
+      v = bits() < local_threshold_ ? local_of(t) : random_shared();
+    }
+    const bool write = bits() < write_threshold_;
+    emit(write ? Op::Write : Op::Read, t, v, location_of(write ? 5 : 4, v));
+  }
+
+  uint32_t random_shared() { return static_cast<uint32_t>(rng_.below(shared_)); }
+
+  uint32_t guarded_by(uint32_t lock) {
+    const uint32_t count = guarded_count_[lock];
+    if (count == 0) return random_shared();
+    return lock + o_.locks * static_cast<uint32_t>(rng_.below(count));
+  }
+
+  uint32_t local_of(uint32_t t) {
+    const uint32_t count = local_count_[t];
+    if (count == 0) return random_shared();
+    return shared_ + t + o_.threads * static_cast<uint32_t>(rng_.below(count));
+  }
+
+  // A site number in [1, sites]: a few sites per (operation kind, target), so that a variable
+  // is accessed from a handful of places as in real programs.
+  uint32_t location_of(uint32_t kind, uint32_t target) {
+    uint64_t h = (uint64_t{target} << 3 | kind) * 0x9E3779B97F4A7C15ull;
+    return 1 + static_cast<uint32_t>(((h >> 32) * sites_) >> 32);
+  }
+
+  // Closing: outstanding forks, then releases, then joins (children before their parents).
+  void close() {
+    for (uint32_t t = 0; t < o_.threads; ++t)
+      while (threads_[t].forked < threads_[t].children.size()) fork(t);
+    if (o_.release_at_end)
+      for (uint32_t t = 0; t < o_.threads; ++t)
+        while (!threads_[t].held.empty()) release(t);
+    if (joins_)
+      for (uint32_t t = o_.threads - 1; t >= 1; --t) {
+        emit(Op::Join, threads_[t].parent, t, location_of(6, t));
+        --joins_;
+      }
+  }
+
+  void emit(Op op, uint32_t thread, uint32_t target, uint32_t site) {
+    Event e;
+    e.op = op;
+    e.thread = thread_id(thread);
+    switch (op) {
+      case Op::Read:
+      case Op::Write:
+        e.target = intern(variable_ids_, symbols_.variables, 'V', target);
+        break;
+      case Op::Acquire:
+      case Op::Release:
+        e.target = intern(lock_ids_, symbols_.locks, 'L', target);
+        break;
+      case Op::Fork:
+      case Op::Join:
+        e.target = thread_id(target);
+        break;
+    }
+    e.location = intern(location_ids_, symbols_.locations, 0, site);
+    out_.on_event(next_id_, e, static_cast<uint32_t>(next_id_));
+    ++next_id_;
+  }
+
+  uint32_t thread_id(uint32_t t) { return intern(thread_ids_, symbols_.threads, 'T', t); }
+
+  // Name "<prefix><n>" (no prefix when prefix is 0), interned on first use.
+  static uint32_t intern(std::vector<uint32_t>& ids, SymbolTable& table, char prefix, uint32_t n) {
+    uint32_t& id = ids[n];
+    if (id == kNone) {
+      char buf[16];
+      char* p = buf;
+      if (prefix) *p++ = prefix;
+      p = std::to_chars(p, buf + sizeof buf, n).ptr;
+      id = table.intern(std::string_view(buf, static_cast<size_t>(p - buf)));
+    }
+    return id;
+  }
+
+  const GeneratorOptions& o_;
+  Symbols& symbols_;
+  EventConsumer& out_;
+  Rng rng_;
+
+  std::vector<ThreadState> threads_;
+  std::vector<uint32_t> runnable_;
+  std::vector<uint32_t> holder_;  // per lock: the generator's thread number holding it
+  uint32_t current_ = 0;
+  uint64_t pending_forks_ = 0;
+  uint64_t joins_ = 0;
+  uint64_t held_ = 0;  // locks held, all threads
+  uint32_t shared_ = 1;
+  uint32_t sites_ = 16;
+  EventId next_id_ = 1;
+
+  uint64_t write_threshold_, local_threshold_, guarded_threshold_, switch_threshold_;
+  uint64_t release_threshold_, nest_threshold_, acquire_threshold_;
+
+  std::vector<uint32_t> guarded_count_, local_count_;
+  std::vector<uint32_t> thread_ids_, variable_ids_, lock_ids_, location_ids_;
+};
+
+}  // namespace
+
+void generate_events(const GeneratorOptions& options, Symbols& symbols, EventConsumer& consumer) {
+  if (std::string problem = check_generator_options(options); !problem.empty())
+    throw UsageError(problem);
+  Generator(options, symbols, consumer).run();
+}
+
+Trace generate_trace(const GeneratorOptions& options) {
+  Trace trace;
+  TraceCollector collector(trace);
+  generate_events(options, trace.symbols, collector);
+  return trace;
+}
+
+}  // namespace racepred

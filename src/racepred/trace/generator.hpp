@@ -1,0 +1,79 @@
+// Random well-formed traces (Def. 3.2 of seed 003), seeded and reproducible on every machine.
+// The generator streams: its memory depends on threads, variables and locks, never on events.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "racepred/trace/trace.hpp"
+
+namespace racepred {
+
+// How threads come to life and end.
+enum class ForkShape {
+  None,      // every thread runs from the start; no fork, no join
+  Fork,      // the main thread T0 forks the others early; no join
+  ForkJoin,  // T0 forks the others early and joins them all at the end
+  Nested,    // thread t > 0 is forked by a random earlier thread at a random point of its run
+             // and joined by it at the end (children before their parents)
+};
+
+std::string_view fork_shape_name(ForkShape shape);
+// Parses "none", "fork", "fork-join", "nested"; returns false for anything else.
+bool parse_fork_shape(std::string_view name, ForkShape& shape);
+
+struct GeneratorOptions {
+  uint64_t seed = 1;
+  uint32_t threads = 4;
+  // Total number of events. Exact, unless the fork/join skeleton alone needs more.
+  uint64_t events = 1000;
+  uint32_t variables = 1000;
+  uint32_t locks = 16;
+  uint32_t nesting = 2;  // most locks one thread holds at once (0: no critical sections)
+  ForkShape shape = ForkShape::Fork;
+  double cs_share = 0.6;     // share of accesses made while holding a lock
+  double write_share = 0.3;  // share of accesses that are writes
+  // Outside critical sections: share of accesses to the thread's own variables. The other
+  // accesses pick any shared variable; they are where most races come from.
+  double local_share = 0.8;
+  // Inside critical sections: share of accesses to a variable guarded by a held lock
+  // (shared variable v is guarded by lock v mod locks).
+  double guarded_share = 0.9;
+  // After each event, the probability that the scheduler picks a random thread instead of
+  // letting the current one go on (1 - switch_share is the burst tendency).
+  double switch_share = 0.3;
+  // Distinct locations (small integers from 1); 0 picks a number from variables and locks.
+  uint32_t locations = 0;
+  // Release every held lock at the end (all critical sections closed). When false, threads
+  // may end holding locks, which Def. 3.2 allows.
+  bool release_at_end = true;
+};
+
+// Checks the options; returns an empty string when they are fine, else a message.
+std::string check_generator_options(const GeneratorOptions& options);
+
+// Streams the trace into `consumer` (ids 1, 2, …; line = id), interning names T<n>, V<n>,
+// L<n> and numeric locations into `symbols` on first use, in the order a reader of the
+// written STD would. Calls consumer.on_end() at the end. Throws UsageError for bad options.
+void generate_events(const GeneratorOptions& options, Symbols& symbols, EventConsumer& consumer);
+
+// The whole trace in memory (tests).
+Trace generate_trace(const GeneratorOptions& options);
+
+// Small deterministic PRNG (xoshiro256**, seeded by splitmix64). Results are the same on every
+// platform, unlike std distributions.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed);
+  uint64_t next();
+  // Uniform in [0, bound); bound > 0.
+  uint64_t below(uint64_t bound);
+  // True with probability p (p <= 0 never, p >= 1 always).
+  bool chance(double p);
+
+ private:
+  uint64_t s_[4];
+};
+
+}  // namespace racepred

@@ -1,0 +1,371 @@
+// Random trace generator: determinism, well-formedness (Def. 3.2 of seed 003), options.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "racepred/io/reader.hpp"
+#include "racepred/io/std_writer.hpp"
+#include "racepred/trace/generator.hpp"
+
+namespace racepred {
+namespace {
+
+// Def. 3.2 checked directly. `main_thread` is the thread allowed to run without a fork;
+// with `allow_unforked` every thread may (policy of DESIGN.md for shape none). Returns "" or
+// the first violation.
+std::string def32_violation(const Trace& trace, bool allow_unforked) {
+  std::map<uint32_t, uint32_t> holder;             // lock -> thread
+  std::map<uint32_t, std::vector<uint32_t>> held;  // thread -> stack
+  std::set<uint32_t> forked, joined, seen;
+  std::map<uint32_t, size_t> last_event;
+  for (size_t i = 0; i < trace.size(); ++i) last_event[trace.events[i].thread] = i;
+  const uint32_t main_thread = trace.size() ? trace.events[0].thread : 0;
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const Event& e = trace.events[i];
+    const std::string where = "event " + std::to_string(i + 1) + " " + trace.to_std(e) + ": ";
+    if (joined.count(e.thread)) return where + "event of a joined thread";
+    if (!allow_unforked && e.thread != main_thread && !forked.count(e.thread))
+      return where + "Fork-2: no fork before the thread's event";
+    seen.insert(e.thread);
+    switch (e.op) {
+      case Op::Acquire:
+        if (holder.count(e.target)) return where + "Lock-1: lock held";
+        holder[e.target] = e.thread;
+        held[e.thread].push_back(e.target);
+        break;
+      case Op::Release:
+        if (!holder.count(e.target) || holder[e.target] != e.thread)
+          return where + "Lock-2: release without acquire";
+        if (held[e.thread].back() != e.target) return where + "release not properly nested";
+        holder.erase(e.target);
+        held[e.thread].pop_back();
+        break;
+      case Op::Fork:
+        if (forked.count(e.target) || e.target == main_thread) return where + "Fork-1";
+        if (seen.count(e.target)) return where + "fork after the thread's first event";
+        forked.insert(e.target);
+        break;
+      case Op::Join:
+        if (e.target == e.thread) return where + "Join: joins itself";
+        if (last_event.count(e.target) && last_event[e.target] > i)
+          return where + "Join: joined thread has later events";
+        joined.insert(e.target);
+        break;
+      default:
+        break;
+    }
+  }
+  return {};
+}
+
+GeneratorOptions small(uint64_t seed) {
+  GeneratorOptions o;
+  o.seed = seed;
+  o.threads = 3;
+  o.events = 24;
+  o.variables = 3;
+  o.locks = 2;
+  o.local_share = 0;
+  o.guarded_share = 0.5;
+  o.switch_share = 0.5;
+  return o;
+}
+
+TEST(Generator, SameOptionsSameTrace) {
+  for (ForkShape shape :
+       {ForkShape::None, ForkShape::Fork, ForkShape::ForkJoin, ForkShape::Nested}) {
+    GeneratorOptions o;
+    o.events = 5000;
+    o.shape = shape;
+    o.seed = 42;
+    const Trace a = generate_trace(o);
+    const Trace b = generate_trace(o);
+    EXPECT_EQ(a.events, b.events);
+    EXPECT_EQ(to_std_text(a), to_std_text(b));
+    o.seed = 43;
+    EXPECT_NE(to_std_text(a), to_std_text(generate_trace(o)));
+  }
+}
+
+// The PRNG and the generator are platform independent: this exact text must come out
+// everywhere. (If the generator is changed on purpose, update the text and say so.)
+TEST(Generator, GoldenTrace) {
+  GeneratorOptions o = small(7);
+  o.events = 12;
+  o.shape = ForkShape::ForkJoin;
+  const std::string text = to_std_text(generate_trace(o));
+  const std::string expected =
+      "T0|fork(T1)|13\n"
+      "T0|fork(T2)|12\n"
+      "T2|w(V2)|16\n"
+      "T1|acq(L1)|9\n"
+      "T1|r(V1)|7\n"
+      "T0|acq(L0)|10\n"
+      "T0|rel(L0)|4\n"
+      "T1|rel(L1)|3\n"
+      "T0|acq(L1)|9\n"
+      "T0|rel(L1)|3\n"
+      "T0|join(T2)|10\n"
+      "T0|join(T1)|11\n";
+  EXPECT_EQ(text, expected) << text;
+}
+
+TEST(Generator, RngIsPortable) {
+  Rng rng(1);
+  // xoshiro256** seeded by splitmix64(1): fixed values.
+  const uint64_t first = rng.next();
+  Rng again(1);
+  EXPECT_EQ(first, again.next());
+  EXPECT_EQ(first, 12966619160104079557ull);
+  Rng r(5);
+  for (int i = 0; i < 1000; ++i) EXPECT_LT(r.below(7), 7u);
+  EXPECT_FALSE(r.chance(0));
+  EXPECT_TRUE(r.chance(1));
+}
+
+TEST(Generator, WellFormedManyShapes) {
+  int traces = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    for (ForkShape shape :
+         {ForkShape::None, ForkShape::Fork, ForkShape::ForkJoin, ForkShape::Nested}) {
+      GeneratorOptions o = small(seed);
+      o.shape = shape;
+      o.threads = 1 + seed % 5;
+      o.events = seed % 40;
+      o.nesting = seed % 4;
+      o.release_at_end = seed % 3 != 0;
+      o.cs_share = (seed % 11) / 10.0;
+      const Trace t = generate_trace(o);
+      const std::string problem = def32_violation(t, shape == ForkShape::None);
+      ASSERT_EQ(problem, "") << "seed " << seed << " shape " << fork_shape_name(shape) << "\n"
+                             << to_std_text(t);
+      ++traces;
+    }
+  }
+  EXPECT_EQ(traces, 1200);
+}
+
+TEST(Generator, OptionsRespected) {
+  for (ForkShape shape :
+       {ForkShape::None, ForkShape::Fork, ForkShape::ForkJoin, ForkShape::Nested}) {
+    GeneratorOptions o;
+    o.seed = 9;
+    o.threads = 6;
+    o.events = 20000;
+    o.variables = 50;
+    o.locks = 5;
+    o.nesting = 3;
+    o.shape = shape;
+    o.write_share = 0.25;
+    const Trace t = generate_trace(o);
+    ASSERT_EQ(t.size(), o.events);
+    EXPECT_EQ(def32_violation(t, shape == ForkShape::None), "");
+    EXPECT_EQ(t.symbols.threads.size(), 6u);
+    EXPECT_LE(t.symbols.variables.size(), 50u);
+    EXPECT_LE(t.symbols.locks.size(), 5u);
+    for (uint32_t v = 0; v < t.symbols.variables.size(); ++v) {
+      const std::string name(t.symbols.variables.name(v));
+      ASSERT_EQ(name[0], 'V');
+      EXPECT_LT(std::stoi(name.substr(1)), 50);
+    }
+    std::map<Op, uint64_t> ops;
+    std::map<uint32_t, uint32_t> depth;
+    uint32_t max_depth = 0;
+    uint64_t in_cs = 0, accesses = 0;
+    for (const Event& e : t.events) {
+      ++ops[e.op];
+      if (e.op == Op::Acquire) max_depth = std::max(max_depth, ++depth[e.thread]);
+      if (e.op == Op::Release) --depth[e.thread];
+      if (e.is_access()) {
+        ++accesses;
+        if (depth[e.thread] > 0) ++in_cs;
+      }
+    }
+    EXPECT_LE(max_depth, 3u);
+    EXPECT_GE(max_depth, 2u);
+    EXPECT_EQ(ops[Op::Acquire], ops[Op::Release]);  // release_at_end
+    const double writes = double(ops[Op::Write]) / double(accesses);
+    EXPECT_NEAR(writes, 0.25, 0.03);
+    const double cs = double(in_cs) / double(accesses);
+    EXPECT_NEAR(cs, o.cs_share, 0.15);
+    switch (shape) {
+      case ForkShape::None:
+        EXPECT_EQ(ops[Op::Fork], 0u);
+        EXPECT_EQ(ops[Op::Join], 0u);
+        break;
+      case ForkShape::Fork:
+        EXPECT_EQ(ops[Op::Fork], 5u);
+        EXPECT_EQ(ops[Op::Join], 0u);
+        for (size_t i = 0; i < t.size(); ++i)
+          if (t.events[i].op == Op::Fork) {
+            EXPECT_EQ(t.thread_name(t.events[i].thread), "T0");
+          }
+        break;
+      case ForkShape::ForkJoin:
+        EXPECT_EQ(ops[Op::Fork], 5u);
+        EXPECT_EQ(ops[Op::Join], 5u);
+        for (size_t i = t.size() - 5; i < t.size(); ++i) EXPECT_EQ(t.events[i].op, Op::Join);
+        break;
+      case ForkShape::Nested:
+        EXPECT_EQ(ops[Op::Fork], 5u);
+        EXPECT_EQ(ops[Op::Join], 5u);
+        break;
+    }
+  }
+}
+
+TEST(Generator, NoLockingWhenNestingZero) {
+  GeneratorOptions o;
+  o.nesting = 0;
+  o.events = 3000;
+  const Trace t = generate_trace(o);
+  for (const Event& e : t.events) EXPECT_TRUE(e.op != Op::Acquire && e.op != Op::Release);
+}
+
+TEST(Generator, KeepLocksMayEndHoldingLocks) {
+  int open = 0;
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    GeneratorOptions o = small(seed);
+    o.release_at_end = false;
+    o.cs_share = 0.9;
+    const Trace t = generate_trace(o);
+    std::map<uint32_t, int> held;
+    for (const Event& e : t.events) {
+      if (e.op == Op::Acquire) ++held[e.target];
+      if (e.op == Op::Release) --held[e.target];
+    }
+    for (auto& [l, n] : held) open += n;
+    EXPECT_EQ(def32_violation(t, false), "");
+  }
+  EXPECT_GT(open, 0);
+}
+
+TEST(Generator, RoundTripThroughStd) {
+  GeneratorOptions o;
+  o.events = 2000;
+  o.shape = ForkShape::Nested;
+  const Trace t = generate_trace(o);
+  const std::string text = to_std_text(t);
+  const Trace back = parse_trace(text);
+  EXPECT_EQ(back.events, t.events);
+  EXPECT_EQ(back.ids, t.ids);
+  for (size_t i = 0; i < t.size(); ++i) EXPECT_EQ(t.ids[i], i + 1);
+
+  // The streaming writer writes the same bytes.
+  const std::string path = ::testing::TempDir() + "generator_roundtrip.std";
+  {
+    Symbols symbols;
+    StdWriter writer(symbols, path);
+    generate_events(o, symbols, writer);
+    writer.close();
+  }
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), text);
+  std::remove(path.c_str());
+}
+
+TEST(Generator, RejectsBadOptions) {
+  GeneratorOptions o;
+  o.threads = 0;
+  EXPECT_NE(check_generator_options(o), "");
+  o = {};
+  o.cs_share = 1.5;
+  EXPECT_NE(check_generator_options(o), "");
+  o = {};
+  o.variables = 0;
+  EXPECT_NE(check_generator_options(o), "");
+  EXPECT_EQ(check_generator_options(GeneratorOptions{}), "");
+}
+
+TEST(Generator, ProducesRacesButMostlyProtected) {
+  // Default options: some unprotected shared accesses exist, but most are protected or local.
+  GeneratorOptions o;
+  o.events = 20000;
+  const Trace t = generate_trace(o);
+  std::map<uint32_t, int> depth;
+  std::map<uint32_t, std::set<uint32_t>> unprotected_threads;  // variable -> threads
+  uint64_t accesses = 0, unprotected = 0;
+  for (const Event& e : t.events) {
+    if (e.op == Op::Acquire) ++depth[e.thread];
+    if (e.op == Op::Release) --depth[e.thread];
+    if (!e.is_access()) continue;
+    ++accesses;
+    if (depth[e.thread] == 0) {
+      const std::string name(t.variable_name(e.target));
+      if (std::stoi(name.substr(1)) < 500) {  // shared pool
+        ++unprotected;
+        unprotected_threads[e.target].insert(e.thread);
+      }
+    }
+  }
+  EXPECT_GT(unprotected, 0u);
+  EXPECT_LT(double(unprotected) / double(accesses), 0.2);
+  bool shared_by_two = false;
+  for (auto& [v, threads] : unprotected_threads) shared_by_two |= threads.size() > 1;
+  EXPECT_TRUE(shared_by_two);
+}
+
+TEST(StdWriter, LongAndOddNamesTakeTheSlowPath) {
+  const std::string text =
+      "main_thread_with_a_long_name|fork(T1)|0\n"
+      "T1|w(V2d541d29.201[17].field_with_long_name)|347\n"
+      "T1|acq(L2a2d541d29)|123456789012345678901\n"
+      "T1|rel(L2a2d541d29)|x\n"
+      "main_thread_with_a_long_name|join(T1)|Main.java:12\n"
+      "T1|r(a)|1\n";
+  const Trace t = parse_trace(text);
+  const std::string path = ::testing::TempDir() + "std_writer_long.std";
+  {
+    StdWriter writer(t.symbols, path);
+    for (size_t i = 0; i < t.size(); ++i) writer.on_event(t.ids[i], t.events[i], 0);
+    writer.close();
+  }
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), text);
+  EXPECT_EQ(to_std_text(t), text);
+  std::remove(path.c_str());
+}
+
+TEST(GenerateCommand, WritesTheSameTraceAsTheLibrary) {
+  const std::string path = ::testing::TempDir() + "generate_cli.std";
+  const std::string command = std::string(RACEPRED_BINARY) +
+                              " generate --threads 5 --events 3000 --seed 11 --shape nested "
+                              "--variables 40 --locks 4 --nesting 3 --cs-share 0.5 "
+                              "--write-share 0.4 -o " +
+                              path;
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  GeneratorOptions o;
+  o.threads = 5;
+  o.events = 3000;
+  o.seed = 11;
+  o.shape = ForkShape::Nested;
+  o.variables = 40;
+  o.locks = 4;
+  o.nesting = 3;
+  o.cs_share = 0.5;
+  o.write_share = 0.4;
+  EXPECT_EQ(ss.str(), to_std_text(generate_trace(o)));
+  std::remove(path.c_str());
+  const std::string bad =
+      std::string(RACEPRED_BINARY) + " generate --write-share 1.5 >/dev/null 2>&1";
+  EXPECT_EQ(WEXITSTATUS(std::system(bad.c_str())), 2);
+}
+
+}  // namespace
+}  // namespace racepred
