@@ -87,25 +87,11 @@ std::vector<Pair> brute_force(const Trace& trace) {
   return pairs;  // in detection order: by second, then first
 }
 
-// Runs lockset with the given scan limit (classes per variable before counting mode).
-RaceSink run_lockset(const Trace& trace, size_t max_kept, size_t scan_limit) {
-  RaceSink sink(max_kept);
-  EngineContext context{trace.symbols, sink};
-  auto engine = make_lockset_engine(context, scan_limit);
-  for (size_t i = 0; i < trace.size(); ++i) engine->on_event(trace.ids[i], trace.events[i]);
-  engine->finish();
-  sink.finalize();
-  return sink;
-}
-
-void check_against_brute_force(const std::string& text, size_t max_kept, uint32_t seed,
-                               size_t scan_limit = kLocksetScanLimit) {
+void check_against_brute_force(const std::string& text, size_t max_kept, uint32_t seed) {
   const Trace trace = parse_trace(text);
   const std::vector<Pair> all = brute_force(trace);
-  const RaceSink sink = scan_limit == kLocksetScanLimit ? run_engine("lockset", trace, max_kept)
-                                                        : run_lockset(trace, max_kept, scan_limit);
-  SCOPED_TRACE(fmt::format("seed {}, max_kept {}, scan limit {}, trace:\n{}", seed, max_kept,
-                           scan_limit, text));
+  const RaceSink sink = run_engine("lockset", trace, max_kept);
+  SCOPED_TRACE(fmt::format("seed {}, max_kept {}, trace:\n{}", seed, max_kept, text));
   ASSERT_EQ(sink.race_count(), all.size());
   std::vector<EventId> racy;
   for (const Pair& p : all) racy.push_back(p.second);
@@ -145,31 +131,25 @@ TEST(LocksetEngine, MatchesBruteForceOnRandomTraces) {
       check_against_brute_force(text, max_kept, seed);
       if (testing::Test::HasFailure()) return;
     }
-    // Counting mode (inclusion-exclusion) from the start and after a few classes.
-    for (size_t scan_limit : {size_t{0}, size_t{3}}) {
-      check_against_brute_force(text, run % 2 ? 2 : SIZE_MAX, seed, scan_limit);
-      if (testing::Test::HasFailure()) return;
-    }
   }
 }
 
-TEST(LocksetEngine, ManyLocksAndLongRuns) {
-  // Locks beyond 64 (slow disjointness path) and long same-thread runs (cached counts).
+TEST(LocksetEngine, ManyLocksManyLockSetsAndLongTraces) {
+  // Locks beyond 64 (slow disjointness path), many lock sets per variable (growing rows).
   std::mt19937 rng(7);
   for (int run = 0; run < 20; ++run) {
     const std::string text = random_trace(rng, 3, 2, 150, 400);
     check_against_brute_force(text, 5, 7);
     check_against_brute_force(text, SIZE_MAX, 7);
-    check_against_brute_force(text, 5, 7, 0);
-    check_against_brute_force(text, 0, 7, 4);
+    check_against_brute_force(text, 0, 7);
     if (testing::Test::HasFailure()) return;
   }
-  // Large lock sets (more than LockSetTable::kMaxSubsetLocks): counted by scanning.
+  // Large lock sets, many threads.
   size_t largest = 0;
   for (int run = 0; run < 20; ++run) {
-    const std::string text = random_trace(rng, 3, 2, 20, 300, 5);
-    check_against_brute_force(text, SIZE_MAX, 8, 0);
-    check_against_brute_force(text, 3, 8, 2);
+    const std::string text = random_trace(rng, 6, 2, 20, 300, 5);
+    check_against_brute_force(text, SIZE_MAX, 8);
+    check_against_brute_force(text, 3, 8);
     if (testing::Test::HasFailure()) return;
     const Trace trace = parse_trace(text);
     std::vector<std::set<LockId>> held;
@@ -180,7 +160,7 @@ TEST(LocksetEngine, ManyLocksAndLongRuns) {
       if (e.is_access()) largest = std::max(largest, held[e.thread].size());
     }
   }
-  EXPECT_GT(largest, size_t{LockSetTable::kMaxSubsetLocks});
+  EXPECT_GT(largest, size_t{8});
 }
 
 TEST(LocksetEngine, AnnotatesLockSetsOfAccesses) {

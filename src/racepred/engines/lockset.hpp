@@ -50,14 +50,6 @@ class LockSetTable {
   }
   size_t set_count() const { return sets_.size(); }
 
-  // The subsets of a set with their inclusion-exclusion sign (-1)^|S|, the empty set first;
-  // computed once per set. Empty for sets of more than kMaxSubsetLocks locks.
-  struct SignedSubset {
-    SetId set;
-    int sign;
-  };
-  static constexpr uint32_t kMaxSubsetLocks = 8;
-  std::span<const SignedSubset> subsets(SetId set);
   size_t size(SetId set) const { return sets_[set].size; }
   // Bit (lock % 64) for each lock of the set; exact() when every lock id is below 64.
   uint64_t mask(SetId set) const { return sets_[set].mask; }
@@ -90,14 +82,9 @@ class LockSetTable {
   std::vector<LockId> pool_;                        // the sorted lock lists of all sets
   std::map<std::vector<LockId>, SetId> set_index_;  // consulted only when a node is created
   std::vector<LockId> scratch_;
-  std::vector<std::vector<SignedSubset>> subsets_;  // by set; filled on first use
 };
 
-// The `lockset` engine. A variable whose accesses fall into more than `scan_limit` classes
-// (thread, lock set, op) switches from scanning its classes to counting by inclusion-exclusion
-// (lockset.cpp); tests pass small limits to exercise both.
-inline constexpr size_t kLocksetScanLimit = 32;
-std::unique_ptr<Engine> make_lockset_engine(EngineContext& context,
-                                            size_t scan_limit = kLocksetScanLimit);
+// The `lockset` engine (also reachable through the registry).
+std::unique_ptr<Engine> make_lockset_engine(EngineContext& context);
 
 }  // namespace racepred
