@@ -2,13 +2,13 @@
 // (e, f) is a race pair iff e and f conflict (same variable, different threads, at least one
 // write) and LS(e) ∩ LS(f) = {}, where LS(e) is the set of locks e's thread holds at e.
 //
-// Comparing all pairs is quadratic. Instead, per variable the accesses are counted by thread,
-// lock set and op, and for each lock set L the engine keeps how many accesses so far had a lock
-// set disjoint from L: the races of a new access are that count minus its own thread's share,
-// so race_count and the racy events are exact, and an access costs O(lock sets of its variable
-// + lock sets its thread used on it). Pairs are listed only while the sink still keeps races:
-// each (thread, lock set, op) class then remembers its first --max-races event ids, enough to
-// list any kept race.
+// Comparing all pairs is quadratic. Instead, per variable the accesses are counted by lock set,
+// thread and op: the races of a new access are the accesses of the other threads whose lock
+// sets are disjoint from its own (conflicting ops only), one sweep over the variable's lock
+// sets, so race_count and the racy events are exact and an access costs O(distinct lock sets
+// of its variable). Pairs are listed only while the sink still keeps races: each (lock set,
+// thread, op) group then remembers its first --max-races event ids, enough to list any kept
+// race.
 #include "racepred/engines/lockset.hpp"
 
 #include <algorithm>
@@ -170,52 +170,35 @@ class LocksetEngine final : public Engine {
   }
 
  private:
-  struct Count {
-    uint64_t reads = 0;
-    uint64_t writes = 0;
-    // Accesses that conflict with an access of this op: writes, and reads too for a write.
-    uint64_t conflicting(bool write) const { return writes + (write ? reads : 0); }
-    void add(bool write, uint64_t n = 1) { (write ? writes : reads) += n; }
-    Count& operator+=(const Count& o) {
-      reads += o.reads;
-      writes += o.writes;
-      return *this;
-    }
-  };
   using Ids = std::vector<std::pair<EventId, LocationId>>;
 
-  // Per variable x, the distinct lock sets its accesses held ("entries") and the threads that
-  // accessed it ("slots"). For entry k with lock set L:
-  //   A(k)  accesses so far (all threads) whose lock set is disjoint from L (`disjoint`),
-  //   C(k)  accesses whose lock set is exactly L (`same`),
-  // and per slot s the thread's classes (entry, op) with their counts. The races of an access
-  // (thread s, entry k, op) with earlier accesses are A(k) minus thread s's own accesses with
-  // lock sets disjoint from L (conflicting ops only); afterwards the access adds itself to A(j)
-  // of every entry j whose lock set is disjoint from L. So an access costs O(entries of x +
-  // classes of its thread on x): a handful in real traces, where a variable is accessed under
-  // few distinct lock sets.
-  struct Entry {
-    uint64_t mask;  // LockSetTable's bit mask of the set
-    SetId set;
-    bool exact;      // the mask is the set
-    Count disjoint;  // A(k)
-    Count same;      // C(k)
-  };
-  struct Class {
-    uint32_t entry;
-    Count count;
-  };
-  struct Slot {
-    ThreadId thread;
-    std::vector<Class> classes;
-    std::vector<std::array<Ids, 2>> ids;  // per class, by op: first event ids, while listing
-  };
-  struct Variable {
-    std::vector<Entry> entries;
-    std::vector<Slot> slots;
+  // Per variable x: the threads that accessed it (slots) and the distinct lock sets its accesses
+  // held (entries), in one block: `cap` four-word cells, then per slot `cap` two-word cells.
+  // Cell k of the first row is entry k's (mask, set | exact << 32, C(k).reads, C(k).writes),
+  // C(k) = the accesses whose lock set is exactly entry k's; cell k of slot s's row is
+  // (C(s, k).reads, C(s, k).writes), those of the thread in slot s. An access of thread s with
+  // lock set L races with C(j) − C(s, j) of the entries j whose lock sets are disjoint from L
+  // (conflicting ops only: writes for a read, reads and writes for a write); then it adds itself
+  // to C(k) and C(s, k) of its own entry. So an access reads two contiguous rows: O(entries of
+  // x), a handful in real traces, where a variable is accessed under few distinct lock sets.
+  struct alignas(64) Variable {  // one cache line
+    std::vector<uint64_t> block;
+    std::vector<ThreadId> threads;  // slot → thread
+    uint32_t entries = 0;
+    uint32_t cap = 0;        // cells per row
     uint32_t last_slot = 0;  // caches for the lookups
     uint32_t last_entry = 0;
+
+    uint64_t* entry_row() { return block.data(); }
+    uint64_t* slot_row(size_t s) { return block.data() + 4 * size_t{cap} + 2 * s * cap; }
   };
+  static uint64_t conflicting(const uint64_t* counts, bool write) {
+    return counts[1] + (write ? counts[0] : 0);  // counts = {reads, writes}
+  }
+  // While listing, per variable: the first event ids per (slot, entry, op).
+  Ids& ids_of(VariableId x, uint32_t s, uint32_t k, bool write) {
+    return ids_[x][(size_t{s} * variables_[x].cap + k) * 2 + write];
+  }
 
   NodeId& ls(ThreadId t) {
     if (t >= ls_.size()) ls_.resize(t + 1, LockSetTable::kRoot);
@@ -223,90 +206,120 @@ class LocksetEngine final : public Engine {
   }
   NodeId ls(ThreadId t) const { return t < ls_.size() ? ls_[t] : LockSetTable::kRoot; }
 
-  bool disjoint(const Entry& a, const Entry& b) const {
-    if ((a.mask & b.mask) == 0) return true;
-    if (a.exact && b.exact) return false;
-    return table_.disjoint(a.set, b.set);
+  // LS(e) of the access being analysed, with its mask.
+  struct Query {
+    SetId set;
+    uint64_t mask;
+    bool exact;
+  };
+  bool disjoint(const uint64_t* cell, const Query& q) const {
+    if ((cell[0] & q.mask) == 0) return true;
+    if ((cell[1] >> 32) && q.exact) return false;
+    return table_.disjoint(static_cast<SetId>(cell[1]), q.set);
   }
 
-  uint32_t slot_of(Variable& x, ThreadId t) {
-    if (x.last_slot < x.slots.size() && x.slots[x.last_slot].thread == t) return x.last_slot;
+  uint32_t slot_of(VariableId xid, Variable& x, ThreadId t) {
+    if (x.last_slot < x.threads.size() && x.threads[x.last_slot] == t) return x.last_slot;
     uint32_t s = 0;
-    while (s < x.slots.size() && x.slots[s].thread != t) ++s;
-    if (s == x.slots.size()) x.slots.push_back(Slot{t, {}, {}});
+    while (s < x.threads.size() && x.threads[s] != t) ++s;
+    if (s == x.threads.size()) {  // a new thread: a row of zeros
+      x.threads.push_back(t);
+      x.block.resize(x.block.size() + 2 * size_t{x.cap}, 0);
+      if (listing_) ids_[xid].resize(ids_[xid].size() + 2 * size_t{x.cap});
+    }
     return x.last_slot = s;
   }
 
-  uint32_t entry_of(Variable& x, SetId set) {
-    if (x.last_entry < x.entries.size() && x.entries[x.last_entry].set == set) return x.last_entry;
+  uint32_t entry_of(VariableId xid, Variable& x, SetId set) {
+    const uint64_t* row = x.entry_row();
+    if (x.last_entry < x.entries && static_cast<SetId>(row[4 * x.last_entry + 1]) == set)
+      return x.last_entry;
     uint32_t k = 0;
-    while (k < x.entries.size() && x.entries[k].set != set) ++k;
-    if (k == x.entries.size()) {
-      Entry entry{table_.mask(set), set, table_.exact(set), {}, {}};
-      for (const Entry& j : x.entries)
-        if (disjoint(j, entry)) entry.disjoint += j.same;
-      x.entries.push_back(entry);
+    while (k < x.entries && static_cast<SetId>(row[4 * k + 1]) != set) ++k;
+    if (k == x.entries) {  // a new lock set: a new cell in every row
+      if (k == x.cap) grow(xid, x);
+      uint64_t* cell = x.entry_row() + 4 * k;
+      cell[0] = table_.mask(set);
+      cell[1] = uint64_t{set} | uint64_t{table_.exact(set)} << 32;
+      ++x.entries;
     }
     return x.last_entry = k;
   }
 
-  void access(EventId id, const Event& e) {
-    if (e.target >= variables_.size()) variables_.resize(e.target + 1);
-    Variable& x = variables_[e.target];
-    const bool write = e.op == Op::Write;
-    const uint32_t k = entry_of(x, table_.set_of(ls(e.thread)));  // LS(e)
-    const uint32_t s = slot_of(x, e.thread);
-    const Entry& entry = x.entries[k];
-
-    // Thread s's own accesses with lock sets disjoint from LS(e), and its class (k, op).
-    Slot& slot = x.slots[s];
-    uint64_t own = 0;
-    uint32_t ci = UINT32_MAX;
-    for (uint32_t i = 0; i < slot.classes.size(); ++i) {
-      const Class& c = slot.classes[i];
-      if (c.entry == k) ci = i;
-      if (disjoint(x.entries[c.entry], entry)) own += c.count.conflicting(write);
+  // Doubles the cells per row.
+  void grow(VariableId xid, Variable& x) {
+    const uint32_t cap = std::max<uint32_t>(4, 2 * x.cap);
+    const size_t slots = x.threads.size();
+    std::vector<uint64_t> block(4 * size_t{cap} + 2 * slots * cap, 0);
+    std::copy_n(x.block.begin(), 4 * size_t{x.cap}, block.begin());
+    for (size_t s = 0; s < slots; ++s)
+      std::copy_n(x.block.begin() + static_cast<std::ptrdiff_t>(4 * x.cap + 2 * s * x.cap),
+                  2 * x.cap, block.begin() + static_cast<std::ptrdiff_t>(4 * cap + 2 * s * cap));
+    x.block.swap(block);
+    if (listing_) {
+      std::vector<Ids>& old = ids_[xid];
+      std::vector<Ids> ids(slots * cap * 2);
+      for (size_t s = 0; s < slots; ++s)
+        for (uint32_t k = 0; k < x.cap; ++k)
+          for (size_t w = 0; w < 2; ++w)
+            ids[(s * cap + k) * 2 + w] = std::move(old[(s * x.cap + k) * 2 + w]);
+      old.swap(ids);
     }
-    const uint64_t races = entry.disjoint.conflicting(write) - own;
+    x.cap = cap;
+  }
+
+  void access(EventId id, const Event& e) {
+    const VariableId xid = e.target;
+    if (xid >= variables_.size()) {
+      variables_.resize(xid + 1);
+      if (listing_) ids_.resize(xid + 1);
+    }
+    Variable& x = variables_[xid];
+    const bool write = e.op == Op::Write;
+    const SetId set = table_.set_of(ls(e.thread));  // LS(e)
+    const uint32_t k = entry_of(xid, x, set);
+    const uint32_t s = slot_of(xid, x, e.thread);
+    const Query q{set, table_.mask(set), table_.exact(set)};
+
+    // Earlier accesses of other threads with a conflicting op and a disjoint lock set.
+    uint64_t races = 0;
+    const uint64_t* entry = x.entry_row();
+    const uint64_t* mine = x.slot_row(s);
+    for (uint32_t j = 0; j < x.entries; ++j)
+      if (disjoint(entry + 4 * j, q))
+        races += conflicting(entry + 4 * j + 2, write) - conflicting(mine + 2 * j, write);
     if (races > 0) {
       if (listing_) {
-        list_races(x, id, e, s, entry, races);
+        list_races(xid, id, e, s, q, races);
         if (!sink_.accepting()) stop_listing();
       } else {
         sink_.add_uncounted_races(races);
         sink_.mark_racy(Access::of(id, e));
       }
     }
-
-    for (Entry& j : x.entries)
-      if (disjoint(j, entry)) j.disjoint.add(write);
-    x.entries[k].same.add(write);
-    if (ci == UINT32_MAX) {
-      ci = static_cast<uint32_t>(slot.classes.size());
-      slot.classes.push_back(Class{k, {}});
-      if (listing_) slot.ids.emplace_back();
-    }
-    slot.classes[ci].count.add(write);
+    ++x.entry_row()[4 * k + 2 + write];
+    ++x.slot_row(s)[2 * k + write];
     if (listing_) {
-      Ids& ids = slot.ids[ci][write];
+      Ids& ids = ids_of(xid, s, k, write);
       if (ids.size() < cap_) ids.emplace_back(id, e.location);
     }
   }
 
   // Reports the races of `e` with the smallest first events that the sink still keeps (a k-way
-  // merge over the id lists of the conflicting classes of the other threads) and counts the rest.
-  void list_races(const Variable& x, EventId id, const Event& e, uint32_t s, const Entry& entry,
+  // merge over the id lists of the other threads' conflicting (lock set, op) groups) and counts
+  // the rest.
+  void list_races(VariableId xid, EventId id, const Event& e, uint32_t s, const Query& q,
                   uint64_t races) {
     const bool write = e.op == Op::Write;
+    Variable& x = variables_[xid];
     heap_.clear();
-    for (uint32_t other = 0; other < x.slots.size(); ++other) {
-      if (other == s) continue;
-      const Slot& slot = x.slots[other];
-      for (uint32_t i = 0; i < slot.classes.size(); ++i) {
-        if (!disjoint(x.entries[slot.classes[i].entry], entry)) continue;
+    for (uint32_t k = 0; k < x.entries; ++k) {
+      if (!disjoint(x.entry_row() + 4 * k, q)) continue;
+      for (uint32_t other = 0; other < x.threads.size(); ++other) {
+        if (other == s) continue;
         for (int w = write ? 0 : 1; w < 2; ++w) {
-          const Ids& ids = slot.ids[i][w];
-          if (!ids.empty()) heap_.push_back({ids[0].first, other, i, static_cast<bool>(w), 0});
+          const Ids& ids = ids_of(xid, other, k, w);
+          if (!ids.empty()) heap_.push_back({ids[0].first, k, other, static_cast<bool>(w), 0});
         }
       }
     }
@@ -318,9 +331,8 @@ class LocksetEngine final : public Engine {
     while (listed < room && !heap_.empty()) {
       std::pop_heap(heap_.begin(), heap_.end(), later);
       Cursor& cur = heap_.back();
-      const Slot& slot = x.slots[cur.slot];
-      const Ids& ids = slot.ids[cur.cls][cur.write];
-      const Access first{cur.id, slot.thread, ids[cur.pos].second,
+      const Ids& ids = ids_of(xid, cur.slot, cur.entry, cur.write);
+      const Access first{cur.id, x.threads[cur.slot], ids[cur.pos].second,
                          cur.write ? Op::Write : Op::Read};
       sink_.report(Race{first, second, e.target});
       ++listed;
@@ -337,14 +349,13 @@ class LocksetEngine final : public Engine {
   // The sink keeps no more races: from now on only counts matter.
   void stop_listing() {
     listing_ = false;
-    for (Variable& x : variables_)
-      for (Slot& slot : x.slots) std::vector<std::array<Ids, 2>>().swap(slot.ids);
+    std::vector<std::vector<Ids>>().swap(ids_);
   }
 
   struct Cursor {
     EventId id;
+    uint32_t entry;
     uint32_t slot;
-    uint32_t cls;
     bool write;
     uint32_t pos;
   };
@@ -356,6 +367,7 @@ class LocksetEngine final : public Engine {
   LockSetTable table_;
   std::vector<NodeId> ls_;  // ls(t): the node of thread t's current lock set
   std::vector<Variable> variables_;
+  std::vector<std::vector<Ids>> ids_;  // by variable, while listing
   std::vector<Cursor> heap_;
 };
 
