@@ -1,12 +1,165 @@
-// PLACEHOLDER owned by the hb-pairs work; replaced before the session ends.
+// racepred annotate: the seeds' tabular view of a trace with an engine's per-event state.
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+
 #include "racepred/cli/cli.hpp"
+#include "racepred/engines/annotate.hpp"
+#include "racepred/io/reader.hpp"
+#include "racepred/report/notation.hpp"
+#include "racepred/report/table.hpp"
 #include "racepred/trace/error.hpp"
+#include "racepred/trace/validator.hpp"
 
 namespace racepred::cli {
+namespace {
+
+struct AnnotateOptions {
+  std::string engine = "hb";
+  std::string format = "text";
+  std::string layout = "auto";
+  int width = -1;  // -1: the terminal's width when printing to one, else unlimited
+  bool truncate = false;
+  bool lenient = false;
+  std::string path;
+};
+
+// The trace, checked for well-formedness (DESIGN.md policy: errors stop, --lenient drops).
+Trace load_validated(const AnnotateOptions& o) {
+  Trace trace;
+  TraceCollector collector(trace);
+  ValidationOptions vo;
+  vo.mode = o.lenient ? ValidationMode::Lenient : ValidationMode::Strict;
+  vo.file_name = o.path;
+  Validator validator(trace.symbols, vo, collector);
+  ReadOptions ro;
+  ro.lenient = o.lenient;
+  trace.summary = read_events(o.path, ro, trace.symbols, validator);
+  validator.on_end();
+  const ValidationReport& report = validator.report();
+  if (trace.summary.malformed)
+    std::cerr << "racepred: warning: skipped " << trace.summary.malformed << " malformed line(s)\n";
+  if (report.violations)
+    std::cerr << "racepred: warning: dropped " << report.violations << " ill-formed event(s)\n";
+  if (report.reentrant_acquires)
+    std::cerr << "racepred: note: normalised " << report.reentrant_acquires
+              << " re-entrant acquire(s)\n";
+  return trace;
+}
+
+size_t terminal_width() {
+  if (isatty(STDOUT_FILENO)) {
+    winsize ws{};
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+    if (const char* columns = std::getenv("COLUMNS")) return std::strtoul(columns, nullptr, 10);
+  }
+  return 0;
+}
+
+std::vector<NamedCells> named_cells(const std::vector<Annotation>& rows) {
+  std::vector<NamedCells> cells(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (const AnnotationCell& c : rows[i]) cells[i].push_back({c.column, c.value});
+  return cells;
+}
+
+int run_annotate(const AnnotateOptions& o) {
+  if (o.engine.find(',') != std::string::npos)
+    throw UsageError("annotate shows one engine at a time (got '" + o.engine + "')");
+  if (!find_engine(o.engine)) {
+    std::string names;
+    for (const std::string& n : annotating_engines()) names += (names.empty() ? "" : ", ") + n;
+    throw UsageError("unknown engine '" + o.engine + "'; engines with an annotated view: " + names);
+  }
+  const Trace trace = load_validated(o);
+  const AnnotationRun run = annotate_trace(o.engine, trace);
+  const std::vector<NamedCells> cells = named_cells(run.rows);
+  const RaceSink& sink = run.sink;
+
+  if (o.format == "json") {
+    nlohmann::ordered_json doc;
+    doc["schema"] = "racepred/1";
+    doc["engine"] = o.engine;
+    doc["trace"] = {{"path", o.path},
+                    {"events", trace.size()},
+                    {"threads", trace.symbols.threads.size()},
+                    {"variables", trace.symbols.variables.size()},
+                    {"locks", trace.symbols.locks.size()},
+                    {"skipped_events", trace.summary.skipped_total()}};
+    nlohmann::ordered_json table = trace_table_json(trace, cells);
+    for (auto it = table.begin(); it != table.end(); ++it) doc[it.key()] = it.value();
+    nlohmann::ordered_json races = nlohmann::ordered_json::array();
+    for (const Race& r : sink.races()) {
+      nlohmann::ordered_json race;
+      if (r.first.known())
+        race["first"] = r.first.event;
+      else
+        race["first"] = nullptr;
+      race["second"] = r.second.event;
+      race["variable"] = std::string(trace.variable_name(r.variable));
+      race["kind"] = std::string(race_kind_name(race_kind(r)));
+      races.push_back(std::move(race));
+    }
+    doc["races"] = std::move(races);
+    doc["race_count"] = sink.race_count();
+    doc["truncated"] = sink.truncated();
+    std::cout << doc.dump(2) << '\n';
+  } else {
+    TraceTableOptions options;
+    options.table.width = o.width >= 0 ? static_cast<size_t>(o.width) : terminal_width();
+    options.table.truncate = o.truncate;
+    options.layout = o.layout == "columns"   ? TraceLayout::Columns
+                     : o.layout == "compact" ? TraceLayout::Compact
+                                             : TraceLayout::Auto;
+    std::cout << render_trace_table(trace, cells, options) << '\n';
+    std::cout << o.engine << ": ";
+    if (sink.race_count() == 0) {
+      std::cout << "no race\n";
+    } else {
+      std::cout << sink.race_count() << " race pair" << (sink.race_count() == 1 ? "" : "s");
+      std::string pairs;
+      for (const Race& r : sink.races()) {
+        pairs += ' ';
+        pairs += r.first.known() ? pair_text(r.first.event, r.second.event)
+                                 : "(?,e" + std::to_string(r.second.event) + ")";
+      }
+      std::cout << ":" << pairs << (sink.truncated() ? " ..." : "") << '\n';
+    }
+  }
+  return sink.race_count() ? kExitRaces : kExitNoRace;
+}
+
+}  // namespace
 
 Command add_annotate_command(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand("annotate", "Print the trace as a table annotated with an engine's state");
-  return {sub, []() -> int { throw UsageError("'annotate' is not implemented yet"); }};
+  CLI::App* sub = app.add_subcommand(
+      "annotate",
+      "Print the trace as the seeds' table (one column per thread, one row per event) with an "
+      "engine's per-event state in extra columns");
+  auto o = std::make_shared<AnnotateOptions>();
+  sub->add_option("-e,--engine", o->engine,
+                  "Engine whose state to show (one; see docs/ANNOTATE.md)")
+      ->capture_default_str();
+  sub->add_option("--format", o->format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  sub->add_option("--width", o->width,
+                  "Table width in characters; long cells are wrapped (0 = unlimited; default: the "
+                  "terminal's width, unlimited when not printing to a terminal)");
+  sub->add_flag("--truncate", o->truncate, "Cut long cells with '...' instead of wrapping them");
+  sub->add_option("--layout", o->layout,
+                  "columns: one column per thread; compact: thread and event columns; auto: "
+                  "columns unless the threads do not fit")
+      ->check(CLI::IsMember({"auto", "columns", "compact"}))
+      ->capture_default_str();
+  sub->add_flag("--lenient", o->lenient,
+                "Skip malformed lines and drop ill-formed events instead of stopping");
+  sub->add_option("TRACE", o->path, "Trace file (STD or SpeedyGo CSV; '-' for standard input)")
+      ->required();
+  return {sub, [o] { return run_annotate(*o); }};
 }
 
 }  // namespace racepred::cli

@@ -77,6 +77,15 @@ class Epoch {
   bool leq(const VectorClock& vc) const { return clock() <= vc.get(thread()); }
   constexpr bool is_bottom() const { return clock() == 0; }
   friend constexpr bool operator==(Epoch a, Epoch b) = default;
+  // The packed 64-bit value (thread << 32 | clock), e.g. to store an epoch in a flat array.
+  constexpr uint64_t bits() const { return v_; }
+  static constexpr Epoch from_bits(uint64_t bits) {
+    Epoch e;
+    e.v_ = bits;
+    return e;
+  }
+  // j#k ⪯ V for a vector clock given as a raw array covering thread j.
+  bool leq(const Clock* vc) const { return clock() <= vc[thread()]; }
   // "j#k" with the thread's index as in the seeds.
   std::string to_string() const;
 

@@ -1,0 +1,190 @@
+// hb-sets: the set-based race predictor of seed 004 ("Set-based race predictor"), the
+// correct-by-construction reference for HB: every thread t keeps the set D(t) of events that
+// happen before its next event, Rel(y) is the event set of the last release of lock y, W(x) the
+// most recent write to x (undefined at first) and R(x) the most recent mutually concurrent reads.
+// An earlier access e is HB-before the current event of t iff e is in D(t).
+//
+//   e@acq(t,y)      D(t) = D(t) ∪ Rel(y) ∪ {e}
+//   e@rel(t,y)      D(t) = D(t) ∪ {e};  Rel(y) = D(t)
+//   e@fork(t1,t2)   D(t1) = D(t1) ∪ {e};  D(t2) = D(t1)
+//   e@join(t1,t2)   D(t1) = D(t1) ∪ D(t2) ∪ {e}
+//   e@write(t,x)    race (W(x),e) if W(x) ∉ D(t); race (r,e) for r ∈ R(x) \ D(t);
+//                   D(t) = D(t) ∪ {e};  W(x) = e
+//   e@read(t,x)     race (W(x),e) if W(x) ∉ D(t);  R(x) = {e} ∪ (R(x) \ D(t));  D(t) = D(t) ∪ {e}
+//
+// Event sets are bit sets over the events' positions, so time and memory grow quadratically:
+// a reference for small traces, not a production engine. Only the most recent write is kept
+// (seed 004, "Earlier race not detected"), so its pairs are a subset of hb's.
+#include <cstdint>
+
+#include "racepred/engines/hb_pairs.hpp"
+#include "racepred/report/notation.hpp"
+
+namespace racepred {
+namespace {
+
+// A set of event positions.
+class EventSet {
+ public:
+  bool contains(size_t e) const {
+    return e / 64 < words_.size() && (words_[e / 64] >> (e % 64)) & 1;
+  }
+  void insert(size_t e) {
+    if (e / 64 >= words_.size()) words_.resize(e / 64 + 1, 0);
+    words_[e / 64] |= uint64_t{1} << (e % 64);
+  }
+  void unite(const EventSet& o) {
+    if (o.words_.size() > words_.size()) words_.resize(o.words_.size(), 0);
+    for (size_t i = 0; i < o.words_.size(); ++i) words_[i] |= o.words_[i];
+  }
+  template <class F>
+  void for_each(F f) const {
+    for (size_t w = 0; w < words_.size(); ++w)
+      for (uint64_t bits = words_[w]; bits; bits &= bits - 1)
+        f(w * 64 + static_cast<size_t>(__builtin_ctzll(bits)));
+  }
+
+ private:
+  std::vector<uint64_t> words_;
+};
+
+class HbSets final : public Engine {
+ public:
+  explicit HbSets(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {}
+
+  void on_event(EventId id, const Event& e) override {
+    const size_t pos = events_.size();
+    events_.push_back(e);
+    ids_.push_back(id);
+    EventSet& D = thread_set(e.thread);
+    if (annotating_) {
+      partners_.clear();
+      w_before_ = kUndefined;
+      r_before_.clear();
+      if (e.is_access() && e.target < variables_.size()) {
+        w_before_ = variables_[e.target].W;
+        r_before_ = variables_[e.target].R;
+      }
+    }
+    switch (e.op) {
+      case Op::Acquire:
+        if (e.target < rel_.size()) D.unite(rel_[e.target]);
+        D.insert(pos);
+        break;
+      case Op::Release:
+        D.insert(pos);
+        if (e.target >= rel_.size()) rel_.resize(static_cast<size_t>(e.target) + 1);
+        rel_[e.target] = thread_set(e.thread);
+        break;
+      case Op::Fork: {
+        D.insert(pos);
+        const EventSet copy = D;  // thread_set() may grow D's vector
+        thread_set(e.target).unite(copy);
+        break;
+      }
+      case Op::Join: {
+        const EventSet joined = thread_set(e.target);
+        EventSet& D1 = thread_set(e.thread);
+        D1.unite(joined);
+        D1.insert(pos);
+        break;
+      }
+      case Op::Write: {
+        Variable& x = variable(e.target);
+        if (x.W != kUndefined && !D.contains(x.W)) report(x.W, pos);
+        for (size_t r : x.R)
+          if (!D.contains(r)) report(r, pos);
+        D.insert(pos);
+        x.W = pos;
+        break;
+      }
+      case Op::Read: {
+        Variable& x = variable(e.target);
+        if (x.W != kUndefined && !D.contains(x.W)) report(x.W, pos);
+        size_t kept = 0;
+        for (size_t r : x.R)
+          if (!D.contains(r)) x.R[kept++] = r;
+        x.R.resize(kept);
+        x.R.push_back(pos);  // positions stay in trace order
+        D.insert(pos);
+        break;
+      }
+    }
+  }
+
+  bool supports_annotation() const override { return true; }
+  void before_event(EventId, const Event&) override { annotating_ = true; }
+  // D(t) after the event (its event set ES_e), Rel(y) after a release, W(x) and R(x) before an
+  // access (seed 004's annotated traces), and the races found at the event.
+  void annotate(EventId id, const Event& e, Annotation& row) override {
+    std::string W, R;
+    if (e.is_access()) {
+      W = w_before_ == kUndefined ? std::string("undefined") : ref(w_before_);
+      if (!r_before_.empty()) R = list_text(r_before_);
+    }
+    row.push_back({"D(t)", set_text(thread_set(e.thread))});
+    row.push_back({"Rel(y)", e.op == Op::Release ? set_text(rel_[e.target]) : std::string()});
+    row.push_back({"W(x)", W});
+    row.push_back({"R(x)", R});
+    row.push_back({"races", races_text(partners_, id)});
+  }
+
+ private:
+  static constexpr size_t kUndefined = SIZE_MAX;
+  struct Variable {
+    size_t W = kUndefined;
+    std::vector<size_t> R;
+  };
+
+  EventSet& thread_set(ThreadId t) {
+    if (t >= D_.size()) D_.resize(static_cast<size_t>(t) + 1);
+    return D_[t];
+  }
+  Variable& variable(VariableId x) {
+    if (x >= variables_.size()) variables_.resize(static_cast<size_t>(x) + 1);
+    return variables_[x];
+  }
+  void report(size_t first, size_t second) {
+    const Event& a = events_[first];
+    const Event& b = events_[second];
+    sink_.report(Race{Access::of(ids_[first], a), Access::of(ids_[second], b), b.target});
+    if (annotating_) partners_.push_back(ids_[first]);
+  }
+  std::string ref(size_t pos) const { return event_ref_colon(symbols_, ids_[pos], events_[pos]); }
+  // "[0:w(x)_1,0:fork(T1)_2]"
+  std::string list_text(const std::vector<size_t>& positions) const {
+    std::string out(1, '[');
+    for (size_t pos : positions) {
+      if (out.size() > 1) out += ',';
+      out += ref(pos);
+    }
+    out += ']';
+    return out;
+  }
+  std::string set_text(const EventSet& s) const {
+    std::vector<size_t> positions;
+    s.for_each([&](size_t pos) { positions.push_back(pos); });
+    return list_text(positions);
+  }
+
+  const Symbols& symbols_;
+  RaceSink& sink_;
+  std::vector<Event> events_;
+  std::vector<EventId> ids_;
+  std::vector<EventSet> D_;
+  std::vector<EventSet> rel_;
+  std::vector<Variable> variables_;
+
+  bool annotating_ = false;
+  size_t w_before_ = kUndefined;
+  std::vector<size_t> r_before_;
+  std::vector<EventId> partners_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_hb_sets_engine(EngineContext& context) {
+  return std::make_unique<HbSets>(context);
+}
+
+}  // namespace racepred
