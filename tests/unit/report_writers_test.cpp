@@ -200,5 +200,29 @@ TEST(TextReport, NoRacesUnknownFirstAndTruncation) {
   EXPECT_EQ(text.find("engine hb)"), std::string::npos) << "no block for an engine without races";
 }
 
+TEST(TextReport, OneSeparatorBetweenBlocksOfSeveralEngines) {
+  Fixture f;
+  RaceSink a;
+  a.report(f.race(1, 2));
+  a.finalize();
+  RaceSink b;
+  b.report(f.race(4, 5));
+  b.finalize();
+  std::ostringstream out;
+  write_text_report(out, f.report({{"one", &a, 0}, {"two", &b, 0}}));
+  const std::string text = out.str();
+  const std::string separator = "==================\n";
+  EXPECT_EQ(text.find(separator + separator), std::string::npos) << text;
+  EXPECT_EQ(text.rfind(separator, 0), 0u) << text;
+  size_t separators = 0;
+  for (size_t pos = text.find(separator); pos != std::string::npos;
+       pos = text.find(separator, pos + 1))
+    ++separators;
+  EXPECT_EQ(separators, 3u) << text;
+  EXPECT_LT(text.find("(engine one)"), text.find("(engine two)"));
+  EXPECT_LT(text.find("SUMMARY: racepred: 1 race (1 racy event, 1 racy location) with engine one"),
+            text.find("SUMMARY: racepred: 1 race (1 racy event, 1 racy location) with engine two"));
+}
+
 }  // namespace
 }  // namespace racepred
