@@ -161,6 +161,23 @@ TEST(LocksetEngine, ManyLocksManyLockSetsAndLongTraces) {
     }
   }
   EXPECT_GT(largest, size_t{8});
+  // One variable under more than 64 distinct lock sets (the engine's sweep without bitmaps).
+  for (uint32_t seed = 20; seed < 23; ++seed) {
+    std::mt19937 many(seed);
+    const std::string text = random_trace(many, 4, 1, 12, 1500, 5);
+    const Trace trace = parse_trace(text);
+    std::vector<std::set<LockId>> held;
+    std::set<std::set<LockId>> sets;
+    for (const Event& e : trace.events) {
+      if (e.thread >= held.size()) held.resize(e.thread + 1);
+      if (e.op == Op::Acquire) held[e.thread].insert(e.target);
+      if (e.op == Op::Release) held[e.thread].erase(e.target);
+      if (e.is_access()) sets.insert(held[e.thread]);
+    }
+    EXPECT_GT(sets.size(), 64u);
+    check_against_brute_force(text, 10, seed);
+    if (testing::Test::HasFailure()) return;
+  }
 }
 
 TEST(LocksetEngine, AnnotatesLockSetsOfAccesses) {

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <string>
 
 #include "racepred/engines/engine.hpp"
@@ -173,14 +174,16 @@ class LocksetEngine final : public Engine {
   using Ids = std::vector<std::pair<EventId, LocationId>>;
 
   // Per variable x: the threads that accessed it (slots) and the distinct lock sets its accesses
-  // held (entries), in one block: `cap` four-word cells, then per slot `cap` two-word cells.
-  // Cell k of the first row is entry k's (mask, set | exact << 32, C(k).reads, C(k).writes),
-  // C(k) = the accesses whose lock set is exactly entry k's; cell k of slot s's row is
+  // held (entries), in one block: `cap` entry cells (kCell words), then per slot `cap` two-word
+  // cells. Entry cell k holds the lock set, C(k).reads, C(k).writes and the bitmap of the
+  // entries disjoint from it; C(k) = the accesses whose lock set is exactly entry k's; cell k of
+  // slot s's row is
   // (C(s, k).reads, C(s, k).writes), those of the thread in slot s. An access of thread s with
   // lock set L races with C(j) − C(s, j) of the entries j whose lock sets are disjoint from L
   // (conflicting ops only: writes for a read, reads and writes for a write); then it adds itself
-  // to C(k) and C(s, k) of its own entry. So an access reads two contiguous rows: O(entries of
-  // x), a handful in real traces, where a variable is accessed under few distinct lock sets.
+  // to C(k) and C(s, k) of its own entry. So an access reads the cells of the disjoint entries
+  // in two contiguous rows: O(entries of x), a handful in real traces, where a variable is
+  // accessed under few distinct lock sets; with up to 64 entries only the disjoint ones.
   struct alignas(64) Variable {  // one cache line
     std::vector<uint64_t> block;
     std::vector<ThreadId> threads;  // slot → thread
@@ -190,8 +193,11 @@ class LocksetEngine final : public Engine {
     uint32_t last_entry = 0;
 
     uint64_t* entry_row() { return block.data(); }
-    uint64_t* slot_row(size_t s) { return block.data() + 4 * size_t{cap} + 2 * s * cap; }
+    uint64_t* slot_row(size_t s) { return block.data() + kCell * size_t{cap} + 2 * s * cap; }
   };
+  // Words per cell of the entry row: mask, set | exact << 32, C.reads, C.writes, and a bitmap of
+  // the entries (among the first 64) whose lock sets are disjoint from this one's.
+  static constexpr size_t kCell = 5;
   static uint64_t conflicting(const uint64_t* counts, bool write) {
     return counts[1] + (write ? counts[0] : 0);  // counts = {reads, writes}
   }
@@ -232,15 +238,25 @@ class LocksetEngine final : public Engine {
 
   uint32_t entry_of(VariableId xid, Variable& x, SetId set) {
     const uint64_t* row = x.entry_row();
-    if (x.last_entry < x.entries && static_cast<SetId>(row[4 * x.last_entry + 1]) == set)
+    if (x.last_entry < x.entries && static_cast<SetId>(row[kCell * x.last_entry + 1]) == set)
       return x.last_entry;
     uint32_t k = 0;
-    while (k < x.entries && static_cast<SetId>(row[4 * k + 1]) != set) ++k;
+    while (k < x.entries && static_cast<SetId>(row[kCell * k + 1]) != set) ++k;
     if (k == x.entries) {  // a new lock set: a new cell in every row
       if (k == x.cap) grow(xid, x);
-      uint64_t* cell = x.entry_row() + 4 * k;
+      uint64_t* cell = x.entry_row() + kCell * k;
       cell[0] = table_.mask(set);
       cell[1] = uint64_t{set} | uint64_t{table_.exact(set)} << 32;
+      if (k < 64) {  // the disjointness bitmaps of the first 64 entries
+        const Query q{set, cell[0], table_.exact(set)};
+        for (uint32_t j = 0; j < k; ++j) {
+          uint64_t* other = x.entry_row() + kCell * j;
+          if (!disjoint(other, q)) continue;
+          other[4] |= uint64_t{1} << k;
+          cell[4] |= uint64_t{1} << j;
+        }
+        if (set == LockSetTable::kEmptySet) cell[4] |= uint64_t{1} << k;
+      }
       ++x.entries;
     }
     return x.last_entry = k;
@@ -250,11 +266,12 @@ class LocksetEngine final : public Engine {
   void grow(VariableId xid, Variable& x) {
     const uint32_t cap = std::max<uint32_t>(4, 2 * x.cap);
     const size_t slots = x.threads.size();
-    std::vector<uint64_t> block(4 * size_t{cap} + 2 * slots * cap, 0);
-    std::copy_n(x.block.begin(), 4 * size_t{x.cap}, block.begin());
+    std::vector<uint64_t> block(kCell * size_t{cap} + 2 * slots * cap, 0);
+    std::copy_n(x.block.begin(), kCell * size_t{x.cap}, block.begin());
     for (size_t s = 0; s < slots; ++s)
-      std::copy_n(x.block.begin() + static_cast<std::ptrdiff_t>(4 * x.cap + 2 * s * x.cap),
-                  2 * x.cap, block.begin() + static_cast<std::ptrdiff_t>(4 * cap + 2 * s * cap));
+      std::copy_n(x.block.begin() + static_cast<std::ptrdiff_t>(kCell * x.cap + 2 * s * x.cap),
+                  2 * x.cap,
+                  block.begin() + static_cast<std::ptrdiff_t>(kCell * cap + 2 * s * cap));
     x.block.swap(block);
     if (listing_) {
       std::vector<Ids>& old = ids_[xid];
@@ -285,9 +302,16 @@ class LocksetEngine final : public Engine {
     uint64_t races = 0;
     const uint64_t* entry = x.entry_row();
     const uint64_t* mine = x.slot_row(s);
-    for (uint32_t j = 0; j < x.entries; ++j)
-      if (disjoint(entry + 4 * j, q))
-        races += conflicting(entry + 4 * j + 2, write) - conflicting(mine + 2 * j, write);
+    if (x.entries <= 64) {  // the entries disjoint from LS(e), from its bitmap
+      for (uint64_t bits = entry[kCell * k + 4]; bits != 0; bits &= bits - 1) {
+        const int j = std::countr_zero(bits);
+        races += conflicting(entry + kCell * j + 2, write) - conflicting(mine + 2 * j, write);
+      }
+    } else {
+      for (uint32_t j = 0; j < x.entries; ++j)
+        if (disjoint(entry + kCell * j, q))
+          races += conflicting(entry + kCell * j + 2, write) - conflicting(mine + 2 * j, write);
+    }
     if (races > 0) {
       if (listing_) {
         list_races(xid, id, e, s, q, races);
@@ -297,7 +321,7 @@ class LocksetEngine final : public Engine {
         sink_.mark_racy(Access::of(id, e));
       }
     }
-    ++x.entry_row()[4 * k + 2 + write];
+    ++x.entry_row()[kCell * k + 2 + write];
     ++x.slot_row(s)[2 * k + write];
     if (listing_) {
       Ids& ids = ids_of(xid, s, k, write);
@@ -314,7 +338,7 @@ class LocksetEngine final : public Engine {
     Variable& x = variables_[xid];
     heap_.clear();
     for (uint32_t k = 0; k < x.entries; ++k) {
-      if (!disjoint(x.entry_row() + 4 * k, q)) continue;
+      if (!disjoint(x.entry_row() + kCell * k, q)) continue;
       for (uint32_t other = 0; other < x.threads.size(); ++other) {
         if (other == s) continue;
         for (int w = write ? 0 : 1; w < 2; ++w) {
