@@ -180,6 +180,21 @@ TEST(LocksetEngine, ManyLocksManyLockSetsAndLongTraces) {
   }
 }
 
+TEST(LocksetEngine, MoreThanAThousandLockSetsOnOneVariable) {
+  // Past 1024 lock sets per variable the engine drops its disjointness bitmaps and sweeps.
+  std::string text;
+  for (uint32_t subset = 0; subset < 1200; ++subset) {
+    const std::string thread = fmt::format("T{}", subset % 3);
+    for (int l = 0; l < 11; ++l)
+      if (subset >> l & 1) text += fmt::format("{}|acq(m{})|a\n", thread, l);
+    text += fmt::format("{}|{}(x)|{}\n", thread, subset % 4 ? "r" : "w", subset % 7);
+    for (int l = 10; l >= 0; --l)
+      if (subset >> l & 1) text += fmt::format("{}|rel(m{})|r\n", thread, l);
+  }
+  check_against_brute_force(text, 20, 0);
+  check_against_brute_force(text, 0, 0);
+}
+
 TEST(LocksetEngine, AnnotatesLockSetsOfAccesses) {
   const Trace trace = parse_trace(
       "T0|acq(b)|1\nT0|acq(a)|2\nT0|w(x)|3\nT0|rel(b)|4\nT0|r(x)|5\nT1|w(x)|6\nT0|rel(a)|7\n");

@@ -174,16 +174,15 @@ class LocksetEngine final : public Engine {
   using Ids = std::vector<std::pair<EventId, LocationId>>;
 
   // Per variable x: the threads that accessed it (slots) and the distinct lock sets its accesses
-  // held (entries), in one block: `cap` entry cells (kCell words), then per slot `cap` two-word
-  // cells. Entry cell k holds the lock set, C(k).reads, C(k).writes and the bitmap of the
-  // entries disjoint from it; C(k) = the accesses whose lock set is exactly entry k's; cell k of
-  // slot s's row is
-  // (C(s, k).reads, C(s, k).writes), those of the thread in slot s. An access of thread s with
-  // lock set L races with C(j) − C(s, j) of the entries j whose lock sets are disjoint from L
+  // held (entries), in one block: `cap` entry cells, then per slot `cap` two-word cells. Entry
+  // cell k holds entry k's lock set, C(k) (the accesses whose lock set is exactly entry k's:
+  // reads, writes) and a bitmap of the entries whose lock sets are disjoint from it; cell k of
+  // slot s's row holds C(s, k), those of the thread in slot s. An access of thread s with lock
+  // set L races with C(j) − C(s, j) of the entries j whose lock sets are disjoint from L
   // (conflicting ops only: writes for a read, reads and writes for a write); then it adds itself
-  // to C(k) and C(s, k) of its own entry. So an access reads the cells of the disjoint entries
-  // in two contiguous rows: O(entries of x), a handful in real traces, where a variable is
-  // accessed under few distinct lock sets; with up to 64 entries only the disjoint ones.
+  // to C(k) and C(s, k) of its own entry. So an access visits the disjoint entries' cells in two
+  // contiguous rows: a handful in real traces, where a variable is accessed under few distinct
+  // lock sets. Past kMaxBitmapCap entries the bitmaps go and an access sweeps all entries.
   struct alignas(64) Variable {  // one cache line
     std::vector<uint64_t> block;
     std::vector<ThreadId> threads;  // slot → thread
@@ -192,12 +191,13 @@ class LocksetEngine final : public Engine {
     uint32_t last_slot = 0;  // caches for the lookups
     uint32_t last_entry = 0;
 
-    uint64_t* entry_row() { return block.data(); }
-    uint64_t* slot_row(size_t s) { return block.data() + kCell * size_t{cap} + 2 * s * cap; }
+    // Entry cell: mask, set | exact << 32, C.reads, C.writes, then bitmap_words() words.
+    size_t bitmap_words() const { return cap > kMaxBitmapCap ? 0 : (cap + 63) / 64; }
+    size_t cell_words() const { return 4 + bitmap_words(); }
+    uint64_t* entry(size_t k) { return block.data() + k * cell_words(); }
+    uint64_t* slot_row(size_t s) { return block.data() + cap * cell_words() + 2 * s * cap; }
   };
-  // Words per cell of the entry row: mask, set | exact << 32, C.reads, C.writes, and a bitmap of
-  // the entries (among the first 64) whose lock sets are disjoint from this one's.
-  static constexpr size_t kCell = 5;
+  static constexpr uint32_t kMaxBitmapCap = 1024;
   static uint64_t conflicting(const uint64_t* counts, bool write) {
     return counts[1] + (write ? counts[0] : 0);  // counts = {reads, writes}
   }
@@ -237,52 +237,55 @@ class LocksetEngine final : public Engine {
   }
 
   uint32_t entry_of(VariableId xid, Variable& x, SetId set) {
-    const uint64_t* row = x.entry_row();
-    if (x.last_entry < x.entries && static_cast<SetId>(row[kCell * x.last_entry + 1]) == set)
+    if (x.last_entry < x.entries && static_cast<SetId>(x.entry(x.last_entry)[1]) == set)
       return x.last_entry;
     uint32_t k = 0;
-    while (k < x.entries && static_cast<SetId>(row[kCell * k + 1]) != set) ++k;
+    while (k < x.entries && static_cast<SetId>(x.entry(k)[1]) != set) ++k;
     if (k == x.entries) {  // a new lock set: a new cell in every row
       if (k == x.cap) grow(xid, x);
-      uint64_t* cell = x.entry_row() + kCell * k;
+      uint64_t* cell = x.entry(k);
       cell[0] = table_.mask(set);
       cell[1] = uint64_t{set} | uint64_t{table_.exact(set)} << 32;
-      if (k < 64) {  // the disjointness bitmaps of the first 64 entries
+      if (x.bitmap_words() > 0) {
         const Query q{set, cell[0], table_.exact(set)};
         for (uint32_t j = 0; j < k; ++j) {
-          uint64_t* other = x.entry_row() + kCell * j;
+          uint64_t* other = x.entry(j);
           if (!disjoint(other, q)) continue;
-          other[4] |= uint64_t{1} << k;
-          cell[4] |= uint64_t{1} << j;
+          other[4 + k / 64] |= uint64_t{1} << (k % 64);
+          cell[4 + j / 64] |= uint64_t{1} << (j % 64);
         }
-        if (set == LockSetTable::kEmptySet) cell[4] |= uint64_t{1} << k;
+        if (set == LockSetTable::kEmptySet) cell[4 + k / 64] |= uint64_t{1} << (k % 64);
       }
       ++x.entries;
     }
     return x.last_entry = k;
   }
 
-  // Doubles the cells per row.
+  // Doubles the cells per row; recomputes the bitmaps when their width changes.
   void grow(VariableId xid, Variable& x) {
-    const uint32_t cap = std::max<uint32_t>(4, 2 * x.cap);
+    const uint32_t old_cap = x.cap;
+    const size_t old_words = x.cell_words();
+    const size_t old_bitmap = x.bitmap_words();
     const size_t slots = x.threads.size();
-    std::vector<uint64_t> block(kCell * size_t{cap} + 2 * slots * cap, 0);
-    std::copy_n(x.block.begin(), kCell * size_t{x.cap}, block.begin());
+    std::vector<uint64_t> old;
+    old.swap(x.block);
+    x.cap = std::max<uint32_t>(4, 2 * old_cap);
+    x.block.assign(x.cap * x.cell_words() + 2 * slots * x.cap, 0);
+    const size_t bitmap = std::min(old_bitmap, x.bitmap_words());
+    for (uint32_t k = 0; k < x.entries; ++k)
+      std::copy_n(old.begin() + static_cast<std::ptrdiff_t>(k * old_words), 4 + bitmap, x.entry(k));
     for (size_t s = 0; s < slots; ++s)
-      std::copy_n(x.block.begin() + static_cast<std::ptrdiff_t>(kCell * x.cap + 2 * s * x.cap),
-                  2 * x.cap,
-                  block.begin() + static_cast<std::ptrdiff_t>(kCell * cap + 2 * s * cap));
-    x.block.swap(block);
+      std::copy_n(old.begin() + static_cast<std::ptrdiff_t>(old_cap * old_words + 2 * s * old_cap),
+                  2 * old_cap, x.slot_row(s));
     if (listing_) {
-      std::vector<Ids>& old = ids_[xid];
-      std::vector<Ids> ids(slots * cap * 2);
+      std::vector<Ids>& before = ids_[xid];
+      std::vector<Ids> ids(slots * x.cap * 2);
       for (size_t s = 0; s < slots; ++s)
-        for (uint32_t k = 0; k < x.cap; ++k)
+        for (uint32_t k = 0; k < old_cap; ++k)
           for (size_t w = 0; w < 2; ++w)
-            ids[(s * cap + k) * 2 + w] = std::move(old[(s * x.cap + k) * 2 + w]);
-      old.swap(ids);
+            ids[(s * x.cap + k) * 2 + w] = std::move(before[(s * old_cap + k) * 2 + w]);
+      before.swap(ids);
     }
-    x.cap = cap;
   }
 
   void access(EventId id, const Event& e) {
@@ -300,17 +303,19 @@ class LocksetEngine final : public Engine {
 
     // Earlier accesses of other threads with a conflicting op and a disjoint lock set.
     uint64_t races = 0;
-    const uint64_t* entry = x.entry_row();
     const uint64_t* mine = x.slot_row(s);
-    if (x.entries <= 64) {  // the entries disjoint from LS(e), from its bitmap
-      for (uint64_t bits = entry[kCell * k + 4]; bits != 0; bits &= bits - 1) {
-        const int j = std::countr_zero(bits);
-        races += conflicting(entry + kCell * j + 2, write) - conflicting(mine + 2 * j, write);
-      }
+    const size_t words = x.bitmap_words();
+    if (words > 0) {  // the entries disjoint from LS(e), from its bitmap
+      const uint64_t* bitmap = x.entry(k) + 4;
+      for (size_t w = 0; w < words; ++w)
+        for (uint64_t bits = bitmap[w]; bits != 0; bits &= bits - 1) {
+          const size_t j = 64 * w + static_cast<size_t>(std::countr_zero(bits));
+          races += conflicting(x.entry(j) + 2, write) - conflicting(mine + 2 * j, write);
+        }
     } else {
       for (uint32_t j = 0; j < x.entries; ++j)
-        if (disjoint(entry + kCell * j, q))
-          races += conflicting(entry + kCell * j + 2, write) - conflicting(mine + 2 * j, write);
+        if (disjoint(x.entry(j), q))
+          races += conflicting(x.entry(j) + 2, write) - conflicting(mine + 2 * j, write);
     }
     if (races > 0) {
       if (listing_) {
@@ -321,7 +326,7 @@ class LocksetEngine final : public Engine {
         sink_.mark_racy(Access::of(id, e));
       }
     }
-    ++x.entry_row()[kCell * k + 2 + write];
+    ++x.entry(k)[2 + write];
     ++x.slot_row(s)[2 * k + write];
     if (listing_) {
       Ids& ids = ids_of(xid, s, k, write);
@@ -338,7 +343,7 @@ class LocksetEngine final : public Engine {
     Variable& x = variables_[xid];
     heap_.clear();
     for (uint32_t k = 0; k < x.entries; ++k) {
-      if (!disjoint(x.entry_row() + kCell * k, q)) continue;
+      if (!disjoint(x.entry(k), q)) continue;
       for (uint32_t other = 0; other < x.threads.size(); ++other) {
         if (other == s) continue;
         for (int w = write ? 0 : 1; w < 2; ++w) {
