@@ -1,4 +1,5 @@
-// The lockset engine over in-memory random traces (no reading): nanoseconds per event.
+// The lockset engine over in-memory traces (no reading): nanoseconds per event, races counted.
+// docs/PERFORMANCE.md, "Lock sets".
 //   build/release/bench/lockset_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
@@ -65,9 +66,23 @@ void run(benchmark::State& state, const Trace& trace) {
   state.counters["races"] = static_cast<double>(races);
 }
 
-// The project's generator (trace/generator.hpp) with its defaults scaled up: 5M events,
-// 8 threads, 64 locks nested up to 2 deep, 10,000 variables, 60% of accesses in critical sections.
+// The trace of the other engines' benchmarks (docs/PERFORMANCE.md):
+// `racepred generate --threads 8 --events 5000000 --seed 1` (1000 variables, 16 locks).
 void BM_LocksetGenerated(benchmark::State& state) {
+  static const Trace trace = [] {
+    GeneratorOptions o;
+    o.seed = 1;
+    o.threads = 8;
+    o.events = 5'000'000;
+    return generate_trace(o);
+  }();
+  run(state, trace);
+}
+BENCHMARK(BM_LocksetGenerated)->Unit(benchmark::kMillisecond);
+
+// The same generator with 10,000 variables and 64 locks (nested up to 2 deep): many more
+// distinct lock sets per shared variable, and per-variable state beyond the caches.
+void BM_LocksetGeneratedManyLocks(benchmark::State& state) {
   static const Trace trace = [] {
     GeneratorOptions o;
     o.seed = 42;
@@ -75,13 +90,12 @@ void BM_LocksetGenerated(benchmark::State& state) {
     o.events = 5'000'000;
     o.variables = 10'000;
     o.locks = 64;
-    o.nesting = 2;
     o.shape = ForkShape::ForkJoin;
     return generate_trace(o);
   }();
   run(state, trace);
 }
-BENCHMARK(BM_LocksetGenerated)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LocksetGeneratedManyLocks)->Unit(benchmark::kMillisecond);
 
 // Few lock sets (4 locks, one held at a time): the scan path.
 void BM_LocksetFewLocks(benchmark::State& state) {
