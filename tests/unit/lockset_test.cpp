@@ -12,9 +12,12 @@
 #include "racepred/engines/lockset.hpp"
 #include "racepred/engines/run.hpp"
 #include "racepred/io/reader.hpp"
+#include "unit/lockset_random_trace.hpp"
 
 namespace racepred {
 namespace {
+
+using testing_support::random_trace;
 
 TEST(LockSetTable, AcquireReleaseLifoAndOutOfOrder) {
   LockSetTable table;
@@ -55,39 +58,6 @@ TEST(LockSetTable, DisjointBeyondSixtyFourLocks) {
   EXPECT_FALSE(table.disjoint(s1, s1));
   EXPECT_TRUE(table.disjoint(LockSetTable::kEmptySet, LockSetTable::kEmptySet));
   EXPECT_TRUE(table.disjoint(LockSetTable::kEmptySet, s1));
-}
-
-// A random well-formed trace in STD: per-thread lock sets, locks only acquired when free,
-// releases in any order, accesses under whatever locks are held.
-std::string random_trace(std::mt19937& rng, int threads, int variables, int locks, int events) {
-  std::vector<std::vector<int>> held(threads);
-  std::vector<int> owner(locks, -1);
-  std::string text;
-  for (int i = 0; i < events; ++i) {
-    const int t = static_cast<int>(rng() % threads);
-    const int kind = static_cast<int>(rng() % 10);
-    const std::string thread = fmt::format("T{}", t);
-    const std::string loc = fmt::format("L{}", rng() % 5);
-    if (kind < 2) {
-      const int l = static_cast<int>(rng() % locks);
-      if (owner[l] == -1) {
-        owner[l] = t;
-        held[t].push_back(l);
-        text += fmt::format("{}|acq(m{})|{}\n", thread, l, loc);
-        continue;
-      }
-    } else if (kind < 4 && !held[t].empty()) {
-      const size_t k = rng() % held[t].size();
-      const int l = held[t][k];
-      held[t].erase(held[t].begin() + static_cast<std::ptrdiff_t>(k));
-      owner[l] = -1;
-      text += fmt::format("{}|rel(m{})|{}\n", thread, l, loc);
-      continue;
-    }
-    const char* op = rng() % 2 ? "w" : "r";
-    text += fmt::format("{}|{}(x{})|{}\n", thread, op, rng() % variables, loc);
-  }
-  return text;
 }
 
 struct Pair {
@@ -164,15 +134,65 @@ TEST(LocksetEngine, MatchesBruteForceOnRandomTraces) {
   }
 }
 
-TEST(LocksetEngine, ManyLocksAndLongRuns) {
-  // Locks beyond 64 (slow disjointness path) and long same-thread runs (cached counts).
+TEST(LocksetEngine, ManyLocksManyLockSetsAndLongTraces) {
+  // Locks beyond 64 (slow disjointness path), many lock sets per variable (growing rows).
   std::mt19937 rng(7);
   for (int run = 0; run < 20; ++run) {
     const std::string text = random_trace(rng, 3, 2, 150, 400);
     check_against_brute_force(text, 5, 7);
     check_against_brute_force(text, SIZE_MAX, 7);
+    check_against_brute_force(text, 0, 7);
     if (testing::Test::HasFailure()) return;
   }
+  // Large lock sets, many threads.
+  size_t largest = 0;
+  for (int run = 0; run < 20; ++run) {
+    const std::string text = random_trace(rng, 6, 2, 20, 300, 5);
+    check_against_brute_force(text, SIZE_MAX, 8);
+    check_against_brute_force(text, 3, 8);
+    if (testing::Test::HasFailure()) return;
+    const Trace trace = parse_trace(text);
+    std::vector<std::set<LockId>> held;
+    for (const Event& e : trace.events) {
+      if (e.thread >= held.size()) held.resize(e.thread + 1);
+      if (e.op == Op::Acquire) held[e.thread].insert(e.target);
+      if (e.op == Op::Release) held[e.thread].erase(e.target);
+      if (e.is_access()) largest = std::max(largest, held[e.thread].size());
+    }
+  }
+  EXPECT_GT(largest, size_t{8});
+  // One variable under more than 64 distinct lock sets (the engine's sweep without bitmaps).
+  for (uint32_t seed = 20; seed < 23; ++seed) {
+    std::mt19937 many(seed);
+    const std::string text = random_trace(many, 4, 1, 12, 1500, 5);
+    const Trace trace = parse_trace(text);
+    std::vector<std::set<LockId>> held;
+    std::set<std::set<LockId>> sets;
+    for (const Event& e : trace.events) {
+      if (e.thread >= held.size()) held.resize(e.thread + 1);
+      if (e.op == Op::Acquire) held[e.thread].insert(e.target);
+      if (e.op == Op::Release) held[e.thread].erase(e.target);
+      if (e.is_access()) sets.insert(held[e.thread]);
+    }
+    EXPECT_GT(sets.size(), 64u);
+    check_against_brute_force(text, 10, seed);
+    if (testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(LocksetEngine, MoreThanAThousandLockSetsOnOneVariable) {
+  // Past 1024 lock sets per variable the engine drops its disjointness bitmaps and sweeps.
+  std::string text;
+  for (uint32_t subset = 0; subset < 1200; ++subset) {
+    const std::string thread = fmt::format("T{}", subset % 3);
+    for (int l = 0; l < 11; ++l)
+      if (subset >> l & 1) text += fmt::format("{}|acq(m{})|a\n", thread, l);
+    text += fmt::format("{}|{}(x)|{}\n", thread, subset % 4 ? "r" : "w", subset % 7);
+    for (int l = 10; l >= 0; --l)
+      if (subset >> l & 1) text += fmt::format("{}|rel(m{})|r\n", thread, l);
+  }
+  check_against_brute_force(text, 20, 0);
+  check_against_brute_force(text, 0, 0);
 }
 
 TEST(LocksetEngine, AnnotatesLockSetsOfAccesses) {

@@ -58,15 +58,16 @@ int analyze(const AnalyzeOptions& o) {
 Command add_analyze_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "analyze", "Predict data races in a trace with one or more engines (the main command)");
-  sub->description(
-      "Predict data races in a recorded trace.\n"
-      "Reads TRACE once and runs every selected engine over it; prints one block per racing\n"
-      "pair of source locations and a SUMMARY line per engine (or JSON, schema racepred/1).\n"
+  sub->footer(
+      "Reads TRACE once and runs every selected engine over it. The text report has one\n"
+      "block per racing pair of source locations and a SUMMARY line per engine; --format json\n"
+      "writes schema racepred/1 (docs/CLI.md). Notes and warnings about the input go to stderr.\n"
       "Exit code: 0 no race reported, 1 races reported, 2 usage or input error.\n"
+      "\n"
       "Examples:\n"
       "  racepred analyze trace.std\n"
       "  racepred analyze -e lockset --format json --max-races 10 trace.std\n"
-      "  racepred analyze -e all -  < trace.std");
+      "  racepred analyze -e all - < trace.std");
   auto o = std::make_shared<AnalyzeOptions>();
   sub->add_option("-e,--engine", o->engines,
                   "Engines to run, comma-separated or repeated; 'all' = every online engine; "
@@ -80,6 +81,7 @@ Command add_analyze_command(CLI::App& app) {
                   "List at most N races per engine (the first in trace order of their later "
                   "event); all races are still counted")
       ->type_name("N")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   sub->add_flag("--lenient", o->lenient,
                 "Skip malformed lines and drop events that break well-formedness (counted and "

@@ -310,7 +310,7 @@ std::vector<std::string> pipeline_diagnostics(const PipelineResult& result) {
   if (v.violations > 0) {
     out.push_back("warning: " + path + ": dropped " + std::to_string(v.violations) + " event" +
                   (v.violations == 1 ? "" : "s") +
-                  " that break well-formedness (--lenient); first:" + first_examples(v.errors, 5));
+                  " breaking well-formedness (--lenient); first:" + first_examples(v.errors, 5));
   }
   if (v.reentrant_acquires > 0) {
     out.push_back("note: " + path + ": normalised " + std::to_string(v.reentrant_acquires) +

@@ -3,10 +3,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
 
+#include "racepred/engines/engine.hpp"
 #include "racepred/trace/event.hpp"
 
 namespace racepred {
@@ -47,6 +49,11 @@ class LockSetTable {
     return disjoint_slow(sa, sb);
   }
   size_t set_count() const { return sets_.size(); }
+
+  size_t size(SetId set) const { return sets_[set].size; }
+  // Bit (lock % 64) for each lock of the set; exact() when every lock id is below 64.
+  uint64_t mask(SetId set) const { return sets_[set].mask; }
+  bool exact(SetId set) const { return sets_[set].exact; }
   size_t node_count() const { return nodes_.size(); }
 
  private:
@@ -66,6 +73,7 @@ class LockSetTable {
 
   NodeId child(NodeId node, LockId lock);
   NodeId make_node(NodeId parent, LockId lock);
+  SetId intern(const std::vector<LockId>& sorted);
   bool disjoint_slow(const Set& a, const Set& b) const;
 
   std::vector<Node> nodes_;
@@ -75,5 +83,8 @@ class LockSetTable {
   std::map<std::vector<LockId>, SetId> set_index_;  // consulted only when a node is created
   std::vector<LockId> scratch_;
 };
+
+// The `lockset` engine (also reachable through the registry).
+std::unique_ptr<Engine> make_lockset_engine(EngineContext& context);
 
 }  // namespace racepred

@@ -31,7 +31,9 @@ std::string describe_access(const Symbols& symbols, const Access& a, VariableId 
       symbols.locations.name(a.location), a.event);
 }
 
-void write_engine_blocks(std::ostream& out, const Report& report, const EngineReport& result) {
+// Blocks are separated by a line of '='; `open` says whether a block awaits its closing line.
+void write_engine_blocks(std::ostream& out, const Report& report, const EngineReport& result,
+                         bool& open) {
   const Symbols& symbols = *report.symbols;
   const RaceSink& sink = *result.sink;
   const bool truncated = sink.truncated();
@@ -55,8 +57,10 @@ void write_engine_blocks(std::ostream& out, const Report& report, const EngineRe
           << (pair.count > 1 ? "; the first is shown" : "") << '\n';
     }
   }
-  if (!pairs.empty()) out << "==================\n";
+  if (!pairs.empty()) open = true;
   if (truncated) {
+    if (open) out << "==================\n";
+    open = false;
     out << "note: engine " << result.engine << " lists the first " << sink.races().size() << " of "
         << sink.race_count() << " races (--max-races " << sink.max_kept()
         << "); the SUMMARY counts all races\n";
@@ -76,7 +80,9 @@ std::string summary_line(const Report& report, const EngineReport& result) {
 }
 
 void write_text_report(std::ostream& out, const Report& report) {
-  for (const EngineReport& result : report.results) write_engine_blocks(out, report, result);
+  bool open = false;
+  for (const EngineReport& result : report.results) write_engine_blocks(out, report, result, open);
+  if (open) out << "==================\n";
   for (const EngineReport& result : report.results) out << summary_line(report, result) << '\n';
 }
 

@@ -1,0 +1,161 @@
+// The analyze pipeline: engine selection, batching, the reader thread, errors, diagnostics.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "racepred/cli/pipeline.hpp"
+#include "racepred/engines/run.hpp"
+#include "racepred/trace/error.hpp"
+#include "unit/lockset_random_trace.hpp"
+
+namespace racepred {
+namespace {
+
+TEST(ResolveEngines, NamesAllDuplicatesAndErrors) {
+  const auto one = resolve_engines({"lockset"});
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0]->name, "lockset");
+  EXPECT_EQ(resolve_engines({"lockset", "lockset"}).size(), 1u);
+  const auto all = resolve_engines({"all"});
+  size_t online = 0;
+  for (const EngineInfo& info : engine_registry()) online += info.mode == EngineMode::Online;
+  EXPECT_EQ(all.size(), online);
+  for (const EngineInfo* info : all) EXPECT_EQ(info->mode, EngineMode::Online);
+  EXPECT_NE(std::find(all.begin(), all.end(), find_engine("lockset")), all.end());
+  try {
+    resolve_engines({"lockset", "nosuch"});
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("unknown engine 'nosuch'"), std::string::npos) << message;
+    EXPECT_NE(message.find("lockset"), std::string::npos) << message;
+    EXPECT_NE(message.find("all"), std::string::npos) << message;
+  }
+  EXPECT_THROW(resolve_engines({}), UsageError);
+  // The default engines exist.
+  EXPECT_NO_THROW(resolve_engines({std::string(kDefaultEngines)}));
+}
+
+void expect_same(const RaceSink& a, const RaceSink& b) {
+  EXPECT_EQ(a.race_count(), b.race_count());
+  EXPECT_EQ(a.racy_events(), b.racy_events());
+  EXPECT_EQ(a.racy_locations(), b.racy_locations());
+  ASSERT_EQ(a.races().size(), b.races().size());
+  for (size_t i = 0; i < a.races().size(); ++i) {
+    EXPECT_EQ(a.races()[i].first.event, b.races()[i].first.event);
+    EXPECT_EQ(a.races()[i].second.event, b.races()[i].second.event);
+  }
+}
+
+TEST(Pipeline, SameResultsInEveryBatchingAndThreadingMode) {
+  const auto engines = resolve_engines({"lockset"});
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    std::mt19937 rng(seed);
+    const std::string text = testing_support::random_trace(rng, 4, 3, 3, 300);
+    const Trace trace = parse_trace(text);
+    const RaceSink expected = run_engine("lockset", trace, 10);
+    for (bool threaded : {false, true})
+      for (size_t batch : {size_t{1}, size_t{7}, size_t{1} << 16}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "seed " << seed << " threaded " << threaded << " batch " << batch);
+        PipelineOptions options;
+        options.threaded = threaded;
+        options.batch_size = batch;
+        options.max_races = 10;
+        const PipelineResult result = run_pipeline_on_text(text, "r.std", engines, options);
+        EXPECT_EQ(result.events, trace.size());
+        ASSERT_EQ(result.runs.size(), 1u);
+        expect_same(result.runs[0].sink, expected);
+        EXPECT_GE(result.runs[0].seconds, 0.0);
+      }
+  }
+}
+
+TEST(Pipeline, CountsSkippedEventsAndReportsThem) {
+  const std::string text =
+      "# header\n"
+      "T0|begin|1\n"
+      "T0|w(x)|2\n"
+      "\n"
+      "T1|w(x)|3\n"
+      "T1|end|4\n"
+      "T1|branch|5\n";
+  const PipelineResult result =
+      run_pipeline_on_text(text, "s.std", resolve_engines({"lockset", "lockset"}));
+  EXPECT_EQ(result.path, "s.std");
+  EXPECT_EQ(result.events, 2u);
+  EXPECT_EQ(result.skipped_events(), 3u);
+  EXPECT_TRUE(result.any_race());
+  const TraceInfo info = result.trace_info();
+  EXPECT_EQ(info.threads, 2u);
+  EXPECT_EQ(info.variables, 1u);
+  EXPECT_EQ(info.locks, 0u);
+  EXPECT_EQ(info.skipped_events, 3u);
+  // Ids keep the numbers of the skipped lines: the writes are events 2 and 3.
+  ASSERT_EQ(result.runs[0].sink.races().size(), 1u);
+  EXPECT_EQ(result.runs[0].sink.races()[0].first.event, 2u);
+  EXPECT_EQ(result.runs[0].sink.races()[0].second.event, 3u);
+  const auto notes = pipeline_diagnostics(result);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "note: s.std: skipped 3 events with operations no engine uses (begin 1, branch 1, "
+            "end 1)");
+  const Report report = result.report();
+  ASSERT_EQ(report.results.size(), 1u);
+  EXPECT_EQ(report.results[0].engine, "lockset");
+  EXPECT_EQ(report.trace.events, 2u);
+}
+
+TEST(Pipeline, InputErrorsPropagateFromTheReaderThread) {
+  std::string text;
+  for (int i = 0; i < 50; ++i) text += "T0|w(x)|1\nT1|r(x)|2\n";
+  text += "T1|wr(x)|3\n";
+  for (int i = 0; i < 50; ++i) text += "T0|w(x)|1\n";
+  for (bool threaded : {false, true}) {
+    PipelineOptions options;
+    options.threaded = threaded;
+    options.batch_size = 3;
+    try {
+      run_pipeline_on_text(text, "bad.std", resolve_engines({"lockset"}), options);
+      FAIL() << "expected InputError";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("bad.std:101:4: error: unknown operation 'wr'", 0), 0u)
+          << e.what();
+    }
+  }
+  EXPECT_THROW(run_pipeline("/nonexistent/trace.std", resolve_engines({"lockset"})), InputError);
+}
+
+TEST(Pipeline, LenientSkipsMalformedLinesWithAWarning) {
+  PipelineOptions options;
+  options.read.lenient = true;
+  options.validation = ValidationMode::Lenient;
+  const PipelineResult result = run_pipeline_on_text("T0|w(x)|1\nnonsense\nT1|w(x)|2\n", "l.std",
+                                                     resolve_engines({"lockset"}), options);
+  EXPECT_EQ(result.events, 2u);
+  EXPECT_EQ(result.skipped_events(), 1u);
+  EXPECT_EQ(result.runs[0].sink.race_count(), 1u);
+  const auto notes = pipeline_diagnostics(result);
+  ASSERT_FALSE(notes.empty());
+  EXPECT_EQ(notes[0].rfind("warning: l.std: skipped 1 malformed line (--lenient); first:", 0), 0u)
+      << notes[0];
+}
+
+TEST(Pipeline, ReadsAFileAndHonoursMaxRaces) {
+  PipelineOptions options;
+  options.max_races = 1;
+  const PipelineResult result =
+      run_pipeline(std::string(RACEPRED_EXAMPLES_DIR) + "/lockset/example6.std",
+                   resolve_engines({"lockset"}), options);
+  EXPECT_EQ(result.events, 6u);
+  const RaceSink& sink = result.runs[0].sink;
+  EXPECT_EQ(sink.race_count(), 3u);
+  ASSERT_EQ(sink.races().size(), 1u);
+  EXPECT_TRUE(sink.truncated());
+  EXPECT_EQ(sink.races()[0].first.event, 2u);
+  EXPECT_EQ(sink.races()[0].second.event, 4u);
+}
+
+}  // namespace
+}  // namespace racepred
