@@ -38,3 +38,35 @@ for _ in 1 2 3 4 5; do
   if [ "$best" -eq 0 ] || [ "$t" -lt "$best" ]; then best=$t; fi
 done
 printf 'racepred stats %s: %d.%03d s\n' "$DATA" $((best / 1000000000)) $((best / 1000000 % 1000))
+
+echo "== racepred analyze (end to end: read + validate + engine; best of 5 wall times)"
+for engine in fasttrack djit hb-epochs hb-adaptive hb-pairs hb tsan1 lockset goldilocks goldilocks-rw; do
+  best=0
+  for _ in 1 2 3 4 5; do
+    start=$(date +%s%N)
+    "$RACEPRED" analyze -e "$engine" "$DATA" >/dev/null 2>&1 || [ $? -eq 1 ]
+    t=$(($(date +%s%N) - start))
+    if [ "$best" -eq 0 ] || [ "$t" -lt "$best" ]; then best=$t; fi
+  done
+  printf '%-14s %d.%03d s\n' "$engine" $((best / 1000000000)) $((best / 1000000 % 1000))
+done
+
+echo "== engine time alone, all online HB/Goldilocks engines in one run (JSON \"seconds\", 3 runs)"
+for _ in 1 2 3; do
+  "$RACEPRED" analyze -e fasttrack,djit,goldilocks,goldilocks-rw --format json "$DATA" \
+    >bench/data/analyze.json 2>/dev/null || [ $? -eq 1 ]
+  python3 -c 'import json,sys
+d = json.load(sys.stdin)
+s = {r["engine"]: r["seconds"] for r in d["results"]}
+ratio = s["goldilocks-rw"] / s["fasttrack"]
+print("  ".join(f"{k} {v:.3f} s" for k, v in s.items()), f"| goldilocks-rw/fasttrack {ratio:.2f}x")' \
+    <bench/data/analyze.json
+done
+
+echo "== engine benchmarks (events already in memory)"
+for b in hb_engines_bench hb_pairs_bench goldilocks_bench lockset_bench; do
+  if [ -x "$BUILD/bench/$b" ]; then
+    "$BUILD/bench/$b" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+      --benchmark_counters_tabular=true 2>/dev/null | grep -E 'median|Benchmark' || true
+  fi
+done
