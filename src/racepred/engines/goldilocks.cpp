@@ -16,11 +16,15 @@
 // Checks, cheapest first (an access of thread j at list position p, epoch c, current thread t):
 //   1. j = t (short-circuit: same thread);
 //   2. t holds the innermost lock j held at the access (short-circuit: common lock);
-//   3. reach[t][j] ≥ c: an earlier replay already put t into S(j, c) or a later one of j;
+//   3. reach[t][j] ≥ c: an earlier replay already put t into S(j, c) or a later one of j, or
+//      a direct edge did (t acquired a lock j released in epoch ≥ c, t was forked by j or
+//      joined j: recorded at that event in O(1), from the lock's last releaser and epoch);
 //   4. j had no outgoing event (release, fork, being joined) since: S is still {j} → no;
 //   5. t had no incoming event (acquire, being forked, join) since p: t ∉ S → no;
 //   6. the same question failed before and t had no incoming event since → no;
-//   7. replay list[p .. t's last incoming event], stopping as soon as t ∈ S.
+//   7. replay list[p .. t's last incoming event], stopping as soon as t ∈ S. The replay of j's
+//      epoch c is kept live (one per thread j): a later question about epoch c of j continues
+//      from where the last one stopped instead of restarting at the record's position.
 // An epoch of j counts j's outgoing events: all accesses of j within one epoch have the same S,
 // and S(j, c) ⊇ S(j, c') for c ≤ c', which makes the memo of check 3 valid.
 //
@@ -101,6 +105,8 @@ class GoldilocksLazy final : public Engine {
         held_[t].push_back(e.target);
         threads_[t].innermost = e.target;
         holder_[e.target] = t;
+        if (const LastRelease last = last_release_[e.target]; last.thread != kNone)
+          raise_reach(t, last.thread, last.epoch);
         append(SyncEntry{t, e.target, Op::Acquire});
         threads_[t].in_next = end_;
         break;
@@ -116,12 +122,14 @@ class GoldilocksLazy final : public Engine {
         }
         threads_[t].innermost = held.empty() ? kNone : held.back();
         if (holder_[e.target] == t) holder_[e.target] = kNone;
+        last_release_[e.target] = LastRelease{t, threads_[t].epoch};
         append(SyncEntry{t, e.target, Op::Release});
         ++threads_[t].epoch;
         break;
       }
       case Op::Fork: {
         ensure_thread(e.target);
+        raise_reach(e.target, t, threads_[t].epoch);
         append(SyncEntry{t, e.target, Op::Fork});
         threads_[e.target].in_next = end_;
         ++threads_[t].epoch;
@@ -129,6 +137,7 @@ class GoldilocksLazy final : public Engine {
       }
       case Op::Join: {
         ensure_thread(e.target);
+        raise_reach(t, e.target, threads_[e.target].epoch);
         append(SyncEntry{t, e.target, Op::Join});
         threads_[t].in_next = end_;
         ++threads_[e.target].epoch;
@@ -193,6 +202,9 @@ class GoldilocksLazy final : public Engine {
     threads_.resize(n);
     held_.resize(n);
     thread_stamp_.resize(n, 0);
+    live_.resize(n);
+    for (LiveReplay& live : live_) live.epoch = 0;
+    live_lock_stamp_.resize(n, std::vector<uint32_t>(holder_.size(), 0));
     sigma_threads_.resize(n);
     for (size_t k = old; k < n; ++k) sigma_threads_[k].set(static_cast<ThreadId>(k), 1);
     if (n > stride_) {  // re-layout the thread × thread tables
@@ -213,6 +225,8 @@ class GoldilocksLazy final : public Engine {
           shared[a * stride + b] = shared_reads_[a * stride_ + b];
       reach_.swap(reach);
       negative_.swap(negative);
+      // Fresh live stamps (zero never equals a generation ≥ 1); the live states restart.
+      live_thread_stamp_.assign(stride * stride, 0);
       shared_reads_.swap(shared);
       stride_ = stride;
     }
@@ -221,6 +235,8 @@ class GoldilocksLazy final : public Engine {
     if (l < holder_.size()) return;
     holder_.resize(static_cast<size_t>(l) + 1, kNone);
     lock_stamp_.resize(holder_.size(), 0);
+    last_release_.resize(holder_.size());
+    for (std::vector<uint32_t>& row : live_lock_stamp_) row.resize(holder_.size(), 0);
     sigma_locks_.resize(holder_.size());
   }
   void ensure_variable(VariableId x) {
@@ -324,9 +340,15 @@ class GoldilocksLazy final : public Engine {
     if (in_next <= r.position()) return false;  // 5
     Negative& no = negative_[cell];
     if (no.in_next == in_next && r.epoch >= no.epoch) return false;  // 6
-    const bool yes = replay(r, in_next, t);                          // 7
+    const bool yes = replay_live(r, in_next, t);                     // 7
     if (!yes) no = Negative{r.epoch, in_next};
     return yes;
+  }
+
+  // Direct edges into check 3's memo: epoch c of thread j happens before thread t's next event.
+  void raise_reach(ThreadId t, ThreadId j, uint32_t c) {
+    uint32_t& reach = reach_[static_cast<size_t>(t) * stride_ + j];
+    reach = std::max(reach, c);
   }
 
   uint32_t next_generation() {
@@ -344,6 +366,77 @@ class GoldilocksLazy final : public Engine {
   bool replay(const AccessRecord& r, uint64_t to, ThreadId target) {
     return r.position() >= base_ ? replay_from<false>(r, to, target)
                                  : replay_from<true>(r, to, target);
+  }
+
+  // Check 7 with the live state of r.thread: S(j, c) as the last replay of j's epoch c left it
+  // at list position live.end. Within epoch c, S stays {j} until j's next outgoing event, so a
+  // live state of the same epoch is S(j, c) for every record of that epoch, whatever position
+  // it started from; the replay continues from live.end instead of restarting at the record. If
+  // live.end ≥ to, t ∈ S is already decided: t has no incoming entry at positions ≥ to.
+  bool replay_live(const AccessRecord& r, uint64_t to, ThreadId target) {
+    const ThreadId j = r.thread;
+    const uint32_t c = r.epoch;
+    LiveReplay& live = live_[j];
+    uint32_t* ts = live_thread_stamp_.data() + static_cast<size_t>(j) * stride_;
+    if (live.epoch != c || live.end < base_) {
+      if (r.position() < base_) return replay_from<true>(r, to, target);
+      if (++live.generation == 0) {
+        std::fill(ts, ts + stride_, 0);
+        std::fill(live_lock_stamp_[j].begin(), live_lock_stamp_[j].end(), 0);
+        live.generation = 1;
+      }
+      live.epoch = c;
+      live.end = r.position();
+      ts[j] = live.generation;
+    }
+    const uint32_t g = live.generation;
+    if (ts[target] == g) return true;
+    if (live.end >= to) return false;
+    uint32_t* ls = live_lock_stamp_[j].data();
+    uint32_t* reach_column = reach_.data() + j;
+    const size_t stride = stride_;
+    auto add_thread = [&](ThreadId k) {
+      ts[k] = g;
+      uint32_t& reach = reach_column[static_cast<size_t>(k) * stride];
+      reach = std::max(reach, c);
+    };
+    const SyncEntry* const begin = list_.data() - base_;
+    const SyncEntry* p = begin + live.end;
+    const SyncEntry* const stop = begin + to;
+    bool found = false;
+    for (; p < stop; ++p) {
+      switch (p->op) {
+        case Op::Acquire:
+          if (ls[p->target] == g && ts[p->thread] != g) {
+            add_thread(p->thread);
+            if (p->thread == target) found = true;
+          }
+          break;
+        case Op::Release:
+          if (ts[p->thread] == g) ls[p->target] = g;
+          break;
+        case Op::Fork:
+          if (ts[p->thread] == g && ts[p->target] != g) {
+            add_thread(p->target);
+            if (p->target == target) found = true;
+          }
+          break;
+        case Op::Join:
+          if (ts[p->target] == g && ts[p->thread] != g) {
+            add_thread(p->thread);
+            if (p->thread == target) found = true;
+          }
+          break;
+        default:
+          break;
+      }
+      if (found) {
+        ++p;
+        break;
+      }
+    }
+    live.end = static_cast<uint64_t>(p - begin);
+    return found;
   }
 
   template <bool kFromSummary>
@@ -531,6 +624,13 @@ class GoldilocksLazy final : public Engine {
   std::vector<uint32_t> reach_;
   std::vector<Negative> negative_;
   std::vector<ThreadId> holder_;  // per lock: the thread holding it, kNone if free
+  // Per lock: the thread that released it last and its epoch before that release; an acquire
+  // puts that epoch into the acquirer's row of reach_ (check 3) without a replay.
+  struct LastRelease {
+    ThreadId thread = kNone;
+    uint32_t epoch = 0;
+  };
+  std::vector<LastRelease> last_release_;
   std::vector<VariableState> variables_;
   std::vector<AccessRecord> shared_reads_;  // slices of stride_ records (one per thread)
   std::vector<uint64_t> free_slices_;
@@ -541,6 +641,17 @@ class GoldilocksLazy final : public Engine {
   uint64_t trim_at_;
   std::vector<VectorClock> sigma_threads_;  // Σ rows of threads (at position base_)
   std::vector<VectorClock> sigma_locks_;    // Σ rows of locks
+
+  // Live replay states, one per thread j (check 7): S(j, live.epoch) at list position live.end;
+  // members are stamped with live.generation in row j of the live stamp tables.
+  struct LiveReplay {
+    uint32_t epoch = 0;  // 0: none
+    uint32_t generation = 0;
+    uint64_t end = 0;
+  };
+  std::vector<LiveReplay> live_;
+  std::vector<uint32_t> live_thread_stamp_;             // row j, column k (stride_)
+  std::vector<std::vector<uint32_t>> live_lock_stamp_;  // row j: per lock
 
   std::vector<uint32_t> thread_stamp_;  // replay membership: stamp == generation_
   std::vector<uint32_t> lock_stamp_;
