@@ -38,6 +38,7 @@
 #include "racepred/engines/goldilocks.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -232,7 +233,9 @@ class GoldilocksLazy final : public Engine {
     }
   }
   void ensure_lock(LockId l) {
-    if (l < holder_.size()) return;
+    if (l >= holder_.size()) grow_locks(l);
+  }
+  [[gnu::noinline]] void grow_locks(LockId l) {
     holder_.resize(static_cast<size_t>(l) + 1, kNone);
     lock_stamp_.resize(holder_.size(), 0);
     last_release_.resize(holder_.size());
@@ -283,6 +286,7 @@ class GoldilocksLazy final : public Engine {
     const AccessRecord now = record(id, e);
     if (v.reader.event == kSharedReads) {
       shared_slice(v.reader)[e.thread] = now;
+      slice_mask_[v.reader.bits] |= thread_bit(e.thread);
     } else if (!v.reader.defined() || v.reader.thread == e.thread) {
       v.reader = now;
     } else {  // a second thread reads: switch to a shared slice
@@ -290,6 +294,7 @@ class GoldilocksLazy final : public Engine {
       if (free_slices_.empty()) {
         index = shared_reads_.size() / stride_;
         shared_reads_.resize(shared_reads_.size() + stride_);
+        slice_mask_.resize(index + 1, 0);
       } else {
         index = free_slices_.back();
         free_slices_.pop_back();
@@ -300,6 +305,7 @@ class GoldilocksLazy final : public Engine {
       AccessRecord* slice = shared_slice(marker);
       slice[v.reader.thread] = v.reader;
       slice[e.thread] = now;
+      slice_mask_[index] = thread_bit(v.reader.thread) | thread_bit(e.thread);
       v.reader = marker;
     }
   }
@@ -311,11 +317,18 @@ class GoldilocksLazy final : public Engine {
     if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
     if (v.reader.event == kSharedReads) {
       AccessRecord* slice = shared_slice(v.reader);
-      for (size_t k = 0; k < threads_.size(); ++k) {
-        if (!slice[k].defined()) continue;
-        if (!ordered(slice[k], e.thread)) report(slice[k], id, e);
-        slice[k] = AccessRecord{};
+      auto check = [&](AccessRecord& r) {
+        if (!ordered(r, e.thread)) report(r, id, e);
+        r = AccessRecord{};
+      };
+      uint64_t& mask = slice_mask_[v.reader.bits];
+      if (threads_.size() <= 64) {  // the mask names every reader
+        for (uint64_t m = mask; m != 0; m &= m - 1) check(slice[std::countr_zero(m)]);
+      } else {
+        for (size_t k = 0; k < threads_.size(); ++k)
+          if (slice[k].defined()) check(slice[k]);
       }
+      mask = 0;
       free_slices_.push_back(v.reader.bits);
     } else if (v.reader.defined() && !ordered(v.reader, e.thread)) {
       report(v.reader, id, e);
@@ -329,12 +342,12 @@ class GoldilocksLazy final : public Engine {
     const ThreadId j = r.thread;
     if (j == t) return true;                                   // 1
     if (r.lock != kNone && holder_[r.lock] == t) return true;  // 2
-    return ordered_slow(r, t);
-  }
-  [[gnu::noinline]] bool ordered_slow(const AccessRecord& r, ThreadId t) {
-    const ThreadId j = r.thread;
     const size_t cell = static_cast<size_t>(t) * stride_ + j;
-    if (reach_[cell] >= r.epoch) return true;        // 3
+    if (reach_[cell] >= r.epoch) return true;  // 3
+    return ordered_slow(r, t, cell);
+  }
+  [[gnu::noinline]] bool ordered_slow(const AccessRecord& r, ThreadId t, size_t cell) {
+    const ThreadId j = r.thread;
     if (threads_[j].epoch == r.epoch) return false;  // 4
     const uint64_t in_next = threads_[t].in_next;
     if (in_next <= r.position()) return false;  // 5
@@ -634,6 +647,9 @@ class GoldilocksLazy final : public Engine {
   std::vector<VariableState> variables_;
   std::vector<AccessRecord> shared_reads_;  // slices of stride_ records (one per thread)
   std::vector<uint64_t> free_slices_;
+  // Per slice: bit k set iff slice[k] is defined (threads k < 64; used while there are ≤ 64).
+  std::vector<uint64_t> slice_mask_;
+  static uint64_t thread_bit(ThreadId t) { return t < 64 ? uint64_t{1} << t : 0; }
 
   std::vector<SyncEntry> list_;  // positions [base_, end_)
   uint64_t base_ = 0;
