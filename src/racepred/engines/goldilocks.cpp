@@ -34,7 +34,8 @@
 // is in the lock set of epoch c of thread j at the list start iff Σ[k][j] ≥ c). Σ is the lock sets
 // of all older accesses at once, kept in O((threads + locks) × threads) space; a replay of a record
 // older than the list start starts from it. So memory is O(variables + threads × (threads +
-// locks)) plus at most max(65536, 4 × records) list entries, whatever the trace length.
+// locks)) plus at most max(65536, 4 × records) list entries, whatever the trace length (the live
+// replay states of check 7 add threads × (threads + locks) stamps).
 #include "racepred/engines/goldilocks.hpp"
 
 #include <algorithm>
