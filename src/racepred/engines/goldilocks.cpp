@@ -16,11 +16,15 @@
 // Checks, cheapest first (an access of thread j at list position p, epoch c, current thread t):
 //   1. j = t (short-circuit: same thread);
 //   2. t holds the innermost lock j held at the access (short-circuit: common lock);
-//   3. reach[t][j] ≥ c: an earlier replay already put t into S(j, c) or a later one of j;
+//   3. reach[t][j] ≥ c: an earlier replay already put t into S(j, c) or a later one of j, or
+//      a direct edge did (t acquired a lock j released in epoch ≥ c, t was forked by j or
+//      joined j: recorded at that event in O(1), from the lock's last releaser and epoch);
 //   4. j had no outgoing event (release, fork, being joined) since: S is still {j} → no;
 //   5. t had no incoming event (acquire, being forked, join) since p: t ∉ S → no;
 //   6. the same question failed before and t had no incoming event since → no;
-//   7. replay list[p .. t's last incoming event], stopping as soon as t ∈ S.
+//   7. replay list[p .. t's last incoming event], stopping as soon as t ∈ S. The replay of j's
+//      epoch c is kept live (one per thread j): a later question about epoch c of j continues
+//      from where the last one stopped instead of restarting at the record's position.
 // An epoch of j counts j's outgoing events: all accesses of j within one epoch have the same S,
 // and S(j, c) ⊇ S(j, c') for c ≤ c', which makes the memo of check 3 valid.
 //
@@ -30,10 +34,12 @@
 // is in the lock set of epoch c of thread j at the list start iff Σ[k][j] ≥ c). Σ is the lock sets
 // of all older accesses at once, kept in O((threads + locks) × threads) space; a replay of a record
 // older than the list start starts from it. So memory is O(variables + threads × (threads +
-// locks)) plus at most max(65536, 4 × records) list entries, whatever the trace length.
+// locks)) plus at most max(65536, 4 × records) list entries, whatever the trace length (the live
+// replay states of check 7 add threads × (threads + locks) stamps).
 #include "racepred/engines/goldilocks.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -101,6 +107,8 @@ class GoldilocksLazy final : public Engine {
         held_[t].push_back(e.target);
         threads_[t].innermost = e.target;
         holder_[e.target] = t;
+        if (const LastRelease last = last_release_[e.target]; last.thread != kNone)
+          raise_reach(t, last.thread, last.epoch);
         append(SyncEntry{t, e.target, Op::Acquire});
         threads_[t].in_next = end_;
         break;
@@ -116,12 +124,14 @@ class GoldilocksLazy final : public Engine {
         }
         threads_[t].innermost = held.empty() ? kNone : held.back();
         if (holder_[e.target] == t) holder_[e.target] = kNone;
+        last_release_[e.target] = LastRelease{t, threads_[t].epoch};
         append(SyncEntry{t, e.target, Op::Release});
         ++threads_[t].epoch;
         break;
       }
       case Op::Fork: {
         ensure_thread(e.target);
+        raise_reach(e.target, t, threads_[t].epoch);
         append(SyncEntry{t, e.target, Op::Fork});
         threads_[e.target].in_next = end_;
         ++threads_[t].epoch;
@@ -129,6 +139,7 @@ class GoldilocksLazy final : public Engine {
       }
       case Op::Join: {
         ensure_thread(e.target);
+        raise_reach(t, e.target, threads_[e.target].epoch);
         append(SyncEntry{t, e.target, Op::Join});
         threads_[t].in_next = end_;
         ++threads_[e.target].epoch;
@@ -193,6 +204,9 @@ class GoldilocksLazy final : public Engine {
     threads_.resize(n);
     held_.resize(n);
     thread_stamp_.resize(n, 0);
+    live_.resize(n);
+    for (LiveReplay& live : live_) live.epoch = 0;
+    live_lock_stamp_.resize(n, std::vector<uint32_t>(holder_.size(), 0));
     sigma_threads_.resize(n);
     for (size_t k = old; k < n; ++k) sigma_threads_[k].set(static_cast<ThreadId>(k), 1);
     if (n > stride_) {  // re-layout the thread × thread tables
@@ -213,14 +227,20 @@ class GoldilocksLazy final : public Engine {
           shared[a * stride + b] = shared_reads_[a * stride_ + b];
       reach_.swap(reach);
       negative_.swap(negative);
+      // Fresh live stamps (zero never equals a generation ≥ 1); the live states restart.
+      live_thread_stamp_.assign(stride * stride, 0);
       shared_reads_.swap(shared);
       stride_ = stride;
     }
   }
   void ensure_lock(LockId l) {
-    if (l < holder_.size()) return;
+    if (l >= holder_.size()) grow_locks(l);
+  }
+  [[gnu::noinline]] void grow_locks(LockId l) {
     holder_.resize(static_cast<size_t>(l) + 1, kNone);
     lock_stamp_.resize(holder_.size(), 0);
+    last_release_.resize(holder_.size());
+    for (std::vector<uint32_t>& row : live_lock_stamp_) row.resize(holder_.size(), 0);
     sigma_locks_.resize(holder_.size());
   }
   void ensure_variable(VariableId x) {
@@ -267,6 +287,7 @@ class GoldilocksLazy final : public Engine {
     const AccessRecord now = record(id, e);
     if (v.reader.event == kSharedReads) {
       shared_slice(v.reader)[e.thread] = now;
+      slice_mask_[v.reader.bits] |= thread_bit(e.thread);
     } else if (!v.reader.defined() || v.reader.thread == e.thread) {
       v.reader = now;
     } else {  // a second thread reads: switch to a shared slice
@@ -274,6 +295,7 @@ class GoldilocksLazy final : public Engine {
       if (free_slices_.empty()) {
         index = shared_reads_.size() / stride_;
         shared_reads_.resize(shared_reads_.size() + stride_);
+        slice_mask_.resize(index + 1, 0);
       } else {
         index = free_slices_.back();
         free_slices_.pop_back();
@@ -284,6 +306,7 @@ class GoldilocksLazy final : public Engine {
       AccessRecord* slice = shared_slice(marker);
       slice[v.reader.thread] = v.reader;
       slice[e.thread] = now;
+      slice_mask_[index] = thread_bit(v.reader.thread) | thread_bit(e.thread);
       v.reader = marker;
     }
   }
@@ -295,11 +318,18 @@ class GoldilocksLazy final : public Engine {
     if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
     if (v.reader.event == kSharedReads) {
       AccessRecord* slice = shared_slice(v.reader);
-      for (size_t k = 0; k < threads_.size(); ++k) {
-        if (!slice[k].defined()) continue;
-        if (!ordered(slice[k], e.thread)) report(slice[k], id, e);
-        slice[k] = AccessRecord{};
+      auto check = [&](AccessRecord& r) {
+        if (!ordered(r, e.thread)) report(r, id, e);
+        r = AccessRecord{};
+      };
+      uint64_t& mask = slice_mask_[v.reader.bits];
+      if (threads_.size() <= 64) {  // the mask names every reader
+        for (uint64_t m = mask; m != 0; m &= m - 1) check(slice[std::countr_zero(m)]);
+      } else {
+        for (size_t k = 0; k < threads_.size(); ++k)
+          if (slice[k].defined()) check(slice[k]);
       }
+      mask = 0;
       free_slices_.push_back(v.reader.bits);
     } else if (v.reader.defined() && !ordered(v.reader, e.thread)) {
       report(v.reader, id, e);
@@ -313,20 +343,26 @@ class GoldilocksLazy final : public Engine {
     const ThreadId j = r.thread;
     if (j == t) return true;                                   // 1
     if (r.lock != kNone && holder_[r.lock] == t) return true;  // 2
-    return ordered_slow(r, t);
-  }
-  [[gnu::noinline]] bool ordered_slow(const AccessRecord& r, ThreadId t) {
-    const ThreadId j = r.thread;
     const size_t cell = static_cast<size_t>(t) * stride_ + j;
-    if (reach_[cell] >= r.epoch) return true;        // 3
+    if (reach_[cell] >= r.epoch) return true;  // 3
+    return ordered_slow(r, t, cell);
+  }
+  [[gnu::noinline]] bool ordered_slow(const AccessRecord& r, ThreadId t, size_t cell) {
+    const ThreadId j = r.thread;
     if (threads_[j].epoch == r.epoch) return false;  // 4
     const uint64_t in_next = threads_[t].in_next;
     if (in_next <= r.position()) return false;  // 5
     Negative& no = negative_[cell];
     if (no.in_next == in_next && r.epoch >= no.epoch) return false;  // 6
-    const bool yes = replay(r, in_next, t);                          // 7
+    const bool yes = replay_live(r, in_next, t);                     // 7
     if (!yes) no = Negative{r.epoch, in_next};
     return yes;
+  }
+
+  // Direct edges into check 3's memo: epoch c of thread j happens before thread t's next event.
+  void raise_reach(ThreadId t, ThreadId j, uint32_t c) {
+    uint32_t& reach = reach_[static_cast<size_t>(t) * stride_ + j];
+    reach = std::max(reach, c);
   }
 
   uint32_t next_generation() {
@@ -344,6 +380,77 @@ class GoldilocksLazy final : public Engine {
   bool replay(const AccessRecord& r, uint64_t to, ThreadId target) {
     return r.position() >= base_ ? replay_from<false>(r, to, target)
                                  : replay_from<true>(r, to, target);
+  }
+
+  // Check 7 with the live state of r.thread: S(j, c) as the last replay of j's epoch c left it
+  // at list position live.end. Within epoch c, S stays {j} until j's next outgoing event, so a
+  // live state of the same epoch is S(j, c) for every record of that epoch, whatever position
+  // it started from; the replay continues from live.end instead of restarting at the record. If
+  // live.end ≥ to, t ∈ S is already decided: t has no incoming entry at positions ≥ to.
+  bool replay_live(const AccessRecord& r, uint64_t to, ThreadId target) {
+    const ThreadId j = r.thread;
+    const uint32_t c = r.epoch;
+    LiveReplay& live = live_[j];
+    uint32_t* ts = live_thread_stamp_.data() + static_cast<size_t>(j) * stride_;
+    if (live.epoch != c || live.end < base_) {
+      if (r.position() < base_) return replay_from<true>(r, to, target);
+      if (++live.generation == 0) {
+        std::fill(ts, ts + stride_, 0);
+        std::fill(live_lock_stamp_[j].begin(), live_lock_stamp_[j].end(), 0);
+        live.generation = 1;
+      }
+      live.epoch = c;
+      live.end = r.position();
+      ts[j] = live.generation;
+    }
+    const uint32_t g = live.generation;
+    if (ts[target] == g) return true;
+    if (live.end >= to) return false;
+    uint32_t* ls = live_lock_stamp_[j].data();
+    uint32_t* reach_column = reach_.data() + j;
+    const size_t stride = stride_;
+    auto add_thread = [&](ThreadId k) {
+      ts[k] = g;
+      uint32_t& reach = reach_column[static_cast<size_t>(k) * stride];
+      reach = std::max(reach, c);
+    };
+    const SyncEntry* const begin = list_.data() - base_;
+    const SyncEntry* p = begin + live.end;
+    const SyncEntry* const stop = begin + to;
+    bool found = false;
+    for (; p < stop; ++p) {
+      switch (p->op) {
+        case Op::Acquire:
+          if (ls[p->target] == g && ts[p->thread] != g) {
+            add_thread(p->thread);
+            if (p->thread == target) found = true;
+          }
+          break;
+        case Op::Release:
+          if (ts[p->thread] == g) ls[p->target] = g;
+          break;
+        case Op::Fork:
+          if (ts[p->thread] == g && ts[p->target] != g) {
+            add_thread(p->target);
+            if (p->target == target) found = true;
+          }
+          break;
+        case Op::Join:
+          if (ts[p->target] == g && ts[p->thread] != g) {
+            add_thread(p->thread);
+            if (p->thread == target) found = true;
+          }
+          break;
+        default:
+          break;
+      }
+      if (found) {
+        ++p;
+        break;
+      }
+    }
+    live.end = static_cast<uint64_t>(p - begin);
+    return found;
   }
 
   template <bool kFromSummary>
@@ -531,9 +638,19 @@ class GoldilocksLazy final : public Engine {
   std::vector<uint32_t> reach_;
   std::vector<Negative> negative_;
   std::vector<ThreadId> holder_;  // per lock: the thread holding it, kNone if free
+  // Per lock: the thread that released it last and its epoch before that release; an acquire
+  // puts that epoch into the acquirer's row of reach_ (check 3) without a replay.
+  struct LastRelease {
+    ThreadId thread = kNone;
+    uint32_t epoch = 0;
+  };
+  std::vector<LastRelease> last_release_;
   std::vector<VariableState> variables_;
   std::vector<AccessRecord> shared_reads_;  // slices of stride_ records (one per thread)
   std::vector<uint64_t> free_slices_;
+  // Per slice: bit k set iff slice[k] is defined (threads k < 64; used while there are ≤ 64).
+  std::vector<uint64_t> slice_mask_;
+  static uint64_t thread_bit(ThreadId t) { return t < 64 ? uint64_t{1} << t : 0; }
 
   std::vector<SyncEntry> list_;  // positions [base_, end_)
   uint64_t base_ = 0;
@@ -541,6 +658,17 @@ class GoldilocksLazy final : public Engine {
   uint64_t trim_at_;
   std::vector<VectorClock> sigma_threads_;  // Σ rows of threads (at position base_)
   std::vector<VectorClock> sigma_locks_;    // Σ rows of locks
+
+  // Live replay states, one per thread j (check 7): S(j, live.epoch) at list position live.end;
+  // members are stamped with live.generation in row j of the live stamp tables.
+  struct LiveReplay {
+    uint32_t epoch = 0;  // 0: none
+    uint32_t generation = 0;
+    uint64_t end = 0;
+  };
+  std::vector<LiveReplay> live_;
+  std::vector<uint32_t> live_thread_stamp_;             // row j, column k (stride_)
+  std::vector<std::vector<uint32_t>> live_lock_stamp_;  // row j: per lock
 
   std::vector<uint32_t> thread_stamp_;  // replay membership: stamp == generation_
   std::vector<uint32_t> lock_stamp_;
