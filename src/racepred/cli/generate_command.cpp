@@ -54,6 +54,9 @@ Command add_generate_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--locations", o.locations, "Number of distinct locations (0: automatic)")
       ->capture_default_str();
+  sub->add_flag("--early-joins", args->options.early_joins,
+                "fork-join, nested: threads may be joined in the middle of the trace (also "
+                "inside critical sections)");
   sub->add_flag("--keep-locks", args->keep_locks,
                 "Do not release held locks at the end (Def. 3.2 allows unreleased locks)");
   sub->add_option("-o,--output", args->output, "Output file ('-': standard output)")

@@ -1,153 +1,154 @@
-// Provisional straightforward STD reader; the fast reader replaces its internals.
+// Reader entry points: picks the format, the input method (mmap or chunks) and the parser.
 #include "racepred/io/reader.hpp"
 
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "racepred/io/input.hpp"
+#include "racepred/io/speedygo_parser.hpp"
+#include "racepred/io/std_parser.hpp"
 
 namespace racepred {
 namespace {
 
-struct LineError {
-  size_t column;  // 1-based
-  std::string message;
-};
+std::string display_name(const std::string& path) {
+  return path == "-" ? "<stdin>" : path;
+}
 
-bool parse_std_line(std::string_view line, Symbols& symbols, Event& event, std::string& skipped,
-                    LineError& error) {
-  const size_t bar1 = line.find('|');
-  if (bar1 == std::string_view::npos) {
-    error = {line.size() + 1, "expected 'THREAD|OP(ARG)|LOCATION'"};
-    return false;
+// Reserves room for the events of `bytes` of trace text (lines have 12 bytes or more, mostly),
+// so that loading a big trace does not copy and re-fault its vectors while they grow. Unused
+// reserved memory is never touched. Capped so that huge inputs do not ask for absurd amounts.
+void reserve_for(Trace& trace, uint64_t bytes) {
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(bytes / 12 + 16, uint64_t{1} << 26));
+  trace.events.reserve(n);
+  trace.ids.reserve(n);
+  trace.lines.reserve(n);
+}
+
+uint64_t size_of(const std::string& path) {
+  struct stat st;
+  if (path == "-" || stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  return static_cast<uint64_t>(st.st_size);
+}
+
+ReadSummary parse_whole_text(std::string_view text, std::string_view name, InputFormat format,
+                             const ReadOptions& options, Symbols& symbols, EventConsumer& consumer,
+                             const char* readable_end) {
+  ReadSummary summary;
+  if (format == InputFormat::Auto) format = *detect_input_format(text);
+  summary.format = input_format_name(format);
+  if (format == InputFormat::SpeedyGo) {
+    io::parse_speedygo(text, name, options, symbols, consumer, summary);
+    return summary;
   }
-  const size_t bar2 = line.find('|', bar1 + 1);
-  if (bar2 == std::string_view::npos) {
-    error = {line.size() + 1, "missing location field"};
-    return false;
+  io::StdParser parser(name, options, symbols, consumer, summary);
+  const void* last = text.empty() ? nullptr : memrchr(text.data(), '\n', text.size());
+  if (last && static_cast<const char*>(last) + 1 == text.data() + text.size()) {
+    parser.parse_block(text.data(), text.data() + text.size(), readable_end);
+  } else {
+    parser.parse_text(text);
   }
-  if (line.find('|', bar2 + 1) != std::string_view::npos) {
-    error = {line.find('|', bar2 + 1) + 1, "too many fields (expected 3)"};
-    return false;
-  }
-  std::string_view thread = line.substr(0, bar1);
-  std::string_view op = line.substr(bar1 + 1, bar2 - bar1 - 1);
-  std::string_view loc = line.substr(bar2 + 1);
-  if (thread.empty()) {
-    error = {1, "empty thread name"};
-    return false;
-  }
-  if (loc.empty()) {
-    error = {bar2 + 2, "empty location"};
-    return false;
-  }
-  const size_t op_col = bar1 + 2;
-  const size_t paren = op.find('(');
-  std::string_view kind = op.substr(0, paren);
-  std::string_view arg;
-  if (paren != std::string_view::npos) {
-    if (op.back() != ')') {
-      error = {op_col + op.size() - 1, "expected ')' at the end of the operation"};
-      return false;
-    }
-    arg = op.substr(paren + 1, op.size() - paren - 2);
-  }
-  if (kind == "begin" || kind == "end" || kind == "branch" || kind == "req") {
-    skipped = std::string(kind);
-    return true;
-  }
-  Op parsed;
-  if (kind == "r") parsed = Op::Read;
-  else if (kind == "w") parsed = Op::Write;
-  else if (kind == "acq") parsed = Op::Acquire;
-  else if (kind == "rel") parsed = Op::Release;
-  else if (kind == "fork") parsed = Op::Fork;
-  else if (kind == "join") parsed = Op::Join;
-  else {
-    error = {op_col, "unknown operation '" + std::string(kind) + "'"};
-    return false;
-  }
-  if (paren == std::string_view::npos) {
-    error = {op_col + op.size(), "expected '(' after '" + std::string(kind) + "'"};
-    return false;
-  }
-  if (arg.empty()) {
-    error = {op_col + paren + 1, "empty argument"};
-    return false;
-  }
-  if (arg.find_first_of(" \t") != std::string_view::npos) {
-    error = {op_col + paren + 1 + arg.find_first_of(" \t"), "whitespace in argument"};
-    return false;
-  }
-  event.op = parsed;
-  event.thread = symbols.threads.intern(thread);
-  switch (parsed) {
-    case Op::Read:
-    case Op::Write: event.target = symbols.variables.intern(arg); break;
-    case Op::Acquire:
-    case Op::Release: event.target = symbols.locks.intern(arg); break;
-    case Op::Fork:
-    case Op::Join: event.target = symbols.threads.intern(arg); break;
-  }
-  event.location = symbols.locations.intern(loc);
-  skipped.clear();
-  return true;
+  parser.finish();
+  return summary;
 }
 
 }  // namespace
 
+std::string_view input_format_name(InputFormat format) {
+  switch (format) {
+    case InputFormat::Auto:
+      return "auto";
+    case InputFormat::Std:
+      return "std";
+    case InputFormat::SpeedyGo:
+      return "speedygo";
+  }
+  return "?";
+}
+
+std::optional<InputFormat> parse_input_format(std::string_view name) {
+  if (name == "auto") return InputFormat::Auto;
+  if (name == "std") return InputFormat::Std;
+  if (name == "speedygo") return InputFormat::SpeedyGo;
+  return std::nullopt;
+}
+
+std::optional<InputFormat> detect_input_format(std::string_view text, bool complete) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) {
+      if (!complete) return std::nullopt;
+      end = text.size();
+    }
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line.front() == '#' ||
+        line.find_first_not_of(" \t") == std::string_view::npos)
+      continue;
+    if (line.find('|') != std::string_view::npos) return InputFormat::Std;
+    if (line.front() >= '0' && line.front() <= '9' && line.find(',') != std::string_view::npos)
+      return InputFormat::SpeedyGo;
+    return InputFormat::Std;
+  }
+  if (!complete) return std::nullopt;
+  return InputFormat::Std;  // no event line at all: an empty trace either way
+}
+
 ReadSummary read_events_from_string(std::string_view text, std::string_view name,
                                     const ReadOptions& options, Symbols& symbols,
                                     EventConsumer& consumer) {
-  ReadSummary summary;
-  size_t pos = 0;
-  std::string skipped;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++summary.lines;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty() || line.front() == '#') continue;
-    ++summary.event_lines;
-    Event event;
-    LineError error;
-    if (!parse_std_line(line, symbols, event, skipped, error)) {
-      std::string message = std::string(name) + ":" + std::to_string(summary.lines) + ":" +
-                            std::to_string(error.column) + ": error: " + error.message;
-      if (!options.lenient) throw InputError(message);
-      ++summary.malformed;
-      if (summary.malformed_examples.size() < 5) summary.malformed_examples.push_back(message);
-      continue;
-    }
-    if (!skipped.empty()) {
-      ++summary.skipped_ops[skipped];
-      continue;
-    }
-    ++summary.delivered;
-    consumer.on_event(summary.event_lines, event, static_cast<uint32_t>(summary.lines));
-  }
-  return summary;
+  return parse_whole_text(text, name, options.format, options, symbols, consumer,
+                          text.data() + text.size());
 }
 
 ReadSummary read_events(const std::string& path, const ReadOptions& options, Symbols& symbols,
                         EventConsumer& consumer) {
-  std::string text;
-  if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), {});
-  } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path + ": error: cannot open file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
+  const std::string name = display_name(path);
+  // Standard input, a pipe, or a file that cannot be mapped: streamed.
+  int fd = STDIN_FILENO;
+  io::MappedFile file;
+  if (path != "-") {
+    if (file.open(path, &fd))
+      return parse_whole_text(file.text(), name, options.format, options, symbols, consumer,
+                              file.readable_end());
   }
-  return read_events_from_string(text, path == "-" ? "<stdin>" : path, options, symbols, consumer);
+  struct FdCloser {
+    int fd;
+    ~FdCloser() {
+      if (fd != STDIN_FILENO && fd >= 0) ::close(fd);
+    }
+  } closer{fd};
+  io::ChunkReader reader(fd, name);
+  InputFormat format = options.format;
+  for (size_t want = 64 * 1024; format == InputFormat::Auto; want *= 2) {
+    const std::string_view start = reader.peek(want);
+    const bool complete = start.size() < want;  // peek stops short only at the end of input
+    if (auto detected = detect_input_format(start, complete)) format = *detected;
+  }
+  if (format == InputFormat::SpeedyGo) {
+    const std::string text = reader.read_all();
+    return parse_whole_text(text, name, format, options, symbols, consumer,
+                            text.data() + text.size());
+  }
+  ReadSummary summary;
+  summary.format = input_format_name(InputFormat::Std);
+  io::StdParser parser(name, options, symbols, consumer, summary);
+  for (std::string_view block = reader.next(); !block.empty(); block = reader.next())
+    parser.parse_block(block.data(), block.data() + block.size(),
+                       block.data() + block.size() + io::kReadPadding);
+  parser.finish();
+  return summary;
 }
 
 Trace load_trace(const std::string& path, const ReadOptions& options) {
   Trace trace;
+  reserve_for(trace, size_of(path));
   TraceCollector collector(trace);
   trace.summary = read_events(path, options, trace.symbols, collector);
   return trace;
@@ -155,8 +156,33 @@ Trace load_trace(const std::string& path, const ReadOptions& options) {
 
 Trace parse_trace(std::string_view text, const ReadOptions& options, std::string_view name) {
   Trace trace;
+  reserve_for(trace, text.size());
   TraceCollector collector(trace);
   trace.summary = read_events_from_string(text, name, options, trace.symbols, collector);
+  return trace;
+}
+
+Trace load_checked_trace(const std::string& path, const ReadOptions& options, ValidationMode mode,
+                         ValidationReport* report) {
+  Trace trace;
+  reserve_for(trace, size_of(path));
+  TraceCollector collector(trace);
+  Validator validator(trace.symbols, ValidationOptions{mode, display_name(path)}, collector);
+  trace.summary = read_events(path, options, trace.symbols, validator);
+  validator.on_end();
+  if (report) *report = validator.report();
+  return trace;
+}
+
+Trace parse_checked_trace(std::string_view text, const ReadOptions& options, ValidationMode mode,
+                          ValidationReport* report, std::string_view name) {
+  Trace trace;
+  reserve_for(trace, text.size());
+  TraceCollector collector(trace);
+  Validator validator(trace.symbols, ValidationOptions{mode, std::string(name)}, collector);
+  trace.summary = read_events_from_string(text, name, options, trace.symbols, validator);
+  validator.on_end();
+  if (report) *report = validator.report();
   return trace;
 }
 

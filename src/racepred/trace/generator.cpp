@@ -111,7 +111,8 @@ constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 constexpr double kReleaseChance = 0.25;
 constexpr double kNestChance = 0.15;  // inside a critical section: open a nested one
 constexpr double kNestedForkChance = 0.5;
-constexpr int kLockProbes = 4;  // random probes for a free lock before giving up
+constexpr double kEarlyJoinChance = 0.2;  // with early_joins, when a child can be joined
+constexpr int kLockProbes = 4;            // random probes for a free lock before giving up
 
 class Generator {
  public:
@@ -193,6 +194,8 @@ class Generator {
     std::vector<uint32_t> children;  // in fork order
     size_t forked = 0;               // children forked so far
     std::vector<uint32_t> held;      // locks held, innermost last
+    size_t joined = 0;               // children joined so far (in fork order)
+    bool finished = false;           // joined by its parent
   };
 
   uint64_t reserve() const { return pending_forks_ + joins_ + (o_.release_at_end ? held_ : 0); }
@@ -204,6 +207,11 @@ class Generator {
     if (ts.forked < ts.children.size() &&
         (o_.shape != ForkShape::Nested || rng_.chance(kNestedForkChance))) {
       fork(t);
+      return;
+    }
+    if (o_.early_joins && joins_ > 0 && ts.joined < ts.forked && can_join(ts.children[ts.joined]) &&
+        rng_.chance(kEarlyJoinChance)) {
+      join(t);
       return;
     }
     const bool can_open = remaining >= reserve() + 2;  // the acquire and, later, its release
@@ -220,6 +228,21 @@ class Generator {
   }
 
   uint64_t bits() { return rng_.next() >> 11; }
+
+  // A child may be joined once it holds no lock and has forked and joined all its children.
+  bool can_join(uint32_t c) const {
+    const ThreadState& cs = threads_[c];
+    return cs.held.empty() && cs.forked == cs.children.size() && cs.joined == cs.children.size();
+  }
+
+  void join(uint32_t t) {
+    ThreadState& ts = threads_[t];
+    const uint32_t child = ts.children[ts.joined++];
+    threads_[child].finished = true;
+    runnable_.erase(std::find(runnable_.begin(), runnable_.end(), child));
+    --joins_;
+    emit(Op::Join, t, child, location_of(6, child));
+  }
 
   void fork(uint32_t t) {
     ThreadState& ts = threads_[t];
@@ -293,6 +316,7 @@ class Generator {
         while (!threads_[t].held.empty()) release(t);
     if (joins_)
       for (uint32_t t = o_.threads - 1; t >= 1; --t) {
+        if (threads_[t].finished) continue;
         emit(Op::Join, threads_[t].parent, t, location_of(6, t));
         --joins_;
       }

@@ -48,6 +48,10 @@ struct GeneratorOptions {
   // Release every held lock at the end (all critical sections closed). When false, threads
   // may end holding locks, which Def. 3.2 allows.
   bool release_at_end = true;
+  // fork-join and nested: a thread may join a child in the middle of the trace (also inside a
+  // critical section, which makes cross-thread critical sections), once the child holds no
+  // lock and has joined its own children. Off by default: long traces would lose threads.
+  bool early_joins = false;
 };
 
 // Checks the options; returns an empty string when they are fine, else a message.

@@ -1,9 +1,11 @@
 // Well-formedness (Def. 3.2 of seed 003) with the policy of DESIGN.md "Well-formedness".
 // The validator is an online filter: it checks each event, normalises re-entrant locking,
-// and forwards the events that remain to the next consumer.
+// and forwards the events that remain to the next consumer. docs/WELLFORMEDNESS.md has the rules.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,21 +20,38 @@ enum class ValidationMode {
   Collect,  // record every violation, drop the offending events, go on (racepred check)
 };
 
+// Rule names as in Def. 3.2, and the note for normalised re-entrant locking.
+inline constexpr const char* kRuleLock1 = "Lock-1";
+inline constexpr const char* kRuleLock2 = "Lock-2";
+inline constexpr const char* kRuleFork1 = "Fork-1";
+inline constexpr const char* kRuleFork2 = "Fork-2";
+inline constexpr const char* kRuleJoin = "Join";
+inline constexpr const char* kNoteReentrant = "re-entrant";
+
 struct ValidationIssue {
   EventId event = kNoEvent;
   uint32_t line = 0;
-  std::string rule;     // "Lock-1", "Lock-2", "Fork-1", "Fork-2", "Join", "re-entrant"
-  std::string message;  // complete sentence naming the event, e.g. "event 7 (line 9): T1 releases L …"
+  std::string rule;  // "Lock-1", "Lock-2", "Fork-1", "Fork-2", "Join", "re-entrant"
+  std::string
+      message;  // complete sentence naming the event, e.g. "event 7 (line 9): T1 releases L …"
 };
 
 struct ValidationReport {
-  uint64_t reentrant_acquires = 0;  // inner acquire/release pairs dropped (normalised)
+  uint64_t reentrant_acquires = 0;      // inner acquire/release pairs dropped (normalised)
   std::vector<ValidationIssue> notes;   // first few re-entrancy notes
   uint64_t violations = 0;              // all violations (dropped under Lenient/Collect)
   std::vector<ValidationIssue> errors;  // all violations under Collect, the first few otherwise
-  uint64_t unreleased_locks = 0;        // critical sections still open at the end (allowed)
+  std::map<std::string, uint64_t> violations_by_rule;  // rule -> count
+  // Releases (and nested acquires) dropped together with an acquire that broke Lock-1; not
+  // counted as violations of their own.
+  uint64_t dropped_with_acquire = 0;
+  uint64_t unreleased_locks = 0;  // critical sections still open at the end (allowed)
+  uint64_t forwarded = 0;         // events passed on to the next consumer
   bool ok() const { return violations == 0; }
 };
+
+// How many notes (and, outside Collect, errors) a report keeps; all are counted.
+inline constexpr size_t kKeptIssues = 10;
 
 struct ValidationOptions {
   ValidationMode mode = ValidationMode::Strict;
@@ -41,15 +60,20 @@ struct ValidationOptions {
 
 class Validator : public EventConsumer {
  public:
+  // `symbols` names threads and locks in messages only (read when an issue is found).
   Validator(const Symbols& symbols, ValidationOptions options, EventConsumer& next);
   ~Validator() override;
+  Validator(const Validator&) = delete;
+  Validator& operator=(const Validator&) = delete;
+
   void on_event(EventId id, const Event& event, uint32_t line) override;
+  // Counts the locks still held, then calls next.on_end().
   void on_end() override;
   const ValidationReport& report() const;
 
  private:
   struct State;
-  State* state_;
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace racepred

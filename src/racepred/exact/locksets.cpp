@@ -1,0 +1,327 @@
+#include "racepred/exact/locksets.hpp"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace racepred::exact {
+
+std::vector<CriticalSection> critical_sections(const ExactTrace& trace) {
+  std::vector<CriticalSection> sections;
+  for (uint32_t i = 0; i < trace.size(); ++i) {
+    const Event& e = trace.event(i);
+    if (e.op == Op::Acquire) sections.push_back({i, trace.matching(i), e.target, e.thread});
+  }
+  return sections;
+}
+
+namespace {
+uint32_t last_event_of(const ExactTrace& trace, ThreadId t) {
+  return trace.thread_events(t).back();
+}
+bool after_in_thread(const ExactTrace& trace, uint32_t a, uint32_t e) {
+  return trace.event(e).thread == trace.event(a).thread && e > a;
+}
+}  // namespace
+
+bool before_release(const ExactTrace& trace, const MustHappenBefore& mhb, const CriticalSection& cs,
+                    uint32_t e) {
+  if (cs.release != kNoIndex) return mhb.before(e, cs.release);
+  // Virtual release right after the thread's last event: e must precede it iff e is a later
+  // event of the same thread or e <mhb last(t) (the release can always run right after last(t)).
+  if (after_in_thread(trace, cs.acquire, e)) return true;
+  const uint32_t last = last_event_of(trace, cs.thread);
+  return e != last && mhb.before(e, last);
+}
+
+std::vector<uint32_t> standard_section(const ExactTrace& trace, const CriticalSection& cs) {
+  std::vector<uint32_t> members;
+  for (uint32_t i : trace.thread_events(cs.thread))
+    if (i > cs.acquire && (cs.release == kNoIndex || i < cs.release)) members.push_back(i);
+  return members;
+}
+
+std::vector<uint32_t> cross_section(const ExactTrace& trace, const MustHappenBefore& mhb,
+                                    const CriticalSection& cs) {
+  std::vector<uint32_t> members;
+  for (uint32_t i = 0; i < trace.size(); ++i)
+    if (mhb.before(cs.acquire, i) && before_release(trace, mhb, cs, i)) members.push_back(i);
+  return members;
+}
+
+std::vector<LockSet> standard_lock_sets(const ExactTrace& trace) {
+  std::vector<LockSet> sets(trace.size());
+  for (uint32_t t = 0; t < trace.thread_count(); ++t) {
+    LockSet held;  // sections open in thread t
+    for (uint32_t i : trace.thread_events(t)) {
+      const Event& e = trace.event(i);
+      if (e.op == Op::Release) {
+        // The release is not in its own section, but in every other open one.
+        held.erase(std::find(held.begin(), held.end(), HeldLock{e.target, t}));
+      }
+      sets[i] = held;
+      std::sort(sets[i].begin(), sets[i].end());
+      if (e.op == Op::Acquire) held.push_back({e.target, t});
+    }
+  }
+  return sets;
+}
+
+std::vector<LockSet> cross_lock_sets(const ExactTrace& trace, const MustHappenBefore& mhb) {
+  std::vector<LockSet> sets(trace.size());
+  for (const CriticalSection& cs : critical_sections(trace))
+    for (uint32_t i : cross_section(trace, mhb, cs)) sets[i].push_back({cs.lock, cs.thread});
+  for (LockSet& s : sets) {
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+  }
+  return sets;
+}
+
+std::vector<LockId> locks_of(const LockSet& set) {
+  std::vector<LockId> locks;
+  for (const HeldLock& h : set) locks.push_back(h.lock);
+  locks.erase(std::unique(locks.begin(), locks.end()), locks.end());  // set is sorted by lock
+  return locks;
+}
+
+bool disjoint(const LockSet& a, const LockSet& b) {
+  for (const HeldLock& x : a)
+    for (const HeldLock& y : b)
+      if (x.lock == y.lock) return false;
+  return true;
+}
+
+bool disjoint_indexed(const LockSet& a, const LockSet& b) {
+  for (const HeldLock& x : a)
+    for (const HeldLock& y : b)
+      if (x.lock == y.lock && x.thread != y.thread) return false;
+  return true;
+}
+
+LockSetIds intern_lock_sets(const std::vector<LockSet>& per_event) {
+  LockSetIds ids;
+  std::map<LockSet, uint32_t> index;
+  ids.of_event.reserve(per_event.size());
+  for (const LockSet& set : per_event) {
+    auto [it, inserted] = index.try_emplace(set, static_cast<uint32_t>(ids.sets.size()));
+    if (inserted) ids.sets.push_back(set);
+    ids.of_event.push_back(it->second);
+  }
+  return ids;
+}
+
+LockSetIds standard_lock_set_ids(const ExactTrace& trace) {
+  LockSetIds ids;
+  std::map<LockSet, uint32_t> index;
+  auto intern = [&](const LockSet& set) {
+    auto [it, inserted] = index.try_emplace(set, static_cast<uint32_t>(ids.sets.size()));
+    if (inserted) ids.sets.push_back(set);
+    return it->second;
+  };
+  ids.of_event.assign(trace.size(), 0);
+  for (uint32_t t = 0; t < trace.thread_count(); ++t) {
+    LockSet held;  // sorted
+    uint32_t id = intern(held);
+    for (uint32_t i : trace.thread_events(t)) {
+      const Event& e = trace.event(i);
+      if (e.op == Op::Release) {  // not in its own section, but in every other open one
+        held.erase(std::find(held.begin(), held.end(), HeldLock{e.target, t}));
+        id = intern(held);
+      }
+      ids.of_event[i] = id;
+      if (e.op == Op::Acquire) {
+        held.insert(std::upper_bound(held.begin(), held.end(), HeldLock{e.target, t}),
+                    HeldLock{e.target, t});
+        id = intern(held);
+      }
+    }
+  }
+  return ids;
+}
+
+namespace {
+
+// Accesses of one variable with the same lock-set key and kind; pairs between two groups whose
+// keys do not intersect are predicted unless both accesses are by the same thread.
+struct AccessGroup {
+  uint32_t key;
+  bool write;
+  uint64_t count = 0;
+  std::vector<std::pair<ThreadId, uint64_t>> per_thread;  // accesses of each thread
+  std::vector<uint32_t> events;  // in trace order, kept only while pairs are still enumerated
+
+  uint64_t count_of(ThreadId t) const {
+    for (const auto& [thread, n] : per_thread)
+      if (thread == t) return n;
+    return 0;
+  }
+  void add(ThreadId t) {
+    ++count;
+    for (auto& [thread, n] : per_thread)
+      if (thread == t) {
+        ++n;
+        return;
+      }
+    per_thread.emplace_back(t, 1);
+  }
+};
+
+class Predictor {
+ public:
+  Predictor(const ExactTrace& trace, const LockSetIds& sets, Intersection intersection)
+      : trace_(trace), sets_(sets), intersection_(intersection) {
+    // With the plain intersection only the locks matter: sets that differ in threads alone
+    // (LH_S of different threads) share one key, which keeps the cache small.
+    std::map<LockSet, uint32_t> keys;
+    key_of_.reserve(sets.sets.size());
+    for (const LockSet& set : sets.sets) {
+      LockSet key = set;
+      if (intersection == Intersection::Plain) {
+        key.clear();
+        for (LockId l : locks_of(set)) key.push_back({l, 0});
+      }
+      auto [it, inserted] = keys.try_emplace(key, static_cast<uint32_t>(key_sets_.size()));
+      if (inserted) key_sets_.push_back(key);
+      key_of_.push_back(it->second);
+    }
+    const size_t n = key_sets_.size();
+    if (n <= kDenseLimit) dense_.assign(n * n, -1);
+  }
+
+  // report(first, second) while accepting() holds, then count(second, n, mark) for pairs not
+  // reported one by one (mark: second has no reported pair).
+  template <typename Report, typename Count, typename Accepting>
+  void run(Report report, Count count, Accepting accepting) {
+    std::vector<std::vector<AccessGroup>> groups(trace_.variable_count());
+    std::vector<uint32_t> earlier;
+    bool enumerate = true;
+    for (uint32_t f = 0; f < trace_.size(); ++f) {
+      const Event& e = trace_.event(f);
+      if (!e.is_access()) continue;
+      const uint32_t key = key_of_[sets_.of_event[f]];
+      const bool write = e.op == Op::Write;
+      auto& mine = groups[e.target];
+      auto pairs_with = [&](const AccessGroup& g) {
+        return (g.write || write) && disjoint_keys(g.key, key);
+      };
+      uint64_t total = 0;
+      for (const AccessGroup& g : mine)
+        if (pairs_with(g)) total += g.count - g.count_of(e.thread);
+      if (enumerate && !accepting()) {
+        enumerate = false;  // the sink is full: from now on only counts
+        for (auto& per_variable : groups)
+          for (AccessGroup& g : per_variable) std::vector<uint32_t>().swap(g.events);
+      }
+      if (total > 0) {
+        uint64_t reported = 0;
+        if (enumerate) {
+          earlier.clear();
+          for (const AccessGroup& g : mine)
+            if (pairs_with(g))
+              for (uint32_t i : g.events)
+                if (trace_.event(i).thread != e.thread) earlier.push_back(i);
+          std::sort(earlier.begin(), earlier.end());
+          for (uint32_t first : earlier) {
+            if (!accepting()) break;
+            report(first, f);
+            ++reported;
+          }
+        }
+        if (reported < total) count(f, total - reported, reported == 0);
+      }
+      AccessGroup* own = nullptr;
+      for (AccessGroup& g : mine)
+        if (g.key == key && g.write == write) own = &g;
+      if (!own) own = &mine.emplace_back(AccessGroup{key, write, 0, {}, {}});
+      own->add(e.thread);
+      if (enumerate) own->events.push_back(f);
+    }
+  }
+
+ private:
+  static constexpr size_t kDenseLimit = 4096;  // distinct lock sets with a dense cache
+
+  bool disjoint_keys(uint32_t a, uint32_t b) {
+    if (!dense_.empty()) {
+      int8_t& known = dense_[size_t{a} * key_sets_.size() + b];
+      if (known < 0) known = compute(a, b);
+      return known != 0;
+    }
+    const uint64_t key = (uint64_t{std::min(a, b)} << 32) | std::max(a, b);
+    auto [it, inserted] = sparse_.try_emplace(key, false);
+    if (inserted) it->second = compute(a, b);
+    return it->second;
+  }
+
+  bool compute(uint32_t a, uint32_t b) const {
+    return intersection_ == Intersection::Plain ? disjoint(key_sets_[a], key_sets_[b])
+                                                : disjoint_indexed(key_sets_[a], key_sets_[b]);
+  }
+
+  const ExactTrace& trace_;
+  const LockSetIds& sets_;
+  Intersection intersection_;
+  std::vector<uint32_t> key_of_;   // per lock set id: its cache key
+  std::vector<LockSet> key_sets_;  // per cache key
+  std::vector<int8_t> dense_;      // -1 unknown, 0 intersecting, 1 disjoint
+  std::unordered_map<uint64_t, bool> sparse_;
+};
+
+}  // namespace
+
+void predict_races(const ExactTrace& trace, const LockSetIds& sets, Intersection intersection,
+                   RaceSink& sink) {
+  Predictor predictor(trace, sets, intersection);
+  predictor.run(
+      [&](uint32_t first, uint32_t second) {
+        sink.report(Race{Access::of(trace.id(first), trace.event(first)),
+                         Access::of(trace.id(second), trace.event(second)),
+                         trace.event(second).target});
+      },
+      [&](uint32_t second, uint64_t n, bool mark) {
+        sink.add_uncounted_races(n);
+        if (mark) sink.mark_racy(Access::of(trace.id(second), trace.event(second)));
+      },
+      [&] { return sink.accepting(); });
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> predicted_pairs(const ExactTrace& trace,
+                                                           const std::vector<LockSet>& sets,
+                                                           Intersection intersection) {
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  const LockSetIds ids = intern_lock_sets(sets);
+  Predictor predictor(trace, ids, intersection);
+  predictor.run([&](uint32_t first, uint32_t second) { pairs.emplace_back(first, second); },
+                [](uint32_t, uint64_t, bool) {}, [] { return true; });
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+std::string format_lock_set(const ExactTrace& trace, const LockSet& set, bool indexed) {
+  std::string s = "{";
+  bool first = true;
+  auto separate = [&] {
+    if (!first) s += ", ";
+    first = false;
+  };
+  if (indexed) {
+    for (const HeldLock& h : set) {
+      separate();
+      s += '(';
+      s += trace.lock_name(h.lock);
+      s += ',';
+      s += trace.thread_name(h.thread);
+      s += ')';
+    }
+  } else {
+    for (LockId l : locks_of(set)) {
+      separate();
+      s += trace.lock_name(l);
+    }
+  }
+  s += '}';
+  return s;
+}
+
+}  // namespace racepred::exact

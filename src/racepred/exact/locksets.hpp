@@ -1,0 +1,89 @@
+// Critical sections and lock sets of seed 003 §4–5: standard (Def. 4.1/4.2), cross-thread
+// (Def. 4.3/4.4) and thread-indexed cross-thread (Def. 5.9) lock sets, and the lock-set race
+// predictors P_DR (with ∩) and P'_DR (with ∩').
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "racepred/exact/exact_trace.hpp"
+#include "racepred/exact/search.hpp"
+#include "racepred/report/race.hpp"
+
+namespace racepred::exact {
+
+// A matching acquire-release pair (a, r) of one thread. `release` is kNoIndex when the lock is
+// still held at the end: following the footnote to §4 ("we can always add missing release
+// events at the end"), such a section ends with a virtual release placed right after the
+// thread's last event (at the end of the thread rather than of the trace, so that a joined
+// thread stays well-formed).
+struct CriticalSection {
+  uint32_t acquire = kNoIndex;
+  uint32_t release = kNoIndex;
+  LockId lock = 0;
+  ThreadId thread = 0;
+};
+
+// All matching pairs, in trace order of their acquires.
+std::vector<CriticalSection> critical_sections(const ExactTrace& trace);
+
+// e <mhb r for the section's release (virtual or not).
+bool before_release(const ExactTrace& trace, const MustHappenBefore& mhb, const CriticalSection& cs,
+                    uint32_t e);
+
+// CS_S(x)^(a,r) (Def. 4.1) and CS_C(x)^(a,r) (Def. 4.3) as sorted event indices. CS-MATCH and
+// CS-CROSS-2 hold automatically for the matching release r: a reordering with a < r' < e for a
+// release r' of the thread after a would put r (= r' or before it) before e, against e <mhb r.
+std::vector<uint32_t> standard_section(const ExactTrace& trace, const CriticalSection& cs);
+std::vector<uint32_t> cross_section(const ExactTrace& trace, const MustHappenBefore& mhb,
+                                    const CriticalSection& cs);
+
+// A lock held by an event together with the thread of the guarding acquire.
+struct HeldLock {
+  LockId lock = 0;
+  ThreadId thread = 0;
+  friend bool operator==(const HeldLock&, const HeldLock&) = default;
+  friend auto operator<=>(const HeldLock&, const HeldLock&) = default;
+};
+using LockSet = std::vector<HeldLock>;  // sorted, distinct
+
+// LH_S(e) for every event (Def. 4.2), from program order alone (CS-SAME-THREAD makes
+// CS-BRACKET a program-order condition). Every element has thread = thread(e).
+std::vector<LockSet> standard_lock_sets(const ExactTrace& trace);
+// LH_CT(e) for every event (Def. 5.9); LH_C(e) (Def. 4.4) is its projection on locks.
+std::vector<LockSet> cross_lock_sets(const ExactTrace& trace, const MustHappenBefore& mhb);
+// The locks of a thread-indexed set (π1), sorted and distinct.
+std::vector<LockId> locks_of(const LockSet& set);
+
+// L(e) ∩ L(f) = ∅ on the locks (P_DR), or M' ∩' N' = ∅ (P'_DR: a common lock only counts when
+// acquired by different threads).
+bool disjoint(const LockSet& a, const LockSet& b);
+bool disjoint_indexed(const LockSet& a, const LockSet& b);
+
+enum class Intersection { Plain, Indexed };
+
+// Lock sets interned: each event's set as an id into `sets`.
+struct LockSetIds {
+  std::vector<LockSet> sets;       // distinct
+  std::vector<uint32_t> of_event;  // per event index
+};
+LockSetIds intern_lock_sets(const std::vector<LockSet>& per_event);
+// LH_S interned directly (no per-event vectors; for large traces).
+LockSetIds standard_lock_set_ids(const ExactTrace& trace);
+
+// Reports every conflicting pair whose lock sets do not intersect into `sink`, in detection
+// order; once the sink stops accepting, further pairs are counted in bulk (accesses of one
+// variable with the same thread, lock set and kind form a class; compatible classes pair up
+// completely).
+void predict_races(const ExactTrace& trace, const LockSetIds& sets, Intersection intersection,
+                   RaceSink& sink);
+// The same as index pairs (i < j), sorted: for tests.
+std::vector<std::pair<uint32_t, uint32_t>> predicted_pairs(const ExactTrace& trace,
+                                                           const std::vector<LockSet>& sets,
+                                                           Intersection intersection);
+
+// "{x, y}" (plain) or "{(x,T1), (y,T2)}" (indexed), with names when the trace has symbols.
+std::string format_lock_set(const ExactTrace& trace, const LockSet& set, bool indexed);
+
+}  // namespace racepred::exact

@@ -1,0 +1,70 @@
+// The STD line grammar (docs/FORMATS.md) and the block parser that streams events.
+// Internal to io/; exposed for tests.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "racepred/io/reader.hpp"
+
+namespace racepred::io {
+
+// Ops that STD producers write and no engine uses: accepted, counted, skipped.
+inline constexpr std::array<std::string_view, 4> kStdSkippedOps = {"begin", "end", "req", "branch"};
+
+// One line, parsed by the careful (slow) path: the reference for what the fast path accepts,
+// and the source of every error message.
+struct StdLine {
+  enum class Kind { Event, Skipped, Blank, Error };
+  Kind kind = Kind::Error;
+  Op op = Op::Read;
+  std::string_view thread, argument, location;
+  size_t skipped = 0;  // index into kStdSkippedOps when kind == Skipped
+  size_t column = 0;   // 1-based, when kind == Error
+  std::string message;
+};
+
+// `line` is one line without its '\n'; a trailing '\r' is ignored. Blank means empty, only
+// spaces and tabs, or a comment ('#' in column 1).
+StdLine parse_std_line(std::string_view line);
+
+// Parses blocks of whole lines, delivering events to the consumer. Keeps the line and event
+// counters across blocks.
+class StdParser {
+ public:
+  StdParser(std::string_view file_name, const ReadOptions& options, Symbols& symbols,
+            EventConsumer& consumer, ReadSummary& summary);
+  // [begin, end) holds whole lines and end[-1] == '\n'. Memory up to `readable_end`
+  // (>= end) may be read.
+  void parse_block(const char* begin, const char* end, const char* readable_end);
+  // Parses text that need not end in '\n' and has no readable bytes past its end.
+  void parse_text(std::string_view text);
+  // Moves the skipped-op counters into the summary.
+  void finish();
+
+ private:
+  bool vector_line(const char* s, const char*& next, const char* readable_end);
+  bool fast_line(const char* s, const char*& next, const char* readable_end);
+  void deliver(Op op, const char* thread, const char* thread_end, const char* arg,
+               const char* arg_end, const char* loc, const char* loc_end, const char* readable_end);
+  void slow_line(const char* s, const char* nl);
+  uint32_t intern(SymbolTable& table, const char* s, const char* e, const char* readable_end) {
+    return s + 16 <= readable_end ? table.intern_padded(s, static_cast<size_t>(e - s))
+                                  : table.intern(std::string_view(s, static_cast<size_t>(e - s)));
+  }
+
+  std::string_view file_name_;
+  bool lenient_;
+  Symbols& symbols_;
+  EventConsumer& consumer_;
+  ReadSummary& summary_;
+  std::array<SymbolTable*, kOpCount> targets_;  // the name space of each op's argument
+  uint64_t line_ = 0;
+  uint64_t event_lines_ = 0;
+  uint64_t delivered_ = 0;
+  std::array<uint64_t, kStdSkippedOps.size()> skipped_{};
+};
+
+}  // namespace racepred::io

@@ -1,0 +1,235 @@
+// Well-formedness (Def. 3.2 of seed 003) with DESIGN.md's policy: every rule, the three modes,
+// re-entrancy normalisation, and that what the validator forwards is always well-formed.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <string>
+
+#include "racepred/io/reader.hpp"
+#include "racepred/trace/validator.hpp"
+
+namespace racepred {
+namespace {
+
+Trace checked(std::string_view text, ValidationMode mode, ValidationReport* report) {
+  return parse_checked_trace(text, {}, mode, report, "t.std");
+}
+
+// The InputError message of a Strict validation, or "".
+std::string strict_error(std::string_view text) {
+  try {
+    checked(text, ValidationMode::Strict, nullptr);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+struct RuleCase {
+  const char* name;
+  const char* trace;
+  const char* rule;
+  EventId event;
+  const char* message;  // the ValidationIssue message
+  size_t kept;          // events forwarded under Lenient
+};
+
+const RuleCase kRuleCases[] = {
+    {"acquire of a lock another thread holds", "T0|acq(l)|1\nT1|acq(l)|2\nT0|rel(l)|3\n",
+     kRuleLock1, 2, "event 2 (line 2): T1 acquires l, which T0 holds since event 1 (line 1)", 2},
+    {"release of a lock nobody holds", "T0|w(x)|1\nT0|rel(l)|2\n", kRuleLock2, 2,
+     "event 2 (line 2): T0 releases l, which it does not hold", 1},
+    {"release of a lock another thread holds", "T0|acq(l)|1\nT1|rel(l)|2\n", kRuleLock2, 2,
+     "event 2 (line 2): T1 releases l, which it does not hold (T0 holds it since event 1 (line 1))",
+     1},
+    {"second fork of a thread", "T0|fork(T1)|1\nT1|w(x)|2\nT0|fork(T1)|3\n", kRuleFork1, 3,
+     "event 3 (line 3): T0 forks T1, which was already forked at event 1 (line 1)", 2},
+    {"fork of itself", "T0|w(x)|1\nT0|fork(T0)|2\n", kRuleFork1, 2,
+     "event 2 (line 2): T0 forks itself", 1},
+    {"fork of a thread that already ran", "T1|w(x)|1\nT0|fork(T1)|2\n", kRuleFork2, 2,
+     "event 2 (line 2): T0 forks T1, which already ran from event 1 (line 1)", 1},
+    {"event after join", "T0|fork(T1)|1\nT1|w(x)|2\nT0|join(T1)|3\nT1|r(x)|4\n", kRuleJoin, 4,
+     "event 4 (line 4): T1 has an event after it was joined at event 3 (line 3)", 3},
+    {"join of itself", "T0|w(x)|1\nT0|join(T0)|2\n", kRuleJoin, 2,
+     "event 2 (line 2): T0 joins itself", 1},
+};
+
+TEST(Validator, EveryRuleUnderEveryMode) {
+  for (const RuleCase& c : kRuleCases) {
+    SCOPED_TRACE(c.name);
+    // Strict: InputError at the first violation, naming file, line, rule and event.
+    const std::string line = std::to_string(c.event);  // lines = ids in these traces
+    EXPECT_EQ(strict_error(c.trace), "t.std:" + line + ":1: error: trace is not well-formed (" +
+                                         c.rule + "): " + c.message);
+    // Lenient: the offending event is dropped and counted; the rest goes on.
+    ValidationReport lenient;
+    const Trace t = checked(c.trace, ValidationMode::Lenient, &lenient);
+    EXPECT_EQ(t.size(), c.kept);
+    EXPECT_EQ(t.index_of(c.event), SIZE_MAX);
+    EXPECT_EQ(lenient.violations, 1u);
+    EXPECT_FALSE(lenient.ok());
+    // Collect: the same, with the issue recorded.
+    ValidationReport collect;
+    checked(c.trace, ValidationMode::Collect, &collect);
+    ASSERT_EQ(collect.errors.size(), 1u);
+    EXPECT_EQ(collect.errors[0].rule, c.rule);
+    EXPECT_EQ(collect.errors[0].event, c.event);
+    EXPECT_EQ(collect.errors[0].line, c.event);
+    EXPECT_EQ(collect.errors[0].message, c.message);
+    EXPECT_EQ(collect.violations_by_rule, (std::map<std::string, uint64_t>{{c.rule, 1}}));
+  }
+}
+
+TEST(Validator, CollectRecordsEveryViolation) {
+  ValidationReport r;
+  const Trace t =
+      checked("T0|fork(T1)|1\nT0|join(T1)|2\nT1|w(x)|3\nT1|w(x)|4\nT2|rel(l)|5\nT3|join(T3)|6\n",
+              ValidationMode::Collect, &r);
+  EXPECT_EQ(t.ids, (std::vector<EventId>{1, 2}));
+  EXPECT_EQ(r.violations, 4u);
+  ASSERT_EQ(r.errors.size(), 4u);
+  EXPECT_EQ(r.errors[0].event, 3u);
+  EXPECT_EQ(r.errors[1].event, 4u);
+  EXPECT_EQ(r.errors[2].rule, kRuleLock2);
+  EXPECT_EQ(r.errors[3].rule, kRuleJoin);
+  EXPECT_EQ(r.violations_by_rule, (std::map<std::string, uint64_t>{{"Join", 3}, {"Lock-2", 1}}));
+}
+
+TEST(Validator, LenientKeepsOnlyTheFirstFewIssuesButCountsAll) {
+  std::string text;
+  for (int i = 0; i < 25; ++i) text += "T0|rel(l)|1\n";
+  ValidationReport r;
+  checked(text, ValidationMode::Lenient, &r);
+  EXPECT_EQ(r.violations, 25u);
+  EXPECT_EQ(r.errors.size(), kKeptIssues);
+  checked(text, ValidationMode::Collect, &r);
+  EXPECT_EQ(r.errors.size(), 25u);
+}
+
+TEST(Validator, ReentrantAcquiresAreNormalisedInEveryMode) {
+  const char* text =
+      "T1|acq(l)|1\nT1|acq(l)|2\nT1|w(x)|3\nT1|acq(l)|4\nT1|rel(l)|5\nT1|rel(l)|6\nT1|rel(l)|7\n"
+      "T2|acq(l)|8\nT2|rel(l)|9\n";
+  for (ValidationMode mode :
+       {ValidationMode::Strict, ValidationMode::Lenient, ValidationMode::Collect}) {
+    ValidationReport r;
+    const Trace t = checked(text, mode, &r);
+    EXPECT_EQ(t.ids, (std::vector<EventId>{1, 3, 7, 8, 9}));  // inner pairs dropped
+    EXPECT_TRUE(r.ok());
+    EXPECT_EQ(r.reentrant_acquires, 2u);
+    ASSERT_EQ(r.notes.size(), 2u);
+    EXPECT_EQ(r.notes[0].rule, kNoteReentrant);
+    EXPECT_EQ(r.notes[0].event, 2u);
+    EXPECT_EQ(r.notes[0].message,
+              "event 2 (line 2): T1 acquires l again while holding it since event 1 (line 1) "
+              "(re-entrant); this acquire and its matching release are dropped");
+    EXPECT_EQ(r.forwarded, 5u);
+  }
+}
+
+TEST(Validator, ReleaseOfADroppedAcquireGoesWithIt) {
+  // input11.std: T0's acquire breaks Lock-1; its release is dropped with it, not reported.
+  ValidationReport r;
+  const Trace t = checked("T1|acq(l1)|0\nT0|acq(l1)|0\nT0|r(x)|1\nT1|w(x)|1\nT0|rel(l1)|0\n",
+                          ValidationMode::Collect, &r);
+  EXPECT_EQ(t.ids, (std::vector<EventId>{1, 3, 4}));
+  EXPECT_EQ(r.violations, 1u);
+  EXPECT_EQ(r.dropped_with_acquire, 1u);
+  EXPECT_EQ(r.unreleased_locks, 1u);
+  // Nested acquires inside the dropped one go with it too.
+  checked("T1|acq(l)|1\nT0|acq(l)|2\nT0|acq(l)|3\nT0|rel(l)|4\nT0|rel(l)|5\nT1|rel(l)|6\n",
+          ValidationMode::Collect, &r);
+  EXPECT_EQ(r.violations, 1u);
+  EXPECT_EQ(r.dropped_with_acquire, 3u);
+  EXPECT_EQ(r.unreleased_locks, 0u);
+}
+
+TEST(Validator, PolicyAllowsUnforkedThreadsUnrunForksRepeatedJoinsAndOpenLocks) {
+  ValidationReport r;
+  // Fig. 7 of seed 003 (well-formed, join(t2) twice) plus: T9 runs without a fork, T4 is
+  // forked and never runs, x stays locked at the end.
+  const Trace t = checked(
+      "t1|fork(t2)|1\nt1|fork(t3)|2\nt1|acq(x)|3\nt2|acq(y)|4\nt2|rel(y)|5\nt3|acq(z)|6\n"
+      "t3|join(t2)|7\nt3|rel(z)|8\nt1|join(t2)|9\nt1|rel(x)|10\nT9|w(a)|11\nt1|fork(T4)|12\n"
+      "t1|acq(x)|13\n",
+      ValidationMode::Strict, &r);
+  EXPECT_EQ(t.size(), 13u);
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.unreleased_locks, 1u);
+  EXPECT_EQ(r.reentrant_acquires, 0u);
+}
+
+TEST(Validator, DroppedEventsDoNotChangeTheState) {
+  // The fork at 2 breaks Fork-2 and is dropped, so the later fork at 4 is T1's first fork...
+  // but T1 already ran, so it breaks Fork-2 as well; the join at 5 is fine and T1's event at 6
+  // comes after it.
+  ValidationReport r;
+  const Trace t = checked(
+      "T1|w(x)|1\nT0|fork(T1)|2\nT1|acq(l)|3\nT0|fork(T1)|4\nT0|join(T1)|5\n"
+      "T1|rel(l)|6\n",
+      ValidationMode::Collect, &r);
+  EXPECT_EQ(t.ids, (std::vector<EventId>{1, 3, 5}));
+  ASSERT_EQ(r.errors.size(), 3u);
+  EXPECT_EQ(r.errors[0].rule, kRuleFork2);
+  EXPECT_EQ(r.errors[1].rule, kRuleFork2);
+  EXPECT_EQ(r.errors[2].rule, kRuleJoin);
+}
+
+TEST(Validator, WorksOnStreamsWithoutLines) {
+  // Events from a generator have line 0: messages then name the event only.
+  Symbols symbols;
+  symbols.threads.intern("A");
+  symbols.locks.intern("m");
+  Trace out;
+  TraceCollector collector(out);
+  Validator v(symbols, ValidationOptions{ValidationMode::Collect, "gen"}, collector);
+  v.on_event(1, Event{Op::Release, 0, 0, 0}, 0);
+  v.on_end();
+  ASSERT_EQ(v.report().errors.size(), 1u);
+  EXPECT_EQ(v.report().errors[0].message, "event 1: A releases m, which it does not hold");
+}
+
+// Random traces, many of them ill-formed: what the validator forwards (Lenient) must be
+// well-formed and free of re-entrancy, and validating it again must forward it unchanged.
+TEST(Validator, ForwardedTracesAreWellFormed) {
+  std::mt19937_64 rng(11);
+  const char* ops[] = {"r", "w", "acq", "rel", "fork", "join"};
+  const int iterations = std::getenv("RACEPRED_SANITIZED") ? 500 : 3000;
+  for (int iter = 0; iter < iterations; ++iter) {
+    std::string text;
+    const int n = 1 + static_cast<int>(rng() % 30);
+    for (int i = 0; i < n; ++i) {
+      const unsigned op = static_cast<unsigned>(rng() % 6);
+      const char prefix = op < 2 ? 'x' : op < 4 ? 'l' : 'T';
+      const uint64_t arg = rng() % (op < 4 ? 2 : 4);
+      text += 'T';
+      text += std::to_string(rng() % 4);
+      text += '|';
+      text += ops[op];
+      text += '(';
+      text += prefix;
+      text += std::to_string(arg);
+      text += ")|";
+      text += std::to_string(i);
+      text += '\n';
+    }
+    SCOPED_TRACE(text);
+    ValidationReport first;
+    const Trace kept = checked(text, ValidationMode::Lenient, &first);
+    EXPECT_EQ(kept.size(), first.forwarded);
+    std::string again;
+    for (const Event& e : kept.events) again += kept.to_std(e) + "\n";
+    ValidationReport second;
+    const Trace kept_again = checked(again, ValidationMode::Strict, &second);
+    EXPECT_TRUE(second.ok());
+    EXPECT_EQ(second.reentrant_acquires, 0u);
+    ASSERT_EQ(kept_again.size(), kept.size());
+    if (first.ok() && first.reentrant_acquires == 0) {
+      EXPECT_EQ(kept.size(), kept.summary.delivered);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace racepred
