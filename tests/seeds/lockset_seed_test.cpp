@@ -5,6 +5,7 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <ostream>
 #include <set>
 #include <string>
 #include <utility>
@@ -24,6 +25,11 @@ struct SeedCase {
   Pairs races;       // every lock-set race pair (first, second)
   LockSets lock_sets;
 };
+
+// CTest lists parameterised tests with their value: name the file, not its bytes.
+void PrintTo(const SeedCase& c, std::ostream* os) {
+  *os << c.file;
+}
 
 // Runs lockset with annotation over the file; returns its races and the LS column.
 void check(const SeedCase& c) {

@@ -33,8 +33,16 @@ TEST(ResolveEngines, NamesAllDuplicatesAndErrors) {
     EXPECT_NE(message.find("all"), std::string::npos) << message;
   }
   EXPECT_THROW(resolve_engines({}), UsageError);
-  // The default engines exist.
-  EXPECT_NO_THROW(resolve_engines({std::string(kDefaultEngines)}));
+  // The default engines (comma-separated) exist.
+  std::vector<std::string> defaults;
+  for (size_t start = 0; start <= kDefaultEngines.size();) {
+    size_t comma = kDefaultEngines.find(',', start);
+    if (comma == std::string_view::npos) comma = kDefaultEngines.size();
+    defaults.emplace_back(kDefaultEngines.substr(start, comma - start));
+    start = comma + 1;
+  }
+  EXPECT_EQ(defaults, (std::vector<std::string>{"fasttrack", "lockset"}));
+  EXPECT_EQ(resolve_engines(defaults).size(), 2u);
 }
 
 void expect_same(const RaceSink& a, const RaceSink& b) {

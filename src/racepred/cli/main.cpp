@@ -1,3 +1,5 @@
 #include "racepred/cli/cli.hpp"
 
-int main(int argc, char** argv) { return racepred::cli::run(argc, argv); }
+int main(int argc, char** argv) {
+  return racepred::cli::run(argc, argv);
+}

@@ -25,7 +25,7 @@
 namespace racepred {
 
 // The engines `racepred analyze` runs when -e is not given (comma-separated).
-inline constexpr std::string_view kDefaultEngines = "lockset";
+inline constexpr std::string_view kDefaultEngines = "fasttrack,lockset";
 
 // Resolves engine names ("hb", "lockset,hb" and "all" = every online engine) to registry
 // entries, in the order given, without duplicates. Throws UsageError naming the valid engines.

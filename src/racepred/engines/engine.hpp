@@ -39,8 +39,9 @@ class Engine {
 
   // Annotated view (`racepred annotate`). When annotation is enabled the driver calls, for every
   // event, before_event(), then on_event(), then annotate(), and prints what annotate() appended.
-  // Engines that record per-event state for offline analyses may append it in finish() instead
-  // via annotate_offline(); see the annotate command.
+  // Offline engines whose per-event state is known only at the end may keep the Annotation&
+  // they were given and fill it in finish(): the driver (engines/annotate.hpp) keeps every row
+  // alive until after finish().
   virtual bool supports_annotation() const { return false; }
   virtual void before_event(EventId /*id*/, const Event& /*event*/) {}
   virtual void annotate(EventId /*id*/, const Event& /*event*/, Annotation& /*row*/) {}

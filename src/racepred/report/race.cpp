@@ -16,11 +16,16 @@ RaceKind race_kind(const Race& race) {
 
 std::string_view race_kind_name(RaceKind kind) {
   switch (kind) {
-    case RaceKind::WriteWrite: return "write-write";
-    case RaceKind::WriteRead: return "write-read";
-    case RaceKind::ReadWrite: return "read-write";
-    case RaceKind::ReadRead: return "read-read";
-    case RaceKind::Unknown: return "unknown";
+    case RaceKind::WriteWrite:
+      return "write-write";
+    case RaceKind::WriteRead:
+      return "write-read";
+    case RaceKind::ReadWrite:
+      return "read-write";
+    case RaceKind::ReadRead:
+      return "read-read";
+    case RaceKind::Unknown:
+      return "unknown";
   }
   return "unknown";
 }

@@ -4,24 +4,36 @@ namespace racepred {
 
 std::string_view op_name(Op op) {
   switch (op) {
-    case Op::Read: return "r";
-    case Op::Write: return "w";
-    case Op::Acquire: return "acq";
-    case Op::Release: return "rel";
-    case Op::Fork: return "fork";
-    case Op::Join: return "join";
+    case Op::Read:
+      return "r";
+    case Op::Write:
+      return "w";
+    case Op::Acquire:
+      return "acq";
+    case Op::Release:
+      return "rel";
+    case Op::Fork:
+      return "fork";
+    case Op::Join:
+      return "join";
   }
   return "?";
 }
 
 std::string_view op_long_name(Op op) {
   switch (op) {
-    case Op::Read: return "read";
-    case Op::Write: return "write";
-    case Op::Acquire: return "acquire";
-    case Op::Release: return "release";
-    case Op::Fork: return "fork";
-    case Op::Join: return "join";
+    case Op::Read:
+      return "read";
+    case Op::Write:
+      return "write";
+    case Op::Acquire:
+      return "acquire";
+    case Op::Release:
+      return "release";
+    case Op::Fork:
+      return "fork";
+    case Op::Join:
+      return "join";
   }
   return "?";
 }

@@ -7,11 +7,14 @@ namespace racepred {
 std::string_view Trace::target_name(const Event& e) const {
   switch (e.op) {
     case Op::Read:
-    case Op::Write: return symbols.variables.name(e.target);
+    case Op::Write:
+      return symbols.variables.name(e.target);
     case Op::Acquire:
-    case Op::Release: return symbols.locks.name(e.target);
+    case Op::Release:
+      return symbols.locks.name(e.target);
     case Op::Fork:
-    case Op::Join: return symbols.threads.name(e.target);
+    case Op::Join:
+      return symbols.threads.name(e.target);
   }
   return {};
 }

@@ -25,12 +25,12 @@ class EventConsumer {
 
 // Counts of what a reader saw besides the events it delivered.
 struct ReadSummary {
-  std::string format;           // the input format read: "std" or "speedygo"
-  uint64_t lines = 0;           // physical lines read
-  uint64_t event_lines = 0;     // lines that carry an event (kept, skipped or malformed)
-  uint64_t delivered = 0;       // events handed to the consumer
+  std::string format;        // the input format read: "std" or "speedygo"
+  uint64_t lines = 0;        // physical lines read
+  uint64_t event_lines = 0;  // lines that carry an event (kept, skipped or malformed)
+  uint64_t delivered = 0;    // events handed to the consumer
   std::map<std::string, uint64_t> skipped_ops;  // accepted but unused ops: begin, end, req, branch…
-  uint64_t malformed = 0;       // malformed lines skipped under --lenient
+  uint64_t malformed = 0;                       // malformed lines skipped under --lenient
   std::vector<std::string> malformed_examples;  // the first few of them, as error messages
   uint64_t skipped_total() const {
     uint64_t n = 0;
