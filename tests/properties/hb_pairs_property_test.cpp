@@ -339,7 +339,7 @@ TEST(HbPairsProperty, Tsan1WithinForkJoinLockset) {
 }
 
 TEST(HbPairsProperty, Tsan1WithinLocksetEngine) {
-  if (!find_engine("lockset")) GTEST_SKIP() << "the lockset engine is not registered yet";
+  ASSERT_NE(find_engine("lockset"), nullptr);
   for_random_traces(0x5eed0005, iterations(4000), [](const Trace& trace) -> std::string {
     const Pairs tsan1 = pairs_of(run_engine("tsan1", trace, SIZE_MAX));
     const Pairs lockset = pairs_of(run_engine("lockset", trace, SIZE_MAX));
