@@ -49,7 +49,7 @@ bool MappedFile::open(const std::string& path, int* unmapped_fd) {
   }
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const size_t length = (size_ + page - 1) / page * page;
-  void* p = mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  void* p = mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, 0);
   if (p == MAP_FAILED) {
     size_ = 0;
     *unmapped_fd = fd;

@@ -2,6 +2,7 @@
 #include "racepred/io/reader.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,9 +36,13 @@ uint64_t size_of(const std::string& path) {
   return static_cast<uint64_t>(st.st_size);
 }
 
+// Size of the windows a mapped STD file is parsed in: each window is prefetched before it is
+// parsed and dropped from memory after, so the reader's memory does not grow with the file.
+constexpr size_t kWindow = size_t{16} << 20;
+
 ReadSummary parse_whole_text(std::string_view text, std::string_view name, InputFormat format,
                              const ReadOptions& options, Symbols& symbols, EventConsumer& consumer,
-                             const char* readable_end) {
+                             const char* readable_end, bool mapped = false) {
   ReadSummary summary;
   if (format == InputFormat::Auto) format = *detect_input_format(text);
   summary.format = input_format_name(format);
@@ -48,7 +53,30 @@ ReadSummary parse_whole_text(std::string_view text, std::string_view name, Input
   io::StdParser parser(name, options, symbols, consumer, summary);
   const void* last = text.empty() ? nullptr : memrchr(text.data(), '\n', text.size());
   if (last && static_cast<const char*>(last) + 1 == text.data() + text.size()) {
-    parser.parse_block(text.data(), text.data() + text.size(), readable_end);
+    const char* begin = text.data();
+    const char* const end = text.data() + text.size();
+    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    while (begin < end) {
+      const char* stop = end;
+      if (mapped && static_cast<size_t>(end - begin) > kWindow) {
+        // End the window after the last full line in it (a longer line extends it).
+        const void* nl = memrchr(begin, '\n', kWindow);
+        stop =
+            nl ? static_cast<const char*>(nl) + 1
+               : static_cast<const char*>(memchr(begin + kWindow, '\n', end - begin - kWindow)) + 1;
+        const char* next_end = std::min(end, stop + kWindow);
+        const uintptr_t pf = reinterpret_cast<uintptr_t>(stop) & ~(page - 1);
+        madvise(reinterpret_cast<void*>(pf), reinterpret_cast<uintptr_t>(next_end) - pf,
+                MADV_WILLNEED);
+      }
+      parser.parse_block(begin, stop, stop == end ? readable_end : end);
+      if (mapped) {  // the parsed pages are not read again
+        const uintptr_t from = reinterpret_cast<uintptr_t>(text.data());
+        const uintptr_t to = reinterpret_cast<uintptr_t>(stop) & ~(page - 1);
+        if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+      }
+      begin = stop;
+    }
   } else {
     parser.parse_text(text);
   }
@@ -116,7 +144,7 @@ ReadSummary read_events(const std::string& path, const ReadOptions& options, Sym
   if (path != "-") {
     if (file.open(path, &fd))
       return parse_whole_text(file.text(), name, options.format, options, symbols, consumer,
-                              file.readable_end());
+                              file.readable_end(), /*mapped=*/true);
   }
   struct FdCloser {
     int fd;
