@@ -12,6 +12,7 @@
 #include "racepred/cli/pipeline.hpp"
 #include "racepred/engines/run.hpp"
 #include "racepred/trace/generator.hpp"
+#include "support/lockset_oracle.hpp"
 
 namespace racepred {
 namespace {
@@ -22,32 +23,7 @@ std::string to_std(const Trace& trace) {
   return s;
 }
 
-struct Pair {
-  EventId first, second;
-  friend bool operator==(const Pair&, const Pair&) = default;
-};
-
-// Every lock-set pair in detection order (by second, then first).
-std::vector<Pair> all_pairs(const Trace& trace) {
-  std::vector<std::set<LockId>> held;
-  std::vector<std::set<LockId>> ls(trace.size());
-  for (size_t i = 0; i < trace.size(); ++i) {
-    const Event& e = trace.events[i];
-    if (e.thread >= held.size()) held.resize(e.thread + 1);
-    if (e.op == Op::Acquire) held[e.thread].insert(e.target);
-    if (e.op == Op::Release) held[e.thread].erase(e.target);
-    ls[i] = held[e.thread];
-  }
-  std::vector<Pair> pairs;
-  for (size_t j = 0; j < trace.size(); ++j)
-    for (size_t i = 0; i < j; ++i) {
-      if (!conflicting(trace.events[i], trace.events[j])) continue;
-      bool disjoint = true;
-      for (LockId l : ls[i]) disjoint = disjoint && !ls[j].count(l);
-      if (disjoint) pairs.push_back({trace.ids[i], trace.ids[j]});
-    }
-  return pairs;
-}
+using testing_support::Pair;
 
 TEST(LocksetProperty, PairsAreExactlyTheDefinitionsOnGeneratedTraces) {
   const int runs = std::getenv("RACEPRED_SANITIZED") ? 300 : 3000;
@@ -67,7 +43,7 @@ TEST(LocksetProperty, PairsAreExactlyTheDefinitionsOnGeneratedTraces) {
     o.local_share = 0.3;
     o.guarded_share = 0.5;
     const Trace trace = generate_trace(o);
-    const std::vector<Pair> pairs = all_pairs(trace);
+    const std::vector<Pair> pairs = testing_support::lockset_pairs_brute_force(trace);
     const size_t max_kept = run % 3 == 0 ? 2 : 1000;
     const RaceSink sink = run_engine("lockset", trace, max_kept);
 

@@ -12,6 +12,7 @@
 #include "racepred/engines/lockset.hpp"
 #include "racepred/engines/run.hpp"
 #include "racepred/io/reader.hpp"
+#include "support/lockset_oracle.hpp"
 #include "unit/lockset_random_trace.hpp"
 
 namespace racepred {
@@ -60,36 +61,11 @@ TEST(LockSetTable, DisjointBeyondSixtyFourLocks) {
   EXPECT_TRUE(table.disjoint(LockSetTable::kEmptySet, s1));
 }
 
-struct Pair {
-  EventId first, second;
-  friend bool operator==(const Pair&, const Pair&) = default;
-};
-
-// All pairs, straight from the definition (seed 000): conflicting and disjoint lock sets.
-std::vector<Pair> brute_force(const Trace& trace) {
-  std::vector<std::set<LockId>> held;
-  std::vector<std::set<LockId>> ls(trace.size());
-  for (size_t i = 0; i < trace.size(); ++i) {
-    const Event& e = trace.events[i];
-    if (e.thread >= held.size()) held.resize(e.thread + 1);
-    if (e.op == Op::Acquire) held[e.thread].insert(e.target);
-    if (e.op == Op::Release) held[e.thread].erase(e.target);
-    ls[i] = held[e.thread];
-  }
-  std::vector<Pair> pairs;
-  for (size_t j = 0; j < trace.size(); ++j)
-    for (size_t i = 0; i < j; ++i) {
-      if (!conflicting(trace.events[i], trace.events[j])) continue;
-      bool disjoint = true;
-      for (LockId l : ls[i]) disjoint = disjoint && !ls[j].count(l);
-      if (disjoint) pairs.push_back({trace.ids[i], trace.ids[j]});
-    }
-  return pairs;  // in detection order: by second, then first
-}
+using testing_support::Pair;
 
 void check_against_brute_force(const std::string& text, size_t max_kept, uint32_t seed) {
   const Trace trace = parse_trace(text);
-  const std::vector<Pair> all = brute_force(trace);
+  const std::vector<Pair> all = testing_support::lockset_pairs_brute_force(trace);
   const RaceSink sink = run_engine("lockset", trace, max_kept);
   SCOPED_TRACE(fmt::format("seed {}, max_kept {}, trace:\n{}", seed, max_kept, text));
   ASSERT_EQ(sink.race_count(), all.size());

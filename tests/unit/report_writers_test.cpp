@@ -29,7 +29,8 @@ struct Fixture {
                         trace.symbols.threads.size(),
                         trace.symbols.variables.size(),
                         trace.symbols.locks.size(),
-                        2};
+                        2,
+                        ""};
     r.symbols = &trace.symbols;
     r.results = results;
     return r;

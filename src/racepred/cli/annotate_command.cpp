@@ -11,6 +11,7 @@
 #include "racepred/io/reader.hpp"
 #include "racepred/report/notation.hpp"
 #include "racepred/report/table.hpp"
+#include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
 #include "racepred/trace/validator.hpp"
 
@@ -83,12 +84,7 @@ int run_annotate(const AnnotateOptions& o) {
     nlohmann::ordered_json doc;
     doc["schema"] = "racepred/1";
     doc["engine"] = o.engine;
-    doc["trace"] = {{"path", o.path},
-                    {"events", trace.size()},
-                    {"threads", trace.symbols.threads.size()},
-                    {"variables", trace.symbols.variables.size()},
-                    {"locks", trace.symbols.locks.size()},
-                    {"skipped_events", trace.summary.skipped_total()}};
+    doc["trace"] = trace_json(TraceInfo::of(o.path, trace.symbols, trace.summary, trace.size()));
     nlohmann::ordered_json table = trace_table_json(trace, cells);
     for (auto it = table.begin(); it != table.end(); ++it) doc[it.key()] = it.value();
     nlohmann::ordered_json races = nlohmann::ordered_json::array();

@@ -5,6 +5,7 @@
 
 #include "racepred/cli/cli.hpp"
 #include "racepred/io/reader.hpp"
+#include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
 #include "racepred/trace/validator.hpp"
 
@@ -48,13 +49,7 @@ int check(const CheckOptions& o) {
   if (o.format == "json") {
     nlohmann::ordered_json j;
     j["schema"] = "racepred/1";
-    j["trace"] = {{"path", name},
-                  {"format", summary.format},
-                  {"events", summary.delivered},
-                  {"threads", symbols.threads.size()},
-                  {"variables", symbols.variables.size()},
-                  {"locks", symbols.locks.size()},
-                  {"skipped_events", summary.event_lines - summary.delivered}};
+    j["trace"] = trace_json(TraceInfo::of(name, symbols, summary, summary.delivered, true));
     j["well_formed"] = v.ok();
     j["violation_count"] = v.violations;
     nlohmann::ordered_json by_rule = nlohmann::ordered_json::object();

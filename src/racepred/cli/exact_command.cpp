@@ -12,6 +12,7 @@
 #include "racepred/exact/table.hpp"
 #include "racepred/io/reader.hpp"
 #include "racepred/report/race.hpp"
+#include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
 #include "racepred/trace/validator.hpp"
 
@@ -143,7 +144,7 @@ int print_text(const ExactArgs& args, const Trace& trace, const exact::ExactTrac
 
 int print_json(const ExactArgs& args, const Trace& trace, const exact::ExactTrace& t,
                const exact::SearchResult& result, size_t conflicting, double seconds) {
-  using nlohmann::json;
+  using json = nlohmann::ordered_json;  // keys in the order of DESIGN.md
   json races = json::array();
   std::vector<EventId> racy_events;
   std::vector<std::string> racy_locations;
@@ -202,15 +203,10 @@ int print_json(const ExactArgs& args, const Trace& trace, const exact::ExactTrac
         if (result.mhb.before(e, f)) pairs.push_back({t.id(e), t.id(f)});
     engine["must_happen_before"] = pairs;
   }
-  json doc = {{"schema", "racepred/1"},
-              {"trace",
-               {{"path", args.path},
-                {"events", trace.size()},
-                {"threads", trace.symbols.threads.size()},
-                {"variables", trace.symbols.variables.size()},
-                {"locks", trace.symbols.locks.size()},
-                {"skipped_events", trace.summary.skipped_total()}}},
-              {"results", json::array({engine})}};
+  json doc = {
+      {"schema", "racepred/1"},
+      {"trace", trace_json(TraceInfo::of(args.path, trace.symbols, trace.summary, trace.size()))},
+      {"results", json::array({engine})}};
   std::cout << doc.dump(2) << '\n';
   return result.races.empty() ? kExitNoRace : kExitRaces;
 }

@@ -45,12 +45,7 @@ bool PipelineResult::any_race() const {
 }
 
 TraceInfo PipelineResult::trace_info() const {
-  return TraceInfo{path,
-                   events,
-                   symbols.threads.size(),
-                   symbols.variables.size(),
-                   symbols.locks.size(),
-                   skipped_events()};
+  return TraceInfo::of(path, symbols, read, events);
 }
 
 Report PipelineResult::report() const {

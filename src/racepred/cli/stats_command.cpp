@@ -6,6 +6,7 @@
 
 #include "racepred/cli/cli.hpp"
 #include "racepred/io/reader.hpp"
+#include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
 #include "racepred/trace/validator.hpp"
 
@@ -70,13 +71,7 @@ int stats(const StatsOptions& o) {
   if (o.format == "json") {
     nlohmann::ordered_json j;
     j["schema"] = "racepred/1";
-    j["trace"] = {{"path", name},
-                  {"format", summary.format},
-                  {"events", summary.delivered},
-                  {"threads", symbols.threads.size()},
-                  {"variables", symbols.variables.size()},
-                  {"locks", symbols.locks.size()},
-                  {"skipped_events", summary.event_lines - summary.delivered}};
+    j["trace"] = trace_json(TraceInfo::of(name, symbols, summary, summary.delivered, true));
     nlohmann::ordered_json ops = nlohmann::ordered_json::object();
     for (int i = 0; i < kOpCount; ++i)
       ops[std::string(op_name(static_cast<Op>(i)))] = counter.ops[i];

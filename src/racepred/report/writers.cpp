@@ -86,15 +86,37 @@ void write_text_report(std::ostream& out, const Report& report) {
   for (const EngineReport& result : report.results) out << summary_line(report, result) << '\n';
 }
 
+TraceInfo TraceInfo::of(std::string path, const Symbols& symbols, const ReadSummary& read,
+                        uint64_t events, bool with_format) {
+  TraceInfo t;
+  t.path = std::move(path);
+  t.events = events;
+  t.threads = symbols.threads.size();
+  t.variables = symbols.variables.size();
+  t.locks = symbols.locks.size();
+  t.skipped_events = read.event_lines - events;
+  if (with_format) t.format = read.format;
+  return t;
+}
+
+nlohmann::ordered_json trace_json(const TraceInfo& t) {
+  nlohmann::ordered_json j;
+  j["path"] = t.path;
+  if (!t.format.empty()) j["format"] = t.format;
+  j["events"] = t.events;
+  j["threads"] = t.threads;
+  j["variables"] = t.variables;
+  j["locks"] = t.locks;
+  j["skipped_events"] = t.skipped_events;
+  return j;
+}
+
 nlohmann::ordered_json json_report(const Report& report) {
   using nlohmann::ordered_json;
   const Symbols& symbols = *report.symbols;
   ordered_json root;
   root["schema"] = kJsonSchema;
-  const TraceInfo& t = report.trace;
-  root["trace"] = {{"path", t.path},       {"events", t.events},
-                   {"threads", t.threads}, {"variables", t.variables},
-                   {"locks", t.locks},     {"skipped_events", t.skipped_events}};
+  root["trace"] = trace_json(report.trace);
   ordered_json results = ordered_json::array();
   for (const EngineReport& result : report.results) {
     const RaceSink& sink = *result.sink;

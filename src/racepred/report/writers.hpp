@@ -9,6 +9,7 @@
 
 #include "racepred/report/race.hpp"
 #include "racepred/trace/symbols.hpp"
+#include "racepred/trace/trace.hpp"
 
 namespace racepred {
 
@@ -22,7 +23,16 @@ struct TraceInfo {
   uint64_t variables = 0;
   uint64_t locks = 0;
   uint64_t skipped_events = 0;  // event lines not analysed (unused ops, dropped, malformed)
+  std::string format;           // "std" / "speedygo"; left out of JSON when empty
+
+  // What every command reports about the trace it read: `events` were analysed out of the
+  // reader's event lines, the rest are skipped.
+  static TraceInfo of(std::string path, const Symbols& symbols, const ReadSummary& read,
+                      uint64_t events, bool with_format = false);
 };
+
+// The "trace" object of racepred/1 JSON (analyze, check, stats, annotate, exact).
+nlohmann::ordered_json trace_json(const TraceInfo& trace);
 
 // One engine's result; the sink must be finalized.
 struct EngineReport {
