@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "racepred/engines/run.hpp"
+#include "racepred/driver/run.hpp"
 #include "racepred/io/std_writer.hpp"
 #include "racepred/trace/generator.hpp"
 

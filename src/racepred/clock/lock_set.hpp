@@ -1,4 +1,5 @@
-// Interned lock sets for the lock-set engine (seed 000 "Lockset computation": ls(t), LS(e)).
+// Interned lock sets (seed 000 "Lockset computation": ls(t), LS(e)), shared by the lock-set
+// engines.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +9,6 @@
 #include <utility>
 #include <vector>
 
-#include "racepred/engines/engine.hpp"
 #include "racepred/trace/event.hpp"
 
 namespace racepred {
@@ -85,6 +85,5 @@ class LockSetTable {
 };
 
 // The `lockset` engine (also reachable through the registry).
-std::unique_ptr<Engine> make_lockset_engine(EngineContext& context);
 
 }  // namespace racepred

@@ -1,12 +1,20 @@
-// Thread clocks Th(i) and release clocks Rel(y) of seed 001's algorithm VC, with fork and join
-// as in the seed's Go framework. Every event increments its thread's own entry, so an access
-// is identified by its epoch i#Th(i)(i) taken before the increment (its pre vector clock), and
-// an earlier access j#k is HB-before the current event of thread i iff k <= Th(i)(j)
-// (seed 001, epoch lemma).
+// Thread clocks Th(i) and release clocks Rel(y) with the synchronisation rules of the seeds'
+// vector-clock algorithms (seed 001 "Vector clocks", seed 004 with fork and join):
+//
+//   acq(i,y):   Th(i) = sync(Th(i), Rel(y))        rel(i,y):  Rel(y) = Th(i)
+//   fork(i,j):  Th(j) = sync(Th(j), Th(i))         join(i,j): Th(i) = sync(Th(i), Th(j))
+//   after every event of thread i: inc(Th(i), i)   (tick)
+//
+// Th(i) starts as [0,…,1,…,0] (own entry 1), so an access's epoch i#Th(i)(i) before the tick is
+// its own, and an earlier access j#k is happens-before the current event of thread i iff
+// k <= Th(i)(j) (the epoch lemma). All clocks are rows of one stride in flat arrays
+// (clock/rows.hpp); the stride is the thread capacity, a power of two.
 #pragma once
 
-#include <vector>
+#include <bit>
+#include <cstddef>
 
+#include "racepred/clock/rows.hpp"
 #include "racepred/clock/vector_clock.hpp"
 #include "racepred/trace/event.hpp"
 
@@ -14,64 +22,111 @@ namespace racepred {
 
 class ThreadClocks {
  public:
-  // lock_order = false leaves out the critical-section order (fork/join and program order only,
-  // as the seed's lockset-style predictor does).
+  // lock_order = false leaves out the critical-section order (fork/join and program order
+  // only, as seed 001's lockset-style predictor does): acquire and release do nothing.
   explicit ThreadClocks(bool lock_order = true) : lock_order_(lock_order) {}
 
-  // Th(t); initially 0 everywhere except Th(t)(t) = 1.
-  const VectorClock& th(ThreadId t) {
-    if (t >= th_.size()) [[unlikely]]
-      ensure_thread(t);
-    return th_[t];
+  // Makes threads [0, t] known. Returns true when the stride grew: a caller with rows of its
+  // own of the same stride re-lays them out (ClockRows::set_stride(stride())).
+  bool add_thread(ThreadId t) {
+    if (t < threads_) [[likely]]
+      return false;
+    return grow(t);
   }
-  size_t threads() const { return th_.size(); }
+  size_t threads() const { return threads_; }
+  size_t stride() const { return th_.stride(); }
 
-  // The event's update, after the caller used the pre vector clock th(e.thread):
-  //   acq(i,y):  Th(i) = sync(Rel(y), Th(i)); inc        rel(i,y): Rel(y) = Th(i); inc
-  //   fork(i,j): Th(j) = sync(Th(j), Th(i));  inc        join(i,j): Th(i) = sync(Th(i), Th(j)); inc
-  //   r, w:      inc
-  void apply(const Event& e) {
-    const ThreadId i = e.thread;
-    if (i >= th_.size()) [[unlikely]]
-      ensure_thread(i);
+  // Th(i) of a known thread, `stride()` entries.
+  Clock* th(ThreadId i) { return th_.row(i); }
+  const Clock* th(ThreadId i) const { return th_.row(i); }
+  ClockRef view(ThreadId i) const { return {th_.row(i), threads_}; }
+  // Rel(y), `stride()` entries; all zero before the first release of y.
+  const Clock* rel(LockId y) {
+    ensure_lock(y);
+    return rel_.row(y);
+  }
+
+  // acq(i,y): Th(i) = sync(Th(i), Rel(y))
+  void acquire(ThreadId i, LockId y) {
+    if (!lock_order_) return;
+    ensure_lock(y);
+    join_clocks(th_.row(i), rel_.row(y), stride());
+  }
+  // rel(i,y): Rel(y) = Th(i)
+  void release(ThreadId i, LockId y) {
+    if (!lock_order_) return;
+    ensure_lock(y);
+    copy_clock(rel_.row(y), th_.row(i), stride());
+  }
+  // fork(i,j): Th(j) = sync(Th(j), Th(i)); for a thread that has not run this is seed 004's
+  // Th(j) = Th(i), inc(Th(j), j). Returns add_thread(j).
+  bool fork(ThreadId i, ThreadId j) {
+    const bool grew = add_thread(j);
+    if (i != j) join_clocks(th_.row(j), th_.row(i), stride());
+    return grew;
+  }
+  // join(i,j): Th(i) = sync(Th(i), Th(j)) (seed 004 with the erratum: a point-wise max).
+  bool join(ThreadId i, ThreadId j) {
+    const bool grew = add_thread(j);
+    if (i != j) join_clocks(th_.row(i), th_.row(j), stride());
+    return grew;
+  }
+  // inc(Th(i), i). A clock never wraps: the 2^32-th event of one thread is an error.
+  void tick(ThreadId i) {
+    if (++th_.row(i)[i] == 0) [[unlikely]]
+      overflow(i);
+  }
+  // The event's synchronisation (acquire, release, fork, join; nothing for accesses), then
+  // tick: the whole update of the seeds' algorithm VC for one event. Returns true when the
+  // stride grew.
+  bool apply(const Event& e) {
+    bool grew = add_thread(e.thread);
     switch (e.op) {
       case Op::Acquire:
-        if (lock_order_ && e.target < rel_.size()) th_[i].join(rel_[e.target]);
+        acquire(e.thread, e.target);
         break;
       case Op::Release:
-        if (lock_order_) {
-          if (e.target >= rel_.size()) rel_.resize(static_cast<size_t>(e.target) + 1);
-          rel_[e.target].assign(th_[i]);
-        }
+        release(e.thread, e.target);
         break;
       case Op::Fork:
-        ensure_thread(e.target);
-        if (e.target != i) th_[e.target].join(th_[i]);
+        grew |= fork(e.thread, e.target);
         break;
       case Op::Join:
-        ensure_thread(e.target);
-        if (e.target != i) th_[i].join(th_[e.target]);
+        grew |= join(e.thread, e.target);
         break;
       case Op::Read:
       case Op::Write:
         break;
     }
-    th_[i].increment(i);
+    tick(e.thread);
+    return grew;
   }
 
  private:
-  void ensure_thread(ThreadId t) {
-    while (th_.size() <= t) {
-      const ThreadId u = static_cast<ThreadId>(th_.size());
-      VectorClock c(static_cast<size_t>(u) + 1);
-      c.set(u, 1);
-      th_.push_back(std::move(c));
+  [[gnu::noinline]] bool grow(ThreadId t) {
+    const size_t n = size_t{t} + 1;
+    bool grew = false;
+    if (n > th_.stride()) {
+      const size_t stride = std::bit_ceil(n);
+      th_.set_stride(stride);
+      rel_.set_stride(stride);
+      grew = true;
     }
+    th_.ensure_rows(n);
+    for (size_t u = threads_; u < n; ++u) th_.row(u)[u] = 1;  // Th(u) = [0,…,1,…,0]
+    threads_ = n;
+    return grew;
   }
+  void ensure_lock(LockId y) {
+    if (y >= rel_.rows()) [[unlikely]]
+      rel_.ensure_rows(size_t{y} + 1);
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] static void overflow(ThreadId i);
 
   bool lock_order_;
-  std::vector<VectorClock> th_;
-  std::vector<VectorClock> rel_;
+  ClockRows<Clock> th_;   // Th(i), one row per thread
+  ClockRows<Clock> rel_;  // Rel(y), one row per lock
+  size_t threads_ = 0;
 };
 
 }  // namespace racepred

@@ -1,5 +1,6 @@
-#include "racepred/engines/annotate.hpp"
+#include "racepred/driver/annotate.hpp"
 
+#include "racepred/driver/registry.hpp"
 #include "racepred/trace/error.hpp"
 
 namespace racepred {
@@ -10,7 +11,7 @@ std::vector<std::string> annotating_engines() {
   for (const EngineInfo& info : engine_registry()) {
     RaceSink sink(0);
     EngineContext context{symbols, sink};
-    if (info.make(context)->supports_annotation()) names.push_back(info.name);
+    if (info.make(context)->annotator()) names.push_back(info.name);
   }
   return names;
 }
@@ -24,19 +25,27 @@ std::string engine_list(const std::vector<std::string>& names) {
 }  // namespace
 
 AnnotationRun annotate_trace(const EngineInfo& info, const Trace& trace, size_t max_kept) {
+  return annotate_trace(info.make, info.name, trace, max_kept);
+}
+
+AnnotationRun annotate_trace(const AnyEngineFactory& make, std::string_view name,
+                             const Trace& trace, size_t max_kept) {
   AnnotationRun run{{}, RaceSink(max_kept)};
   EngineContext context{trace.symbols, run.sink};
-  std::unique_ptr<Engine> engine = info.make(context);
-  if (!engine->supports_annotation())
-    throw UsageError("engine '" + info.name + "' has no annotated view; engines with one: " +
-                     engine_list(annotating_engines()));
+  std::unique_ptr<Engine> engine = make(context);
+  Annotator* annotator = engine->annotator();
+  if (!annotator)
+    throw UsageError(
+        "engine '" + std::string(name) +
+        "' has no annotated view; engines with one: " + engine_list(annotating_engines()));
   run.rows.resize(trace.size());
   for (size_t i = 0; i < trace.size(); ++i) {
-    engine->before_event(trace.ids[i], trace.events[i]);
+    annotator->before_event(trace.ids[i], trace.events[i]);
     engine->on_event(trace.ids[i], trace.events[i]);
-    engine->annotate(trace.ids[i], trace.events[i], run.rows[i]);
+    annotator->annotate(trace.ids[i], trace.events[i], run.rows[i]);
   }
   engine->finish();
+  annotator->annotate_at_end(run.rows);
   run.sink.finalize();
   return run;
 }

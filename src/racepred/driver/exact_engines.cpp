@@ -1,5 +1,7 @@
 // Offline engines of seed 003: the exact ground truth (Def. 3.8, and the weaker "both enabled"
-// notion) and the lock-set predictors built on exact critical sections (Def. 4.1–5.9).
+// notion) and the lock-set predictors built on exact critical sections (Def. 4.1–5.9). They live
+// in driver/ because engines/ may not use the exact module (docs/ARCHITECTURE.md); their rows
+// are in the engine table (engines/engines.def) like every other engine.
 #include <algorithm>
 #include <memory>
 
@@ -15,9 +17,9 @@ namespace {
 class OfflineEngine : public Engine {
  public:
   explicit OfflineEngine(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {}
-  void on_event(EventId id, const Event& event) override {
-    events_.push_back(event);
-    ids_.push_back(id);
+  void on_events(std::span<const EventId> ids, std::span<const Event> events) override {
+    events_.insert(events_.end(), events.begin(), events.end());
+    ids_.insert(ids_.end(), ids.begin(), ids.end());
   }
 
  protected:
@@ -57,14 +59,20 @@ enum class LockSetKind { Standard, Cross, CrossIndexed };
 
 // P_DR over LH_S, LH_C or (with ∩') LH_CT. Annotation: the columns of Fig. 2 of seed 003, the
 // lock set after the operation (LH(e), plus the lock an acquire takes).
-class LockSetEngine : public OfflineEngine {
+class ExactLockSetEngine : public OfflineEngine, public Annotator {
  public:
-  LockSetEngine(EngineContext& context, LockSetKind kind) : OfflineEngine(context), kind_(kind) {}
+  ExactLockSetEngine(EngineContext& context, LockSetKind kind)
+      : OfflineEngine(context), kind_(kind) {}
 
-  bool supports_annotation() const override { return true; }
-  // Offline: the row is filled in finish(), once the whole trace is known. The annotate driver
-  // keeps the rows alive until after finish() (engine.hpp).
-  void annotate(EventId, const Event&, Annotation& row) override { rows_.push_back(&row); }
+  Annotator* annotator() override { return this; }
+  // Offline: the cells are known in finish(), once the whole trace was seen; annotate_at_end()
+  // hands them to the driver.
+  void before_event(EventId, const Event&) override { annotating_ = true; }
+  void annotate(EventId, const Event&, Annotation&) override {}
+  void annotate_at_end(std::span<Annotation> rows) override {
+    for (size_t i = 0; i < rows.size() && i < cells_.size(); ++i)
+      for (AnnotationCell& cell : cells_[i]) rows[i].push_back(std::move(cell));
+  }
 
   void finish() override {
     const exact::ExactTrace trace = make_trace();
@@ -86,12 +94,13 @@ class LockSetEngine : public OfflineEngine {
         exact::predict_races(trace, cross, exact::Intersection::Indexed, sink_);
         break;
     }
-    if (rows_.size() != trace.size()) return;
+    if (!annotating_) return;
+    cells_.resize(trace.size());
     auto set_of = [](const exact::LockSetIds& ids, uint32_t i) -> const exact::LockSet& {
       return ids.sets[ids.of_event[i]];
     };
     for (uint32_t i = 0; i < trace.size(); ++i) {
-      Annotation& row = *rows_[i];
+      Annotation& row = cells_[i];
       row.push_back(
           {"L", exact::format_lock_set(trace, after(trace, i, set_of(standard, i)), false)});
       if (kind_ != LockSetKind::Standard)
@@ -114,49 +123,26 @@ class LockSetEngine : public OfflineEngine {
   }
 
   LockSetKind kind_;
-  std::vector<Annotation*> rows_;
+  bool annotating_ = false;
+  std::vector<Annotation> cells_;  // annotation only: the cells of every event
 };
 
 }  // namespace
 
-void register_exact_engines(std::vector<EngineInfo>& out) {
-  const std::string exponential = "exponential in the number of threads; small traces only";
-  out.push_back(EngineInfo{
-      "exact",
-      "Ground truth: predictable races, adjacent in a correctly reordered prefix (Def. 3.8)",
-      "sound and complete for Def. 3.8 (the ground truth); race pairs; " + exponential,
-      "003 §3, Def. 3.4, 3.8", EngineMode::Offline, [](EngineContext& c) {
-        return std::make_unique<ExactEngine>(c, exact::RaceNotion::Adjacent);
-      }});
-  out.push_back(EngineInfo{
-      "exact-enabled",
-      "Both conflicting events enabled after a correctly reordered prefix (SHB/SyncP/M2 notion)",
-      "sound and complete for the 'both enabled' notion (a superset of Def. 3.8); race pairs; " +
-          exponential,
-      "003 §3, Def. 3.4; ALGORITHMS.md §1.1", EngineMode::Offline, [](EngineContext& c) {
-        return std::make_unique<ExactEngine>(c, exact::RaceNotion::Enabled);
-      }});
-  out.push_back(EngineInfo{
-      "ls-standard", "P_DR over standard lock sets LH_S from exact critical sections",
-      "complete (no false negatives, Lemma 5.7), unsound; race pairs", "003 §4.1, Def. 4.1, 4.2",
-      EngineMode::Offline,
-      [](EngineContext& c) { return std::make_unique<LockSetEngine>(c, LockSetKind::Standard); }});
-  out.push_back(EngineInfo{
-      "ls-cross", "P_DR over cross-thread lock sets LH_C (must-happen-before critical sections)",
-      "neither: fewer false positives than ls-standard (Cor. 5.5) but false negatives (Lemma "
-      "5.8); race pairs; " +
-          exponential,
-      "003 §4.2, Def. 4.3, 4.4", EngineMode::Offline,
-      [](EngineContext& c) { return std::make_unique<LockSetEngine>(c, LockSetKind::Cross); }});
-  out.push_back(EngineInfo{
-      "ls-cross-indexed",
-      "P'_DR over thread-indexed cross-thread lock sets LH_CT, locks of different threads only",
-      "complete (no false negatives, Cor. 5.13), unsound; between ls-cross and ls-standard; race "
-      "pairs; " +
-          exponential,
-      "003 §5.1, Def. 5.9", EngineMode::Offline, [](EngineContext& c) {
-        return std::make_unique<LockSetEngine>(c, LockSetKind::CrossIndexed);
-      }});
+std::unique_ptr<Engine> make_exact(EngineContext& c) {
+  return std::make_unique<ExactEngine>(c, exact::RaceNotion::Adjacent);
+}
+std::unique_ptr<Engine> make_exact_enabled(EngineContext& c) {
+  return std::make_unique<ExactEngine>(c, exact::RaceNotion::Enabled);
+}
+std::unique_ptr<Engine> make_ls_standard(EngineContext& c) {
+  return std::make_unique<ExactLockSetEngine>(c, LockSetKind::Standard);
+}
+std::unique_ptr<Engine> make_ls_cross(EngineContext& c) {
+  return std::make_unique<ExactLockSetEngine>(c, LockSetKind::Cross);
+}
+std::unique_ptr<Engine> make_ls_cross_indexed(EngineContext& c) {
+  return std::make_unique<ExactLockSetEngine>(c, LockSetKind::CrossIndexed);
 }
 
 }  // namespace racepred

@@ -1,4 +1,4 @@
-#include "racepred/cli/pipeline.hpp"
+#include "racepred/driver/pipeline.hpp"
 
 #include <chrono>
 #include <condition_variable>
@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "racepred/driver/registry.hpp"
 #include "racepred/trace/error.hpp"
 
 namespace racepred {
@@ -170,13 +171,9 @@ struct LiveEngine {
 
 // Runs every engine over one batch, timing each.
 void run_batch(std::vector<LiveEngine>& engines, const Batch& batch) {
-  const size_t n = batch.events.size();
-  const EventId* ids = batch.ids.data();
-  const Event* events = batch.events.data();
   for (LiveEngine& live : engines) {
     const auto start = Clock::now();
-    Engine& engine = *live.engine;
-    for (size_t i = 0; i < n; ++i) engine.on_event(ids[i], events[i]);
+    live.engine->on_events(batch.ids, batch.events);
     live.run->seconds += std::chrono::duration<double>(Clock::now() - start).count();
   }
 }

@@ -1,19 +1,25 @@
-#include "racepred/engines/run.hpp"
+#include "racepred/driver/run.hpp"
 
+#include <memory>
 #include <string>
 
+#include "racepred/driver/registry.hpp"
 #include "racepred/trace/error.hpp"
 
 namespace racepred {
 
-RaceSink run_engine(const EngineInfo& info, const Trace& trace, size_t max_kept) {
+RaceSink run_engine(EngineFactory make, const Trace& trace, size_t max_kept) {
   RaceSink sink(max_kept);
   EngineContext context{trace.symbols, sink};
-  std::unique_ptr<Engine> engine = info.make(context);
-  for (size_t i = 0; i < trace.size(); ++i) engine->on_event(trace.ids[i], trace.events[i]);
+  std::unique_ptr<Engine> engine = make(context);
+  engine->on_events(trace.ids, trace.events);
   engine->finish();
   sink.finalize();
   return sink;
+}
+
+RaceSink run_engine(const EngineInfo& info, const Trace& trace, size_t max_kept) {
+  return run_engine(info.make, trace, max_kept);
 }
 
 RaceSink run_engine(std::string_view name, const Trace& trace, size_t max_kept) {

@@ -1,7 +1,8 @@
 // Running an engine over a trace already in memory (tests, annotate, benchmarks).
 #pragma once
 
-#include <memory>
+#include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include "racepred/engines/engine.hpp"
@@ -9,10 +10,12 @@
 
 namespace racepred {
 
-// Runs `info`'s engine over every event of `trace`, then finish(); finalizes the sink.
-// The sink must outlive nothing beyond this call: it is returned by value.
+// Runs `info`'s engine over every event of `trace` (one batch), then finish(); finalizes the
+// sink, which is returned by value.
 RaceSink run_engine(const EngineInfo& info, const Trace& trace, size_t max_kept = SIZE_MAX);
 // By name; throws UsageError for an unknown engine.
 RaceSink run_engine(std::string_view name, const Trace& trace, size_t max_kept = SIZE_MAX);
+// An engine made by `make` (e.g. a variant with options that the table does not list).
+RaceSink run_engine(EngineFactory make, const Trace& trace, size_t max_kept = SIZE_MAX);
 
 }  // namespace racepred

@@ -36,7 +36,7 @@
 // older than the list start starts from it. So memory is O(variables + threads × (threads +
 // locks)) plus at most max(65536, 4 × records) list entries, whatever the trace length (the live
 // replay states of check 7 add threads × (threads + locks) stamps).
-#include "racepred/engines/goldilocks.hpp"
+#include "racepred/engines/goldilocks/goldilocks.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -78,7 +78,7 @@ struct AccessRecord {
 static_assert(sizeof(AccessRecord) == 32);
 constexpr EventId kSharedReads = UINT64_MAX;
 
-class GoldilocksLazy final : public Engine {
+class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annotator {
  public:
   GoldilocksLazy(EngineContext& context, GoldilocksDiscipline discipline,
                  GoldilocksLazyOptions options)
@@ -89,66 +89,60 @@ class GoldilocksLazy final : public Engine {
         records_factor_(options.scale_with_records ? 4 : 0),
         trim_at_(min_trim_) {}
 
-  void on_event(EventId id, const Event& e) override {
+  void before(EventId, const Event& e) { ensure_thread(e.thread); }
+  void read(EventId id, const Event& e) {
+    ensure_variable(e.target);
+    rw_ ? read_rw(id, e) : access(id, e);
+  }
+  void write(EventId id, const Event& e) {
+    ensure_variable(e.target);
+    rw_ ? write_rw(id, e) : access(id, e);
+  }
+  void acquire(EventId, const Event& e) {
     const ThreadId t = e.thread;
-    ensure_thread(t);
-    switch (e.op) {
-      case Op::Read:
-      case Op::Write:
-        ensure_variable(e.target);
-        if (rw_) {
-          e.op == Op::Read ? read(id, e) : write(id, e);
-        } else {
-          access(id, e);
-        }
-        break;
-      case Op::Acquire: {
-        ensure_lock(e.target);
-        held_[t].push_back(e.target);
-        threads_[t].innermost = e.target;
-        holder_[e.target] = t;
-        if (const LastRelease last = last_release_[e.target]; last.thread != kNone)
-          raise_reach(t, last.thread, last.epoch);
-        append(SyncEntry{t, e.target, Op::Acquire});
-        threads_[t].in_next = end_;
-        break;
-      }
-      case Op::Release: {
-        ensure_lock(e.target);
-        std::vector<LockId>& held = held_[t];
-        for (size_t i = held.size(); i-- > 0;) {
-          if (held[i] == e.target) {
-            held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
-            break;
-          }
-        }
-        threads_[t].innermost = held.empty() ? kNone : held.back();
-        if (holder_[e.target] == t) holder_[e.target] = kNone;
-        last_release_[e.target] = LastRelease{t, threads_[t].epoch};
-        append(SyncEntry{t, e.target, Op::Release});
-        ++threads_[t].epoch;
-        break;
-      }
-      case Op::Fork: {
-        ensure_thread(e.target);
-        raise_reach(e.target, t, threads_[t].epoch);
-        append(SyncEntry{t, e.target, Op::Fork});
-        threads_[e.target].in_next = end_;
-        ++threads_[t].epoch;
-        break;
-      }
-      case Op::Join: {
-        ensure_thread(e.target);
-        raise_reach(t, e.target, threads_[e.target].epoch);
-        append(SyncEntry{t, e.target, Op::Join});
-        threads_[t].in_next = end_;
-        ++threads_[e.target].epoch;
+    ensure_lock(e.target);
+    held_[t].push_back(e.target);
+    threads_[t].innermost = e.target;
+    holder_[e.target] = t;
+    if (const LastRelease last = last_release_[e.target]; last.thread != kNone)
+      raise_reach(t, last.thread, last.epoch);
+    append(SyncEntry{t, e.target, Op::Acquire});
+    threads_[t].in_next = end_;
+  }
+  void release(EventId, const Event& e) {
+    const ThreadId t = e.thread;
+    ensure_lock(e.target);
+    std::vector<LockId>& held = held_[t];
+    for (size_t i = held.size(); i-- > 0;) {
+      if (held[i] == e.target) {
+        held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
         break;
       }
     }
+    threads_[t].innermost = held.empty() ? kNone : held.back();
+    if (holder_[e.target] == t) holder_[e.target] = kNone;
+    last_release_[e.target] = LastRelease{t, threads_[t].epoch};
+    append(SyncEntry{t, e.target, Op::Release});
+    ++threads_[t].epoch;
+  }
+  void fork(EventId, const Event& e) {
+    const ThreadId t = e.thread;
+    ensure_thread(e.target);
+    raise_reach(e.target, t, threads_[t].epoch);
+    append(SyncEntry{t, e.target, Op::Fork});
+    threads_[e.target].in_next = end_;
+    ++threads_[t].epoch;
+  }
+  void join(EventId, const Event& e) {
+    const ThreadId t = e.thread;
+    ensure_thread(e.target);
+    raise_reach(t, e.target, threads_[e.target].epoch);
+    append(SyncEntry{t, e.target, Op::Join});
+    threads_[t].in_next = end_;
+    ++threads_[e.target].epoch;
   }
 
-  bool supports_annotation() const override { return true; }
+  Annotator* annotator() override { return this; }
 
   void before_event(EventId /*id*/, const Event& e) override {
     before_.clear();
@@ -281,7 +275,7 @@ class GoldilocksLazy final : public Engine {
   }
 
   // §6 read: the last write must be ordered before; LSR(q, t) := LH(t).
-  void read(EventId id, const Event& e) {
+  void read_rw(EventId id, const Event& e) {
     VariableState& v = variables_[e.target];
     if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
     const AccessRecord now = record(id, e);
@@ -313,7 +307,7 @@ class GoldilocksLazy final : public Engine {
 
   // §6 write: the last write and every read since must be ordered before; LSW(q) := LH(t) and
   // no reads since.
-  void write(EventId id, const Event& e) {
+  void write_rw(EventId id, const Event& e) {
     VariableState& v = variables_[e.target];
     if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
     if (v.reader.event == kSharedReads) {
@@ -702,26 +696,11 @@ std::unique_ptr<Engine> make_goldilocks_lazy(EngineContext& context,
   return std::make_unique<GoldilocksLazy>(context, discipline, options);
 }
 
-void register_goldilocks_engines(std::vector<EngineInfo>& out) {
-  out.push_back(EngineInfo{
-      "goldilocks",
-      "Goldilocks: happens-before by lock sets, every two accesses (reads too) must be ordered "
-      "(lazy)",
-      "flags exactly the accesses not HB-after the previous access to their variable, reads "
-      "included (Theorem 2); read-read pairs are discipline violations, not data races; "
-      "race pairs (previous access, access)",
-      "002 §3-§4 (MutExAccessDiscipline, Theorem 2); lazy form ALGORITHMS.md §10",
-      EngineMode::Online,
-      [](EngineContext& c) { return make_goldilocks_lazy(c, GoldilocksDiscipline::MutEx); }});
-  out.push_back(EngineInfo{
-      "goldilocks-rw",
-      "Goldilocks with concurrent reads: lock sets LSW and LSR per variable (lazy)",
-      "flags exactly the reads not HB-after the last write and the writes not HB-after the last "
-      "write and every read since it: no report iff the trace has no HB race; race pairs",
-      "002 §6 (concurrent reads, exclusive writes); lazy form ALGORITHMS.md §10",
-      EngineMode::Online, [](EngineContext& c) {
-        return make_goldilocks_lazy(c, GoldilocksDiscipline::ConcurrentReads);
-      }});
+std::unique_ptr<Engine> make_goldilocks(EngineContext& context) {
+  return make_goldilocks_lazy(context, GoldilocksDiscipline::MutEx);
+}
+std::unique_ptr<Engine> make_goldilocks_rw(EngineContext& context) {
+  return make_goldilocks_lazy(context, GoldilocksDiscipline::ConcurrentReads);
 }
 
 }  // namespace racepred

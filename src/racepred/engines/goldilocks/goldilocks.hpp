@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "racepred/engines/engine.hpp"
+#include "racepred/engines/dispatch.hpp"
 
 namespace racepred {
 

@@ -13,26 +13,47 @@
 #include <algorithm>
 #include <limits>
 
-#include "racepred/engines/hb_clocks.hpp"
-#include "racepred/engines/hb_pairs.hpp"
+#include "racepred/clock/thread_clocks.hpp"
+#include "racepred/engines/hb/hb.hpp"
 #include "racepred/report/notation.hpp"
 
 namespace racepred {
 namespace {
 
-class HbAllPairs final : public Engine {
+class HbAllPairs final : public Engine, public Annotator {
  public:
   HbAllPairs(EngineContext& context, size_t prune_every)
       : symbols_(context.symbols),
         sink_(context.sink),
         min_prune_(std::max<size_t>(prune_every, 1)) {}
 
-  void on_event(EventId id, const Event& event) override {
+  // Offline: the events are stored and analysed in finish(); under `annotate` each event is
+  // processed as it comes (the annotator needs its clocks).
+  void on_events(std::span<const EventId> ids, std::span<const Event> events) override {
+    for (size_t k = 0; k < events.size(); ++k) store(ids[k], events[k]);
+  }
+
+  void finish() override {
+    if (!annotating_) run();
+  }
+
+  Annotator* annotator() override { return this; }
+  void before_event(EventId, const Event&) override { annotating_ = true; }
+  void annotate(EventId id, const Event& event, Annotation& row) override {
+    const size_t n = symbols_.threads.size();
+    row.push_back({"VC_pre_post", pre_.to_string(n) + "_" + event_text(symbols_, event) + "_" +
+                                      post_.to_string(n)});
+    row.push_back({"races", races_text(partners_, id)});
+  }
+
+ private:
+  void store(EventId id, const Event& event) {
     if (annotating_) {
-      pre_.assign(clocks_.th(event.thread));
+      clocks_.add_thread(event.thread);
+      pre_.assign(clocks_.view(event.thread));
       partners_.clear();
       process(id, event);
-      post_.assign(clocks_.th(event.thread));
+      post_.assign(clocks_.view(event.thread));
       return;
     }
     // Ids are usually 1, 2, 3, …: store them only once there is a gap.
@@ -44,20 +65,6 @@ class HbAllPairs final : public Engine {
     if (!ids_.empty()) ids_.push_back(id);
   }
 
-  void finish() override {
-    if (!annotating_) run();
-  }
-
-  bool supports_annotation() const override { return true; }
-  void before_event(EventId, const Event&) override { annotating_ = true; }
-  void annotate(EventId id, const Event& event, Annotation& row) override {
-    const size_t n = symbols_.threads.size();
-    row.push_back({"VC_pre_post", pre_.to_string(n) + "_" + event_text(symbols_, event) + "_" +
-                                      post_.to_string(n)});
-    row.push_back({"races", races_text(partners_, id)});
-  }
-
- private:
   struct Entry {
     Clock clock;  // the access's epoch j#clock (j = the history's thread)
     LocationId location;
@@ -97,7 +104,8 @@ class HbAllPairs final : public Engine {
   }
 
   void access(EventId id, const Event& e) {
-    const VectorClock& C = clocks_.th(e.thread);
+    clocks_.add_thread(e.thread);
+    const ClockRef C = clocks_.view(e.thread);
     if (e.target >= variables_.size()) variables_.resize(static_cast<size_t>(e.target) + 1);
     Variable& x = variables_[e.target];
     // Once the sink keeps no more races, later races are only counted (DESIGN.md counting).
@@ -183,7 +191,7 @@ class HbAllPairs final : public Engine {
         const bool started = first_[t] <= k;
         const bool forked = fork_at_[t] <= k;
         if (!started && !forked) continue;  // its forker stands for it
-        const VectorClock& th = clocks_.th(static_cast<ThreadId>(t));
+        const ClockRef th = clocks_.view(static_cast<ThreadId>(t));
         for (size_t j = 0; j < threads; ++j)
           known_[j] = std::min(known_[j], th.get(static_cast<ThreadId>(j)));
       }
@@ -238,7 +246,7 @@ class HbAllPairs final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_hb_engine(EngineContext& context) {
+std::unique_ptr<Engine> make_hb(EngineContext& context) {
   return std::make_unique<HbAllPairs>(context, size_t{1} << 14);
 }
 

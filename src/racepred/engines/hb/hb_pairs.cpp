@@ -14,34 +14,39 @@
 // never compared with later accesses (seed 001: "This pair is not reported by VC_W_R_Races").
 #include <algorithm>
 
-#include "racepred/engines/hb_clocks.hpp"
-#include "racepred/engines/hb_pairs.hpp"
+#include "racepred/clock/thread_clocks.hpp"
+#include "racepred/engines/dispatch.hpp"
 #include "racepred/report/notation.hpp"
 
 namespace racepred {
 namespace {
 
-class HbWrRaces final : public Engine {
+class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
  public:
   explicit HbWrRaces(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {}
 
-  void on_event(EventId id, const Event& e) override {
+  void before(EventId, const Event& e) {
+    clocks_.add_thread(e.thread);
     if (annotating_) {
-      pre_.assign(clocks_.th(e.thread));
+      pre_.assign(clocks_.view(e.thread));
       pairs_.clear();
       r_was_empty_ = true;
       if (e.is_access() && e.target < variables_.size())
         r_was_empty_ = variables_[e.target].R.empty();
     }
-    if (e.is_access()) access(id, e);
+  }
+  void read(EventId id, const Event& e) { access(id, e); }
+  void write(EventId id, const Event& e) { access(id, e); }
+  // Synchronisation (acq, rel, fork, join) and inc(Th(t), t), after the access checks.
+  void after(EventId id, const Event& e) {
     clocks_.apply(e);
     if (annotating_) {
-      post_.assign(clocks_.th(e.thread));
+      post_.assign(clocks_.view(e.thread));
       if (e.is_access()) pre_clocks_.push_back({id, pre_});
     }
   }
 
-  bool supports_annotation() const override { return true; }
+  Annotator* annotator() override { return this; }
   void before_event(EventId, const Event&) override { annotating_ = true; }
   // The seed's VC_W_R_Races tables: pre/post vector clocks, W(x) (and R(x) once x was read)
   // after the event, and the race pairs reported at the event.
@@ -81,7 +86,7 @@ class HbWrRaces final : public Engine {
   };
 
   // Keeps the members that do not happen before C (k > C(j)).
-  static void drop_ordered(std::vector<Entry>& set, const VectorClock& C) {
+  static void drop_ordered(std::vector<Entry>& set, ClockRef C) {
     set.erase(std::remove_if(set.begin(), set.end(),
                              [&](const Entry& v) { return v.clock <= C.get(v.thread); }),
               set.end());
@@ -100,10 +105,10 @@ class HbWrRaces final : public Engine {
   void access(EventId id, const Event& e) {
     if (e.target >= variables_.size()) variables_.resize(static_cast<size_t>(e.target) + 1);
     Variable& x = variables_[e.target];
-    const VectorClock& C = clocks_.th(e.thread);
+    const ClockRef C = clocks_.view(e.thread);
     drop_ordered(x.R, C);
     drop_ordered(x.W, C);
-    const Entry self{e.thread, C.get(e.thread), e.location, id};
+    const Entry self{e.thread, C[e.thread], e.location, id};
     enumerate_ = annotating_ || sink_.accepting();
     uncounted_ = 0;
     if (e.op == Op::Read) {
@@ -156,7 +161,7 @@ class HbWrRaces final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_hb_pairs_engine(EngineContext& context) {
+std::unique_ptr<Engine> make_hb_pairs(EngineContext& context) {
   return std::make_unique<HbWrRaces>(context);
 }
 

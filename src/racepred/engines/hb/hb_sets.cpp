@@ -17,46 +17,22 @@
 // (seed 004, "Earlier race not detected"), so its pairs are a subset of hb's.
 #include <cstdint>
 
-#include "racepred/engines/hb_pairs.hpp"
+#include "racepred/clock/event_set.hpp"
+#include "racepred/engines/dispatch.hpp"
 #include "racepred/report/notation.hpp"
 
 namespace racepred {
 namespace {
 
-// A set of event positions.
-class EventSet {
- public:
-  bool contains(size_t e) const {
-    return e / 64 < words_.size() && (words_[e / 64] >> (e % 64)) & 1;
-  }
-  void insert(size_t e) {
-    if (e / 64 >= words_.size()) words_.resize(e / 64 + 1, 0);
-    words_[e / 64] |= uint64_t{1} << (e % 64);
-  }
-  void unite(const EventSet& o) {
-    if (o.words_.size() > words_.size()) words_.resize(o.words_.size(), 0);
-    for (size_t i = 0; i < o.words_.size(); ++i) words_[i] |= o.words_[i];
-  }
-  template <class F>
-  void for_each(F f) const {
-    for (size_t w = 0; w < words_.size(); ++w)
-      for (uint64_t bits = words_[w]; bits; bits &= bits - 1)
-        f(w * 64 + static_cast<size_t>(__builtin_ctzll(bits)));
-  }
-
- private:
-  std::vector<uint64_t> words_;
-};
-
-class HbSets final : public Engine {
+class HbSets final : public DispatchEngine<HbSets>, public Annotator {
  public:
   explicit HbSets(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {}
 
-  void on_event(EventId id, const Event& e) override {
-    const size_t pos = events_.size();
+  // Every event e gets its position pos = |events so far|; D = D(t) of its thread.
+  void before(EventId id, const Event& e) {
+    pos_ = events_.size();
     events_.push_back(e);
     ids_.push_back(id);
-    EventSet& D = thread_set(e.thread);
     if (annotating_) {
       partners_.clear();
       w_before_ = kUndefined;
@@ -66,53 +42,57 @@ class HbSets final : public Engine {
         r_before_ = variables_[e.target].R;
       }
     }
-    switch (e.op) {
-      case Op::Acquire:
-        if (e.target < rel_.size()) D.unite(rel_[e.target]);
-        D.insert(pos);
-        break;
-      case Op::Release:
-        D.insert(pos);
-        if (e.target >= rel_.size()) rel_.resize(static_cast<size_t>(e.target) + 1);
-        rel_[e.target] = thread_set(e.thread);
-        break;
-      case Op::Fork: {
-        D.insert(pos);
-        const EventSet copy = D;  // thread_set() may grow D's vector
-        thread_set(e.target).unite(copy);
-        break;
-      }
-      case Op::Join: {
-        const EventSet joined = thread_set(e.target);
-        EventSet& D1 = thread_set(e.thread);
-        D1.unite(joined);
-        D1.insert(pos);
-        break;
-      }
-      case Op::Write: {
-        Variable& x = variable(e.target);
-        if (x.W != kUndefined && !D.contains(x.W)) report(x.W, pos);
-        for (size_t r : x.R)
-          if (!D.contains(r)) report(r, pos);
-        D.insert(pos);
-        x.W = pos;
-        break;
-      }
-      case Op::Read: {
-        Variable& x = variable(e.target);
-        if (x.W != kUndefined && !D.contains(x.W)) report(x.W, pos);
-        size_t kept = 0;
-        for (size_t r : x.R)
-          if (!D.contains(r)) x.R[kept++] = r;
-        x.R.resize(kept);
-        x.R.push_back(pos);  // positions stay in trace order
-        D.insert(pos);
-        break;
-      }
-    }
+  }
+  // e@acq(t,y): D(t) = D(t) ∪ Rel(y) ∪ {e}
+  void acquire(EventId, const Event& e) {
+    EventSet& D = thread_set(e.thread);
+    if (e.target < rel_.size()) D.unite(rel_[e.target]);
+    D.insert(pos_);
+  }
+  // e@rel(t,y): D(t) = D(t) ∪ {e};  Rel(y) = D(t)
+  void release(EventId, const Event& e) {
+    thread_set(e.thread).insert(pos_);
+    if (e.target >= rel_.size()) rel_.resize(static_cast<size_t>(e.target) + 1);
+    rel_[e.target] = thread_set(e.thread);
+  }
+  // e@fork(t1,t2): D(t1) = D(t1) ∪ {e};  D(t2) = D(t1)
+  void fork(EventId, const Event& e) {
+    thread_set(e.thread).insert(pos_);
+    const EventSet copy = thread_set(e.thread);  // thread_set() may grow the vector
+    thread_set(e.target).unite(copy);
+  }
+  // e@join(t1,t2): D(t1) = D(t1) ∪ D(t2) ∪ {e}
+  void join(EventId, const Event& e) {
+    const EventSet joined = thread_set(e.target);
+    EventSet& D1 = thread_set(e.thread);
+    D1.unite(joined);
+    D1.insert(pos_);
+  }
+  // e@write(t,x): race (W(x),e) if W(x) ∉ D(t); race (r,e) for r ∈ R(x) \ D(t);
+  //               D(t) = D(t) ∪ {e};  W(x) = e
+  void write(EventId, const Event& e) {
+    EventSet& D = thread_set(e.thread);
+    Variable& x = variable(e.target);
+    if (x.W != kUndefined && !D.contains(x.W)) report(x.W, pos_);
+    for (size_t r : x.R)
+      if (!D.contains(r)) report(r, pos_);
+    D.insert(pos_);
+    x.W = pos_;
+  }
+  // e@read(t,x): race (W(x),e) if W(x) ∉ D(t);  R(x) = {e} ∪ (R(x) \ D(t));  D(t) = D(t) ∪ {e}
+  void read(EventId, const Event& e) {
+    EventSet& D = thread_set(e.thread);
+    Variable& x = variable(e.target);
+    if (x.W != kUndefined && !D.contains(x.W)) report(x.W, pos_);
+    size_t kept = 0;
+    for (size_t r : x.R)
+      if (!D.contains(r)) x.R[kept++] = r;
+    x.R.resize(kept);
+    x.R.push_back(pos_);  // positions stay in trace order
+    D.insert(pos_);
   }
 
-  bool supports_annotation() const override { return true; }
+  Annotator* annotator() override { return this; }
   void before_event(EventId, const Event&) override { annotating_ = true; }
   // D(t) after the event (its event set ES_e), Rel(y) after a release, W(x) and R(x) before an
   // access (seed 004's annotated traces), and the races found at the event.
@@ -175,6 +155,7 @@ class HbSets final : public Engine {
   std::vector<EventSet> rel_;
   std::vector<Variable> variables_;
 
+  size_t pos_ = 0;  // the current event's position
   bool annotating_ = false;
   size_t w_before_ = kUndefined;
   std::vector<size_t> r_before_;
@@ -183,7 +164,7 @@ class HbSets final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_hb_sets_engine(EngineContext& context) {
+std::unique_ptr<Engine> make_hb_sets(EngineContext& context) {
   return std::make_unique<HbSets>(context);
 }
 

@@ -15,43 +15,40 @@
 // keep track of the latest write"), so its pairs are a subset of the lockset pairs.
 #include <algorithm>
 
-#include "racepred/engines/hb_clocks.hpp"
-#include "racepred/engines/hb_pairs.hpp"
-#include "racepred/engines/lockset.hpp"
+#include "racepred/clock/lock_set.hpp"
+#include "racepred/clock/thread_clocks.hpp"
+#include "racepred/engines/dispatch.hpp"
 #include "racepred/report/notation.hpp"
 
 namespace racepred {
 namespace {
 
-class Tsan1 final : public Engine {
+class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
  public:
   explicit Tsan1(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {}
 
-  void on_event(EventId id, const Event& e) override {
+  void before(EventId, const Event& e) {
+    clocks_.add_thread(e.thread);
     if (annotating_) {
-      pre_.assign(clocks_.th(e.thread));
+      pre_.assign(clocks_.view(e.thread));
       pairs_.clear();
     }
-    switch (e.op) {
-      case Op::Acquire:
-        node(e.thread) = locksets_.acquire(node(e.thread), e.target);
-        break;
-      case Op::Release:
-        node(e.thread) = locksets_.release(node(e.thread), e.target);
-        break;
-      case Op::Read:
-      case Op::Write:
-        access(id, e);
-        break;
-      case Op::Fork:
-      case Op::Join:
-        break;
-    }
-    clocks_.apply(e);
+  }
+  // acq(t,y), rel(t,y): the lock set of t; the clocks ignore locks (fork/join order only).
+  void acquire(EventId, const Event& e) {
+    node(e.thread) = locksets_.acquire(node(e.thread), e.target);
+  }
+  void release(EventId, const Event& e) {
+    node(e.thread) = locksets_.release(node(e.thread), e.target);
+  }
+  void read(EventId id, const Event& e) { access(id, e); }
+  void write(EventId id, const Event& e) { access(id, e); }
+  void after(EventId id, const Event& e) {
+    clocks_.apply(e);  // fork/join order, then inc(Th(t), t)
     if (annotating_ && e.is_access()) pre_clocks_.push_back({id, pre_});
   }
 
-  bool supports_annotation() const override { return true; }
+  Annotator* annotator() override { return this; }
   void before_event(EventId, const Event&) override { annotating_ = true; }
   // Vector clock and lock set at the event, W(x) and R(x) after it, races found at it.
   void annotate(EventId id, const Event& e, Annotation& row) override {
@@ -89,9 +86,9 @@ class Tsan1 final : public Engine {
   }
 
   // Keeps the members that do not happen before C.
-  static void drop_ordered(std::vector<Entry>& set, const VectorClock& C) {
+  static void drop_ordered(std::vector<Entry>& set, ClockRef C) {
     set.erase(std::remove_if(set.begin(), set.end(),
-                             [&](const Entry& a) { return a.clock <= C.get(a.thread); }),
+                             [&](const Entry& a) { return a.clock <= C[a.thread]; }),
               set.end());
   }
 
@@ -110,7 +107,7 @@ class Tsan1 final : public Engine {
   void access(EventId id, const Event& e) {
     if (e.target >= variables_.size()) variables_.resize(static_cast<size_t>(e.target) + 1);
     Variable& x = variables_[e.target];
-    const VectorClock& C = clocks_.th(e.thread);
+    const ClockRef C = clocks_.view(e.thread);
     const SetId ls = locksets_.set_of(node(e.thread));
     drop_ordered(x.W, C);
     drop_ordered(x.R, C);
@@ -123,7 +120,7 @@ class Tsan1 final : public Engine {
       sink_.mark_racy(Access::of(id, e));
     }
     (e.op == Op::Write ? x.W : x.R)
-        .push_back(Entry{e.thread, C.get(e.thread), e.location, id, e.op, ls});
+        .push_back(Entry{e.thread, C[e.thread], e.location, id, e.op, ls});
   }
 
   std::string locks_text(SetId set) const {
@@ -173,7 +170,7 @@ class Tsan1 final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_tsan1_engine(EngineContext& context) {
+std::unique_ptr<Engine> make_tsan1(EngineContext& context) {
   return std::make_unique<Tsan1>(context);
 }
 
