@@ -99,7 +99,8 @@ int stats(const StatsOptions& o) {
     std::cout << key << std::string(key.size() < 20 ? 20 - key.size() : 1, ' ') << value << '\n';
   };
   row("trace", name);
-  row("format", summary.format);
+  row("format", summary.compression.empty() ? summary.format
+                                            : summary.format + " (" + summary.compression + ")");
   row("events", std::to_string(summary.delivered));
   row("threads",
       std::to_string(symbols.threads.size()) + " (" + std::to_string(active) + " with events)");
