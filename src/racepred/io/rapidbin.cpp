@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstring>
 #include <map>
+#include <vector>
 
 #include "racepred/io/format_impl.hpp"
 #include "racepred/trace/error.hpp"
@@ -25,6 +26,30 @@ constexpr uint64_t kLocationMask = (uint64_t{1} << kRapidBinLocationBits) - 1;
 
 constexpr std::array<std::string_view, 4> kSkipped = {"begin", "end", "req", "branch"};
 
+// Number -> symbol id for one name space: the name (PREFIX<number>) is formatted and interned
+// once, on first sight; afterwards an event costs one array load (no string, no hashing).
+class NumberedIds {
+ public:
+  NumberedIds(SymbolTable& table, char prefix) : table_(table), prefix_(prefix) {}
+  uint32_t get(uint64_t n) {
+    if (n < ids_.size() && ids_[n] != kNone) return ids_[n];
+    char buf[24];
+    const uint32_t id = table_.intern(numbered_name(prefix_, n, buf));
+    if (n < kDenseLimit) {
+      if (n >= ids_.size()) ids_.resize(std::max<size_t>(n + 1, ids_.size() * 2), kNone);
+      ids_[n] = id;
+    }
+    return id;
+  }
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr uint64_t kDenseLimit = uint64_t{1} << 24;  // larger ids: interned each time
+  SymbolTable& table_;
+  char prefix_;
+  std::vector<uint32_t> ids_;
+};
+
 uint64_t load_be(const unsigned char* p, size_t n) {
   uint64_t v = 0;
   for (size_t i = 0; i < n; ++i) v = v << 8 | p[i];
@@ -39,7 +64,10 @@ class RapidBinParser {
         lenient_(options.lenient),
         symbols_(symbols),
         consumer_(consumer),
-        summary_(summary) {}
+        summary_(summary),
+        threads_(symbols.threads, 'T'),
+        variables_(symbols.variables, 'V'),
+        locks_(symbols.locks, 'L') {}
 
   void feed(std::string_view data) {
     const auto* p = reinterpret_cast<const unsigned char*>(data.data());
@@ -126,20 +154,25 @@ class RapidBinParser {
                                   Op::Write,   Op::Fork,    Op::Join};
     Event e;
     e.op = kOps[op];
-    char buf[24];
-    e.thread = symbols_.threads.intern(numbered_name('T', thread, buf));
-    SymbolTable& targets = e.op == Op::Read || e.op == Op::Write        ? symbols_.variables
-                           : e.op == Op::Acquire || e.op == Op::Release ? symbols_.locks
-                                                                        : symbols_.threads;
-    const char prefix = e.op == Op::Read || e.op == Op::Write        ? 'V'
-                        : e.op == Op::Acquire || e.op == Op::Release ? 'L'
-                                                                     : 'T';
-    e.target = targets.intern(numbered_name(prefix, decor, buf));
-    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, location);
-    (void)ec;
-    e.location = symbols_.locations.intern(std::string_view(buf, static_cast<size_t>(end - buf)));
+    e.thread = threads_.get(thread);
+    e.target = e.op == Op::Read || e.op == Op::Write        ? variables_.get(decor)
+               : e.op == Op::Acquire || e.op == Op::Release ? locks_.get(decor)
+                                                            : threads_.get(decor);
+    e.location = location_id(location);
     ++delivered_;
     consumer_.on_event(events_, e, 0);
+  }
+
+  uint32_t location_id(uint64_t location) {
+    if (location_ids_.empty()) location_ids_.assign(kLocationMask + 1, UINT32_MAX);
+    uint32_t& id = location_ids_[location];
+    if (id == UINT32_MAX) {
+      char buf[24];
+      const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, location);
+      (void)ec;
+      id = symbols_.locations.intern(std::string_view(buf, static_cast<size_t>(end - buf)));
+    }
+    return id;
   }
 
   std::string_view name_;
@@ -156,6 +189,8 @@ class RapidBinParser {
   uint64_t events_ = 0;
   uint64_t delivered_ = 0;
   std::array<uint64_t, kSkipped.size()> skipped_{};
+  NumberedIds threads_, variables_, locks_;
+  std::vector<uint32_t> location_ids_;  // location number -> symbol id
 };
 
 void put_be(Output& out, uint64_t v, size_t n) {
