@@ -13,7 +13,8 @@
 
 namespace racepred {
 
-// Every format of the registry (io/formats.hpp), plus Auto (recognise it).
+// Every format of the registry (io/formats.hpp), plus Auto (recognise it). racepred's own binary
+// format adds its value here and its row to the table in io/formats.cpp.
 enum class InputFormat { Auto, Std, SpeedyGo, RapidCsv, RoadRunner, LockFrame, RapidBin };
 
 // "auto", or the format's registry name ("std", "speedygo", "csv", "rr", "lockframe",
