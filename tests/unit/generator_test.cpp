@@ -339,6 +339,27 @@ TEST(GeneratorRandom, StaleVariablesFadeAfterTheStart) {
   EXPECT_NE(check_generator_options(bad), "");
 }
 
+TEST(GeneratorRandom, HotVariablesTakeTheirShare) {
+  GeneratorOptions o;
+  o.seed = 5;
+  o.variables = 10000;
+  o.local_share = 0;
+  o.hot_variables = 50;
+  o.hot_share = 0.3;
+  o.events = 20000;
+  const Trace t = generate_trace(o);
+  uint64_t hot = 0, accesses = 0;
+  for (const Event& e : t.events)
+    if (e.is_access()) {
+      ++accesses;
+      const std::string name(t.variable_name(e.target));
+      hot += std::stoul(name.substr(1)) < 50;
+    }
+  EXPECT_NEAR(static_cast<double>(hot) / static_cast<double>(accesses), 0.3, 0.03);
+  o.hot_variables = 10001;
+  EXPECT_NE(check_generator_options(o), "");
+}
+
 // The io part's Validator (Def. 3.2 with DESIGN.md's policy) accepts every generated trace and
 // drops nothing. (While trace/validator.cpp is the placeholder this holds trivially.)
 TEST(Generator, ValidatorAcceptsGeneratedTraces) {

@@ -96,6 +96,7 @@ std::string check_generator_options(const GeneratorOptions& o) {
   if (o.locks > 100'000'000) return "--locks must be at most 100000000";
   if (o.locations > 100'000'000) return "--locations must be at most 100000000";
   if (o.stale_variables >= o.variables) return "stale_variables must be below --variables";
+  if (o.hot_variables > o.variables) return "hot_variables must be at most --variables";
   for (auto [name, p] : {std::pair{"--cs-share", o.cs_share},
                          {"--write-share", o.write_share},
                          {"--local-share", o.local_share},
@@ -105,7 +106,8 @@ std::string check_generator_options(const GeneratorOptions& o) {
                          {"fork_share", o.fork_share},
                          {"join_share", o.join_share},
                          {"release_chance", o.release_chance},
-                         {"nest_chance", o.nest_chance}})
+                         {"nest_chance", o.nest_chance},
+                         {"hot_share", o.hot_share}})
     if (!(p >= 0 && p <= 1)) return std::string(name) + " must be between 0 and 1";
   return {};
 }
@@ -169,6 +171,7 @@ class Generator {
     }
     acquire_threshold_ = (o_.nesting > 0 && o_.locks > 0) ? threshold(acquire) : 0;
 
+    hot_threshold_ = threshold(o_.hot_share);
     fork_threshold_ = threshold(o_.fork_share);
     join_threshold_ = threshold(o_.join_share);
     if (o_.shape == ForkShape::Random) {
@@ -344,6 +347,8 @@ class Generator {
     } else {
       v = bits() < local_threshold_ ? local_of(t) : random_shared();
     }
+    if (o_.hot_variables && bits() < hot_threshold_)
+      v = static_cast<uint32_t>(rng_.below(o_.hot_variables));
     if (v < o_.stale_variables && next_id_ > kStaleAfter && rng_.below(kStaleRarity) != 0)
       v = o_.stale_variables + static_cast<uint32_t>(rng_.below(o_.variables - o_.stale_variables));
     const bool write = bits() < write_threshold_;
@@ -443,7 +448,7 @@ class Generator {
 
   uint64_t write_threshold_, local_threshold_, guarded_threshold_, switch_threshold_;
   uint64_t release_threshold_, nest_threshold_, acquire_threshold_;
-  uint64_t fork_threshold_ = 0, join_threshold_ = 0;
+  uint64_t fork_threshold_ = 0, join_threshold_ = 0, hot_threshold_ = 0;
 
   std::vector<uint32_t> guarded_count_, local_count_;
   std::vector<uint32_t> thread_ids_, variable_ids_, lock_ids_, location_ids_;

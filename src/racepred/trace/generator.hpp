@@ -74,6 +74,10 @@ struct GeneratorOptions {
   // Variables [0, stale_variables) are accessed only among the first 64 events and then
   // rarely (1 in 2000 accesses): old per-variable records, for engines that trim history.
   uint32_t stale_variables = 0;
+  // Share of accesses that go to one of the variables [0, hot_variables) instead (benchmarks:
+  // a few variables under many lock sets). 0 variables: off.
+  uint32_t hot_variables = 0;
+  double hot_share = 0;
 };
 
 // Checks the options; returns an empty string when they are fine, else a message.
