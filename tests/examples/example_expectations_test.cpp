@@ -3,6 +3,7 @@
 // file names and checks every line. A malformed line, an unknown engine or a file without any
 // expectation is a failure naming FILE:LINE.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -456,7 +457,8 @@ TEST(ExpectationSyntax, MalformedLinesNameFileAndLine) {
 // Failures of the checks themselves name FILE:LINE too: an unknown engine, a wrong verdict, an
 // engine without annotation, a missing expectation.
 TEST(ExpectationSyntax, FailuresNameFileAndLine) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "racepred_expect";
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("racepred_expect_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "t.std").string();
   {
