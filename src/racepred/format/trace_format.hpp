@@ -4,7 +4,8 @@
 // recording runtime (recorder/) can use it as well as the readers and writers in io/.
 //
 // File := Header Block* [IndexBlock Trailer]
-//   Header   16 bytes: kMagic (8), version u32 LE, reserved u32 (0).
+//   Header   16 bytes: kMagic (8), version u32 LE, kind u32 (kFileTrace; kFileRecording for
+//            a raw recording, see below).
 //   Block    16-byte BlockHeader, then `stored_size` payload bytes (zstd-compressed when
 //            codec is kCodecZstd; `raw_size` is the size after decompression).
 //   Trailer  16 bytes: offset of the index block's header (u64 LE), kTrailerMagic (8).
@@ -26,7 +27,33 @@ inline constexpr size_t kHeaderSize = 16;
 inline constexpr size_t kBlockHeaderSize = 16;
 inline constexpr size_t kTrailerSize = 16;
 
-enum BlockKind : uint8_t { kBlockSymbols = 1, kBlockEvents = 2, kBlockIndex = 3 };
+enum BlockKind : uint8_t {
+  kBlockSymbols = 1,
+  kBlockEvents = 2,
+  kBlockIndex = 3,
+  // Raw recordings only (written by recorder/, turned into a trace by `racepred record`):
+  kBlockRaw = 4,   // u32 thread, u32 flags (kRawEnd...), then RawRecord[]
+  kBlockMaps = 5,  // the text of /proc/self/maps (for symbolisation)
+  kBlockNote = 6,  // "key=value\n" text: program, pid, counters (dropped events, capped...)
+};
+// File header field `kind` (bytes 12..15): 0 = a trace, 1 = a raw recording.
+inline constexpr uint32_t kFileTrace = 0;
+inline constexpr uint32_t kFileRecording = 1;
+// Flags of a kBlockRaw block.
+inline constexpr uint32_t kRawEnd = 1;  // the thread's last block: nothing of it was lost
+inline constexpr size_t kRawPrefix = 8;
+// One event of a raw recording, in the recording thread's order. `seq` orders all threads'
+// events; `op_pc` holds the op in bits 56..63 and the return address in bits 0..55.
+struct RawRecord {
+  uint64_t seq;
+  uint64_t addr;  // variable / lock address (bit 63: the atomic lock of the address), thread
+                  // id for fork/join, size for kRawSize
+  uint64_t op_pc;
+};
+static_assert(sizeof(RawRecord) == 24, "RawRecord is 24 bytes");
+// Raw ops beyond EventOp: allocation bookkeeping, used for naming heap memory.
+enum RawOp : uint8_t { kRawAlloc = 8, kRawFree = 9, kRawSize = 10 };
+inline constexpr uint64_t kAtomicLockBit = uint64_t{1} << 63;
 enum Codec : uint8_t { kCodecNone = 0, kCodecZstd = 1 };
 // Name spaces of symbol records (the same order as racepred::Symbols).
 enum Space : uint8_t { kThreads = 0, kVariables = 1, kLocks = 2, kLocations = 3, kSpaceCount = 4 };
@@ -138,10 +165,10 @@ inline uint32_t block_checksum(const BlockHeader& header, const uint8_t* payload
   return static_cast<uint32_t>(h ^ (h >> 32));
 }
 
-inline void write_file_header(uint8_t out[kHeaderSize]) {
-  std::memcpy(out, kMagic, 8);
+inline void write_file_header(uint8_t out[kHeaderSize], uint32_t kind = kFileTrace) {
+  for (int i = 0; i < 8; ++i) out[i] = kMagic[i];
   put_u32(out + 8, kVersion);
-  put_u32(out + 12, 0);
+  put_u32(out + 12, kind);
 }
 // True when `data` starts with the magic (the format's detection).
 inline bool has_magic(const void* data, size_t size) {

@@ -48,6 +48,16 @@ class BlockWalker {
               " (this racepred reads version " + std::to_string(format::kVersion) + ")";
       return false;
     }
+    if (format::get_u32(data_ + 12) == format::kFileRecording) {
+      error =
+          "a raw recording, not a trace: `racepred record --finish FILE -o TRACE` turns it into "
+          "one";
+      return false;
+    }
+    if (format::get_u32(data_ + 12) != format::kFileTrace) {
+      error = "unknown binary file kind " + std::to_string(format::get_u32(data_ + 12));
+      return false;
+    }
     pos_ = format::kHeaderSize;
     return true;
   }
