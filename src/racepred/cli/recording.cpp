@@ -35,7 +35,8 @@ struct RawBlock {
 struct ThreadStream {
   std::vector<RawBlock> blocks;
   bool ended = false;
-  uint64_t last_seq = 0;
+  uint64_t last_seq = 0;   // of its last written record
+  uint64_t start_seq = 0;  // its events have larger sequence numbers (kRawStart)
   bool any = false;
 };
 
@@ -336,7 +337,10 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
       }
       throw InputError(raw + ": byte " + std::to_string(pos) + ": error: corrupt block");
     }
-    if (h.kind == fmt::kBlockRaw) {
+    if (h.kind == fmt::kBlockRaw && h.stored_size == fmt::kRawPrefix + 8 &&
+        (fmt::get_u32(payload + 4) & fmt::kRawStart)) {
+      threads[fmt::get_u32(payload)].start_seq = fmt::get_u64(payload + fmt::kRawPrefix);
+    } else if (h.kind == fmt::kBlockRaw) {
       if (h.stored_size < fmt::kRawPrefix ||
           (h.stored_size - fmt::kRawPrefix) % sizeof(fmt::RawRecord) != 0)
         throw InputError(raw + ": byte " + std::to_string(pos) + ": error: bad raw block size");
@@ -371,10 +375,10 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
 
   // ---- the consistent cut: an unfinished thread may have lost everything after its last
   // written record, so only events up to the smallest such record are certainly all there ----
-  uint64_t cut = UINT64_MAX;
+  uint64_t limit = UINT64_MAX;  // events with smaller sequence numbers are kept
   if (!result.complete) {
     for (const auto& [tid, t] : threads)
-      if (!t.ended) cut = std::min(cut, t.any ? t.last_seq : 0);
+      if (!t.ended) limit = std::min(limit, t.any ? t.last_seq + 1 : t.start_seq);
   }
 
   // ---- merge by sequence number ----
@@ -439,7 +443,7 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
     heap.pop();
     Cursor& cur = cursors[c];
     const fmt::RawRecord* r = cur.get();
-    if (r->seq > cut) {
+    if (r->seq >= limit) {
       // Everything after the cut is dropped: count it.
       for (; r; cur.next(), r = cur.get()) ++result.cut_events;
       continue;

@@ -41,6 +41,8 @@ inline constexpr uint32_t kFileTrace = 0;
 inline constexpr uint32_t kFileRecording = 1;
 // Flags of a kBlockRaw block.
 inline constexpr uint32_t kRawEnd = 1;  // the thread's last block: nothing of it was lost
+// The thread's first block: instead of records, a u64 lower bound of its sequence numbers.
+inline constexpr uint32_t kRawStart = 2;
 inline constexpr size_t kRawPrefix = 8;
 // One event of a raw recording, in the recording thread's order. `seq` orders all threads'
 // events; `op_pc` holds the op in bits 56..63 and the return address in bits 0..55.

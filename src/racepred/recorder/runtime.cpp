@@ -136,7 +136,10 @@ bool write_fully(int fd, const void* data, size_t size) {
 
 // Writes one block (header + payload) under the output lock. Returns false when the cap was
 // reached (recording stops) or the write failed.
-bool write_block(uint8_t kind, const void* payload, size_t size) {
+// `force` writes even after the cap (small bookkeeping blocks, and the final flush of what
+// the threads had buffered when recording stopped: the overshoot is bounded by one buffer per
+// thread).
+bool write_block(uint8_t kind, const void* payload, size_t size, bool force = false) {
   if (g_fd < 0) return false;
   InRuntime in_runtime;
   fmt::BlockHeader h{
@@ -144,13 +147,13 @@ bool write_block(uint8_t kind, const void* payload, size_t size) {
   h.checksum = fmt::block_checksum(h, static_cast<const uint8_t*>(payload));
   spin_lock(&g_write_lock);
   bool ok = false;
-  if (!g_capped) {
-    if (g_max_bytes && g_bytes + sizeof h + size > g_max_bytes) {
-      g_capped = 1;  // stop cleanly: what was written is a valid prefix
+  if (!g_capped || force) {
+    ok = write_fully(g_fd, &h, sizeof h) && write_fully(g_fd, payload, size);
+    g_bytes += sizeof h + size;
+    if (g_max_bytes && g_bytes > g_max_bytes && !g_capped) {
+      // Stop cleanly: no new events; what the threads buffered is written at exit.
+      g_capped = 1;
       __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
-    } else {
-      ok = write_fully(g_fd, &h, sizeof h) && write_fully(g_fd, payload, size);
-      g_bytes += sizeof h + size;
     }
   }
   spin_unlock(&g_write_lock);
@@ -214,6 +217,18 @@ DECLARE_REAL(void, _ZdlPvm, void*, size_t);
 DECLARE_REAL(void, _ZdaPvm, void*, size_t);
 
 // ---- per-thread contexts ----
+// A new thread's first block: no records, flag kRawStart, and in the 8 bytes after the prefix
+// a lower bound of the sequence numbers of its events. `racepred record` needs it to cut a
+// recording that ended early: a thread that never flushed may have lost everything after it.
+void write_start(uint32_t tid) {
+  InRuntime in_runtime;
+  uint8_t block[fmt::kRawPrefix + 8];
+  fmt::put_u32(block, tid);
+  fmt::put_u32(block + 4, fmt::kRawStart);
+  fmt::put_u64(block + fmt::kRawPrefix, __atomic_load_n(&g_seq, __ATOMIC_RELAXED));
+  write_block(fmt::kBlockRaw, block, sizeof block, true);
+}
+
 // A context's mapping: the Ctx in the first page, then the buffer (kept until the thread ends).
 constexpr size_t kPage = 4096;
 constexpr size_t kBufferBytes =
@@ -221,6 +236,7 @@ constexpr size_t kBufferBytes =
 static_assert(sizeof(Ctx) <= kPage, "Ctx fits its page");
 
 Ctx* new_ctx(uint32_t tid) {
+  InRuntime in_runtime;
   void* mem = mmap(nullptr, kPage + kBufferBytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) return nullptr;
@@ -231,13 +247,15 @@ Ctx* new_ctx(uint32_t tid) {
   c->pending = -1;
   const uint32_t slot = __atomic_fetch_add(&g_ctx_count, 1, __ATOMIC_RELAXED);
   if (slot < kMaxThreads) __atomic_store_n(&g_ctxs[slot], c, __ATOMIC_RELEASE);
+  write_start(tid);
   return c;
 }
 
 // Writes the context's records as one raw block. `last` marks the thread's final block.
 // Caller holds c->flush_lock.
-void flush_locked(Ctx* c, bool last) {
-  if (c->ended) return;
+void flush_locked(Ctx* c, bool last, bool force = false) {
+  if (c->ended || !c->buf) return;
+  InRuntime in_runtime;
   if (c->pending >= 0) {
     c->buf[c->pending].seq = __atomic_fetch_add(&g_seq, 1, __ATOMIC_RELAXED);
     c->pending = -1;
@@ -247,15 +265,15 @@ void flush_locked(Ctx* c, bool last) {
     uint8_t* prefix = reinterpret_cast<uint8_t*>(c->buf) - fmt::kRawPrefix;
     fmt::put_u32(prefix, c->tid);
     fmt::put_u32(prefix + 4, last ? fmt::kRawEnd : 0);
-    write_block(fmt::kBlockRaw, prefix, fmt::kRawPrefix + n * sizeof(fmt::RawRecord));
+    write_block(fmt::kBlockRaw, prefix, fmt::kRawPrefix + n * sizeof(fmt::RawRecord), force);
   }
   __atomic_store_n(&c->n, 0, __ATOMIC_RELEASE);
   if (last) c->ended = 1;
 }
 
-void flush_ctx(Ctx* c, bool last) {
+void flush_ctx(Ctx* c, bool last, bool force = false) {
   spin_lock(&c->flush_lock);
-  flush_locked(c, last);
+  flush_locked(c, last, force);
   spin_unlock(&c->flush_lock);
 }
 
@@ -412,7 +430,7 @@ void write_maps() {
   }
   close(fd);
   if (buf) {
-    write_block(fmt::kBlockMaps, buf, len);
+    write_block(fmt::kBlockMaps, buf, len, true);
     __libc_free(buf);
   }
 }
@@ -431,20 +449,24 @@ void write_note(const char* key, uint64_t value) {
   } while (value);
   while (d) text[n++] = digits[--d];
   text[n++] = '\n';
-  write_block(fmt::kBlockNote, text, n);
+  write_block(fmt::kBlockNote, text, n, true);
 }
 
 // Flushes every thread (the process ends or execs): a thread still running loses what it
 // records after this.
+int g_finished;
+
 void finish_all(bool ended) {
-  if (__atomic_exchange_n(&g_state, 2, __ATOMIC_ACQ_REL) != 1) return;
+  if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) == 0 || g_fd < 0) return;
+  if (__atomic_exchange_n(&g_finished, 1, __ATOMIC_ACQ_REL)) return;
+  __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
   const uint32_t n = __atomic_load_n(&g_ctx_count, __ATOMIC_ACQUIRE);
   uint64_t dropped = g_dropped;
   for (uint32_t i = 0; i < n && i < kMaxThreads; ++i) {
     Ctx* c = __atomic_load_n(&g_ctxs[i], __ATOMIC_ACQUIRE);
     if (!c) continue;
     dropped += c->dropped;
-    flush_ctx(c, ended);
+    flush_ctx(c, ended, true);
   }
   write_note("dropped", dropped);
   write_note("capped", static_cast<uint64_t>(g_capped));
@@ -459,7 +481,7 @@ void at_exit() {
 void thread_key_destructor(void* p) {
   Ctx* c = static_cast<Ctx*>(p);
   if (!c) return;
-  flush_ctx(c, true);
+  flush_ctx(c, true, true);
   __atomic_fetch_add(&g_dropped, c->dropped, __ATOMIC_RELAXED);
   c->dropped = 0;
   t_ctx = nullptr;
