@@ -28,8 +28,9 @@ namespace {
 namespace fmt = racepred::format;
 
 struct RawBlock {
-  const fmt::RawRecord* records;
-  size_t count;
+  const uint8_t* data;  // packed records
+  const uint8_t* end;
+  uint32_t count;
 };
 
 struct ThreadStream {
@@ -341,15 +342,21 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
         (fmt::get_u32(payload + 4) & fmt::kRawStart)) {
       threads[fmt::get_u32(payload)].start_seq = fmt::get_u64(payload + fmt::kRawPrefix);
     } else if (h.kind == fmt::kBlockRaw) {
-      if (h.stored_size < fmt::kRawPrefix ||
-          (h.stored_size - fmt::kRawPrefix) % sizeof(fmt::RawRecord) != 0)
+      if (h.stored_size < fmt::kRawHeader)
         throw InputError(raw + ": byte " + std::to_string(pos) + ": error: bad raw block size");
       ThreadStream& t = threads[fmt::get_u32(payload)];
-      const size_t n = (h.stored_size - fmt::kRawPrefix) / sizeof(fmt::RawRecord);
-      const auto* recs = reinterpret_cast<const fmt::RawRecord*>(payload + fmt::kRawPrefix);
+      const uint32_t n = fmt::get_u32(payload + 8);
+      RawBlock block{payload + fmt::kRawHeader, payload + h.stored_size, n};
+      // Check the block and find its last sequence number.
+      fmt::RawUnpacker u{block.data, block.end, n};
+      fmt::RawRecord r{};
+      uint32_t k = 0;
+      while (u.next(r)) ++k;
+      if (k != n)
+        throw InputError(raw + ": byte " + std::to_string(pos) + ": error: malformed raw block");
       if (n) {
-        t.blocks.push_back({recs, n});
-        t.last_seq = std::max(t.last_seq, recs[n - 1].seq);
+        t.blocks.push_back(block);
+        t.last_seq = std::max(t.last_seq, r.seq);
         t.any = true;
       }
       if (fmt::get_u32(payload + 4) & fmt::kRawEnd) t.ended = true;
@@ -383,22 +390,35 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
 
   // ---- merge by sequence number ----
   struct Cursor {
-    const ThreadStream* stream;
-    size_t block = 0, index = 0;
-    uint32_t tid;
-    const fmt::RawRecord* get() const {
-      return block < stream->blocks.size() ? &stream->blocks[block].records[index] : nullptr;
+    const ThreadStream* stream = nullptr;
+    uint32_t tid = 0;
+    size_t block = 0;
+    fmt::RawUnpacker unpacker;
+    fmt::RawRecord record{};
+    bool valid = false;
+    void start() {
+      unpacker =
+          fmt::RawUnpacker{stream->blocks[0].data, stream->blocks[0].end, stream->blocks[0].count};
+      next();
     }
+    const fmt::RawRecord* get() const { return valid ? &record : nullptr; }
     void next() {
-      if (++index == stream->blocks[block].count) {
-        ++block;
-        index = 0;
+      while (!(valid = unpacker.next(record))) {
+        if (++block >= stream->blocks.size()) return;
+        const RawBlock& b = stream->blocks[block];
+        unpacker = fmt::RawUnpacker{b.data, b.end, b.count};
       }
     }
   };
   std::vector<Cursor> cursors;
   for (const auto& [tid, t] : threads)
-    if (t.any) cursors.push_back({&t, 0, 0, tid});
+    if (t.any) {
+      Cursor c;
+      c.stream = &t;
+      c.tid = tid;
+      cursors.push_back(c);
+      cursors.back().start();
+    }
   auto later = [&](size_t a, size_t b) { return cursors[a].get()->seq > cursors[b].get()->seq; };
   std::priority_queue<size_t, std::vector<size_t>, decltype(later)> heap(later);
   for (size_t i = 0; i < cursors.size(); ++i) heap.push(i);
@@ -438,46 +458,75 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
     return it->second;
   };
 
+  // Direct-mapped caches in front of the hash maps: most events repeat recent addresses.
+  // A cache entry is valid for one heap "epoch" (any allocation or free starts a new one).
+  struct CacheEntry {
+    uint64_t addr = UINT64_MAX;
+    uint64_t epoch = 0;
+    uint32_t id = 0;
+  };
+  constexpr size_t kCache = 1 << 14;
+  std::vector<CacheEntry> var_cache(kCache), lock_cache(kCache), loc_cache(kCache);
+  uint64_t epoch = 1;
+  auto cached = [&](std::vector<CacheEntry>& cache, uint64_t addr, uint64_t ep, auto&& compute) {
+    CacheEntry& e = cache[(addr * 0x9E3779B97F4A7C15ULL) >> 50];
+    if (e.addr != addr || e.epoch != ep) e = CacheEntry{addr, ep, compute()};
+    return e.id;
+  };
+  std::vector<uint32_t> thread_ids;  // by tid, UINT32_MAX when not interned yet
+  auto thread_of = [&](uint32_t tid) {
+    if (tid >= thread_ids.size()) thread_ids.resize(tid + 1, UINT32_MAX);
+    if (thread_ids[tid] == UINT32_MAX) thread_ids[tid] = thread_id(tid);
+    return thread_ids[tid];
+  };
+
   while (!heap.empty()) {
     const size_t c = heap.top();
     heap.pop();
     Cursor& cur = cursors[c];
-    const fmt::RawRecord* r = cur.get();
-    if (r->seq >= limit) {
-      // Everything after the cut is dropped: count it.
-      for (; r; cur.next(), r = cur.get()) ++result.cut_events;
-      continue;
-    }
-    const uint8_t op = static_cast<uint8_t>(r->op_pc >> 56);
-    const uint64_t pc = r->op_pc & 0x00ffffffffffffffULL;
-    if (op == fmt::kRawAlloc) {
-      const uint64_t addr = r->addr;
-      cur.next();
-      const fmt::RawRecord* size = cur.get();
-      if (size && static_cast<uint8_t>(size->op_pc >> 56) == fmt::kRawSize) {
-        heap_blocks[addr] = Alloc{size->addr, pc, ++instances};
-        sites.push_back(pc);
+    // This thread's records up to the next thread's first one go in one run.
+    const uint64_t next = heap.empty() ? UINT64_MAX : cursors[heap.top()].get()->seq;
+    for (const fmt::RawRecord* r = cur.get(); r && r->seq <= next; r = cur.get()) {
+      if (r->seq >= limit) {
+        // Everything after the cut is dropped: count it.
+        for (; r; cur.next(), r = cur.get()) ++result.cut_events;
+        break;
+      }
+      const uint8_t op = static_cast<uint8_t>(r->op_pc >> 56);
+      const uint64_t pc = r->op_pc & 0x00ffffffffffffffULL;
+      if (op == fmt::kRawAlloc) {
+        const uint64_t addr = r->addr;
         cur.next();
-      }
-    } else if (op == fmt::kRawFree) {
-      heap_blocks.erase(r->addr);
-      cur.next();
-    } else if (op < fmt::kOpCount) {
-      Event e;
-      e.op = static_cast<Op>(op);
-      e.thread = thread_id(cur.tid);
-      if (op == fmt::kFork || op == fmt::kJoin) {
-        e.target = thread_id(static_cast<uint32_t>(r->addr));
-      } else if (op == fmt::kRead || op == fmt::kWrite) {
-        e.target = id_in(var_ids, vars, key_of(r->addr));
+        const fmt::RawRecord* size = cur.get();
+        if (size && static_cast<uint8_t>(size->op_pc >> 56) == fmt::kRawSize) {
+          heap_blocks[addr] = Alloc{size->addr, pc, ++instances};
+          sites.push_back(pc);
+          ++epoch;
+          cur.next();
+        }
+      } else if (op == fmt::kRawFree) {
+        if (heap_blocks.erase(r->addr)) ++epoch;
+        cur.next();
+      } else if (op < fmt::kOpCount) {
+        Event e;
+        e.op = static_cast<Op>(op);
+        e.thread = thread_of(cur.tid);
+        const uint64_t addr = r->addr;
+        if (op == fmt::kFork || op == fmt::kJoin) {
+          e.target = thread_of(static_cast<uint32_t>(addr));
+        } else if (op == fmt::kRead || op == fmt::kWrite) {
+          e.target =
+              cached(var_cache, addr, epoch, [&] { return id_in(var_ids, vars, key_of(addr)); });
+        } else {
+          e.target =
+              cached(lock_cache, addr, epoch, [&] { return id_in(lock_ids, locks, key_of(addr)); });
+        }
+        e.location = cached(loc_cache, pc, 0, [&] { return location_id(pc); });
+        events.push_back(e);
+        cur.next();
       } else {
-        e.target = id_in(lock_ids, locks, key_of(r->addr));
+        cur.next();  // a stray size record
       }
-      e.location = location_id(pc);
-      events.push_back(e);
-      cur.next();
-    } else {
-      cur.next();  // a stray size record
     }
     if (cur.get()) heap.push(c);
   }

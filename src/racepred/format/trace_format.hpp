@@ -32,7 +32,7 @@ enum BlockKind : uint8_t {
   kBlockEvents = 2,
   kBlockIndex = 3,
   // Raw recordings only (written by recorder/, turned into a trace by `racepred record`):
-  kBlockRaw = 4,   // u32 thread, u32 flags (kRawEnd...), then RawRecord[]
+  kBlockRaw = 4,   // u32 thread, u32 flags (kRawEnd...), u32 count, then packed RawRecords
   kBlockMaps = 5,  // the text of /proc/self/maps (for symbolisation)
   kBlockNote = 6,  // "key=value\n" text: program, pid, counters (dropped events, capped...)
 };
@@ -43,7 +43,8 @@ inline constexpr uint32_t kFileRecording = 1;
 inline constexpr uint32_t kRawEnd = 1;  // the thread's last block: nothing of it was lost
 // The thread's first block: instead of records, a u64 lower bound of its sequence numbers.
 inline constexpr uint32_t kRawStart = 2;
-inline constexpr size_t kRawPrefix = 8;
+inline constexpr size_t kRawPrefix = 8;   // thread, flags
+inline constexpr size_t kRawHeader = 12;  // thread, flags, count (a block of records)
 // One event of a raw recording, in the recording thread's order. `seq` orders all threads'
 // events; `op_pc` holds the op in bits 56..63 and the return address in bits 0..55.
 struct RawRecord {
@@ -66,13 +67,8 @@ inline constexpr unsigned kOpCount = 6;
 // Largest payload of one block before compression (a reader refuses more: a corrupt size must
 // not make it allocate gigabytes).
 inline constexpr uint32_t kMaxRawBlock = 64u << 20;
-// Events per chunk the writers aim for, and the most bytes one event can take encoded.
+// Events per chunk the writers aim for.
 inline constexpr uint32_t kChunkEvents = 1u << 16;
-inline constexpr size_t kMaxEventBytes = 1 + 10 + 5 + 5 + 5;
-inline constexpr size_t kEventsPrefix = 12;  // u32 count, u64 first event id
-inline constexpr size_t chunk_capacity(uint32_t events) {
-  return kEventsPrefix + size_t{events} * kMaxEventBytes;
-}
 
 // "symbols", "events", "index", or "unknown" (for messages).
 const char* block_kind_name(uint8_t kind);
@@ -146,6 +142,51 @@ inline int64_t unzigzag(uint64_t v) {
   return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
 }
 
+// Packed records: op u8, varint seq delta, zigzag varint addr delta, zigzag varint pc delta,
+// each delta from the block's previous record (the first from 0). At most kMaxPackedRecord
+// bytes each. Returns the end of the packed bytes.
+inline constexpr size_t kMaxPackedRecord = 1 + 10 + 10 + 10;
+inline uint8_t* pack_raw(const RawRecord* r, uint32_t n, uint8_t* out) {
+  uint64_t seq = 0, addr = 0, pc = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint64_t rpc = r[i].op_pc & 0x00ffffffffffffffULL;
+    *out++ = static_cast<uint8_t>(r[i].op_pc >> 56);
+    out = put_varint(out, r[i].seq - seq);
+    out = put_varint(out, zigzag(static_cast<int64_t>(r[i].addr - addr)));
+    out = put_varint(out, zigzag(static_cast<int64_t>(rpc - pc)));
+    seq = r[i].seq;
+    addr = r[i].addr;
+    pc = rpc;
+  }
+  return out;
+}
+// Unpacks the records of one block one by one.
+struct RawUnpacker {
+  const uint8_t* p = nullptr;
+  const uint8_t* end = nullptr;
+  uint32_t left = 0;
+  uint64_t seq = 0, addr = 0, pc = 0;
+  // False at the end of the block or on a malformed record (then `p` is nullptr).
+  bool next(RawRecord& r) {
+    if (left == 0 || !p || p >= end) return false;
+    const uint8_t op = *p++;
+    uint64_t d1, d2, d3;
+    if (!(p = get_varint(p, end, d1)) || !(p = get_varint(p, end, d2)) ||
+        !(p = get_varint(p, end, d3))) {
+      p = nullptr;
+      return false;
+    }
+    seq += d1;
+    addr += static_cast<uint64_t>(unzigzag(d2));
+    pc += static_cast<uint64_t>(unzigzag(d3));
+    r.seq = seq;
+    r.addr = addr;
+    r.op_pc = (uint64_t{op} << 56) | (pc & 0x00ffffffffffffffULL);
+    --left;
+    return true;
+  }
+};
+
 // ---- checksum: a 32-bit multiply-xorshift hash over 8-byte words (not cryptographic; finds
 // torn writes and bit rot) ----
 inline uint64_t checksum_update(uint64_t h, const uint8_t* p, size_t n) {
@@ -179,182 +220,141 @@ inline bool has_magic(const void* data, size_t size) {
 
 // ---- event chunk codec ----
 //
-// Events payload: u32 count, u64 id of the first event, then `count` encoded events. Each
-// event starts with a tag byte:
-//   bits 0-2  op (kRead..kJoin; 6 and 7 are invalid in version 1)
-//   bit 3     the thread differs from the previous event's: varint thread id follows
-//   bits 4-5  location: 0 = the thread's previous location + 1, 1 = the same as the thread's
-//             previous location, 2 = zigzag varint delta from it follows
-//   bit 6     target: 1 = the same as the thread's previous target of this op's name space
-//             (variables for r/w, locks for acq/rel, threads for fork/join); 0 = zigzag
-//             varint delta from it follows
-//   bit 7     the id is not the previous id + 1: varint (id - previous id - 1) follows
-// Fields follow the tag in this order: id gap, thread, target delta, location delta.
-// "Previous" state is per thread and lives in a 64-entry table indexed by thread id mod 64 and
-// tagged with the thread id; a missing entry reads as zeros. Each chunk starts from an empty
-// table, previous thread 0 and previous id = first id - 1, so chunks decode independently.
-
-struct ThreadState {
-  uint32_t thread;  // tag; UINT32_MAX when empty
-  uint32_t location;
-  uint32_t target[3];
-};
-
-inline constexpr unsigned kStateSlots = 64;
-
-inline unsigned space_of(uint8_t op) {
-  return op <= kWrite ? 0u : op <= kRelease ? 1u : 2u;
-}
-
-class ChunkState {
- public:
-  void reset(uint64_t first_id) {
-    for (ThreadState& s : slots_) s = ThreadState{UINT32_MAX, 0, {0, 0, 0}};
-    prev_thread_ = 0;
-    prev_id_ = first_id - 1;
-  }
-  ThreadState& state(uint32_t thread) {
-    ThreadState& s = slots_[thread % kStateSlots];
-    if (s.thread != thread) s = ThreadState{thread, 0, {0, 0, 0}};
-    return s;
-  }
-
- protected:
-  ThreadState slots_[kStateSlots];
-  uint32_t prev_thread_ = 0;
-  uint64_t prev_id_ = 0;
-};
-
-// Encodes events into a caller-provided buffer of chunk_capacity(max events) bytes.
-class ChunkEncoder : public ChunkState {
- public:
-  void begin(uint8_t* buffer, uint64_t first_id) {
-    buffer_ = buffer;
-    pos_ = buffer + kEventsPrefix;
-    count_ = 0;
-    put_u64(buffer + 4, first_id);
-    reset(first_id);
-  }
-  // Ids must increase strictly within a chunk; op < kOpCount.
-  void put(uint64_t id, uint8_t op, uint32_t thread, uint32_t target, uint32_t location) {
-    uint8_t* tag = pos_++;
-    uint8_t t = op;
-    if (id != prev_id_ + 1) {
-      t |= 0x80;
-      pos_ = put_varint(pos_, id - prev_id_ - 1);
-    }
-    prev_id_ = id;
-    if (thread != prev_thread_) {
-      t |= 0x08;
-      pos_ = put_varint(pos_, thread);
-      prev_thread_ = thread;
-    }
-    ThreadState& s = state(thread);
-    uint32_t& prev_target = s.target[space_of(op)];
-    if (target == prev_target) {
-      t |= 0x40;
-    } else {
-      pos_ = put_varint(pos_, zigzag(int64_t{target} - int64_t{prev_target}));
-      prev_target = target;
-    }
-    if (location == s.location + 1) {
-      // mode 0
-    } else if (location == s.location) {
-      t |= 0x10;
-    } else {
-      t |= 0x20;
-      pos_ = put_varint(pos_, zigzag(int64_t{location} - int64_t{s.location}));
-    }
-    s.location = location;
-    *tag = t;
-    ++count_;
-  }
-  uint32_t count() const { return count_; }
-  // Bytes used so far, prefix included; finish() writes the count.
-  size_t size() const { return static_cast<size_t>(pos_ - buffer_); }
-  size_t finish() {
-    put_u32(buffer_, count_);
-    return size();
-  }
-
- private:
-  uint8_t* buffer_ = nullptr;
-  uint8_t* pos_ = nullptr;
-  uint32_t count_ = 0;
-};
-
+// Events payload (docs/FORMATS.md "Binary"):
+//   u32 count, u64 first event id,
+//   u8 thread width, u8 target width, u8 location width (1..4 bytes each), u8 reserved (0),
+//   u32 number of id gaps,
+//   count fixed-size records: op u8, thread, target, location (little-endian, in their widths),
+//   the id gaps: pairs of varints (index of the event in the block minus the previous gap's
+//   index, gap = id - previous id - 1); ids are the previous id + 1 otherwise.
+// Fixed-size records keep decoding free of serial dependencies (each field is one masked load),
+// and zstd finds the repetitions (same variable at the same location...) in whole records.
+inline constexpr size_t kEventsPrefix = 20;
+inline constexpr size_t kMaxRecordBytes = 1 + 4 + 4 + 4;
 // Bytes past the end of an events payload that ChunkDecoder::decode may read (never use).
 inline constexpr size_t kDecodePadding = 32;
+// Room for encode_events of `events` events.
+inline constexpr size_t chunk_capacity(uint32_t events) {
+  return kEventsPrefix + size_t{events} * (kMaxRecordBytes + 20) + kDecodePadding;
+}
 
-// A varint of up to 4 bytes without branches: `present` 0 reads nothing (value 0, length 0).
-// Longer varints take the slow path. Reads 4 bytes at p (padding makes that safe).
-struct Varint4 {
-  uint32_t value;
-  uint32_t length;  // 0 when not present; 5 means "longer than 4 bytes: use get_varint"
-};
-inline Varint4 peek_varint4(const uint8_t* p, uint32_t present) {
-  const uint32_t w = get_u32(p);
-  const uint32_t stops = ~w & 0x80808080u;  // high bit set in bytes that end the varint
-  const uint32_t length = stops ? (static_cast<uint32_t>(__builtin_ctz(stops)) >> 3) + 1 : 5;
-  uint32_t v =
-      (w & 0x7fu) | ((w >> 1) & 0x3f80u) | ((w >> 2) & 0x1fc000u) | ((w >> 3) & 0xfe00000u);
-  v &= static_cast<uint32_t>((uint64_t{1} << (7 * (length < 4 ? length : 4))) - 1);
-  return {present ? v : 0, present ? length : 0};
+inline uint8_t width_for(uint32_t max) {
+  return max < (1u << 8) ? 1 : max < (1u << 16) ? 2 : max < (1u << 24) ? 3 : 4;
+}
+inline uint32_t width_mask(uint8_t w) {
+  return w >= 4 ? 0xffffffffu : (1u << (8 * w)) - 1;
+}
+
+// Encodes `count` events into `out` (capacity chunk_capacity(count)); returns the payload size.
+// `get(i, id, op, thread, target, location)` fills event i; ids must increase strictly.
+template <typename Get>
+size_t encode_events(uint32_t count, uint8_t* out, Get&& get) {
+  uint32_t max_thread = 0, max_target = 0, max_location = 0, gaps = 0;
+  uint64_t first_id = 0, prev = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint64_t id;
+    uint8_t op;
+    uint32_t th, tg, lc;
+    get(i, id, op, th, tg, lc);
+    if (i == 0) first_id = id;
+    if (i > 0 && id != prev + 1) ++gaps;
+    prev = id;
+    max_thread = th > max_thread ? th : max_thread;
+    max_target = tg > max_target ? tg : max_target;
+    max_location = lc > max_location ? lc : max_location;
+  }
+  const uint8_t wt = width_for(max_thread), wv = width_for(max_target),
+                wl = width_for(max_location);
+  put_u32(out, count);
+  put_u64(out + 4, first_id);
+  out[12] = wt;
+  out[13] = wv;
+  out[14] = wl;
+  out[15] = 0;
+  put_u32(out + 16, gaps);
+  uint8_t* p = out + kEventsPrefix;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint64_t id;
+    uint8_t op;
+    uint32_t th, tg, lc;
+    get(i, id, op, th, tg, lc);
+    *p++ = op;
+    put_u32(p, th);  // the bytes past the width are overwritten by the next field
+    p += wt;
+    put_u32(p, tg);
+    p += wv;
+    put_u32(p, lc);
+    p += wl;
+  }
+  uint32_t last_gap = 0;
+  prev = first_id - 1;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint64_t id;
+    uint8_t op;
+    uint32_t th, tg, lc;
+    get(i, id, op, th, tg, lc);
+    if (id != prev + 1) {
+      p = put_varint(p, i - last_gap);
+      p = put_varint(p, id - prev - 1);
+      last_gap = i;
+    }
+    prev = id;
+  }
+  return static_cast<size_t>(p - out);
 }
 
 // Decodes one events payload. `sink(id, op, thread, target, location)` gets each event.
 // kDecodePadding bytes after `end` must be readable. Returns nullptr on success, else the
 // position of the malformed byte (for messages).
-class ChunkDecoder : public ChunkState {
+class ChunkDecoder {
  public:
   template <typename Sink>
   const uint8_t* decode(const uint8_t* p, const uint8_t* end, Sink&& sink) {
     if (end - p < static_cast<ptrdiff_t>(kEventsPrefix)) return p;
     const uint32_t count = get_u32(p);
-    reset(get_u64(p + 4));
-    p += kEventsPrefix;
-    for (uint32_t i = 0; i < count; ++i) {
-      if (p >= end) return p;
-      const uint8_t* at = p;
-      const uint8_t t = *p++;
-      const uint8_t op = t & 7;
-      if (op >= kOpCount || (t & 0x30) == 0x30) return at;
-      uint64_t id = prev_id_ + 1;
-      if (__builtin_expect(t & 0x80, 0)) {
-        uint64_t v;
-        if (!(p = get_varint(p, end, v))) return at;
-        id += v;
+    const uint64_t first_id = get_u64(p + 4);
+    const uint8_t wt = p[12], wv = p[13], wl = p[14];
+    const uint32_t gaps = get_u32(p + 16);
+    if (wt < 1 || wt > 4 || wv < 1 || wv > 4 || wl < 1 || wl > 4 || p[15] != 0) return p + 12;
+    const size_t record = 1u + wt + wv + wl;
+    const uint8_t* rows = p + kEventsPrefix;
+    if (static_cast<size_t>(end - rows) / record < count) return rows;
+    const uint8_t* g = rows + record * count;
+    const uint32_t mt = width_mask(wt), mv = width_mask(wv), ml = width_mask(wl);
+    // The next id gap: at event index `next_gap` (UINT32_MAX when none is left).
+    uint32_t gaps_left = gaps;
+    uint64_t next_gap = UINT32_MAX, gap = 0;
+    auto load_gap = [&](uint64_t base) -> bool {
+      if (gaps_left == 0) {
+        next_gap = UINT32_MAX;
+        return true;
       }
-      prev_id_ = id;
-      // Thread, target delta and location delta: each present or not by a tag bit.
-      Varint4 th = peek_varint4(p, t & 0x08);
-      if (__builtin_expect(th.length > 4, 0)) return at;  // thread ids are below 2^28 here
-      p += th.length;
-      prev_thread_ = th.length ? th.value : prev_thread_;
-      ThreadState& s = state(prev_thread_);
-      uint32_t& target = s.target[space_of(op)];
-      Varint4 tg = peek_varint4(p, !(t & 0x40));
-      if (__builtin_expect(tg.length > 4, 0)) {
-        uint64_t v;
-        if (!(p = get_varint(p, end, v))) return at;
-        target = static_cast<uint32_t>(target + unzigzag(v));
-      } else {
-        p += tg.length;
-        target = static_cast<uint32_t>(target + unzigzag(tg.value));
+      --gaps_left;
+      uint64_t delta;
+      if (!(g = get_varint(g, end, delta)) || !(g = get_varint(g, end, gap))) return false;
+      next_gap = base + delta;
+      return true;
+    };
+    if (!load_gap(0)) return end;
+    uint64_t id = first_id - 1;
+    const uint8_t* q = rows;
+    for (uint32_t i = 0; i < count; ++i, q += record) {
+      const uint8_t op = q[0];
+      if (op >= kOpCount) return q;
+      id += 1;
+      if (__builtin_expect(i == next_gap, 0)) {
+        id += gap;
+        if (!load_gap(i)) return end;
       }
-      const uint32_t mode = t & 0x30;
-      Varint4 lc = peek_varint4(p, mode == 0x20);
-      if (__builtin_expect(lc.length > 4, 0)) {
-        uint64_t v;
-        if (!(p = get_varint(p, end, v))) return at;
-        s.location = static_cast<uint32_t>(s.location + unzigzag(v));
-      } else {
-        p += lc.length;
-        s.location = static_cast<uint32_t>(s.location + (mode == 0 ? 1 : 0) + unzigzag(lc.value));
-      }
-      sink(id, op, prev_thread_, target, s.location);
+      sink(id, op, get_u32(q + 1) & mt, get_u32(q + 1 + wt) & mv, get_u32(q + 1 + wt + wv) & ml);
     }
-    return p == end ? nullptr : p;
+    if (i_is_bad(next_gap, count)) return g;
+    return g == end ? nullptr : g;
+  }
+
+ private:
+  static bool i_is_bad(uint64_t next_gap, uint32_t count) {
+    return next_gap != UINT32_MAX && next_gap >= count;
   }
 };
 

@@ -199,21 +199,22 @@ void read_binary_events(std::string_view data, std::string_view name, const Read
     }
     const uint32_t n_threads = symbols.threads.size(), n_vars = symbols.variables.size(),
                    n_locks = symbols.locks.size(), n_locs = symbols.locations.size();
+    // The name space of each op's target, as a table: no branch on the op per event.
+    const uint32_t limits[8] = {n_vars, n_vars, n_locks, n_locks, n_threads, n_threads, 0, 0};
     const char* bad = nullptr;
     uint64_t bad_id = 0;
     uint64_t count = 0;
     const uint8_t* err = decoder.decode(
         raw, raw + header.raw_size,
         [&](uint64_t id, uint8_t op, uint32_t thread, uint32_t target, uint32_t location) {
-          if (bad) return;
-          const uint32_t limit = op <= format::kWrite     ? n_vars
-                                 : op <= format::kRelease ? n_locks
-                                                          : n_threads;
-          if (thread >= n_threads || target >= limit || location >= n_locs || id <= last_id) {
-            bad = thread >= n_threads  ? "thread id without a name"
-                  : target >= limit    ? "target id without a name"
-                  : location >= n_locs ? "location id without a name"
-                                       : "event ids do not increase";
+          const bool wrong = (thread >= n_threads) | (target >= limits[op & 7]) |
+                             (location >= n_locs) | (id <= last_id) | (bad != nullptr);
+          if (__builtin_expect(wrong, 0)) {
+            if (bad) return;
+            bad = thread >= n_threads        ? "thread id without a name"
+                  : target >= limits[op & 7] ? "target id without a name"
+                  : location >= n_locs       ? "location id without a name"
+                                             : "event ids do not increase";
             bad_id = id;
             return;
           }

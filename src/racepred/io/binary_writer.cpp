@@ -38,6 +38,8 @@ BinaryWriter::BinaryWriter(const Symbols& symbols, const std::string& path,
     owns_fd_ = true;
   }
   chunk_.resize(format::chunk_capacity(options_.chunk_events));
+  pending_.reserve(options_.chunk_events);
+  pending_ids_.reserve(options_.chunk_events);
   uint8_t header[format::kHeaderSize];
   format::write_file_header(header);
   write_all(header, sizeof header);
@@ -109,23 +111,31 @@ void BinaryWriter::write_symbols() {
 }
 
 void BinaryWriter::on_event(EventId id, const Event& e, uint32_t) {
-  if (encoder_.count() == 0) {
-    encoder_.begin(chunk_.data(), id);
-    chunk_first_ = id;
-  }
-  encoder_.put(id, static_cast<uint8_t>(e.op), e.thread, e.target, e.location);
-  last_id_ = id;
+  pending_.push_back(e);
+  pending_ids_.push_back(id);
   ++events_;
-  if (encoder_.count() >= options_.chunk_events) flush_chunk();
+  if (pending_.size() >= options_.chunk_events) flush_chunk();
 }
 
 void BinaryWriter::flush_chunk() {
   write_symbols();  // every name an event of the chunk uses precedes it
-  if (encoder_.count() == 0) return;
-  const size_t size = encoder_.finish();
-  index_.push_back({offset_, chunk_first_, encoder_.count()});
+  if (pending_.empty()) return;
+  const uint32_t count = static_cast<uint32_t>(pending_.size());
+  const size_t size =
+      format::encode_events(count, chunk_.data(),
+                            [&](uint32_t i, uint64_t& id, uint8_t& op, uint32_t& thread,
+                                uint32_t& target, uint32_t& location) {
+                              const Event& e = pending_[i];
+                              id = pending_ids_[i];
+                              op = static_cast<uint8_t>(e.op);
+                              thread = e.thread;
+                              target = e.target;
+                              location = e.location;
+                            });
+  index_.push_back({offset_, pending_ids_.front(), count});
   write_block(format::kBlockEvents, chunk_.data(), size, true);
-  encoder_ = format::ChunkEncoder{};
+  pending_.clear();
+  pending_ids_.clear();
 }
 
 void BinaryWriter::finish() {

@@ -53,12 +53,11 @@ class BinaryWriter : public EventConsumer {
   std::vector<uint8_t> scratch_;
   std::vector<uint8_t> symbol_buffer_;
   std::vector<format::IndexEntry> index_;
-  format::ChunkEncoder encoder_;
+  std::vector<Event> pending_;  // the open chunk's events
+  std::vector<EventId> pending_ids_;
   uint32_t written_names_[format::kSpaceCount] = {};
   uint64_t offset_ = 0;
   uint64_t events_ = 0;
-  uint64_t last_id_ = 0;      // id of the last event written
-  uint64_t chunk_first_ = 0;  // id of the first event of the open chunk
 };
 
 }  // namespace racepred

@@ -76,6 +76,7 @@ uint64_t g_bytes;
 uint64_t g_max_bytes;
 uint64_t g_dropped;
 int g_capped;
+int g_nowrite;  // RACEPRED_NOWRITE=1: record into memory only (overhead measurements)
 int g_stripes[kStripes];
 Ctx* g_ctxs[kMaxThreads];
 uint32_t g_ctx_count;
@@ -231,8 +232,10 @@ void write_start(uint32_t tid) {
 
 // A context's mapping: the Ctx in the first page, then the buffer (kept until the thread ends).
 constexpr size_t kPage = 4096;
+// The record buffer, then the scratch space its records are packed into when flushed.
 constexpr size_t kBufferBytes =
-    ((kBufferRecords + 1) * sizeof(fmt::RawRecord) + kPage - 1) / kPage * kPage;
+    ((kBufferRecords + 1) * sizeof(fmt::RawRecord) + kPage - 1) / kPage * kPage +
+    ((fmt::kRawHeader + kBufferRecords * fmt::kMaxPackedRecord + kPage - 1) / kPage * kPage);
 static_assert(sizeof(Ctx) <= kPage, "Ctx fits its page");
 
 Ctx* new_ctx(uint32_t tid) {
@@ -241,7 +244,6 @@ Ctx* new_ctx(uint32_t tid) {
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) return nullptr;
   Ctx* c = static_cast<Ctx*>(mem);
-  // One spare record before the buffer holds the raw block's 8-byte prefix (see flush_ctx).
   c->buf = reinterpret_cast<fmt::RawRecord*>(static_cast<char*>(mem) + kPage) + 1;
   c->tid = tid;
   c->pending = -1;
@@ -261,11 +263,13 @@ void flush_locked(Ctx* c, bool last, bool force = false) {
     c->pending = -1;
   }
   const uint32_t n = __atomic_load_n(&c->n, __ATOMIC_ACQUIRE);
-  if (n > 0 || last) {
-    uint8_t* prefix = reinterpret_cast<uint8_t*>(c->buf) - fmt::kRawPrefix;
-    fmt::put_u32(prefix, c->tid);
-    fmt::put_u32(prefix + 4, last ? fmt::kRawEnd : 0);
-    write_block(fmt::kBlockRaw, prefix, fmt::kRawPrefix + n * sizeof(fmt::RawRecord), force);
+  if ((n > 0 || last) && !g_nowrite) {
+    uint8_t* block = reinterpret_cast<uint8_t*>(c->buf + kBufferRecords);
+    fmt::put_u32(block, c->tid);
+    fmt::put_u32(block + 4, last ? fmt::kRawEnd : 0);
+    fmt::put_u32(block + 8, n);
+    uint8_t* end = fmt::pack_raw(c->buf, n, block + fmt::kRawHeader);
+    write_block(fmt::kBlockRaw, block, static_cast<size_t>(end - block), force);
   }
   __atomic_store_n(&c->n, 0, __ATOMIC_RELEASE);
   if (last) c->ended = 1;
@@ -534,6 +538,8 @@ void init() {
   copy_bytes(child, out, str_len(out));
   copy_bytes(child + str_len(out), ".%p", 4);
   if (!strstr(out, "%p")) setenv("RACEPRED_RECORD", child, 1);
+  const char* nowrite = getenv("RACEPRED_NOWRITE");
+  g_nowrite = nowrite && nowrite[0] == '1';
   const char* cap = getenv("RACEPRED_MAX_MB");
   g_max_bytes = (cap && *cap ? strtoull(cap, nullptr, 10) : 4096) << 20;
   uint8_t header[fmt::kHeaderSize];
