@@ -210,6 +210,8 @@ DECLARE_REAL(void, __cxa_guard_abort, uint64_t*);
 DECLARE_REAL(int, execve, const char*, char* const*, char* const*);
 DECLARE_REAL(int, execv, const char*, char* const*);
 DECLARE_REAL(int, execvp, const char*, char* const*);
+DECLARE_REAL(void, _exit, int);
+DECLARE_REAL(void, _Exit, int);
 DECLARE_REAL(void*, _Znwm, size_t);
 DECLARE_REAL(void*, _Znam, size_t);
 DECLARE_REAL(void, _ZdlPv, void*);
@@ -1153,6 +1155,17 @@ RP_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
 RP_EXPORT int execv(const char* path, char* const argv[]) {
   finish_all(true);
   return REAL(execv)(path, argv);
+}
+// _exit skips atexit handlers: flush here (lbzip2, for one, ends with _exit).
+RP_EXPORT void _exit(int status) {
+  finish_all(true);
+  REAL(_exit)(status);
+  __builtin_unreachable();
+}
+RP_EXPORT void _Exit(int status) {
+  finish_all(true);
+  REAL(_Exit)(status);
+  __builtin_unreachable();
 }
 RP_EXPORT int execvp(const char* file, char* const argv[]) {
   finish_all(true);
