@@ -8,6 +8,7 @@ void register_hb_pair_engines(std::vector<EngineInfo>& out);
 void register_hb_location_engines(std::vector<EngineInfo>& out);
 void register_exact_engines(std::vector<EngineInfo>& out);
 void register_goldilocks_engines(std::vector<EngineInfo>& out);
+void register_po_engines(std::vector<EngineInfo>& out);
 
 const std::vector<EngineInfo>& engine_registry() {
   static const std::vector<EngineInfo> registry = [] {
@@ -16,6 +17,7 @@ const std::vector<EngineInfo>& engine_registry() {
     register_hb_pair_engines(out);
     register_hb_location_engines(out);
     register_goldilocks_engines(out);
+    register_po_engines(out);
     register_exact_engines(out);
     return out;
   }();
