@@ -5,7 +5,8 @@
 //
 // Conventions shared with the engines (docs/ENGINES.md):
 // - HB is TO (same thread, trace order) plus rel(l) -> later acq(l) plus fork/join edges, closed
-//   transitively.
+//   transitively (shb, wcp). SDP composes with the critical-sections happens-before of Def. B.2
+//   instead, as the seed defines it: the same without fork/join edges (docs/ENGINES.md).
 // - A critical section (CS) is a matching acq/rel pair of one thread; its members are that
 //   thread's events strictly between the two. An acquire without a release (a trace may end
 //   holding locks) opens a CS that lasts to the end of its thread and has no release event, so
@@ -86,9 +87,11 @@ struct PoFacts {
   std::vector<size_t> lw;                    // last write of a read, or n
   BitMatrix to;                              // thread order (same thread, earlier)
   BitMatrix hb;                              // HB with fork/join, strict
+  BitMatrix hbcs;                            // Def. B.2: TO and rel -> acq only, strict
   std::vector<size_t> fork_of;               // per thread: its fork event, or n
 
-  explicit PoFacts(const Trace& t) : trace(t), n(t.size()), to(t.size()), hb(t.size()) {
+  explicit PoFacts(const Trace& t)
+      : trace(t), n(t.size()), to(t.size()), hb(t.size()), hbcs(t.size()) {
     cs_of.resize(n);
     locks_held.resize(n);
     lw.assign(n, n);
@@ -113,12 +116,16 @@ struct PoFacts {
       for (size_t j : by_thread[e.thread]) {
         to.set(j, i);
         hb.set(j, i);
+        hbcs.set(j, i);
       }
       by_thread[e.thread].push_back(i);
       switch (e.op) {
         case Op::Acquire:
           grow(last_release, e.target, n);
-          if (last_release[e.target] != n) hb.set(last_release[e.target], i);
+          if (last_release[e.target] != n) {
+            hb.set(last_release[e.target], i);
+            hbcs.set(last_release[e.target], i);
+          }
           cs.push_back(Cs{e.target, e.thread, i, n, {}});
           open[e.thread].push_back(cs.size() - 1);
           break;
@@ -157,6 +164,7 @@ struct PoFacts {
       if (e.thread < fork_of.size() && fork_of[e.thread] != n) hb.set(fork_of[e.thread], i);
     }
     close_transitively(hb);
+    close_transitively(hbcs);
   }
 
   const Event& ev(size_t i) const { return trace.events[i]; }
@@ -197,21 +205,21 @@ struct PoFacts {
   }
 };
 
-// R := HB* ∘ R ∘ HB* (composition with HB on both sides, reflexive HB); true if R grew.
-inline bool compose_with_hb(BitMatrix& r, const PoFacts& f) {
+// R := HB* ∘ R ∘ HB* (composition with Def. B.2's HB on both sides, reflexive); true if R grew.
+inline bool compose_with_hb(BitMatrix& r, const PoFacts& f, const BitMatrix& hb) {
   const size_t n = f.n;
   BitMatrix right(n);  // right(x) = ∪_{y ∈ R(x)} HB*(y)
   for (size_t x = 0; x < n; ++x)
     for (size_t y = 0; y < n; ++y)
       if (r.get(x, y)) {
         right.set(x, y);
-        right.or_row(x, f.hb, y);
+        right.or_row(x, hb, y);
       }
   bool changed = false;
   for (size_t e = 0; e < n; ++e) {
     changed = r.or_row(e, right, e) || changed;
     for (size_t x = 0; x < n; ++x)
-      if (f.hb.get(e, x)) changed = r.or_row(e, right, x) || changed;
+      if (hb.get(e, x)) changed = r.or_row(e, right, x) || changed;
   }
   return changed;
 }
@@ -239,18 +247,18 @@ struct Rules {
   bool s4 = true;
 };
 
-// WCP (Def. B.3; HB with fork/join).
+// WCP (Def. B.3, composed with HB including fork/join).
 inline BitMatrix wcp_relation(const PoFacts& f, Rules rules = {}) {
   BitMatrix r(f.n);
   f.for_rule_a([&](size_t r1, size_t, size_t e2, size_t, size_t) { r.set(r1, e2); });  // WCP-1
   f.add_fork_join(r);                                                                  // 4, 5
   bool changed = true;
   while (changed)  // WCP-3, WCP-2
-    changed = compose_with_hb(r, f) | (rules.b && release_release(r, f, rules.own_thread_b));
+    changed = compose_with_hb(r, f, f.hb) | (rules.b && release_release(r, f, rules.own_thread_b));
   return r;
 }
 
-// SDP (Def. E.1; HB with fork/join; S4 with r1 before r2).
+// SDP (Def. E.1; HB of Def. B.2; S4 with r1 before r2).
 inline BitMatrix sdp_relation(const PoFacts& f, Rules rules = {}) {
   BitMatrix r(f.n);
   const size_t n = f.n;
@@ -273,10 +281,10 @@ inline BitMatrix sdp_relation(const PoFacts& f, Rules rules = {}) {
           if (!f.is(e1, Op::Write) || !f.is(e2, Op::Write) || !f.conflict(e1, e2)) continue;
           if (!(f.cs[s1].rel < e2)) continue;
           for (size_t c1 = 0; c1 < f.cs.size(); ++c1) {
-            if (f.cs[c1].rel == n || !f.hb.get(f.cs[c1].acq, f.cs[s1].rel)) continue;
+            if (f.cs[c1].rel == n || !f.hbcs.get(f.cs[c1].acq, f.cs[s1].rel)) continue;
             for (size_t c2 = 0; c2 < f.cs.size(); ++c2) {
               if (f.cs[c2].lock != f.cs[c1].lock || f.cs[c2].rel == n) continue;
-              if (!(f.cs[c1].rel < f.cs[c2].rel) || !f.hb.get(e2, f.cs[c2].rel)) continue;
+              if (!(f.cs[c1].rel < f.cs[c2].rel) || !f.hbcs.get(e2, f.cs[c2].rel)) continue;
               if (!f.member(e1, c1) || !f.member(e2, c2)) r.set(f.cs[c1].rel, f.cs[c2].rel);
             }
           }
@@ -286,7 +294,7 @@ inline BitMatrix sdp_relation(const PoFacts& f, Rules rules = {}) {
   f.add_fork_join(r);  // S6, S7
   bool changed = true;
   while (changed)  // S5, S3
-    changed = compose_with_hb(r, f) | release_release(r, f, rules.own_thread_b);
+    changed = compose_with_hb(r, f, f.hbcs) | release_release(r, f, rules.own_thread_b);
   return r;
 }
 

@@ -1,6 +1,7 @@
 // sdp: strong dependently precedes (Genç, Roemer, Xu, Bond, OOPSLA 2019, with the corrigendum)
 // exactly as Def. E.1 of seed 003 (Sulzmann, Thiemann, appendix E) states it; the seed's
-// definition is the reference here, not the SDP-WDP repository's code. HB includes fork/join.
+// definition is the reference here, not the SDP-WDP repository's code. HB is Def. B.2's (thread
+// order and release -> later acquire; fork/join only through S6/S7, "treated as in WCP").
 // A race needs, besides being unordered, disjoint standard lock sets (seed 003 §2.3: SDP
 // "does not report it because the lock sets of e5 and e8 are not disjoint").
 //
@@ -62,19 +63,14 @@ class Sdp final : public PoEngine {
       case Op::Fork: {
         const ThreadId u = e.target;
         ensure_thread(u);
-        h_[u].join(h_[t]);
-        p_[u].join(h_[t]);  // S6
+        p_[u].join(h_[t]);  // S6 (H_u unchanged: no fork in HB)
         tick(t);
         break;
       }
       case Op::Join: {
         const ThreadId u = e.target;
         ensure_thread(u);
-        // S7 needs an event of u: a thread that never ran orders nothing before the join.
-        if (ran_[u]) {
-          h_[t].join(h_[u]);
-          p_[t].join(h_[u]);  // S7
-        }
+        if (ran_[u]) p_[t].join(h_[u]);  // S7 (needs an event of u); H_t unchanged
         break;
       }
     }

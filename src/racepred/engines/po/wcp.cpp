@@ -1,13 +1,16 @@
 // wcp: weak causal precedence (Kini, Mathur, Viswanathan, PLDI 2017), as Def. B.3 of seed 003
 // (Sulzmann, Thiemann: "Cross-thread critical sections and efficient dynamic race prediction
-// methods", appendix B) defines it, with HB including fork/join. The vector-clock algorithm is
+// methods", appendix B) defines it, composed with HB including fork/join: Def. B.2 leaves fork and
+// join out of HB, which makes the relation intransitive across forks and joins and reports false
+// first races on plain fork-join phases (examples/po/fork_join_phases.std); WCP's implementations
+// treat fork/join as HB edges, and so does this engine (docs/ENGINES.md). The algorithm is
 // the queue algorithm of the WCP paper with both precision pitfalls of public implementations
 // fixed (rule (a) never imports the accessing thread's own releases: trace ownA; rule (b) needs
 // a1 <wcp r2, not thread order: trace WCP-5).
 //
 // State (paper notation):
 //   N_t        local time of thread t (1 at start; +1 after each release and fork)
-//   H_t        HB time of t's current event (H_t(t) = N_t)
+//   H_t        HB time (with fork/join) of t's current event (H_t(t) = N_t)
 //   P_t        WCP predecessors of t's current event: e <wcp current iff N(e) <= P_t(thread(e))
 //   H_l, P_l   H and P of the last release of lock l
 //   CS_l       the critical sections of l in trace order: (thread, N at the acquire, H at the
