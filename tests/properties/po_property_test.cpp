@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "racepred/engines/po/plain.hpp"
 #include "racepred/engines/run.hpp"
 #include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/search.hpp"
@@ -47,7 +48,11 @@ GeneratorOptions random_options(uint64_t seed, uint32_t max_locks = 3) {
   o.switch_share = 0.6;
   o.release_at_end = rng.chance(0.7);
   o.early_joins = rng.chance(0.5);
-  if (seed % 4 == 3) {  // rule (b): three threads, two nested locks, one or two variables
+  if (seed % 16 == 5) {  // more threads than the first clock stride (8): the tables grow
+    o.threads = 9 + static_cast<uint32_t>(rng.below(4));
+    o.events = 30 + rng.below(20);
+    o.shape = ForkShape::Nested;
+  } else if (seed % 4 == 3) {  // rule (b): three threads, two nested locks, one or two variables
     o.threads = 3;
     o.events = 20 + rng.below(25);
     o.variables = 1 + static_cast<uint32_t>(rng.below(2));
@@ -90,12 +95,23 @@ std::string show(const testing::PoVerdict& v) {
   return s.empty() ? "none" : s;
 }
 
-void check_engine_against_reference(const std::string& engine, uint64_t first_seed, int count) {
+// The plain (unoptimised) versions, checked like the engines.
+RaceSink run_plain(const std::string& engine, const Trace& trace) {
+  auto make = engine == "wcp"  ? po::make_wcp_plain
+              : engine == "dc" ? po::make_dc_plain
+                               : po::make_wdc_plain;
+  EngineInfo info{engine + "-plain", "", "", "", EngineMode::Online, make};
+  return run_engine(info, trace);
+}
+
+void check_engine_against_reference(const std::string& engine, uint64_t first_seed, int count,
+                                    bool plain = false) {
   for (int k = 0; k < count; ++k) {
     const uint64_t seed = first_seed + static_cast<uint64_t>(k);
     const Trace trace = generate_trace(random_options(seed));
     const testing::PoVerdict expected = testing::po_reference(trace, engine);
-    const testing::PoVerdict got = verdict_of(run_engine(engine, trace));
+    const testing::PoVerdict got =
+        verdict_of(plain ? run_plain(engine, trace) : run_engine(engine, trace));
     ASSERT_EQ(got.pairs, expected.pairs) << engine << " seed " << seed << ": engine " << show(got)
                                          << " reference " << show(expected) << "\n"
                                          << to_std_text(trace);
@@ -120,6 +136,11 @@ TEST(PoProperty, WdcEqualsItsDefinition) {
 }
 TEST(PoProperty, DcTpEqualsItsDefinition) {
   check_engine_against_reference("dc-tp", 6000, iterations(12000));
+}
+TEST(PoProperty, PlainVersionsEqualTheirDefinitions) {
+  check_engine_against_reference("wcp", 12000, iterations(4000), true);
+  check_engine_against_reference("dc", 16000, iterations(4000), true);
+  check_engine_against_reference("wdc", 20000, iterations(4000), true);
 }
 TEST(PoProperty, WdpEqualsItsDefinition) {
   check_engine_against_reference("wdp", 7000, iterations(12000));

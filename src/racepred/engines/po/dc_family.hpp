@@ -29,6 +29,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <memory>
 #include <vector>
 
@@ -42,6 +43,7 @@ struct DcConfig {
   bool lockset = false;     // WDP: pairs only with disjoint standard lock sets
 };
 
+// The plain version (every clock a VectorClock); the engines run DcFlat below.
 template <DcConfig Config>
 class DcFamily final : public PoEngine {
  public:
@@ -192,6 +194,184 @@ class DcFamily final : public PoEngine {
   std::vector<std::vector<std::vector<size_t>>> cursors_;  // cursor_{l,t,u}
   OpenSections open_;
   History hist_;
+  FilteredHistory filtered_;
+};
+
+// The optimised version: the same rules on flat clock rows (thread clocks, rule-(a) clocks and
+// the release clocks of the CS lists each in one contiguous array), CS sets reused.
+template <DcConfig Config>
+class DcFlat final : public PoEngine {
+ public:
+  using PoEngine::PoEngine;
+
+  void on_event(EventId id, const Event& e) override {
+    const ThreadId t = e.thread;
+    if (t >= threads_) [[unlikely]]
+      add_thread(t);
+    switch (e.op) {
+      case Op::Acquire: {
+        uint64_t entry = 0;
+        if constexpr (Config.rule_b) {
+          auto& list = list_of(e.target, t);
+          list.push_back(Sec{d(t)[t], kOpen});
+          entry = list.size() - 1;
+        }
+        open_.acquire(t, e.target, entry);
+        break;
+      }
+      case Op::Release:
+        release(t, e.target);
+        break;
+      case Op::Read:
+      case Op::Write:
+        access(id, e);
+        break;
+      case Op::Fork:
+        if (e.target >= threads_) add_thread(e.target);
+        join_row(d(e.target), d(t), stride());  // D_u := D_u ⊔ D_t
+        ++d(t)[t];
+        break;
+      case Op::Join:
+        if (e.target >= threads_) add_thread(e.target);
+        join_row(d(t), d(e.target), stride());  // D_t := D_t ⊔ D_u
+        break;
+    }
+  }
+
+ protected:
+  void columns(const Event& e, Annotation& row) override {
+    row.push_back({"D_t", show_row(d(e.thread), stride(), width(e))});
+    if constexpr (Config.lockset) {
+      std::string s = "{";
+      for (LockId l : open_.locks(e.thread)) {
+        if (s.size() > 1) s += ',';
+        s += std::string(symbols_.locks.name(l));
+      }
+      row.push_back({"LH_t", s + "}"});
+    } else {
+      row.push_back({"W_x", e.is_access() ? hist_.show(e.target, true) : ""});
+      row.push_back({"R_x", e.is_access() ? hist_.show(e.target, false) : ""});
+    }
+  }
+
+ private:
+  static constexpr uint32_t kOpen = UINT32_MAX;
+  struct Sec {
+    Clock acq;     // D_u(u) at the acquire
+    uint32_t rel;  // row of D at the release in rels_, kOpen while open
+  };
+
+  Clock* d(ThreadId t) { return d_.row(t); }
+  const Clock* d(ThreadId t) const { return d_.row(t); }
+  size_t stride() const { return d_.stride(); }
+
+  void access(EventId id, const Event& e) {
+    const ThreadId t = e.thread;
+    const VariableId x = e.target;
+    Clock* dt = d(t);
+    const size_t n = stride();
+    if constexpr (!Config.write_read) {
+      for (const OpenSections::Cs& cs : open_.of(t)) {  // rule (a) into f
+        const uint32_t s = slots_.find(cs.lock, x);
+        if (s == PairSlots::kNone) continue;
+        join_row(dt, ra_.row(2 * size_t{s} + 1), n);
+        if (e.op == Op::Write) join_row(dt, ra_.row(2 * size_t{s}), n);
+      }
+    }
+    if constexpr (Config.lockset) {
+      filtered_.check_with(
+          *this, id, e, [&](size_t u) { return u < n ? dt[u] : Clock{0}; }, open_.locks(t));
+      filtered_.record(id, e, dt[t], open_.locks(t));
+    } else {
+      hist_.check(*this, id, e, dt);
+      hist_.record(id, e, dt[t]);
+    }
+    if constexpr (Config.write_read) {
+      if (e.op == Op::Read)
+        for (const OpenSections::Cs& cs : open_.of(t)) {  // rule (a) into the branch after f
+          const uint32_t s = slots_.find(cs.lock, x);
+          if (s != PairSlots::kNone) join_row(dt, ra_.row(2 * size_t{s} + 1), n);
+        }
+    }
+    open_.access(e);
+  }
+
+  void release(ThreadId t, LockId l) {
+    if (!open_.release(t, l, released_)) return;
+    Clock* dt = d(t);
+    const size_t n = stride();
+    if constexpr (Config.rule_b) {
+      auto& cursors = cursors_of(l, t);
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (ThreadId u = 0; u < threads_; ++u) {
+          if (u == t || l >= lists_.size() || u >= lists_[l].size()) continue;
+          const auto& list = lists_[l][u];
+          size_t i = cursors[u], last = SIZE_MAX;
+          while (i < list.size() && list[i].rel != kOpen && list[i].acq <= dt[u]) last = i++;
+          cursors[u] = i;
+          if (last != SIZE_MAX) {
+            join_row(dt, rels_.row(list[last].rel), n);
+            changed = true;
+          }
+        }
+      }
+    }
+    if constexpr (!Config.write_read) {
+      for (VariableId x : released_.reads) join_row(ra_row(l, x, 0), dt, n);
+    }
+    for (VariableId x : released_.writes) join_row(ra_row(l, x, 1), dt, n);
+    if constexpr (Config.rule_b) {
+      const uint32_t r = static_cast<uint32_t>(rels_used_++);
+      rels_.ensure_rows(rels_used_);
+      copy_row(rels_.row(r), dt, n);
+      list_of(l, t)[released_.entry].rel = r;
+    }
+    ++dt[t];
+  }
+
+  Clock* ra_row(LockId l, VariableId x, int kind) {
+    const uint32_t s = slots_.get_or_add(l, x);
+    ra_.ensure_rows(2 * size_t{s} + 2);
+    return ra_.row(2 * size_t{s} + kind);
+  }
+  std::vector<Sec>& list_of(LockId l, ThreadId u) {
+    grow_to(lists_, l);
+    grow_to(lists_[l], u);
+    return lists_[l][u];
+  }
+  std::vector<size_t>& cursors_of(LockId l, ThreadId t) {
+    grow_to(cursors_, l);
+    grow_to(cursors_[l], t);
+    auto& c = cursors_[l][t];
+    if (c.size() < threads_) c.resize(threads_, 0);
+    return c;
+  }
+  [[gnu::noinline]] void add_thread(ThreadId t) {
+    const size_t need = size_t{t} + 1;
+    if (need > stride()) {
+      const size_t s = std::bit_ceil(need);
+      d_.set_stride(s);
+      ra_.set_stride(s);
+      rels_.set_stride(s);
+      hist_.set_stride(s);
+    }
+    d_.ensure_rows(need);
+    for (size_t u = threads_; u < need; ++u) d_.row(u)[u] = 1;
+    threads_ = need;
+  }
+
+  size_t threads_ = 0;
+  ClockRows d_;   // D_t
+  ClockRows ra_;  // row 2s: D^r_{l,x}, row 2s+1: D^w_{l,x} for slot s of (l, x)
+  PairSlots slots_;
+  std::vector<std::vector<std::vector<Sec>>> lists_;       // CS_{l,u}
+  std::vector<std::vector<std::vector<size_t>>> cursors_;  // cursor_{l,t,u}
+  ClockRows rels_;                                         // D at the releases of CS_{l,u}
+  size_t rels_used_ = 0;
+  OpenSections open_;
+  OpenSections::Cs released_{0, 0, {}, {}};
+  FlatHistory hist_;
   FilteredHistory filtered_;
 };
 

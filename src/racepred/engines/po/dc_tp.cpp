@@ -14,7 +14,7 @@
 namespace racepred::po {
 
 std::unique_ptr<Engine> make_dc_tp(EngineContext& context) {
-  return std::make_unique<DcFamily<DcConfig{}>>(context);
+  return std::make_unique<DcFlat<DcConfig{}>>(context);
 }
 
 }  // namespace racepred::po

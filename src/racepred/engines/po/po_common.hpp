@@ -89,6 +89,130 @@ class PoEngine : public Engine {
   std::vector<std::pair<EventId, EventId>> found_;
 };
 
+// ---- Flat clock storage (hot paths) ----------------------------------------------------------
+// Rows of clocks sharing one stride (a power of two >= 8: the thread capacity) in one
+// contiguous, zero-initialised array: no pointer chasing, loops in fixed blocks the compiler
+// vectorises. Engines grow the stride of all their tables together when a thread id beyond it
+// appears (rare: rows are copied once).
+inline constexpr size_t kBlock = 8;
+
+class ClockRows {
+ public:
+  Clock* row(size_t r) { return data_.data() + r * stride_; }
+  const Clock* row(size_t r) const { return data_.data() + r * stride_; }
+  size_t rows() const { return rows_; }
+  size_t stride() const { return stride_; }
+  // Makes rows [0, n) valid (new rows are zero).
+  void ensure_rows(size_t n) {
+    if (n <= rows_) return;
+    const size_t grown = std::max<size_t>({n, rows_ + rows_ / 2, 16});
+    data_.resize(grown * stride_, 0);
+    rows_ = grown;
+  }
+  void set_stride(size_t stride) {
+    if (stride == stride_) return;
+    std::vector<Clock> data(rows_ * stride, 0);
+    const size_t keep = std::min(stride, stride_);
+    for (size_t r = 0; r < rows_; ++r)
+      std::copy_n(data_.begin() + static_cast<std::ptrdiff_t>(r * stride_), keep,
+                  data.begin() + static_cast<std::ptrdiff_t>(r * stride));
+    data_.swap(data);
+    stride_ = stride;
+  }
+
+ private:
+  std::vector<Clock> data_;
+  size_t rows_ = 0;
+  size_t stride_ = kBlock;
+};
+
+// dst := dst ⊔ src
+inline void join_row(Clock* dst, const Clock* src, size_t n) {
+  for (size_t j = 0; j < n; j += kBlock)
+    for (size_t k = 0; k < kBlock; ++k) dst[j + k] = std::max(dst[j + k], src[j + k]);
+}
+inline void copy_row(Clock* dst, const Clock* src, size_t n) {
+  std::copy_n(src, n, dst);
+}
+// Some a[j] > b[j].
+inline bool any_greater(const Clock* a, const Clock* b, size_t n) {
+  unsigned bad = 0;
+  for (size_t j = 0; j < n; j += kBlock)
+    for (size_t k = 0; k < kBlock; ++k) bad |= static_cast<unsigned>(a[j + k] > b[j + k]);
+  return bad != 0;
+}
+inline std::string show_row(const Clock* c, size_t stride, size_t width) {
+  VectorClock v;
+  for (size_t j = 0; j < stride; ++j)
+    if (c[j] != 0) v.set(static_cast<ThreadId>(j), c[j]);
+  return show(v, width);
+}
+
+// History on flat rows: row 2x = W_x, row 2x+1 = R_x (local times per thread), and the access
+// behind each entry. check() compares with `known` (a row of the same stride; the caller makes
+// the own entry large enough, e.g. C_t = P_t[t := N_t]).
+class FlatHistory {
+ public:
+  void set_stride(size_t stride) {
+    clocks_.set_stride(stride);
+    std::vector<Who> w(clocks_.rows() * stride);
+    for (size_t r = 0; r < clocks_.rows(); ++r)
+      for (size_t j = 0; j < std::min(stride, stride_); ++j)
+        w[r * stride + j] = who_[r * stride_ + j];
+    who_.swap(w);
+    stride_ = stride;
+  }
+  template <class Engine>
+  void check(Engine& engine, EventId id, const Event& e, const Clock* known) {
+    const size_t x = e.target;
+    if (2 * x + 1 >= clocks_.rows()) return;
+    const size_t n = clocks_.stride();
+    const Clock* w = clocks_.row(2 * x);
+    if (any_greater(w, known, n)) [[unlikely]]
+      report(engine, 2 * x, Op::Write, id, e, known);
+    if (e.op == Op::Write) {
+      const Clock* r = clocks_.row(2 * x + 1);
+      if (any_greater(r, known, n)) [[unlikely]]
+        report(engine, 2 * x + 1, Op::Read, id, e, known);
+    }
+  }
+  void record(EventId id, const Event& e, Clock time) {
+    const size_t r = 2 * size_t{e.target} + (e.op == Op::Write ? 0 : 1);
+    if (r >= clocks_.rows()) [[unlikely]]
+      grow(r);
+    clocks_.row(r)[e.thread] = time;
+    who_[r * stride_ + e.thread] = Who{id, e.location};
+  }
+  std::string show(VariableId x, bool write) const {
+    std::string s = "{";
+    const size_t r = 2 * size_t{x} + (write ? 0 : 1);
+    if (r < clocks_.rows())
+      for (size_t u = 0; u < stride_; ++u)
+        if (clocks_.row(r)[u] != 0) {
+          if (s.size() > 1) s += ',';
+          s += Epoch(static_cast<ThreadId>(u), clocks_.row(r)[u]).to_string();
+        }
+    return s + "}";
+  }
+
+ private:
+  template <class Engine>
+  [[gnu::noinline, gnu::cold]] void report(Engine& engine, size_t r, Op op, EventId id,
+                                           const Event& e, const Clock* known) {
+    const Clock* c = clocks_.row(r);
+    for (size_t u = 0; u < stride_; ++u)
+      if (u != e.thread && c[u] > known[u])
+        engine.report(who_[r * stride_ + u], static_cast<ThreadId>(u), op, id, e);
+  }
+  [[gnu::noinline]] void grow(size_t r) {
+    clocks_.ensure_rows(r + 1);
+    who_.resize(clocks_.rows() * stride_);
+  }
+  ClockRows clocks_;
+  std::vector<Who> who_;
+  size_t stride_ = kBlock;
+};
+
 // Per variable x: W_x(u), R_x(u) = the local time of u's latest write / read of x, with the
 // access behind it. check(): report every u != t whose latest conflicting access is not known to
 // `known` (an earlier access of u with local time k is ordered before the current event iff
@@ -153,12 +277,19 @@ class FilteredHistory {
   template <class Engine>
   void check(Engine& engine, EventId id, const Event& e, const VectorClock& known,
              const std::vector<LockId>& held) {
+    check_with(
+        engine, id, e, [&](size_t u) { return known.get(static_cast<ThreadId>(u)); }, held);
+  }
+  // `known(u)`: the local time of u known to the current event.
+  template <class Engine, class Known>
+  void check_with(Engine& engine, EventId id, const Event& e, Known&& known,
+                  const std::vector<LockId>& held) {
     const size_t x = e.target;
     if (x >= vars_.size()) return;
     const ThreadId t = e.thread;
     for (size_t u = 0; u < vars_[x].size(); ++u) {
       if (u == t) continue;
-      const Clock k = known.get(static_cast<ThreadId>(u));
+      const Clock k = known(u);
       for (Op kind : {Op::Write, Op::Read}) {
         if (kind == Op::Read && e.op == Op::Read) continue;
         const Entry* best = nullptr;
@@ -171,17 +302,34 @@ class FilteredHistory {
       }
     }
   }
+  // An entry whose lock set includes the new access's is dropped: whenever it would qualify
+  // (unordered, disjoint lock sets), the new, later access qualifies too. So the entries of one
+  // (variable, thread, kind) have pairwise incomparable lock sets (few in practice).
   void record(EventId id, const Event& e, Clock time, const std::vector<LockId>& held) {
     const size_t x = e.target;
     grow_to(vars_, x);
     if (e.thread >= vars_[x].size()) vars_[x].resize(size_t{e.thread} + 1);
-    for (Entry& en : vars_[x][e.thread])
-      if (en.kind == e.op && en.locks == held) {
-        en.time = time;
-        en.who = Who{id, e.location};
-        return;
+    auto& entries = vars_[x][e.thread];
+    size_t kept = 0;
+    for (size_t k = 0; k < entries.size(); ++k) {
+      Entry& en = entries[k];
+      const bool covered = en.kind == e.op && std::includes(en.locks.begin(), en.locks.end(),
+                                                            held.begin(), held.end());
+      if (!covered) {
+        if (kept != k) std::swap(entries[kept], en);
+        ++kept;
       }
-    vars_[x][e.thread].push_back(Entry{e.op, time, Who{id, e.location}, held});
+    }
+    if (kept < entries.size()) {  // reuse a dropped entry's storage
+      entries.resize(kept + 1);
+      Entry& en = entries[kept];
+      en.kind = e.op;
+      en.time = time;
+      en.who = Who{id, e.location};
+      en.locks.assign(held.begin(), held.end());
+    } else {
+      entries.push_back(Entry{e.op, time, Who{id, e.location}, held});
+    }
   }
 
  private:
@@ -223,7 +371,18 @@ class OpenSections {
     return sorted_[t];
   }
   void acquire(ThreadId t, LockId l, uint64_t entry) {
-    of(t).push_back(Cs{l, entry, {}, {}});
+    grow_to(spare_, t);
+    if (spare_[t].empty()) {
+      of(t).push_back(Cs{l, entry, {}, {}});
+    } else {  // reuse a released CS's sets (no allocation once warm)
+      Cs cs = std::move(spare_[t].back());
+      spare_[t].pop_back();
+      cs.lock = l;
+      cs.entry = entry;
+      cs.reads.clear();
+      cs.writes.clear();
+      of(t).push_back(std::move(cs));
+    }
     grow_to(sorted_, t);
     auto& s = sorted_[t];
     s.insert(std::upper_bound(s.begin(), s.end(), l), l);
@@ -239,22 +398,29 @@ class OpenSections {
   // Removes the CS of `l` (innermost match) and returns it; `found` false when t does not hold
   // l (the validator rejects such traces; engines then ignore the release).
   Cs release(ThreadId t, LockId l, bool& found) {
+    Cs out{l, 0, {}, {}};
+    found = release(t, l, out);
+    return out;
+  }
+  // The same into `out`, whose previous sets are kept for reuse by later acquires.
+  bool release(ThreadId t, LockId l, Cs& out) {
     auto& o = of(t);
     for (size_t k = o.size(); k-- > 0;)
       if (o[k].lock == l) {
-        Cs cs = std::move(o[k]);
+        std::swap(out, o[k]);
+        grow_to(spare_, t);
+        spare_[t].push_back(std::move(o[k]));
         o.erase(o.begin() + static_cast<std::ptrdiff_t>(k));
         auto& s = sorted_[t];
         s.erase(std::lower_bound(s.begin(), s.end(), l));
-        found = true;
-        return cs;
+        return true;
       }
-    found = false;
-    return Cs{l, 0, {}, {}};
+    return false;
   }
 
  private:
   std::vector<std::vector<Cs>> open_;
+  std::vector<std::vector<Cs>> spare_;  // released CSs whose sets are reused
   std::vector<std::vector<LockId>> sorted_;
 };
 

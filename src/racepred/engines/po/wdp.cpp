@@ -14,7 +14,7 @@
 namespace racepred::po {
 
 std::unique_ptr<Engine> make_wdp(EngineContext& context) {
-  return std::make_unique<DcFamily<DcConfig{.write_read = true, .lockset = true}>>(context);
+  return std::make_unique<DcFlat<DcConfig{.write_read = true, .lockset = true}>>(context);
 }
 
 }  // namespace racepred::po
