@@ -271,12 +271,13 @@ class DcFlat final : public PoEngine {
     Clock* dt = d(t);
     const size_t n = stride();
     if constexpr (!Config.write_read) {
-      for (const OpenSections::Cs& cs : open_.of(t)) {  // rule (a) into f
-        const uint32_t s = slots_.find(cs.lock, x);
-        if (s == PairSlots::kNone) continue;
-        join_row(dt, ra_.row(2 * size_t{s} + 1), n);
-        if (e.op == Op::Write) join_row(dt, ra_.row(2 * size_t{s}), n);
-      }
+      if (x < ra_.size() && !ra_[x].locks.empty())
+        for (const OpenSections::Cs& cs : open_.of(t)) {  // rule (a) into f
+          const Clock* r = ra_find(x, cs.lock);
+          if (r == nullptr) continue;
+          join_row(dt, r + n, n);
+          if (e.op == Op::Write) join_row(dt, r, n);
+        }
     }
     if constexpr (Config.lockset) {
       filtered_.check_with(
@@ -289,8 +290,7 @@ class DcFlat final : public PoEngine {
     if constexpr (Config.write_read) {
       if (e.op == Op::Read)
         for (const OpenSections::Cs& cs : open_.of(t)) {  // rule (a) into the branch after f
-          const uint32_t s = slots_.find(cs.lock, x);
-          if (s != PairSlots::kNone) join_row(dt, ra_.row(2 * size_t{s} + 1), n);
+          if (const Clock* r = ra_find(x, cs.lock)) join_row(dt, r + n, n);
         }
     }
     open_.access(e);
@@ -330,10 +330,29 @@ class DcFlat final : public PoEngine {
     ++dt[t];
   }
 
+  // Rule-(a) clocks stored per variable (next to each other for the few locks that guard it):
+  // for lock number k of x, D^r at clocks[2k·stride], D^w at clocks[(2k+1)·stride].
+  struct RaVar {
+    std::vector<LockId> locks;
+    std::vector<Clock> clocks;
+  };
+  const Clock* ra_find(VariableId x, LockId l) const {
+    if (x >= ra_.size()) return nullptr;
+    const RaVar& v = ra_[x];
+    for (size_t k = 0; k < v.locks.size(); ++k)
+      if (v.locks[k] == l) return v.clocks.data() + 2 * k * stride();
+    return nullptr;
+  }
   Clock* ra_row(LockId l, VariableId x, int kind) {
-    const uint32_t s = slots_.get_or_add(l, x);
-    ra_.ensure_rows(2 * size_t{s} + 2);
-    return ra_.row(2 * size_t{s} + kind);
+    grow_to(ra_, x);
+    RaVar& v = ra_[x];
+    size_t k = 0;
+    while (k < v.locks.size() && v.locks[k] != l) ++k;
+    if (k == v.locks.size()) {
+      v.locks.push_back(l);
+      v.clocks.resize(v.locks.size() * 2 * stride(), 0);
+    }
+    return v.clocks.data() + (2 * k + kind) * stride();
   }
   std::vector<Sec>& list_of(LockId l, ThreadId u) {
     grow_to(lists_, l);
@@ -351,8 +370,14 @@ class DcFlat final : public PoEngine {
     const size_t need = size_t{t} + 1;
     if (need > stride()) {
       const size_t s = std::bit_ceil(need);
+      for (RaVar& v : ra_) {
+        std::vector<Clock> c(v.locks.size() * 2 * s, 0);
+        for (size_t r = 0; r < 2 * v.locks.size(); ++r)
+          std::copy_n(v.clocks.begin() + static_cast<std::ptrdiff_t>(r * stride()), stride(),
+                      c.begin() + static_cast<std::ptrdiff_t>(r * s));
+        v.clocks.swap(c);
+      }
       d_.set_stride(s);
-      ra_.set_stride(s);
       rels_.set_stride(s);
       hist_.set_stride(s);
     }
@@ -362,9 +387,8 @@ class DcFlat final : public PoEngine {
   }
 
   size_t threads_ = 0;
-  ClockRows d_;   // D_t
-  ClockRows ra_;  // row 2s: D^r_{l,x}, row 2s+1: D^w_{l,x} for slot s of (l, x)
-  PairSlots slots_;
+  ClockRows d_;                                            // D_t
+  std::vector<RaVar> ra_;                                  // D^r_{l,x}, D^w_{l,x}
   std::vector<std::vector<std::vector<Sec>>> lists_;       // CS_{l,u}
   std::vector<std::vector<std::vector<size_t>>> cursors_;  // cursor_{l,t,u}
   ClockRows rels_;                                         // D at the releases of CS_{l,u}

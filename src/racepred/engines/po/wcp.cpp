@@ -288,19 +288,21 @@ class Wcp final : public PoEngine {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
     Clock* pt = p(t);
-    for (const OpenSections::Cs& cs : open_.of(t)) {  // WCP-1, other threads' releases only
-      if (cs.lock >= latest_.size() || x >= latest_[cs.lock].size()) continue;
-      const LatestPair& slot = latest_[cs.lock][x];
-      for (int kind = 1; kind >= (e.op == Op::Write ? 0 : 1); --kind) {
-        const Latest& a = slot.kind[kind];
-        // The release is already WCP-before the current event iff N(r1) <= P_t(thread(r1)).
-        if (a.last != t) {
-          if (a.h != kNoSnap && a.h_time > pt[a.last]) join_row(pt, snaps_.row(a.h), stride());
-        } else if (a.other != kNoSnap && a.other_time > pt[a.other_thread]) {
-          join_row(pt, snaps_.row(a.other), stride());
+    if (x < latest_.size() && !latest_[x].empty())
+      for (const OpenSections::Cs& cs : open_.of(t)) {  // WCP-1, other threads' releases only
+        const LatestPair* found = find_slot(x, cs.lock);
+        if (found == nullptr) continue;
+        const LatestPair& slot = *found;
+        for (int kind = 1; kind >= (e.op == Op::Write ? 0 : 1); --kind) {
+          const Latest& a = slot.kind[kind];
+          // The release is already WCP-before the current event iff N(r1) <= P_t(thread(r1)).
+          if (a.last != t) {
+            if (a.h != kNoSnap && a.h_time > pt[a.last]) join_row(pt, snaps_.row(a.h), stride());
+          } else if (a.other != kNoSnap && a.other_time > pt[a.other_thread]) {
+            join_row(pt, snaps_.row(a.other), stride());
+          }
         }
       }
-    }
     const Clock own = pt[t];
     pt[t] = n_[t];  // C_t = P_t[t := N_t]; own entries never race
     hist_.check(*this, id, e, pt);
@@ -342,10 +344,18 @@ class Wcp final : public PoEngine {
     tick(t);
   }
 
+  // Rule-(a) slots stored per variable, next to each other for the few locks that guard it.
+  const LatestPair* find_slot(VariableId x, LockId l) const {
+    for (const auto& [lock, pair] : latest_[x])
+      if (lock == l) return &pair;
+    return nullptr;
+  }
   Latest& slot(LockId l, VariableId x, int kind) {
-    grow_to(latest_, l);
-    grow_to(latest_[l], x);
-    return latest_[l][x].kind[kind];
+    grow_to(latest_, x);
+    for (auto& [lock, pair] : latest_[x])
+      if (lock == l) return pair.kind[kind];
+    latest_[x].emplace_back(l, LatestPair{});
+    return latest_[x].back().second.kind[kind];
   }
   void update(Latest& a, ThreadId t, uint32_t snap) {
     if (a.h == snap) return;  // the variable appeared twice in the CS's set
@@ -422,9 +432,9 @@ class Wcp final : public PoEngine {
     size_t head = 0;
     uint64_t base = 0;
   };
-  std::vector<Lane> sections_;                   // CS_l
-  std::vector<std::vector<LatestPair>> latest_;  // per lock, per variable
-  ClockRows snaps_;                              // H snapshots
+  std::vector<Lane> sections_;                                      // CS_l
+  std::vector<std::vector<std::pair<LockId, LatestPair>>> latest_;  // per variable, per lock
+  ClockRows snaps_;                                                 // H snapshots
   std::vector<uint32_t> refs_;
   std::vector<ThreadId> snap_thread_;
   std::vector<uint32_t> free_;
