@@ -18,8 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "racepred/driver/registry.hpp"
 #include "racepred/engines/engine.hpp"
-#include "racepred/engines/goldilocks.hpp"
+#include "racepred/engines/goldilocks/goldilocks.hpp"
 #include "racepred/trace/trace.hpp"
 
 namespace racepred {

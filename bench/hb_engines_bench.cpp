@@ -11,6 +11,7 @@
 //              unsynchronised, many races, a larger working set
 #include <benchmark/benchmark.h>
 
+#include "racepred/driver/registry.hpp"
 #include "racepred/engines/engine.hpp"
 #include "racepred/trace/generator.hpp"
 

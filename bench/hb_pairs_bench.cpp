@@ -7,8 +7,9 @@
 #include <cstdint>
 #include <string>
 
+#include "racepred/driver/registry.hpp"
+#include "racepred/driver/run.hpp"
 #include "racepred/engines/engine.hpp"
-#include "racepred/engines/run.hpp"
 #include "racepred/trace/trace.hpp"
 
 namespace racepred {

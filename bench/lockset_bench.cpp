@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "racepred/engines/run.hpp"
+#include "racepred/driver/run.hpp"
 #include "racepred/trace/generator.hpp"
 
 namespace racepred {

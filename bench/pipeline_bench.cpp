@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "racepred/cli/pipeline.hpp"
+#include "racepred/driver/pipeline.hpp"
 
 namespace racepred {
 namespace {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <utility>
 
+#include "racepred/driver/registry.hpp"
 #include "racepred/engines/engine.hpp"
 #include "racepred/trace/generator.hpp"
 
@@ -40,9 +41,7 @@ void BM_Engine(benchmark::State& state, const char* engine) {
     RaceSink sink;
     EngineContext context{t.symbols, sink};
     std::unique_ptr<Engine> e = info->make(context);
-    const Event* events = t.events.data();
-    const EventId* ids = t.ids.data();
-    for (size_t i = 0, n = t.size(); i < n; ++i) e->on_event(ids[i], events[i]);
+    e->on_events(t.ids, t.events);
     e->finish();
     races = sink.race_count();
     benchmark::DoNotOptimize(races);

@@ -10,14 +10,16 @@
 #include <set>
 #include <string>
 
+#include "racepred/driver/registry.hpp"
+#include "racepred/driver/run.hpp"
 #include "racepred/engines/engine.hpp"
-#include "racepred/engines/run.hpp"
 #include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/locksets.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/io/std_writer.hpp"
 #include "racepred/trace/generator.hpp"
 #include "support/exact_support.hpp"
+#include "support/small_traces.hpp"
 
 namespace racepred {
 namespace {
@@ -29,41 +31,10 @@ using exact::RaceNotion;
 using exact::Reorderings;
 using Pairs = std::vector<std::pair<uint32_t, uint32_t>>;
 
-int iterations(int normal) {
-  return std::getenv("RACEPRED_SANITIZED") ? std::max(300, normal / 10) : normal;
-}
-
-// A random small trace; the options vary with the seed.
-GeneratorOptions small_options(uint64_t seed) {
-  Rng rng(seed * 7919 + 17);
-  GeneratorOptions o;
-  o.seed = seed;
-  o.threads = 2 + static_cast<uint32_t>(rng.below(3));
-  o.events = 4 + rng.below(17);
-  o.variables = 1 + static_cast<uint32_t>(rng.below(3));
-  o.locks = 1 + static_cast<uint32_t>(rng.below(2));
-  o.nesting = 1 + static_cast<uint32_t>(rng.below(2));
-  const ForkShape shapes[] = {ForkShape::None, ForkShape::Fork, ForkShape::ForkJoin,
-                              ForkShape::Nested};
-  o.shape = shapes[rng.below(4)];
-  o.cs_share = 0.3 + 0.15 * static_cast<double>(rng.below(5));
-  o.write_share = 0.5;
-  o.local_share = 0;
-  o.guarded_share = 0.5;
-  o.switch_share = 0.5;
-  o.release_at_end = rng.below(4) != 0;
-  o.early_joins = rng.below(2) != 0;
-  if (seed % 3 == 0) {
-    // Forks and joins inside critical sections: cross-thread critical sections (Fig. 2).
-    o.shape = ForkShape::Nested;
-    o.early_joins = true;
-    o.cs_share = 0.9;
-  }
-  return o;
-}
-
+int iterations(int normal) { return testing::property_iterations(normal); }
+GeneratorOptions small_options(uint64_t seed) { return testing::small_trace_options(seed); }
 std::string failure_context(uint64_t seed, const Trace& trace) {
-  return "seed " + std::to_string(seed) + ", trace:\n" + to_std_text(trace);
+  return testing::trace_context(seed, trace);
 }
 
 bool subset(const Pairs& a, const Pairs& b) {
@@ -394,60 +365,8 @@ TEST(ExactProperties, RandomTracesCoverTheInterestingCases) {
 }
 
 // Engines of other parts against the ground truth.
-TEST(ExactProperties, LocksetEngineContainsTheExactRaces) {
-  ASSERT_NE(find_engine("lockset"), nullptr);
-  const int n = iterations(2000);
-  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
-    const Trace trace = generate_trace(small_options(seed));
-    SCOPED_TRACE(failure_context(seed, trace));
-    const ExactTrace t(trace);
-    const auto truth = search(t, RaceNotion::Adjacent, Reorderings::Prefixes).races;
-    const RaceSink sink = run_engine("lockset", trace);
-    std::set<std::pair<EventId, EventId>> pairs;
-    std::set<EventId> racy(sink.racy_events().begin(), sink.racy_events().end());
-    for (const Race& r : sink.races()) pairs.insert({r.first.event, r.second.event});
-    for (auto [e, f] : truth) {
-      if (!sink.races().empty() && sink.races().front().first.known()) {
-        EXPECT_TRUE(pairs.count({t.id(e), t.id(f)}))
-            << "missed (e" << e + 1 << ", e" << f + 1 << ")";
-      } else {
-        EXPECT_TRUE(racy.count(t.id(f))) << "missed racy event e" << f + 1;
-      }
-    }
-    if (HasFailure()) break;
-  }
-}
-
-TEST(ExactProperties, FirstHbRaceIsPredictable) {
-  ASSERT_NE(find_engine("hb"), nullptr);
-  const int n = iterations(2000);
-  int with_races = 0;
-  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
-    const Trace trace = generate_trace(small_options(seed));
-    SCOPED_TRACE(failure_context(seed, trace));
-    const ExactTrace t(trace);
-    const RaceSink sink = run_engine("hb", trace);
-    if (sink.races().empty()) continue;
-    ++with_races;
-    // The first racy event, with its latest unordered conflicting access (the race HB's
-    // guarantee is about: an earlier partner may be hidden behind the later one, e.g. a read
-    // whose last write is the later of two unordered writes).
-    Race first = sink.races().front();
-    for (const Race& r : sink.races())
-      if (r.second.event < first.second.event ||
-          (r.second.event == first.second.event && r.first.event > first.first.event))
-        first = r;
-    const auto truth = search(t, RaceNotion::Adjacent, Reorderings::Prefixes).races;
-    bool found = false;
-    for (auto [e, f] : truth)
-      if (t.id(f) == first.second.event && (!first.first.known() || t.id(e) == first.first.event))
-        found = true;
-    EXPECT_TRUE(found) << "first hb race (e" << first.first.event << ", e" << first.second.event
-                       << ") is not a predictable race";
-    if (HasFailure()) break;
-  }
-  EXPECT_GT(with_races, n / 4);
-}
+// The engines' own claims against the ground truth (lockset complete, the first hb race real,
+// …) are checked for every engine of the table in guarantee_property_test.cpp.
 
 }  // namespace
 }  // namespace racepred

@@ -21,8 +21,10 @@
 #include <vector>
 
 #include "racepred/clock/vector_clock.hpp"
+#include "racepred/driver/annotate.hpp"
+#include "racepred/driver/registry.hpp"
 #include "racepred/engines/engine.hpp"
-#include "racepred/engines/goldilocks.hpp"
+#include "racepred/engines/goldilocks/goldilocks.hpp"
 #include "racepred/io/reader.hpp"
 
 namespace racepred {
@@ -214,7 +216,7 @@ Pairs run(const Maker& make, const Trace& trace, std::set<EventId>* racy = nullp
   RaceSink sink(SIZE_MAX);
   EngineContext context{trace.symbols, sink};
   std::unique_ptr<Engine> engine = make(context);
-  for (size_t i = 0; i < trace.size(); ++i) engine->on_event(trace.ids[i], trace.events[i]);
+  engine->on_events(trace.ids, trace.events);
   engine->finish();
   sink.finalize();
   Pairs out;
@@ -224,15 +226,10 @@ Pairs run(const Maker& make, const Trace& trace, std::set<EventId>* racy = nullp
 }
 
 std::vector<std::string> annotations(const Maker& make, const Trace& trace) {
-  RaceSink sink(SIZE_MAX);
-  EngineContext context{trace.symbols, sink};
-  std::unique_ptr<Engine> engine = make(context);
+  const AnnotationRun run = annotate_trace(make, "goldilocks", trace, SIZE_MAX);
   std::vector<std::string> rows;
   for (size_t i = 0; i < trace.size(); ++i) {
-    engine->before_event(trace.ids[i], trace.events[i]);
-    engine->on_event(trace.ids[i], trace.events[i]);
-    Annotation row;
-    engine->annotate(trace.ids[i], trace.events[i], row);
+    const Annotation& row = run.rows[i];
     std::string line = std::to_string(trace.ids[i]) + ":";
     for (const AnnotationCell& c : row) line += " " + c.column + "=" + c.value;
     rows.push_back(line);

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "racepred/engines/run.hpp"
+#include "racepred/driver/run.hpp"
 #include "racepred/trace/generator.hpp"
 #include "racepred/trace/trace.hpp"
 

@@ -16,8 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "racepred/engines/hb_pairs.hpp"
-#include "racepred/engines/run.hpp"
+#include "racepred/driver/registry.hpp"
+#include "racepred/driver/run.hpp"
+#include "racepred/engines/hb/hb.hpp"
 #include "racepred/io/reader.hpp"
 #include "racepred/io/std_writer.hpp"
 #include "racepred/trace/generator.hpp"

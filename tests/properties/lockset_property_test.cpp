@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "racepred/cli/pipeline.hpp"
-#include "racepred/engines/run.hpp"
+#include "racepred/driver/pipeline.hpp"
+#include "racepred/driver/run.hpp"
 #include "racepred/trace/generator.hpp"
 #include "support/lockset_oracle.hpp"
 

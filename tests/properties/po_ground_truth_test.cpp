@@ -17,7 +17,7 @@
 #include <string>
 #include <utility>
 
-#include "racepred/engines/run.hpp"
+#include "racepred/driver/run.hpp"
 #include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/io/std_writer.hpp"

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "racepred/driver/run.hpp"
 #include "racepred/engines/po/plain.hpp"
-#include "racepred/engines/run.hpp"
 #include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/io/std_writer.hpp"
@@ -97,11 +97,10 @@ std::string show(const testing::PoVerdict& v) {
 
 // The plain (unoptimised) versions, checked like the engines.
 RaceSink run_plain(const std::string& engine, const Trace& trace) {
-  auto make = engine == "wcp"  ? po::make_wcp_plain
-              : engine == "dc" ? po::make_dc_plain
-                               : po::make_wdc_plain;
-  EngineInfo info{engine + "-plain", "", "", "", EngineMode::Online, make};
-  return run_engine(info, trace);
+  return run_engine(engine == "wcp"  ? po::make_wcp_plain
+                    : engine == "dc" ? po::make_dc_plain
+                                     : po::make_wdc_plain,
+                    trace);
 }
 
 void check_engine_against_reference(const std::string& engine, uint64_t first_seed, int count,

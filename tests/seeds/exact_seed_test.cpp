@@ -4,8 +4,10 @@
 
 #include <algorithm>
 
+#include "racepred/driver/annotate.hpp"
+#include "racepred/driver/registry.hpp"
+#include "racepred/driver/run.hpp"
 #include "racepred/engines/engine.hpp"
-#include "racepred/engines/run.hpp"
 #include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/locksets.hpp"
 #include "racepred/exact/search.hpp"
@@ -117,20 +119,9 @@ std::vector<std::pair<EventId, EventId>> engine_pairs(const char* name, const Tr
   return out;
 }
 
-// The annotated view of an offline lock-set engine, as the annotate driver produces it.
+// The annotated view of an offline lock-set engine, as `racepred annotate` produces it.
 std::vector<Annotation> annotate(const char* engine, const Trace& trace) {
-  RaceSink sink;
-  EngineContext context{trace.symbols, sink};
-  std::unique_ptr<Engine> e = find_engine(engine)->make(context);
-  EXPECT_TRUE(e->supports_annotation());
-  std::vector<Annotation> rows(trace.size());
-  for (size_t i = 0; i < trace.size(); ++i) {
-    e->before_event(trace.ids[i], trace.events[i]);
-    e->on_event(trace.ids[i], trace.events[i]);
-    e->annotate(trace.ids[i], trace.events[i], rows[i]);
-  }
-  e->finish();
-  return rows;
+  return annotate_trace(engine, trace).rows;
 }
 std::vector<std::string> column(const std::vector<Annotation>& rows, const std::string& name) {
   std::vector<std::string> values;

@@ -9,9 +9,10 @@
 #include <utility>
 #include <vector>
 
+#include "racepred/driver/annotate.hpp"
+#include "racepred/driver/run.hpp"
 #include "racepred/engines/engine.hpp"
-#include "racepred/engines/goldilocks.hpp"
-#include "racepred/engines/run.hpp"
+#include "racepred/engines/goldilocks/goldilocks.hpp"
 #include "racepred/io/reader.hpp"
 #include "racepred/trace/validator.hpp"
 
@@ -165,21 +166,9 @@ TEST(GoldilocksSeed, PrintedRulesOnTheScenarios) {
   }
 }
 
-// Annotated lock sets, driven through the hooks as `racepred annotate` does.
+// Annotated lock sets, as `racepred annotate` produces them.
 std::vector<Annotation> annotate_all(const Maker& make, const Trace& trace) {
-  RaceSink sink(SIZE_MAX);
-  EngineContext context{trace.symbols, sink};
-  std::unique_ptr<Engine> engine = make(context);
-  EXPECT_TRUE(engine->supports_annotation());
-  std::vector<Annotation> rows;
-  for (size_t i = 0; i < trace.size(); ++i) {
-    engine->before_event(trace.ids[i], trace.events[i]);
-    engine->on_event(trace.ids[i], trace.events[i]);
-    Annotation row;
-    engine->annotate(trace.ids[i], trace.events[i], row);
-    rows.push_back(std::move(row));
-  }
-  return rows;
+  return annotate_trace(make, "goldilocks", trace, SIZE_MAX).rows;
 }
 
 std::string cell(const Annotation& row, const std::string& column) {

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "racepred/driver/annotate.hpp"
+#include "racepred/driver/registry.hpp"
 #include "racepred/engines/engine.hpp"
 #include "racepred/io/reader.hpp"
 
@@ -24,24 +26,15 @@ struct Run {
   RaceSink sink{SIZE_MAX};
 };
 
-// Runs `engine` as `racepred annotate` does: before_event, on_event, annotate for every event.
+// Runs `engine` as `racepred annotate` does.
 std::unique_ptr<Run> annotate(const std::string& engine, const std::string& example) {
   auto run = std::make_unique<Run>();
   run->trace = load_trace(std::string(RACEPRED_EXAMPLES_DIR) + "/hb/" + example);
   const EngineInfo* info = find_engine(engine);
   EXPECT_NE(info, nullptr) << engine;
-  EngineContext context{run->trace.symbols, run->sink};
-  std::unique_ptr<Engine> e = info->make(context);
-  EXPECT_TRUE(e->supports_annotation());
-  for (size_t i = 0; i < run->trace.size(); ++i) {
-    e->before_event(run->trace.ids[i], run->trace.events[i]);
-    e->on_event(run->trace.ids[i], run->trace.events[i]);
-    Annotation row;
-    e->annotate(run->trace.ids[i], run->trace.events[i], row);
-    run->rows.push_back(std::move(row));
-  }
-  e->finish();
-  run->sink.finalize();
+  AnnotationRun result = annotate_trace(*info, run->trace, SIZE_MAX);
+  run->rows = std::move(result.rows);
+  run->sink = std::move(result.sink);
   return run;
 }
 
@@ -279,7 +272,7 @@ TEST(HbLocationsSeed, Registered) {
     const EngineInfo* info = find_engine(engine);
     ASSERT_NE(info, nullptr) << engine;
     EXPECT_FALSE(info->description.empty());
-    EXPECT_FALSE(info->guarantee.empty());
+    EXPECT_FALSE(info->guarantee.words.empty());
     EXPECT_FALSE(info->seed.empty());
     EXPECT_EQ(info->mode, EngineMode::Online);
   }

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "racepred/engines/annotate.hpp"
-#include "racepred/engines/run.hpp"
+#include "racepred/driver/annotate.hpp"
+#include "racepred/driver/run.hpp"
 #include "racepred/io/reader.hpp"
 
 namespace racepred {

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "racepred/driver/annotate.hpp"
+#include "racepred/driver/registry.hpp"
 #include "racepred/engines/engine.hpp"
 #include "racepred/io/reader.hpp"
 
@@ -36,22 +38,12 @@ void check(const SeedCase& c) {
   SCOPED_TRACE(c.file);
   const Trace trace = load_trace(std::string(RACEPRED_EXAMPLES_DIR) + "/" + c.file);
   ASSERT_GT(trace.size(), 0u);
-  const EngineInfo* info = find_engine("lockset");
-  ASSERT_NE(info, nullptr);
-  RaceSink sink;
-  EngineContext context{trace.symbols, sink};
-  auto engine = info->make(context);
+  const AnnotationRun run = annotate_trace("lockset", trace);
+  const RaceSink& sink = run.sink;
   LockSets annotated;
-  for (size_t i = 0; i < trace.size(); ++i) {
-    engine->before_event(trace.ids[i], trace.events[i]);
-    engine->on_event(trace.ids[i], trace.events[i]);
-    Annotation row;
-    engine->annotate(trace.ids[i], trace.events[i], row);
-    for (const AnnotationCell& cell : row)
+  for (size_t i = 0; i < trace.size(); ++i)
+    for (const AnnotationCell& cell : run.rows[i])
       if (cell.column == "LS" && !cell.value.empty()) annotated[trace.ids[i]] = cell.value;
-  }
-  engine->finish();
-  sink.finalize();
   Pairs got;
   for (const Race& r : sink.races()) got.emplace_back(r.first.event, r.second.event);
   EXPECT_EQ(got, c.races);

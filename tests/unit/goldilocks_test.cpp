@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "racepred/engines/goldilocks.hpp"
+#include "racepred/engines/goldilocks/goldilocks.hpp"
 #include "racepred/io/reader.hpp"
 
 namespace racepred {

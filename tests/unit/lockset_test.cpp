@@ -9,8 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "racepred/engines/lockset.hpp"
-#include "racepred/engines/run.hpp"
+#include "racepred/clock/lock_set.hpp"
+#include "racepred/driver/annotate.hpp"
+#include "racepred/driver/registry.hpp"
+#include "racepred/driver/run.hpp"
 #include "racepred/io/reader.hpp"
 #include "support/lockset_oracle.hpp"
 #include "unit/lockset_random_trace.hpp"
@@ -174,18 +176,9 @@ TEST(LocksetEngine, MoreThanAThousandLockSetsOnOneVariable) {
 TEST(LocksetEngine, AnnotatesLockSetsOfAccesses) {
   const Trace trace = parse_trace(
       "T0|acq(b)|1\nT0|acq(a)|2\nT0|w(x)|3\nT0|rel(b)|4\nT0|r(x)|5\nT1|w(x)|6\nT0|rel(a)|7\n");
-  const EngineInfo* info = find_engine("lockset");
-  ASSERT_NE(info, nullptr);
-  RaceSink sink;
-  EngineContext context{trace.symbols, sink};
-  auto engine = info->make(context);
-  ASSERT_TRUE(engine->supports_annotation());
+  const AnnotationRun run = annotate_trace("lockset", trace);
   std::vector<std::string> column;
-  for (size_t i = 0; i < trace.size(); ++i) {
-    engine->before_event(trace.ids[i], trace.events[i]);
-    engine->on_event(trace.ids[i], trace.events[i]);
-    Annotation row;
-    engine->annotate(trace.ids[i], trace.events[i], row);
+  for (const Annotation& row : run.rows) {
     ASSERT_EQ(row.size(), 1u);
     EXPECT_EQ(row[0].column, "LS");
     column.push_back(row[0].value);

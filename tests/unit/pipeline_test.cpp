@@ -4,8 +4,9 @@
 #include <random>
 #include <string>
 
-#include "racepred/cli/pipeline.hpp"
-#include "racepred/engines/run.hpp"
+#include "racepred/driver/pipeline.hpp"
+#include "racepred/driver/registry.hpp"
+#include "racepred/driver/run.hpp"
 #include "racepred/trace/error.hpp"
 #include "unit/lockset_random_trace.hpp"
 

@@ -1,7 +1,7 @@
 // report/table (text tables, the seeds' trace table, its JSON form) and engines/annotate.
 #include <gtest/gtest.h>
 
-#include "racepred/engines/annotate.hpp"
+#include "racepred/driver/annotate.hpp"
 #include "racepred/io/reader.hpp"
 #include "racepred/report/notation.hpp"
 #include "racepred/report/table.hpp"
@@ -161,16 +161,13 @@ TEST(Notation, SeedSpellings) {
 
 class PlainEngine final : public Engine {
  public:
-  void on_event(EventId, const Event&) override {}
+  void on_events(std::span<const EventId>, std::span<const Event>) override {}
 };
 
 TEST(AnnotateTrace, EngineWithoutAnnotationIsAUsageError) {
   const Trace t = small_trace();
-  EngineInfo plain{"plain", "", "", "", EngineMode::Online, [](EngineContext&) {
-                     return std::make_unique<PlainEngine>();
-                   }};
   try {
-    annotate_trace(plain, t);
+    annotate_trace([](EngineContext&) { return std::make_unique<PlainEngine>(); }, "plain", t);
     FAIL() << "expected UsageError";
   } catch (const UsageError& e) {
     const std::string message = e.what();

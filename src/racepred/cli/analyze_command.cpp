@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "racepred/cli/cli.hpp"
-#include "racepred/cli/pipeline.hpp"
+#include "racepred/driver/pipeline.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
 

@@ -7,7 +7,8 @@
 #include <memory>
 
 #include "racepred/cli/cli.hpp"
-#include "racepred/engines/annotate.hpp"
+#include "racepred/driver/annotate.hpp"
+#include "racepred/driver/registry.hpp"
 #include "racepred/io/reader.hpp"
 #include "racepred/report/notation.hpp"
 #include "racepred/report/table.hpp"

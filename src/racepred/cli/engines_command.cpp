@@ -1,7 +1,7 @@
 #include <iostream>
 
 #include "racepred/cli/cli.hpp"
-#include "racepred/engines/engine.hpp"
+#include "racepred/driver/registry.hpp"
 
 namespace racepred::cli {
 
@@ -17,7 +17,8 @@ Command add_engines_command(CLI::App& app) {
                         << (e.mode == EngineMode::Online ? "online   " : "offline  ")
                         << e.description << '\n';
               if (*verbose) {
-                std::cout << std::string(width + 11, ' ') << "guarantee: " << e.guarantee << '\n'
+                std::cout << std::string(width + 11, ' ') << "guarantee: " << e.guarantee.words
+                          << '\n'
                           << std::string(width + 11, ' ') << "seed:      " << e.seed << '\n';
               }
             }

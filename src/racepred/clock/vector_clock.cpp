@@ -18,3 +18,30 @@ std::string Epoch::to_string() const {
 }
 
 }  // namespace racepred
+
+namespace racepred {
+
+std::string show_vc(const Clock* vc, size_t n) {
+  std::string s = "[";
+  for (size_t j = 0; j < n; ++j) {
+    if (j) s += ',';
+    s += std::to_string(vc[j]);
+  }
+  return s + ']';
+}
+
+std::string show_vc_epochs(const Clock* vc, size_t n) {
+  std::string s = "[";
+  for (size_t j = 0; j < n; ++j) {
+    if (vc[j] == 0) continue;
+    if (s.size() > 1) s += ',';
+    s += Epoch(static_cast<ThreadId>(j), vc[j]).to_string();
+  }
+  return s + ']';
+}
+
+std::string show_epoch(Epoch e, const char* bottom) {
+  return e.is_bottom() ? std::string(bottom) : e.to_string();
+}
+
+}  // namespace racepred

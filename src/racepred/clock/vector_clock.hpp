@@ -12,12 +12,21 @@ namespace racepred {
 
 using Clock = uint32_t;
 
+// A read-only view of a clock row: `size` entries, entries past it are 0.
+struct ClockRef {
+  const Clock* data = nullptr;
+  size_t size = 0;
+  Clock get(ThreadId t) const { return t < size ? data[t] : 0; }
+  Clock operator[](ThreadId t) const { return get(t); }
+};
+
 // A vector clock over dense thread ids. Entries past size() are 0, so clocks of different
 // sizes compare and join correctly; threads appear while the trace is read.
 class VectorClock {
  public:
   VectorClock() = default;
   explicit VectorClock(size_t threads) : c_(threads, 0) {}
+  explicit VectorClock(ClockRef r) : c_(r.data, r.data + r.size) {}
 
   Clock get(ThreadId t) const { return t < c_.size() ? c_[t] : 0; }
   Clock operator[](ThreadId t) const { return get(t); }
@@ -37,11 +46,14 @@ class VectorClock {
     for (size_t i = 0, n = o.c_.size(); i < n; ++i) dst[i] = std::max(dst[i], src[i]);
   }
   void assign(const VectorClock& o) { c_ = o.c_; }
+  void assign(ClockRef r) { c_.assign(r.data, r.data + r.size); }
+  ClockRef ref() const { return {c_.data(), c_.size()}; }
   // this ⊑ o
-  bool leq(const VectorClock& o) const {
+  bool leq(const VectorClock& o) const { return leq(o.ref()); }
+  bool leq(ClockRef o) const {
     const size_t n = c_.size();
     for (size_t i = 0; i < n; ++i)
-      if (c_[i] > o.get(static_cast<ThreadId>(i))) return false;
+      if (c_[i] > o[static_cast<ThreadId>(i)]) return false;
     return true;
   }
   size_t size() const { return c_.size(); }
@@ -75,6 +87,7 @@ class Epoch {
   constexpr Clock clock() const { return static_cast<Clock>(v_); }
   // j#k ⪯ V iff k ≤ V(j): the epoch happened before the holder of V.
   bool leq(const VectorClock& vc) const { return clock() <= vc.get(thread()); }
+  bool leq(ClockRef vc) const { return clock() <= vc[thread()]; }
   constexpr bool is_bottom() const { return clock() == 0; }
   friend constexpr bool operator==(Epoch a, Epoch b) = default;
   // The packed 64-bit value (thread << 32 | clock), e.g. to store an epoch in a flat array.
@@ -92,5 +105,12 @@ class Epoch {
  private:
   uint64_t v_ = 0;
 };
+
+// "[1,0,2]": n entries of a clock row.
+std::string show_vc(const Clock* vc, size_t n);
+// "[0#4,1#1]": the non-zero entries as epochs (seed 004's R(x), seed 001's [j#k, i#l]).
+std::string show_vc_epochs(const Clock* vc, size_t n);
+// "0#3", or `bottom` for the bottom epoch 0#0.
+std::string show_epoch(Epoch e, const char* bottom);
 
 }  // namespace racepred

@@ -1,10 +1,29 @@
-// The engine interface (DESIGN.md "Engines") and the engine registry.
+// The engine interface and the structured guarantees of engines.
+//
+// Adding an engine (the whole recipe; engines/observed/adjacent.cpp is a complete minimal
+// engine to copy):
+//  1. Write engines/<family>/<engine>.cpp, named after the engine. Derive from
+//     DispatchEngine<YourEngine> (engines/dispatch.hpp) and implement the handlers your method
+//     needs, named like the seeds' procedures: read, write, acquire, release, fork, join (each
+//     takes the event id and the event; the others default to doing nothing). Open the file with
+//     the engine's state in the seed's notation (Th, Rel, W(x), R(x), LS, LH …) and keep it in
+//     the clock kit's types (clock/): ThreadClocks for Th/Rel, IdTable for per-thread,
+//     per-variable and per-lock state, LockSetTable for lock sets. Report races with
+//     sink.report(Race{…}); never touch the symbol tables while events arrive.
+//  2. Define the factory `std::unique_ptr<Engine> make_<id>(EngineContext&)` in that file
+//     (namespace racepred), where <id> is the engine's name with '-' written as '_'.
+//  3. Add one ENGINE(...) line to engines/engines.def: name, mode, guarantee, seed section.
+//  4. Optional: the seed's tabular view for `racepred annotate`: also derive from Annotator
+//     and return `this` from annotator().
+//  5. Put example traces with `# expect <engine>: …` lines under examples/<family>/ (the
+//     example runner checks them) and describe the engine in docs/ENGINES.md. The guarantee
+//     you declared is checked on random traces by tests/properties/guarantee_property_test.cpp.
 #pragma once
 
-#include <functional>
+#include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "racepred/report/race.hpp"
@@ -14,9 +33,10 @@
 namespace racepred {
 
 // What an engine may use (copy the references; the context object itself may be temporary).
-// `symbols` grows while the trace is read, possibly in another thread: on_event() must not touch
-// it. Ids are dense from 0 and an engine meets each id first in an event, so per-thread,
-// per-variable and per-lock state is grown on demand. finish() and annotate() may read symbols.
+// `symbols` grows while the trace is read, possibly in another thread: the event handlers must
+// not touch it. Ids are dense from 0 and an engine meets each id first in an event, so
+// per-thread, per-variable and per-lock state is grown on demand. finish() and the Annotator
+// may read symbols.
 struct EngineContext {
   const Symbols& symbols;
   RaceSink& sink;
@@ -29,37 +49,79 @@ struct AnnotationCell {
 };
 using Annotation = std::vector<AnnotationCell>;
 
+// The optional annotated view (`racepred annotate`, the seeds' tables). The driver calls, for
+// every event, before_event(), then the engine's handlers for that one event, then annotate();
+// after Engine::finish() it calls annotate_at_end() with every row, for offline engines whose
+// cells are known only once the whole trace was seen. Nothing here is on the analysis path.
+class Annotator {
+ public:
+  virtual ~Annotator() = default;
+  virtual void before_event(EventId /*id*/, const Event& /*event*/) {}
+  virtual void annotate(EventId id, const Event& event, Annotation& row) = 0;
+  // rows[i] belongs to the i-th event the engine saw.
+  virtual void annotate_at_end(std::span<Annotation> /*rows*/) {}
+};
+
 class Engine {
  public:
   virtual ~Engine() = default;
-  // Events arrive in trace order with strictly increasing ids (ids may have gaps).
-  virtual void on_event(EventId id, const Event& event) = 0;
+  // A batch of events in trace order with strictly increasing ids (ids may have gaps);
+  // ids.size() == events.size(). The driver calls this once per batch.
+  virtual void on_events(std::span<const EventId> ids, std::span<const Event> events) = 0;
   // After the last event; offline engines do their work here.
   virtual void finish() {}
+  // The annotated view, or nullptr when the engine has none.
+  virtual Annotator* annotator() { return nullptr; }
 
-  // Annotated view (`racepred annotate`). When annotation is enabled the driver calls, for every
-  // event, before_event(), then on_event(), then annotate(), and prints what annotate() appended.
-  // Offline engines whose per-event state is known only at the end may keep the Annotation&
-  // they were given and fill it in finish(): the driver (engines/annotate.hpp) keeps every row
-  // alive until after finish().
-  virtual bool supports_annotation() const { return false; }
-  virtual void before_event(EventId /*id*/, const Event& /*event*/) {}
-  virtual void annotate(EventId /*id*/, const Event& /*event*/, Annotation& /*row*/) {}
+  // One event (tests, annotate): a batch of one.
+  void on_event(EventId id, const Event& event) { on_events({&id, 1}, {&event, 1}); }
 };
 
 enum class EngineMode { Online, Offline };
 
-struct EngineInfo {
-  std::string name;         // stable, part of the CLI contract
-  std::string description;  // one line
-  std::string guarantee;    // e.g. "complete (no false negatives), unsound; race pairs"
-  std::string seed;         // seed file and section it implements
-  EngineMode mode = EngineMode::Online;
-  std::function<std::unique_ptr<Engine>(EngineContext&)> make;
+// What an engine's reports promise, in a form tests check (guarantee_property_test.cpp).
+// "Real" is always relative to a ground truth computed by the exact module: Def. 3.8 of the
+// cross-thread paper (the two events adjacent in a correctly reordered prefix, `exact`), or the
+// weaker enabled notion (both events next in their threads, `exact --enabled`).
+enum class GroundTruth { Predictable, Enabled };
+// What the engine reports: pairs (first, second), or only racy events (`second` of the pairs).
+enum class RaceUnit { Pairs, RacyEvents };
+// The claim about reported races being real.
+enum class Soundness {
+  None,  // reported races may all be false
+  // The earliest racy event e it reports, paired with the latest reported partner f of e, is a
+  // race under the ground truth (the classic "first HB race is real"; earlier partners of e
+  // may not be: in T0|fork(T1), T1|w(x), T1|w(x), T0|r(x) the pair (2,4) is not a Def. 3.8
+  // race, since the read must keep its last write e3, but (3,4) is).
+  FirstRace,
+  Sound,  // every reported race is a race under the ground truth
 };
 
-// All engines, in the order `racepred engines` lists them.
-const std::vector<EngineInfo>& engine_registry();
-const EngineInfo* find_engine(std::string_view name);
+struct Guarantee {
+  RaceUnit unit = RaceUnit::Pairs;
+  GroundTruth truth = GroundTruth::Predictable;
+  Soundness soundness = Soundness::None;
+  bool complete = false;  // every race of the ground truth is reported (in `unit`)
+  // An engine whose reports this one equals (in reference_unit), or "" for none.
+  std::string reference;
+  RaceUnit reference_unit = RaceUnit::Pairs;
+  // An engine whose reports contain this one's (in within_unit), or "" for none.
+  std::string within;
+  RaceUnit within_unit = RaceUnit::Pairs;
+  // The same in words for users (`racepred engines -v`, docs/ENGINES.md).
+  std::string words;
+};
+
+using EngineFactory = std::unique_ptr<Engine> (*)(EngineContext&);
+
+struct EngineInfo {
+  std::string name;    // stable, part of the CLI contract
+  std::string family;  // folder under engines/ ("exact" for the exact-based engines)
+  EngineMode mode = EngineMode::Online;
+  std::string description;  // one line
+  std::string seed;         // seed document and section it implements
+  Guarantee guarantee;
+  EngineFactory make = nullptr;
+};
 
 }  // namespace racepred

@@ -8,11 +8,14 @@
 
 namespace racepred::po {
 
-std::unique_ptr<Engine> make_dc(EngineContext& context) {
-  return std::make_unique<DcFlat<DcConfig{.rule_b = true}>>(context);
-}
 std::unique_ptr<Engine> make_dc_plain(EngineContext& context) {
   return std::make_unique<DcFamily<DcConfig{.rule_b = true}>>(context);
 }
 
 }  // namespace racepred::po
+
+namespace racepred {
+std::unique_ptr<Engine> make_dc(EngineContext& context) {
+  return std::make_unique<po::DcFlat<po::DcConfig{.rule_b = true}>>(context);
+}
+}  // namespace racepred

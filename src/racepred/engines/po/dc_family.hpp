@@ -45,11 +45,13 @@ struct DcConfig {
 
 // The plain version (every clock a VectorClock); the engines run DcFlat below.
 template <DcConfig Config>
-class DcFamily final : public PoEngine {
- public:
-  using PoEngine::PoEngine;
+class DcFamily final : public PoEngine<DcFamily<Config>> {
+  using Base = PoEngine<DcFamily<Config>>;
 
-  void on_event(EventId id, const Event& e) override {
+ public:
+  using Base::Base;
+
+  void handle(EventId id, const Event& e) {
     const ThreadId t = e.thread;
     ensure_thread(t);
     switch (e.op) {
@@ -84,12 +86,12 @@ class DcFamily final : public PoEngine {
 
  protected:
   void columns(const Event& e, Annotation& row) override {
-    row.push_back({"D_t", show(d_[e.thread], width(e))});
+    row.push_back({"D_t", show(d_[e.thread], this->width(e))});
     if constexpr (Config.lockset) {
       std::string s = "{";
       for (LockId l : open_.locks(e.thread)) {
         if (s.size() > 1) s += ',';
-        s += std::string(symbols_.locks.name(l));
+        s += std::string(this->symbols_.locks.name(l));
       }
       row.push_back({"LH_t", s + "}"});
     } else {
@@ -200,11 +202,13 @@ class DcFamily final : public PoEngine {
 // The optimised version: the same rules on flat clock rows (thread clocks, rule-(a) clocks and
 // the release clocks of the CS lists each in one contiguous array), CS sets reused.
 template <DcConfig Config>
-class DcFlat final : public PoEngine {
- public:
-  using PoEngine::PoEngine;
+class DcFlat final : public PoEngine<DcFlat<Config>> {
+  using Base = PoEngine<DcFlat<Config>>;
 
-  void on_event(EventId id, const Event& e) override {
+ public:
+  using Base::Base;
+
+  void handle(EventId id, const Event& e) {
     const ThreadId t = e.thread;
     if (t >= threads_) [[unlikely]]
       add_thread(t);
@@ -240,12 +244,12 @@ class DcFlat final : public PoEngine {
 
  protected:
   void columns(const Event& e, Annotation& row) override {
-    row.push_back({"D_t", show_row(d(e.thread), stride(), width(e))});
+    row.push_back({"D_t", show_row(d(e.thread), stride(), this->width(e))});
     if constexpr (Config.lockset) {
       std::string s = "{";
       for (LockId l : open_.locks(e.thread)) {
         if (s.size() > 1) s += ',';
-        s += std::string(symbols_.locks.name(l));
+        s += std::string(this->symbols_.locks.name(l));
       }
       row.push_back({"LH_t", s + "}"});
     } else {

@@ -11,10 +11,10 @@
 // DC_tp races that are no predictable races.
 #include "racepred/engines/po/dc_family.hpp"
 
-namespace racepred::po {
+namespace racepred::po {}  // namespace racepred::po
 
+namespace racepred {
 std::unique_ptr<Engine> make_dc_tp(EngineContext& context) {
-  return std::make_unique<DcFlat<DcConfig{}>>(context);
+  return std::make_unique<po::DcFlat<po::DcConfig{}>>(context);
 }
-
-}  // namespace racepred::po
+}  // namespace racepred

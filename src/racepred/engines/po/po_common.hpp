@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,14 +42,21 @@ inline std::string show(const VectorClock& c, size_t width) {
   return c.to_string(std::max(width, c.size()));
 }
 
-// Base of every engine of the family: the sink, race reporting, and the annotated view (columns
-// named after the paper's state, e.g. H_t, P_t; each shows the value after the event, then
-// "races": the pairs reported at this event).
-class PoEngine : public Engine {
+// Base of every engine of the family (CRTP: Self::handle(id, e) processes one event; the batch
+// loop calls it statically): the sink, race reporting, and the annotated view (columns named
+// after the paper's state, e.g. H_t, P_t; each shows the value after the event, then "races":
+// the pairs reported at this event).
+template <class Self>
+class PoEngine : public Engine, public Annotator {
  public:
   explicit PoEngine(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {}
 
-  bool supports_annotation() const override { return true; }
+  void on_events(std::span<const EventId> ids, std::span<const Event> events) final {
+    Self& self = static_cast<Self&>(*this);
+    for (size_t k = 0, n = events.size(); k < n; ++k) self.handle(ids[k], events[k]);
+  }
+
+  Annotator* annotator() override { return this; }
   void before_event(EventId /*id*/, const Event& /*event*/) override {
     annotating_ = true;
     found_.clear();
@@ -64,6 +72,12 @@ class PoEngine : public Engine {
     row.push_back({"races", races});
   }
 
+  // Reports the pair (who, current access); `who` was thread u's access `op`.
+  [[gnu::noinline, gnu::cold]] void report(Who who, ThreadId u, Op op, EventId id, const Event& e) {
+    sink_.report(Race{Access{who.event, u, who.location, op}, Access::of(id, e), e.target});
+    if (annotating_) found_.emplace_back(who.event, id);
+  }
+
  protected:
   // The engine's state columns for the event just processed.
   virtual void columns(const Event& e, Annotation& row) = 0;
@@ -76,13 +90,6 @@ class PoEngine : public Engine {
 
   const Symbols& symbols_;
   RaceSink& sink_;
-
- public:
-  // Reports the pair (who, current access); `who` was thread u's access `op`.
-  [[gnu::noinline, gnu::cold]] void report(Who who, ThreadId u, Op op, EventId id, const Event& e) {
-    sink_.report(Race{Access{who.event, u, who.location, op}, Access::of(id, e), e.target});
-    if (annotating_) found_.emplace_back(who.event, id);
-  }
 
  private:
   bool annotating_ = false;

@@ -35,11 +35,11 @@
 namespace racepred::po {
 namespace {
 
-class Sdp final : public PoEngine {
+class Sdp final : public PoEngine<Sdp> {
  public:
-  using PoEngine::PoEngine;
+  using PoEngine<Sdp>::PoEngine;
 
-  void on_event(EventId id, const Event& e) override {
+  void handle(EventId id, const Event& e) {
     const ThreadId t = e.thread;
     ensure_thread(t);
     ran_[t] = true;
@@ -248,8 +248,10 @@ class Sdp final : public PoEngine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_sdp(EngineContext& context) {
-  return std::make_unique<Sdp>(context);
-}
-
 }  // namespace racepred::po
+
+namespace racepred {
+std::unique_ptr<Engine> make_sdp(EngineContext& context) {
+  return std::make_unique<po::Sdp>(context);
+}
+}  // namespace racepred

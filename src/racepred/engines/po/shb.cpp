@@ -28,11 +28,11 @@
 namespace racepred::po {
 namespace {
 
-class Shb final : public PoEngine {
+class Shb final : public PoEngine<Shb> {
  public:
-  using PoEngine::PoEngine;
+  using PoEngine<Shb>::PoEngine;
 
-  void on_event(EventId id, const Event& e) override {
+  void handle(EventId id, const Event& e) {
     const ThreadId t = e.thread;
     ensure_thread(t);
     switch (e.op) {
@@ -94,8 +94,10 @@ class Shb final : public PoEngine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_shb(EngineContext& context) {
-  return std::make_unique<Shb>(context);
-}
-
 }  // namespace racepred::po
+
+namespace racepred {
+std::unique_ptr<Engine> make_shb(EngineContext& context) {
+  return std::make_unique<po::Shb>(context);
+}
+}  // namespace racepred

@@ -41,11 +41,11 @@ namespace {
 
 // The plain version: every clock a VectorClock, every rule as written above. The engine `wcp`
 // is the flat version below; tests check both against the definition.
-class WcpPlain final : public PoEngine {
+class WcpPlain final : public PoEngine<WcpPlain> {
  public:
-  using PoEngine::PoEngine;
+  using PoEngine<WcpPlain>::PoEngine;
 
-  void on_event(EventId id, const Event& e) override {
+  void handle(EventId id, const Event& e) {
     const ThreadId t = e.thread;
     ensure_thread(t);
     ran_[t] = true;
@@ -191,11 +191,11 @@ class WcpPlain final : public PoEngine {
 // before the current event iff N(r1) <= P_t(thread(r1))), the own entry of P_t set in place for
 // the race check (C_t = P_t[t := N_t]), the CS sets reused, and one HB snapshot per release shared
 // by the rule-(a) slots and the CS list instead of one copy per variable.
-class Wcp final : public PoEngine {
+class Wcp final : public PoEngine<Wcp> {
  public:
-  using PoEngine::PoEngine;
+  using PoEngine<Wcp>::PoEngine;
 
-  void on_event(EventId id, const Event& e) override {
+  void handle(EventId id, const Event& e) {
     const ThreadId t = e.thread;
     if (t >= n_.size()) [[unlikely]]
       add_thread(t);
@@ -445,11 +445,14 @@ class Wcp final : public PoEngine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_wcp(EngineContext& context) {
-  return std::make_unique<Wcp>(context);
-}
 std::unique_ptr<Engine> make_wcp_plain(EngineContext& context) {
   return std::make_unique<WcpPlain>(context);
 }
 
 }  // namespace racepred::po
+
+namespace racepred {
+std::unique_ptr<Engine> make_wcp(EngineContext& context) {
+  return std::make_unique<po::Wcp>(context);
+}
+}  // namespace racepred

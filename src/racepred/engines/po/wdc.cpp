@@ -7,11 +7,14 @@
 
 namespace racepred::po {
 
-std::unique_ptr<Engine> make_wdc(EngineContext& context) {
-  return std::make_unique<DcFlat<DcConfig{}>>(context);
-}
 std::unique_ptr<Engine> make_wdc_plain(EngineContext& context) {
   return std::make_unique<DcFamily<DcConfig{}>>(context);
 }
 
 }  // namespace racepred::po
+
+namespace racepred {
+std::unique_ptr<Engine> make_wdc(EngineContext& context) {
+  return std::make_unique<po::DcFlat<po::DcConfig{}>>(context);
+}
+}  // namespace racepred

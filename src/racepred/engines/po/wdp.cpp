@@ -11,10 +11,10 @@
 // Algorithm and state: dc_family.hpp (write -> read rule (a) after the read, lock-set filter).
 #include "racepred/engines/po/dc_family.hpp"
 
-namespace racepred::po {
+namespace racepred::po {}  // namespace racepred::po
 
+namespace racepred {
 std::unique_ptr<Engine> make_wdp(EngineContext& context) {
-  return std::make_unique<DcFlat<DcConfig{.write_read = true, .lockset = true}>>(context);
+  return std::make_unique<po::DcFlat<po::DcConfig{.write_read = true, .lockset = true}>>(context);
 }
-
-}  // namespace racepred::po
+}  // namespace racepred

@@ -1,0 +1,32 @@
+// Running an engine with annotation on (`racepred annotate`, tests of the seeds' tables).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "racepred/engines/engine.hpp"
+#include "racepred/trace/trace.hpp"
+
+namespace racepred {
+
+struct AnnotationRun {
+  std::vector<Annotation> rows;  // rows[i]: the cells annotate() appended for trace.events[i]
+  RaceSink sink;                 // finalized
+};
+
+// For every event of `trace`: before_event(), the event, annotate(); then finish() and
+// annotate_at_end().
+// Throws UsageError when the engine does not support annotation, naming the engines that do.
+AnnotationRun annotate_trace(const EngineInfo& info, const Trace& trace, size_t max_kept = 1000);
+AnnotationRun annotate_trace(std::string_view engine, const Trace& trace, size_t max_kept = 1000);
+// An engine that the table does not list (variants, test references); `name` for messages.
+using AnyEngineFactory = std::function<std::unique_ptr<Engine>(EngineContext&)>;
+AnnotationRun annotate_trace(const AnyEngineFactory& make, std::string_view name,
+                             const Trace& trace, size_t max_kept = 1000);
+
+// Names of the registered engines that support annotation, in registry order.
+std::vector<std::string> annotating_engines();
+
+}  // namespace racepred

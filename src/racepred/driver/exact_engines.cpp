@@ -1,0 +1,148 @@
+// Offline engines of seed 003: the exact ground truth (Def. 3.8, and the weaker "both enabled"
+// notion) and the lock-set predictors built on exact critical sections (Def. 4.1–5.9). They live
+// in driver/ because engines/ may not use the exact module (docs/ARCHITECTURE.md); their rows
+// are in the engine table (engines/engines.def) like every other engine.
+#include <algorithm>
+#include <memory>
+
+#include "racepred/engines/engine.hpp"
+#include "racepred/exact/exact_trace.hpp"
+#include "racepred/exact/locksets.hpp"
+#include "racepred/exact/search.hpp"
+
+namespace racepred {
+namespace {
+
+// Keeps the events; the work happens in finish().
+class OfflineEngine : public Engine {
+ public:
+  explicit OfflineEngine(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {}
+  void on_events(std::span<const EventId> ids, std::span<const Event> events) override {
+    events_.insert(events_.end(), events.begin(), events.end());
+    ids_.insert(ids_.end(), ids.begin(), ids.end());
+  }
+
+ protected:
+  // Called once, in finish(): the trace takes over the events.
+  exact::ExactTrace make_trace() {
+    return exact::ExactTrace(std::move(events_), std::move(ids_), &symbols_);
+  }
+  void report(const exact::ExactTrace& trace, uint32_t first, uint32_t second) {
+    sink_.report(Race{Access::of(trace.id(first), trace.event(first)),
+                      Access::of(trace.id(second), trace.event(second)),
+                      trace.event(first).target});
+  }
+
+  const Symbols& symbols_;
+  RaceSink& sink_;
+  std::vector<Event> events_;
+  std::vector<EventId> ids_;
+};
+
+class ExactEngine : public OfflineEngine {
+ public:
+  ExactEngine(EngineContext& context, exact::RaceNotion notion)
+      : OfflineEngine(context), notion_(notion) {}
+  void finish() override {
+    const exact::ExactTrace trace = make_trace();
+    exact::SearchOptions options;
+    options.notion = notion_;
+    const exact::SearchResult result = exact::search(trace, options);
+    for (const auto& [first, second] : result.races) report(trace, first, second);
+  }
+
+ private:
+  exact::RaceNotion notion_;
+};
+
+enum class LockSetKind { Standard, Cross, CrossIndexed };
+
+// P_DR over LH_S, LH_C or (with ∩') LH_CT. Annotation: the columns of Fig. 2 of seed 003, the
+// lock set after the operation (LH(e), plus the lock an acquire takes).
+class ExactLockSetEngine : public OfflineEngine, public Annotator {
+ public:
+  ExactLockSetEngine(EngineContext& context, LockSetKind kind)
+      : OfflineEngine(context), kind_(kind) {}
+
+  Annotator* annotator() override { return this; }
+  // Offline: the cells are known in finish(), once the whole trace was seen; annotate_at_end()
+  // hands them to the driver.
+  void before_event(EventId, const Event&) override { annotating_ = true; }
+  void annotate(EventId, const Event&, Annotation&) override {}
+  void annotate_at_end(std::span<Annotation> rows) override {
+    for (size_t i = 0; i < rows.size() && i < cells_.size(); ++i)
+      for (AnnotationCell& cell : cells_[i]) rows[i].push_back(std::move(cell));
+  }
+
+  void finish() override {
+    const exact::ExactTrace trace = make_trace();
+    const exact::LockSetIds standard = exact::standard_lock_set_ids(trace);
+    exact::LockSetIds cross;
+    if (kind_ != LockSetKind::Standard) {
+      exact::SearchOptions options;
+      const exact::SearchResult result = exact::search(trace, options);
+      cross = exact::intern_lock_sets(exact::cross_lock_sets(trace, result.mhb));
+    }
+    switch (kind_) {
+      case LockSetKind::Standard:
+        exact::predict_races(trace, standard, exact::Intersection::Plain, sink_);
+        break;
+      case LockSetKind::Cross:
+        exact::predict_races(trace, cross, exact::Intersection::Plain, sink_);
+        break;
+      case LockSetKind::CrossIndexed:
+        exact::predict_races(trace, cross, exact::Intersection::Indexed, sink_);
+        break;
+    }
+    if (!annotating_) return;
+    cells_.resize(trace.size());
+    auto set_of = [](const exact::LockSetIds& ids, uint32_t i) -> const exact::LockSet& {
+      return ids.sets[ids.of_event[i]];
+    };
+    for (uint32_t i = 0; i < trace.size(); ++i) {
+      Annotation& row = cells_[i];
+      row.push_back(
+          {"L", exact::format_lock_set(trace, after(trace, i, set_of(standard, i)), false)});
+      if (kind_ != LockSetKind::Standard)
+        row.push_back(
+            {"C", exact::format_lock_set(trace, after(trace, i, set_of(cross, i)), false)});
+      if (kind_ == LockSetKind::CrossIndexed)
+        row.push_back(
+            {"CT", exact::format_lock_set(trace, after(trace, i, set_of(cross, i)), true)});
+    }
+  }
+
+ private:
+  static exact::LockSet after(const exact::ExactTrace& trace, uint32_t i, exact::LockSet set) {
+    const Event& e = trace.event(i);
+    if (e.op == Op::Acquire) {
+      set.push_back({e.target, e.thread});
+      std::sort(set.begin(), set.end());
+    }
+    return set;
+  }
+
+  LockSetKind kind_;
+  bool annotating_ = false;
+  std::vector<Annotation> cells_;  // annotation only: the cells of every event
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_exact(EngineContext& c) {
+  return std::make_unique<ExactEngine>(c, exact::RaceNotion::Adjacent);
+}
+std::unique_ptr<Engine> make_exact_enabled(EngineContext& c) {
+  return std::make_unique<ExactEngine>(c, exact::RaceNotion::Enabled);
+}
+std::unique_ptr<Engine> make_ls_standard(EngineContext& c) {
+  return std::make_unique<ExactLockSetEngine>(c, LockSetKind::Standard);
+}
+std::unique_ptr<Engine> make_ls_cross(EngineContext& c) {
+  return std::make_unique<ExactLockSetEngine>(c, LockSetKind::Cross);
+}
+std::unique_ptr<Engine> make_ls_cross_indexed(EngineContext& c) {
+  return std::make_unique<ExactLockSetEngine>(c, LockSetKind::CrossIndexed);
+}
+
+}  // namespace racepred

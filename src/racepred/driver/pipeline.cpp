@@ -1,0 +1,327 @@
+#include "racepred/driver/pipeline.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "racepred/driver/registry.hpp"
+#include "racepred/trace/error.hpp"
+
+namespace racepred {
+
+std::vector<const EngineInfo*> resolve_engines(const std::vector<std::string>& names) {
+  std::vector<const EngineInfo*> out;
+  auto add = [&](const EngineInfo* info) {
+    if (std::find(out.begin(), out.end(), info) == out.end()) out.push_back(info);
+  };
+  for (const std::string& name : names) {
+    if (name == "all") {
+      for (const EngineInfo& info : engine_registry())
+        if (info.mode == EngineMode::Online) add(&info);
+      continue;
+    }
+    const EngineInfo* info = find_engine(name);
+    if (!info) {
+      std::string valid;
+      for (const EngineInfo& e : engine_registry()) valid += e.name + ", ";
+      valid += "all";
+      throw UsageError("unknown engine '" + name + "'; valid engines: " + valid +
+                       " (see 'racepred engines')");
+    }
+    add(info);
+  }
+  if (out.empty()) throw UsageError("no engine selected (-e)");
+  return out;
+}
+
+bool PipelineResult::any_race() const {
+  for (const EngineRun& run : runs)
+    if (run.sink.race_count() > 0) return true;
+  return false;
+}
+
+TraceInfo PipelineResult::trace_info() const {
+  return TraceInfo::of(path, symbols, read, events);
+}
+
+Report PipelineResult::report() const {
+  Report r;
+  r.trace = trace_info();
+  r.symbols = &symbols;
+  for (const EngineRun& run : runs) r.results.push_back({run.info->name, &run.sink, run.seconds});
+  return r;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Batch {
+  std::vector<EventId> ids;
+  std::vector<Event> events;
+  void clear() {
+    ids.clear();
+    events.clear();
+  }
+};
+
+// Thrown in the reader thread when the main thread gave up; unwinds the reader.
+struct Aborted {};
+
+// Bounded hand-over between the reader thread and the main thread: a fixed pool of batches
+// circulates between a free list and a queue of full batches.
+class BatchQueue {
+ public:
+  BatchQueue(size_t batches, size_t batch_size) : pool_(batches) {
+    for (Batch& b : pool_) {
+      b.ids.reserve(batch_size);
+      b.events.reserve(batch_size);
+      free_.push_back(&b);
+    }
+  }
+
+  // Reader side.
+  Batch* take_free() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !free_.empty() || aborted_; });
+    if (aborted_) throw Aborted{};
+    Batch* b = free_.front();
+    free_.pop_front();
+    return b;
+  }
+  void push_full(Batch* b) {
+    std::lock_guard lock(mutex_);
+    full_.push_back(b);
+    changed_.notify_all();
+  }
+  void close(std::exception_ptr error) {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    error_ = error;
+    changed_.notify_all();
+  }
+
+  // Main side: the next full batch, or nullptr at the end (or after a reader error).
+  Batch* take_full() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !full_.empty() || closed_; });
+    if (error_ || full_.empty()) return nullptr;
+    Batch* b = full_.front();
+    full_.pop_front();
+    return b;
+  }
+  void give_back(Batch* b) {
+    b->clear();
+    std::lock_guard lock(mutex_);
+    free_.push_back(b);
+    changed_.notify_all();
+  }
+  void abort() {
+    std::lock_guard lock(mutex_);
+    aborted_ = true;
+    changed_.notify_all();
+  }
+  std::exception_ptr error() {
+    std::lock_guard lock(mutex_);
+    return error_;
+  }
+
+ private:
+  std::vector<Batch> pool_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Batch*> free_;
+  std::deque<Batch*> full_;
+  bool closed_ = false;
+  bool aborted_ = false;
+  std::exception_ptr error_;
+};
+
+// Collects validated events into batches and hands each full batch on.
+class Batcher : public EventConsumer {
+ public:
+  // `handoff` consumes a full batch and returns the (empty) batch to fill next.
+  Batcher(Batch* first, size_t batch_size, std::function<Batch*(Batch*)> handoff)
+      : batch_(first), batch_size_(batch_size), handoff_(std::move(handoff)) {}
+
+  void on_event(EventId id, const Event& event, uint32_t /*line*/) override {
+    batch_->ids.push_back(id);
+    batch_->events.push_back(event);
+    if (batch_->events.size() >= batch_size_) batch_ = handoff_(batch_);
+  }
+  void on_end() override {
+    if (!batch_->events.empty()) batch_ = handoff_(batch_);
+  }
+
+ private:
+  Batch* batch_;
+  size_t batch_size_;
+  std::function<Batch*(Batch*)> handoff_;
+};
+
+struct LiveEngine {
+  std::unique_ptr<Engine> engine;
+  EngineRun* run;
+};
+
+// Runs every engine over one batch, timing each.
+void run_batch(std::vector<LiveEngine>& engines, const Batch& batch) {
+  for (LiveEngine& live : engines) {
+    const auto start = Clock::now();
+    live.engine->on_events(batch.ids, batch.events);
+    live.run->seconds += std::chrono::duration<double>(Clock::now() - start).count();
+  }
+}
+
+// `read` streams the trace into the consumer it is given and returns the reader's summary.
+using ReadFunction = std::function<ReadSummary(Symbols&, EventConsumer&)>;
+
+PipelineResult run(const std::string& path, const ReadFunction& read,
+                   const std::vector<const EngineInfo*>& infos, const PipelineOptions& options) {
+  PipelineResult result;
+  result.path = path;
+  result.runs.reserve(infos.size());  // engines keep references to the sinks: no reallocation
+  std::vector<LiveEngine> engines;
+  for (const EngineInfo* info : infos) {
+    result.runs.push_back(EngineRun{info, RaceSink(options.max_races), 0});
+    EngineRun& run = result.runs.back();
+    EngineContext context{result.symbols, run.sink};
+    const auto start = Clock::now();
+    engines.push_back({info->make(context), &run});
+    run.seconds += std::chrono::duration<double>(Clock::now() - start).count();
+  }
+  const size_t batch_size = std::max<size_t>(1, options.batch_size);
+  const ValidationOptions validation{options.validation, path == "-" ? "<stdin>" : path};
+
+  if (!options.threaded) {
+    Batch batch;
+    Batcher batcher(&batch, batch_size, [&](Batch* full) {
+      result.events += full->events.size();
+      run_batch(engines, *full);
+      full->clear();
+      return full;
+    });
+    Validator validator(result.symbols, validation, batcher);
+    result.read = read(result.symbols, validator);
+    validator.on_end();
+    result.validation = validator.report();
+  } else {
+    // A few batches in flight: the reader may run ahead of the engines by at most that much.
+    BatchQueue queue(4, batch_size);
+    ValidationReport validation_report;
+    ReadSummary summary;
+    std::thread reader([&] {
+      std::exception_ptr error;
+      try {
+        Batcher batcher(queue.take_free(), batch_size, [&](Batch* full) {
+          queue.push_full(full);
+          return queue.take_free();
+        });
+        Validator validator(result.symbols, validation, batcher);
+        summary = read(result.symbols, validator);
+        validator.on_end();
+        validation_report = validator.report();
+      } catch (const Aborted&) {
+      } catch (...) {
+        error = std::current_exception();
+      }
+      queue.close(error);
+    });
+    try {
+      while (Batch* batch = queue.take_full()) {
+        result.events += batch->events.size();
+        run_batch(engines, *batch);
+        queue.give_back(batch);
+      }
+    } catch (...) {
+      queue.abort();
+      reader.join();
+      throw;
+    }
+    reader.join();
+    if (std::exception_ptr error = queue.error()) std::rethrow_exception(error);
+    result.read = std::move(summary);
+    result.validation = std::move(validation_report);
+  }
+
+  for (LiveEngine& live : engines) {
+    const auto start = Clock::now();
+    live.engine->finish();
+    live.run->seconds += std::chrono::duration<double>(Clock::now() - start).count();
+    live.run->sink.finalize();
+  }
+  engines.clear();  // engines refer to result.symbols and the sinks: destroy them first
+  return result;
+}
+
+std::string first_examples(const std::vector<ValidationIssue>& issues, size_t limit) {
+  std::string s;
+  for (size_t i = 0; i < issues.size() && i < limit; ++i) s += "\n  " + issues[i].message;
+  return s;
+}
+
+}  // namespace
+
+PipelineResult run_pipeline(const std::string& path, const std::vector<const EngineInfo*>& engines,
+                            const PipelineOptions& options) {
+  return run(
+      path,
+      [&](Symbols& symbols, EventConsumer& consumer) {
+        return read_events(path, options.read, symbols, consumer);
+      },
+      engines, options);
+}
+
+PipelineResult run_pipeline_on_text(std::string_view text, std::string_view name,
+                                    const std::vector<const EngineInfo*>& engines,
+                                    const PipelineOptions& options) {
+  return run(
+      std::string(name),
+      [&](Symbols& symbols, EventConsumer& consumer) {
+        return read_events_from_string(text, name, options.read, symbols, consumer);
+      },
+      engines, options);
+}
+
+std::vector<std::string> pipeline_diagnostics(const PipelineResult& result) {
+  std::vector<std::string> out;
+  const std::string& path = result.path;
+  const ReadSummary& read = result.read;
+  const ValidationReport& v = result.validation;
+  if (read.malformed > 0) {
+    std::string s = "warning: " + path + ": skipped " + std::to_string(read.malformed) +
+                    " malformed line" + (read.malformed == 1 ? "" : "s") + " (--lenient); first:";
+    for (const std::string& m : read.malformed_examples) s += "\n  " + m;
+    out.push_back(s);
+  }
+  if (v.violations > 0) {
+    out.push_back("warning: " + path + ": dropped " + std::to_string(v.violations) + " event" +
+                  (v.violations == 1 ? "" : "s") +
+                  " breaking well-formedness (--lenient); first:" + first_examples(v.errors, 5));
+  }
+  if (v.reentrant_acquires > 0) {
+    out.push_back("note: " + path + ": normalised " + std::to_string(v.reentrant_acquires) +
+                  " re-entrant acquire" + (v.reentrant_acquires == 1 ? "" : "s") +
+                  " (inner acquire/release pairs dropped)" +
+                  (v.notes.empty() ? "" : "; first:" + first_examples(v.notes, 3)));
+  }
+  if (!read.skipped_ops.empty()) {
+    std::string s = "note: " + path + ": skipped " + std::to_string(read.skipped_total()) +
+                    " event" + (read.skipped_total() == 1 ? "" : "s") +
+                    " with operations no engine uses (";
+    bool first = true;
+    for (const auto& [op, count] : read.skipped_ops) {
+      s += (first ? "" : ", ") + op + " " + std::to_string(count);
+      first = false;
+    }
+    out.push_back(s + ")");
+  }
+  return out;
+}
+
+}  // namespace racepred

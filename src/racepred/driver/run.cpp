@@ -1,0 +1,31 @@
+#include "racepred/driver/run.hpp"
+
+#include <memory>
+#include <string>
+
+#include "racepred/driver/registry.hpp"
+#include "racepred/trace/error.hpp"
+
+namespace racepred {
+
+RaceSink run_engine(EngineFactory make, const Trace& trace, size_t max_kept) {
+  RaceSink sink(max_kept);
+  EngineContext context{trace.symbols, sink};
+  std::unique_ptr<Engine> engine = make(context);
+  engine->on_events(trace.ids, trace.events);
+  engine->finish();
+  sink.finalize();
+  return sink;
+}
+
+RaceSink run_engine(const EngineInfo& info, const Trace& trace, size_t max_kept) {
+  return run_engine(info.make, trace, max_kept);
+}
+
+RaceSink run_engine(std::string_view name, const Trace& trace, size_t max_kept) {
+  const EngineInfo* info = find_engine(name);
+  if (!info) throw UsageError("unknown engine '" + std::string(name) + "'");
+  return run_engine(*info, trace, max_kept);
+}
+
+}  // namespace racepred

@@ -1,0 +1,707 @@
+// Goldilocks, lazy form (seed 002 §3 and §6; ALGORITHMS.md §10).
+//
+// The paper's lock sets LS(q) (and LSW(q), LSR(q, t)) grow at every acquire, fork and join. The
+// lazy form never touches a variable's lock set at a synchronisation event: it appends the event
+// to one global list and, when the variable is next accessed, asks "is the thread now in the
+// lock set of the previous access?" by replaying the list from that access's position.
+//
+// Replay rules. A lock set that starts as LH(j) at an access of thread j evolves, under the
+// paper's rules (with rule 7 corrected, see docs/ENGINES.md), so that a thread k is in it iff
+// the access happens before k's next event. Its lock part only matters through acquires, so the
+// replay keeps the equivalent token form of ALGORITHMS.md §10: start with {j};
+//   rel(u, l):  u ∈ S ⇒ l ∈ S        acq(u, l):  l ∈ S ⇒ u ∈ S
+//   fork(u, w): u ∈ S ⇒ w ∈ S        join(u, w): w ∈ S ⇒ u ∈ S
+// and the paper's LS is S ∪ {locks held by the threads of S} (annotations print that).
+//
+// Checks, cheapest first (an access of thread j at list position p, epoch c, current thread t):
+//   1. j = t (short-circuit: same thread);
+//   2. t holds the innermost lock j held at the access (short-circuit: common lock);
+//   3. reach[t][j] ≥ c: an earlier replay already put t into S(j, c) or a later one of j, or
+//      a direct edge did (t acquired a lock j released in epoch ≥ c, t was forked by j or
+//      joined j: recorded at that event in O(1), from the lock's last releaser and epoch);
+//   4. j had no outgoing event (release, fork, being joined) since: S is still {j} → no;
+//   5. t had no incoming event (acquire, being forked, join) since p: t ∉ S → no;
+//   6. the same question failed before and t had no incoming event since → no;
+//   7. replay list[p .. t's last incoming event], stopping as soon as t ∈ S. The replay of j's
+//      epoch c is kept live (one per thread j): a later question about epoch c of j continues
+//      from where the last one stopped instead of restarting at the record's position.
+// An epoch of j counts j's outgoing events: all accesses of j within one epoch have the same S,
+// and S(j, c) ⊇ S(j, c') for c ≤ c', which makes the memo of check 3 valid.
+//
+// Memory. The list is trimmed when it reaches trim_at_ entries (≥ min_trim = 65536, ≥ 4 ×
+// records): the older half is dropped. Entries older than every record are dropped as they are; the
+// rest is first folded into an epoch summary Σ (one row of epochs per thread and per lock: token k
+// is in the lock set of epoch c of thread j at the list start iff Σ[k][j] ≥ c). Σ is the lock sets
+// of all older accesses at once, kept in O((threads + locks) × threads) space; a replay of a record
+// older than the list start starts from it. So memory is O(variables + threads × (threads +
+// locks)) plus at most max(65536, 4 × records) list entries, whatever the trace length (the live
+// replay states of check 7 add threads × (threads + locks) stamps).
+#include "racepred/engines/goldilocks/goldilocks.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "racepred/clock/thread_clocks.hpp"
+#include "racepred/clock/vector_clock.hpp"
+
+namespace racepred {
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+
+struct SyncEntry {
+  ThreadId thread;
+  uint32_t target;  // lock (acquire, release) or thread (fork, join)
+  Op op;
+};
+
+// An access the next accesses are checked against: the last access (§3), the last write (LSW)
+// or a thread's last read since it (LSR).
+// 32 bytes: two per cache line.
+struct AccessRecord {
+  EventId event = kNoEvent;  // kNoEvent: none (the paper's ⊥)
+  // position << 1 | is_write: position = length of the sync list at the access. For the marker
+  // of shared reads (event = kSharedReads): the index of the slice in the shared-reads pool.
+  uint64_t bits = 0;
+  ThreadId thread = 0;
+  uint32_t epoch = 0;   // the thread's epoch at the access
+  LockId lock = kNone;  // innermost lock held at the access (short-circuit 2)
+  LocationId location = 0;
+
+  bool defined() const { return event != kNoEvent; }
+  uint64_t position() const { return bits >> 1; }
+  Op op() const { return bits & 1 ? Op::Write : Op::Read; }
+  Access access() const { return Access{event, thread, location, op()}; }
+};
+static_assert(sizeof(AccessRecord) == 32);
+constexpr EventId kSharedReads = UINT64_MAX;
+
+class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annotator {
+ public:
+  GoldilocksLazy(EngineContext& context, GoldilocksDiscipline discipline,
+                 GoldilocksLazyOptions options)
+      : symbols_(context.symbols),
+        sink_(context.sink),
+        rw_(discipline == GoldilocksDiscipline::ConcurrentReads),
+        min_trim_(std::max<uint64_t>(options.min_trim, 2)),
+        records_factor_(options.scale_with_records ? 4 : 0),
+        trim_at_(min_trim_) {}
+
+  void before(EventId, const Event& e) { ensure_thread(e.thread); }
+  void read(EventId id, const Event& e) {
+    ensure_variable(e.target);
+    rw_ ? read_rw(id, e) : access(id, e);
+  }
+  void write(EventId id, const Event& e) {
+    ensure_variable(e.target);
+    rw_ ? write_rw(id, e) : access(id, e);
+  }
+  void acquire(EventId, const Event& e) {
+    const ThreadId t = e.thread;
+    ensure_lock(e.target);
+    held_[t].push_back(e.target);
+    threads_[t].innermost = e.target;
+    holder_[e.target] = t;
+    if (const LastRelease last = last_release_[e.target]; last.thread != kNone)
+      raise_reach(t, last.thread, last.epoch);
+    append(SyncEntry{t, e.target, Op::Acquire});
+    threads_[t].in_next = end_;
+  }
+  void release(EventId, const Event& e) {
+    const ThreadId t = e.thread;
+    ensure_lock(e.target);
+    std::vector<LockId>& held = held_[t];
+    for (size_t i = held.size(); i-- > 0;) {
+      if (held[i] == e.target) {
+        held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+    }
+    threads_[t].innermost = held.empty() ? kNone : held.back();
+    if (holder_[e.target] == t) holder_[e.target] = kNone;
+    last_release_[e.target] = LastRelease{t, threads_[t].epoch};
+    append(SyncEntry{t, e.target, Op::Release});
+    increment_clock(threads_[t].epoch, t);
+  }
+  void fork(EventId, const Event& e) {
+    const ThreadId t = e.thread;
+    ensure_thread(e.target);
+    raise_reach(e.target, t, threads_[t].epoch);
+    append(SyncEntry{t, e.target, Op::Fork});
+    threads_[e.target].in_next = end_;
+    increment_clock(threads_[t].epoch, t);
+  }
+  void join(EventId, const Event& e) {
+    const ThreadId t = e.thread;
+    ensure_thread(e.target);
+    raise_reach(t, e.target, threads_[e.target].epoch);
+    append(SyncEntry{t, e.target, Op::Join});
+    threads_[t].in_next = end_;
+    increment_clock(threads_[e.target].epoch, e.target);
+  }
+
+  Annotator* annotator() override { return this; }
+
+  void before_event(EventId /*id*/, const Event& e) override {
+    before_.clear();
+    if (!e.is_access()) return;
+    ensure_thread(e.thread);
+    ensure_variable(e.target);
+    describe_variable(e.target, before_);
+  }
+
+  void annotate(EventId /*id*/, const Event& e, Annotation& row) override {
+    GoldilocksSet lh;
+    lh.undefined = false;
+    lh.threads = {e.thread};
+    lh.locks = held_[e.thread];
+    std::sort(lh.locks.begin(), lh.locks.end());
+    row.push_back({"LH", format_goldilocks_set(lh, symbols_)});
+    std::vector<std::string> after;
+    if (e.is_access()) describe_variable(e.target, after);
+    const std::vector<std::string> columns =
+        rw_ ? std::vector<std::string>{"LSW", "LSR"} : std::vector<std::string>{"LS"};
+    for (size_t i = 0; i < columns.size(); ++i) {
+      std::string value;
+      if (e.is_access() && i < before_.size()) value = before_[i] + kGoldilocksArrow + after[i];
+      row.push_back({columns[i], std::move(value)});
+    }
+  }
+
+ private:
+  struct Negative {
+    uint32_t epoch = kNone;         // S(j, epoch) did not contain the thread …
+    uint64_t in_next = UINT64_MAX;  // … while its in_next had this value
+  };
+  struct ThreadState {
+    uint32_t epoch = 1;        // 1 + outgoing events (release, fork, being joined)
+    LockId innermost = kNone;  // the last acquired lock still held
+    uint64_t in_next = 0;      // 1 + position of the last incoming entry (acquire, forked, join)
+  };
+  // §3: the last access. §6: the last write (LSW) and the reads since (LSR): inline while one
+  // thread reads; once a second one does, `reader` is a marker (event = kSharedReads) naming a
+  // slice of shared_reads_ with one record per thread, like FastTrack's read-shared clocks.
+  struct VariableState {
+    AccessRecord last;
+    AccessRecord reader;
+  };
+
+  // --- state growth -------------------------------------------------------------------------
+  void ensure_thread(ThreadId t) {
+    if (t >= threads_.size()) grow_threads(t);
+  }
+  void grow_threads(ThreadId t) {
+    const size_t old = threads_.size();
+    const size_t n = static_cast<size_t>(t) + 1;
+    threads_.resize(n);
+    held_.resize(n);
+    thread_stamp_.resize(n, 0);
+    live_.resize(n);
+    for (LiveReplay& live : live_) live.epoch = 0;
+    live_lock_stamp_.resize(n, std::vector<uint32_t>(holder_.size(), 0));
+    sigma_threads_.resize(n);
+    for (size_t k = old; k < n; ++k) sigma_threads_[k].set(static_cast<ThreadId>(k), 1);
+    if (n > stride_) {  // re-layout the thread × thread tables
+      size_t stride = std::max<size_t>(stride_, 8);
+      while (stride < n) stride *= 2;
+      std::vector<uint32_t> reach(stride * stride, 0);
+      std::vector<Negative> negative(stride * stride);
+      for (size_t a = 0; a < stride_; ++a) {
+        for (size_t b = 0; b < stride_; ++b) {
+          reach[a * stride + b] = reach_[a * stride_ + b];
+          negative[a * stride + b] = negative_[a * stride_ + b];
+        }
+      }
+      const size_t slices = stride_ ? shared_reads_.size() / stride_ : 0;
+      std::vector<AccessRecord> shared(slices * stride);
+      for (size_t a = 0; a < slices; ++a)
+        for (size_t b = 0; b < stride_; ++b)
+          shared[a * stride + b] = shared_reads_[a * stride_ + b];
+      reach_.swap(reach);
+      negative_.swap(negative);
+      // Fresh live stamps (zero never equals a generation ≥ 1); the live states restart.
+      live_thread_stamp_.assign(stride * stride, 0);
+      shared_reads_.swap(shared);
+      stride_ = stride;
+    }
+  }
+  void ensure_lock(LockId l) {
+    if (l >= holder_.size()) grow_locks(l);
+  }
+  [[gnu::noinline]] void grow_locks(LockId l) {
+    holder_.resize(static_cast<size_t>(l) + 1, kNone);
+    lock_stamp_.resize(holder_.size(), 0);
+    last_release_.resize(holder_.size());
+    for (std::vector<uint32_t>& row : live_lock_stamp_) row.resize(holder_.size(), 0);
+    sigma_locks_.resize(holder_.size());
+  }
+  void ensure_variable(VariableId x) {
+    if (x >= variables_.size()) variables_.resize(static_cast<size_t>(x) + 1);
+  }
+
+  AccessRecord record(EventId id, const Event& e) const {
+    const ThreadState& ts = threads_[e.thread];
+    return AccessRecord{id,           end_ << 1 | (e.op == Op::Write ? 1u : 0u),
+                        e.thread,     ts.epoch,
+                        ts.innermost, e.location};
+  }
+  AccessRecord* shared_slice(const AccessRecord& marker) {
+    return shared_reads_.data() + marker.bits * stride_;
+  }
+  // Calls f(record) for every read since the last write (LSR).
+  template <typename F>
+  void for_each_reader(VariableState& v, F f) {
+    if (v.reader.event == kSharedReads) {
+      AccessRecord* slice = shared_slice(v.reader);
+      for (size_t k = 0; k < threads_.size(); ++k)
+        if (slice[k].defined()) f(slice[k]);
+    } else if (v.reader.defined()) {
+      f(v.reader);
+    }
+  }
+
+  void report(const AccessRecord& first, EventId id, const Event& e) {
+    sink_.report(Race{first.access(), Access::of(id, e), e.target});
+  }
+
+  // --- the three access rules -------------------------------------------------------------
+  // §3 rules 2/3: LS(q) ∩ LH(t) = ∅ is a race; LS(q) := LH(t) in both cases (restart rule).
+  void access(EventId id, const Event& e) {
+    VariableState& v = variables_[e.target];
+    if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
+    v.last = record(id, e);
+  }
+
+  // §6 read: the last write must be ordered before; LSR(q, t) := LH(t).
+  void read_rw(EventId id, const Event& e) {
+    VariableState& v = variables_[e.target];
+    if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
+    const AccessRecord now = record(id, e);
+    if (v.reader.event == kSharedReads) {
+      shared_slice(v.reader)[e.thread] = now;
+      slice_mask_[v.reader.bits] |= thread_bit(e.thread);
+    } else if (!v.reader.defined() || v.reader.thread == e.thread) {
+      v.reader = now;
+    } else {  // a second thread reads: switch to a shared slice
+      uint64_t index;
+      if (free_slices_.empty()) {
+        index = shared_reads_.size() / stride_;
+        shared_reads_.resize(shared_reads_.size() + stride_);
+        slice_mask_.resize(index + 1, 0);
+      } else {
+        index = free_slices_.back();
+        free_slices_.pop_back();
+      }
+      AccessRecord marker;
+      marker.event = kSharedReads;
+      marker.bits = index;
+      AccessRecord* slice = shared_slice(marker);
+      slice[v.reader.thread] = v.reader;
+      slice[e.thread] = now;
+      slice_mask_[index] = thread_bit(v.reader.thread) | thread_bit(e.thread);
+      v.reader = marker;
+    }
+  }
+
+  // §6 write: the last write and every read since must be ordered before; LSW(q) := LH(t) and
+  // no reads since.
+  void write_rw(EventId id, const Event& e) {
+    VariableState& v = variables_[e.target];
+    if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
+    if (v.reader.event == kSharedReads) {
+      AccessRecord* slice = shared_slice(v.reader);
+      auto check = [&](AccessRecord& r) {
+        if (!ordered(r, e.thread)) report(r, id, e);
+        r = AccessRecord{};
+      };
+      uint64_t& mask = slice_mask_[v.reader.bits];
+      if (threads_.size() <= 64) {  // the mask names every reader
+        for (uint64_t m = mask; m != 0; m &= m - 1) check(slice[std::countr_zero(m)]);
+      } else {
+        for (size_t k = 0; k < threads_.size(); ++k)
+          if (slice[k].defined()) check(slice[k]);
+      }
+      mask = 0;
+      free_slices_.push_back(v.reader.bits);
+    } else if (v.reader.defined() && !ordered(v.reader, e.thread)) {
+      report(v.reader, id, e);
+    }
+    v.last = record(id, e);
+    v.reader = AccessRecord{};
+  }
+
+  // --- is access `r` happens-before thread t's current event? -------------------------------
+  [[gnu::always_inline]] bool ordered(const AccessRecord& r, ThreadId t) {
+    const ThreadId j = r.thread;
+    if (j == t) return true;                                   // 1
+    if (r.lock != kNone && holder_[r.lock] == t) return true;  // 2
+    const size_t cell = static_cast<size_t>(t) * stride_ + j;
+    if (reach_[cell] >= r.epoch) return true;  // 3
+    return ordered_slow(r, t, cell);
+  }
+  [[gnu::noinline]] bool ordered_slow(const AccessRecord& r, ThreadId t, size_t cell) {
+    const ThreadId j = r.thread;
+    if (threads_[j].epoch == r.epoch) return false;  // 4
+    const uint64_t in_next = threads_[t].in_next;
+    if (in_next <= r.position()) return false;  // 5
+    Negative& no = negative_[cell];
+    if (no.in_next == in_next && r.epoch >= no.epoch) return false;  // 6
+    const bool yes = replay_live(r, in_next, t);                     // 7
+    if (!yes) no = Negative{r.epoch, in_next};
+    return yes;
+  }
+
+  // Direct edges into check 3's memo: epoch c of thread j happens before thread t's next event.
+  void raise_reach(ThreadId t, ThreadId j, uint32_t c) {
+    uint32_t& reach = reach_[static_cast<size_t>(t) * stride_ + j];
+    reach = std::max(reach, c);
+  }
+
+  uint32_t next_generation() {
+    if (++generation_ == 0) {
+      std::fill(thread_stamp_.begin(), thread_stamp_.end(), 0);
+      std::fill(lock_stamp_.begin(), lock_stamp_.end(), 0);
+      generation_ = 1;
+    }
+    return generation_;
+  }
+
+  // Replays list positions [max(r.position, base_), to) on S(r.thread, r.epoch); returns true as
+  // soon as `target` joins S. Members are stamped with generation_ (plus, for a record older
+  // than the list start, the tokens Σ says are in S).
+  bool replay(const AccessRecord& r, uint64_t to, ThreadId target) {
+    return r.position() >= base_ ? replay_from<false>(r, to, target)
+                                 : replay_from<true>(r, to, target);
+  }
+
+  // Check 7 with the live state of r.thread: S(j, c) as the last replay of j's epoch c left it
+  // at list position live.end. Within epoch c, S stays {j} until j's next outgoing event, so a
+  // live state of the same epoch is S(j, c) for every record of that epoch, whatever position
+  // it started from; the replay continues from live.end instead of restarting at the record. If
+  // live.end ≥ to, t ∈ S is already decided: t has no incoming entry at positions ≥ to.
+  bool replay_live(const AccessRecord& r, uint64_t to, ThreadId target) {
+    const ThreadId j = r.thread;
+    const uint32_t c = r.epoch;
+    LiveReplay& live = live_[j];
+    uint32_t* ts = live_thread_stamp_.data() + static_cast<size_t>(j) * stride_;
+    if (live.epoch != c || live.end < base_) {
+      if (r.position() < base_) return replay_from<true>(r, to, target);
+      if (++live.generation == 0) {
+        std::fill(ts, ts + stride_, 0);
+        std::fill(live_lock_stamp_[j].begin(), live_lock_stamp_[j].end(), 0);
+        live.generation = 1;
+      }
+      live.epoch = c;
+      live.end = r.position();
+      ts[j] = live.generation;
+    }
+    const uint32_t g = live.generation;
+    if (ts[target] == g) return true;
+    if (live.end >= to) return false;
+    uint32_t* ls = live_lock_stamp_[j].data();
+    uint32_t* reach_column = reach_.data() + j;
+    const size_t stride = stride_;
+    auto add_thread = [&](ThreadId k) {
+      ts[k] = g;
+      uint32_t& reach = reach_column[static_cast<size_t>(k) * stride];
+      reach = std::max(reach, c);
+    };
+    const SyncEntry* const begin = list_.data() - base_;
+    const SyncEntry* p = begin + live.end;
+    const SyncEntry* const stop = begin + to;
+    bool found = false;
+    for (; p < stop; ++p) {
+      switch (p->op) {
+        case Op::Acquire:
+          if (ls[p->target] == g && ts[p->thread] != g) {
+            add_thread(p->thread);
+            if (p->thread == target) found = true;
+          }
+          break;
+        case Op::Release:
+          if (ts[p->thread] == g) ls[p->target] = g;
+          break;
+        case Op::Fork:
+          if (ts[p->thread] == g && ts[p->target] != g) {
+            add_thread(p->target);
+            if (p->target == target) found = true;
+          }
+          break;
+        case Op::Join:
+          if (ts[p->target] == g && ts[p->thread] != g) {
+            add_thread(p->thread);
+            if (p->thread == target) found = true;
+          }
+          break;
+        default:
+          break;
+      }
+      if (found) {
+        ++p;
+        break;
+      }
+    }
+    live.end = static_cast<uint64_t>(p - begin);
+    return found;
+  }
+
+  template <bool kFromSummary>
+  bool replay_from(const AccessRecord& r, uint64_t to, ThreadId target) {
+    const ThreadId j = r.thread;
+    const uint32_t c = r.epoch;
+    const uint32_t g = next_generation();
+    uint32_t* ts = thread_stamp_.data();
+    uint32_t* ls = lock_stamp_.data();
+    auto in_thread = [&](ThreadId k) {
+      return ts[k] == g || (kFromSummary && sigma_threads_[k].get(j) >= c);
+    };
+    auto in_lock = [&](LockId l) {
+      return ls[l] == g || (kFromSummary && sigma_locks_[l].get(j) >= c);
+    };
+    auto add_thread = [&](ThreadId k) {
+      ts[k] = g;
+      uint32_t& reach = reach_[static_cast<size_t>(k) * stride_ + j];
+      reach = std::max(reach, c);
+    };
+    if (!kFromSummary) ts[j] = g;
+    const uint64_t from = std::max(r.position(), base_);
+    const SyncEntry* p = list_.data() + (from - base_);
+    const SyncEntry* const stop = list_.data() + (to - base_);
+    for (; p < stop; ++p) {
+      switch (p->op) {
+        case Op::Acquire:
+          if (in_lock(p->target) && !in_thread(p->thread)) {
+            add_thread(p->thread);
+            if (p->thread == target) return true;
+          }
+          break;
+        case Op::Release:
+          if (in_thread(p->thread)) ls[p->target] = g;
+          break;
+        case Op::Fork:
+          if (in_thread(p->thread) && !in_thread(p->target)) {
+            add_thread(p->target);
+            if (p->target == target) return true;
+          }
+          break;
+        case Op::Join:
+          if (in_thread(p->target) && !in_thread(p->thread)) {
+            add_thread(p->thread);
+            if (p->thread == target) return true;
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    return false;
+  }
+
+  // The paper's lock set of record `r` now: S ∪ {locks held by threads of S}.
+  GoldilocksSet materialize(const AccessRecord& r) {
+    GoldilocksSet set;
+    if (!r.defined()) return set;
+    set.undefined = false;
+    replay(r, end_, kNone);
+    const uint32_t g = generation_;
+    const bool summary = r.position() < base_;
+    for (ThreadId k = 0; k < threads_.size(); ++k) {
+      if (thread_stamp_[k] == g || (summary && sigma_threads_[k].get(r.thread) >= r.epoch)) {
+        set.threads.push_back(k);
+        set.locks.insert(set.locks.end(), held_[k].begin(), held_[k].end());
+      }
+    }
+    for (LockId l = 0; l < holder_.size(); ++l)
+      if (lock_stamp_[l] == g || (summary && sigma_locks_[l].get(r.thread) >= r.epoch))
+        set.locks.push_back(l);
+    std::sort(set.locks.begin(), set.locks.end());
+    set.locks.erase(std::unique(set.locks.begin(), set.locks.end()), set.locks.end());
+    return set;
+  }
+
+  // LS (§3) or LSW, LSR (§6) of variable x, formatted.
+  void describe_variable(VariableId x, std::vector<std::string>& out) {
+    VariableState& v = variables_[x];
+    out.push_back(format_goldilocks_set(materialize(v.last), symbols_));
+    if (!rw_) return;
+    std::vector<const AccessRecord*> readers;
+    for_each_reader(v, [&](const AccessRecord& r) { readers.push_back(&r); });
+    std::sort(readers.begin(), readers.end(),
+              [](const AccessRecord* a, const AccessRecord* b) { return a->thread < b->thread; });
+    std::string lsr;
+    for (const AccessRecord* r : readers) {
+      if (!lsr.empty()) lsr += "; ";
+      lsr += std::string(symbols_.threads.name(r->thread)) + ":" +
+             format_goldilocks_set(materialize(*r), symbols_);
+    }
+    out.push_back(lsr.empty() ? "-" : lsr);
+  }
+
+  // --- the global list ---------------------------------------------------------------------
+  void append(const SyncEntry& entry) {
+    if (list_.size() >= trim_at_) trim();
+    list_.push_back(entry);
+    ++end_;
+  }
+
+  // Drops the older half of the list. Entries below every record are dropped as they are
+  // (no record can replay them; only the threads' own epochs in Σ are advanced); the others
+  // are first folded into Σ.
+  void trim() {
+    const uint64_t cut = end_ - trim_at_ / 2;
+    uint64_t oldest = end_;
+    uint64_t records = 0;
+    auto visit = [&](const AccessRecord& r) {
+      oldest = std::min(oldest, r.position());
+      ++records;
+    };
+    for (VariableState& v : variables_) {
+      if (v.last.defined()) visit(v.last);
+      for_each_reader(v, visit);
+    }
+    const uint64_t fold_from = std::clamp(oldest, base_, cut);
+    bool folded = false;
+    for (uint64_t i = base_; i < cut; ++i) {
+      const SyncEntry& e = list_[i - base_];
+      if (i < fold_from) {
+        advance_own_epoch(e);
+      } else {
+        fold(e);
+        folded = true;
+      }
+    }
+    if (folded)
+      for (size_t k = 0; k < threads_.size(); ++k)
+        for (ThreadId j = 0; j < sigma_threads_[k].size(); ++j)
+          reach_[k * stride_ + j] = std::max(reach_[k * stride_ + j], sigma_threads_[k].get(j));
+    list_.erase(list_.begin(), list_.begin() + static_cast<std::ptrdiff_t>(cut - base_));
+    base_ = cut;
+    trim_at_ = std::max(min_trim_, records_factor_ * records);
+  }
+
+  void advance_own_epoch(const SyncEntry& e) {
+    switch (e.op) {
+      case Op::Release:
+      case Op::Fork:
+        sigma_threads_[e.thread].increment(e.thread);
+        break;
+      case Op::Join:
+        sigma_threads_[e.target].increment(e.target);
+        break;
+      default:
+        break;
+    }
+  }
+
+  // Σ as vector clocks of epochs: the rules above applied to all lock sets at once.
+  void fold(const SyncEntry& e) {
+    switch (e.op) {
+      case Op::Acquire:
+        sigma_threads_[e.thread].join(sigma_locks_[e.target]);
+        break;
+      case Op::Release:
+        sigma_locks_[e.target].join(sigma_threads_[e.thread]);
+        sigma_threads_[e.thread].increment(e.thread);
+        break;
+      case Op::Fork:
+        sigma_threads_[e.target].join(sigma_threads_[e.thread]);
+        sigma_threads_[e.thread].increment(e.thread);
+        break;
+      case Op::Join:
+        sigma_threads_[e.thread].join(sigma_threads_[e.target]);
+        sigma_threads_[e.target].increment(e.target);
+        break;
+      default:
+        break;
+    }
+  }
+
+  const Symbols& symbols_;
+  RaceSink& sink_;
+  const bool rw_;
+  const uint64_t min_trim_;
+  const uint64_t records_factor_;
+
+  std::vector<ThreadState> threads_;
+  std::vector<std::vector<LockId>> held_;  // LH(t) without t, in acquisition order
+  // Thread × thread tables, row t, column j (stride_ ≥ threads): reach: the largest epoch of j
+  // known to happen before t's next event; negative: check 6.
+  size_t stride_ = 0;
+  std::vector<uint32_t> reach_;
+  std::vector<Negative> negative_;
+  std::vector<ThreadId> holder_;  // per lock: the thread holding it, kNone if free
+  // Per lock: the thread that released it last and its epoch before that release; an acquire
+  // puts that epoch into the acquirer's row of reach_ (check 3) without a replay.
+  struct LastRelease {
+    ThreadId thread = kNone;
+    uint32_t epoch = 0;
+  };
+  std::vector<LastRelease> last_release_;
+  std::vector<VariableState> variables_;
+  std::vector<AccessRecord> shared_reads_;  // slices of stride_ records (one per thread)
+  std::vector<uint64_t> free_slices_;
+  // Per slice: bit k set iff slice[k] is defined (threads k < 64; used while there are ≤ 64).
+  std::vector<uint64_t> slice_mask_;
+  static uint64_t thread_bit(ThreadId t) { return t < 64 ? uint64_t{1} << t : 0; }
+
+  std::vector<SyncEntry> list_;  // positions [base_, end_)
+  uint64_t base_ = 0;
+  uint64_t end_ = 0;
+  uint64_t trim_at_;
+  std::vector<VectorClock> sigma_threads_;  // Σ rows of threads (at position base_)
+  std::vector<VectorClock> sigma_locks_;    // Σ rows of locks
+
+  // Live replay states, one per thread j (check 7): S(j, live.epoch) at list position live.end;
+  // members are stamped with live.generation in row j of the live stamp tables.
+  struct LiveReplay {
+    uint32_t epoch = 0;  // 0: none
+    uint32_t generation = 0;
+    uint64_t end = 0;
+  };
+  std::vector<LiveReplay> live_;
+  std::vector<uint32_t> live_thread_stamp_;             // row j, column k (stride_)
+  std::vector<std::vector<uint32_t>> live_lock_stamp_;  // row j: per lock
+
+  std::vector<uint32_t> thread_stamp_;  // replay membership: stamp == generation_
+  std::vector<uint32_t> lock_stamp_;
+  uint32_t generation_ = 0;
+
+  std::vector<std::string> before_;  // annotation: the lock sets before the current access
+};
+
+}  // namespace
+
+std::string format_goldilocks_set(const GoldilocksSet& set, const Symbols& symbols) {
+  if (set.undefined) return "⊥";
+  std::string s = "{";
+  bool first = true;
+  for (ThreadId t : set.threads) {
+    if (!first) s += ", ";
+    first = false;
+    s += symbols.threads.name(t);
+  }
+  for (LockId l : set.locks) {
+    if (!first) s += ", ";
+    first = false;
+    s += symbols.locks.name(l);
+  }
+  return s + "}";
+}
+
+std::unique_ptr<Engine> make_goldilocks_lazy(EngineContext& context,
+                                             GoldilocksDiscipline discipline,
+                                             GoldilocksLazyOptions options) {
+  return std::make_unique<GoldilocksLazy>(context, discipline, options);
+}
+
+std::unique_ptr<Engine> make_goldilocks(EngineContext& context) {
+  return make_goldilocks_lazy(context, GoldilocksDiscipline::MutEx);
+}
+std::unique_ptr<Engine> make_goldilocks_rw(EngineContext& context) {
+  return make_goldilocks_lazy(context, GoldilocksDiscipline::ConcurrentReads);
+}
+
+}  // namespace racepred

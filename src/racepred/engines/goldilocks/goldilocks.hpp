@@ -1,0 +1,70 @@
+// Goldilocks (seed 002, Elmas & Qadeer): happens-before computed with lock sets only.
+// Two disciplines: §3 MutExAccessDiscipline (`goldilocks`: every two accesses of a variable,
+// reads included, must be HB-ordered) and §6 concurrent reads / exclusive writes
+// (`goldilocks-rw`: LSW for the last write, LSR per thread for the reads since it).
+// The registered engines use the lazy form (goldilocks.cpp); the eager form, the paper's rules
+// touching every lock set at each acquire/fork/join, is kept as a test reference
+// (goldilocks_eager.cpp). docs/ENGINES.md explains both and the two corrections to the printed
+// rules.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "racepred/engines/dispatch.hpp"
+
+namespace racepred {
+
+// A lock set of the paper: locks and thread ids. `undefined` is the paper's ⊥ (no access yet;
+// the first access always passes, as with the paper's initial value Addr ∪ Tid).
+struct GoldilocksSet {
+  bool undefined = true;
+  std::vector<ThreadId> threads;  // sorted, distinct
+  std::vector<LockId> locks;      // sorted, distinct
+  friend bool operator==(const GoldilocksSet&, const GoldilocksSet&) = default;
+};
+
+// "{T1, m}" with the trace's names (threads first), "⊥" when undefined.
+std::string format_goldilocks_set(const GoldilocksSet& set, const Symbols& symbols);
+
+enum class GoldilocksDiscipline {
+  MutEx,            // §3: LS(q)
+  ConcurrentReads,  // §6: LSW(q), LSR(q, t)
+};
+
+// Annotation columns: "LH" (LH(t) after the event) and, for accesses, "LS" or "LSW" and "LSR"
+// as "before → after" (empty for synchronisation events). LSR lists the threads that read since
+// the last write: "T1:{T1}; T2:{T2, m}", "-" when there is none.
+inline constexpr const char* kGoldilocksArrow = " → ";
+
+// The lazy engine (registered as `goldilocks` / `goldilocks-rw`). The synchronisation list is
+// trimmed once it holds trim_at = max(min_trim, 4 × records) entries (records: the accesses the
+// next ones are checked against); the older half is dropped. Tests pass a tiny min_trim without
+// the records term to trim at nearly every event and so exercise the epoch summary.
+struct GoldilocksLazyOptions {
+  uint64_t min_trim = uint64_t{1} << 16;
+  bool scale_with_records = true;
+};
+std::unique_ptr<Engine> make_goldilocks_lazy(EngineContext& context,
+                                             GoldilocksDiscipline discipline,
+                                             GoldilocksLazyOptions options = {});
+
+// Which rules the eager reference follows.
+enum class GoldilocksRules {
+  // The rules as racepred implements them: §3 with rule 7 (join) adding LH(t), §6 applying
+  // the §3 updates to LSW and to every LSR(q, t) independently; a race restarts the lock set.
+  Corrected,
+  // The rules exactly as printed in the seed (join adds only {t}; §6 rules 2-7 verbatim; a race
+  // empties the lock sets for good). Used by tests to show where the printed rules lose order.
+  AsPrinted,
+};
+
+// The eager reference (not registered): every acquire, fork and join updates every lock set.
+// Memory O(variables × (threads + locks)); for tests only.
+std::unique_ptr<Engine> make_goldilocks_eager(EngineContext& context,
+                                              GoldilocksDiscipline discipline,
+                                              GoldilocksRules rules = GoldilocksRules::Corrected);
+
+}  // namespace racepred

@@ -1,0 +1,115 @@
+// hb-adaptive: the lecture's Adaptive_Epoch (seed 001, "Adaptive approach"). Errata applied:
+// an epoch j#k is unordered with thread i's current access iff k > Th(i)(j) (the listing prints
+// `k < Th(i)(j)`), and the write update assigns Wh(x) (the listing writes Rh(x)).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "racepred/engines/hb/location_engine.hpp"
+
+namespace racepred {
+namespace hbloc {
+namespace {
+
+// Algorithm Adaptive_Epoch (seed 001). Rh(x), Wh(x) are an epoch or a vector clock.
+//   check:  epoch j#k: race pair (j#k, current) if k > Th(i)(j)
+//           V:         racy if !(V < Th(i)); we report (access of V(j), current) for each j
+//                      with V(j) > Th(i)(j)
+//   update: epoch j#k: k > Th(i)(j) ? [j#k, i#Th(i)(i)] : i#Th(i)(i)
+//           V:         V < Th(i) ? i#Th(i)(i) : V(i) = Th(i)(i)
+// read checks Wh and updates Rh; write checks Wh and Rh and updates Wh. Initially both are
+// [0,…,0]; we start from the bottom epoch 0#0 instead, which every access turns into its own
+// epoch exactly as the zero vector clock does.
+class HbAdaptive final : public LocationEngine<HbAdaptive> {
+ public:
+  using LocationEngine::LocationEngine;
+
+  void read(EventId id, const Event& e, const Clock* th) {
+    const size_t x = e.target;
+    ensure_variable(x);
+    check(h_[2 * x], Op::Write, th, id, e);
+    update(h_[2 * x + 1], th, id, e);
+  }
+
+  void write(EventId id, const Event& e, const Clock* th) {
+    const size_t x = e.target;
+    ensure_variable(x);
+    check(h_[2 * x], Op::Write, th, id, e);
+    check(h_[2 * x + 1], Op::Read, th, id, e);
+    update(h_[2 * x], th, id, e);
+  }
+
+  void set_stride(size_t stride) { pool_.set_stride(stride); }
+
+  std::string show_w(VariableId x, size_t width) const { return show(2 * size_t{x}, width); }
+  std::string show_r(VariableId x, size_t width) const { return show(2 * size_t{x} + 1, width); }
+
+ private:
+  static constexpr uint32_t kNoRow = UINT32_MAX;
+  struct Hybrid {
+    Epoch epoch;  // epoch mode: the last access; vc mode: unused
+    Partner who;  // the access of `epoch`
+    uint32_t row = kNoRow;
+    bool vc = false;
+  };
+
+  void ensure_variable(size_t x) {
+    if (2 * x + 1 >= h_.size()) h_.resize(std::max(2 * x + 2, h_.size() * 3 / 2));
+  }
+  void check(const Hybrid& h, Op op, const Clock* th, EventId id, const Event& e) {
+    if (!h.vc) {
+      if (unordered(h.epoch, th)) report(h.who, h.epoch.thread(), op, id, e);
+    } else {
+      const Clock* v = pool_.clocks(h.row);
+      if (any_unordered(v, th, stride())) report_unordered(v, pool_.who(h.row), op, th, id, e);
+    }
+  }
+  void update(Hybrid& h, const Clock* th, EventId id, const Event& e) {
+    const ThreadId i = e.thread;
+    if (!h.vc) {
+      if (unordered(h.epoch, th)) {  // [j#k, i#Th(i)(i)]
+        if (h.row == kNoRow) h.row = pool_.allocate();
+        Clock* v = pool_.clocks(h.row);
+        std::fill(v, v + stride(), Clock{0});
+        v[h.epoch.thread()] = h.epoch.clock();
+        pool_.who(h.row)[h.epoch.thread()] = h.who;
+        v[i] = th[i];
+        pool_.who(h.row)[i] = Partner{id, e.location};
+        h.vc = true;
+      } else {
+        h.epoch = Epoch(i, th[i]);
+        h.who = Partner{id, e.location};
+      }
+    } else {
+      Clock* v = pool_.clocks(h.row);
+      if (!any_unordered(v, th, stride())) {  // V < Th(i): back to an epoch
+        h.vc = false;
+        h.epoch = Epoch(i, th[i]);
+        h.who = Partner{id, e.location};
+      } else {
+        v[i] = th[i];
+        pool_.who(h.row)[i] = Partner{id, e.location};
+      }
+    }
+  }
+  std::string show(size_t k, size_t width) const {
+    if (k >= h_.size()) return "undefined";
+    const Hybrid& h = h_[k];
+    if (!h.vc) return show_epoch(h.epoch, "undefined");
+    std::vector<Clock> c(std::max(width, stride()), 0);
+    std::copy(pool_.clocks(h.row), pool_.clocks(h.row) + stride(), c.begin());
+    return show_vc_epochs(c.data(), width);
+  }
+
+  std::vector<Hybrid> h_;  // 2x: Wh(x), 2x+1: Rh(x)
+  VcPool pool_;
+};
+
+}  // namespace
+}  // namespace hbloc
+
+std::unique_ptr<Engine> make_hb_adaptive(EngineContext& context) {
+  return std::make_unique<hbloc::HbAdaptive>(context);
+}
+
+}  // namespace racepred

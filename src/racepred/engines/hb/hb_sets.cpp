@@ -1,0 +1,165 @@
+// hb-sets: the set-based race predictor of seed 004 ("Set-based race predictor"), the
+// correct-by-construction reference for HB: every thread t keeps the set D(t) of events that
+// happen before its next event, Rel(y) is the event set of the last release of lock y, W(x) the
+// most recent write to x (undefined at first) and R(x) the most recent mutually concurrent reads.
+// An earlier access e is HB-before the current event of t iff e is in D(t).
+//
+//   e@acq(t,y)      D(t) = D(t) ∪ Rel(y) ∪ {e}
+//   e@rel(t,y)      D(t) = D(t) ∪ {e};  Rel(y) = D(t)
+//   e@fork(t1,t2)   D(t1) = D(t1) ∪ {e};  D(t2) = D(t1)
+//   e@join(t1,t2)   D(t1) = D(t1) ∪ D(t2) ∪ {e}
+//   e@write(t,x)    race (W(x),e) if W(x) ∉ D(t); race (r,e) for r ∈ R(x) \ D(t);
+//                   D(t) = D(t) ∪ {e};  W(x) = e
+//   e@read(t,x)     race (W(x),e) if W(x) ∉ D(t);  R(x) = {e} ∪ (R(x) \ D(t));  D(t) = D(t) ∪ {e}
+//
+// Event sets are bit sets over the events' positions, so time and memory grow quadratically:
+// a reference for small traces, not a production engine. Only the most recent write is kept
+// (seed 004, "Earlier race not detected"), so its pairs are a subset of hb's.
+#include <cstdint>
+
+#include "racepred/clock/event_set.hpp"
+#include "racepred/clock/id_table.hpp"
+#include "racepred/engines/dispatch.hpp"
+#include "racepred/report/notation.hpp"
+
+namespace racepred {
+namespace {
+
+class HbSets final : public DispatchEngine<HbSets>, public Annotator {
+ public:
+  explicit HbSets(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {}
+
+  // Every event e gets its position pos = |events so far|; D = D(t) of its thread.
+  void before(EventId id, const Event& e) {
+    pos_ = events_.size();
+    events_.push_back(e);
+    ids_.push_back(id);
+    if (annotating_) {
+      partners_.clear();
+      w_before_ = kUndefined;
+      r_before_.clear();
+      if (e.is_access() && e.target < variables_.size()) {
+        w_before_ = variables_[e.target].W;
+        r_before_ = variables_[e.target].R;
+      }
+    }
+  }
+  // e@acq(t,y): D(t) = D(t) ∪ Rel(y) ∪ {e}
+  void acquire(EventId, const Event& e) {
+    EventSet& D = thread_set(e.thread);
+    if (const EventSet* rel = rel_.find(e.target)) D.unite(*rel);
+    D.insert(pos_);
+  }
+  // e@rel(t,y): D(t) = D(t) ∪ {e};  Rel(y) = D(t)
+  void release(EventId, const Event& e) {
+    thread_set(e.thread).insert(pos_);
+    rel_[e.target] = thread_set(e.thread);
+  }
+  // e@fork(t1,t2): D(t1) = D(t1) ∪ {e};  D(t2) = D(t1)
+  void fork(EventId, const Event& e) {
+    thread_set(e.thread).insert(pos_);
+    const EventSet copy = thread_set(e.thread);  // thread_set() may grow the vector
+    thread_set(e.target).unite(copy);
+  }
+  // e@join(t1,t2): D(t1) = D(t1) ∪ D(t2) ∪ {e}
+  void join(EventId, const Event& e) {
+    const EventSet joined = thread_set(e.target);
+    EventSet& D1 = thread_set(e.thread);
+    D1.unite(joined);
+    D1.insert(pos_);
+  }
+  // e@write(t,x): race (W(x),e) if W(x) ∉ D(t); race (r,e) for r ∈ R(x) \ D(t);
+  //               D(t) = D(t) ∪ {e};  W(x) = e
+  void write(EventId, const Event& e) {
+    EventSet& D = thread_set(e.thread);
+    Variable& x = variable(e.target);
+    if (x.W != kUndefined && !D.contains(x.W)) report(x.W, pos_);
+    for (size_t r : x.R)
+      if (!D.contains(r)) report(r, pos_);
+    D.insert(pos_);
+    x.W = pos_;
+  }
+  // e@read(t,x): race (W(x),e) if W(x) ∉ D(t);  R(x) = {e} ∪ (R(x) \ D(t));  D(t) = D(t) ∪ {e}
+  void read(EventId, const Event& e) {
+    EventSet& D = thread_set(e.thread);
+    Variable& x = variable(e.target);
+    if (x.W != kUndefined && !D.contains(x.W)) report(x.W, pos_);
+    size_t kept = 0;
+    for (size_t r : x.R)
+      if (!D.contains(r)) x.R[kept++] = r;
+    x.R.resize(kept);
+    x.R.push_back(pos_);  // positions stay in trace order
+    D.insert(pos_);
+  }
+
+  Annotator* annotator() override { return this; }
+  void before_event(EventId, const Event&) override { annotating_ = true; }
+  // D(t) after the event (its event set ES_e), Rel(y) after a release, W(x) and R(x) before an
+  // access (seed 004's annotated traces), and the races found at the event.
+  void annotate(EventId id, const Event& e, Annotation& row) override {
+    std::string W, R;
+    if (e.is_access()) {
+      W = w_before_ == kUndefined ? std::string("undefined") : ref(w_before_);
+      if (!r_before_.empty()) R = list_text(r_before_);
+    }
+    row.push_back({"D(t)", set_text(thread_set(e.thread))});
+    row.push_back({"Rel(y)", e.op == Op::Release ? set_text(rel_[e.target]) : std::string()});
+    row.push_back({"W(x)", W});
+    row.push_back({"R(x)", R});
+    row.push_back({"races", races_text(partners_, id)});
+  }
+
+ private:
+  static constexpr size_t kUndefined = SIZE_MAX;
+  struct Variable {
+    size_t W = kUndefined;
+    std::vector<size_t> R;
+  };
+
+  EventSet& thread_set(ThreadId t) { return D_[t]; }
+  Variable& variable(VariableId x) { return variables_[x]; }
+  void report(size_t first, size_t second) {
+    const Event& a = events_[first];
+    const Event& b = events_[second];
+    sink_.report(Race{Access::of(ids_[first], a), Access::of(ids_[second], b), b.target});
+    if (annotating_) partners_.push_back(ids_[first]);
+  }
+  std::string ref(size_t pos) const { return event_ref_colon(symbols_, ids_[pos], events_[pos]); }
+  // "[0:w(x)_1,0:fork(T1)_2]"
+  std::string list_text(const std::vector<size_t>& positions) const {
+    std::string out(1, '[');
+    for (size_t pos : positions) {
+      if (out.size() > 1) out += ',';
+      out += ref(pos);
+    }
+    out += ']';
+    return out;
+  }
+  std::string set_text(const EventSet& s) const {
+    std::vector<size_t> positions;
+    s.for_each([&](size_t pos) { positions.push_back(pos); });
+    return list_text(positions);
+  }
+
+  const Symbols& symbols_;
+  RaceSink& sink_;
+  std::vector<Event> events_;
+  std::vector<EventId> ids_;
+  IdTable<EventSet> D_;    // D(t)
+  IdTable<EventSet> rel_;  // Rel(y)
+  IdTable<Variable> variables_;
+
+  size_t pos_ = 0;  // the current event's position
+  bool annotating_ = false;
+  size_t w_before_ = kUndefined;
+  std::vector<size_t> r_before_;
+  std::vector<EventId> partners_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_hb_sets(EngineContext& context) {
+  return std::make_unique<HbSets>(context);
+}
+
+}  // namespace racepred

@@ -1,0 +1,176 @@
+// Shared machinery of the lecture's online HB race-location engines (seed 001 "VC_RaceLoc" …
+// "FastTrack - Semi adaptive", seed 004 "Vector clock based race detector a la FastTrack"):
+// the thread and lock clocks of the clock kit (clock/thread_clocks.hpp), race reporting with
+// the partner access, and the annotated view. djit.cpp, hb_epochs.cpp, hb_adaptive.cpp and
+// fasttrack.cpp each add the per-variable state of one algorithm.
+//
+// Clock discipline (the seeds'): Th(i) starts as [0,…,1,…,0] (own entry 1) and every event of
+// thread i increments Th(i)(i) after it was processed, so an access's epoch is i#Th(i)(i)
+// "before processing" and every access has its own epoch. HB includes fork and join (seed 004).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "racepred/clock/rows.hpp"
+#include "racepred/clock/thread_clocks.hpp"
+#include "racepred/clock/vector_clock.hpp"
+#include "racepred/engines/dispatch.hpp"
+
+namespace racepred::hbloc {
+
+// The access that set a clock entry or epoch: reported as the first event of a race pair.
+struct Partner {
+  EventId event = kNoEvent;
+  LocationId location = 0;
+};
+
+template <class T>
+using Rows = ClockRows<T>;
+
+// Vector clocks that epochs switch into (hb-adaptive, fasttrack), with the access behind each
+// entry. A variable keeps its row once allocated (reused when it switches again).
+class VcPool {
+ public:
+  uint32_t allocate() {
+    const uint32_t r = used_++;
+    clocks_.ensure_rows(used_);
+    who_.ensure_rows(used_);
+    return r;
+  }
+  Clock* clocks(uint32_t r) { return clocks_.row(r); }
+  const Clock* clocks(uint32_t r) const { return clocks_.row(r); }
+  Partner* who(uint32_t r) { return who_.row(r); }
+  void set_stride(size_t stride) {
+    clocks_.set_stride(stride);
+    who_.set_stride(stride);
+  }
+
+ private:
+  Rows<Clock> clocks_;
+  Rows<Partner> who_;
+  uint32_t used_ = 0;
+};
+
+// The epoch j#k is not happens-before the holder of th: k > Th(i)(j).
+inline bool unordered(Epoch e, const Clock* th) {
+  return e.clock() > th[e.thread()];
+}
+
+// CRTP base: Derived provides
+//   void read(EventId, const Event&, const Clock* th);   // th = Th(i) before the event
+//   void write(EventId, const Event&, const Clock* th);
+//   void set_stride(size_t);                             // re-layout per-variable clocks
+//   std::string show_w(VariableId, size_t width) const;  // W(x) / R(x) in the annotated view
+//   std::string show_r(VariableId, size_t width) const;
+template <class Derived>
+class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public Annotator {
+ public:
+  explicit LocationEngine(EngineContext& context)
+      : symbols_(context.symbols), sink_(context.sink) {}
+
+  // The handlers of the dispatch base; reads and writes go to Derived with Th(i).
+  void before(EventId, const Event& e) {
+    if (clocks_.add_thread(e.thread)) [[unlikely]]
+      derived().set_stride(clocks_.stride());
+  }
+  void read(EventId id, const Event& e) { derived().read(id, e, clocks_.th(e.thread)); }
+  void write(EventId id, const Event& e) { derived().write(id, e, clocks_.th(e.thread)); }
+  void acquire(EventId, const Event& e) { clocks_.acquire(e.thread, e.target); }
+  void release(EventId, const Event& e) { clocks_.release(e.thread, e.target); }
+  void fork(EventId, const Event& e) {
+    if (clocks_.fork(e.thread, e.target)) derived().set_stride(clocks_.stride());
+  }
+  void join(EventId, const Event& e) {
+    if (clocks_.join(e.thread, e.target)) derived().set_stride(clocks_.stride());
+  }
+  void after(EventId, const Event& e) { clocks_.tick(e.thread); }  // inc(Th(i), i)
+
+  Annotator* annotator() override { return this; }
+
+  void before_event(EventId /*id*/, const Event& e) override {
+    annotating_ = true;
+    found_.clear();
+    const size_t width = display_width(e);
+    pre_ = clock_string(e.thread, width);
+    if (e.is_access()) {
+      w_before_ = derived().show_w(e.target, width);
+      r_before_ = derived().show_r(e.target, width);
+    }
+  }
+
+  // Columns: Th = Th(i) before the event (seed 004's annotation, seed 001's pre clock),
+  // Th' = after (seed 001's post clock), W(x)/R(x) = the accessed variable's write/read state
+  // before the event (as seed 004 prints W(x)), W(x)'/R(x)' = after, races = pairs reported at
+  // this event as (eFIRST,eSECOND), e.g. (e3,e5).
+  void annotate(EventId /*id*/, const Event& e, Annotation& row) override {
+    const size_t width = display_width(e);
+    row.push_back({"Th", pre_});
+    row.push_back({"Th'", clock_string(e.thread, width)});
+    const bool access = e.is_access();
+    row.push_back({"W(x)", access ? w_before_ : std::string()});
+    row.push_back({"R(x)", access ? r_before_ : std::string()});
+    row.push_back({"W(x)'", access ? derived().show_w(e.target, width) : std::string()});
+    row.push_back({"R(x)'", access ? derived().show_r(e.target, width) : std::string()});
+    std::sort(found_.begin(), found_.end());
+    std::string races;
+    for (const auto& [first, second] : found_) {
+      if (!races.empty()) races += ' ';
+      races.append("(e").append(std::to_string(first)).append(",e");
+      races.append(std::to_string(second)).append(")");
+    }
+    row.push_back({"races", races});
+  }
+
+ protected:
+  size_t stride() const { return clocks_.stride(); }
+  size_t threads() const { return clocks_.threads(); }
+
+  // Reports (partner, current access): `p` was set by thread j's access `op` on e.target.
+  // Races are the exception: the reporting paths stay out of line, the hot path stays small.
+  [[gnu::noinline, gnu::cold]] void report(Partner p, ThreadId j, Op op, EventId id,
+                                           const Event& e) {
+    sink_.report(Race{Access{p.event, j, p.location, op}, Access::of(id, e), e.target});
+    if (annotating_) found_.emplace_back(p.event, id);
+  }
+  // Reports every entry j of `a` whose access is not HB-before th (slow path: a race exists).
+  [[gnu::noinline, gnu::cold]] void report_unordered(const Clock* a, const Partner* who, Op op,
+                                                     const Clock* th, EventId id, const Event& e) {
+    const size_t n = stride();
+    for (size_t j = 0; j < n; ++j)
+      if (a[j] > th[j]) report(who[j], static_cast<ThreadId>(j), op, id, e);
+  }
+
+ private:
+  Derived& derived() { return static_cast<Derived&>(*this); }
+  const Derived& derived() const { return static_cast<const Derived&>(*this); }
+
+  size_t display_width(const Event& e) const {
+    size_t w = std::max<size_t>(threads(), symbols_.threads.size());
+    w = std::max<size_t>(w, static_cast<size_t>(e.thread) + 1);
+    if (e.op == Op::Fork || e.op == Op::Join) w = std::max<size_t>(w, size_t{e.target} + 1);
+    return w;
+  }
+  std::string clock_string(ThreadId t, size_t width) const {
+    std::vector<Clock> c(std::max(width, stride()), 0);
+    if (t < threads())
+      std::copy(clocks_.th(t), clocks_.th(t) + stride(), c.begin());
+    else
+      c[t] = 1;
+    return show_vc(c.data(), width);
+  }
+
+  const Symbols& symbols_;
+  RaceSink& sink_;
+  ThreadClocks clocks_;  // Th(i) and Rel(y)
+
+  // Annotated view only.
+  bool annotating_ = false;
+  std::vector<std::pair<EventId, EventId>> found_;
+  std::string pre_, w_before_, r_before_;
+};
+
+}  // namespace racepred::hbloc

@@ -1,0 +1,63 @@
+// adjacent: the races the observed schedule itself shows — two conflicting accesses of
+// different threads that are next to each other in the trace. The trace is a correct
+// reordering of itself, so each such pair is a predictable race (Def. 3.8 of the cross-thread
+// paper): the engine is sound, and misses every race the schedule did not happen to show.
+//
+// This is the template engine of the recipe in engines/engine.hpp: copy it to start a new one.
+//
+// State:
+//   last   the previous event of the trace, if it was an access (else none)
+//
+//   r(i,x), w(i,x):  race (last, e) if last conflicts with e;  last := e
+//   acq, rel, fork, join:  last := none
+#include <memory>
+
+#include "racepred/engines/dispatch.hpp"
+
+namespace racepred {
+namespace {
+
+class Adjacent final : public DispatchEngine<Adjacent>, public Annotator {
+ public:
+  explicit Adjacent(EngineContext& context) : sink_(context.sink) {}
+
+  // The handlers the method needs; acquire, release, fork and join are left to after().
+  void read(EventId id, const Event& e) { access(id, e); }
+  void write(EventId id, const Event& e) { access(id, e); }
+  void after(EventId id, const Event& e) {
+    has_last_ = e.is_access();
+    last_id_ = id;
+    last_ = e;
+  }
+
+  // The annotated view: the race found at the event, as (eFIRST,eSECOND).
+  Annotator* annotator() override { return this; }
+  void before_event(EventId, const Event&) override { found_ = kNoEvent; }
+  void annotate(EventId id, const Event&, Annotation& row) override {
+    row.push_back({"races", found_ == kNoEvent
+                                ? std::string()
+                                : "(e" + std::to_string(found_) + ",e" + std::to_string(id) + ")"});
+  }
+
+ private:
+  void access(EventId id, const Event& e) {
+    if (has_last_ && conflicting(last_, e)) {
+      sink_.report(Race{Access::of(last_id_, last_), Access::of(id, e), e.target});
+      found_ = last_id_;
+    }
+  }
+
+  RaceSink& sink_;
+  bool has_last_ = false;  // last: the previous event, when it was an access
+  EventId last_id_ = kNoEvent;
+  Event last_;
+  EventId found_ = kNoEvent;  // annotation only
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_adjacent(EngineContext& context) {
+  return std::make_unique<Adjacent>(context);
+}
+
+}  // namespace racepred

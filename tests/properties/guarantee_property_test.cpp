@@ -1,0 +1,198 @@
+// Every engine keeps the guarantee it declares in the engine table (engines/engines.def), on
+// thousands of random small traces against the exact ground truth (the exact module):
+//   sound       every reported race (pair or racy event) is a race of the ground truth
+//   first race  the earliest racy event with its latest reported partner is a race
+//   complete    every race of the ground truth is reported
+//   reference   the reports equal those of the reference engine
+//   within      the reports are among those of the named engine
+// One test per engine; a failure prints the seed and the trace.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "racepred/driver/registry.hpp"
+#include "racepred/driver/run.hpp"
+#include "racepred/exact/exact_trace.hpp"
+#include "racepred/exact/search.hpp"
+#include "support/small_traces.hpp"
+
+namespace racepred {
+namespace {
+
+using Pair = std::pair<EventId, EventId>;
+
+// What one engine reported, by event ids.
+struct Reports {
+  std::set<Pair> pairs;  // (first, second); first = 0 when the engine knows only the second
+  std::set<EventId> racy;
+};
+
+Reports reports_of(const RaceSink& sink) {
+  Reports r;
+  for (const Race& race : sink.races()) r.pairs.emplace(race.first.event, race.second.event);
+  r.racy.insert(sink.racy_events().begin(), sink.racy_events().end());
+  return r;
+}
+
+// The ground truth of one trace under both notions, by event ids.
+struct Truth {
+  std::set<Pair> pairs;
+  std::set<EventId> racy;
+};
+
+Truth truth_of(const exact::ExactTrace& t, exact::RaceNotion notion) {
+  exact::SearchOptions options;
+  options.notion = notion;
+  Truth truth;
+  for (auto [e, f] : exact::search(t, options).races) {
+    truth.pairs.emplace(t.id(e), t.id(f));
+    truth.racy.insert(t.id(f));
+  }
+  return truth;
+}
+
+template <class T>
+std::vector<T> missing(const std::set<T>& from, const std::set<T>& in) {
+  std::vector<T> out;
+  for (const T& x : from)
+    if (!in.count(x)) out.push_back(x);
+  return out;
+}
+
+std::string show(const std::vector<Pair>& pairs) {
+  std::string s;
+  for (auto [a, b] : pairs)
+    s.append(" (").append(std::to_string(a)).append(",").append(std::to_string(b)).append(")");
+  return s;
+}
+std::string show(const std::vector<EventId>& events) {
+  std::string s;
+  for (EventId e : events) s.append(" ").append(std::to_string(e));
+  return s;
+}
+
+// a ⊆ b in `unit`; returns the members of a missing from b, printed ("" when a ⊆ b).
+std::string not_within(const Reports& a, const Reports& b, RaceUnit unit) {
+  return unit == RaceUnit::Pairs ? show(missing(a.pairs, b.pairs)) : show(missing(a.racy, b.racy));
+}
+
+class Guarantees : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Guarantees, HoldOnRandomTraces) {
+  const EngineInfo& info = *find_engine(GetParam());
+  const Guarantee& g = info.guarantee;
+  const exact::RaceNotion notion =
+      g.truth == GroundTruth::Enabled ? exact::RaceNotion::Enabled : exact::RaceNotion::Adjacent;
+  const EngineInfo* reference = g.reference.empty() ? nullptr : find_engine(g.reference);
+  const EngineInfo* within = g.within.empty() ? nullptr : find_engine(g.within);
+  ASSERT_TRUE(g.reference.empty() || reference) << "unknown reference " << g.reference;
+  ASSERT_TRUE(g.within.empty() || within) << "unknown engine " << g.within;
+  const bool needs_truth = g.soundness != Soundness::None || g.complete;
+
+  const int n = testing::property_iterations(1500);
+  int racy_traces = 0;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
+    const Trace trace = generate_trace(testing::small_trace_options(seed));
+    SCOPED_TRACE(testing::trace_context(seed, trace));
+    const Reports got = reports_of(run_engine(info, trace));
+    if (!got.racy.empty()) ++racy_traces;
+
+    if (needs_truth) {
+      const exact::ExactTrace t(trace);
+      const Truth truth = truth_of(t, notion);
+      const bool pairs = g.unit == RaceUnit::Pairs;
+      if (g.soundness == Soundness::Sound) {
+        if (pairs)
+          EXPECT_EQ(show(missing(got.pairs, truth.pairs)), "") << "unsound pairs";
+        else
+          EXPECT_EQ(show(missing(got.racy, truth.racy)), "") << "unsound racy events";
+      }
+      if (g.soundness == Soundness::FirstRace && !got.racy.empty()) {
+        const EventId e = *got.racy.begin();
+        EventId f = 0;  // the latest reported partner of e
+        for (auto [a, b] : got.pairs)
+          if (b == e) f = std::max(f, a);
+        if (f != 0)
+          EXPECT_TRUE(truth.pairs.count({f, e}))
+              << "first race (" << f << "," << e << ") is not a race of the ground truth";
+        else
+          EXPECT_TRUE(truth.racy.count(e)) << "first racy event " << e << " is not racy";
+      }
+      if (g.complete) {
+        if (pairs)
+          EXPECT_EQ(show(missing(truth.pairs, got.pairs)), "") << "missed pairs";
+        else
+          EXPECT_EQ(show(missing(truth.racy, got.racy)), "") << "missed racy events";
+      }
+    }
+    if (reference) {
+      const Reports other = reports_of(run_engine(*reference, trace));
+      EXPECT_EQ(not_within(got, other, g.reference_unit), "") << "not in " << g.reference;
+      EXPECT_EQ(not_within(other, got, g.reference_unit), "") << "missing from " << info.name;
+    }
+    if (within) {
+      const Reports other = reports_of(run_engine(*within, trace));
+      EXPECT_EQ(not_within(got, other, g.within_unit), "") << "not within " << g.within;
+    }
+    if (HasFailure()) break;
+  }
+  // The traces exercise the engine: a fair share of them are racy for it.
+  EXPECT_GT(racy_traces, n / 20) << info.name << " reported races on too few traces";
+}
+
+// The claims that need no ground truth (reference, within), on larger traces than exact can
+// judge; and every race is listed when nothing is capped. The offline exact-based engines are
+// left out: they are exponential.
+class MediumGuarantees : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MediumGuarantees, ReferencesHoldOnMediumTraces) {
+  const EngineInfo& info = *find_engine(GetParam());
+  const Guarantee& g = info.guarantee;
+  const EngineInfo* reference = g.reference.empty() ? nullptr : find_engine(g.reference);
+  const EngineInfo* within = g.within.empty() ? nullptr : find_engine(g.within);
+  if (reference && reference->family == "exact") reference = nullptr;
+  if (within && within->family == "exact") within = nullptr;
+  const int n = testing::property_iterations(3000);
+  for (uint64_t seed = 90000; seed < 90000 + static_cast<uint64_t>(n); ++seed) {
+    const Trace trace = generate_trace(testing::medium_trace_options(seed));
+    SCOPED_TRACE(testing::trace_context(seed, trace));
+    const RaceSink sink = run_engine(info, trace);
+    EXPECT_EQ(sink.race_count(), sink.races().size()) << "uncapped run lost races";
+    const Reports got = reports_of(sink);
+    if (reference) {
+      const Reports other = reports_of(run_engine(*reference, trace));
+      EXPECT_EQ(not_within(got, other, g.reference_unit), "") << "not in " << g.reference;
+      EXPECT_EQ(not_within(other, got, g.reference_unit), "") << "missing from " << info.name;
+    }
+    if (within) {
+      const Reports other = reports_of(run_engine(*within, trace));
+      EXPECT_EQ(not_within(got, other, g.within_unit), "") << "not within " << g.within;
+    }
+    if (HasFailure()) break;
+  }
+}
+
+std::vector<std::string> engine_names(bool with_exact) {
+  std::vector<std::string> names;
+  for (const EngineInfo& info : engine_registry())
+    if (with_exact || info.family != "exact") names.push_back(info.name);
+  return names;
+}
+
+std::string test_name(const ::testing::TestParamInfo<std::string>& p) {
+  std::string name = p.param;
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, Guarantees, ::testing::ValuesIn(engine_names(true)), test_name);
+INSTANTIATE_TEST_SUITE_P(Engines, MediumGuarantees, ::testing::ValuesIn(engine_names(false)),
+                         test_name);
+
+}  // namespace
+}  // namespace racepred
