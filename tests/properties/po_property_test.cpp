@@ -97,9 +97,10 @@ std::string show(const testing::PoVerdict& v) {
 
 // The plain (unoptimised) versions, checked like the engines.
 RaceSink run_plain(const std::string& engine, const Trace& trace) {
-  return run_engine(engine == "wcp"  ? po::make_wcp_plain
-                    : engine == "dc" ? po::make_dc_plain
-                                     : po::make_wdc_plain,
+  return run_engine(engine == "shb"   ? po::make_shb_plain
+                    : engine == "wcp" ? po::make_wcp_plain
+                    : engine == "dc"  ? po::make_dc_plain
+                                      : po::make_wdc_plain,
                     trace);
 }
 
@@ -137,6 +138,7 @@ TEST(PoProperty, DcTpEqualsItsDefinition) {
   check_engine_against_reference("dc-tp", 6000, iterations(12000));
 }
 TEST(PoProperty, PlainVersionsEqualTheirDefinitions) {
+  check_engine_against_reference("shb", 24000, iterations(4000), true);
   check_engine_against_reference("wcp", 12000, iterations(4000), true);
   check_engine_against_reference("dc", 16000, iterations(4000), true);
   check_engine_against_reference("wdc", 20000, iterations(4000), true);

@@ -8,6 +8,7 @@
 
 namespace racepred::po {
 
+std::unique_ptr<Engine> make_shb_plain(EngineContext& context);
 std::unique_ptr<Engine> make_wcp_plain(EngineContext& context);
 std::unique_ptr<Engine> make_dc_plain(EngineContext& context);
 std::unique_ptr<Engine> make_wdc_plain(EngineContext& context);

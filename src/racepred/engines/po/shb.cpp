@@ -20,17 +20,20 @@
 //               C_t(t) += 1
 // Every reported pair is a race under the enabled notion (`exact --enabled`): both events are
 // enabled after some correct reordering that keeps HB and every read's last write.
+#include <bit>
 #include <memory>
 #include <vector>
 
+#include "racepred/engines/po/plain.hpp"
 #include "racepred/engines/po/po_common.hpp"
 
 namespace racepred::po {
 namespace {
 
-class Shb final : public PoEngine<Shb> {
+// The plain version: VectorClocks, the rules as written above.
+class ShbPlain final : public PoEngine<ShbPlain> {
  public:
-  using PoEngine<Shb>::PoEngine;
+  using PoEngine<ShbPlain>::PoEngine;
 
   void handle(EventId id, const Event& e) {
     const ThreadId t = e.thread;
@@ -92,8 +95,114 @@ class Shb final : public PoEngine<Shb> {
   History hist_;
 };
 
+// The optimised version (engine `shb`): flat clock rows, and an O(1) test before the last-write
+// join: LW_x is C_u at the write w, whose own entry k = C_u(u) ticks right after w, so a thread
+// that knows u's time k already knows all of LW_x (LW_x ⊑ C_t iff k <= C_t(u)).
+class Shb final : public PoEngine<Shb> {
+ public:
+  using PoEngine<Shb>::PoEngine;
+
+  void handle(EventId id, const Event& e) {
+    const ThreadId t = e.thread;
+    if (t >= threads_) [[unlikely]]
+      add_thread(t);
+    Clock* ct = c_.row(t);
+    const size_t n = c_.stride();
+    switch (e.op) {
+      case Op::Acquire:
+        if (e.target < l_.rows()) join_row(ct, l_.row(e.target), n);  // C_t := C_t ⊔ L_l
+        break;
+      case Op::Release:
+        l_.ensure_rows(size_t{e.target} + 1);
+        copy_row(l_.row(e.target), ct, n);  // L_l := C_t
+        ++ct[t];
+        break;
+      case Op::Fork:
+        if (e.target >= threads_) add_thread(e.target);
+        ct = c_.row(t);
+        join_row(c_.row(e.target), ct, n);  // C_u := C_u ⊔ C_t
+        ++ct[t];
+        break;
+      case Op::Join:
+        if (e.target >= threads_) add_thread(e.target);
+        join_row(c_.row(t), c_.row(e.target), n);  // C_t := C_t ⊔ C_u
+        break;
+      case Op::Read: {
+        hist_.check(*this, id, e, ct);  // before the last-write edge
+        const size_t x = e.target;
+        if (x < writer_.size() && writer_[x].thread != kNoThread &&
+            writer_[x].time > ct[writer_[x].thread])
+          join_row(ct, lw_.row(x), n);  // C_t := C_t ⊔ LW_x
+        hist_.record(id, e, ct[t]);     // R_x(t) := C_t(t)
+        break;
+      }
+      case Op::Write: {
+        hist_.check(*this, id, e, ct);
+        hist_.record(id, e, ct[t]);  // W_x(t) := C_t(t)
+        const size_t x = e.target;
+        if (x >= writer_.size()) [[unlikely]]
+          grow_variables(x);
+        copy_row(lw_.row(x), ct, n);  // LW_x := C_t
+        writer_[x] = Writer{t, ct[t]};
+        ++ct[t];
+        break;
+      }
+    }
+  }
+
+ protected:
+  void columns(const Event& e, Annotation& row) override {
+    const size_t w = width(e);
+    const size_t n = c_.stride();
+    row.push_back({"C_t", show_row(c_.row(e.thread), n, w)});
+    const bool access = e.is_access();
+    const bool has_lw =
+        access && e.target < writer_.size() && writer_[e.target].thread != kNoThread;
+    row.push_back({"LW_x", has_lw ? show_row(lw_.row(e.target), n, w) : ""});
+    row.push_back({"W_x", access ? hist_.show(e.target, true) : ""});
+    row.push_back({"R_x", access ? hist_.show(e.target, false) : ""});
+  }
+
+ private:
+  struct Writer {  // the last write of x: its thread and its own entry C_u(u)
+    ThreadId thread = kNoThread;
+    Clock time = 0;
+  };
+
+  [[gnu::noinline]] void grow_variables(size_t x) {
+    writer_.resize(std::max(x + 1, writer_.size() * 3 / 2));
+    lw_.ensure_rows(writer_.size());
+  }
+  [[gnu::noinline]] void add_thread(ThreadId t) {
+    const size_t need = size_t{t} + 1;
+    if (need > c_.stride()) {
+      const size_t s = std::bit_ceil(need);
+      c_.set_stride(s);
+      l_.set_stride(s);
+      lw_.set_stride(s);
+      hist_.set_stride(s);
+    }
+    c_.ensure_rows(need);
+    for (size_t u = threads_; u < need; ++u) c_.row(u)[u] = 1;
+    threads_ = need;
+  }
+
+  size_t threads_ = 0;
+  ClockRows c_;   // C_t
+  ClockRows l_;   // L_l
+  ClockRows lw_;  // LW_x
+  std::vector<Writer> writer_;
+  FlatHistory hist_;
+};
+
 }  // namespace
 
+}  // namespace racepred::po
+
+namespace racepred::po {
+std::unique_ptr<Engine> make_shb_plain(EngineContext& context) {
+  return std::make_unique<ShbPlain>(context);
+}
 }  // namespace racepred::po
 
 namespace racepred {

@@ -288,7 +288,7 @@ class Wcp final : public PoEngine<Wcp> {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
     Clock* pt = p(t);
-    if (x < latest_.size() && !latest_[x].empty())
+    if (x < latest_.size() && !latest_[x].locks.empty())
       for (const OpenSections::Cs& cs : open_.of(t)) {  // WCP-1, other threads' releases only
         const LatestPair* found = find_slot(x, cs.lock);
         if (found == nullptr) continue;
@@ -344,18 +344,26 @@ class Wcp final : public PoEngine<Wcp> {
     tick(t);
   }
 
-  // Rule-(a) slots stored per variable, next to each other for the few locks that guard it.
+  // Rule-(a) slots stored per variable: the locks in one small array (scanned), the slots in a
+  // parallel one (touched only on a hit).
+  struct VarSlots {
+    std::vector<LockId> locks;
+    std::vector<LatestPair> pairs;
+  };
   const LatestPair* find_slot(VariableId x, LockId l) const {
-    for (const auto& [lock, pair] : latest_[x])
-      if (lock == l) return &pair;
+    const VarSlots& v = latest_[x];
+    for (size_t k = 0, n = v.locks.size(); k < n; ++k)
+      if (v.locks[k] == l) return &v.pairs[k];
     return nullptr;
   }
   Latest& slot(LockId l, VariableId x, int kind) {
     grow_to(latest_, x);
-    for (auto& [lock, pair] : latest_[x])
-      if (lock == l) return pair.kind[kind];
-    latest_[x].emplace_back(l, LatestPair{});
-    return latest_[x].back().second.kind[kind];
+    VarSlots& v = latest_[x];
+    for (size_t k = 0, n = v.locks.size(); k < n; ++k)
+      if (v.locks[k] == l) return v.pairs[k].kind[kind];
+    v.locks.push_back(l);
+    v.pairs.emplace_back();
+    return v.pairs.back().kind[kind];
   }
   void update(Latest& a, ThreadId t, uint32_t snap) {
     if (a.h == snap) return;  // the variable appeared twice in the CS's set
@@ -432,9 +440,9 @@ class Wcp final : public PoEngine<Wcp> {
     size_t head = 0;
     uint64_t base = 0;
   };
-  std::vector<Lane> sections_;                                      // CS_l
-  std::vector<std::vector<std::pair<LockId, LatestPair>>> latest_;  // per variable, per lock
-  ClockRows snaps_;                                                 // H snapshots
+  std::vector<Lane> sections_;    // CS_l
+  std::vector<VarSlots> latest_;  // per variable
+  ClockRows snaps_;               // H snapshots
   std::vector<uint32_t> refs_;
   std::vector<ThreadId> snap_thread_;
   std::vector<uint32_t> free_;
