@@ -5,6 +5,7 @@
 
 #include "racepred/cli/cli.hpp"
 #include "racepred/driver/pipeline.hpp"
+#include "racepred/io/formats.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
 
@@ -36,9 +37,7 @@ int analyze(const AnalyzeOptions& o) {
       o.engines.empty() ? std::vector<std::string>{std::string(kDefaultEngines)} : o.engines));
   PipelineOptions options;
   options.read.lenient = o.lenient;
-  options.read.format = o.input_format == "std"        ? InputFormat::Std
-                        : o.input_format == "speedygo" ? InputFormat::SpeedyGo
-                                                       : InputFormat::Auto;
+  options.read.format = *parse_input_format(o.input_format);
   options.validation = o.lenient ? ValidationMode::Lenient : ValidationMode::Strict;
   options.max_races = o.max_races;
 
@@ -87,9 +86,8 @@ Command add_analyze_command(CLI::App& app) {
                 "Skip malformed lines and drop events that break well-formedness (counted and "
                 "reported on stderr) instead of failing");
   sub->add_option("--input-format", o->input_format,
-                  "Trace format: STD (THREAD|OP(ARG)|LOC), SpeedyGo CSV, or guess from the "
-                  "content")
-      ->check(CLI::IsMember({"std", "speedygo", "auto"}))
+                  "Trace format (auto: recognised by its content; docs/FORMATS.md)")
+      ->check(CLI::IsMember(input_format_names()))
       ->capture_default_str();
   sub->add_option("TRACE", o->trace, "Trace file ('-' reads standard input)")->required();
   return {sub, [o] { return analyze(*o); }};

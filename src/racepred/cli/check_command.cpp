@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "racepred/cli/cli.hpp"
+#include "racepred/io/formats.hpp"
 #include "racepred/io/reader.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
@@ -111,7 +112,7 @@ Command add_check_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--input-format", o->input_format,
                   "Trace format (auto: judged by the first event line)")
-      ->check(CLI::IsMember({"auto", "std", "speedygo"}))
+      ->check(CLI::IsMember(input_format_names()))
       ->capture_default_str();
   sub->add_option("TRACE", o->trace, "Trace file ('-' reads standard input)")->required();
   return {sub, [o]() { return check(*o); }};

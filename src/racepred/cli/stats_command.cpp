@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "racepred/cli/cli.hpp"
+#include "racepred/io/formats.hpp"
 #include "racepred/io/reader.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
@@ -98,7 +99,8 @@ int stats(const StatsOptions& o) {
     std::cout << key << std::string(key.size() < 20 ? 20 - key.size() : 1, ' ') << value << '\n';
   };
   row("trace", name);
-  row("format", summary.format);
+  row("format", summary.compression.empty() ? summary.format
+                                            : summary.format + " (" + summary.compression + ")");
   row("events", std::to_string(summary.delivered));
   row("threads",
       std::to_string(symbols.threads.size()) + " (" + std::to_string(active) + " with events)");
@@ -146,7 +148,7 @@ Command add_stats_command(CLI::App& app) {
   sub->add_flag("--lenient", o->lenient, "Skip malformed lines (counted) instead of failing");
   sub->add_option("--input-format", o->input_format,
                   "Trace format (auto: judged by the first event line)")
-      ->check(CLI::IsMember({"auto", "std", "speedygo"}))
+      ->check(CLI::IsMember(input_format_names()))
       ->capture_default_str();
   sub->add_option("TRACE", o->trace, "Trace file ('-' reads standard input)")->required();
   return {sub, [o]() { return stats(*o); }};
