@@ -43,6 +43,20 @@ void register_pwr_engines(std::vector<EngineInfo>& out) {
   add("pwr-edges-unbounded", "PWR^{E+E}: every edge and critical section kept (exact PWR races)",
       "complete (seed 003 Cor. 6.4 with LH_S), unsound; race pairs",
       seed_pwr + " + §4 edge constraints", pwr::make_pwr_edges, pwr::kUnboundedOptions);
+  const std::string seed_cs = "seed 003 §6.3 Algorithm 1 (LH_pwr, Def. 5.9)";
+  add("pwr-cs", "PWR^CS: pwr with thread-indexed cross-thread lock sets LH_pwr (guard locks)",
+      "unsound, reports a subset of pwr; race pairs, guard locks, Fig. 12 counts", seed_cs,
+      pwr::make_pwr_cs, PwrOptions{bounded.history, 0});
+  add("pwr-cs-unbounded", "pwr-cs with every critical section kept in the lock histories",
+      "unsound, subset of pwr-unbounded; race pairs, guard locks", seed_cs, pwr::make_pwr_cs,
+      PwrOptions{pwr::kUnbounded, 0});
+  const std::string seed_e = "seed 003 App. G (Def. G.1, PWRE-3)";
+  add("pwr-e", "PWR-E: pwr-cs plus release order through cross-thread critical sections",
+      "unsound, reports a subset of pwr-cs; race pairs, guard locks", seed_e, pwr::make_pwr_e,
+      PwrOptions{bounded.history, 0});
+  add("pwr-e-unbounded", "pwr-e with every critical section kept in the lock histories",
+      "unsound, subset of pwr-cs-unbounded; race pairs, guard locks", seed_e, pwr::make_pwr_e,
+      PwrOptions{pwr::kUnbounded, 0});
 }
 
 }  // namespace racepred

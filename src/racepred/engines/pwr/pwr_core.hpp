@@ -234,6 +234,12 @@ class PwrClocks {
     join_into(th_.row(i), th_.row(u));
     w3(i);
   }
+  // Th(u) = Th(u) ⊔ V for a clock V of an event ordered before u's next event (pwr-e); the
+  // ROD sync is owed again.
+  void merge_into_thread(ThreadId u, const Clock* v) {
+    join_into(th_.row(u), v);
+    threads_[u].pending = holds_any(u);
+  }
   // After every event of i: Th(i)[i]++.
   void end(ThreadId i) { ++th_.row(i)[i]; }
 
