@@ -30,14 +30,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "racepred/clock/lock_set.hpp"
+#include "racepred/clock/rows.hpp"
 #include "racepred/clock/vector_clock.hpp"
-#include "racepred/engines/hb_location_common.hpp"
 #include "racepred/trace/event.hpp"
 
 namespace racepred::pwr {
 
-using hbloc::kBlock;
-using hbloc::Rows;
+template <class T>
+using Rows = ClockRows<T>;
 
 inline constexpr uint32_t kUnbounded = 0;
 inline constexpr uint32_t kNone = UINT32_MAX;
@@ -48,55 +49,15 @@ struct PwrOptions {
   uint32_t edges = 25;   // pwr-edges: replaced accesses kept per variable; kUnbounded keeps all
 };
 
-// Standard lock sets interned as nodes of a trie over the acquisition stack: a thread's lock set
-// is one uint32_t; equal sets acquired in different orders get different nodes, which only
-// costs memory. Node 0 is the empty set. Allocation only when a new stack appears.
-class LockSets {
- public:
-  LockSets() { nodes_.push_back(Node{kNone, 0, 0, {}}); }
-  uint32_t add(uint32_t set, LockId y) {
-    for (uint32_t c : nodes_[set].children)
-      if (nodes_[c].lock == y) return c;
-    const uint32_t n = static_cast<uint32_t>(nodes_.size());
-    nodes_.push_back(Node{set, y, nodes_[set].depth + 1, {}});
-    nodes_[set].children.push_back(n);
-    return n;
-  }
-  uint32_t remove(uint32_t set, LockId y) {
-    if (set != 0 && nodes_[set].lock == y) return nodes_[set].parent;
-    LockId path[64];
-    uint32_t n = 0;
-    for (uint32_t s = set; s != 0; s = nodes_[s].parent)
-      if (nodes_[s].lock != y && n < 64) path[n++] = nodes_[s].lock;
-    uint32_t r = 0;
-    while (n > 0) r = add(r, path[--n]);
-    return r;
-  }
-  bool contains(uint32_t set, LockId y) const {
-    for (uint32_t s = set; s != 0; s = nodes_[s].parent)
-      if (nodes_[s].lock == y) return true;
-    return false;
-  }
-  bool disjoint(uint32_t a, uint32_t b) const {
-    if (a == 0 || b == 0) return true;
-    for (uint32_t s = a; s != 0; s = nodes_[s].parent)
-      if (contains(b, nodes_[s].lock)) return false;
-    return true;
-  }
-  template <class F>
-  void for_each(uint32_t set, F f) const {
-    for (uint32_t s = set; s != 0; s = nodes_[s].parent) f(nodes_[s].lock);
-  }
+// Standard lock sets: the clock kit's LockSetTable (a thread holds a trie node, accesses keep
+// the node's set id; disjointness is a bit test for lock ids below 64).
+using LockSets = LockSetTable;
+using SetId = LockSetTable::SetId;
 
- private:
-  struct Node {
-    uint32_t parent;
-    LockId lock;
-    uint32_t depth;
-    std::vector<uint32_t> children;
-  };
-  std::vector<Node> nodes_;
-};
+inline bool set_contains(const LockSets& sets, SetId set, LockId y) {
+  const auto locks = sets.locks(set);
+  return std::binary_search(locks.begin(), locks.end(), y);
+}
 
 // Th, LSt, Acq, L_all, H and LW of the PWR vector-clock algorithm.
 class PwrClocks {
@@ -106,10 +67,10 @@ class PwrClocks {
   size_t stride() const { return th_.stride(); }
   Clock* th(ThreadId i) { return th_.row(i); }
   const Clock* th(ThreadId i) const { return th_.row(i); }
-  uint32_t lockset(ThreadId i) const { return threads_[i].lockset; }
+  SetId lockset(ThreadId i) const { return threads_[i].set; }
   const LockSets& locksets() const { return sets_; }
   size_t thread_count() const { return threads_.size(); }
-  bool holds_any(ThreadId i) const { return threads_[i].lockset != 0; }
+  bool holds_any(ThreadId i) const { return threads_[i].set != LockSetTable::kEmptySet; }
   // An epoch j#k happened before the current event of i.
   bool ordered(Epoch f, ThreadId i) const { return f.clock() <= th_.row(i)[f.thread()]; }
 
@@ -132,7 +93,7 @@ class PwrClocks {
     Epoch epoch;
     EventId id = kNoEvent;
     LocationId location = 0;
-    uint32_t lockset = 0;
+    SetId lockset = LockSetTable::kEmptySet;
     uint32_t record = kNone;  // pwr-cs: the access record of the write
   };
   const LastWrite& last_write(VariableId x) const { return vars_[x]; }
@@ -165,7 +126,7 @@ class PwrClocks {
     w.epoch = Epoch(i, th_.row(i)[i]);
     w.id = id;
     w.location = location;
-    w.lockset = threads_[i].lockset;
+    w.lockset = threads_[i].set;
     w.record = record;
     copy_row(lw_.row(x), th_.row(i));
   }
@@ -189,8 +150,10 @@ class PwrClocks {
     l.holder = i;
     l.all_pos = static_cast<uint32_t>(all_held_.size());
     all_held_.push_back(y);
-    threads_[i].lockset = sets_.add(threads_[i].lockset, y);
-    threads_[i].pending = true;
+    Thread& t = threads_[i];
+    t.node = sets_.acquire(t.node, y);
+    t.set = sets_.set_of(t.node);
+    t.pending = true;
     return true;
   }
   // rel(i,y): H(y) += (Acq(y), Th(i)); LSt(i) -= {y}; L_all -= {y}. False if i does not hold y.
@@ -217,7 +180,9 @@ class PwrClocks {
     locks_[last].all_pos = l.all_pos;
     all_held_.pop_back();
     l.all_pos = kNone;
-    threads_[i].lockset = sets_.remove(threads_[i].lockset, y);
+    Thread& t = threads_[i];
+    t.node = sets_.release(t.node, y);
+    t.set = sets_.set_of(t.node);
     return true;
   }
   // fork(i,u): Th(u) = Th(u) ⊔ Th(i).
@@ -247,12 +212,12 @@ class PwrClocks {
   void w3(ThreadId i) {
     Thread& t = threads_[i];
     t.pending = false;
-    if (t.lockset == 0) return;
+    if (t.set == LockSetTable::kEmptySet) return;
     Clock* th = th_.row(i);
     bool changed;
     do {
       changed = false;
-      sets_.for_each(t.lockset, [&](LockId y) {
+      for (const LockId y : sets_.locks(t.set)) {
         const Lock& l = locks_[y];
         for (size_t k = 0, n = l.cs_acq.size(); k < n; ++k) {
           const Epoch a = l.cs_acq[k];
@@ -265,7 +230,7 @@ class PwrClocks {
             changed = true;
           }
         }
-      });
+      }
     } while (changed);
   }
 
@@ -280,15 +245,13 @@ class PwrClocks {
     for (size_t k = 0; k < l.cs_acq.size(); ++k) f(Section{l.cs_acq[k], rel_.row(l.cs_row[k])});
   }
 
-  void join_into(Clock* dst, const Clock* src) const {
-    for (size_t j = 0, n = stride(); j < n; j += kBlock)
-      for (size_t k = 0; k < kBlock; ++k) dst[j + k] = std::max(dst[j + k], src[j + k]);
-  }
-  void copy_row(Clock* dst, const Clock* src) const { std::copy(src, src + stride(), dst); }
+  void join_into(Clock* dst, const Clock* src) const { join_clocks(dst, src, stride()); }
+  void copy_row(Clock* dst, const Clock* src) const { copy_clock(dst, src, stride()); }
 
  private:
   struct Thread {
-    uint32_t lockset = 0;
+    LockSetTable::NodeId node = LockSetTable::kRoot;
+    SetId set = LockSetTable::kEmptySet;
     bool pending = false;  // ROD sync owed at the next event (set by acquire)
   };
   struct Lock {

@@ -23,3 +23,12 @@ std::unique_ptr<Engine> make_pwr_cs(EngineContext& context, const PwrOptions& op
 }
 
 }  // namespace racepred::pwr
+
+namespace racepred {
+std::unique_ptr<Engine> make_pwr_cs(EngineContext& context) {
+  return pwr::make_pwr_cs(context, pwr::PwrOptions{});
+}
+std::unique_ptr<Engine> make_pwr_cs_unbounded(EngineContext& context) {
+  return pwr::make_pwr_cs(context, pwr::kUnboundedOptions);
+}
+}  // namespace racepred

@@ -27,7 +27,7 @@
 #include <memory>
 #include <vector>
 
-#include "racepred/engines/engine.hpp"
+#include "racepred/engines/dispatch.hpp"
 #include "racepred/engines/pwr/pwr_core.hpp"
 #include "racepred/engines/pwr/pwr_engine.hpp"
 
@@ -35,38 +35,25 @@ namespace racepred::pwr {
 
 // E1 = true: pwr-e (PWRE-3 with cross-thread sections, applied when a guard is confirmed).
 template <bool E1>
-class PwrCsEngine final : public Engine {
+class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
  public:
   PwrCsEngine(EngineContext& context, const PwrOptions& options)
       : sink_(context.sink), clocks_(options) {}
 
-  void on_event(EventId id, const Event& e) override {
+  // DispatchEngine handlers.
+  void before(EventId, const Event& e) { clocks_.ensure_thread(e.thread); }
+  void read(EventId id, const Event& e) { access(id, e, false); }
+  void write(EventId id, const Event& e) { access(id, e, true); }
+  void acquire(EventId, const Event& e) { clocks_.acquire(e.thread, e.target); }
+  void release(EventId, const Event& e) {
     const ThreadId i = e.thread;
-    clocks_.ensure_thread(i);
-    switch (e.op) {
-      case Op::Read:
-        access(id, e, false);
-        break;
-      case Op::Write:
-        access(id, e, true);
-        break;
-      case Op::Acquire:
-        clocks_.acquire(i, e.target);
-        break;
-      case Op::Release:
-        clocks_.begin(i);  // Th(i) = PWR(rel)
-        if (clocks_.holder(e.target) == i) release_guards(e.target, i);
-        clocks_.release(i, e.target);
-        break;
-      case Op::Fork:
-        clocks_.fork(i, e.target);
-        break;
-      case Op::Join:
-        clocks_.join(i, e.target);
-        break;
-    }
-    clocks_.end(i);
+    clocks_.begin(i);  // Th(i) = PWR(rel)
+    if (clocks_.holder(e.target) == i) release_guards(e.target, i);
+    clocks_.release(i, e.target);
   }
+  void fork(EventId, const Event& e) { clocks_.fork(e.thread, e.target); }
+  void join(EventId, const Event& e) { clocks_.join(e.thread, e.target); }
+  void after(EventId, const Event& e) { clocks_.end(e.thread); }
 
   void finish() override {
     // Locks held at the end: virtual release after the holder's last event.
@@ -91,7 +78,7 @@ class PwrCsEngine final : public Engine {
   };
   struct Side {
     Access access;
-    uint32_t lockset = 0;
+    SetId lockset = LockSetTable::kEmptySet;
     uint32_t record = kNone;
   };
   struct Pair {
@@ -227,9 +214,9 @@ class PwrCsEngine final : public Engine {
     const ThreadId ta = p.first.access.thread, tb = p.second.access.thread;
     bool common = !sets.disjoint(p.first.lockset, p.second.lockset);
     for (const GuardLock& g : gb)
-      common = common || (g.thread != ta && sets.contains(p.first.lockset, g.lock));
+      common = common || (g.thread != ta && set_contains(sets, p.first.lockset, g.lock));
     for (const GuardLock& g : ga)
-      common = common || (g.thread != tb && sets.contains(p.second.lockset, g.lock));
+      common = common || (g.thread != tb && set_contains(sets, p.second.lockset, g.lock));
     for (const GuardLock& g : ga)
       for (const GuardLock& h : gb) common = common || (g.lock == h.lock && g.thread != h.thread);
     if (common)

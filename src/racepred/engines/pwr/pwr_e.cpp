@@ -26,3 +26,12 @@ std::unique_ptr<Engine> make_pwr_e(EngineContext& context, const PwrOptions& opt
 }
 
 }  // namespace racepred::pwr
+
+namespace racepred {
+std::unique_ptr<Engine> make_pwr_e(EngineContext& context) {
+  return pwr::make_pwr_e(context, pwr::PwrOptions{});
+}
+std::unique_ptr<Engine> make_pwr_e_unbounded(EngineContext& context) {
+  return pwr::make_pwr_e(context, pwr::kUnboundedOptions);
+}
+}  // namespace racepred

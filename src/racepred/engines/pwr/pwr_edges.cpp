@@ -82,3 +82,12 @@ std::unique_ptr<Engine> make_pwr_edges(EngineContext& context, const PwrOptions&
 }
 
 }  // namespace racepred::pwr
+
+namespace racepred {
+std::unique_ptr<Engine> make_pwr_edges(EngineContext& context) {
+  return pwr::make_pwr_edges(context, pwr::PwrOptions{});
+}
+std::unique_ptr<Engine> make_pwr_edges_unbounded(EngineContext& context) {
+  return pwr::make_pwr_edges(context, pwr::kUnboundedOptions);
+}
+}  // namespace racepred

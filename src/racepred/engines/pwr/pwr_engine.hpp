@@ -19,7 +19,7 @@
 #include <memory>
 #include <vector>
 
-#include "racepred/engines/engine.hpp"
+#include "racepred/engines/dispatch.hpp"
 #include "racepred/engines/pwr/pwr_core.hpp"
 
 namespace racepred::pwr {
@@ -28,7 +28,7 @@ struct Entry {
   Epoch epoch;
   EventId id = kNoEvent;
   LocationId location = 0;
-  uint32_t lockset = 0;
+  SetId lockset = LockSetTable::kEmptySet;
   bool write = false;
 
   Access access() const {
@@ -46,36 +46,20 @@ struct NoEdges {
 };
 
 template <class Edges>
-class PwrEngine final : public Engine {
+class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
  public:
   PwrEngine(EngineContext& context, const PwrOptions& options)
       : sink_(context.sink), clocks_(options), edges_(options) {}
 
-  void on_event(EventId id, const Event& e) override {
-    const ThreadId i = e.thread;
-    clocks_.ensure_thread(i);
-    switch (e.op) {
-      case Op::Read:
-        access(id, e, false);
-        break;
-      case Op::Write:
-        access(id, e, true);
-        break;
-      case Op::Acquire:
-        clocks_.acquire(i, e.target);
-        break;
-      case Op::Release:
-        clocks_.release(i, e.target);
-        break;
-      case Op::Fork:
-        clocks_.fork(i, e.target);
-        break;
-      case Op::Join:
-        clocks_.join(i, e.target);
-        break;
-    }
-    clocks_.end(i);
-  }
+  // DispatchEngine handlers.
+  void before(EventId, const Event& e) { clocks_.ensure_thread(e.thread); }
+  void read(EventId id, const Event& e) { access(id, e, false); }
+  void write(EventId id, const Event& e) { access(id, e, true); }
+  void acquire(EventId, const Event& e) { clocks_.acquire(e.thread, e.target); }
+  void release(EventId, const Event& e) { clocks_.release(e.thread, e.target); }
+  void fork(EventId, const Event& e) { clocks_.fork(e.thread, e.target); }
+  void join(EventId, const Event& e) { clocks_.join(e.thread, e.target); }
+  void after(EventId, const Event& e) { clocks_.end(e.thread); }
 
  private:
   void ensure_variable(VariableId x) {
