@@ -114,6 +114,7 @@ class PwrClocks {
     bool grew = false;
     if (w.id != kNoEvent && !ordered(w.epoch, i)) {
       join_into(th_.row(i), lw_.row(x));
+      ++threads_[i].version;
       grew = true;
     }
     if (grew ? holds_any(i) : threads_[i].pending) w3(i);
@@ -137,6 +138,27 @@ class PwrClocks {
   Epoch acquire_epoch(LockId y) const { return locks_[y].acq; }
   // L_all: the locks currently held by some thread.
   const std::vector<LockId>& held_locks() const { return all_held_; }
+  // L_all with the holder and acquire epoch of each lock, contiguous for the guard-lock scan.
+  struct Held {
+    Epoch acq;
+    LockId lock;
+    ThreadId holder;
+  };
+  const std::vector<Held>& held() const { return held_; }
+  // A foreign lock whose acquire happens before i's current event may be held: some thread
+  // j ≠ i holds a lock acquired at j#k with k ⪯ Th(i)[j] (its earliest held acquire suffices).
+  // A branch-free pass over T entries; the guard-lock scan runs only when this is true.
+  bool may_have_guards(ThreadId i) const {
+    const Clock* th = th_.row(i);
+    unsigned any = 0;
+    for (size_t j = 0, n = min_acq_.size(); j < n; ++j)
+      any |= static_cast<unsigned>(min_acq_[j] <= th[j]) & static_cast<unsigned>(j != i);
+    return any != 0;
+  }
+  // Changes whenever L_all changes (acquire, release).
+  uint64_t lock_version() const { return lock_version_; }
+  // Changes whenever Th(i) grows other than by its own increment.
+  uint64_t clock_version(ThreadId i) const { return threads_[i].version; }
 
   // acq(i,y): LSt(i) ∪= {y}; L_all ∪= {y}; Acq(y) = i#Th(i)[i]; the ROD sync for y is owed at
   // i's next event (the acquire itself is not inside its section). False for a re-entrant
@@ -150,6 +172,9 @@ class PwrClocks {
     l.holder = i;
     l.all_pos = static_cast<uint32_t>(all_held_.size());
     all_held_.push_back(y);
+    held_.push_back(Held{l.acq, y, i});
+    ++lock_version_;
+    min_acq_[i] = std::min(min_acq_[i], l.acq.clock());
     Thread& t = threads_[i];
     t.node = sets_.acquire(t.node, y);
     t.set = sets_.set_of(t.node);
@@ -177,12 +202,20 @@ class PwrClocks {
     l.holder = kNone;
     const LockId last = all_held_.back();
     all_held_[l.all_pos] = last;
+    held_[l.all_pos] = held_.back();
     locks_[last].all_pos = l.all_pos;
     all_held_.pop_back();
+    held_.pop_back();
+    ++lock_version_;
     l.all_pos = kNone;
     Thread& t = threads_[i];
     t.node = sets_.release(t.node, y);
     t.set = sets_.set_of(t.node);
+    if (min_acq_[i] == l.acq.clock()) {  // the earliest held acquire of i left: recompute
+      min_acq_[i] = kNoClock;
+      for (const LockId z : sets_.locks(t.set))
+        min_acq_[i] = std::min(min_acq_[i], locks_[z].acq.clock());
+    }
     return true;
   }
   // fork(i,u): Th(u) = Th(u) ⊔ Th(i).
@@ -190,6 +223,7 @@ class PwrClocks {
     begin(i);
     ensure_thread(u);
     if (u != i) join_into(th_.row(u), th_.row(i));
+    ++threads_[u].version;
   }
   // join(i,u): Th(i) = Th(i) ⊔ Th(u); w3(i).
   void join(ThreadId i, ThreadId u) {
@@ -197,12 +231,14 @@ class PwrClocks {
     ensure_thread(u);
     if (u == i) return;
     join_into(th_.row(i), th_.row(u));
+    ++threads_[i].version;
     w3(i);
   }
   // Th(u) = Th(u) ⊔ V for a clock V of an event ordered before u's next event (pwr-e); the
   // ROD sync is owed again.
   void merge_into_thread(ThreadId u, const Clock* v) {
     join_into(th_.row(u), v);
+    ++threads_[u].version;
     threads_[u].pending = holds_any(u);
   }
   // After every event of i: Th(i)[i]++.
@@ -227,6 +263,7 @@ class PwrClocks {
           if (rel[j] <= th[j]) continue;  // rel(CS) already happens before: nothing to add
           if (a.clock() <= th[j]) {       // acq(CS) <PWR now ⇒ rel(CS) <PWR now
             join_into(th, rel);
+            ++t.version;
             changed = true;
           }
         }
@@ -253,6 +290,7 @@ class PwrClocks {
     LockSetTable::NodeId node = LockSetTable::kRoot;
     SetId set = LockSetTable::kEmptySet;
     bool pending = false;  // ROD sync owed at the next event (set by acquire)
+    uint64_t version = 0;  // see clock_version()
   };
   struct Lock {
     Epoch acq;
@@ -272,6 +310,7 @@ class PwrClocks {
     }
     th_.ensure_rows(n);
     for (size_t t = threads_.size(); t < n; ++t) th_.row(t)[t] = 1;
+    min_acq_.resize(n, kNoClock);
     threads_.resize(n);
   }
   [[gnu::noinline]] void grow_variables(VariableId x) {
@@ -293,6 +332,10 @@ class PwrClocks {
   std::vector<LastWrite> vars_;
   std::vector<Lock> locks_;
   std::vector<LockId> all_held_;
+  std::vector<Held> held_;  // parallel to all_held_
+  uint64_t lock_version_ = 0;
+  static constexpr Clock kNoClock = UINT32_MAX;
+  std::vector<Clock> min_acq_;  // per thread: the clock of its earliest held acquire
   LockSets sets_;
 };
 

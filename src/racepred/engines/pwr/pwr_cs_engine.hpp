@@ -116,23 +116,28 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     free_records_.push_back(r);
   }
 
-  // line 3–5: the potential guard locks of the current access of i.
+  // line 3–5: the potential guard locks of the current access of i. The set depends only on
+  // L_all (with the acquires) and Th(i): when neither changed since i's last access found none,
+  // it is still empty and the scan is skipped.
   uint32_t candidate(ThreadId i, Epoch epoch) {
+    if (i >= scans_.size()) scans_.resize(static_cast<size_t>(i) + 1);
+    Scan& last = scans_[i];
+    const uint64_t lv = clocks_.lock_version(), cv = clocks_.clock_version(i);
+    if (last.empty && last.locks == lv && last.clock == cv) return kNone;
     uint32_t r = kNone;
-    for (LockId z : clocks_.held_locks()) {
-      if (clocks_.holder(z) == i || !clocks_.ordered(clocks_.acquire_epoch(z), i)) continue;
+    const Clock* th = clocks_.th(i);
+    for (const PwrClocks::Held& h : clocks_.held()) {
+      if (h.holder == i || h.acq.clock() > th[h.acq.thread()]) continue;
       if (r == kNone) {
         r = new_record(epoch);
-        if constexpr (E1) {
-          const Clock* th = clocks_.th(i);
-          records_[r].vc.assign(th, th + clocks_.stride());
-        }
+        if constexpr (E1) records_[r].vc.assign(th, th + clocks_.stride());
       }
-      if (z >= waiting_.size()) waiting_.resize(static_cast<size_t>(z) + 1);
-      waiting_[z].push_back(r);
+      if (h.lock >= waiting_.size()) waiting_.resize(static_cast<size_t>(h.lock) + 1);
+      waiting_[h.lock].push_back(r);
       ++records_[r].pending;
       ref(r);
     }
+    last = Scan{lv, cv, r == kNone};
     return r;
   }
 
@@ -283,7 +288,7 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     }
     const Clock* th = clocks_.th(i);
     const Epoch epoch(i, th[i]);
-    const uint32_t rec = clocks_.held_locks().empty() ? kNone : candidate(i, epoch);  // line 3
+    const uint32_t rec = clocks_.may_have_guards(i) ? candidate(i, epoch) : kNone;  // line 3
     const Side cur{Access::of(id, e), ls, rec};
     if (wrd) pair(lw, lw_clock, cur, x);
     std::vector<CsEntry>& rc = rc_[x];
@@ -319,6 +324,11 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
   std::vector<Pair> pairs_;
   std::vector<Clock> first_clocks_;  // the first access's clock entry, per pair (pwr-e)
   std::vector<uint32_t> free_pairs_;
+  struct Scan {
+    uint64_t locks = 0, clock = 0;
+    bool empty = false;
+  };
+  std::vector<Scan> scans_;  // per thread: the last guard-lock scan
   const std::vector<GuardLock> no_guards_;
   uint64_t confirmations_ = 0;
 };
