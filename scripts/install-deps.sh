@@ -13,6 +13,7 @@ PACKAGES=(
   libbenchmark-dev         # benchmarks (make bench)
   clang-format             # make format / format-check
   python3                  # independent counts in tests and bench scripts
+  binutils                 # addr2line and nm: racepred record names locations and globals
 )
 
 missing=()

@@ -31,6 +31,23 @@ std::string describe_access(const Symbols& symbols, const Access& a, VariableId 
       symbols.locations.name(a.location), a.event);
 }
 
+// "x held by T1, y held by T3"
+std::string describe_guards(const Symbols& symbols, const std::vector<GuardLock>& guards) {
+  std::string out;
+  for (const GuardLock& g : guards) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} held by {}", symbols.locks.name(g.lock), symbols.threads.name(g.thread));
+  }
+  return out.empty() ? "none" : out;
+}
+
+nlohmann::ordered_json guards_json(const Symbols& symbols, const std::vector<GuardLock>& guards) {
+  nlohmann::ordered_json a = nlohmann::ordered_json::array();
+  for (const GuardLock& g : guards)
+    a.push_back({{"lock", symbols.locks.name(g.lock)}, {"thread", symbols.threads.name(g.thread)}});
+  return a;
+}
+
 // Blocks are separated by a line of '='; `open` says whether a block awaits its closing line.
 void write_engine_blocks(std::ostream& out, const Report& report, const EngineReport& result,
                          bool& open) {
@@ -49,6 +66,9 @@ void write_engine_blocks(std::ostream& out, const Report& report, const EngineRe
           << " at this pair of locations (" << symbols.locations.name(race.first.location) << ", "
           << symbols.locations.name(race.second.location) << ")"
           << (pair.count > 1 ? "; the first is shown" : "") << '\n';
+      if (const RaceGuards* g = sink.guards(race))
+        out << "  Cross-thread guard locks: previous access " << describe_guards(symbols, g->first)
+            << "; access " << describe_guards(symbols, g->second) << '\n';
     } else {
       out << "  Previous access: not known (engine " << result.engine
           << " reports the later access of each race)\n";
@@ -58,6 +78,16 @@ void write_engine_blocks(std::ostream& out, const Report& report, const EngineRe
     }
   }
   if (!pairs.empty()) open = true;
+  if (sink.tracks_guards()) {
+    if (open) out << "==================\n";
+    open = false;
+    out << "note: engine " << result.engine << ": "
+        << count_of(sink.cs_guarded_location_pairs(), "location pair", "location pairs")
+        << " with races removed by a cross-thread guard lock, "
+        << count_of(sink.guard_confirmations(), "guard-lock confirmation",
+                    "guard-lock confirmations")
+        << '\n';
+  }
   if (truncated) {
     if (open) out << "==================\n";
     open = false;
@@ -134,6 +164,10 @@ nlohmann::ordered_json json_report(const Report& report) {
       r["first_location"] =
           known ? ordered_json(symbols.locations.name(race.first.location)) : ordered_json(nullptr);
       r["second_location"] = symbols.locations.name(race.second.location);
+      if (const RaceGuards* g = sink.guards(race)) {
+        r["first_guard_locks"] = guards_json(symbols, g->first);
+        r["second_guard_locks"] = guards_json(symbols, g->second);
+      }
       races.push_back(std::move(r));
     }
     std::vector<std::string_view> locations;
@@ -147,6 +181,11 @@ nlohmann::ordered_json json_report(const Report& report) {
     entry["racy_event_count"] = sink.racy_events().size();
     entry["racy_locations"] = locations;
     entry["truncated"] = sink.truncated();
+    if (sink.tracks_guards()) {
+      entry["location_pair_count"] = sink.location_pair_count();
+      entry["cs_guarded_location_pairs"] = sink.cs_guarded_location_pairs();
+      entry["guard_lock_confirmations"] = sink.guard_confirmations();
+    }
     entry["seconds"] = result.seconds;
     results.push_back(std::move(entry));
   }

@@ -85,10 +85,8 @@ struct Validator::State {
     ValidationIssue issue{id, line, rule, where(id, line) + ": " + what};
     ++report.violations;
     ++report.violations_by_rule[rule];
-    if (options.mode == ValidationMode::Strict) {
-      throw InputError(options.file_name + ":" + std::to_string(line) + ":1: error: trace is " +
-                       "not well-formed (" + rule + "): " + issue.message);
-    }
+    if (options.mode == ValidationMode::Strict)
+      throw InputError(validation_error(options.file_name, issue));
     if (options.mode == ValidationMode::Collect || report.errors.size() < kKeptIssues)
       report.errors.push_back(std::move(issue));
   }
@@ -205,6 +203,19 @@ bool Validator::State::check(EventId id, const Event& e, uint32_t line) {
   }
   if (self.first == kNoEvent) self.first = id, self.first_line = line;
   return true;
+}
+
+std::string validation_error(const std::string& file_name, const ValidationIssue& issue) {
+  // Appending (not operator+) avoids a bogus -Wrestrict of g++ 12.
+  std::string s;
+  if (!file_name.empty()) {
+    s.append(file_name);
+    if (issue.line != 0) s.append(":").append(std::to_string(issue.line)).append(":1");
+    s.append(": ");
+  }
+  s.append("error: trace is not well-formed (").append(issue.rule).append("): ");
+  s.append(issue.message);
+  return s;
 }
 
 Validator::Validator(const Symbols& symbols, ValidationOptions options, EventConsumer& next)
