@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "racepred/engines/hb/location_engine.hpp"
+#include "racepred/engines/hb/reference.hpp"
 
 namespace racepred {
 namespace hbloc {
@@ -18,7 +19,10 @@ namespace {
 //   write(i,x): if !(Rv(x) < Th(i)) or !(Wv(x) < Th(i)) the write is racy; Wv(x)(i) = Th(i)(i)
 // Pairs reported at a racy access e: (last write of thread j, e) for every thread j whose last
 // write is not HB-before e, and for a write also (last read of thread j, e) likewise.
-class Djit final : public LocationEngine<Djit> {
+//
+// DjitDense keeps Wv(x), Rv(x) as full rows (threads × variables: the reference, for tests);
+// Djit (the registered engine) keeps the same vector clocks sparse while few threads accessed x.
+class DjitDense final : public LocationEngine<DjitDense> {
  public:
   using LocationEngine::LocationEngine;
 
@@ -71,11 +75,133 @@ class Djit final : public LocationEngine<Djit> {
   Rows<Partner> who_;  // the access that set each entry
 };
 
+// The registered djit: the same Wv(x), Rv(x), stored per variable as at most kInline entries
+// (thread j, Wv(x)(j), access) sorted by thread — the threads that accessed x, all others are
+// 0 — and as a full row of the VcPool once more threads did. The checks visit the entries in
+// thread order, as the full row does, so the reports are DjitDense's in the same order
+// (tests/properties/representation_property_test.cpp).
+class Djit final : public LocationEngine<Djit> {
+ public:
+  using LocationEngine::LocationEngine;
+
+  void read(EventId id, const Event& e, const Clock* th) {
+    const size_t x = e.target;
+    if (x >= vars_.size()) [[unlikely]]
+      grow(x);
+    check(vars_[x].w, Op::Write, th, id, e);
+    set(vars_[x].r, th, id, e);
+  }
+
+  void write(EventId id, const Event& e, const Clock* th) {
+    const size_t x = e.target;
+    if (x >= vars_.size()) [[unlikely]]
+      grow(x);
+    check(vars_[x].w, Op::Write, th, id, e);
+    check(vars_[x].r, Op::Read, th, id, e);
+    set(vars_[x].w, th, id, e);
+  }
+
+  void set_stride(size_t stride) { pool_.set_stride(stride); }
+
+  std::string show_w(VariableId x, size_t width) const { return show(x, false, width); }
+  std::string show_r(VariableId x, size_t width) const { return show(x, true, width); }
+
+ private:
+  static constexpr uint32_t kInline = 2;
+  static constexpr uint32_t kNoRow = UINT32_MAX;
+  struct Entry {
+    Clock k = 0;
+    ThreadId j = 0;
+    Partner who;
+  };
+  // Wv(x) or Rv(x): entries[0, n) sorted by thread while row == kNoRow, else the pool's row.
+  struct Side {
+    Entry entries[kInline];
+    uint32_t n = 0;
+    uint32_t row = kNoRow;
+  };
+  struct Var {
+    Side w, r;
+  };
+
+  [[gnu::noinline]] void grow(size_t x) { vars_.resize(std::max(x + 1, vars_.size() * 3 / 2)); }
+
+  void check(const Side& s, Op op, const Clock* th, EventId id, const Event& e) {
+    if (s.row == kNoRow) [[likely]] {
+      for (uint32_t q = 0; q < s.n; ++q)
+        if (s.entries[q].k > th[s.entries[q].j]) [[unlikely]]
+          report(s.entries[q].who, s.entries[q].j, op, id, e);
+    } else {
+      const Clock* v = pool_.clocks(s.row);
+      if (any_unordered(v, th, stride())) report_unordered(v, pool_.who(s.row), op, th, id, e);
+    }
+  }
+
+  // V(i) = Th(i)(i), remembering the access.
+  void set(Side& s, const Clock* th, EventId id, const Event& e) {
+    const ThreadId i = e.thread;
+    if (s.row != kNoRow) {
+      pool_.clocks(s.row)[i] = th[i];
+      pool_.who(s.row)[i] = Partner{id, e.location};
+      return;
+    }
+    uint32_t q = 0;
+    while (q < s.n && s.entries[q].j < i) ++q;
+    if (q < s.n && s.entries[q].j == i) {
+      s.entries[q].k = th[i];
+      s.entries[q].who = Partner{id, e.location};
+      return;
+    }
+    if (s.n == kInline) {
+      spill(s, th, id, e);
+      return;
+    }
+    for (uint32_t p = s.n; p > q; --p) s.entries[p] = s.entries[p - 1];
+    s.entries[q] = Entry{th[i], i, Partner{id, e.location}};
+    ++s.n;
+  }
+
+  // More threads than fit inline: the side becomes a full row.
+  [[gnu::noinline]] void spill(Side& s, const Clock* th, EventId id, const Event& e) {
+    const uint32_t row = pool_.allocate();
+    Clock* v = pool_.clocks(row);
+    std::fill(v, v + stride(), Clock{0});
+    Partner* who = pool_.who(row);
+    for (uint32_t q = 0; q < s.n; ++q) {
+      v[s.entries[q].j] = s.entries[q].k;
+      who[s.entries[q].j] = s.entries[q].who;
+    }
+    v[e.thread] = th[e.thread];
+    who[e.thread] = Partner{id, e.location};
+    s.row = row;
+    s.n = 0;
+  }
+
+  std::string show(VariableId x, bool read, size_t width) const {
+    std::vector<Clock> c(std::max(width, stride()), 0);
+    if (x < vars_.size()) {
+      const Side& s = read ? vars_[x].r : vars_[x].w;
+      if (s.row != kNoRow)
+        std::copy(pool_.clocks(s.row), pool_.clocks(s.row) + stride(), c.begin());
+      else
+        for (uint32_t q = 0; q < s.n; ++q) c[s.entries[q].j] = s.entries[q].k;
+    }
+    return show_vc(c.data(), width);
+  }
+
+  std::vector<Var> vars_;
+  VcPool pool_;  // full rows of the sides with more than kInline threads
+};
+
 }  // namespace
 }  // namespace hbloc
 
 std::unique_ptr<Engine> make_djit(EngineContext& context) {
   return std::make_unique<hbloc::Djit>(context);
+}
+
+std::unique_ptr<Engine> make_djit_dense(EngineContext& context) {
+  return std::make_unique<hbloc::DjitDense>(context);
 }
 
 }  // namespace racepred

@@ -84,6 +84,8 @@ class HbAdaptive final : public LocationEngine<HbAdaptive> {
       Clock* v = pool_.clocks(h.row);
       if (!any_unordered(v, th, stride())) {  // V < Th(i): back to an epoch
         h.vc = false;
+        pool_.release(h.row);  // the row serves the next variable that needs one
+        h.row = kNoRow;
         h.epoch = Epoch(i, th[i]);
         h.who = Partner{id, e.location};
       } else {

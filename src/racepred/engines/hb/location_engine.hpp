@@ -33,14 +33,22 @@ using Rows = ClockRows<T>;
 
 // Vector clocks that epochs switch into (hb-adaptive, fasttrack), with the access behind each
 // entry. A variable keeps its row once allocated (reused when it switches again).
+// Rows given back (release) are handed out again, so the pool holds as many rows as variables
+// need at once, not as many as ever needed one.
 class VcPool {
  public:
   uint32_t allocate() {
+    if (!free_.empty()) {
+      const uint32_t r = free_.back();
+      free_.pop_back();
+      return r;
+    }
     const uint32_t r = used_++;
     clocks_.ensure_rows(used_);
     who_.ensure_rows(used_);
     return r;
   }
+  void release(uint32_t r) { free_.push_back(r); }
   Clock* clocks(uint32_t r) { return clocks_.row(r); }
   const Clock* clocks(uint32_t r) const { return clocks_.row(r); }
   Partner* who(uint32_t r) { return who_.row(r); }
@@ -52,6 +60,7 @@ class VcPool {
  private:
   Rows<Clock> clocks_;
   Rows<Partner> who_;
+  std::vector<uint32_t> free_;
   uint32_t used_ = 0;
 };
 
