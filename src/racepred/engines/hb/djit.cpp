@@ -130,7 +130,7 @@ class Djit final : public LocationEngine<Djit> {
     if (s.row == kNoRow) [[likely]] {
       for (uint32_t q = 0; q < s.n; ++q)
         if (s.entries[q].k > th[s.entries[q].j]) [[unlikely]]
-          report(s.entries[q].who, s.entries[q].j, op, id, e);
+          report(s.entries[q].who, s.entries[q].j, s.entries[q].k, op, id, e);
     } else {
       const Clock* v = pool_.clocks(s.row);
       if (any_unordered(v, th, stride())) report_unordered(v, pool_.who(s.row), op, th, id, e);

@@ -58,7 +58,7 @@ class HbAdaptive final : public LocationEngine<HbAdaptive> {
   }
   void check(const Hybrid& h, Op op, const Clock* th, EventId id, const Event& e) {
     if (!h.vc) {
-      if (unordered(h.epoch, th)) report(h.who, h.epoch.thread(), op, id, e);
+      if (unordered(h.epoch, th)) report(h.who, h.epoch.thread(), h.epoch.clock(), op, id, e);
     } else {
       const Clock* v = pool_.clocks(h.row);
       if (any_unordered(v, th, stride())) report_unordered(v, pool_.who(h.row), op, th, id, e);

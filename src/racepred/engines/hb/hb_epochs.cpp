@@ -64,7 +64,7 @@ class HbEpochsDense final : public LocationEngine<HbEpochsDense> {
   void check(size_t set, Op op, const Clock* th, EventId id, const Event& e) {
     const Entry* s = sets_.row(set);
     for (uint32_t n = size_[set], q = 0; q < n; ++q)
-      if (s[q].k > th[s[q].j]) report(s[q].who, s[q].j, op, id, e);
+      if (s[q].k > th[s[q].j]) report(s[q].who, s[q].j, s[q].k, op, id, e);
   }
   // S = {i#Th(i)(i)} ∪ {j#k ∈ S | k > Th(i)(j)}
   void update(size_t set, const Clock* th, EventId id, const Event& e) {
@@ -150,7 +150,7 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
     const Entry* d = data(s);
     for (uint32_t q = 0; q < s.n; ++q)
       if (d[q].k > th[d[q].j]) [[unlikely]]
-        report(d[q].who, d[q].j, op, id, e);
+        report(d[q].who, d[q].j, d[q].k, op, id, e);
   }
   // S = {i#Th(i)(i)} ∪ {j#k ∈ S | k > Th(i)(j)}
   void update(Set& s, const Clock* th, EventId id, const Event& e) {
