@@ -219,6 +219,7 @@ TEST(Generator, OptionsRespected) {
         for (size_t i = t.size() - 5; i < t.size(); ++i) EXPECT_EQ(t.events[i].op, Op::Join);
         break;
       case ForkShape::Nested:
+      case ForkShape::Churn:
         EXPECT_EQ(ops[Op::Fork], 5u);
         EXPECT_EQ(ops[Op::Join], 5u);
         break;
@@ -226,6 +227,83 @@ TEST(Generator, OptionsRespected) {
         break;
     }
   }
+}
+
+// churn: short-lived threads, at most `live` besides T0 alive at once, every thread forked and
+// joined by T0, the trace well-formed and of the exact length.
+TEST(Generator, ChurnKeepsFewThreadsAlive) {
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    GeneratorOptions o = small(seed);
+    o.shape = ForkShape::Churn;
+    o.threads = 2 + static_cast<uint32_t>(seed % 40);
+    o.live = 1 + static_cast<uint32_t>(seed % 5);
+    o.events = 100 + seed * 7;
+    o.release_at_end = seed % 2 == 0;
+    const Trace t = generate_trace(o);
+    ASSERT_EQ(def32_violation(t, false), "") << "seed " << seed << "\n" << to_std_text(t);
+    EXPECT_EQ(t.size(), o.events);
+    uint32_t alive = 0, most = 0, forks = 0, joins = 0;
+    for (const Event& e : t.events) {
+      if (e.op == Op::Fork) {
+        EXPECT_EQ(t.thread_name(e.thread), "T0");
+        most = std::max(most, ++alive);
+        ++forks;
+      }
+      if (e.op == Op::Join) {
+        --alive;
+        ++joins;
+      }
+    }
+    EXPECT_EQ(forks, o.threads - 1);
+    EXPECT_EQ(joins, o.threads - 1);
+    EXPECT_LE(most, o.live + 1) << "seed " << seed;  // + 1: the tail forks and joins at once
+  }
+}
+
+// --skew: the shared variables' popularity follows a power law.
+TEST(Generator, SkewMakesFewVariablesHot) {
+  GeneratorOptions o;
+  o.events = 20000;
+  o.variables = 1000;
+  o.local_share = 0;
+  o.cs_share = 0;
+  o.skew = 3;
+  const Trace t = generate_trace(o);
+  std::map<VariableId, uint64_t> count;
+  uint64_t accesses = 0;
+  for (const Event& e : t.events)
+    if (e.is_access()) {
+      ++count[e.target];
+      ++accesses;
+    }
+  std::vector<uint64_t> c;
+  for (auto [v, n] : count) c.push_back(n);
+  std::sort(c.rbegin(), c.rend());
+  uint64_t top = 0;
+  for (size_t i = 0; i < std::min<size_t>(10, c.size()); ++i) top += c[i];
+  // u^3 < 0.01 for u < 0.215: the hottest 1% of the variables take about a fifth of accesses.
+  EXPECT_GT(double(top) / double(accesses), 0.15);
+  o.skew = 1;
+  const Trace u = generate_trace(o);
+  std::map<VariableId, uint64_t> ucount;
+  for (const Event& e : u.events)
+    if (e.is_access()) ++ucount[e.target];
+  uint64_t umax = 0;
+  for (auto [v, n] : ucount) umax = std::max(umax, n);
+  EXPECT_LT(double(umax) / double(accesses), 0.01);
+}
+
+TEST(Generator, PresetsSetTheShape) {
+  GeneratorOptions o;
+  ASSERT_TRUE(apply_generator_preset("tradebeans", o));
+  EXPECT_EQ(o.threads, 236u);
+  EXPECT_EQ(o.locks, 6100u);
+  ASSERT_TRUE(apply_generator_preset("goroutines", o));
+  EXPECT_EQ(o.shape, ForkShape::Churn);
+  EXPECT_EQ(o.threads, 100000u);
+  EXPECT_EQ(check_generator_options(o), "");
+  EXPECT_FALSE(apply_generator_preset("nonesuch", o));
+  EXPECT_NE(generator_presets_help().find("xalan"), std::string::npos);
 }
 
 TEST(Generator, EarlyJoinsStayWellFormed) {

@@ -18,9 +18,11 @@ Command add_generate_command(CLI::App& app) {
       "5000000 --seed 1 -o big.std");
   struct Args {
     GeneratorOptions options;
+    std::string preset;
     std::string shape = "fork";
     std::string output = "-";
     bool keep_locks = false;
+    double racy_share = -1;
   };
   auto args = std::make_shared<Args>();
   GeneratorOptions& o = args->options;
@@ -37,9 +39,23 @@ Command add_generate_command(CLI::App& app) {
                   "Thread structure: none (all run from the start), fork (T0 forks the others "
                   "early), fork-join (… and joins them at the end), nested (fork tree, each "
                   "thread joined by its parent), random (forks and joins at random points, "
-                  "some threads unforked, some forked threads never run)")
-      ->check(CLI::IsMember({"none", "fork", "fork-join", "nested", "random"}))
+                  "some threads unforked, some forked threads never run), churn (short-lived "
+                  "threads, at most --live alive)")
+      ->check(CLI::IsMember({"none", "fork", "fork-join", "nested", "random", "churn"}))
       ->capture_default_str();
+  sub->add_option("--live", o.live, "churn: most threads besides T0 alive at once")
+      ->capture_default_str();
+  sub->add_option("--skew", o.skew,
+                  "Popularity skew of shared variables: 1 uniform, larger values make a few "
+                  "variables hot (power law)")
+      ->capture_default_str();
+  sub->add_option("--racy-share", args->racy_share,
+                  "Share of accesses to a random shared variable without its guarding lock "
+                  "(sets --local-share and --guarded-share to 1 - this)");
+  sub->add_option("--preset", args->preset,
+                  "Named shape modelled on the cross-thread paper's benchmark table; options "
+                  "given next to it override it:\n" +
+                      generator_presets_help());
   sub->add_option("--cs-share", o.cs_share, "Share of accesses made while holding a lock")
       ->capture_default_str();
   sub->add_option("--write-share", o.write_share, "Share of accesses that are writes")
@@ -62,9 +78,29 @@ Command add_generate_command(CLI::App& app) {
                 "Do not release held locks at the end (Def. 3.2 allows unreleased locks)");
   sub->add_option("-o,--output", args->output, "Output file ('-': standard output)")
       ->capture_default_str();
-  return {sub, [args]() -> int {
+  return {sub, [args, sub]() -> int {
             GeneratorOptions options = args->options;
             parse_fork_shape(args->shape, options.shape);
+            if (args->racy_share >= 0) {
+              options.local_share = 1 - args->racy_share;
+              options.guarded_share = 1 - args->racy_share;
+            }
+            if (!args->preset.empty()) {
+              // The preset, then every option the user gave on top of it.
+              GeneratorOptions preset = options;
+              if (!apply_generator_preset(args->preset, preset))
+                throw UsageError("--preset: unknown preset '" + args->preset + "'; presets:\n" +
+                                 generator_presets_help());
+              auto given = [&](const char* name) { return sub->get_option(name)->count() > 0; };
+              if (!given("--events")) options.events = preset.events;
+              if (!given("--threads")) options.threads = preset.threads;
+              if (!given("--variables")) options.variables = preset.variables;
+              if (!given("--locks")) options.locks = preset.locks;
+              if (!given("--nesting")) options.nesting = preset.nesting;
+              if (!given("--shape")) options.shape = preset.shape;
+              if (!given("--skew")) options.skew = preset.skew;
+              if (!given("--live")) options.live = preset.live;
+            }
             options.release_at_end = !args->keep_locks;
             if (std::string problem = check_generator_options(options); !problem.empty())
               throw UsageError(problem);

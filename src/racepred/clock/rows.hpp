@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "racepred/clock/vector_clock.hpp"
@@ -67,5 +68,40 @@ inline bool any_unordered(const Clock* a, const Clock* th, size_t n) {
     for (size_t k = 0; k < kClockBlock; ++k) bad |= static_cast<unsigned>(a[j + k] > th[j + k]);
   return bad != 0;
 }
+
+}  // namespace racepred
+
+namespace racepred {
+
+// Rows of one stride handed out and given back (a free list): per-variable state that needs a
+// full row only while several threads' accesses can still race takes one from the pool and
+// returns it when it shrinks again, so memory follows what is live, not variables × threads.
+// A row's contents are whatever its last user left.
+template <class T>
+class RowPool {
+ public:
+  uint32_t allocate() {
+    if (!free_.empty()) {
+      const uint32_t r = free_.back();
+      free_.pop_back();
+      return r;
+    }
+    const uint32_t r = used_++;
+    rows_.ensure_rows(used_);
+    return r;
+  }
+  void release(uint32_t r) { free_.push_back(r); }
+  T* row(uint32_t r) { return rows_.row(r); }
+  const T* row(uint32_t r) const { return rows_.row(r); }
+  void set_stride(size_t stride) { rows_.set_stride(stride); }
+  size_t stride() const { return rows_.stride(); }
+  // Rows handed out and not given back.
+  size_t in_use() const { return used_ - free_.size(); }
+
+ private:
+  ClockRows<T> rows_;
+  std::vector<uint32_t> free_;
+  uint32_t used_ = 0;
+};
 
 }  // namespace racepred

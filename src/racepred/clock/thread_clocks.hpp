@@ -9,10 +9,23 @@
 // its own, and an earlier access j#k is happens-before the current event of thread i iff
 // k <= Th(i)(j) (the epoch lemma). All clocks are rows of one stride in flat arrays
 // (clock/rows.hpp); the stride is the thread capacity, a power of two.
+//
+// Slots (threads × threads memory, issue 13). Rows and clock entries are indexed by a slot;
+// by default thread t has slot t. An engine may allow slots to be reused (reuse_slots_beyond):
+// once more than `budget` slots exist, a thread forked by i takes the slot s of a thread that
+// was joined, provided Th(i)(s) already covers that thread's last clock value (i knows all of
+// its events). The new thread then starts at Th(i)(s) + 1 in slot s, so epochs s#k with k up
+// to the old thread's last value name the old thread (thread_at), later ones the new thread,
+// and the epoch lemma holds for both: with churn (short-lived threads forked and joined) the
+// stride follows the threads alive at once, not all threads ever seen. Engines index rows and
+// entries by slot(t); with reuse off, slot(t) == t.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "racepred/clock/rows.hpp"
 #include "racepred/clock/vector_clock.hpp"
@@ -38,17 +51,38 @@ class ThreadClocks {
   // Makes threads [0, t] known. Returns true when the stride grew: a caller with rows of its
   // own of the same stride re-lays them out (ClockRows::set_stride(stride())).
   bool add_thread(ThreadId t) {
-    if (t < threads_) [[likely]]
+    if (!reuse_) [[likely]] {
+      if (t < threads_) [[likely]]
+        return false;
+      return grow(t);
+    }
+    if (t < slot_of_.size() && slot_of_[t] != kNoSlot) [[likely]]
       return false;
-    return grow(t);
+    return new_slot(t);
   }
+  // Rows in use: threads, or slots when slots are reused.
   size_t threads() const { return threads_; }
   size_t stride() const { return th_.stride(); }
 
-  // Th(i) of a known thread, `stride()` entries.
-  Clock* th(ThreadId i) { return th_.row(i); }
-  const Clock* th(ThreadId i) const { return th_.row(i); }
-  ClockRef view(ThreadId i) const { return {th_.row(i), threads_}; }
+  // Allows slot reuse once more than `budget` slots exist (call before the first event).
+  // SIZE_MAX turns reuse off (slot(t) == t again).
+  void reuse_slots_beyond(size_t budget) {
+    reuse_ = budget != SIZE_MAX;
+    budget_ = budget;
+  }
+  // The budget engines pass to reuse_slots_beyond (256; tests lower it to exercise reuse).
+  static size_t default_slot_budget();
+  static void set_default_slot_budget(size_t budget);
+  bool reuses_slots() const { return reuse_; }
+  // The slot of a known thread: the index of its row and of its entry in every clock.
+  uint32_t slot(ThreadId t) const { return reuse_ ? slot_of_[t] : t; }
+  // The thread whose clock value k is in slot s (an epoch s#k of an access). Cold path.
+  ThreadId thread_at(uint32_t s, Clock k) const;
+
+  // Th(i) of a known thread, `stride()` entries, indexed by slot.
+  Clock* th(ThreadId i) { return th_.row(slot(i)); }
+  const Clock* th(ThreadId i) const { return th_.row(slot(i)); }
+  ClockRef view(ThreadId i) const { return {th_.row(slot(i)), threads_}; }
   // Rel(y), `stride()` entries; all zero before the first release of y.
   const Clock* rel(LockId y) {
     ensure_lock(y);
@@ -59,29 +93,40 @@ class ThreadClocks {
   void acquire(ThreadId i, LockId y) {
     if (!lock_order_) return;
     ensure_lock(y);
-    join_clocks(th_.row(i), rel_.row(y), stride());
+    join_clocks(th(i), rel_.row(y), stride());
   }
   // rel(i,y): Rel(y) = Th(i)
   void release(ThreadId i, LockId y) {
     if (!lock_order_) return;
     ensure_lock(y);
-    copy_clock(rel_.row(y), th_.row(i), stride());
+    copy_clock(rel_.row(y), th(i), stride());
   }
   // fork(i,j): Th(j) = sync(Th(j), Th(i)); for a thread that has not run this is seed 004's
   // Th(j) = Th(i), inc(Th(j), j). Returns add_thread(j).
   bool fork(ThreadId i, ThreadId j) {
+    if (reuse_ && i != j && j >= slot_of_.size()) [[unlikely]]
+      slot_of_.resize(size_t{j} + 1, kNoSlot);
+    if (reuse_ && i != j && slot_of_[j] == kNoSlot && threads_ >= budget_ && take_free_slot(i, j))
+      return false;
     const bool grew = add_thread(j);
-    if (i != j) join_clocks(th_.row(j), th_.row(i), stride());
+    if (i != j) join_clocks(th(j), th(i), stride());
     return grew;
   }
-  // join(i,j): Th(i) = sync(Th(i), Th(j)) (seed 004 with the erratum: a point-wise max).
+  // join(i,j): Th(i) = sync(Th(i), Th(j)) (seed 004 with the erratum: a point-wise max). With
+  // slot reuse, j's slot becomes free.
   bool join(ThreadId i, ThreadId j) {
     const bool grew = add_thread(j);
-    if (i != j) join_clocks(th_.row(i), th_.row(j), stride());
+    if (i != j) {
+      join_clocks(th(i), th(j), stride());
+      if (reuse_) retire(j);
+    }
     return grew;
   }
   // inc(Th(i), i). A clock never wraps: the 2^32-th event of one thread is an error.
-  void tick(ThreadId i) { increment_clock(th_.row(i)[i], i); }
+  void tick(ThreadId i) {
+    const uint32_t s = slot(i);
+    increment_clock(th_.row(s)[s], i);
+  }
   // The event's synchronisation (acquire, release, fork, join; nothing for accesses), then
   // tick: the whole update of the seeds' algorithm VC for one event. Returns true when the
   // stride grew.
@@ -127,6 +172,27 @@ class ThreadClocks {
     if (y >= rel_.rows()) [[unlikely]]
       rel_.ensure_rows(size_t{y} + 1);
   }
+  // Slot reuse: a fresh slot for thread t (Th = [0,…,1,…,0]).
+  bool new_slot(ThreadId t);
+  // Thread j, forked by i, takes a free slot whose last thread i knows fully; false if none.
+  bool take_free_slot(ThreadId i, ThreadId j);
+  // Thread j was joined: its slot becomes free.
+  void retire(ThreadId j);
+
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  struct FreeSlot {
+    uint32_t slot;
+    Clock last;  // Th(j)(slot) of the thread joined last in the slot
+  };
+  struct Tenant {
+    Clock first;  // the first clock value of the thread in the slot
+    ThreadId thread;
+  };
+  bool reuse_ = false;
+  size_t budget_ = SIZE_MAX;
+  std::vector<uint32_t> slot_of_;             // thread → slot, kNoSlot: none (yet, or joined)
+  std::vector<FreeSlot> free_;                // slots of joined threads
+  std::vector<std::vector<Tenant>> tenants_;  // per slot: its threads, by first clock
 
   bool lock_order_;
   ClockRows<Clock> th_;   // Th(i), one row per thread

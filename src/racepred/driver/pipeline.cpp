@@ -1,5 +1,6 @@
 #include "racepred/driver/pipeline.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -7,7 +8,9 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <utility>
 
 #include "racepred/driver/registry.hpp"
 #include "racepred/trace/error.hpp"
@@ -178,6 +181,86 @@ void run_batch(std::vector<LiveEngine>& engines, const Batch& batch) {
   }
 }
 
+// Runs the engines over each batch on several threads: group 0 on the calling thread, the other
+// groups on helper threads, which all see the same batch (engines share nothing but the symbol
+// tables, which they do not touch while events arrive). run() returns once every group is done
+// with the batch, so the batch can be reused; an exception of any group is rethrown there.
+// Each engine's time is still its own (measured on the thread that runs it).
+class ParallelEngines {
+ public:
+  ParallelEngines(std::vector<LiveEngine>& engines, size_t groups) : groups_(groups) {
+    for (size_t i = 0; i < engines.size(); ++i) groups_[i % groups].push_back(&engines[i]);
+    errors_.resize(groups);
+    for (size_t g = 1; g < groups; ++g) helpers_.emplace_back([this, g] { serve(g); });
+  }
+  ~ParallelEngines() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+      changed_.notify_all();
+    }
+    for (std::thread& t : helpers_) t.join();
+  }
+
+  void run(const Batch& batch) {
+    {
+      std::lock_guard lock(mutex_);
+      batch_ = &batch;
+      ++generation_;
+      pending_ = helpers_.size();
+      changed_.notify_all();
+    }
+    try {
+      run_group(0, batch);
+    } catch (...) {
+      errors_[0] = std::current_exception();
+    }
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    for (std::exception_ptr& e : errors_)
+      if (e) std::rethrow_exception(std::exchange(e, nullptr));
+  }
+
+ private:
+  void run_group(size_t g, const Batch& batch) {
+    for (LiveEngine* live : groups_[g]) {
+      const auto start = Clock::now();
+      live->engine->on_events(batch.ids, batch.events);
+      live->run->seconds += std::chrono::duration<double>(Clock::now() - start).count();
+    }
+  }
+  void serve(size_t g) {
+    uint64_t seen = 0;
+    for (;;) {
+      const Batch* batch;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+        batch = batch_;
+      }
+      try {
+        if (!errors_[g]) run_group(g, *batch);
+      } catch (...) {
+        errors_[g] = std::current_exception();
+      }
+      std::lock_guard lock(mutex_);
+      if (--pending_ == 0) done_.notify_all();
+    }
+  }
+
+  std::vector<std::vector<LiveEngine*>> groups_;
+  std::vector<std::exception_ptr> errors_;  // per group; group g's is written by its thread
+  std::vector<std::thread> helpers_;
+  std::mutex mutex_;
+  std::condition_variable changed_, done_;
+  const Batch* batch_ = nullptr;
+  uint64_t generation_ = 0;
+  size_t pending_ = 0;
+  bool stop_ = false;
+};
+
 // `read` streams the trace into the consumer it is given and returns the reader's summary.
 using ReadFunction = std::function<ReadSummary(Symbols&, EventConsumer&)>;
 
@@ -215,6 +298,12 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
     BatchQueue queue(4, batch_size);
     ValidationReport validation_report;
     ReadSummary summary;
+    // Several engines: as many groups as cores (the reader runs beside them).
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const size_t groups =
+        std::min(engines.size(), options.engine_threads ? options.engine_threads : cores);
+    std::optional<ParallelEngines> parallel;
+    if (groups > 1) parallel.emplace(engines, groups);
     std::thread reader([&] {
       std::exception_ptr error;
       try {
@@ -235,7 +324,10 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
     try {
       while (Batch* batch = queue.take_full()) {
         result.events += batch->events.size();
-        run_batch(engines, *batch);
+        if (parallel)
+          parallel->run(*batch);
+        else
+          run_batch(engines, *batch);
         queue.give_back(batch);
       }
     } catch (...) {
@@ -244,6 +336,7 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
       throw;
     }
     reader.join();
+    parallel.reset();
     if (std::exception_ptr error = queue.error()) std::rethrow_exception(error);
     result.read = std::move(summary);
     result.validation = std::move(validation_report);

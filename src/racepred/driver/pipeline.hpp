@@ -4,9 +4,12 @@
 //   └──────── reader thread ────────┘   bounded queue   └──── main thread ────┘
 //
 // The reader and validator run in a second thread and hand over batches through a bounded
-// queue (memory stays bounded whatever the trace length); the main thread runs each engine over
-// each batch in turn and times it, so "seconds" is that engine's own time. Engines never touch
-// the symbol tables in on_event (engines/engine.hpp), which the reader thread is still filling.
+// queue (memory stays bounded whatever the trace length). With several engines, the engines are
+// spread over one thread per core (PipelineOptions::engine_threads), each running its engines
+// over the same batch; otherwise the main thread runs each engine over each batch in turn. Each
+// engine is timed on the thread that runs it, so "seconds" is that engine's own time. Engines never
+// touch the symbol tables in on_event (engines/engine.hpp), which the reader thread is still
+// filling.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +40,9 @@ struct PipelineOptions {
   size_t max_races = 1000;      // races each sink keeps (all are counted)
   size_t batch_size = 1 << 16;  // events per batch
   bool threaded = true;         // read and validate in a second thread
+  // Threaded with several engines: threads that run the engines over each batch (engines are
+  // spread over them round robin); 0 = one per core.
+  size_t engine_threads = 0;
 };
 
 struct EngineRun {

@@ -74,13 +74,15 @@ std::string_view fork_shape_name(ForkShape shape) {
       return "nested";
     case ForkShape::Random:
       return "random";
+    case ForkShape::Churn:
+      return "churn";
   }
   return "?";
 }
 
 bool parse_fork_shape(std::string_view name, ForkShape& shape) {
   for (ForkShape s : {ForkShape::None, ForkShape::Fork, ForkShape::ForkJoin, ForkShape::Nested,
-                      ForkShape::Random})
+                      ForkShape::Random, ForkShape::Churn})
     if (name == fork_shape_name(s)) {
       shape = s;
       return true;
@@ -97,6 +99,8 @@ std::string check_generator_options(const GeneratorOptions& o) {
   if (o.locations > 100'000'000) return "--locations must be at most 100000000";
   if (o.stale_variables >= o.variables) return "stale_variables must be below --variables";
   if (o.hot_variables > o.variables) return "hot_variables must be at most --variables";
+  if (o.live == 0) return "--live must be at least 1";
+  if (!(o.skew >= 1 && o.skew <= 100)) return "--skew must be between 1 and 100";
   for (auto [name, p] : {std::pair{"--cs-share", o.cs_share},
                          {"--write-share", o.write_share},
                          {"--local-share", o.local_share},
@@ -110,6 +114,68 @@ std::string check_generator_options(const GeneratorOptions& o) {
                          {"hot_share", o.hot_share}})
     if (!(p >= 0 && p <= 1)) return std::string(name) + " must be between 0 and 1";
   return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Presets
+
+namespace {
+struct Preset {
+  const char* name;
+  const char* words;
+  uint64_t events;
+  uint32_t threads, variables, locks, nesting;
+  ForkShape shape;
+  double skew;
+  uint32_t live;
+};
+// Rows of the cross-thread paper's Fig. 11 (events E, threads T, memory locations M, locks L),
+// events and locations scaled down so that every engine runs each preset in seconds here.
+constexpr Preset kPresets[] = {
+    {"tradebeans",
+     "tradebeans/tradesoap: 236 threads, 6.1K locks, 2.8M locations (1/4 scale: "
+     "10M events, 700K variables)",
+     10'000'000, 236, 700'000, 6'100, 3, ForkShape::ForkJoin, 2, 8},
+    {"xalan",
+     "xalan: 9 threads, 2.5K locks, 4.4M locations (1/12 scale: 10M events, 1M "
+     "variables, hot variables)",
+     10'000'000, 9, 1'000'000, 2'500, 3, ForkShape::ForkJoin, 3, 8},
+    {"cassandra",
+     "cassandra: 178 threads, 60.5K locks, 9.9M locations (1/26 scale: 10M events, "
+     "1M variables)",
+     10'000'000, 178, 1'000'000, 60'500, 2, ForkShape::ForkJoin, 2, 8},
+    {"sor",
+     "sor: 5 threads, 2 locks, 1M locations, 607M events (full size: 600M events, a "
+     "trace of about 9 GB)",
+     600'000'000, 5, 1'000'000, 2, 1, ForkShape::ForkJoin, 1, 8},
+    {"goroutines", "Go-style churn: 100,000 short-lived threads, at most 64 alive, 2M events",
+     2'000'000, 100'000, 10'000, 64, 2, ForkShape::Churn, 2, 64},
+    {"threads20k", "20,000 threads forked by T0 and all alive (the fork shape), 1M events",
+     1'000'000, 20'000, 10'000, 64, 2, ForkShape::Fork, 1, 8},
+};
+}  // namespace
+
+bool apply_generator_preset(std::string_view name, GeneratorOptions& o) {
+  for (const Preset& p : kPresets) {
+    if (name != p.name) continue;
+    o.events = p.events;
+    o.threads = p.threads;
+    o.variables = p.variables;
+    o.locks = p.locks;
+    o.nesting = p.nesting;
+    o.shape = p.shape;
+    o.skew = p.skew;
+    o.live = p.live;
+    return true;
+  }
+  return false;
+}
+
+std::string generator_presets_help() {
+  std::string s;
+  for (const Preset& p : kPresets)
+    s.append("  ").append(p.name).append(": ").append(p.words).append("\n");
+  return s;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -191,7 +257,16 @@ class Generator {
       threads_[threads_[t].parent].children.push_back(t);
       ++pending_forks_;
     }
-    joins_ = (o_.shape == ForkShape::ForkJoin || o_.shape == ForkShape::Nested) ? n - 1 : 0;
+    joins_ = (o_.shape == ForkShape::ForkJoin || o_.shape == ForkShape::Nested ||
+              o_.shape == ForkShape::Churn)
+                 ? n - 1
+                 : 0;
+    churn_ = o_.shape == ForkShape::Churn;
+    // churn: a thread's life is 1 + below(2 * mean) events, the mean such that the threads
+    // together fill the trace.
+    mean_life_ = std::max<uint64_t>(2, o_.events / std::max<uint32_t>(n, 1));
+    if (mean_life_ > 4) mean_life_ -= 2;  // the thread's fork and join
+    skew_ = o_.skew;
     if (forks) {
       start(0);
     } else {
@@ -205,6 +280,7 @@ class Generator {
     while (remaining > reserve()) {
       step(current_, remaining);
       --remaining;
+      if (churn_ && current_ != 0) retire_if_done(current_);
       if (runnable_.size() > 1 && (rng_.next() >> 11) < switch_threshold_)
         current_ = runnable_[rng_.below(runnable_.size())];
     }
@@ -221,6 +297,9 @@ class Generator {
     size_t joined = 0;               // children joined so far (in fork order)
     bool finished = false;           // joined by its parent (random: by any thread)
     bool started = false;            // runs from the start or was forked
+    uint64_t steps = 0;              // churn: events so far
+    uint64_t life = 0;               // churn: events to run
+    bool done = false;               // churn: ran its life, waits for the join
   };
 
   uint64_t reserve() const { return pending_forks_ + joins_ + (o_.release_at_end ? held_ : 0); }
@@ -239,13 +318,35 @@ class Generator {
       }
       if (bits() < join_threshold_ && join_any(t)) return;
     }
-    if (ts.forked < ts.children.size() &&
-        (o_.shape != ForkShape::Nested || rng_.chance(kNestedForkChance))) {
+    if (churn_) {
+      ++ts.steps;
+      if (t == 0) {
+        if (done_head_ < done_.size()) {  // join the thread that finished first
+          const uint32_t child = done_[done_head_++];
+          threads_[child].finished = true;
+          ++ts.joined;
+          --joins_;
+          --alive_;
+          emit(Op::Join, t, child, location_of(6, child));
+          return;
+        }
+        if (ts.forked < ts.children.size() && alive_ < o_.live) {
+          threads_[ts.children[ts.forked]].life = 1 + rng_.below(2 * mean_life_);
+          fork(t);
+          ++alive_;
+          return;
+        }
+      } else if (ts.steps > ts.life && !ts.held.empty()) {
+        release(t);  // life over: only closes its critical sections
+        return;
+      }
+    } else if (ts.forked < ts.children.size() &&
+               (o_.shape != ForkShape::Nested || rng_.chance(kNestedForkChance))) {
       fork(t);
       return;
     }
-    if (o_.early_joins && joins_ > 0 && ts.joined < ts.forked && can_join(ts.children[ts.joined]) &&
-        rng_.chance(kEarlyJoinChance)) {
+    if (!churn_ && o_.early_joins && joins_ > 0 && ts.joined < ts.forked &&
+        can_join(ts.children[ts.joined]) && rng_.chance(kEarlyJoinChance)) {
       join(t);
       return;
     }
@@ -264,6 +365,16 @@ class Generator {
 
   uint64_t bits() { return rng_.next() >> 11; }
 
+  // churn: a thread that ran its life and holds no lock stops and waits for T0's join.
+  void retire_if_done(uint32_t t) {
+    ThreadState& ts = threads_[t];
+    if (ts.done || ts.finished || ts.steps < ts.life || !ts.held.empty()) return;
+    ts.done = true;
+    runnable_.erase(std::find(runnable_.begin(), runnable_.end(), t));
+    done_.push_back(t);
+    current_ = 0;  // T0 joins it and forks the next one
+  }
+
   // A child may be joined once it holds no lock and has forked and joined all its children.
   bool can_join(uint32_t c) const {
     const ThreadState& cs = threads_[c];
@@ -274,7 +385,8 @@ class Generator {
     ThreadState& ts = threads_[t];
     const uint32_t child = ts.children[ts.joined++];
     threads_[child].finished = true;
-    runnable_.erase(std::find(runnable_.begin(), runnable_.end(), child));
+    if (auto it = std::find(runnable_.begin(), runnable_.end(), child); it != runnable_.end())
+      runnable_.erase(it);
     --joins_;
     emit(Op::Join, t, child, location_of(6, child));
   }
@@ -355,7 +467,11 @@ class Generator {
     emit(write ? Op::Write : Op::Read, t, v, location_of(write ? 5 : 4, v));
   }
 
-  uint32_t random_shared() { return static_cast<uint32_t>(rng_.below(shared_)); }
+  uint32_t random_shared() {
+    if (skew_ == 1) return static_cast<uint32_t>(rng_.below(shared_));
+    const double u = std::ldexp(static_cast<double>(rng_.next() >> 11), -53);  // [0, 1)
+    return std::min(shared_ - 1, static_cast<uint32_t>(std::pow(u, skew_) * shared_));
+  }
 
   uint32_t guarded_by(uint32_t lock) {
     const uint32_t count = guarded_count_[lock];
@@ -378,6 +494,17 @@ class Generator {
 
   // Closing: outstanding forks, then releases, then joins (children before their parents).
   void close() {
+    if (churn_) {  // the threads not forked yet: each forked and joined at once (no pile-up)
+      ThreadState& main = threads_[0];
+      while (main.forked < main.children.size()) {
+        const uint32_t child = main.children[main.forked];
+        fork(0);
+        threads_[child].finished = true;
+        runnable_.erase(std::find(runnable_.begin(), runnable_.end(), child));
+        --joins_;
+        emit(Op::Join, 0, child, location_of(6, child));
+      }
+    }
     for (uint32_t t = 0; t < o_.threads; ++t)
       while (threads_[t].forked < threads_[t].children.size()) fork(t);
     if (o_.release_at_end)
@@ -442,6 +569,12 @@ class Generator {
   uint64_t pending_forks_ = 0;
   uint64_t joins_ = 0;
   uint64_t held_ = 0;  // locks held, all threads
+  bool churn_ = false;
+  uint64_t mean_life_ = 2;
+  uint32_t alive_ = 0;          // churn: forked, not yet joined
+  std::vector<uint32_t> done_;  // churn: threads that ran their life, in order
+  size_t done_head_ = 0;        // done_[done_head_…] wait for their join
+  double skew_ = 1;
   uint32_t shared_ = 1;
   uint32_t sites_ = 16;
   EventId next_id_ = 1;

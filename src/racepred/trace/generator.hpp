@@ -23,10 +23,13 @@ enum class ForkShape {
   // and join any other started thread but T0 at any point (it ends there, holding its locks
   // unless release_at_end). Forks and joins are not reserved: some threads are never forked.
   Random,
+  Churn,  // short-lived threads: T0 keeps at most `live` others alive, forks a new one when
+          // there is room, and joins each once it has run its life (about events / threads
+          // events); like goroutines or a thread pool's tasks
 };
 
 std::string_view fork_shape_name(ForkShape shape);
-// Parses "none", "fork", "fork-join", "nested", "random"; returns false for anything else.
+// Parses "none", "fork", "fork-join", "nested", "random", "churn"; returns false for anything else.
 bool parse_fork_shape(std::string_view name, ForkShape& shape);
 
 struct GeneratorOptions {
@@ -78,7 +81,20 @@ struct GeneratorOptions {
   // a few variables under many lock sets). 0 variables: off.
   uint32_t hot_variables = 0;
   double hot_share = 0;
+  // churn: most threads besides T0 alive at once.
+  uint32_t live = 8;
+  // Skew of the shared variables' popularity: variable v of n is picked with u^skew * n for u
+  // uniform in [0,1), so 1 is uniform and larger values make a few variables hot (a power law,
+  // as in real programs where a few fields take most accesses).
+  double skew = 1;
 };
+
+// Named shapes modelled on rows of the cross-thread paper's benchmark table (Fig. 11: events,
+// threads, memory locations, locks), scaled to a 2-core / 24 GB machine. Applies the preset to
+// `options` (the caller then overrides what the user gave); false for an unknown name.
+bool apply_generator_preset(std::string_view name, GeneratorOptions& options);
+// The preset names with a one-line description each, for --help and docs.
+std::string generator_presets_help();
 
 // Checks the options; returns an empty string when they are fine, else a message.
 std::string check_generator_options(const GeneratorOptions& options);

@@ -33,7 +33,7 @@ class FastTrack final : public LocationEngine<FastTrack> {
     Var& v = vars_[x];
     Who& who = who_[x];
     if (unordered(v.w, th)) [[unlikely]]
-      report(Partner{who.w_event, who.w_location}, v.w.thread(), Op::Write, id, e);
+      report(Partner{who.w_event, who.w_location}, v.w.thread(), v.w.clock(), Op::Write, id, e);
     const ThreadId i = e.thread;
     if (v.r.thread() != kShared) [[likely]] {
       if (unordered(v.r, th)) [[unlikely]] {
@@ -56,10 +56,10 @@ class FastTrack final : public LocationEngine<FastTrack> {
     Var& v = vars_[x];
     Who& who = who_[x];
     if (unordered(v.w, th)) [[unlikely]]
-      report(Partner{who.w_event, who.w_location}, v.w.thread(), Op::Write, id, e);
+      report(Partner{who.w_event, who.w_location}, v.w.thread(), v.w.clock(), Op::Write, id, e);
     if (v.r.thread() != kShared) [[likely]] {
       if (unordered(v.r, th)) [[unlikely]]
-        report(Partner{who.r_event, who.r_location}, v.r.thread(), Op::Read, id, e);
+        report(Partner{who.r_event, who.r_location}, v.r.thread(), v.r.clock(), Op::Read, id, e);
     } else {
       const Clock* rv = pool_.clocks(v.r.clock());
       if (any_unordered(rv, th, stride()))

@@ -58,7 +58,7 @@ class HbAdaptive final : public LocationEngine<HbAdaptive> {
   }
   void check(const Hybrid& h, Op op, const Clock* th, EventId id, const Event& e) {
     if (!h.vc) {
-      if (unordered(h.epoch, th)) report(h.who, h.epoch.thread(), op, id, e);
+      if (unordered(h.epoch, th)) report(h.who, h.epoch.thread(), h.epoch.clock(), op, id, e);
     } else {
       const Clock* v = pool_.clocks(h.row);
       if (any_unordered(v, th, stride())) report_unordered(v, pool_.who(h.row), op, th, id, e);
@@ -84,6 +84,8 @@ class HbAdaptive final : public LocationEngine<HbAdaptive> {
       Clock* v = pool_.clocks(h.row);
       if (!any_unordered(v, th, stride())) {  // V < Th(i): back to an epoch
         h.vc = false;
+        pool_.release(h.row);  // the row serves the next variable that needs one
+        h.row = kNoRow;
         h.epoch = Epoch(i, th[i]);
         h.who = Partner{id, e.location};
       } else {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "racepred/engines/hb/location_engine.hpp"
+#include "racepred/engines/hb/reference.hpp"
 
 namespace racepred {
 namespace hbloc {
@@ -19,7 +20,11 @@ namespace {
 //               We(x) = {i#Th(i)(i)} ∪ {j#k ∈ We(x) | k > Th(i)(j)}
 // Pairs reported at e: (the access of epoch j#k, e) for every epoch j#k of We(x) (and, for a
 // write, of Re(x)) with k > Th(i)(j) — the lecture's "epochs to identify race pairs".
-class HbEpochs final : public LocationEngine<HbEpochs> {
+//
+// HbEpochsDense gives every set a row of thread capacity (the reference, for tests); HbEpochs
+// (the registered engine) keeps small sets inline and takes a row of the pool only while a set
+// holds more than kInline concurrent accesses.
+class HbEpochsDense final : public LocationEngine<HbEpochsDense> {
  public:
   using LocationEngine::LocationEngine;
 
@@ -59,7 +64,7 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
   void check(size_t set, Op op, const Clock* th, EventId id, const Event& e) {
     const Entry* s = sets_.row(set);
     for (uint32_t n = size_[set], q = 0; q < n; ++q)
-      if (s[q].k > th[s[q].j]) report(s[q].who, s[q].j, op, id, e);
+      if (s[q].k > th[s[q].j]) report(s[q].who, s[q].j, s[q].k, op, id, e);
   }
   // S = {i#Th(i)(i)} ∪ {j#k ∈ S | k > Th(i)(j)}
   void update(size_t set, const Clock* th, EventId id, const Event& e) {
@@ -89,11 +94,128 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
   std::vector<uint32_t> size_;  // number of entries of each set
 };
 
+// The registered hb-epochs: the same sets in the same order, kept inline while they hold at
+// most kInline epochs (the common case: accesses ordered by synchronisation leave one epoch),
+// in a row of the pool while they hold more; the row goes back to the pool when the set
+// shrinks again. Same reports as HbEpochsDense in the same order
+// (tests/properties/representation_property_test.cpp).
+class HbEpochs final : public LocationEngine<HbEpochs> {
+ public:
+  using LocationEngine::LocationEngine;
+
+  void read(EventId id, const Event& e, const Clock* th) {
+    const size_t x = e.target;
+    if (x >= vars_.size()) [[unlikely]]
+      grow(x);
+    check(vars_[x].w, Op::Write, th, id, e);
+    update(vars_[x].r, th, id, e);
+  }
+
+  void write(EventId id, const Event& e, const Clock* th) {
+    const size_t x = e.target;
+    if (x >= vars_.size()) [[unlikely]]
+      grow(x);
+    check(vars_[x].r, Op::Read, th, id, e);
+    check(vars_[x].w, Op::Write, th, id, e);
+    update(vars_[x].w, th, id, e);
+  }
+
+  void set_stride(size_t stride) { pool_.set_stride(stride); }
+
+  std::string show_w(VariableId x, size_t /*width*/) const { return show(x, false); }
+  std::string show_r(VariableId x, size_t /*width*/) const { return show(x, true); }
+
+ private:
+  static constexpr uint32_t kInline = 2;
+  static constexpr uint32_t kNoRow = UINT32_MAX;
+  struct Entry {
+    Clock k = 0;
+    ThreadId j = 0;
+    Partner who;
+  };
+  struct Set {
+    Entry entries[kInline];  // the set while row == kNoRow
+    uint32_t n = 0;
+    uint32_t row = kNoRow;
+  };
+  struct Var {
+    Set w, r;
+  };
+
+  [[gnu::noinline]] void grow(size_t x) { vars_.resize(std::max(x + 1, vars_.size() * 3 / 2)); }
+  Entry* data(Set& s) { return s.row == kNoRow ? s.entries : pool_.row(s.row); }
+  const Entry* data(const Set& s) const { return s.row == kNoRow ? s.entries : pool_.row(s.row); }
+
+  void check(const Set& s, Op op, const Clock* th, EventId id, const Event& e) {
+    const Entry* d = data(s);
+    for (uint32_t q = 0; q < s.n; ++q)
+      if (d[q].k > th[d[q].j]) [[unlikely]]
+        report(d[q].who, d[q].j, d[q].k, op, id, e);
+  }
+  // S = {i#Th(i)(i)} ∪ {j#k ∈ S | k > Th(i)(j)}
+  void update(Set& s, const Clock* th, EventId id, const Event& e) {
+    Entry* d = data(s);
+    uint32_t kept = 0;
+    for (uint32_t q = 0; q < s.n; ++q)
+      if (d[q].k > th[d[q].j]) d[kept++] = d[q];
+    const Entry fresh{th[e.thread], e.thread, Partner{id, e.location}};
+    if (s.row == kNoRow) {
+      if (kept < kInline) [[likely]] {
+        d[kept] = fresh;
+        s.n = kept + 1;
+      } else {
+        spill(s, kept, fresh);
+      }
+    } else if (kept < kInline) {  // small again: back inline, the row back to the pool
+      std::copy(d, d + kept, s.entries);
+      s.entries[kept] = fresh;
+      pool_.release(s.row);
+      s.row = kNoRow;
+      s.n = kept + 1;
+    } else {
+      d[kept] = fresh;
+      s.n = kept + 1;
+    }
+  }
+  [[gnu::noinline]] void spill(Set& s, uint32_t kept, const Entry& fresh) {
+    const uint32_t row = pool_.allocate();
+    Entry* d = pool_.row(row);
+    std::copy(s.entries, s.entries + kept, d);
+    d[kept] = fresh;
+    s.row = row;
+    s.n = kept + 1;
+  }
+
+  std::string show(VariableId x, bool read) const {
+    std::vector<Epoch> epochs;
+    if (x < vars_.size()) {
+      const Set& s = read ? vars_[x].r : vars_[x].w;
+      const Entry* d = data(s);
+      for (uint32_t q = 0; q < s.n; ++q) epochs.emplace_back(d[q].j, d[q].k);
+    }
+    std::sort(epochs.begin(), epochs.end(),
+              [](Epoch a, Epoch b) { return a.thread() < b.thread(); });
+    std::string str = "{";
+    for (const Epoch& ep : epochs) {
+      if (str.size() > 1) str += ',';
+      str += ep.to_string();
+    }
+    return str + '}';
+  }
+
+  std::vector<Var> vars_;
+  RowPool<Entry> pool_;  // rows of the sets with more than kInline epochs
+};
+
 }  // namespace
 }  // namespace hbloc
 
 std::unique_ptr<Engine> make_hb_epochs(EngineContext& context) {
   return std::make_unique<hbloc::HbEpochs>(context);
+}
+
+std::unique_ptr<Engine> make_hb_epochs_dense(EngineContext& context) {
+  return std::make_unique<hbloc::HbEpochsDense>(context);
 }
 
 }  // namespace racepred

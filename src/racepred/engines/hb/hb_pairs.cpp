@@ -24,7 +24,9 @@ namespace {
 
 class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
  public:
-  explicit HbWrRaces(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {}
+  explicit HbWrRaces(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {
+    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+  }
 
   void before(EventId, const Event& e) {
     clocks_.add_thread(e.thread);
@@ -47,7 +49,11 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
     }
   }
 
-  Annotator* annotator() override { return this; }
+  // The annotated view shows clocks indexed by thread: no slot reuse there.
+  Annotator* annotator() override {
+    if (clocks_.threads() == 0) clocks_.reuse_slots_beyond(SIZE_MAX);
+    return this;
+  }
   void before_event(EventId, const Event&) override { annotating_ = true; }
   // The seed's VC_W_R_Races tables: pre/post vector clocks, W(x) (and R(x) once x was read)
   // after the event, and the race pairs reported at the event.
@@ -78,6 +84,7 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
  private:
   struct Entry {  // an access j#clock
     ThreadId thread;
+    uint32_t slot;  // the thread's slot in the clocks (ThreadClocks)
     Clock clock;
     LocationId location;
     EventId id;
@@ -89,7 +96,7 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
   // Keeps the members that do not happen before C (k > C(j)).
   static void drop_ordered(std::vector<Entry>& set, ClockRef C) {
     set.erase(std::remove_if(set.begin(), set.end(),
-                             [&](const Entry& v) { return v.clock <= C.get(v.thread); }),
+                             [&](const Entry& v) { return v.clock <= C.get(v.slot); }),
               set.end());
   }
 
@@ -108,7 +115,8 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
     const ClockRef C = clocks_.view(e.thread);
     drop_ordered(x.R, C);
     drop_ordered(x.W, C);
-    const Entry self{e.thread, C[e.thread], e.location, id};
+    const uint32_t slot = clocks_.slot(e.thread);
+    const Entry self{e.thread, slot, C[slot], e.location, id};
     enumerate_ = annotating_ || sink_.accepting();
     uncounted_ = 0;
     if (e.op == Op::Read) {

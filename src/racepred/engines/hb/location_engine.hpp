@@ -33,14 +33,22 @@ using Rows = ClockRows<T>;
 
 // Vector clocks that epochs switch into (hb-adaptive, fasttrack), with the access behind each
 // entry. A variable keeps its row once allocated (reused when it switches again).
+// Rows given back (release) are handed out again, so the pool holds as many rows as variables
+// need at once, not as many as ever needed one.
 class VcPool {
  public:
   uint32_t allocate() {
+    if (!free_.empty()) {
+      const uint32_t r = free_.back();
+      free_.pop_back();
+      return r;
+    }
     const uint32_t r = used_++;
     clocks_.ensure_rows(used_);
     who_.ensure_rows(used_);
     return r;
   }
+  void release(uint32_t r) { free_.push_back(r); }
   Clock* clocks(uint32_t r) { return clocks_.row(r); }
   const Clock* clocks(uint32_t r) const { return clocks_.row(r); }
   Partner* who(uint32_t r) { return who_.row(r); }
@@ -52,6 +60,7 @@ class VcPool {
  private:
   Rows<Clock> clocks_;
   Rows<Partner> who_;
+  std::vector<uint32_t> free_;
   uint32_t used_ = 0;
 };
 
@@ -69,16 +78,29 @@ inline bool unordered(Epoch e, const Clock* th) {
 template <class Derived>
 class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public Annotator {
  public:
-  explicit LocationEngine(EngineContext& context)
-      : symbols_(context.symbols), sink_(context.sink) {}
+  explicit LocationEngine(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {
+    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+  }
 
-  // The handlers of the dispatch base; reads and writes go to Derived with Th(i).
+  // The handlers of the dispatch base; reads and writes go to Derived with Th(i) and the event
+  // with its thread replaced by the thread's slot (ThreadClocks), which Derived uses as the
+  // index into clocks and as the thread of its epochs; report() maps slots back to threads.
   void before(EventId, const Event& e) {
     if (clocks_.add_thread(e.thread)) [[unlikely]]
       derived().set_stride(clocks_.stride());
   }
-  void read(EventId id, const Event& e) { derived().read(id, e, clocks_.th(e.thread)); }
-  void write(EventId id, const Event& e) { derived().write(id, e, clocks_.th(e.thread)); }
+  void read(EventId id, const Event& e) {
+    thread_ = e.thread;
+    Event s = e;
+    s.thread = clocks_.slot(e.thread);
+    derived().read(id, s, clocks_.th(e.thread));
+  }
+  void write(EventId id, const Event& e) {
+    thread_ = e.thread;
+    Event s = e;
+    s.thread = clocks_.slot(e.thread);
+    derived().write(id, s, clocks_.th(e.thread));
+  }
   void acquire(EventId, const Event& e) { clocks_.acquire(e.thread, e.target); }
   void release(EventId, const Event& e) { clocks_.release(e.thread, e.target); }
   void fork(EventId, const Event& e) {
@@ -89,7 +111,11 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
   }
   void after(EventId, const Event& e) { clocks_.tick(e.thread); }  // inc(Th(i), i)
 
-  Annotator* annotator() override { return this; }
+  // The annotated view shows clocks indexed by thread: no slot reuse there.
+  Annotator* annotator() override {
+    if (clocks_.threads() == 0) clocks_.reuse_slots_beyond(SIZE_MAX);
+    return this;
+  }
 
   void before_event(EventId /*id*/, const Event& e) override {
     annotating_ = true;
@@ -129,11 +155,14 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
   size_t stride() const { return clocks_.stride(); }
   size_t threads() const { return clocks_.threads(); }
 
-  // Reports (partner, current access): `p` was set by thread j's access `op` on e.target.
-  // Races are the exception: the reporting paths stay out of line, the hot path stays small.
-  [[gnu::noinline, gnu::cold]] void report(Partner p, ThreadId j, Op op, EventId id,
+  // Reports (partner, current access): `p` was set by the access `op` on e.target of epoch
+  // j#k (j a slot). Races are the exception: the reporting paths stay out of line, the hot
+  // path stays small.
+  [[gnu::noinline, gnu::cold]] void report(Partner p, ThreadId j, Clock k, Op op, EventId id,
                                            const Event& e) {
-    sink_.report(Race{Access{p.event, j, p.location, op}, Access::of(id, e), e.target});
+    Access second = Access::of(id, e);
+    second.thread = thread_;
+    sink_.report(Race{Access{p.event, clocks_.thread_at(j, k), p.location, op}, second, e.target});
     if (annotating_) found_.emplace_back(p.event, id);
   }
   // Reports every entry j of `a` whose access is not HB-before th (slow path: a race exists).
@@ -141,7 +170,7 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
                                                      const Clock* th, EventId id, const Event& e) {
     const size_t n = stride();
     for (size_t j = 0; j < n; ++j)
-      if (a[j] > th[j]) report(who[j], static_cast<ThreadId>(j), op, id, e);
+      if (a[j] > th[j]) report(who[j], static_cast<ThreadId>(j), a[j], op, id, e);
   }
 
  private:
@@ -166,6 +195,7 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
   const Symbols& symbols_;
   RaceSink& sink_;
   ThreadClocks clocks_;  // Th(i) and Rel(y)
+  ThreadId thread_ = 0;  // the thread of the current access (Derived sees its slot)
 
   // Annotated view only.
   bool annotating_ = false;

@@ -46,7 +46,12 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   }
   void read(EventId id, const Event& e) { access(id, e); }
   void write(EventId id, const Event& e) { access(id, e); }
-  // Lock sets are agnostic of fork and join (seed 000): no fork/join handlers.
+  // Lock sets are agnostic of fork and join (seed 000). A join only frees memory: a joined
+  // thread makes no more accesses, so its per-variable counts C(s, k), which serve only to
+  // leave out its own accesses, are dead; a thread that accesses x later takes its slot.
+  void join(EventId, const Event& e) {
+    if (e.target != e.thread) retired_[e.target] = 1;
+  }
 
   Annotator* annotator() override { return this; }
   // Column "LS": the event's lock set LS(e) for reads and writes, as in the seed's tables.
@@ -104,6 +109,10 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   }
 
   NodeId& ls(ThreadId t) { return ls_[t]; }
+  bool retired(ThreadId t) const {
+    const uint8_t* r = retired_.find(t);
+    return r && *r;
+  }
   NodeId ls(ThreadId t) const {
     const NodeId* n = ls_.find(t);
     return n ? *n : LockSetTable::kRoot;
@@ -124,7 +133,15 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   uint32_t slot_of(VariableId xid, Variable& x, ThreadId t) {
     if (x.last_slot < x.threads.size() && x.threads[x.last_slot] == t) return x.last_slot;
     uint32_t s = 0;
-    while (s < x.threads.size() && x.threads[s] != t) ++s;
+    uint32_t dead = UINT32_MAX;  // a slot of a joined thread
+    for (; s < x.threads.size() && x.threads[s] != t; ++s)
+      if (dead == UINT32_MAX && retired(x.threads[s])) dead = s;
+    if (s == x.threads.size() && dead != UINT32_MAX && !listing_) {
+      // Not while listing: the slot's event ids name the joined thread's accesses.
+      x.threads[dead] = t;
+      std::fill_n(x.slot_row(dead), 2 * size_t{x.cap}, uint64_t{0});
+      return x.last_slot = dead;
+    }
     if (s == x.threads.size()) {  // a new thread: a row of zeros
       x.threads.push_back(t);
       x.block.resize(x.block.size() + 2 * size_t{x.cap}, 0);
@@ -292,6 +309,7 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   bool listing_;
   LockSetTable table_;
   IdTable<NodeId> ls_{LockSetTable::kRoot};  // ls(t): the node of thread t's current lock set
+  IdTable<uint8_t> retired_;                 // 1: the thread was joined
   std::vector<Variable> variables_;
   std::vector<std::vector<Ids>> ids_;  // by variable, while listing
   std::vector<Cursor> heap_;

@@ -26,7 +26,9 @@ namespace {
 
 class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
  public:
-  explicit Tsan1(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {}
+  explicit Tsan1(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {
+    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+  }
 
   void before(EventId, const Event& e) {
     clocks_.add_thread(e.thread);
@@ -49,7 +51,11 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
     if (annotating_ && e.is_access()) pre_clocks_.push_back({id, pre_});
   }
 
-  Annotator* annotator() override { return this; }
+  // The annotated view shows clocks indexed by thread: no slot reuse there.
+  Annotator* annotator() override {
+    if (clocks_.threads() == 0) clocks_.reuse_slots_beyond(SIZE_MAX);
+    return this;
+  }
   void before_event(EventId, const Event&) override { annotating_ = true; }
   // Vector clock and lock set at the event, W(x) and R(x) after it, races found at it.
   void annotate(EventId id, const Event& e, Annotation& row) override {
@@ -71,6 +77,7 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
   using SetId = LockSetTable::SetId;
   struct Entry {
     ThreadId thread;
+    uint32_t slot;  // the thread's slot in the clocks (ThreadClocks)
     Clock clock;
     LocationId location;
     EventId id;
@@ -86,7 +93,7 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
   // Keeps the members that do not happen before C.
   static void drop_ordered(std::vector<Entry>& set, ClockRef C) {
     set.erase(std::remove_if(set.begin(), set.end(),
-                             [&](const Entry& a) { return a.clock <= C[a.thread]; }),
+                             [&](const Entry& a) { return a.clock <= C[a.slot]; }),
               set.end());
   }
 
@@ -105,6 +112,7 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
   void access(EventId id, const Event& e) {
     Variable& x = variables_[e.target];
     const ClockRef C = clocks_.view(e.thread);
+    const uint32_t slot = clocks_.slot(e.thread);
     const SetId ls = locksets_.set_of(node(e.thread));
     drop_ordered(x.W, C);
     drop_ordered(x.R, C);
@@ -117,7 +125,7 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
       sink_.mark_racy(Access::of(id, e));
     }
     (e.op == Op::Write ? x.W : x.R)
-        .push_back(Entry{e.thread, C[e.thread], e.location, id, e.op, ls});
+        .push_back(Entry{e.thread, slot, C[slot], e.location, id, e.op, ls});
   }
 
   std::string locks_text(SetId set) const {

@@ -1,0 +1,162 @@
+// The sparse / adaptive per-variable state of the registered engines gives exactly the reports
+// of the dense reference forms (engines/hb/reference.hpp), on thousands of random traces with
+// up to 40 threads on few variables, so that sets spill into full rows, shrink back, and the
+// thread capacity grows while rows are in use.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "racepred/clock/thread_clocks.hpp"
+#include "racepred/driver/run.hpp"
+#include "racepred/engines/hb/reference.hpp"
+#include "racepred/trace/generator.hpp"
+#include "support/small_traces.hpp"
+
+namespace racepred {
+namespace {
+
+GeneratorOptions crowded_trace_options(uint64_t seed) {
+  Rng rng(seed * 104729 + 3);
+  const ForkShape shapes[] = {ForkShape::None, ForkShape::Fork, ForkShape::ForkJoin,
+                              ForkShape::Nested};
+  GeneratorOptions o;
+  o.seed = seed;
+  o.threads = 2 + static_cast<uint32_t>(rng.below(39));
+  o.events = 10 + rng.below(300);
+  o.variables = 1 + static_cast<uint32_t>(rng.below(5));
+  o.locks = 1 + static_cast<uint32_t>(rng.below(4));
+  o.nesting = static_cast<uint32_t>(rng.below(3));
+  o.shape = shapes[rng.below(4)];
+  o.cs_share = 0.1 * static_cast<double>(rng.below(9));
+  o.write_share = 0.1 + 0.1 * static_cast<double>(rng.below(8));
+  o.local_share = 0.1;
+  o.switch_share = 0.3 + 0.1 * static_cast<double>(rng.below(7));
+  o.early_joins = rng.chance(0.5);
+  return o;
+}
+
+using Row = std::tuple<EventId, ThreadId, LocationId, Op, EventId, ThreadId, VariableId>;
+
+std::vector<Row> rows_of(const RaceSink& sink) {
+  std::vector<Row> rows;
+  for (const Race& r : sink.races())
+    rows.emplace_back(r.first.event, r.first.thread, r.first.location, r.first.op, r.second.event,
+                      r.second.thread, r.variable);
+  return rows;
+}
+
+void expect_same(const char* engine, EngineFactory dense) {
+  const int n = testing::property_iterations(3000);
+  int spilled = 0;  // traces where some variable met more than two threads' accesses
+  for (int seed = 1; seed <= n; ++seed) {
+    const Trace trace = generate_trace(crowded_trace_options(static_cast<uint64_t>(seed)));
+    const RaceSink sparse_sink = run_engine(engine, trace);
+    const RaceSink dense_sink = run_engine(dense, trace);
+    ASSERT_EQ(rows_of(sparse_sink), rows_of(dense_sink))
+        << engine << " differs from its dense form, " << testing::trace_context(seed, trace);
+    ASSERT_EQ(sparse_sink.racy_events(), dense_sink.racy_events()) << engine << ", seed " << seed;
+    ASSERT_EQ(sparse_sink.race_count(), dense_sink.race_count()) << engine << ", seed " << seed;
+    if (trace.symbols.threads.size() > 8 && dense_sink.race_count() > 4) ++spilled;
+  }
+  // The traces are crowded enough that many have races among many threads (spilled sets).
+  EXPECT_GT(spilled, n / 10);
+}
+
+TEST(Representation, DjitEqualsDenseDjit) {
+  expect_same("djit", make_djit_dense);
+}
+
+TEST(Representation, HbEpochsEqualsDenseHbEpochs) {
+  expect_same("hb-epochs", make_hb_epochs_dense);
+}
+
+}  // namespace
+}  // namespace racepred
+
+namespace racepred {
+namespace {
+
+// Slot reuse (clock/thread_clocks.hpp): with a budget of 2 slots, threads forked after joins
+// take the slots of joined threads. The engines that drop ordered accesses report exactly what
+// they report with a slot per thread; those that keep one entry per thread (djit, fasttrack's
+// and hb-adaptive's read clocks) keep one per slot, so a later tenant's access replaces an
+// earlier tenant's (which happens before it): the same racy events, pairs among the others.
+GeneratorOptions churn_trace_options(uint64_t seed) {
+  Rng rng(seed * 7727 + 5);
+  GeneratorOptions o;
+  o.seed = seed;
+  o.shape = rng.chance(0.7) ? ForkShape::Churn : ForkShape::Nested;
+  o.early_joins = true;
+  o.threads = 3 + static_cast<uint32_t>(rng.below(30));
+  o.live = 1 + static_cast<uint32_t>(rng.below(4));
+  o.events = 20 + rng.below(300);
+  o.variables = 1 + static_cast<uint32_t>(rng.below(5));
+  o.locks = 1 + static_cast<uint32_t>(rng.below(3));
+  o.nesting = static_cast<uint32_t>(rng.below(3));
+  o.cs_share = 0.1 * static_cast<double>(rng.below(9));
+  o.write_share = 0.5;
+  o.local_share = 0.2;
+  o.switch_share = 0.5;
+  return o;
+}
+
+struct SlotBudget {
+  explicit SlotBudget(size_t budget) : saved(ThreadClocks::default_slot_budget()) {
+    ThreadClocks::set_default_slot_budget(budget);
+  }
+  ~SlotBudget() { ThreadClocks::set_default_slot_budget(saved); }
+  size_t saved;
+};
+
+std::set<std::pair<EventId, EventId>> pairs_of(const RaceSink& sink) {
+  std::set<std::pair<EventId, EventId>> pairs;
+  for (const Race& r : sink.races()) pairs.emplace(r.first.event, r.second.event);
+  return pairs;
+}
+
+TEST(SlotReuse, SameRacyEventsAndPairsWithinAPerThreadSlot) {
+  const int n = testing::property_iterations(2000);
+  const char* exact_pairs[] = {"hb-epochs", "hb-pairs", "tsan1"};
+  const char* fewer_pairs[] = {"djit", "fasttrack", "hb-adaptive"};
+  int reusing = 0;  // traces on which slots were reused
+  for (int seed = 1; seed <= n; ++seed) {
+    const Trace trace = generate_trace(churn_trace_options(static_cast<uint64_t>(seed)));
+    ThreadClocks clocks;
+    clocks.reuse_slots_beyond(2);
+    for (const Event& e : trace.events) clocks.apply(e);
+    if (clocks.threads() < trace.symbols.threads.size()) ++reusing;
+    for (const char* engine : exact_pairs) {
+      const RaceSink wide = run_engine(engine, trace);
+      SlotBudget budget(2);
+      const RaceSink reused = run_engine(engine, trace);
+      ASSERT_EQ(rows_of(reused), rows_of(wide))
+          << engine << " with slot reuse, " << testing::trace_context(seed, trace);
+      ASSERT_EQ(reused.racy_events(), wide.racy_events()) << engine << ", seed " << seed;
+    }
+    for (const char* engine : fewer_pairs) {
+      const RaceSink wide = run_engine(engine, trace);
+      SlotBudget budget(2);
+      const RaceSink reused = run_engine(engine, trace);
+      ASSERT_EQ(reused.racy_events(), wide.racy_events())
+          << engine << " with slot reuse, " << testing::trace_context(seed, trace);
+      const auto a = pairs_of(reused), b = pairs_of(wide);
+      for (const auto& p : a)
+        ASSERT_TRUE(b.count(p)) << engine << " with slot reuse reports (" << p.first << ","
+                                << p.second << "), " << testing::trace_context(seed, trace);
+      // Threads are named correctly: every reported access's thread is its event's thread.
+      for (const Race& r : reused.races()) {
+        ASSERT_EQ(r.first.thread, trace.events[r.first.event - 1].thread) << engine << " " << seed;
+        ASSERT_EQ(r.second.thread, trace.events[r.second.event - 1].thread)
+            << engine << " " << seed;
+      }
+    }
+  }
+  EXPECT_GT(reusing, n / 2);
+}
+
+}  // namespace
+}  // namespace racepred
