@@ -202,6 +202,7 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
     Batch batch;
     Batcher batcher(&batch, batch_size, [&](Batch* full) {
       result.events += full->events.size();
+      if (options.on_progress) options.on_progress(result.events);
       run_batch(engines, *full);
       full->clear();
       return full;
@@ -218,7 +219,10 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
     std::thread reader([&] {
       std::exception_ptr error;
       try {
+        uint64_t handed = 0;
         Batcher batcher(queue.take_free(), batch_size, [&](Batch* full) {
+          handed += full->events.size();
+          if (options.on_progress) options.on_progress(handed);
           queue.push_full(full);
           return queue.take_free();
         });

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,9 @@ struct PipelineOptions {
   size_t max_races = 1000;      // races each sink keeps (all are counted)
   size_t batch_size = 1 << 16;  // events per batch
   bool threaded = true;         // read and validate in a second thread
+  // Called with the number of events read so far after each batch (from the reader thread
+  // when threaded): for a progress line. May be empty.
+  std::function<void(uint64_t events)> on_progress;
 };
 
 struct EngineRun {

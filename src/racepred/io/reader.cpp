@@ -98,6 +98,10 @@ std::string_view input_format_name(InputFormat format) {
   return "?";
 }
 
+std::vector<std::string> input_format_names() {
+  return {"auto", "std", "speedygo"};
+}
+
 std::optional<InputFormat> parse_input_format(std::string_view name) {
   if (name == "auto") return InputFormat::Auto;
   if (name == "std") return InputFormat::Std;

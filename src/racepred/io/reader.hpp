@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "racepred/trace/error.hpp"
 #include "racepred/trace/trace.hpp"
@@ -15,6 +16,12 @@ enum class InputFormat { Auto, Std, SpeedyGo };
 
 // "auto", "std", "speedygo".
 std::string_view input_format_name(InputFormat format);
+// Every name parse_input_format accepts, "auto" first: the choices of --input-format.
+std::vector<std::string> input_format_names();
+
+// Limits on hostile input (docs/FORMATS.md "Limits"): a longer line is an error naming it, so
+// that a file without newlines (/dev/zero) cannot exhaust memory.
+inline constexpr size_t kMaxLineBytes = size_t{1} << 20;
 // Parses a name as above; nullopt for anything else.
 std::optional<InputFormat> parse_input_format(std::string_view name);
 // The format of a text judged by its first event line (not blank, not a '#' comment): a line with

@@ -1,6 +1,7 @@
 // Races and the sink every engine reports into (DESIGN.md "Engines").
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -46,7 +47,7 @@ RaceKind race_kind(const Race& race);
 // "unknown" if the first access is unknown.
 std::string_view race_kind_name(RaceKind kind);
 
-// Per pair of source locations: how many races, and the first one seen (text reports).
+// Per pair of source locations: how many races, and the first one detected (text reports).
 struct LocationPairSummary {
   Race example;
   uint64_t count = 0;
@@ -54,11 +55,14 @@ struct LocationPairSummary {
 
 // Receives races from one engine. Contract for engines: report each pair at most once.
 // The sink counts every race, keeps the `max_kept` first in detection order (by second event,
-// then first; the same whichever order an engine reports in), records the distinct racy events
-// (the `second` events) and racy locations, and groups the kept races by location pair.
+// then first; the same whichever order an engine reports in), counts the distinct racy events
+// (the `second` events) and racy locations exactly and lists the first `max_listed` of each,
+// and groups the kept races by location pair. Memory: the kept races and lists, plus one bit
+// per event id up to the last racy event.
 class RaceSink {
  public:
-  explicit RaceSink(size_t max_kept = 1000) : max_kept_(max_kept) {}
+  explicit RaceSink(size_t max_kept = 1000, size_t max_listed = SIZE_MAX)
+      : max_kept_(max_kept), max_listed_(max_listed) {}
 
   void report(const Race& race);
   // For engines that count pairs in bulk (e.g. by equivalence classes): adds `n` races that
@@ -76,20 +80,41 @@ class RaceSink {
   uint64_t race_count() const { return race_count_; }
   const std::vector<Race>& races() const { return kept_; }  // sorted after finalize()
   bool truncated() const { return race_count_ > kept_.size(); }
-  const std::vector<EventId>& racy_events() const { return racy_events_; }  // sorted, distinct
+  // The first max_listed racy events (ascending, distinct) and how many there are in all.
+  const std::vector<EventId>& racy_events() const { return racy_events_; }
+  uint64_t racy_event_count() const { return racy_event_count_; }
+  // The first max_listed racy locations (ascending ids) and how many there are in all.
   const std::vector<LocationId>& racy_locations() const { return racy_locations_; }
-  // Kept races grouped by (first location, second location), sorted by their first race.
+  uint64_t racy_location_count() const { return racy_location_count_; }
+  // True when a list (races, racy events, racy locations) holds fewer entries than its count.
+  bool lists_truncated() const {
+    return truncated() || racy_events_.size() < racy_event_count_ ||
+           racy_locations_.size() < racy_location_count_;
+  }
+  // The race detected first (smallest in detection order): the one the engines' guarantees
+  // speak of ("the first race reported is a predictable race"). Valid when race_count() > 0
+  // and at least one race was reported one by one.
+  const Race& first_detected() const { return first_detected_; }
+  bool has_first_detected() const { return has_first_detected_; }
+  // Kept races grouped by (first location, second location), in detection order of their
+  // first detected race.
   std::vector<LocationPairSummary> location_pairs() const;
   size_t max_kept() const { return max_kept_; }
+  size_t max_listed() const { return max_listed_; }
 
  private:
   size_t max_kept_;
+  size_t max_listed_;
   uint64_t race_count_ = 0;
   std::vector<Race> kept_;  // a max-heap by detected_before while collecting
-  std::vector<EventId> racy_events_;
-  EventId last_racy_event_ = kNoEvent;
-  std::vector<LocationId> racy_locations_;
+  Race first_detected_;
+  bool has_first_detected_ = false;
+  std::vector<uint64_t> racy_bits_;  // bit per event id: is it a racy event
+  uint64_t racy_event_count_ = 0;
+  std::vector<EventId> racy_events_;  // filled by finalize()
   std::vector<bool> location_seen_;
+  uint64_t racy_location_count_ = 0;
+  std::vector<LocationId> racy_locations_;  // filled by finalize()
   bool finalized_ = false;
 };
 
