@@ -110,6 +110,7 @@ std::optional<InputFormat> parse_input_format(std::string_view name) {
 }
 
 std::optional<InputFormat> detect_input_format(std::string_view text, bool complete) {
+  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // BOM
   size_t pos = 0;
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);
@@ -146,9 +147,25 @@ ReadSummary read_events(const std::string& path, const ReadOptions& options, Sym
   int fd = STDIN_FILENO;
   io::MappedFile file;
   if (path != "-") {
-    if (file.open(path, &fd))
-      return parse_whole_text(file.text(), name, options.format, options, symbols, consumer,
-                              file.readable_end(), /*mapped=*/true);
+    if (file.open(path, &fd)) {
+      const auto truncated = [&] {
+        return InputError(name + ": error: the file was truncated while it was read (" +
+                          std::to_string(file.text().size()) +
+                          " bytes when opened); no result for a file that changes under the "
+                          "reader");
+      };
+      ReadSummary summary;
+      try {
+        summary = parse_whole_text(file.text(), name, options.format, options, symbols, consumer,
+                                   file.readable_end(), /*mapped=*/true);
+      } catch (const InputError&) {
+        if (file.truncated())
+          throw truncated();  // from the blank lines read instead of the lost pages
+        throw;
+      }
+      if (file.truncated()) throw truncated();
+      return summary;
+    }
   }
   struct FdCloser {
     int fd;
@@ -159,21 +176,40 @@ ReadSummary read_events(const std::string& path, const ReadOptions& options, Sym
   io::ChunkReader reader(fd, name);
   InputFormat format = options.format;
   for (size_t want = 64 * 1024; format == InputFormat::Auto; want *= 2) {
+    if (want > 2 * kMaxLineBytes) {  // no end of the first event line in sight: STD decides
+      format = InputFormat::Std;
+      break;
+    }
     const std::string_view start = reader.peek(want);
     const bool complete = start.size() < want;  // peek stops short only at the end of input
     if (auto detected = detect_input_format(start, complete)) format = *detected;
   }
+  const auto too_long = [&](uint64_t line) {
+    return InputError(name + ":" + std::to_string(line) +
+                      ":1: error: line longer than the limit of " + std::to_string(kMaxLineBytes) +
+                      " bytes");
+  };
   if (format == InputFormat::SpeedyGo) {
-    const std::string text = reader.read_all();
+    std::string text;
+    try {
+      text = reader.read_all();
+    } catch (const io::LineTooLong&) {
+      throw InputError(name + ": error: a line longer than the limit of " +
+                       std::to_string(kMaxLineBytes) + " bytes");
+    }
     return parse_whole_text(text, name, format, options, symbols, consumer,
                             text.data() + text.size());
   }
   ReadSummary summary;
   summary.format = input_format_name(InputFormat::Std);
   io::StdParser parser(name, options, symbols, consumer, summary);
-  for (std::string_view block = reader.next(); !block.empty(); block = reader.next())
-    parser.parse_block(block.data(), block.data() + block.size(),
-                       block.data() + block.size() + io::kReadPadding);
+  try {
+    for (std::string_view block = reader.next(); !block.empty(); block = reader.next())
+      parser.parse_block(block.data(), block.data() + block.size(),
+                         block.data() + block.size() + io::kReadPadding);
+  } catch (const io::LineTooLong&) {
+    throw too_long(parser.lines() + 1);
+  }
   parser.finish();
   return summary;
 }
