@@ -17,10 +17,8 @@ Command add_engines_command(CLI::App& app) {
                   << (e.mode == EngineMode::Online ? "online   " : "offline  ") << e.description
                   << '\n';
               if (*verbose) {
-                out << std::string(width + 11, ' ') << "guarantee: " << e.guarantee.words << '
-'
-                    << std::string(width + 11, ' ') << "seed:      " << e.seed << '
-';
+                out << std::string(width + 11, ' ') << "guarantee: " << e.guarantee.words << '\n'
+                    << std::string(width + 11, ' ') << "seed:      " << e.seed << '\n';
               }
             }
             return kExitNoRace;
