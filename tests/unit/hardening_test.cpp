@@ -302,9 +302,9 @@ TEST(Hardening, UsageMessagesSayWhatIsWrong) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("'99999999999999999999' is not a whole number from 0 to"), std::string::npos)
       << r.err;
-  r = run_racepred("exact --max-states 0 x.std");
+  r = run_racepred("exact --max-states 1e9 x.std");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("'0' is not a whole number from 1 to"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'1e9' is not a whole number from 0 to"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("1.797"), std::string::npos);
 
   TempFile ill("T0|rel(l)|1\n");
@@ -324,6 +324,70 @@ TEST(Hardening, UsageMessagesSayWhatIsWrong) {
   r = run_racepred("analyze " + idle.quoted());
   EXPECT_NE(r.err.find("without an event of their own"), std::string::npos) << r.err;
   EXPECT_EQ(run_racepred("analyze -q " + idle.quoted()).err, "");
+}
+
+// 5. exact's tables (events x threads) are in its budget: a wide trace is refused up front.
+TEST(Hardening, ExactBudgetCoversItsTables) {
+  std::string text;
+  for (int t = 0; t < 3000; ++t) {
+    text += 'T';
+    text += std::to_string(t);
+    text += "|w(x)|L\n";
+  }
+  TempFile file(text);
+  CliResult r = run_racepred("exact --max-memory 1 " + file.quoted());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("MiB of tables (3000 events x 3000 threads) before the search starts, more "
+                       "than the memory budget of 1 MiB (--max-memory)"),
+            std::string::npos)
+      << r.err;
+  r = run_racepred("analyze -e exact,ls-cross --max-memory 1 " + file.quoted());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("ERROR: engine exact failed"), std::string::npos) << r.out;
+}
+
+// 9. An offline engine out of budget in analyze: the others are reported, the failure marked.
+TEST(Hardening, FailedOfflineEngineKeepsTheOthers) {
+  TempFile racy("T0|w(x)|1\nT1|w(x)|2\nT0|w(y)|3\nT1|w(y)|4\nT2|w(z)|5\n");
+  CliResult r = run_racepred("analyze -e fasttrack,exact --max-states 1 " + racy.quoted());
+  EXPECT_EQ(r.code, 1) << r.err;  // fasttrack's races stand
+  EXPECT_NE(r.out.find("ERROR: engine exact failed; the other engines' results stand\n  exact: "
+                       "error: search stopped after 1 states (--max-states 1)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("SUMMARY: racepred: engine exact FAILED, no result"), std::string::npos);
+  EXPECT_NE(r.out.find("with engine fasttrack"), std::string::npos);
+  const json j = json::parse(
+      run_racepred("analyze -e fasttrack,exact --max-states 1 --format json " + racy.quoted()).out);
+  EXPECT_EQ(j["results"][0]["race_count"], 2);
+  EXPECT_EQ(j["results"][1]["failed"], true);
+  EXPECT_NE(j["results"][1]["error"].get<std::string>().find("--max-states"), std::string::npos);
+  // Without any race reported, a failed engine makes the run exit 2, not 0.
+  TempFile quiet("T0|w(x)|1\nT0|w(x)|2\nT1|r(y)|3\nT2|r(y)|4\n");
+  r = run_racepred("analyze -e fasttrack,exact --max-states 1 " + quiet.quoted());
+  EXPECT_EQ(r.code, 2) << r.out;
+}
+
+// 11. goldilocks' read-read pairs are discipline violations, not data races.
+TEST(Hardening, ReadReadPairsAreNotDataRaces) {
+  TempFile reads("T0|r(x)|A\nT1|r(x)|B\n");
+  CliResult r = run_racepred("analyze -e all " + reads.quoted());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("WARNING: data race"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("WARNING: read-read discipline violation (engine goldilocks), not a data "
+                       "race"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("SUMMARY: racepred: 0 races and 1 read-read discipline violation (not data "
+                       "races) (1 racy event"),
+            std::string::npos)
+      << r.out;
+  const json j =
+      json::parse(run_racepred("analyze -e goldilocks --format json " + reads.quoted()).out);
+  EXPECT_EQ(j["results"][0]["read_read_count"], 1);
+  EXPECT_EQ(j["results"][0]["races"][0]["kind"], "read-read");
+  TempFile write("T0|r(x)|A\nT1|w(x)|B\n");
+  EXPECT_EQ(run_racepred("analyze -e goldilocks " + write.quoted()).code, 1);
 }
 
 }  // namespace

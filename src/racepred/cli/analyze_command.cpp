@@ -16,6 +16,8 @@ struct AnalyzeOptions {
   ReportOptions report;
   std::vector<std::string> engines;
   size_t max_races = 1000;
+  uint64_t max_states = 0;
+  uint64_t max_memory_mib = 0;
   bool lenient = false;
   std::string input_format = "auto";
   std::string trace;
@@ -39,6 +41,8 @@ int analyze(const AnalyzeOptions& o, std::ostream& out) {
   options.read = read_options(o.input_format, o.lenient);
   options.validation = o.lenient ? ValidationMode::Lenient : ValidationMode::Strict;
   options.max_races = o.max_races;
+  options.max_states = o.max_states;
+  options.max_memory = o.max_memory_mib << 20;
   Progress progress(progress_wanted(o.report));
   if (progress.enabled())
     options.on_progress = [&progress](uint64_t events) { progress.update(events); };
@@ -52,7 +56,10 @@ int analyze(const AnalyzeOptions& o, std::ostream& out) {
     write_json_report(out, report);
   else
     write_text_report(out, report);
-  return result.any_race() ? kExitRaces : kExitNoRace;
+  // Races reported by any engine: 1. Otherwise a failed engine makes the run incomplete: 2,
+  // never "no race".
+  if (result.any_race()) return kExitRaces;
+  return result.any_failed() ? kExitError : kExitNoRace;
 }
 
 }  // namespace
@@ -64,7 +71,10 @@ Command add_analyze_command(CLI::App& app) {
       "Reads TRACE once and runs every selected engine over it. The text report has one\n"
       "block per racing pair of source locations and a SUMMARY line per engine; --format json\n"
       "writes schema racepred/1 (docs/CLI.md). Notes and warnings about the input go to stderr.\n"
-      "Exit code: 0 no race reported, 1 races reported, 2 usage or input error.\n"
+      "An offline engine that runs out of its budget (--max-states, --max-memory) is marked\n"
+      "FAILED; the other engines' results are reported.\n"
+      "Exit code: 0 no race reported, 1 races reported, 2 usage or input error, or no race\n"
+      "reported while an engine failed.\n"
       "\n"
       "Examples:\n"
       "  racepred analyze trace.std\n"
@@ -82,6 +92,7 @@ Command add_analyze_command(CLI::App& app) {
                      "Skip malformed lines and drop events that break well-formedness (counted "
                      "and reported on stderr) instead of failing");
   add_input_format_option(sub, o->input_format);
+  add_budget_options(sub, o->max_states, o->max_memory_mib);
   add_trace_argument(sub, o->trace);
   return {sub, [o](std::ostream& out) { return analyze(*o, out); }, &o->report};
 }

@@ -128,7 +128,7 @@ int run_annotate(const AnnotateOptions& o, std::ostream& out) {
       out << ":" << pairs << (sink.truncated() ? " ..." : "") << '\n';
     }
   }
-  return sink.race_count() ? kExitRaces : kExitNoRace;
+  return sink.data_race_count() ? kExitRaces : kExitNoRace;
 }
 
 }  // namespace

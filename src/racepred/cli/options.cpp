@@ -46,6 +46,19 @@ void add_max_races_option(CLI::App* sub, size_t& max_races) {
       ->capture_default_str();
 }
 
+void add_budget_options(CLI::App* sub, uint64_t& max_states, uint64_t& max_memory_mib) {
+  sub->add_option("--max-states", max_states,
+                  "Exact search budget: stop after N distinct states (0: the default, " +
+                      std::to_string(2'000'000) + ")")
+      ->type_name("N")
+      ->check(whole_number(0));
+  sub->add_option("--max-memory", max_memory_mib,
+                  "Exact search budget: MiB for its tables and stored states (0: the default, "
+                  "256)")
+      ->type_name("MIB")
+      ->check(whole_number(0, uint64_t{1} << 40));
+}
+
 void add_trace_argument(CLI::App* sub, std::string& trace) {
   sub->add_option("TRACE", trace, "Trace file ('-' reads standard input)")->required();
 }

@@ -28,6 +28,9 @@ void add_input_format_option(CLI::App* sub, std::string& format);
 void add_lenient_option(CLI::App* sub, bool& lenient, const std::string& what);
 // --max-races N (0 lists none; the counts stay exact).
 void add_max_races_option(CLI::App* sub, size_t& max_races);
+// --max-states N and --max-memory MIB: the budget of the engines built on the exact search
+// (exact, exact-enabled, ls-cross, ls-cross-indexed); 0 keeps their defaults.
+void add_budget_options(CLI::App* sub, uint64_t& max_states, uint64_t& max_memory_mib);
 // The TRACE argument ('-' reads standard input).
 void add_trace_argument(CLI::App* sub, std::string& trace);
 

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "racepred/driver/registry.hpp"
+#include "racepred/exact/search.hpp"
 #include "racepred/trace/error.hpp"
 #include "racepred/trace/printable.hpp"
 
@@ -40,9 +41,15 @@ std::vector<const EngineInfo*> resolve_engines(const std::vector<std::string>& n
   return out;
 }
 
+bool PipelineResult::any_failed() const {
+  for (const EngineRun& run : runs)
+    if (!run.error.empty()) return true;
+  return false;
+}
+
 bool PipelineResult::any_race() const {
   for (const EngineRun& run : runs)
-    if (run.sink.race_count() > 0) return true;
+    if (run.sink.data_race_count() > 0) return true;  // read-read pairs alone: no
   return false;
 }
 
@@ -54,7 +61,8 @@ Report PipelineResult::report() const {
   Report r;
   r.trace = trace_info();
   r.symbols = &symbols;
-  for (const EngineRun& run : runs) r.results.push_back({run.info->name, &run.sink, run.seconds});
+  for (const EngineRun& run : runs)
+    r.results.push_back({run.info->name, &run.sink, run.seconds, run.error});
   return r;
 }
 
@@ -189,9 +197,9 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
   result.runs.reserve(infos.size());  // engines keep references to the sinks: no reallocation
   std::vector<LiveEngine> engines;
   for (const EngineInfo* info : infos) {
-    result.runs.push_back(EngineRun{info, RaceSink(options.max_races, options.max_races), 0});
+    result.runs.push_back(EngineRun{info, RaceSink(options.max_races, options.max_races), 0, {}});
     EngineRun& run = result.runs.back();
-    EngineContext context{result.symbols, run.sink};
+    EngineContext context{result.symbols, run.sink, options.max_states, options.max_memory};
     const auto start = Clock::now();
     engines.push_back({info->make(context), &run});
     run.seconds += std::chrono::duration<double>(Clock::now() - start).count();
@@ -256,7 +264,12 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
 
   for (LiveEngine& live : engines) {
     const auto start = Clock::now();
-    live.engine->finish();
+    try {
+      live.engine->finish();
+    } catch (const exact::SearchLimitError& e) {  // this engine's result is lost, not the others'
+      live.run->error = e.what();
+      live.run->sink = RaceSink(options.max_races, options.max_races);
+    }
     live.run->seconds += std::chrono::duration<double>(Clock::now() - start).count();
     live.run->sink.finalize();
   }

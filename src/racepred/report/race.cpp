@@ -32,6 +32,8 @@ std::string_view race_kind_name(RaceKind kind) {
 
 void RaceSink::report(const Race& race) {
   ++race_count_;
+  if (race.first.known() && race.first.op == Op::Read && race.second.op == Op::Read)
+    ++read_read_count_;
   if (!has_first_detected_ || detected_before(race, first_detected_)) {
     first_detected_ = race;
     has_first_detected_ = true;

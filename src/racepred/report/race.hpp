@@ -78,6 +78,11 @@ class RaceSink {
   void finalize();
 
   uint64_t race_count() const { return race_count_; }
+  // Read-read pairs among them (only goldilocks reports them: its discipline orders reads too).
+  // They are discipline violations, not data races: reports say so, and they alone do not
+  // make a run exit with code 1.
+  uint64_t read_read_count() const { return read_read_count_; }
+  uint64_t data_race_count() const { return race_count_ - read_read_count_; }
   const std::vector<Race>& races() const { return kept_; }  // sorted after finalize()
   bool truncated() const { return race_count_ > kept_.size(); }
   // The first max_listed racy events (ascending, distinct) and how many there are in all.
@@ -106,6 +111,7 @@ class RaceSink {
   size_t max_kept_;
   size_t max_listed_;
   uint64_t race_count_ = 0;
+  uint64_t read_read_count_ = 0;
   std::vector<Race> kept_;  // a max-heap by detected_before while collecting
   Race first_detected_;
   bool has_first_detected_ = false;

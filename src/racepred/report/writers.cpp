@@ -43,7 +43,11 @@ void write_engine_blocks(std::ostream& out, const Report& report, const EngineRe
   for (const LocationPairSummary& pair : pairs) {
     const Race& race = pair.example;
     out << "==================\n";
-    out << "WARNING: data race (engine " << result.engine << ")\n";
+    if (race_kind(race) == RaceKind::ReadRead)
+      out << "WARNING: read-read discipline violation (engine " << result.engine
+          << "), not a data race: two reads not ordered by its discipline\n";
+    else
+      out << "WARNING: data race (engine " << result.engine << ")\n";
 
     out << "  " << describe_access(symbols, race.second, race.variable, false) << '\n';
     if (race.first.known()) {
@@ -77,9 +81,19 @@ void write_engine_blocks(std::ostream& out, const Report& report, const EngineRe
 }  // namespace
 
 std::string summary_line(const Report& report, const EngineReport& result) {
+  if (!result.error.empty())
+    return fmt::format("SUMMARY: racepred: engine {} FAILED, no result, in {} ({}, {:.3f} s)",
+                       result.engine, printable(report.trace.path),
+                       count_of(report.trace.events, "event", "events"), result.seconds);
   const RaceSink& sink = *result.sink;
-  return fmt::format("SUMMARY: racepred: {} ({}, {}) with engine {} in {} ({}, {:.3f} s)",
-                     count_of(sink.race_count(), "race", "races"),
+  const std::string read_read =
+      sink.read_read_count()
+          ? fmt::format(" and {} (not data races)",
+                        count_of(sink.read_read_count(), "read-read discipline violation",
+                                 "read-read discipline violations"))
+          : "";
+  return fmt::format("SUMMARY: racepred: {}{} ({}, {}) with engine {} in {} ({}, {:.3f} s)",
+                     count_of(sink.data_race_count(), "race", "races"), read_read,
                      count_of(sink.racy_event_count(), "racy event", "racy events"),
                      count_of(sink.racy_location_count(), "racy location", "racy locations"),
                      result.engine, printable(report.trace.path),
@@ -88,7 +102,15 @@ std::string summary_line(const Report& report, const EngineReport& result) {
 
 void write_text_report(std::ostream& out, const Report& report) {
   bool open = false;
-  for (const EngineReport& result : report.results) write_engine_blocks(out, report, result, open);
+  for (const EngineReport& result : report.results) {
+    if (!result.error.empty()) {
+      out << "==================\nERROR: engine " << result.engine
+          << " failed; the other engines' results stand\n  " << result.error << '\n';
+      open = true;
+      continue;
+    }
+    write_engine_blocks(out, report, result, open);
+  }
   if (open) out << "==================\n";
   for (const EngineReport& result : report.results) out << summary_line(report, result) << '\n';
 }
@@ -173,6 +195,12 @@ nlohmann::ordered_json json_report(const Report& report) {
     entry["first_detected"] = sink.has_first_detected() ? race_json(symbols, sink.first_detected())
                                                         : ordered_json(nullptr);
     entry["seconds"] = result.seconds;
+    if (sink.read_read_count())  // goldilocks only: counted in race_count, not data races
+      entry["read_read_count"] = sink.read_read_count();
+    if (!result.error.empty()) {  // the engine has no result: its lists and counts are empty
+      entry["failed"] = true;
+      entry["error"] = result.error;
+    }
     results.push_back(std::move(entry));
   }
   root["results"] = std::move(results);
