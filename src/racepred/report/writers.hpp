@@ -47,7 +47,7 @@ struct EngineReport {
   std::string engine;
   const RaceSink* sink = nullptr;
   double seconds = 0;
-  std::string error;  // non-empty: the engine failed (budget) and has no result
+  std::string error{};  // non-empty: the engine failed (budget) and has no result
 };
 
 struct Report {
