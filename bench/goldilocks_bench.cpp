@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "racepred/driver/registry.hpp"
+#include "racepred/driver/run.hpp"
 #include "racepred/engines/engine.hpp"
 #include "racepred/engines/goldilocks/goldilocks.hpp"
 #include "racepred/trace/trace.hpp"
@@ -136,13 +137,7 @@ void run_engine_loop(benchmark::State& state, const Trace& trace,
                      const std::function<std::unique_ptr<Engine>(EngineContext&)>& make) {
   uint64_t races = 0;
   for (auto _ : state) {
-    RaceSink sink;
-    EngineContext context{trace.symbols, sink};
-    std::unique_ptr<Engine> engine = make(context);
-    const Event* events = trace.events.data();
-    const EventId* ids = trace.ids.data();
-    for (size_t i = 0, n = trace.size(); i < n; ++i) engine->on_event(ids[i], events[i]);
-    engine->finish();
+    const RaceSink sink = run_engine(make, trace, 1000);  // one batch, 1000 races kept
     races = sink.race_count();
     benchmark::DoNotOptimize(races);
   }

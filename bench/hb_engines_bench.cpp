@@ -12,6 +12,7 @@
 #include <benchmark/benchmark.h>
 
 #include "racepred/driver/registry.hpp"
+#include "racepred/driver/run.hpp"
 #include "racepred/engines/engine.hpp"
 #include "racepred/trace/generator.hpp"
 
@@ -44,13 +45,7 @@ void BM_Engine(benchmark::State& state, const char* engine, int which) {
   const EngineInfo* info = find_engine(engine);
   uint64_t races = 0, racy = 0;
   for (auto _ : state) {
-    RaceSink sink;
-    EngineContext context{t.symbols, sink};
-    std::unique_ptr<Engine> e = info->make(context);
-    const Event* events = t.events.data();
-    const EventId* ids = t.ids.data();
-    for (size_t i = 0, n = t.size(); i < n; ++i) e->on_event(ids[i], events[i]);
-    e->finish();
+    const RaceSink sink = run_engine(*info, t, 1000);  // one batch, 1000 races kept
     races = sink.race_count();
     racy = sink.racy_events().size();
     benchmark::DoNotOptimize(races);

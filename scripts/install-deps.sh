@@ -8,6 +8,7 @@ PACKAGES=(
   libcli11-dev             # command-line parsing
   nlohmann-json3-dev       # JSON reports
   libfmt-dev               # text formatting
+  zlib1g-dev libzstd-dev liblzma-dev  # reading .gz, .zst and .xz traces without unpacking them
   libgtest-dev libgmock-dev  # tests
   libbenchmark-dev         # benchmarks (make bench)
   clang-format             # make format / format-check

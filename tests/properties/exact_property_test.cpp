@@ -31,8 +31,12 @@ using exact::RaceNotion;
 using exact::Reorderings;
 using Pairs = std::vector<std::pair<uint32_t, uint32_t>>;
 
-int iterations(int normal) { return testing::property_iterations(normal); }
-GeneratorOptions small_options(uint64_t seed) { return testing::small_trace_options(seed); }
+int iterations(int normal) {
+  return testing::property_iterations(normal);
+}
+GeneratorOptions small_options(uint64_t seed) {
+  return testing::small_trace_options(seed);
+}
 std::string failure_context(uint64_t seed, const Trace& trace) {
   return testing::trace_context(seed, trace);
 }

@@ -23,6 +23,7 @@
 #include "racepred/clock/vector_clock.hpp"
 #include "racepred/driver/annotate.hpp"
 #include "racepred/driver/registry.hpp"
+#include "racepred/driver/run.hpp"
 #include "racepred/engines/engine.hpp"
 #include "racepred/engines/goldilocks/goldilocks.hpp"
 #include "racepred/io/reader.hpp"
@@ -213,12 +214,7 @@ struct Oracle {
 
 // --- running engines ------------------------------------------------------------------------
 Pairs run(const Maker& make, const Trace& trace, std::set<EventId>* racy = nullptr) {
-  RaceSink sink(SIZE_MAX);
-  EngineContext context{trace.symbols, sink};
-  std::unique_ptr<Engine> engine = make(context);
-  engine->on_events(trace.ids, trace.events);
-  engine->finish();
-  sink.finalize();
+  const RaceSink sink = run_engine(make, trace);
   Pairs out;
   for (const Race& r : sink.races()) out.emplace(r.first.event, r.second.event);
   if (racy) racy->insert(sink.racy_events().begin(), sink.racy_events().end());

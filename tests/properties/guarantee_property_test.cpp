@@ -81,6 +81,21 @@ std::string not_within(const Reports& a, const Reports& b, RaceUnit unit) {
   return unit == RaceUnit::Pairs ? show(missing(a.pairs, b.pairs)) : show(missing(a.racy, b.racy));
 }
 
+// The reference (equal reports) and within (contained reports) claims of `info` on one trace.
+void check_relations(const EngineInfo& info, const EngineInfo* reference, const EngineInfo* within,
+                     const Reports& got, const Trace& trace) {
+  const Guarantee& g = info.guarantee;
+  if (reference) {
+    const Reports other = reports_of(run_engine(*reference, trace));
+    EXPECT_EQ(not_within(got, other, g.reference_unit), "") << "not in " << g.reference;
+    EXPECT_EQ(not_within(other, got, g.reference_unit), "") << "missing from " << info.name;
+  }
+  if (within) {
+    const Reports other = reports_of(run_engine(*within, trace));
+    EXPECT_EQ(not_within(got, other, g.within_unit), "") << "not within " << g.within;
+  }
+}
+
 class Guarantees : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Guarantees, HoldOnRandomTraces) {
@@ -130,15 +145,7 @@ TEST_P(Guarantees, HoldOnRandomTraces) {
           EXPECT_EQ(show(missing(truth.racy, got.racy)), "") << "missed racy events";
       }
     }
-    if (reference) {
-      const Reports other = reports_of(run_engine(*reference, trace));
-      EXPECT_EQ(not_within(got, other, g.reference_unit), "") << "not in " << g.reference;
-      EXPECT_EQ(not_within(other, got, g.reference_unit), "") << "missing from " << info.name;
-    }
-    if (within) {
-      const Reports other = reports_of(run_engine(*within, trace));
-      EXPECT_EQ(not_within(got, other, g.within_unit), "") << "not within " << g.within;
-    }
+    check_relations(info, reference, within, got, trace);
     if (HasFailure()) break;
   }
   // The traces exercise the engine: a fair share of them are racy for it.
@@ -164,15 +171,7 @@ TEST_P(MediumGuarantees, ReferencesHoldOnMediumTraces) {
     const RaceSink sink = run_engine(info, trace);
     EXPECT_EQ(sink.race_count(), sink.races().size()) << "uncapped run lost races";
     const Reports got = reports_of(sink);
-    if (reference) {
-      const Reports other = reports_of(run_engine(*reference, trace));
-      EXPECT_EQ(not_within(got, other, g.reference_unit), "") << "not in " << g.reference;
-      EXPECT_EQ(not_within(other, got, g.reference_unit), "") << "missing from " << info.name;
-    }
-    if (within) {
-      const Reports other = reports_of(run_engine(*within, trace));
-      EXPECT_EQ(not_within(got, other, g.within_unit), "") << "not within " << g.within;
-    }
+    check_relations(info, reference, within, got, trace);
     if (HasFailure()) break;
   }
 }

@@ -118,7 +118,7 @@ TEST(AnalyzeCli, UsageAndInputErrorsGiveExitTwo) {
   EXPECT_EQ(racepred("analyze --format xml " + example("lockset/trace_a.std")).exit_code, 2);
   EXPECT_EQ(racepred("analyze --max-races -3 " + example("lockset/trace_a.std")).exit_code, 2);
   EXPECT_EQ(racepred("analyze").exit_code, 2);
-  EXPECT_EQ(racepred("analyze --input-format csv " + example("lockset/trace_a.std")).exit_code, 2);
+  EXPECT_EQ(racepred("analyze --input-format rv " + example("lockset/trace_a.std")).exit_code, 2);
 }
 
 TEST(AnalyzeCli, LenientSkipsMalformedLinesWithAWarning) {

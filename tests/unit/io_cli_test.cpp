@@ -175,7 +175,7 @@ TEST(StatsCommand, LenientSkippedOpsStdinAndInputFormats) {
   r = racepred("stats --input-format std " + t12);
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err.rfind(t12 + ":1:", 0), 0u);
-  EXPECT_EQ(racepred("stats --input-format csv " + t12).code, 2);
+  EXPECT_EQ(racepred("stats --input-format rv " + t12).code, 2);
 }
 
 }  // namespace

@@ -371,7 +371,7 @@ TEST(InputFormat, DetectedFromTheFirstEventLine) {
   EXPECT_EQ(detect_input_format("T0|w(x)", false), std::nullopt);
   EXPECT_EQ(detect_input_format("# only a comment\n", false), std::nullopt);
   EXPECT_EQ(parse_input_format("speedygo"), InputFormat::SpeedyGo);
-  EXPECT_EQ(parse_input_format("csv"), std::nullopt);
+  EXPECT_EQ(parse_input_format("rv"), std::nullopt);  // RV-Predict logs: not read
   EXPECT_EQ(input_format_name(InputFormat::Std), "std");
 }
 

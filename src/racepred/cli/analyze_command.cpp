@@ -6,6 +6,7 @@
 #include "racepred/cli/cli.hpp"
 #include "racepred/cli/progress.hpp"
 #include "racepred/driver/pipeline.hpp"
+#include "racepred/io/formats.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "racepred/cli/cli.hpp"
+#include "racepred/io/formats.hpp"
 #include "racepred/io/reader.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "racepred/io/formats.hpp"
+
 namespace racepred::cli {
 
 void add_report_options(CLI::App* sub, ReportOptions& options) {
@@ -27,8 +29,8 @@ void add_input_format_option(CLI::App* sub, std::string& format) {
   for (const std::string& n : input_format_names()) names += (names.empty() ? "" : ", ") + n;
   sub->add_option("--input-format", format,
                   "Trace format (" + names +
-                      "); auto judges by the first event line: '|' means STD "
-                      "(THREAD|OP(ARG)|LOCATION), a leading number and ',' SpeedyGo CSV")
+                      "); auto recognises it by its content (docs/FORMATS.md); compressed "
+                      "input (.gz, .zst, .xz) is read directly")
       ->check(CLI::IsMember(input_format_names()))
       ->capture_default_str();
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "racepred/cli/cli.hpp"
+#include "racepred/io/formats.hpp"
 #include "racepred/io/reader.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
@@ -98,7 +99,8 @@ int stats(const StatsOptions& o, std::ostream& out) {
     out << key << std::string(key.size() < 20 ? 20 - key.size() : 1, ' ') << value << '\n';
   };
   row("trace", printable(name, 4096));
-  row("format", summary.format);
+  row("format", summary.compression.empty() ? summary.format
+                                            : summary.format + " (" + summary.compression + ")");
   row("events", std::to_string(summary.delivered));
   row("threads",
       std::to_string(symbols.threads.size()) + " (" + std::to_string(active) + " with events)");

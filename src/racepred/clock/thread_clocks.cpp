@@ -6,7 +6,7 @@
 
 namespace racepred {
 
-void ThreadClocks::overflow(ThreadId i) {
+void clock_overflow(ThreadId i) {
   throw InputError("thread #" + std::to_string(i) + " has more than " + std::to_string(Clock(-1)) +
                    " events: its 32-bit vector-clock entry would wrap around; split the trace");
 }

@@ -20,6 +20,15 @@
 
 namespace racepred {
 
+// Thread `i`'s clock would wrap around (2^32 events): throws InputError naming the thread.
+[[noreturn, gnu::noinline, gnu::cold]] void clock_overflow(ThreadId i);
+
+// c := c + 1 for a clock value of thread i, which never wraps around.
+inline void increment_clock(Clock& c, ThreadId i) {
+  if (++c == 0) [[unlikely]]
+    clock_overflow(i);
+}
+
 class ThreadClocks {
  public:
   // lock_order = false leaves out the critical-section order (fork/join and program order
@@ -72,10 +81,7 @@ class ThreadClocks {
     return grew;
   }
   // inc(Th(i), i). A clock never wraps: the 2^32-th event of one thread is an error.
-  void tick(ThreadId i) {
-    if (++th_.row(i)[i] == 0) [[unlikely]]
-      overflow(i);
-  }
+  void tick(ThreadId i) { increment_clock(th_.row(i)[i], i); }
   // The event's synchronisation (acquire, release, fork, join; nothing for accesses), then
   // tick: the whole update of the seeds' algorithm VC for one event. Returns true when the
   // stride grew.
@@ -121,7 +127,6 @@ class ThreadClocks {
     if (y >= rel_.rows()) [[unlikely]]
       rel_.ensure_rows(size_t{y} + 1);
   }
-  [[noreturn, gnu::noinline, gnu::cold]] static void overflow(ThreadId i);
 
   bool lock_order_;
   ClockRows<Clock> th_;   // Th(i), one row per thread

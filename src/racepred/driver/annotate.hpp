@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "racepred/driver/run.hpp"
 #include "racepred/engines/engine.hpp"
 #include "racepred/trace/trace.hpp"
 
@@ -22,7 +23,6 @@ struct AnnotationRun {
 AnnotationRun annotate_trace(const EngineInfo& info, const Trace& trace, size_t max_kept = 1000);
 AnnotationRun annotate_trace(std::string_view engine, const Trace& trace, size_t max_kept = 1000);
 // An engine that the table does not list (variants, test references); `name` for messages.
-using AnyEngineFactory = std::function<std::unique_ptr<Engine>(EngineContext&)>;
 AnnotationRun annotate_trace(const AnyEngineFactory& make, std::string_view name,
                              const Trace& trace, size_t max_kept = 1000);
 

@@ -8,7 +8,7 @@
 
 namespace racepred {
 
-RaceSink run_engine(EngineFactory make, const Trace& trace, size_t max_kept) {
+RaceSink run_engine(const AnyEngineFactory& make, const Trace& trace, size_t max_kept) {
   RaceSink sink(max_kept);
   EngineContext context{trace.symbols, sink};
   std::unique_ptr<Engine> engine = make(context);

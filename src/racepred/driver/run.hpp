@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string_view>
 
 #include "racepred/engines/engine.hpp"
@@ -16,6 +18,7 @@ RaceSink run_engine(const EngineInfo& info, const Trace& trace, size_t max_kept 
 // By name; throws UsageError for an unknown engine.
 RaceSink run_engine(std::string_view name, const Trace& trace, size_t max_kept = SIZE_MAX);
 // An engine made by `make` (e.g. a variant with options that the table does not list).
-RaceSink run_engine(EngineFactory make, const Trace& trace, size_t max_kept = SIZE_MAX);
+using AnyEngineFactory = std::function<std::unique_ptr<Engine>(EngineContext&)>;
+RaceSink run_engine(const AnyEngineFactory& make, const Trace& trace, size_t max_kept = SIZE_MAX);
 
 }  // namespace racepred

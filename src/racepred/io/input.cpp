@@ -135,7 +135,13 @@ bool MappedFile::open(const std::string& path, int* unmapped_fd) {
 }
 
 ChunkReader::ChunkReader(int fd, std::string display)
-    : fd_(fd), display_(std::move(display)), buffer_(kChunk + kReadPadding) {}
+    : owned_(std::make_unique<FdSource>(fd, display)),
+      source_(owned_.get()),
+      display_(std::move(display)),
+      buffer_(kChunk + kReadPadding) {}
+
+ChunkReader::ChunkReader(ByteSource& source, std::string display)
+    : source_(&source), display_(std::move(display)), buffer_(kChunk + kReadPadding) {}
 
 bool ChunkReader::fill() {
   if (eof_) return false;
@@ -146,18 +152,13 @@ bool ChunkReader::fill() {
   }
   const size_t capacity = buffer_.size() - kReadPadding - 1;  // room for an added '\n'
   if (end_ == capacity) buffer_.resize(buffer_.size() * 2);
-  for (;;) {
-    const ssize_t n = ::read(fd_, buffer_.data() + end_, buffer_.size() - kReadPadding - 1 - end_);
-    if (n > 0) {
-      end_ += static_cast<size_t>(n);
-      return true;
-    }
-    if (n == 0) {
-      eof_ = true;
-      return false;
-    }
-    if (errno != EINTR) fail(display_, "cannot read input");
+  const size_t n = source_->read(buffer_.data() + end_, buffer_.size() - kReadPadding - 1 - end_);
+  if (n == 0) {
+    eof_ = true;
+    return false;
   }
+  end_ += n;
+  return true;
 }
 
 std::string_view ChunkReader::peek(size_t bytes) {
@@ -190,6 +191,17 @@ std::string_view ChunkReader::next() {
   }
 }
 
+std::string_view ChunkReader::next_bytes() {
+  if (begin_ == end_) {
+    begin_ = end_ = 0;
+    while (!eof_ && end_ < kChunk / 2 && fill()) {
+    }
+  }
+  const std::string_view block(buffer_.data() + begin_, end_ - begin_);
+  begin_ = end_ = 0;
+  return block;
+}
+
 std::string ChunkReader::read_all() {
   std::string text(buffer_.data() + begin_, end_ - begin_);
   begin_ = end_ = 0;
@@ -200,12 +212,8 @@ std::string ChunkReader::read_all() {
     if (text.size() - line_start > kMaxLineBytes) throw LineTooLong{};
     const size_t old = text.size();
     text.resize(old + kChunk);
-    ssize_t n;
-    do {
-      n = ::read(fd_, text.data() + old, kChunk);
-    } while (n < 0 && errno == EINTR);
-    if (n < 0) fail(display_, "cannot read input");
-    text.resize(old + static_cast<size_t>(n));
+    const size_t n = source_->read(text.data() + old, kChunk);
+    text.resize(old + n);
     if (n == 0) eof_ = true;
   }
   text.reserve(text.size() + kReadPadding);

@@ -3,9 +3,12 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "racepred/io/source.hpp"
 
 namespace racepred::io {
 
@@ -44,11 +47,13 @@ class MappedFile {
 // naming the line.
 struct LineTooLong {};
 
-// Streams a file descriptor in large chunks of whole lines.
+// Streams a byte source (a file descriptor, a decompressor) in large chunks of whole lines.
 class ChunkReader {
  public:
   // `fd` stays owned by the caller. `display` names the input in error messages.
   ChunkReader(int fd, std::string display);
+  // `source` must outlive the reader.
+  ChunkReader(ByteSource& source, std::string display);
   // The next block of whole lines, each ending in '\n' (a final line without one gets it added).
   // Empty at the end of the input. The block is valid until the next call; kReadPadding bytes
   // after it are readable.
@@ -57,11 +62,15 @@ class ChunkReader {
   std::string_view peek(size_t bytes);
   // Reads the rest of the input into one string (with kReadPadding spare capacity).
   std::string read_all();
+  // The next block of bytes as they come (no line boundaries): for binary formats. Empty at the
+  // end of the input.
+  std::string_view next_bytes();
 
  private:
   bool fill();  // one read(); false at end of input
 
-  int fd_;
+  std::unique_ptr<FdSource> owned_;
+  ByteSource* source_;
   std::string display_;
   std::vector<char> buffer_;
   size_t begin_ = 0;  // start of unconsumed data

@@ -9,7 +9,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "racepred/io/format_impl.hpp"
+#include "racepred/io/formats.hpp"
 #include "racepred/io/input.hpp"
+#include "racepred/io/source.hpp"
 #include "racepred/io/speedygo_parser.hpp"
 #include "racepred/io/std_parser.hpp"
 
@@ -40,17 +43,88 @@ uint64_t size_of(const std::string& path) {
 // parsed and dropped from memory after, so the reader's memory does not grow with the file.
 constexpr size_t kWindow = size_t{16} << 20;
 
-ReadSummary parse_whole_text(std::string_view text, std::string_view name, InputFormat format,
-                             const ReadOptions& options, Symbols& symbols, EventConsumer& consumer,
-                             const char* readable_end, bool mapped = false) {
+ReadSummary dispatch(io::Input& in, std::string_view name, InputFormat format,
+                     const ReadOptions& options, Symbols& symbols, EventConsumer& consumer) {
+  const TraceFormat& f = format_of(format);
   ReadSummary summary;
-  if (format == InputFormat::Auto) format = *detect_input_format(text);
-  summary.format = input_format_name(format);
-  if (format == InputFormat::SpeedyGo) {
-    io::parse_speedygo(text, name, options, symbols, consumer, summary);
+  summary.format = std::string(f.name);
+  f.read(in, name, options, symbols, consumer, summary);
+  return summary;
+}
+
+// A UTF-8 byte-order mark at the start is not part of the trace.
+std::string_view skip_bom(std::string_view text) {
+  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  return text;
+}
+
+// A stream (pipe, standard input, decompressor): the format is judged on its first bytes.
+ReadSummary read_stream(io::ByteSource& source, std::string_view name, const ReadOptions& options,
+                        Symbols& symbols, EventConsumer& consumer) {
+  io::ChunkReader reader(source, std::string(name));
+  InputFormat format = options.format;
+  for (size_t want = 64 * 1024; format == InputFormat::Auto; want *= 2) {
+    if (want > 2 * kMaxLineBytes) {  // no end of the first event line in sight: STD decides
+      format = InputFormat::Std;
+      break;
+    }
+    const std::string_view start = skip_bom(reader.peek(want));
+    const bool complete = start.size() < want - 3;  // peek stops short only at the end of input
+    if (auto detected = detect_format(start, complete)) format = *detected;
+  }
+  io::Input in;
+  in.stream = &reader;
+  try {
+    return dispatch(in, name, format, options, symbols, consumer);
+  } catch (const io::LineTooLong&) {  // a reader that does not name the line itself
+    throw InputError(std::string(name) + ": error: a line longer than the limit of " +
+                     std::to_string(kMaxLineBytes) + " bytes");
+  }
+}
+
+// Bytes in memory (a mapped file or a string): decompressed as a stream when compressed.
+ReadSummary read_memory(std::string_view text, std::string_view name, const ReadOptions& options,
+                        Symbols& symbols, EventConsumer& consumer, const char* readable_end,
+                        bool mapped) {
+  const io::Compression compression = io::detect_compression(text);
+  if (compression != io::Compression::None) {
+    io::MemorySource compressed(text);
+    const auto plain = io::make_decompressor(compression, compressed, std::string(name));
+    ReadSummary summary = read_stream(*plain, name, options, symbols, consumer);
+    summary.compression = std::string(io::compression_name(compression));
     return summary;
   }
-  io::StdParser parser(name, options, symbols, consumer, summary);
+  text = skip_bom(text);
+  const InputFormat format =
+      options.format == InputFormat::Auto ? *detect_format(text) : options.format;
+  io::Input in;
+  in.text = text;
+  in.readable_end = readable_end;
+  in.mapped = mapped;
+  return dispatch(in, name, format, options, symbols, consumer);
+}
+
+}  // namespace
+
+namespace io {
+
+void read_std(Input& in, std::string_view name, const ReadOptions& options, Symbols& symbols,
+              EventConsumer& consumer, ReadSummary& summary) {
+  StdParser parser(name, options, symbols, consumer, summary);
+  if (in.stream) {
+    try {
+      for (std::string_view block = in.stream->next(); !block.empty(); block = in.stream->next())
+        parser.parse_block(block.data(), block.data() + block.size(),
+                           block.data() + block.size() + kReadPadding);
+    } catch (const LineTooLong&) {
+      throw InputError(std::string(name) + ":" + std::to_string(parser.lines() + 1) +
+                       ":1: error: line longer than the limit of " +
+                       std::to_string(kMaxLineBytes) + " bytes");
+    }
+    parser.finish();
+    return;
+  }
+  const std::string_view text = in.text;
   const void* last = text.empty() ? nullptr : memrchr(text.data(), '\n', text.size());
   if (last && static_cast<const char*>(last) + 1 == text.data() + text.size()) {
     const char* begin = text.data();
@@ -58,7 +132,7 @@ ReadSummary parse_whole_text(std::string_view text, std::string_view name, Input
     const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
     while (begin < end) {
       const char* stop = end;
-      if (mapped && static_cast<size_t>(end - begin) > kWindow) {
+      if (in.mapped && static_cast<size_t>(end - begin) > kWindow) {
         // End the window after the last full line in it (a longer line extends it).
         const void* nl = memrchr(begin, '\n', kWindow);
         stop =
@@ -69,8 +143,8 @@ ReadSummary parse_whole_text(std::string_view text, std::string_view name, Input
         madvise(reinterpret_cast<void*>(pf), reinterpret_cast<uintptr_t>(next_end) - pf,
                 MADV_WILLNEED);
       }
-      parser.parse_block(begin, stop, stop == end ? readable_end : end);
-      if (mapped) {  // the parsed pages are not read again
+      parser.parse_block(begin, stop, stop == end ? in.readable_end : end);
+      if (in.mapped) {  // the parsed pages are not read again
         const uintptr_t from = reinterpret_cast<uintptr_t>(text.data());
         const uintptr_t to = reinterpret_cast<uintptr_t>(stop) & ~(page - 1);
         if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
@@ -81,63 +155,38 @@ ReadSummary parse_whole_text(std::string_view text, std::string_view name, Input
     parser.parse_text(text);
   }
   parser.finish();
-  return summary;
 }
 
-}  // namespace
+void read_speedygo(Input& in, std::string_view name, const ReadOptions& options, Symbols& symbols,
+                   EventConsumer& consumer, ReadSummary& summary) {
+  if (in.stream) {  // the signal/wait pairing needs the whole text
+    const std::string text = in.stream->read_all();
+    parse_speedygo(text, name, options, symbols, consumer, summary);
+    return;
+  }
+  parse_speedygo(in.text, name, options, symbols, consumer, summary);
+}
+
+}  // namespace io
 
 std::string_view input_format_name(InputFormat format) {
-  switch (format) {
-    case InputFormat::Auto:
-      return "auto";
-    case InputFormat::Std:
-      return "std";
-    case InputFormat::SpeedyGo:
-      return "speedygo";
-  }
-  return "?";
-}
-
-std::vector<std::string> input_format_names() {
-  return {"auto", "std", "speedygo"};
+  return format == InputFormat::Auto ? "auto" : format_of(format).name;
 }
 
 std::optional<InputFormat> parse_input_format(std::string_view name) {
   if (name == "auto") return InputFormat::Auto;
-  if (name == "std") return InputFormat::Std;
-  if (name == "speedygo") return InputFormat::SpeedyGo;
+  if (const TraceFormat* f = find_format(name)) return f->id;
   return std::nullopt;
 }
 
 std::optional<InputFormat> detect_input_format(std::string_view text, bool complete) {
-  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // BOM
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) {
-      if (!complete) return std::nullopt;
-      end = text.size();
-    }
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty() || line.front() == '#' ||
-        line.find_first_not_of(" \t") == std::string_view::npos)
-      continue;
-    if (line.find('|') != std::string_view::npos) return InputFormat::Std;
-    if (line.front() >= '0' && line.front() <= '9' && line.find(',') != std::string_view::npos)
-      return InputFormat::SpeedyGo;
-    return InputFormat::Std;
-  }
-  if (!complete) return std::nullopt;
-  return InputFormat::Std;  // no event line at all: an empty trace either way
+  return detect_format(skip_bom(text), complete);
 }
 
 ReadSummary read_events_from_string(std::string_view text, std::string_view name,
                                     const ReadOptions& options, Symbols& symbols,
                                     EventConsumer& consumer) {
-  return parse_whole_text(text, name, options.format, options, symbols, consumer,
-                          text.data() + text.size());
+  return read_memory(text, name, options, symbols, consumer, text.data() + text.size(), false);
 }
 
 ReadSummary read_events(const std::string& path, const ReadOptions& options, Symbols& symbols,
@@ -156,8 +205,8 @@ ReadSummary read_events(const std::string& path, const ReadOptions& options, Sym
       };
       ReadSummary summary;
       try {
-        summary = parse_whole_text(file.text(), name, options.format, options, symbols, consumer,
-                                   file.readable_end(), /*mapped=*/true);
+        summary = read_memory(file.text(), name, options, symbols, consumer, file.readable_end(),
+                              /*mapped=*/true);
       } catch (const InputError&) {
         if (file.truncated())
           throw truncated();  // from the blank lines read instead of the lost pages
@@ -173,44 +222,23 @@ ReadSummary read_events(const std::string& path, const ReadOptions& options, Sym
       if (fd != STDIN_FILENO && fd >= 0) ::close(fd);
     }
   } closer{fd};
-  io::ChunkReader reader(fd, name);
-  InputFormat format = options.format;
-  for (size_t want = 64 * 1024; format == InputFormat::Auto; want *= 2) {
-    if (want > 2 * kMaxLineBytes) {  // no end of the first event line in sight: STD decides
-      format = InputFormat::Std;
-      break;
-    }
-    const std::string_view start = reader.peek(want);
-    const bool complete = start.size() < want;  // peek stops short only at the end of input
-    if (auto detected = detect_input_format(start, complete)) format = *detected;
+  io::FdSource raw(fd, name);
+  // The magic bytes decide whether it is compressed.
+  std::string head(io::kCompressionMagicSize, '\0');
+  size_t got = 0;
+  while (got < head.size()) {
+    const size_t n = raw.read(head.data() + got, head.size() - got);
+    if (n == 0) break;
+    got += n;
   }
-  const auto too_long = [&](uint64_t line) {
-    return InputError(name + ":" + std::to_string(line) +
-                      ":1: error: line longer than the limit of " + std::to_string(kMaxLineBytes) +
-                      " bytes");
-  };
-  if (format == InputFormat::SpeedyGo) {
-    std::string text;
-    try {
-      text = reader.read_all();
-    } catch (const io::LineTooLong&) {
-      throw InputError(name + ": error: a line longer than the limit of " +
-                       std::to_string(kMaxLineBytes) + " bytes");
-    }
-    return parse_whole_text(text, name, format, options, symbols, consumer,
-                            text.data() + text.size());
-  }
-  ReadSummary summary;
-  summary.format = input_format_name(InputFormat::Std);
-  io::StdParser parser(name, options, symbols, consumer, summary);
-  try {
-    for (std::string_view block = reader.next(); !block.empty(); block = reader.next())
-      parser.parse_block(block.data(), block.data() + block.size(),
-                         block.data() + block.size() + io::kReadPadding);
-  } catch (const io::LineTooLong&) {
-    throw too_long(parser.lines() + 1);
-  }
-  parser.finish();
+  head.resize(got);
+  const io::Compression compression = io::detect_compression(head);
+  io::PrefixedSource source(std::move(head), raw);
+  if (compression == io::Compression::None)
+    return read_stream(source, name, options, symbols, consumer);
+  const auto plain = io::make_decompressor(compression, source, name);
+  ReadSummary summary = read_stream(*plain, name, options, symbols, consumer);
+  summary.compression = std::string(io::compression_name(compression));
   return summary;
 }
 

@@ -1,4 +1,6 @@
-// Trace readers: STD (DESIGN.md "Input: STD format") and SpeedyGo CSV (docs/FORMATS.md).
+// Trace readers: STD (DESIGN.md "Input: STD format"), SpeedyGo CSV, RAPID CSV, RoadRunner,
+// LockFrame and RapidBin, plain or compressed (gzip, zstd, xz); docs/FORMATS.md. The formats
+// themselves are listed in one table, io/formats.hpp.
 #pragma once
 
 #include <optional>
@@ -12,22 +14,22 @@
 
 namespace racepred {
 
-enum class InputFormat { Auto, Std, SpeedyGo };
+// Every format of the registry (io/formats.hpp), plus Auto (recognise it). racepred's own binary
+// format adds its value here and its row to the table in io/formats.cpp.
+enum class InputFormat { Auto, Std, SpeedyGo, RapidCsv, RoadRunner, LockFrame, RapidBin };
 
-// "auto", "std", "speedygo".
+// "auto", or the format's registry name ("std", "speedygo", "csv", "rr", "lockframe",
+// "rapidbin").
 std::string_view input_format_name(InputFormat format);
-// Every name parse_input_format accepts, "auto" first: the choices of --input-format.
-std::vector<std::string> input_format_names();
 
 // Limits on hostile input (docs/FORMATS.md "Limits"): a longer line is an error naming it, so
 // that a file without newlines (/dev/zero) cannot exhaust memory.
 inline constexpr size_t kMaxLineBytes = size_t{1} << 20;
 // Parses a name as above; nullopt for anything else.
 std::optional<InputFormat> parse_input_format(std::string_view name);
-// The format of a text judged by its first event line (not blank, not a '#' comment): a line with
-// '|' is STD, a line starting with a digit and holding a ',' is SpeedyGo, anything else STD (so
-// that its error names the STD grammar). nullopt when `text` ends before the first event line
-// ends and `complete` is false.
+// The format of the (decompressed) start of an input: detect_format of io/formats.hpp
+// (docs/FORMATS.md, "Choosing the format"). nullopt when `text` ends before the decision can be
+// made and `complete` is false.
 std::optional<InputFormat> detect_input_format(std::string_view text, bool complete = true);
 
 struct ReadOptions {
@@ -40,14 +42,16 @@ struct ReadOptions {
 inline constexpr size_t kMalformedExamples = 5;
 
 // Streams the events of `path` ("-" reads standard input) into `consumer` in file order,
-// interning names into `symbols`. Throws InputError naming FILE:LINE:COL on a malformed line.
-// Does not call consumer.on_end(); the caller decides when the stream ends.
-// Regular files are memory-mapped; standard input and pipes are read in large chunks (STD is
-// streamed; SpeedyGo needs the whole text for its signal/wait pairing).
+// interning names into `symbols`. Throws InputError naming FILE:LINE:COL (byte offset for
+// binary formats) on malformed input. Does not call consumer.on_end(); the caller decides when
+// the stream ends. Regular files are memory-mapped; standard input, pipes and compressed input
+// (recognised by its magic bytes) are streamed in large chunks with bounded memory (SpeedyGo
+// alone needs its whole text for its signal/wait pairing).
 ReadSummary read_events(const std::string& path, const ReadOptions& options, Symbols& symbols,
                         EventConsumer& consumer);
 
-// The same over text in memory; `name` stands for the file name in messages.
+// The same over bytes in memory (plain or compressed); `name` stands for the file name in
+// messages.
 ReadSummary read_events_from_string(std::string_view text, std::string_view name,
                                     const ReadOptions& options, Symbols& symbols,
                                     EventConsumer& consumer);

@@ -25,7 +25,8 @@ class EventConsumer {
 
 // Counts of what a reader saw besides the events it delivered.
 struct ReadSummary {
-  std::string format;        // the input format read: "std" or "speedygo"
+  std::string format;        // the input format read: "std", "speedygo", "csv", "rr", ...
+  std::string compression;   // "gzip", "zstd" or "xz" when the input was compressed, else ""
   uint64_t lines = 0;        // physical lines read
   uint64_t event_lines = 0;  // lines that carry an event (kept, skipped or malformed)
   uint64_t delivered = 0;    // events handed to the consumer

@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "racepred/clock/thread_clocks.hpp"
 #include "racepred/clock/vector_clock.hpp"
 
 namespace racepred {
@@ -123,7 +124,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     if (holder_[e.target] == t) holder_[e.target] = kNone;
     last_release_[e.target] = LastRelease{t, threads_[t].epoch};
     append(SyncEntry{t, e.target, Op::Release});
-    ++threads_[t].epoch;
+    increment_clock(threads_[t].epoch, t);
   }
   void fork(EventId, const Event& e) {
     const ThreadId t = e.thread;
@@ -131,7 +132,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     raise_reach(e.target, t, threads_[t].epoch);
     append(SyncEntry{t, e.target, Op::Fork});
     threads_[e.target].in_next = end_;
-    ++threads_[t].epoch;
+    increment_clock(threads_[t].epoch, t);
   }
   void join(EventId, const Event& e) {
     const ThreadId t = e.thread;
@@ -139,7 +140,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     raise_reach(t, e.target, threads_[e.target].epoch);
     append(SyncEntry{t, e.target, Op::Join});
     threads_[t].in_next = end_;
-    ++threads_[e.target].epoch;
+    increment_clock(threads_[e.target].epoch, e.target);
   }
 
   Annotator* annotator() override { return this; }

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "racepred/clock/id_table.hpp"
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/engines/hb/hb.hpp"
 #include "racepred/report/notation.hpp"
@@ -106,7 +107,6 @@ class HbAllPairs final : public Engine, public Annotator {
   void access(EventId id, const Event& e) {
     clocks_.add_thread(e.thread);
     const ClockRef C = clocks_.view(e.thread);
-    if (e.target >= variables_.size()) variables_.resize(static_cast<size_t>(e.target) + 1);
     Variable& x = variables_[e.target];
     // Once the sink keeps no more races, later races are only counted (DESIGN.md counting).
     const bool enumerate = annotating_ || sink_.accepting();
@@ -226,7 +226,7 @@ class HbAllPairs final : public Engine, public Annotator {
   const Symbols& symbols_;
   RaceSink& sink_;
   ThreadClocks clocks_;
-  std::vector<Variable> variables_;
+  IdTable<Variable> variables_;
   size_t stored_ = 0;  // live entries (an upper bound between prunes)
   size_t min_prune_;
   size_t next_prune_ = 0;

@@ -14,6 +14,7 @@
 // never compared with later accesses (seed 001: "This pair is not reported by VC_W_R_Races").
 #include <algorithm>
 
+#include "racepred/clock/id_table.hpp"
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/engines/dispatch.hpp"
 #include "racepred/report/notation.hpp"
@@ -103,7 +104,6 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
   }
 
   void access(EventId id, const Event& e) {
-    if (e.target >= variables_.size()) variables_.resize(static_cast<size_t>(e.target) + 1);
     Variable& x = variables_[e.target];
     const ClockRef C = clocks_.view(e.thread);
     drop_ordered(x.R, C);
@@ -146,7 +146,7 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
   const Symbols& symbols_;
   RaceSink& sink_;
   ThreadClocks clocks_;
-  std::vector<Variable> variables_;
+  IdTable<Variable> variables_;
   bool enumerate_ = true;  // the current access reports its pairs one by one
   uint64_t uncounted_ = 0;
 

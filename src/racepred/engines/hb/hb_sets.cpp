@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "racepred/clock/event_set.hpp"
+#include "racepred/clock/id_table.hpp"
 #include "racepred/engines/dispatch.hpp"
 #include "racepred/report/notation.hpp"
 
@@ -46,13 +47,12 @@ class HbSets final : public DispatchEngine<HbSets>, public Annotator {
   // e@acq(t,y): D(t) = D(t) ∪ Rel(y) ∪ {e}
   void acquire(EventId, const Event& e) {
     EventSet& D = thread_set(e.thread);
-    if (e.target < rel_.size()) D.unite(rel_[e.target]);
+    if (const EventSet* rel = rel_.find(e.target)) D.unite(*rel);
     D.insert(pos_);
   }
   // e@rel(t,y): D(t) = D(t) ∪ {e};  Rel(y) = D(t)
   void release(EventId, const Event& e) {
     thread_set(e.thread).insert(pos_);
-    if (e.target >= rel_.size()) rel_.resize(static_cast<size_t>(e.target) + 1);
     rel_[e.target] = thread_set(e.thread);
   }
   // e@fork(t1,t2): D(t1) = D(t1) ∪ {e};  D(t2) = D(t1)
@@ -116,14 +116,8 @@ class HbSets final : public DispatchEngine<HbSets>, public Annotator {
     std::vector<size_t> R;
   };
 
-  EventSet& thread_set(ThreadId t) {
-    if (t >= D_.size()) D_.resize(static_cast<size_t>(t) + 1);
-    return D_[t];
-  }
-  Variable& variable(VariableId x) {
-    if (x >= variables_.size()) variables_.resize(static_cast<size_t>(x) + 1);
-    return variables_[x];
-  }
+  EventSet& thread_set(ThreadId t) { return D_[t]; }
+  Variable& variable(VariableId x) { return variables_[x]; }
   void report(size_t first, size_t second) {
     const Event& a = events_[first];
     const Event& b = events_[second];
@@ -151,9 +145,9 @@ class HbSets final : public DispatchEngine<HbSets>, public Annotator {
   RaceSink& sink_;
   std::vector<Event> events_;
   std::vector<EventId> ids_;
-  std::vector<EventSet> D_;
-  std::vector<EventSet> rel_;
-  std::vector<Variable> variables_;
+  IdTable<EventSet> D_;    // D(t)
+  IdTable<EventSet> rel_;  // Rel(y)
+  IdTable<Variable> variables_;
 
   size_t pos_ = 0;  // the current event's position
   bool annotating_ = false;

@@ -9,6 +9,7 @@
 // of its variable). Pairs are listed only while the sink still keeps races: each (lock set,
 // thread, op) group then remembers its first --max-races event ids, enough to list any kept
 // race.
+#include "racepred/clock/id_table.hpp"
 #include "racepred/clock/lock_set.hpp"
 
 #include <algorithm>
@@ -102,11 +103,11 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
     return ids_[x][(size_t{s} * variables_[x].cap + k) * 2 + write];
   }
 
-  NodeId& ls(ThreadId t) {
-    if (t >= ls_.size()) ls_.resize(t + 1, LockSetTable::kRoot);
-    return ls_[t];
+  NodeId& ls(ThreadId t) { return ls_[t]; }
+  NodeId ls(ThreadId t) const {
+    const NodeId* n = ls_.find(t);
+    return n ? *n : LockSetTable::kRoot;
   }
-  NodeId ls(ThreadId t) const { return t < ls_.size() ? ls_[t] : LockSetTable::kRoot; }
 
   // LS(e) of the access being analysed, with its mask.
   struct Query {
@@ -290,7 +291,7 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   const size_t cap_;
   bool listing_;
   LockSetTable table_;
-  std::vector<NodeId> ls_;  // ls(t): the node of thread t's current lock set
+  IdTable<NodeId> ls_{LockSetTable::kRoot};  // ls(t): the node of thread t's current lock set
   std::vector<Variable> variables_;
   std::vector<std::vector<Ids>> ids_;  // by variable, while listing
   std::vector<Cursor> heap_;

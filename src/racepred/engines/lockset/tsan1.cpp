@@ -15,6 +15,7 @@
 // keep track of the latest write"), so its pairs are a subset of the lockset pairs.
 #include <algorithm>
 
+#include "racepred/clock/id_table.hpp"
 #include "racepred/clock/lock_set.hpp"
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/engines/dispatch.hpp"
@@ -80,10 +81,7 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
     std::vector<Entry> W, R;
   };
 
-  LockSetTable::NodeId& node(ThreadId t) {
-    if (t >= nodes_.size()) nodes_.resize(static_cast<size_t>(t) + 1, LockSetTable::kRoot);
-    return nodes_[t];
-  }
+  LockSetTable::NodeId& node(ThreadId t) { return nodes_[t]; }
 
   // Keeps the members that do not happen before C.
   static void drop_ordered(std::vector<Entry>& set, ClockRef C) {
@@ -105,7 +103,6 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
   }
 
   void access(EventId id, const Event& e) {
-    if (e.target >= variables_.size()) variables_.resize(static_cast<size_t>(e.target) + 1);
     Variable& x = variables_[e.target];
     const ClockRef C = clocks_.view(e.thread);
     const SetId ls = locksets_.set_of(node(e.thread));
@@ -157,8 +154,8 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
   RaceSink& sink_;
   ThreadClocks clocks_{/*lock_order=*/false};
   LockSetTable locksets_;
-  std::vector<LockSetTable::NodeId> nodes_;  // each thread's current lock set
-  std::vector<Variable> variables_;
+  IdTable<LockSetTable::NodeId> nodes_{LockSetTable::kRoot};  // each thread's current lock set
+  IdTable<Variable> variables_;
   bool enumerate_ = true;  // the current access reports its pairs one by one
   uint64_t uncounted_ = 0;
 

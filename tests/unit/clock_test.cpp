@@ -1,0 +1,105 @@
+// The clock kit (clock/): thread clocks with the seeds' synchronisation rules, per-id tables,
+// event sets, and the overflow check of clock values.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "racepred/clock/event_set.hpp"
+#include "racepred/clock/id_table.hpp"
+#include "racepred/clock/thread_clocks.hpp"
+#include "racepred/trace/error.hpp"
+
+namespace racepred {
+namespace {
+
+std::string th(const ThreadClocks& c, ThreadId t) {
+  return show_vc(c.th(t), c.threads());
+}
+
+TEST(ThreadClocks, StartWithOwnEntryOne) {
+  ThreadClocks c;
+  EXPECT_FALSE(c.add_thread(2));  // the first stride (4) holds threads 0..3
+  EXPECT_EQ(c.threads(), 3u);
+  EXPECT_EQ(th(c, 0), "[1,0,0]");
+  EXPECT_EQ(th(c, 2), "[0,0,1]");
+}
+
+TEST(ThreadClocks, ReleaseThenAcquireOrdersCriticalSections) {
+  // T0: acq(y) rel(y); T1: acq(y) — the seed's rules: Rel(y) = Th(0), Th(1) = Th(1) ⊔ Rel(y).
+  ThreadClocks c;
+  c.add_thread(1);
+  c.apply({Op::Acquire, 0, 7, 0});
+  c.apply({Op::Release, 0, 7, 0});
+  EXPECT_EQ(show_vc(c.rel(7), 2), "[2,0]");  // Th(0) at the release, before its tick
+  c.apply({Op::Acquire, 1, 7, 0});
+  EXPECT_EQ(th(c, 1), "[2,2]");
+  EXPECT_EQ(th(c, 0), "[3,0]");
+}
+
+TEST(ThreadClocks, WithoutLockOrderOnlyForkAndJoinSynchronise) {
+  ThreadClocks c(/*lock_order=*/false);
+  c.apply({Op::Release, 0, 0, 0});
+  c.apply({Op::Acquire, 1, 0, 0});
+  EXPECT_EQ(th(c, 1), "[0,2]");
+  c.apply({Op::Fork, 0, 2, 0});
+  EXPECT_EQ(th(c, 2), "[2,0,1]");
+  c.apply({Op::Join, 0, 2, 0});
+  EXPECT_EQ(th(c, 0), "[4,0,1]");  // [3,0,1] ⊔ Th(2), then its own tick
+}
+
+TEST(ThreadClocks, GrowingPastTheStrideKeepsTheClocks) {
+  ThreadClocks c;
+  c.apply({Op::Write, 0, 0, 0});
+  c.apply({Op::Release, 0, 3, 0});
+  EXPECT_TRUE(c.fork(0, 9));  // stride 4 → 16
+  EXPECT_EQ(c.stride(), 16u);
+  EXPECT_EQ(c.th(0)[0], 3u);
+  EXPECT_EQ(c.rel(3)[0], 2u);
+  EXPECT_EQ(c.th(9)[0], 3u);
+  EXPECT_EQ(c.th(9)[9], 1u);
+}
+
+TEST(ThreadClocks, AClockThatWouldWrapIsAnError) {
+  ThreadClocks c;
+  c.add_thread(1);
+  c.th(1)[1] = UINT32_MAX - 1;
+  c.tick(1);
+  EXPECT_EQ(c.th(1)[1], UINT32_MAX);
+  try {
+    c.tick(1);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("thread #1 has more than 4294967295 events"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(IdTable, GrowsOnDemandWithTheInitialValue) {
+  IdTable<int> t(-1);
+  EXPECT_EQ(t.find(5), nullptr);
+  t[5] = 3;
+  ASSERT_NE(t.find(5), nullptr);
+  EXPECT_EQ(*t.find(5), 3);
+  EXPECT_EQ(t[2], -1);
+  EXPECT_GE(t.size(), 6u);
+  t.ensure(100);
+  EXPECT_EQ(t[99], -1);
+}
+
+TEST(EventSet, InsertUniteAndPrint) {
+  EventSet a, b;
+  a.insert(0);
+  a.insert(70);
+  b.insert(3);
+  a.unite(b);
+  EXPECT_TRUE(a.contains(70));
+  EXPECT_TRUE(a.contains(3));
+  EXPECT_FALSE(a.contains(4));
+  EXPECT_EQ(a.to_string([](size_t pos) { return pos + 1; }), "{e1,e4,e71}");
+}
+
+}  // namespace
+}  // namespace racepred
