@@ -2,9 +2,7 @@
 // docs/PERFORMANCE.md, "Lock sets".
 //   build/release/bench/lockset_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
-#include <fmt/format.h>
 
-#include <random>
 #include <string>
 #include <vector>
 
@@ -14,43 +12,30 @@
 namespace racepred {
 namespace {
 
-// threads T, variables V (a fraction `hot` of the accesses go to 50 hot variables), locks L;
-// critical sections nest at most `depth` deep; `own_lock`: threads mostly use their own locks.
-Trace make_trace(size_t events, uint32_t threads, uint32_t variables, uint32_t locks, size_t depth,
-                 double hot, uint32_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0, 1);
-  Trace trace;
-  for (uint32_t t = 0; t < threads; ++t) trace.symbols.threads.intern(fmt::format("T{}", t));
-  for (uint32_t x = 0; x < variables; ++x) trace.symbols.variables.intern(fmt::format("V{}", x));
-  for (uint32_t l = 0; l < locks; ++l) trace.symbols.locks.intern(fmt::format("L{}", l));
-  trace.symbols.locations.intern("0");
-  std::vector<std::vector<uint32_t>> held(threads);
-  std::vector<int> owner(locks, -1);
-  for (size_t i = 0; i < events; ++i) {
-    const uint32_t t = static_cast<uint32_t>(rng() % threads);
-    const double k = u(rng);
-    Event e{Op::Read, t, 0, 0};
-    if (k < 0.08 && held[t].size() < depth) {
-      const uint32_t l = static_cast<uint32_t>(rng() % locks);
-      if (owner[l] != -1) continue;
-      owner[l] = static_cast<int>(t);
-      held[t].push_back(l);
-      e = Event{Op::Acquire, t, l, 0};
-    } else if (k < 0.16 && !held[t].empty()) {
-      const uint32_t l = held[t].back();
-      held[t].pop_back();
-      owner[l] = -1;
-      e = Event{Op::Release, t, l, 0};
-    } else {
-      const uint32_t x = static_cast<uint32_t>(u(rng) < hot ? rng() % 50 : rng() % variables);
-      e = Event{u(rng) < 0.3 ? Op::Write : Op::Read, t, x, 0};
-    }
-    trace.events.push_back(e);
-    trace.ids.push_back(trace.events.size());
-    trace.lines.push_back(0);
-  }
-  return trace;
+// The shared generator (trace/generator.hpp): threads T all running from the start, any of
+// them next; variables V (a fraction `hot` of the accesses go to 50 hot variables); locks L;
+// critical sections nest at most `depth` deep and last about 12 steps of their thread.
+Trace make_trace(uint64_t events, uint32_t threads, uint32_t variables, uint32_t locks,
+                 uint32_t depth, double hot, uint64_t seed) {
+  GeneratorOptions o;
+  o.seed = seed;
+  o.events = events;
+  o.threads = threads;
+  o.variables = variables;
+  o.locks = locks;
+  o.nesting = depth;
+  o.shape = ForkShape::None;
+  o.switch_share = 1;
+  o.local_share = 0;
+  o.guarded_share = 0;
+  o.write_share = 0.3;
+  o.cs_share = 0.5;
+  o.release_chance = 0.08;
+  o.nest_chance = 0.08;
+  o.release_at_end = false;
+  o.hot_variables = 50;
+  o.hot_share = hot;
+  return generate_trace(o);
 }
 
 void run(benchmark::State& state, const Trace& trace) {

@@ -29,6 +29,13 @@ else
   echo "(no $BUILD/bench/read_bench: configure with Google Benchmark installed)"
 fi
 
+echo "== binary format: size and reading speed against STD (docs/PERFORMANCE.md)"
+if [ -x "$BUILD/bench/binary_format_bench" ]; then
+  "$BUILD/bench/binary_format_bench" --trace="$DATA" --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true
+fi
+echo "(recording overhead: bench/recorder/overhead.sh $BUILD; not run here, it takes minutes)"
+
 echo "== racepred stats (end to end, best of 5)"
 best=0
 for _ in 1 2 3 4 5; do

@@ -14,6 +14,7 @@ PACKAGES=(
   clang-format             # make format / format-check
   clang libclang-rt-14-dev # libFuzzer targets (make fuzz, .ci/run): clang's fuzzer runtime
   python3                  # independent counts in tests and bench scripts
+  binutils                 # addr2line and nm: racepred record names locations and globals
 )
 
 missing=()

@@ -13,7 +13,6 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
-#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -27,6 +26,8 @@
 #include "racepred/engines/engine.hpp"
 #include "racepred/engines/goldilocks/goldilocks.hpp"
 #include "racepred/io/reader.hpp"
+#include "racepred/io/std_writer.hpp"
+#include "racepred/trace/generator.hpp"
 
 namespace racepred {
 namespace {
@@ -38,94 +39,48 @@ bool sanitized() {
   return std::getenv("RACEPRED_SANITIZED") != nullptr;
 }
 
-// --- random well-formed traces --------------------------------------------------------------
+// --- random well-formed traces (the shared generator, trace/generator.hpp) -------------------
 struct TraceShape {
-  int threads = 3;
-  int variables = 2;
-  int locks = 2;
-  int events = 30;
-  int forked_percent = 50;  // chance that a thread other than T0 is started by a fork
-  int stale_variables = 0;  // variables touched only in the first events (forces list folding)
+  uint32_t threads = 3;
+  uint32_t variables = 2;
+  uint32_t locks = 2;
+  uint64_t events = 30;
+  double forked_share = 0.5;     // chance that a thread other than T0 is started by a fork
+  uint32_t stale_variables = 0;  // variables touched only in the first events (list folding)
   bool joins = true;
-  int access_percent = 50;
 };
 
-std::string random_trace(uint64_t seed, const TraceShape& shape) {
-  std::mt19937_64 rng(seed);
-  auto chance = [&](int percent) { return static_cast<int>(rng() % 100) < percent; };
-  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
-  const int n = shape.threads;
-  std::vector<bool> needs_fork(n, false), started(n, false), joined(n, false);
-  std::vector<std::vector<int>> held(n);
-  std::vector<int> owner(shape.locks, -1);
-  started[0] = true;
-  for (int t = 1; t < n; ++t) needs_fork[t] = chance(shape.forked_percent);
-  std::ostringstream out;
-  int emitted = 0;
-  auto emit = [&](int t, const std::string& op) {
-    out << 'T' << t << '|' << op << "|L" << ++emitted << '\n';
-    started[t] = true;
-  };
-  for (int step = 0; step < shape.events * 4 && emitted < shape.events; ++step) {
-    std::vector<int> runnable;
-    for (int t = 0; t < n; ++t)
-      if (!joined[t] && !(needs_fork[t] && !started[t])) runnable.push_back(t);
-    if (runnable.empty()) break;
-    const int t = runnable[pick(runnable.size())];
-    const int roll = static_cast<int>(rng() % 100);
-    // An access with probability access_percent; the rest is spread like the default 50/50.
-    const int action = roll < shape.access_percent
-                           ? 0
-                           : 50 + (roll - shape.access_percent) * 50 / (100 - shape.access_percent);
-    if (action < 50) {  // access
-      // Stale variables: any variable in the first 64 events, then rarely (their records are
-      // old when they are checked again, so the list has been folded past them).
-      const int stale = emitted >= 64 && rng() % 2000 != 0 ? shape.stale_variables : 0;
-      const int x = stale + static_cast<int>(pick(shape.variables - stale));
-      emit(t, std::string(chance(50) ? "r" : "w") + "(x" + std::to_string(x) + ")");
-    } else if (action < 66) {  // acquire a free lock
-      if (shape.locks == 0) continue;
-      const int l = static_cast<int>(pick(shape.locks));
-      if (owner[l] != -1) continue;
-      owner[l] = t;
-      held[t].push_back(l);
-      emit(t, "acq(m" + std::to_string(l) + ")");
-    } else if (action < 84) {  // release: mostly the innermost lock, sometimes another one
-      if (held[t].empty()) continue;
-      const size_t i = chance(75) ? held[t].size() - 1 : pick(held[t].size());
-      const int l = held[t][i];
-      held[t].erase(held[t].begin() + static_cast<std::ptrdiff_t>(i));
-      owner[l] = -1;
-      emit(t, "rel(m" + std::to_string(l) + ")");
-    } else if (action < 92) {  // fork a thread that waits for it
-      std::vector<int> children;
-      for (int u = 0; u < n; ++u)
-        if (needs_fork[u] && !started[u]) children.push_back(u);
-      if (children.empty()) continue;
-      const int u = children[pick(children.size())];
-      emit(t, "fork(T" + std::to_string(u) + ")");
-      started[u] = true;
-    } else {  // join a thread that has run (it may still hold locks: they stay held)
-      if (!shape.joins) continue;
-      std::vector<int> targets;
-      for (int u = 0; u < n; ++u)
-        if (u != t && started[u] && !joined[u] && u != 0) targets.push_back(u);
-      if (targets.empty()) continue;
-      const int u = targets[pick(targets.size())];
-      emit(t, "join(T" + std::to_string(u) + ")");
-      joined[u] = true;
-    }
-  }
-  return out.str();
+// Forks and joins at random points (joined threads may still hold locks), threads unforked
+// next to forked ones, overlapping critical sections, uniformly chosen variables.
+Trace random_trace(uint64_t seed, const TraceShape& shape) {
+  GeneratorOptions o;
+  o.seed = seed;
+  o.threads = shape.threads;
+  o.variables = shape.variables;
+  o.locks = shape.locks;
+  o.nesting = shape.locks;
+  o.events = shape.events;
+  o.shape = ForkShape::Random;
+  o.forked_share = shape.forked_share;
+  o.join_share = shape.joins ? 0.05 : 0;
+  o.stale_variables = shape.stale_variables;
+  o.nested_releases = false;
+  o.release_at_end = false;
+  o.local_share = 0;
+  o.guarded_share = 0;
+  o.write_share = 0.5;
+  o.switch_share = 1;
+  o.cs_share = 0.5;
+  return generate_trace(o);
 }
 
-TraceShape random_shape(std::mt19937_64& rng) {
+TraceShape random_shape(Rng& rng) {
   TraceShape s;
-  s.threads = 2 + static_cast<int>(rng() % 4);
-  s.variables = 1 + static_cast<int>(rng() % 3);
-  s.locks = static_cast<int>(rng() % 4);
-  s.events = 2 + static_cast<int>(rng() % 45);
-  s.forked_percent = static_cast<int>(rng() % 3) * 50;
+  s.threads = 2 + static_cast<uint32_t>(rng.below(4));
+  s.variables = 1 + static_cast<uint32_t>(rng.below(3));
+  s.locks = static_cast<uint32_t>(rng.below(4));
+  s.events = 2 + rng.below(45);
+  s.forked_share = static_cast<double>(rng.below(3)) * 0.5;
   return s;
 }
 
@@ -304,16 +259,15 @@ std::string check_trace(const Trace& trace, bool with_annotations) {
 
 TEST(GoldilocksProperty, AgreesWithHappensBeforeAndEagerRules) {
   const int iterations = sanitized() ? 400 : 4000;
-  std::mt19937_64 shapes(0x601d1'0c5);
+  Rng shapes(0x601d1'0c5);
   int with_races = 0;
   for (int i = 0; i < iterations; ++i) {
     const uint64_t seed = 1000 + static_cast<uint64_t>(i);
     const TraceShape shape = random_shape(shapes);
-    const std::string text = random_trace(seed, shape);
-    const Trace trace = parse_trace(text);
+    const Trace trace = random_trace(seed, shape);
     const std::string failure = check_trace(trace, /*with_annotations=*/i % 4 == 0);
     if (!failure.empty()) {
-      FAIL() << "seed " << seed << ": " << failure << "\ntrace (STD):\n" << text;
+      FAIL() << "seed " << seed << ": " << failure << "\ntrace (STD):\n" << to_std_text(trace);
     }
     if (!run(registered("goldilocks-rw"), trace).empty()) ++with_races;
   }
@@ -333,12 +287,10 @@ TEST(GoldilocksProperty, LongTracesTrimTheList) {
     shape.variables = 30;
     shape.locks = 6;
     shape.events = sanitized() ? 60000 : 250000;
-    shape.forked_percent = 50;
+    shape.forked_share = 0.5;
     shape.stale_variables = 5;
     shape.joins = false;
-    shape.access_percent = 25;
-    const std::string text = random_trace(seed, shape);
-    const Trace trace = parse_trace(text);
+    const Trace trace = random_trace(seed, shape);
     const Oracle oracle(trace);
     std::set<EventId> flagged;
     EXPECT_EQ(run(registered("goldilocks"), trace), oracle.mutex_pairs()) << "seed " << seed;

@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -34,88 +33,6 @@ std::string cat(const Args&... args) {
   std::ostringstream s;
   (s << ... << args);
   return s.str();
-}
-
-// ---------------------------------------------------------------------------------------------
-// A small random well-formed trace maker (Def. 3.2 of seed 003), next to the project's generator:
-// properly nested critical
-// sections, a lock is held by one thread at a time, a forked thread runs after its fork, no
-// event of a thread after it was joined. Some threads are never forked (they run from the start).
-
-struct Shape {
-  int threads;
-  int variables;
-  int locks;
-  int length;
-  bool forks;
-};
-
-std::string random_trace(std::mt19937_64& rng, const Shape& shape) {
-  enum class State { Waiting, Runnable, Done };
-  const int n = shape.threads;
-  std::vector<State> state(n, State::Runnable);
-  std::vector<bool> forkable(n, false);
-  std::vector<bool> joined(n, false);
-  std::vector<std::vector<int>> held(n);
-  std::vector<int> owner(shape.locks, -1);
-  auto pick = [&](int k) { return static_cast<int>(rng() % static_cast<uint64_t>(k)); };
-  if (shape.forks)
-    for (int t = 1; t < n; ++t)
-      if (pick(4) != 0) {  // most threads wait for a fork; the others run from the start
-        state[t] = State::Waiting;
-        forkable[t] = true;
-      }
-  std::ostringstream out;
-  for (int step = 0; step < shape.length; ++step) {
-    std::vector<int> runnable;
-    for (int t = 0; t < n; ++t)
-      if (state[t] == State::Runnable) runnable.push_back(t);
-    if (runnable.empty()) break;
-    const int t = runnable[pick(static_cast<int>(runnable.size()))];
-    const std::string loc = cat("|L", pick(6));
-    const int action = pick(100);
-    if (action < 12 && shape.locks > 0) {  // acquire a free lock
-      const int y = pick(shape.locks);
-      if (owner[y] == -1) {
-        owner[y] = t;
-        held[t].push_back(y);
-        out << "T" << t << "|acq(y" << y << ")" << loc << '\n';
-        continue;
-      }
-    } else if (action < 26 && !held[t].empty()) {  // release the innermost lock
-      const int y = held[t].back();
-      held[t].pop_back();
-      owner[y] = -1;
-      out << "T" << t << "|rel(y" << y << ")" << loc << '\n';
-      continue;
-    } else if (action < 32 && shape.forks) {  // fork a waiting thread
-      std::vector<int> waiting;
-      for (int u = 0; u < n; ++u)
-        if (state[u] == State::Waiting && forkable[u]) waiting.push_back(u);
-      if (!waiting.empty()) {
-        const int u = waiting[pick(static_cast<int>(waiting.size()))];
-        forkable[u] = false;
-        state[u] = pick(8) == 0 ? State::Done : State::Runnable;  // sometimes it never runs
-        out << "T" << t << "|fork(T" << u << ")" << loc << '\n';
-        continue;
-      }
-    } else if (action < 38 && shape.forks) {  // join a thread that holds no lock (it ends)
-      std::vector<int> joinable;
-      for (int u = 0; u < n; ++u)
-        if (u != t && !joined[u] && held[u].empty() && !forkable[u] && state[u] != State::Waiting)
-          joinable.push_back(u);
-      if (!joinable.empty()) {
-        const int u = joinable[pick(static_cast<int>(joinable.size()))];
-        joined[u] = true;
-        state[u] = State::Done;
-        out << "T" << t << "|join(T" << u << ")" << loc << '\n';
-        continue;
-      }
-    }
-    const int x = pick(shape.variables);
-    out << "T" << t << (pick(2) ? "|w(x" : "|r(x") << x << ")" << loc << '\n';
-  }
-  return out.str();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -228,40 +145,39 @@ int iterations(int normal) {
   return std::getenv("RACEPRED_SANITIZED") ? normal / 8 : normal;
 }
 
-// Runs `check` on `count` random traces from `seed`; reports the first failure with its trace.
-// Even traces come from the project's generator (trace/generator.hpp) with random shapes; odd ones
-// from random_trace() above, which adds what the generator does not make: forked threads that
-// never run, joins of such threads, threads forked while others run unforked from the start.
+// Runs `check` on `count` random traces of the shared generator (trace/generator.hpp) from
+// `seed`; reports the first failure with its trace. Even traces have the generator's fork
+// skeletons, odd ones the random shape: forked threads that never run, joins of such threads,
+// threads forked at any point while others run unforked from the start.
 template <class Check>
 void for_random_traces(uint64_t seed, int count, Check check) {
-  std::mt19937_64 rng(seed);
+  Rng rng(seed);
   for (int k = 0; k < count; ++k) {
-    const uint64_t trace_seed = rng();
-    std::mt19937_64 trace_rng(trace_seed);
-    Trace trace;
+    const uint64_t trace_seed = rng.next();
+    Rng trace_rng(trace_seed);
+    GeneratorOptions o;
+    o.seed = trace_seed;
+    o.threads = 2 + static_cast<uint32_t>(trace_rng.below(3));
+    o.events = 4 + trace_rng.below(37);
+    o.variables = 1 + static_cast<uint32_t>(trace_rng.below(3));
+    o.locks = static_cast<uint32_t>(trace_rng.below(3));
+    o.nesting = o.locks == 0 ? 0 : 1 + static_cast<uint32_t>(trace_rng.below(2));
     if (k % 2 == 0) {
-      GeneratorOptions o;
-      o.seed = trace_seed;
-      o.threads = 2 + static_cast<uint32_t>(trace_rng() % 3);
-      o.events = 4 + trace_rng() % 37;
-      o.variables = 1 + static_cast<uint32_t>(trace_rng() % 3);
-      o.locks = static_cast<uint32_t>(trace_rng() % 3);
-      o.nesting = o.locks == 0 ? 0 : 1 + static_cast<uint32_t>(trace_rng() % 2);
       const ForkShape shapes[] = {ForkShape::None, ForkShape::Fork, ForkShape::ForkJoin,
                                   ForkShape::Nested};
-      o.shape = shapes[trace_rng() % 4];
+      o.shape = shapes[trace_rng.below(4)];
       o.local_share = 0.3;
-      o.release_at_end = trace_rng() % 2 == 0;
-      trace = generate_trace(o);
+      o.release_at_end = trace_rng.below(2) == 0;
     } else {
-      Shape shape;
-      shape.threads = 2 + static_cast<int>(trace_rng() % 3);
-      shape.variables = 1 + static_cast<int>(trace_rng() % 3);
-      shape.locks = static_cast<int>(trace_rng() % 3);
-      shape.length = 4 + static_cast<int>(trace_rng() % 37);
-      shape.forks = trace_rng() % 3 != 0;
-      trace = parse_trace(random_trace(trace_rng, shape));
+      o.shape = trace_rng.below(3) != 0 ? ForkShape::Random : ForkShape::None;
+      o.forked_share = 0.75;
+      o.local_share = 0;
+      o.guarded_share = 0;
+      o.write_share = 0.5;
+      o.switch_share = 1;
+      o.cs_share = 0.4;
     }
+    const Trace trace = generate_trace(o);
     const std::string failure = check(trace);
     if (!failure.empty()) {
       FAIL() << failure << "\nseed " << seed << ", trace #" << k << " (trace seed " << trace_seed

@@ -3,6 +3,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -23,7 +24,7 @@ namespace {
 // Def. 3.2 checked directly. `main_thread` is the thread allowed to run without a fork;
 // with `allow_unforked` every thread may (policy of DESIGN.md for shape none). Returns "" or
 // the first violation.
-std::string def32_violation(const Trace& trace, bool allow_unforked) {
+std::string def32_violation(const Trace& trace, bool allow_unforked, bool nested = true) {
   std::map<uint32_t, uint32_t> holder;             // lock -> thread
   std::map<uint32_t, std::vector<uint32_t>> held;  // thread -> stack
   std::set<uint32_t> forked, joined, seen;
@@ -46,9 +47,10 @@ std::string def32_violation(const Trace& trace, bool allow_unforked) {
       case Op::Release:
         if (!holder.count(e.target) || holder[e.target] != e.thread)
           return where + "Lock-2: release without acquire";
-        if (held[e.thread].back() != e.target) return where + "release not properly nested";
+        if (nested && held[e.thread].back() != e.target)
+          return where + "release not properly nested";
         holder.erase(e.target);
-        held[e.thread].pop_back();
+        held[e.thread].erase(std::find(held[e.thread].begin(), held[e.thread].end(), e.target));
         break;
       case Op::Fork:
         if (forked.count(e.target) || e.target == main_thread) return where + "Fork-1";
@@ -220,6 +222,8 @@ TEST(Generator, OptionsRespected) {
         EXPECT_EQ(ops[Op::Fork], 5u);
         EXPECT_EQ(ops[Op::Join], 5u);
         break;
+      case ForkShape::Random:  // not in this loop (GeneratorRandom below)
+        break;
     }
   }
 }
@@ -246,6 +250,114 @@ TEST(Generator, EarlyJoinsStayWellFormed) {
     }
   }
   EXPECT_GT(early, 50);
+}
+
+// The random shape and the options that the tests' former hand-written trace makers needed:
+// forks and joins at any point, unforked threads next to forked ones, forked threads without
+// events, joins of threads that hold locks, overlapping critical sections, stale variables.
+TEST(GeneratorRandom, WellFormedAndReachesEveryCorner) {
+  int unforked_and_forked = 0, idle_children = 0, joins_mid_trace = 0, join_holding = 0;
+  int overlapping = 0;
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    GeneratorOptions o = small(seed);
+    o.shape = ForkShape::Random;
+    o.threads = 2 + seed % 4;
+    o.events = 10 + seed % 50;
+    o.nesting = 2;
+    o.nested_releases = false;
+    o.release_at_end = seed % 2 == 0;
+    o.switch_share = 1;
+    const Trace t = generate_trace(o);
+    ASSERT_EQ(def32_violation(t, true, /*nested=*/false), "") << "seed " << seed << "\n"
+                                                              << to_std_text(t);
+    ValidationReport report;
+    const Trace checked = parse_checked_trace(to_std_text(t), {}, ValidationMode::Collect, &report);
+    ASSERT_TRUE(report.ok()) << "seed " << seed << "\n" << to_std_text(t);
+    EXPECT_EQ(t.size(), o.events);
+    EXPECT_EQ(checked.size(), t.size());
+    std::set<ThreadId> forked, with_events, joined;
+    std::map<ThreadId, std::vector<LockId>> held;
+    bool event_after_join = false;
+    for (const Event& e : t.events) {
+      if (!joined.empty() && e.op != Op::Join) event_after_join = true;
+      switch (e.op) {
+        case Op::Fork:
+          forked.insert(e.target);
+          break;
+        case Op::Join:
+          joined.insert(e.target);
+          if (!held[e.target].empty()) ++join_holding;
+          break;
+        case Op::Acquire:
+          held[e.thread].push_back(e.target);
+          break;
+        case Op::Release: {
+          auto& h = held[e.thread];
+          if (h.back() != e.target) ++overlapping;
+          h.erase(std::find(h.begin(), h.end(), e.target));
+          break;
+        }
+        default:
+          break;
+      }
+      with_events.insert(e.thread);
+    }
+    joins_mid_trace += event_after_join;
+    bool unforked = false;
+    for (ThreadId u : with_events)
+      if (u != 0 && !forked.count(u)) unforked = true;
+    unforked_and_forked += unforked && !forked.empty();
+    for (ThreadId u : forked) idle_children += !with_events.count(u);
+  }
+  EXPECT_GT(unforked_and_forked, 20);
+  EXPECT_GT(idle_children, 5);
+  EXPECT_GT(joins_mid_trace, 20);
+  EXPECT_GT(join_holding, 0);
+  EXPECT_GT(overlapping, 20);
+}
+
+TEST(GeneratorRandom, StaleVariablesFadeAfterTheStart) {
+  GeneratorOptions o;
+  o.seed = 3;
+  o.threads = 4;
+  o.variables = 10;
+  o.stale_variables = 5;
+  o.local_share = 0;
+  o.events = 20000;
+  const Trace t = generate_trace(o);
+  uint64_t stale_late = 0, accesses_late = 0;
+  for (size_t i = 200; i < t.size(); ++i)
+    if (t.events[i].is_access()) {
+      ++accesses_late;
+      const std::string_view name = t.variable_name(t.events[i].target);
+      stale_late += name.size() == 2 && name[1] < '5';
+    }
+  EXPECT_GT(accesses_late, 10000u);
+  EXPECT_LT(stale_late, accesses_late / 200);
+  GeneratorOptions bad = o;
+  bad.stale_variables = 10;
+  EXPECT_NE(check_generator_options(bad), "");
+}
+
+TEST(GeneratorRandom, HotVariablesTakeTheirShare) {
+  GeneratorOptions o;
+  o.seed = 5;
+  o.variables = 10000;
+  o.local_share = 0;
+  o.hot_variables = 50;
+  o.hot_share = 0.3;
+  o.events = 20000;
+  const Trace t = generate_trace(o);
+  uint64_t hot = 0, accesses = 0;
+  for (const Event& e : t.events)
+    if (e.is_access()) {
+      ++accesses;
+      const std::string name(t.variable_name(e.target));
+      hot += std::stoul(name.substr(1)) < 50;
+    }
+  EXPECT_NEAR(static_cast<double>(hot) / static_cast<double>(accesses), 0.3, 0.03);
+  o.hot_variables = 10001;
+  EXPECT_NE(check_generator_options(o), "");
 }
 
 // The io part's Validator (Def. 3.2 with DESIGN.md's policy) accepts every generated trace and

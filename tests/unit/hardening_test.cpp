@@ -253,20 +253,22 @@ TEST(Hardening, FirstDetectedRaceIsShown) {
   EXPECT_EQ(j["results"][0]["races"][0]["first"], 1);  // races stay sorted (racepred/1)
 }
 
-// 13. Join before fork: one rule (Join) in the validator, for every command, with file and line.
+// 13. Join before fork: one rule (Def. 3.2 Join, in the validator) for every command, with file
+// and line: the join is fine while the thread has no event; its first event after the fork
+// breaks Join.
 TEST(Hardening, JoinBeforeForkIsOneRuleEverywhere) {
   TempFile file("T0|join(T1)|1\nT0|fork(T1)|2\nT1|w(x)|3\n");
   CliResult r = run_racepred("check " + file.quoted());
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find(":2: error: Join: event 2 (line 2): T0 forks T1, which was already joined "
-                       "at event 1 (line 1)"),
+  EXPECT_NE(r.out.find(":3: error: Join: event 3 (line 3): T1 has an event after it was joined at "
+                       "event 1 (line 1)"),
             std::string::npos)
       << r.out;
   for (const std::string command : {"analyze -e fasttrack", "analyze -e all", "exact",
                                     "exact --enabled", "annotate -e hb", "analyze -e ls-cross"}) {
     r = run_racepred(command + " " + file.quoted());
     EXPECT_EQ(r.code, 2) << command;
-    EXPECT_NE(r.err.find(":2:1: error: trace is not well-formed (Join)"), std::string::npos)
+    EXPECT_NE(r.err.find(":3:1: error: trace is not well-formed (Join)"), std::string::npos)
         << command << ": " << r.err;
   }
 }

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,13 +13,39 @@
 #include "racepred/driver/registry.hpp"
 #include "racepred/driver/run.hpp"
 #include "racepred/io/reader.hpp"
+#include "racepred/io/std_writer.hpp"
+#include "racepred/trace/generator.hpp"
 #include "support/lockset_oracle.hpp"
-#include "unit/lockset_random_trace.hpp"
 
 namespace racepred {
 namespace {
 
-using testing_support::random_trace;
+// A random well-formed trace from the shared generator, in STD: every thread runs from the
+// start, any thread may run next, lock sets overlap (releases in any order, locks may stay held
+// at the end), accesses pick any variable. `deep`: long, deeply nested critical sections.
+std::string random_trace(uint64_t seed, uint32_t threads, uint32_t variables, uint32_t locks,
+                         uint64_t events, bool deep = false) {
+  GeneratorOptions o;
+  o.seed = seed;
+  o.threads = threads;
+  o.variables = variables;
+  o.locks = locks;
+  o.events = events;
+  o.shape = ForkShape::None;
+  o.nesting = locks;
+  o.nested_releases = false;
+  o.release_at_end = false;
+  o.local_share = 0;
+  o.guarded_share = 0;
+  o.switch_share = 1;
+  o.cs_share = 0.5;
+  if (deep) {
+    o.cs_share = 0.9;
+    o.nest_chance = 0.5;
+    o.release_chance = 0.12;
+  }
+  return to_std_text(generate_trace(o));
+}
 
 TEST(LockSetTable, AcquireReleaseLifoAndOutOfOrder) {
   LockSetTable table;
@@ -99,12 +124,12 @@ TEST(LocksetEngine, MatchesBruteForceOnRandomTraces) {
   const int runs = std::getenv("RACEPRED_SANITIZED") ? 300 : 2000;
   for (int run = 0; run < runs; ++run) {
     const uint32_t seed = 1000u + static_cast<uint32_t>(run);
-    std::mt19937 rng(seed);
-    const int threads = 1 + static_cast<int>(rng() % 4);
-    const int variables = 1 + static_cast<int>(rng() % 3);
-    const int locks = run % 10 == 0 ? 80 : 1 + static_cast<int>(rng() % 4);
-    const int events = 1 + static_cast<int>(rng() % 60);
-    const std::string text = random_trace(rng, threads, variables, locks, events);
+    Rng rng(seed);
+    const uint32_t threads = 1 + static_cast<uint32_t>(rng.below(4));
+    const uint32_t variables = 1 + static_cast<uint32_t>(rng.below(3));
+    const uint32_t locks = run % 10 == 0 ? 80 : 1 + static_cast<uint32_t>(rng.below(4));
+    const uint64_t events = 1 + rng.below(60);
+    const std::string text = random_trace(seed, threads, variables, locks, events);
     for (size_t max_kept : {size_t{0}, size_t{1}, size_t{3}, size_t{1000}, SIZE_MAX}) {
       check_against_brute_force(text, max_kept, seed);
       if (testing::Test::HasFailure()) return;
@@ -114,9 +139,8 @@ TEST(LocksetEngine, MatchesBruteForceOnRandomTraces) {
 
 TEST(LocksetEngine, ManyLocksManyLockSetsAndLongTraces) {
   // Locks beyond 64 (slow disjointness path), many lock sets per variable (growing rows).
-  std::mt19937 rng(7);
-  for (int run = 0; run < 20; ++run) {
-    const std::string text = random_trace(rng, 3, 2, 150, 400);
+  for (uint64_t run = 0; run < 20; ++run) {
+    const std::string text = random_trace(700 + run, 3, 2, 150, 400);
     check_against_brute_force(text, 5, 7);
     check_against_brute_force(text, SIZE_MAX, 7);
     check_against_brute_force(text, 0, 7);
@@ -124,8 +148,8 @@ TEST(LocksetEngine, ManyLocksManyLockSetsAndLongTraces) {
   }
   // Large lock sets, many threads.
   size_t largest = 0;
-  for (int run = 0; run < 20; ++run) {
-    const std::string text = random_trace(rng, 6, 2, 20, 300, 5);
+  for (uint64_t run = 0; run < 20; ++run) {
+    const std::string text = random_trace(800 + run, 6, 2, 20, 300, /*deep=*/true);
     check_against_brute_force(text, SIZE_MAX, 8);
     check_against_brute_force(text, 3, 8);
     if (testing::Test::HasFailure()) return;
@@ -141,8 +165,7 @@ TEST(LocksetEngine, ManyLocksManyLockSetsAndLongTraces) {
   EXPECT_GT(largest, size_t{8});
   // One variable under more than 64 distinct lock sets (the engine's sweep without bitmaps).
   for (uint32_t seed = 20; seed < 23; ++seed) {
-    std::mt19937 many(seed);
-    const std::string text = random_trace(many, 4, 1, 12, 1500, 5);
+    const std::string text = random_trace(seed, 4, 1, 12, 1500, /*deep=*/true);
     const Trace trace = parse_trace(text);
     std::vector<std::set<LockId>> held;
     std::set<std::set<LockId>> sets;

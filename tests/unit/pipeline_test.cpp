@@ -9,8 +9,9 @@
 #include "racepred/driver/pipeline.hpp"
 #include "racepred/driver/registry.hpp"
 #include "racepred/driver/run.hpp"
+#include "racepred/io/std_writer.hpp"
 #include "racepred/trace/error.hpp"
-#include "unit/lockset_random_trace.hpp"
+#include "racepred/trace/generator.hpp"
 
 namespace racepred {
 namespace {
@@ -70,8 +71,18 @@ void expect_same(const RaceSink& a, const RaceSink& b) {
 TEST(Pipeline, SameResultsInEveryBatchingAndThreadingMode) {
   const auto engines = resolve_engines({"lockset"});
   for (uint32_t seed = 1; seed <= 40; ++seed) {
-    std::mt19937 rng(seed);
-    const std::string text = testing_support::random_trace(rng, 4, 3, 3, 300);
+    GeneratorOptions o;  // every thread from the start, overlapping critical sections
+    o.seed = seed;
+    o.threads = 4;
+    o.variables = 3;
+    o.locks = 3;
+    o.events = 300;
+    o.shape = ForkShape::None;
+    o.nested_releases = false;
+    o.release_at_end = false;
+    o.local_share = 0;
+    o.switch_share = 1;
+    const std::string text = to_std_text(generate_trace(o));
     const Trace trace = parse_trace(text);
     const RaceSink expected = run_engine("lockset", trace, 10);
     for (bool threaded : {false, true})

@@ -161,6 +161,20 @@ TEST(Validator, PolicyAllowsUnforkedThreadsUnrunForksRepeatedJoinsAndOpenLocks) 
   EXPECT_EQ(r.reentrant_acquires, 0u);
 }
 
+// Def. 3.2 Join asks only that every event of the joined thread comes before the join; Fork-1 and
+// Fork-2 say nothing about joins. So a join of a thread that is forked later is well-formed as
+// long as that thread has no event; an event of it after the fork breaks Join. The exact
+// module (exact_trace.cpp) checks through this validator, so every command agrees.
+TEST(Validator, JoinBeforeForkFollowsDef32) {
+  ValidationReport r;
+  const Trace t = checked("T0|join(T1)|1\nT0|fork(T1)|2\nT0|w(x)|3\n", ValidationMode::Strict, &r);
+  EXPECT_EQ(t.size(), 3u);
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(strict_error("T0|join(T1)|1\nT0|fork(T1)|2\nT1|w(x)|3\n"),
+            "t.std:3:1: error: trace is not well-formed (Join): event 3 (line 3): T1 has an event "
+            "after it was joined at event 1 (line 1)");
+}
+
 TEST(Validator, DroppedEventsDoNotChangeTheState) {
   // The fork at 2 breaks Fork-2 and is dropped, so the later fork at 4 is T1's first fork...
   // but T1 already ran, so it breaks Fork-2 as well; the join at 5 is fine and T1's event at 6

@@ -34,6 +34,8 @@ Command add_annotate_command(CLI::App& app);
 Command add_exact_command(CLI::App& app);
 Command add_generate_command(CLI::App& app);
 Command add_convert_command(CLI::App& app);
+Command add_record_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
 
 // Runs racepred with the given arguments (argv[0] is the program name); returns the exit code.
 // Output goes to std::cout (or -o FILE), diagnostics to std::cerr.

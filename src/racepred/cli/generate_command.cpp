@@ -44,8 +44,9 @@ Command add_generate_command(CLI::App& app) {
   sub->add_option("--shape", args->shape,
                   "Thread structure: none (all run from the start), fork (T0 forks the others "
                   "early), fork-join (… and joins them at the end), nested (fork tree, each "
-                  "thread joined by its parent)")
-      ->check(CLI::IsMember({"none", "fork", "fork-join", "nested"}))
+                  "thread joined by its parent), random (forks and joins at random points, "
+                  "some threads unforked, some forked threads never run)")
+      ->check(CLI::IsMember({"none", "fork", "fork-join", "nested", "random"}))
       ->capture_default_str();
   sub->add_option("--cs-share", o.cs_share, "Share of accesses made while holding a lock")
       ->capture_default_str();

@@ -2,15 +2,51 @@
 
 #include <algorithm>
 
+#include "racepred/trace/validator.hpp"
+
 namespace racepred::exact {
 
-ExactTrace::ExactTrace(std::vector<Event> events, std::vector<EventId> ids, const Symbols* symbols)
+namespace {
+
+// Receives what the validator forwards and checks that it is every event: the validator drops
+// only re-entrant pairs when it does not throw, and the exact analyses need them normalised away
+// beforehand (indices must stay the caller's).
+class ForwardCheck : public EventConsumer {
+ public:
+  void on_event(EventId, const Event&, uint32_t) override { ++forwarded; }
+  size_t forwarded = 0;
+};
+
+// Def. 3.2 by the validator, strictly; throws InputError in the validator's format.
+void validate(const std::vector<Event>& events, const std::vector<EventId>& ids,
+              const Symbols* symbols, const std::vector<uint32_t>& lines) {
+  static const Symbols kNoSymbols;
+  ForwardCheck forwarded;
+  Validator validator(symbols ? *symbols : kNoSymbols,
+                      ValidationOptions{ValidationMode::Strict, ""}, forwarded);
+  for (size_t i = 0; i < events.size(); ++i)
+    validator.on_event(ids[i], events[i], i < lines.size() ? lines[i] : 0);
+  validator.on_end();
+  if (forwarded.forwarded != events.size()) {
+    const ValidationReport& report = validator.report();
+    ValidationIssue issue = report.notes.empty() ? ValidationIssue{} : report.notes.front();
+    issue.rule = kNoteReentrant;
+    issue.message += " (the exact analyses need re-entrant locking normalised first)";
+    throw InputError(validation_error("", issue));
+  }
+}
+
+}  // namespace
+
+ExactTrace::ExactTrace(std::vector<Event> events, std::vector<EventId> ids, const Symbols* symbols,
+                       const std::vector<uint32_t>& lines)
     : events_(std::move(events)), ids_(std::move(ids)), symbols_(symbols) {
   if (ids_.size() != events_.size()) {
     ids_.resize(events_.size());
     for (size_t i = 0; i < ids_.size(); ++i) ids_[i] = i + 1;
   }
   if (events_.size() >= kNoIndex) throw InputError("exact: error: trace too large");
+  validate(events_, ids_, symbols_, lines);
   const uint32_t n = static_cast<uint32_t>(events_.size());
 
   uint32_t threads = 0;
@@ -27,22 +63,13 @@ ExactTrace::ExactTrace(std::vector<Event> events, std::vector<EventId> ids, cons
   last_write_.assign(n, kNoIndex);
   matching_.assign(n, kNoIndex);
 
-  auto fail = [&](uint32_t i, const std::string& message) {
-    throw InputError("exact: error: event " + std::to_string(ids_[i]) + " (" + describe(i) +
-                     "): " + message);
-  };
-
+  // The trace is well-formed: every release has its acquire held by the same thread.
   std::vector<uint32_t> last_write_of(variable_count_, kNoIndex);
   std::vector<uint32_t> holder(lock_count_, kNoIndex);  // acquire event holding the lock
-  std::vector<uint32_t> joined_at(threads, kNoIndex);
   for (uint32_t i = 0; i < n; ++i) {
     const Event& e = events_[i];
-    const uint32_t t = e.thread;
-    if (joined_at[t] != kNoIndex)
-      fail(i, "event of a thread after it was joined by event " +
-                  std::to_string(ids_[joined_at[t]]) + " (Def. 3.2 Join)");
-    index_in_thread_[i] = static_cast<uint32_t>(thread_events_[t].size());
-    thread_events_[t].push_back(i);
+    index_in_thread_[i] = static_cast<uint32_t>(thread_events_[e.thread].size());
+    thread_events_[e.thread].push_back(i);
     switch (e.op) {
       case Op::Read:
         last_write_[i] = last_write_of[e.target];
@@ -51,43 +78,20 @@ ExactTrace::ExactTrace(std::vector<Event> events, std::vector<EventId> ids, cons
         last_write_of[e.target] = i;
         break;
       case Op::Acquire:
-        if (holder[e.target] != kNoIndex) {
-          const uint32_t a = holder[e.target];
-          fail(i, events_[a].thread == t
-                      ? "re-entrant acquire of a lock the thread already holds (event " +
-                            std::to_string(ids_[a]) + "); normalise re-entrant locking first"
-                      : "acquire of a lock held by another thread since event " +
-                            std::to_string(ids_[a]) + " (Def. 3.2 Lock-1)");
-        }
         holder[e.target] = i;
         break;
-      case Op::Release: {
-        const uint32_t a = holder[e.target];
-        if (a == kNoIndex || events_[a].thread != t)
-          fail(i, "release of a lock the thread does not hold (Def. 3.2 Lock-2)");
-        matching_[a] = i;
-        matching_[i] = a;
+      case Op::Release:
+        matching_[holder[e.target]] = i;
+        matching_[i] = holder[e.target];
         holder[e.target] = kNoIndex;
         break;
-      }
       case Op::Fork:
-        if (e.target == t) fail(i, "a thread forks itself (Def. 3.2 Fork-1)");
-        if (fork_of_[e.target] != kNoIndex)
-          fail(i, "second fork of the same thread (Def. 3.2 Fork-1)");
-        if (!thread_events_[e.target].empty())
-          fail(i, "fork of a thread that already has events (Def. 3.2 Fork-2)");
         fork_of_[e.target] = i;
         break;
       case Op::Join:
-        if (e.target == t) fail(i, "a thread joins itself (Def. 3.2 Join)");
-        if (joined_at[e.target] == kNoIndex) joined_at[e.target] = i;
         break;
     }
   }
-  // A thread joined by an event must not have been forked after it.
-  for (uint32_t u = 0; u < threads; ++u)
-    if (joined_at[u] != kNoIndex && fork_of_[u] != kNoIndex && fork_of_[u] > joined_at[u])
-      fail(fork_of_[u], "fork of a thread that was joined before (Def. 3.2 Join)");
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> ExactTrace::conflicting_pairs() const {

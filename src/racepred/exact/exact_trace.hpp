@@ -17,11 +17,15 @@ inline constexpr uint32_t kNoIndex = UINT32_MAX;
 // trace's event ids (DESIGN.md), used only for output.
 class ExactTrace {
  public:
-  // Checks well-formedness (Def. 3.2 with the policy of DESIGN.md: a thread without a fork runs
-  // from the start; re-entrant acquires must have been normalised away) and throws InputError
-  // naming the first violation. `symbols` is used for messages only and may be null.
-  ExactTrace(std::vector<Event> events, std::vector<EventId> ids, const Symbols* symbols = nullptr);
-  explicit ExactTrace(const Trace& trace) : ExactTrace(trace.events, trace.ids, &trace.symbols) {}
+  // Checks well-formedness with the validator (trace/validator.hpp: Def. 3.2 with the policy of
+  // docs/WELLFORMEDNESS.md, the same rules as `racepred check`; re-entrant acquires must have
+  // been normalised away, as every command's validator does) and throws InputError naming the
+  // first violation in the validator's format (event id, and line when `lines` are given).
+  // `symbols` is used for messages only and may be null.
+  ExactTrace(std::vector<Event> events, std::vector<EventId> ids, const Symbols* symbols = nullptr,
+             const std::vector<uint32_t>& lines = {});
+  explicit ExactTrace(const Trace& trace)
+      : ExactTrace(trace.events, trace.ids, &trace.symbols, trace.lines) {}
 
   size_t size() const { return events_.size(); }
   const Event& event(uint32_t i) const { return events_[i]; }

@@ -41,11 +41,33 @@ std::vector<uint32_t> standard_section(const ExactTrace& trace, const CriticalSe
   return members;
 }
 
+namespace {
+// The section of the thread's last acquire of the lock at or after cs.acquire: its release (or
+// the virtual one) is the latest release that can close a cross-thread section opened by cs.
+CriticalSection last_section(const ExactTrace& trace, const CriticalSection& cs) {
+  CriticalSection last = cs;
+  for (uint32_t i : trace.thread_events(cs.thread)) {
+    const Event& e = trace.event(i);
+    if (i > last.acquire && e.op == Op::Acquire && e.target == cs.lock) {
+      last.acquire = i;
+      last.release = trace.matching(i);
+    }
+  }
+  return last;
+}
+}  // namespace
+
 std::vector<uint32_t> cross_section(const ExactTrace& trace, const MustHappenBefore& mhb,
                                     const CriticalSection& cs) {
+  const CriticalSection last = last_section(trace, cs);
   std::vector<uint32_t> members;
-  for (uint32_t i = 0; i < trace.size(); ++i)
-    if (mhb.before(cs.acquire, i) && before_release(trace, mhb, cs, i)) members.push_back(i);
+  for (uint32_t i = 0; i < trace.size(); ++i) {
+    if (!mhb.before(cs.acquire, i) || !before_release(trace, mhb, last, i)) continue;  // CROSS-1
+    // CS-CROSS-2: no prefix runs the matching release between a and e (the virtual release,
+    // when there is no matching one, is the last release and cannot come before e).
+    if (cs.release != kNoIndex && !mhb.before_in_common(i, cs.release)) continue;
+    members.push_back(i);
+  }
   return members;
 }
 

@@ -32,10 +32,19 @@ std::vector<CriticalSection> critical_sections(const ExactTrace& trace);
 bool before_release(const ExactTrace& trace, const MustHappenBefore& mhb, const CriticalSection& cs,
                     uint32_t e);
 
-// CS_S(x)^(a,r) (Def. 4.1) and CS_C(x)^(a,r) (Def. 4.3) as sorted event indices. CS-MATCH and
-// CS-CROSS-2 hold automatically for the matching release r: a reordering with a < r' < e for a
-// release r' of the thread after a would put r (= r' or before it) before e, against e <mhb r.
+// CS_S(x)^(a,r) (Def. 4.1) for the matching pair, as sorted event indices. CS-SAME-THREAD makes
+// it the thread's events between a and its matching release.
 std::vector<uint32_t> standard_section(const ExactTrace& trace, const CriticalSection& cs);
+// The events in a cross-thread critical section guarded by cs.acquire (Def. 4.3 as printed), as
+// sorted event indices: e with a <mhb e <mhb r for some release r of the lock by the thread
+// after a (CS-CROSS-1; the latest such release, or the virtual one, is the weakest bound), and
+// no correctly reordered prefix with a < r' < e for a release r' of the lock by the thread
+// (CS-CROSS-2; r' = the matching release decides it, later ones follow it in program order).
+// This can hold for events that are not <mhb the matching release: <mhb is read over prefixes
+// ("every prefix that contains f contains e earlier"), and an event may be missing from a prefix
+// that holds the matching release while every prefix holding both runs it first.
+// docs/GROUND_TRUTH.md ("Critical sections") has the reasoning, the matching-release-only
+// reading and examples/exact/cross_later_release.std, where the two differ.
 std::vector<uint32_t> cross_section(const ExactTrace& trace, const MustHappenBefore& mhb,
                                     const CriticalSection& cs);
 

@@ -99,6 +99,11 @@ void write_roadrunner(const Trace& trace, const WriteOptions& options, const std
 void write_lockframe(const Trace& trace, const WriteOptions& options, const std::string& path);
 void write_rapidbin(const Trace& trace, const WriteOptions& options, const std::string& path);
 
+// racepred's binary format (io/binary_reader.*, io/binary_writer.*; docs/FORMATS.md "Binary").
+void read_binary(Input& in, std::string_view name, const ReadOptions& options, Symbols& symbols,
+                 EventConsumer& consumer, ReadSummary& summary);
+void write_binary(const Trace& trace, const WriteOptions& options, const std::string& path);
+
 // RapidBin layout (docs/FORMATS.md): an 18-byte big-endian header, then one big-endian 64-bit
 // word per event.
 inline constexpr size_t kRapidBinHeader = 18;

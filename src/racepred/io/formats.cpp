@@ -1,5 +1,7 @@
 #include "racepred/io/formats.hpp"
 
+#include "racepred/io/binary_reader.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -36,6 +38,7 @@ bool detect_rapid_csv(std::string_view line) {
 // Binary formats see the first bytes. Text never holds a NUL byte; a RapidBin header does
 // (its counts are big-endian and small).
 bool detect_rapidbin(std::string_view head) {
+  if (is_binary_trace(head)) return false;  // racepred's binary format has NUL bytes too
   return head.substr(0, 64).find('\0') != std::string_view::npos;
 }
 
@@ -43,7 +46,9 @@ bool detect_rapidbin(std::string_view head) {
 constexpr TraceFormat kFormats[] = {
     {InputFormat::Std, "std", "RAPID's STD: THREAD|OP(ARG)|LOCATION (racepred's own format)", false,
      detect_std, io::read_std, io::write_std},
-    // racepred's own binary format (io/binary_reader.*, io/binary_writer.*) registers here.
+    {InputFormat::Binary, "binary",
+     "racepred's binary trace (.rpt): compact, fast to read, written by racepred record", true,
+     is_binary_trace, io::read_binary, io::write_binary},
     {InputFormat::RapidBin, "rapidbin",
      "RapidBin: RAPID's binary format (deadlock predictors, Wasmgrind)", true, detect_rapidbin,
      io::read_rapidbin, io::write_rapidbin},

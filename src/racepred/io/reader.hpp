@@ -16,10 +16,10 @@ namespace racepred {
 
 // Every format of the registry (io/formats.hpp), plus Auto (recognise it). racepred's own binary
 // format adds its value here and its row to the table in io/formats.cpp.
-enum class InputFormat { Auto, Std, SpeedyGo, RapidCsv, RoadRunner, LockFrame, RapidBin };
+enum class InputFormat { Auto, Std, SpeedyGo, RapidCsv, RoadRunner, LockFrame, RapidBin, Binary };
 
 // "auto", or the format's registry name ("std", "speedygo", "csv", "rr", "lockframe",
-// "rapidbin").
+// "rapidbin", "binary").
 std::string_view input_format_name(InputFormat format);
 
 // Limits on hostile input (docs/FORMATS.md "Limits"): a longer line is an error naming it, so

@@ -30,6 +30,35 @@ std::string_view race_kind_name(RaceKind kind) {
   return "unknown";
 }
 
+namespace {
+uint64_t location_pair(const Race& race) {
+  const uint64_t first_loc = race.first.known() ? race.first.location : UINT32_MAX;
+  return (first_loc << 32) | race.second.location;
+}
+}  // namespace
+
+void RaceSink::report(const Race& race, std::span<const GuardLock> first_guards,
+                      std::span<const GuardLock> second_guards) {
+  tracks_guards_ = true;
+  report(race);
+  if (first_guards.empty() && second_guards.empty()) return;
+  // Kept iff it is among the max_kept first in detection order; stale entries are dropped in
+  // finalize().
+  if (max_kept_ > 0 && (kept_.size() < max_kept_ || !detected_before(kept_.front(), race)))
+    guards_[{race.first.event, race.second.event}] = RaceGuards{
+        {first_guards.begin(), first_guards.end()}, {second_guards.begin(), second_guards.end()}};
+}
+
+void RaceSink::report_guarded(const Race& race) {
+  tracks_guards_ = true;
+  guarded_pairs_.insert(location_pair(race));
+}
+
+const RaceGuards* RaceSink::guards(const Race& race) const {
+  const auto it = guards_.find({race.first.event, race.second.event});
+  return it == guards_.end() ? nullptr : &it->second;
+}
+
 void RaceSink::report(const Race& race) {
   ++race_count_;
   if (race.first.known() && race.first.op == Op::Read && race.second.op == Op::Read)
@@ -38,6 +67,7 @@ void RaceSink::report(const Race& race) {
     first_detected_ = race;
     has_first_detected_ = true;
   }
+  reported_pairs_.insert(location_pair(race));
   if (max_kept_ > 0) {
     if (kept_.size() < max_kept_) {
       kept_.push_back(race);
@@ -82,6 +112,16 @@ void RaceSink::finalize() {
   racy_locations_.clear();
   for (size_t l = 0; l < location_seen_.size() && racy_locations_.size() < max_listed_; ++l)
     if (location_seen_[l]) racy_locations_.push_back(static_cast<LocationId>(l));
+  if (!guards_.empty()) {
+    std::map<std::pair<EventId, EventId>, RaceGuards> kept;
+    for (const Race& r : kept_) {
+      auto it = guards_.find({r.first.event, r.second.event});
+      if (it != guards_.end()) kept.insert(std::move(*it));
+    }
+    guards_.swap(kept);
+  }
+  cs_guarded_ = 0;
+  for (uint64_t p : guarded_pairs_) cs_guarded_ += reported_pairs_.count(p) == 0;
 }
 
 std::vector<LocationPairSummary> RaceSink::location_pairs() const {

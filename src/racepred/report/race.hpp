@@ -3,7 +3,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <span>
 #include <string_view>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "racepred/trace/event.hpp"
@@ -47,6 +51,20 @@ RaceKind race_kind(const Race& race);
 // "unknown" if the first access is unknown.
 std::string_view race_kind_name(RaceKind kind);
 
+// A cross-thread guard lock (seed 003 §6.3): `lock` held by `thread` around an access of another
+// thread (acq <PWR access <PWR rel), i.e. an element (lock, thread) of LH_pwr beyond LH_S.
+struct GuardLock {
+  LockId lock = 0;
+  ThreadId thread = 0;
+  friend bool operator==(const GuardLock&, const GuardLock&) = default;
+  friend auto operator<=>(const GuardLock&, const GuardLock&) = default;
+};
+// The guard locks an engine found for the two accesses of a race.
+struct RaceGuards {
+  std::vector<GuardLock> first;
+  std::vector<GuardLock> second;
+};
+
 // Per pair of source locations: how many races, and the first one detected (text reports).
 struct LocationPairSummary {
   Race example;
@@ -65,6 +83,17 @@ class RaceSink {
       : max_kept_(max_kept), max_listed_(max_listed) {}
 
   void report(const Race& race);
+  // A race with the cross-thread guard locks found for its accesses (pwr-cs, pwr-e); kept with
+  // the race if the race is kept. Enables the guard statistics below (tracks_guards()).
+  void report(const Race& race, std::span<const GuardLock> first_guards,
+              std::span<const GuardLock> second_guards);
+  // Fig. 12 of seed 003: a race of the engine's base method (e.g. pwr) that a cross-thread guard
+  // lock removed, and the number of guard-lock confirmations (line 7 of RELEASE in Alg. 1).
+  void report_guarded(const Race& race);
+  void add_guard_confirmations(uint64_t n) {
+    tracks_guards_ = true;
+    guard_confirmations_ += n;
+  }
   // For engines that count pairs in bulk (e.g. by equivalence classes): adds `n` races that
   // were not reported one by one. Racy events/locations must still be reported via report().
   void add_uncounted_races(uint64_t n) { race_count_ += n; }
@@ -107,6 +136,17 @@ class RaceSink {
   size_t max_kept() const { return max_kept_; }
   size_t max_listed() const { return max_listed_; }
 
+  // Distinct (first location, second location) pairs over every race reported one by one.
+  uint64_t location_pair_count() const { return reported_pairs_.size(); }
+  // Guard statistics: true once an engine reported guards or confirmations.
+  bool tracks_guards() const { return tracks_guards_; }
+  uint64_t guard_confirmations() const { return guard_confirmations_; }
+  // Location pairs all of whose races were removed by a guard lock (Fig. 12 "cs guarded"):
+  // pairs of report_guarded() races that no reported race has. Valid after finalize().
+  uint64_t cs_guarded_location_pairs() const { return cs_guarded_; }
+  // The guard locks of a kept race, or null when it has none (after finalize()).
+  const RaceGuards* guards(const Race& race) const;
+
  private:
   size_t max_kept_;
   size_t max_listed_;
@@ -122,6 +162,12 @@ class RaceSink {
   uint64_t racy_location_count_ = 0;
   std::vector<LocationId> racy_locations_;  // filled by finalize()
   bool finalized_ = false;
+  std::unordered_set<uint64_t> reported_pairs_;
+  std::unordered_set<uint64_t> guarded_pairs_;
+  std::map<std::pair<EventId, EventId>, RaceGuards> guards_;
+  bool tracks_guards_ = false;
+  uint64_t guard_confirmations_ = 0;
+  uint64_t cs_guarded_ = 0;
 };
 
 }  // namespace racepred

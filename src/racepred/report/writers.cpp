@@ -33,6 +33,23 @@ std::string describe_access(const Symbols& symbols, const Access& a, VariableId 
       printable(symbols.locations.name(a.location)), a.event);
 }
 
+// "x held by T1, y held by T3"
+std::string describe_guards(const Symbols& symbols, const std::vector<GuardLock>& guards) {
+  std::string out;
+  for (const GuardLock& g : guards) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} held by {}", symbols.locks.name(g.lock), symbols.threads.name(g.thread));
+  }
+  return out.empty() ? "none" : out;
+}
+
+nlohmann::ordered_json guards_json(const Symbols& symbols, const std::vector<GuardLock>& guards) {
+  nlohmann::ordered_json a = nlohmann::ordered_json::array();
+  for (const GuardLock& g : guards)
+    a.push_back({{"lock", symbols.locks.name(g.lock)}, {"thread", symbols.threads.name(g.thread)}});
+  return a;
+}
+
 // Blocks are separated by a line of '='; `open` says whether a block awaits its closing line.
 void write_engine_blocks(std::ostream& out, const Report& report, const EngineReport& result,
                          bool& open) {
@@ -60,6 +77,9 @@ void write_engine_blocks(std::ostream& out, const Report& report, const EngineRe
       if (&pair == &pairs.front())
         out << "  This is the first race " << result.engine
             << " detected (by the later event): the one its guarantee is about\n";
+      if (const RaceGuards* g = sink.guards(race))
+        out << "  Cross-thread guard locks: previous access " << describe_guards(symbols, g->first)
+            << "; access " << describe_guards(symbols, g->second) << '\n';
     } else {
       out << "  Previous access: not known (engine " << result.engine
           << " reports the later access of each race)\n";
@@ -69,6 +89,16 @@ void write_engine_blocks(std::ostream& out, const Report& report, const EngineRe
     }
   }
   if (!pairs.empty()) open = true;
+  if (sink.tracks_guards()) {
+    if (open) out << "==================\n";
+    open = false;
+    out << "note: engine " << result.engine << ": "
+        << count_of(sink.cs_guarded_location_pairs(), "location pair", "location pairs")
+        << " with races removed by a cross-thread guard lock, "
+        << count_of(sink.guard_confirmations(), "guard-lock confirmation",
+                    "guard-lock confirmations")
+        << '\n';
+  }
   if (truncated) {
     if (open) out << "==================\n";
     open = false;
@@ -178,8 +208,14 @@ nlohmann::ordered_json json_report(const Report& report) {
   for (const EngineReport& result : report.results) {
     const RaceSink& sink = *result.sink;
     ordered_json races = ordered_json::array();
-    for (const Race& race : sink.races())  // sorted by (first, second) after finalize()
-      races.push_back(race_json(symbols, race));
+    for (const Race& race : sink.races()) {  // sorted by (first, second) after finalize()
+      ordered_json r = race_json(symbols, race);
+      if (const RaceGuards* g = sink.guards(race)) {
+        r["first_guard_locks"] = guards_json(symbols, g->first);
+        r["second_guard_locks"] = guards_json(symbols, g->second);
+      }
+      races.push_back(std::move(r));
+    }
     std::vector<std::string_view> locations;
     for (LocationId l : sink.racy_locations()) locations.push_back(symbols.locations.name(l));
     std::sort(locations.begin(), locations.end());
@@ -194,6 +230,11 @@ nlohmann::ordered_json json_report(const Report& report) {
     entry["truncated"] = sink.lists_truncated();
     entry["first_detected"] = sink.has_first_detected() ? race_json(symbols, sink.first_detected())
                                                         : ordered_json(nullptr);
+    if (sink.tracks_guards()) {
+      entry["location_pair_count"] = sink.location_pair_count();
+      entry["cs_guarded_location_pairs"] = sink.cs_guarded_location_pairs();
+      entry["guard_lock_confirmations"] = sink.guard_confirmations();
+    }
     entry["seconds"] = result.seconds;
     if (sink.read_read_count())  // goldilocks only: counted in race_count, not data races
       entry["read_read_count"] = sink.read_read_count();

@@ -72,12 +72,15 @@ std::string_view fork_shape_name(ForkShape shape) {
       return "fork-join";
     case ForkShape::Nested:
       return "nested";
+    case ForkShape::Random:
+      return "random";
   }
   return "?";
 }
 
 bool parse_fork_shape(std::string_view name, ForkShape& shape) {
-  for (ForkShape s : {ForkShape::None, ForkShape::Fork, ForkShape::ForkJoin, ForkShape::Nested})
+  for (ForkShape s : {ForkShape::None, ForkShape::Fork, ForkShape::ForkJoin, ForkShape::Nested,
+                      ForkShape::Random})
     if (name == fork_shape_name(s)) {
       shape = s;
       return true;
@@ -92,11 +95,19 @@ std::string check_generator_options(const GeneratorOptions& o) {
   if (o.variables > 100'000'000) return "--variables must be at most 100000000";
   if (o.locks > 100'000'000) return "--locks must be at most 100000000";
   if (o.locations > 100'000'000) return "--locations must be at most 100000000";
+  if (o.stale_variables >= o.variables) return "stale_variables must be below --variables";
+  if (o.hot_variables > o.variables) return "hot_variables must be at most --variables";
   for (auto [name, p] : {std::pair{"--cs-share", o.cs_share},
                          {"--write-share", o.write_share},
                          {"--local-share", o.local_share},
                          {"--guarded-share", o.guarded_share},
-                         {"--switch-share", o.switch_share}})
+                         {"--switch-share", o.switch_share},
+                         {"forked_share", o.forked_share},
+                         {"fork_share", o.fork_share},
+                         {"join_share", o.join_share},
+                         {"release_chance", o.release_chance},
+                         {"nest_chance", o.nest_chance},
+                         {"hot_share", o.hot_share}})
     if (!(p >= 0 && p <= 1)) return std::string(name) + " must be between 0 and 1";
   return {};
 }
@@ -107,12 +118,12 @@ std::string check_generator_options(const GeneratorOptions& o) {
 namespace {
 
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
-// Mean number of steps a critical section lasts is about 1 / kReleaseChance.
-constexpr double kReleaseChance = 0.25;
-constexpr double kNestChance = 0.15;  // inside a critical section: open a nested one
 constexpr double kNestedForkChance = 0.5;
-constexpr double kEarlyJoinChance = 0.2;  // with early_joins, when a child can be joined
-constexpr int kLockProbes = 4;            // random probes for a free lock before giving up
+constexpr double kEarlyJoinChance = 0.2;    // with early_joins, when a child can be joined
+constexpr int kLockProbes = 4;              // random probes for a free lock before giving up
+constexpr double kIdleChildChance = 0.125;  // random: a forked thread never runs
+constexpr EventId kStaleAfter = 64;         // stale variables: after this many events…
+constexpr uint64_t kStaleRarity = 2000;     // …only one access in this many keeps one
 
 class Generator {
  public:
@@ -131,7 +142,7 @@ class Generator {
 
     // Variables: a shared pool [0, shared_) and, when there are enough, a pool of thread-local
     // variables [shared_, variables) where variable shared_ + i belongs to thread i mod n.
-    const uint32_t local_pool = o_.variables >= 2 * n ? o_.variables / 2 : 0;
+    const uint32_t local_pool = o_.local_share > 0 && o_.variables >= 2 * n ? o_.variables / 2 : 0;
     shared_ = o_.variables - local_pool;
     // Shared variable v is guarded by lock v mod locks; local variable shared_ + i is thread
     // (i mod n)'s. Counts per lock and per thread, so that picking one needs no division.
@@ -146,20 +157,33 @@ class Generator {
     local_threshold_ = threshold(o_.local_share);
     guarded_threshold_ = threshold(o_.guarded_share);
     switch_threshold_ = threshold(o_.switch_share);
-    release_threshold_ = threshold(kReleaseChance);
-    nest_threshold_ = threshold(kNestChance);
+    release_threshold_ = threshold(o_.release_chance);
+    nest_threshold_ = threshold(o_.nest_chance);
     // Accesses per critical section k_in ~ (1 - r) / r; between critical sections k_out
     // ~ (1 - a) / a. Choose the acquire chance a so that k_in / (k_in + k_out) = cs_share.
     double acquire = 0;
     if (o_.cs_share >= 1) {
       acquire = 1;
     } else if (o_.cs_share > 0) {
-      const double k_in = (1 - kReleaseChance) / kReleaseChance;
+      const double k_in = (1 - o_.release_chance) / std::max(o_.release_chance, 1e-9);
       const double k_out = k_in * (1 - o_.cs_share) / o_.cs_share;
       acquire = 1 / (1 + k_out);
     }
     acquire_threshold_ = (o_.nesting > 0 && o_.locks > 0) ? threshold(acquire) : 0;
 
+    hot_threshold_ = threshold(o_.hot_share);
+    fork_threshold_ = threshold(o_.fork_share);
+    join_threshold_ = threshold(o_.join_share);
+    if (o_.shape == ForkShape::Random) {
+      start(0);
+      for (uint32_t t = 1; t < n; ++t) {
+        if (rng_.chance(o_.forked_share))
+          waiting_.push_back(t);
+        else
+          start(t);
+      }
+      return;
+    }
     // Fork tree.
     const bool forks = o_.shape != ForkShape::None && n > 1;
     for (uint32_t t = 1; t < n && forks; ++t) {
@@ -195,15 +219,26 @@ class Generator {
     size_t forked = 0;               // children forked so far
     std::vector<uint32_t> held;      // locks held, innermost last
     size_t joined = 0;               // children joined so far (in fork order)
-    bool finished = false;           // joined by its parent
+    bool finished = false;           // joined by its parent (random: by any thread)
+    bool started = false;            // runs from the start or was forked
   };
 
   uint64_t reserve() const { return pending_forks_ + joins_ + (o_.release_at_end ? held_ : 0); }
 
-  void start(uint32_t t) { runnable_.push_back(t); }
+  void start(uint32_t t) {
+    threads_[t].started = true;
+    runnable_.push_back(t);
+  }
 
   void step(uint32_t t, uint64_t remaining) {
     ThreadState& ts = threads_[t];
+    if (o_.shape == ForkShape::Random) {
+      if (!waiting_.empty() && bits() < fork_threshold_) {
+        fork_waiting(t);
+        return;
+      }
+      if (bits() < join_threshold_ && join_any(t)) return;
+    }
     if (ts.forked < ts.children.size() &&
         (o_.shape != ForkShape::Nested || rng_.chance(kNestedForkChance))) {
       fork(t);
@@ -252,6 +287,33 @@ class Generator {
     start(child);
   }
 
+  // random: t forks a waiting thread, which sometimes never runs (a fork without events).
+  void fork_waiting(uint32_t t) {
+    const size_t k = rng_.below(waiting_.size());
+    const uint32_t child = waiting_[k];
+    waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(k));
+    threads_[child].started = true;
+    emit(Op::Fork, t, child, location_of(3, child));
+    if (!rng_.chance(kIdleChildChance)) start(child);
+  }
+
+  // random: t joins a started thread other than itself and T0 that is not joined yet (with
+  // release_at_end, one that holds no lock). The joined thread runs no more.
+  bool join_any(uint32_t t) {
+    uint32_t candidates = 0, chosen = kNone;
+    for (uint32_t u = 1; u < o_.threads; ++u) {
+      const ThreadState& us = threads_[u];
+      if (u == t || !us.started || us.finished || (o_.release_at_end && !us.held.empty())) continue;
+      if (rng_.below(++candidates) == 0) chosen = u;  // reservoir: uniform among candidates
+    }
+    if (chosen == kNone) return false;
+    threads_[chosen].finished = true;
+    const auto it = std::find(runnable_.begin(), runnable_.end(), chosen);
+    if (it != runnable_.end()) runnable_.erase(it);
+    emit(Op::Join, t, chosen, location_of(6, chosen));
+    return true;
+  }
+
   bool acquire(uint32_t t) {
     for (int probe = 0; probe < kLockProbes; ++probe) {
       const uint32_t l = static_cast<uint32_t>(rng_.below(o_.locks));
@@ -266,8 +328,11 @@ class Generator {
   }
 
   void release(uint32_t t) {
-    const uint32_t l = threads_[t].held.back();
-    threads_[t].held.pop_back();
+    std::vector<uint32_t>& held = threads_[t].held;
+    size_t k = held.size() - 1;
+    if (!o_.nested_releases && held.size() > 1) k = rng_.below(held.size());
+    const uint32_t l = held[k];
+    held.erase(held.begin() + static_cast<std::ptrdiff_t>(k));
     holder_[l] = kNone;
     --held_;
     emit(Op::Release, t, l, location_of(2, l));
@@ -282,6 +347,10 @@ class Generator {
     } else {
       v = bits() < local_threshold_ ? local_of(t) : random_shared();
     }
+    if (o_.hot_variables && bits() < hot_threshold_)
+      v = static_cast<uint32_t>(rng_.below(o_.hot_variables));
+    if (v < o_.stale_variables && next_id_ > kStaleAfter && rng_.below(kStaleRarity) != 0)
+      v = o_.stale_variables + static_cast<uint32_t>(rng_.below(o_.variables - o_.stale_variables));
     const bool write = bits() < write_threshold_;
     emit(write ? Op::Write : Op::Read, t, v, location_of(write ? 5 : 4, v));
   }
@@ -367,7 +436,8 @@ class Generator {
 
   std::vector<ThreadState> threads_;
   std::vector<uint32_t> runnable_;
-  std::vector<uint32_t> holder_;  // per lock: the generator's thread number holding it
+  std::vector<uint32_t> waiting_;  // random: threads not forked yet
+  std::vector<uint32_t> holder_;   // per lock: the generator's thread number holding it
   uint32_t current_ = 0;
   uint64_t pending_forks_ = 0;
   uint64_t joins_ = 0;
@@ -378,6 +448,7 @@ class Generator {
 
   uint64_t write_threshold_, local_threshold_, guarded_threshold_, switch_threshold_;
   uint64_t release_threshold_, nest_threshold_, acquire_threshold_;
+  uint64_t fork_threshold_ = 0, join_threshold_ = 0, hot_threshold_ = 0;
 
   std::vector<uint32_t> guarded_count_, local_count_;
   std::vector<uint32_t> thread_ids_, variable_ids_, lock_ids_, location_ids_;

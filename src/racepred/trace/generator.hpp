@@ -17,10 +17,16 @@ enum class ForkShape {
   ForkJoin,  // T0 forks the others early and joins them all at the end
   Nested,    // thread t > 0 is forked by a random earlier thread at a random point of its run
              // and joined by it at the end (children before their parents)
+  // Free form, for tests that want every corner of Def. 3.2: each thread t > 0 waits for a fork
+  // with probability forked_share (the others run from the start, next to forked ones); any
+  // running thread may fork a waiting thread at any point (the child sometimes never runs),
+  // and join any other started thread but T0 at any point (it ends there, holding its locks
+  // unless release_at_end). Forks and joins are not reserved: some threads are never forked.
+  Random,
 };
 
 std::string_view fork_shape_name(ForkShape shape);
-// Parses "none", "fork", "fork-join", "nested"; returns false for anything else.
+// Parses "none", "fork", "fork-join", "nested", "random"; returns false for anything else.
 bool parse_fork_shape(std::string_view name, ForkShape& shape);
 
 struct GeneratorOptions {
@@ -35,7 +41,8 @@ struct GeneratorOptions {
   double cs_share = 0.6;     // share of accesses made while holding a lock
   double write_share = 0.3;  // share of accesses that are writes
   // Outside critical sections: share of accesses to the thread's own variables. The other
-  // accesses pick any shared variable; they are where most races come from.
+  // accesses pick any shared variable; they are where most races come from. With 0 every
+  // variable is shared (no thread-local pool).
   double local_share = 0.8;
   // Inside critical sections: share of accesses to a variable guarded by a held lock
   // (shared variable v is guarded by lock v mod locks).
@@ -52,6 +59,25 @@ struct GeneratorOptions {
   // critical section, which makes cross-thread critical sections), once the child holds no
   // lock and has joined its own children. Off by default: long traces would lose threads.
   bool early_joins = false;
+  // Releases: the innermost held lock (nested critical sections), or, when false, any held lock
+  // (overlapping critical sections, which Def. 3.2 allows).
+  bool nested_releases = true;
+  // Inside a critical section, per step: the chance to release a lock (a section lasts about
+  // 1 / release_chance steps) and the chance to open a nested one (up to `nesting`).
+  double release_chance = 0.25;
+  double nest_chance = 0.15;
+  // random: share of the threads t > 0 that wait for a fork; per step of a thread, the chance
+  // that it forks a waiting thread, and the chance that it joins another started thread.
+  double forked_share = 0.5;
+  double fork_share = 0.08;
+  double join_share = 0.05;
+  // Variables [0, stale_variables) are accessed only among the first 64 events and then
+  // rarely (1 in 2000 accesses): old per-variable records, for engines that trim history.
+  uint32_t stale_variables = 0;
+  // Share of accesses that go to one of the variables [0, hot_variables) instead (benchmarks:
+  // a few variables under many lock sets). 0 variables: off.
+  uint32_t hot_variables = 0;
+  double hot_share = 0;
 };
 
 // Checks the options; returns an empty string when they are fine, else a message.

@@ -54,6 +54,12 @@ struct ValidationReport {
   bool ok() const { return violations == 0; }
 };
 
+// The one error format of a violation, as every command reports it (analyze, exact, annotate
+// under Strict; the exact module): "FILE:LINE:1: error: trace is not well-formed (RULE): event N
+// (line L): …". Without a file name or line (events in memory): "error: trace is not
+// well-formed (RULE): event N: …".
+std::string validation_error(const std::string& file_name, const ValidationIssue& issue);
+
 // How many notes (and, outside Collect, errors) a report keeps; all are counted.
 inline constexpr size_t kKeptIssues = 10;
 

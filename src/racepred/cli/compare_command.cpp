@@ -1,0 +1,249 @@
+// racepred compare: the tables of Fig. 11 and Fig. 12 of seed 003 for any engines and traces.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "racepred/cli/cli.hpp"
+#include "racepred/driver/pipeline.hpp"
+#include "racepred/report/writers.hpp"
+
+namespace racepred::cli {
+namespace {
+
+struct CompareOptions {
+  std::vector<std::string> engines;
+  std::string format = "text";
+  bool lenient = false;
+  std::string input_format = "auto";
+  std::vector<std::string> traces;
+};
+
+struct EngineRow {
+  std::string engine;
+  double seconds = 0;
+  uint64_t races = 0;           // race pairs
+  uint64_t location_pairs = 0;  // distinct (first location, second location)
+  bool guards = false;          // the engine computes cross-thread guard locks
+  uint64_t cs_guarded = 0;
+  uint64_t guard_locks = 0;
+};
+struct TraceRow {
+  TraceInfo trace;
+  double read_seconds = 0;
+  std::vector<EngineRow> engines;
+};
+
+std::vector<std::string> split_names(const std::vector<std::string>& values) {
+  std::vector<std::string> names;
+  for (const std::string& value : values) {
+    std::stringstream ss(value);
+    std::string name;
+    while (std::getline(ss, name, ','))
+      if (!name.empty()) names.push_back(name);
+  }
+  return names;
+}
+
+TraceRow measure(const std::string& path, const std::vector<const EngineInfo*>& engines,
+                 const PipelineOptions& options) {
+  TraceRow row;
+  // Fig. 11 "parsing": reading and validating alone, without engines.
+  PipelineOptions read_only = options;
+  read_only.threaded = false;
+  const auto start = std::chrono::steady_clock::now();
+  run_pipeline(path, {}, read_only);
+  row.read_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const PipelineResult result = run_pipeline(path, engines, options);
+  for (const std::string& line : pipeline_diagnostics(result)) std::cerr << line << '\n';
+  row.trace = result.trace_info();
+  for (const EngineRun& run : result.runs) {
+    EngineRow e;
+    e.engine = run.info->name;
+    e.seconds = run.seconds;
+    e.races = run.sink.race_count();
+    e.location_pairs = run.sink.location_pair_count();
+    e.guards = run.sink.tracks_guards();
+    e.cs_guarded = run.sink.cs_guarded_location_pairs();
+    e.guard_locks = run.sink.guard_confirmations();
+    row.engines.push_back(e);
+  }
+  return row;
+}
+
+// Column headers and the cells of one row, shared by text, csv and markdown.
+std::vector<std::string> headers(const std::vector<TraceRow>& rows) {
+  std::vector<std::string> h = {"trace", "events", "threads", "locations", "locks", "read s"};
+  if (rows.empty()) return h;
+  for (const EngineRow& e : rows.front().engines) {
+    h.push_back(e.engine + " s");
+    h.push_back(e.engine + " races");
+    h.push_back(e.engine + " loc pairs");
+    if (e.guards) {
+      h.push_back(e.engine + " cs guarded");
+      h.push_back(e.engine + " guard locks");
+    }
+  }
+  return h;
+}
+std::vector<std::string> cells(const TraceRow& r) {
+  std::vector<std::string> c = {r.trace.path,
+                                std::to_string(r.trace.events),
+                                std::to_string(r.trace.threads),
+                                std::to_string(r.trace.variables),
+                                std::to_string(r.trace.locks),
+                                fmt::format("{:.3f}", r.read_seconds)};
+  for (const EngineRow& e : r.engines) {
+    c.push_back(fmt::format("{:.3f}", e.seconds));
+    c.push_back(std::to_string(e.races));
+    c.push_back(std::to_string(e.location_pairs));
+    if (e.guards) {
+      c.push_back(std::to_string(e.cs_guarded));
+      c.push_back(std::to_string(e.guard_locks));
+    }
+  }
+  return c;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+void write_table(const std::vector<TraceRow>& rows, const std::string& format) {
+  const std::vector<std::string> h = headers(rows);
+  std::vector<std::vector<std::string>> body;
+  for (const TraceRow& r : rows) body.push_back(cells(r));
+  if (format == "csv") {
+    for (size_t k = 0; k < h.size(); ++k) std::cout << (k ? "," : "") << csv_field(h[k]);
+    std::cout << '\n';
+    for (const auto& line : body) {
+      for (size_t k = 0; k < line.size(); ++k) std::cout << (k ? "," : "") << csv_field(line[k]);
+      std::cout << '\n';
+    }
+    return;
+  }
+  std::vector<size_t> width(h.size());
+  for (size_t k = 0; k < h.size(); ++k) {
+    width[k] = h[k].size();
+    for (const auto& line : body) width[k] = std::max(width[k], line[k].size());
+  }
+  const bool md = format == "markdown";
+  auto print = [&](const std::vector<std::string>& line) {
+    for (size_t k = 0; k < line.size(); ++k) {
+      if (md) std::cout << "| ";
+      if (k == 0)
+        std::cout << fmt::format("{:<{}}", line[k], width[k]);
+      else
+        std::cout << fmt::format("{:>{}}", line[k], width[k]);
+      std::cout << (md ? " " : (k + 1 < line.size() ? "  " : ""));
+    }
+    std::cout << (md ? "|\n" : "\n");
+  };
+  print(h);
+  if (md) {
+    for (size_t k = 0; k < h.size(); ++k)
+      std::cout << "| "
+                << (k == 0 ? std::string(width[k], '-') : std::string(width[k] - 1, '-') + ":")
+                << ' ';
+    std::cout << "|\n";
+  }
+  for (const auto& line : body) print(line);
+}
+
+void write_json(const std::vector<TraceRow>& rows) {
+  nlohmann::ordered_json root;
+  root["schema"] = kJsonSchema;
+  root["command"] = "compare";
+  nlohmann::ordered_json traces = nlohmann::ordered_json::array();
+  for (const TraceRow& r : rows) {
+    nlohmann::ordered_json t;
+    t["trace"] = trace_json(r.trace);
+    t["read_seconds"] = r.read_seconds;
+    nlohmann::ordered_json results = nlohmann::ordered_json::array();
+    for (const EngineRow& e : r.engines) {
+      nlohmann::ordered_json x;
+      x["engine"] = e.engine;
+      x["seconds"] = e.seconds;
+      x["race_count"] = e.races;
+      x["location_pair_count"] = e.location_pairs;
+      if (e.guards) {
+        x["cs_guarded_location_pairs"] = e.cs_guarded;
+        x["guard_lock_confirmations"] = e.guard_locks;
+      }
+      results.push_back(std::move(x));
+    }
+    t["results"] = std::move(results);
+    traces.push_back(std::move(t));
+  }
+  root["traces"] = std::move(traces);
+  std::cout << root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
+int compare(const CompareOptions& o) {
+  const std::vector<const EngineInfo*> engines = resolve_engines(
+      split_names(o.engines.empty() ? std::vector<std::string>{"pwr,pwr-cs"} : o.engines));
+  PipelineOptions options;
+  options.read.lenient = o.lenient;
+  options.read.format = o.input_format == "std"        ? InputFormat::Std
+                        : o.input_format == "speedygo" ? InputFormat::SpeedyGo
+                                                       : InputFormat::Auto;
+  options.validation = o.lenient ? ValidationMode::Lenient : ValidationMode::Strict;
+  options.max_races = 0;  // only the counts are shown
+  std::vector<TraceRow> rows;
+  bool races = false;
+  for (const std::string& path : o.traces) {
+    rows.push_back(measure(path, engines, options));
+    for (const EngineRow& e : rows.back().engines) races = races || e.races > 0;
+  }
+  if (o.format == "json")
+    write_json(rows);
+  else
+    write_table(rows, o.format);
+  std::cout.flush();
+  return races ? kExitRaces : kExitNoRace;
+}
+
+}  // namespace
+
+Command add_compare_command(CLI::App& app) {
+  CLI::App* sub = app.add_subcommand(
+      "compare",
+      "Compare engines on traces: the tables of Fig. 11 and 12 of the cross-thread paper");
+  sub->footer(
+      "One row per trace: events, threads, memory locations (variables), locks, the time to\n"
+      "read and validate the trace alone, and per engine its time, its race pairs, the\n"
+      "distinct (first location, second location) pairs of its races, and, for engines that\n"
+      "compute cross-thread guard locks (pwr-cs, pwr-e), the location pairs whose races a guard\n"
+      "lock removed ('cs guarded') and how often a guard lock was confirmed ('guard locks').\n"
+      "Exit code: 0 no race reported, 1 races reported, 2 usage or input error.\n"
+      "\n"
+      "Examples:\n"
+      "  racepred compare a.std b.std\n"
+      "  racepred compare -e pwr,pwr-cs,fasttrack --format markdown traces/*.std");
+  auto o = std::make_shared<CompareOptions>();
+  sub->add_option("-e,--engine", o->engines,
+                  "Engines to compare, comma-separated or repeated; 'all' = every online engine "
+                  "(default: pwr,pwr-cs)")
+      ->type_name("ENGINE[,ENGINE...]");
+  sub->add_option("--format", o->format, "Table format")
+      ->check(CLI::IsMember({"text", "json", "csv", "markdown"}))
+      ->capture_default_str();
+  add_lenient_option(sub, o->lenient,
+                     "Skip malformed lines and drop events that break well-formedness");
+  add_input_format_option(sub, o->input_format);
+  sub->add_option("TRACE", o->traces, "Trace files")->required();
+  return {sub, [o](std::ostream&) { return compare(*o); }};
+}
+
+}  // namespace racepred::cli

@@ -1,0 +1,143 @@
+// racepred record: run a program built with racepred-cc / racepred-c++ and write the trace of
+// the run (docs/RECORDER.md).
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <memory>
+
+#include "racepred/cli/cli.hpp"
+#include "racepred/cli/recording.hpp"
+#include "racepred/io/binary_reader.hpp"
+#include "racepred/trace/error.hpp"
+
+namespace racepred::cli {
+namespace {
+
+struct RecordOptions {
+  std::string output = "trace.rpt";
+  std::string raw;
+  std::string finish;
+  std::string repair;
+  bool keep_raw = false;
+  bool no_symbolize = false;
+  bool quiet = false;
+  uint64_t max_mb = 4096;
+  std::vector<std::string> command;
+};
+
+void print_result(const FinishResult& r, const std::string& out) {
+  std::cerr << "racepred record: " << r.events << " events (" << r.threads << " threads, "
+            << r.variables << " variables, " << r.locks << " locks, " << r.locations
+            << " locations) -> " << out << " (" << r.output_bytes << " bytes";
+  if (r.events)
+    std::cerr << ", " << static_cast<double>(r.output_bytes) / static_cast<double>(r.events)
+              << " B/event";
+  std::cerr << ")\n";
+  if (!r.complete)
+    std::cerr << "racepred record: the recording did not end normally"
+              << (r.capped ? " (stopped by the size cap)" : "")
+              << (r.torn ? " (last block torn)" : "") << ": kept the consistent prefix, "
+              << r.cut_events << " later events dropped\n";
+  if (r.dropped)
+    std::cerr << "racepred record: " << r.dropped
+              << " events dropped by the runtime (raised while it was busy, e.g. in signal "
+                 "handlers)\n";
+  for (const std::string& n : r.notes) std::cerr << "racepred record: note: " << n << "\n";
+}
+
+int record(const RecordOptions& o) {
+  FinishOptions fo;
+  fo.output = o.output;
+  fo.symbolize = !o.no_symbolize;
+  if (!o.repair.empty()) {
+    const BinaryTraceInfo info = repair_binary_trace(o.repair);
+    std::cerr << "racepred record: " << o.repair << ": " << info.events << " events in "
+              << info.event_blocks << " blocks; the file is whole (" << info.file_bytes
+              << " bytes)\n";
+    return kExitNoRace;
+  }
+  if (!o.finish.empty()) {
+    const FinishResult r = finish_recording(o.finish, fo);
+    if (!o.quiet) print_result(r, o.output);
+    return kExitNoRace;
+  }
+  if (o.command.empty()) throw UsageError("record: give the program to run after --");
+  const std::string raw = o.raw.empty() ? o.output + ".raw" : o.raw;
+  std::remove(raw.c_str());
+  const pid_t pid = fork();
+  if (pid < 0) throw InputError(std::string("record: fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    setenv("RACEPRED_RECORD", raw.c_str(), 1);
+    setenv("RACEPRED_MAX_MB", std::to_string(o.max_mb).c_str(), 1);
+    std::vector<char*> argv;
+    for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
+    std::fprintf(stderr, "racepred record: cannot run %s: %s\n", argv[0], std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+    struct stat st;
+    if (stat(raw.c_str(), &st) != 0) throw InputError("record: the program could not be run");
+  }
+  struct stat st;
+  if (stat(raw.c_str(), &st) != 0)
+    throw InputError("record: " + o.command[0] +
+                     " wrote no recording: was it built with racepred-cc / racepred-c++ "
+                     "(compiled with -fsanitize=thread, linked with racepred's runtime)?");
+  const FinishResult r = finish_recording(raw, fo);
+  if (!o.keep_raw) std::remove(raw.c_str());
+  if (!o.quiet) {
+    if (WIFSIGNALED(status))
+      std::cerr << "racepred record: the program was killed by signal " << WTERMSIG(status) << " ("
+                << strsignal(WTERMSIG(status)) << ")\n";
+    else if (WEXITSTATUS(status) != 0)
+      std::cerr << "racepred record: the program exited with status " << WEXITSTATUS(status)
+                << "\n";
+    print_result(r, o.output);
+  }
+  return kExitNoRace;
+}
+
+}  // namespace
+
+Command add_record_command(CLI::App& app) {
+  auto o = std::make_shared<RecordOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "record", "Run a program built with racepred-cc/racepred-c++ and write the trace of the run");
+  sub->footer(
+      "The program must be compiled with -fsanitize=thread and linked against racepred's "
+      "runtime: build it with racepred-cc / racepred-c++ (in the build's bin/ directory).\n"
+      "Instead of `racepred record`, set RACEPRED_RECORD=FILE.raw when running the program, "
+      "then `racepred record --finish FILE.raw -o trace.rpt`.\n"
+      "Examples:\n"
+      "  racepred record -o run.rpt -- ./prog arg1 arg2\n"
+      "  racepred analyze -e fasttrack,lockset run.rpt");
+  sub->add_option("-o,--output", o->output,
+                  "Trace to write: binary, or STD text when the name ends in .std or .txt")
+      ->capture_default_str();
+  sub->add_option("--raw", o->raw,
+                  "Where the runtime writes its raw recording (default OUTPUT.raw)");
+  sub->add_flag("--keep-raw", o->keep_raw, "Keep the raw recording");
+  sub->add_option("--max-mb", o->max_mb,
+                  "Stop recording cleanly when the raw recording reaches this size (0: no cap)")
+      ->capture_default_str();
+  sub->add_flag("--no-symbolize", o->no_symbolize,
+                "Name locations module+offset and memory by hex address (no addr2line, nm)");
+  sub->add_option("--finish", o->finish, "Only turn an existing raw recording into a trace");
+  sub->add_option("--repair", o->repair,
+                  "Make a binary trace that was cut short whole again (keeps its complete blocks)");
+  sub->add_flag("-q,--quiet", o->quiet, "No summary on standard error");
+  sub->add_option("command", o->command, "The program and its arguments (after --)");
+  return {sub, [o](std::ostream&) { return record(*o); }};
+}
+
+}  // namespace racepred::cli

@@ -1,0 +1,406 @@
+// The "doesn't commute" family (ALGORITHMS.md §5; seed 003 §2.3, appendix F): relations that
+// contain thread order (program order, fork, join), are transitive, and do not compose with HB.
+// One vector-clock algorithm, configured per engine (files dc.cpp, wdc.cpp, dc_tp.cpp, wdp.cpp):
+//
+//   rule (a)   access f of t inside a CS on l, e in an earlier CS on l conflicting with f:
+//              r1 -> f                                   (dc, wdc, dc-tp: every conflict)
+//              r1 -> the branch right after f            (wdp: e a write and f a read only)
+//   rule (b)   r1 -> r2 if a1 -> r2, CSs on one lock     (dc only)
+//
+// State (paper notation):
+//   D_t       time of t's current event in the relation (D_t(t) = 1 at start; +1 after each
+//             release and fork); e -> current iff D(e)(thread(e)) <= D_t(thread(e))
+//   D^r_{l,x}, D^w_{l,x}
+//             join of D at the releases of CSs on l that read / wrote x (rule (a); the thread's
+//             own releases are harmless here: thread order already has them)
+//   CS_{l,u}  (dc) u's critical sections on l: D_u(u) at the acquire, D at the release;
+//             cursor_{l,t,u}: the first one t's releases have not yet found before them
+//   W_x, R_x  D_u(u) of the latest write / read of x per thread u (race check)
+//
+//   acq(t,l):   push (D_t(t), open) on CS_{l,t}
+//   r/w(t,x):   for l held by t: D_t ⊔= D^w_{l,x} (and D^r_{l,x} for a write)      (a)
+//               race check against D_t; W_x(t) / R_x(t) := D_t(t)
+//               wdp: race check first, then D_t ⊔= D^w_{l,x} for reads only (the branch)
+//   rel(t,l):   dc: for u != t, while the next CS of CS_{l,u} has D(a1)(u) <= D_t(u):
+//               D_t ⊔= D(r1); repeat until nothing changes                          (b)
+//               D^r_{l,x} ⊔= D_t for x read inside, D^w_{l,x} ⊔= D_t for x written;
+//               close the CS with D_t;  D_t(t) += 1
+//   fork(t,u):  D_u ⊔= D_t;  D_t(t) += 1          join(t,u): D_t ⊔= D_u
+#pragma once
+
+#include <array>
+#include <bit>
+#include <memory>
+#include <vector>
+
+#include "racepred/engines/po/po_common.hpp"
+
+namespace racepred::po {
+
+struct DcConfig {
+  bool rule_b = false;      // DC's release-release rule
+  bool write_read = false;  // WDP: rule (a) for write -> read only, to the branch after the read
+  bool lockset = false;     // WDP: pairs only with disjoint standard lock sets
+};
+
+// The plain version (every clock a VectorClock); the engines run DcFlat below.
+template <DcConfig Config>
+class DcFamily final : public PoEngine<DcFamily<Config>> {
+  using Base = PoEngine<DcFamily<Config>>;
+
+ public:
+  using Base::Base;
+
+  void handle(EventId id, const Event& e) {
+    const ThreadId t = e.thread;
+    ensure_thread(t);
+    switch (e.op) {
+      case Op::Acquire: {
+        uint64_t entry = 0;
+        if constexpr (Config.rule_b) {
+          auto& list = list_of(e.target, t);
+          list.push_back(Section{t, d_[t].get(t), false, {}});
+          entry = list.size() - 1;
+        }
+        open_.acquire(t, e.target, entry);
+        break;
+      }
+      case Op::Release:
+        release(t, e.target);
+        break;
+      case Op::Read:
+      case Op::Write:
+        access(id, e);
+        break;
+      case Op::Fork:
+        ensure_thread(e.target);
+        d_[e.target].join(d_[t]);  // D_u := D_u ⊔ D_t
+        d_[t].increment(t);
+        break;
+      case Op::Join:
+        ensure_thread(e.target);
+        d_[t].join(d_[e.target]);  // D_t := D_t ⊔ D_u
+        break;
+    }
+  }
+
+ protected:
+  void columns(const Event& e, Annotation& row) override {
+    row.push_back({"D_t", show(d_[e.thread], this->width(e))});
+    if constexpr (Config.lockset) {
+      std::string s = "{";
+      for (LockId l : open_.locks(e.thread)) {
+        if (s.size() > 1) s += ',';
+        s += std::string(this->symbols_.locks.name(l));
+      }
+      row.push_back({"LH_t", s + "}"});
+    } else {
+      row.push_back({"W_x", e.is_access() ? hist_.show(e.target, true) : ""});
+      row.push_back({"R_x", e.is_access() ? hist_.show(e.target, false) : ""});
+    }
+  }
+
+ private:
+  void access(EventId id, const Event& e) {
+    const ThreadId t = e.thread;
+    const VariableId x = e.target;
+    if constexpr (!Config.write_read) {
+      for (const OpenSections::Cs& cs : open_.of(t)) {  // rule (a) into f
+        const uint32_t s = slots_.find(cs.lock, x);
+        if (s == PairSlots::kNone) continue;
+        d_[t].join(rule_a_[s][1]);
+        if (e.op == Op::Write) d_[t].join(rule_a_[s][0]);
+      }
+    }
+    if constexpr (Config.lockset) {
+      filtered_.check(*this, id, e, d_[t], open_.locks(t));
+      filtered_.record(id, e, d_[t].get(t), open_.locks(t));
+    } else {
+      hist_.check(*this, id, e, d_[t]);
+      hist_.record(id, e, d_[t].get(t));
+    }
+    if constexpr (Config.write_read) {
+      if (e.op == Op::Read)
+        for (const OpenSections::Cs& cs : open_.of(t)) {  // rule (a) into the branch after f
+          const uint32_t s = slots_.find(cs.lock, x);
+          if (s != PairSlots::kNone) d_[t].join(rule_a_[s][1]);
+        }
+    }
+    open_.access(e);
+  }
+
+  void release(ThreadId t, LockId l) {
+    bool held = false;
+    const OpenSections::Cs cs = open_.release(t, l, held);
+    if (!held) return;
+    if constexpr (Config.rule_b) {
+      // (b): per acquiring thread u, u's CSs on l are in thread order, so those whose acquire
+      // is before this release form a prefix; the last of them stands for all. Joining one
+      // release may put acquires of other threads before us: repeat until nothing changes.
+      auto& cursors = cursors_of(l, t);
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (ThreadId u = 0; u < d_.size(); ++u) {
+          if (u == t || l >= lists_.size() || u >= lists_[l].size()) continue;
+          const auto& list = lists_[l][u];
+          size_t i = cursors[u], last = SIZE_MAX;
+          while (i < list.size() && list[i].closed && list[i].acq <= d_[t].get(u)) last = i++;
+          cursors[u] = i;
+          if (last != SIZE_MAX) {
+            d_[t].join(list[last].rel);
+            changed = true;
+          }
+        }
+      }
+    }
+    for (VariableId x : cs.reads) {
+      if constexpr (!Config.write_read) rule_a_slot(l, x)[0].join(d_[t]);
+    }
+    for (VariableId x : cs.writes) rule_a_slot(l, x)[1].join(d_[t]);
+    if constexpr (Config.rule_b) {
+      Section& s = list_of(l, t)[cs.entry];
+      s.closed = true;
+      s.rel.assign(d_[t]);
+    }
+    d_[t].increment(t);
+  }
+
+  std::array<VectorClock, 2>& rule_a_slot(LockId l, VariableId x) {
+    const uint32_t s = slots_.get_or_add(l, x);
+    if (s >= rule_a_.size()) rule_a_.resize(size_t{s} + 1);
+    return rule_a_[s];
+  }
+  std::vector<Section>& list_of(LockId l, ThreadId u) {
+    grow_to(lists_, l);
+    grow_to(lists_[l], u);
+    return lists_[l][u];
+  }
+  std::vector<size_t>& cursors_of(LockId l, ThreadId t) {
+    grow_to(cursors_, l);
+    grow_to(cursors_[l], t);
+    auto& c = cursors_[l][t];
+    if (c.size() < d_.size()) c.resize(d_.size(), 0);
+    return c;
+  }
+  void ensure_thread(ThreadId t) {
+    while (d_.size() <= t) {
+      d_.emplace_back();
+      d_.back().set(static_cast<ThreadId>(d_.size() - 1), 1);
+    }
+  }
+
+  std::vector<VectorClock> d_;  // D_t
+  PairSlots slots_;
+  std::vector<std::array<VectorClock, 2>> rule_a_;         // [0]: D^r_{l,x}, [1]: D^w_{l,x}
+  std::vector<std::vector<std::vector<Section>>> lists_;   // CS_{l,u}
+  std::vector<std::vector<std::vector<size_t>>> cursors_;  // cursor_{l,t,u}
+  OpenSections open_;
+  History hist_;
+  FilteredHistory filtered_;
+};
+
+// The optimised version: the same rules on flat clock rows (thread clocks, rule-(a) clocks and
+// the release clocks of the CS lists each in one contiguous array), CS sets reused.
+template <DcConfig Config>
+class DcFlat final : public PoEngine<DcFlat<Config>> {
+  using Base = PoEngine<DcFlat<Config>>;
+
+ public:
+  using Base::Base;
+
+  void handle(EventId id, const Event& e) {
+    const ThreadId t = e.thread;
+    if (t >= threads_) [[unlikely]]
+      add_thread(t);
+    switch (e.op) {
+      case Op::Acquire: {
+        uint64_t entry = 0;
+        if constexpr (Config.rule_b) {
+          auto& list = list_of(e.target, t);
+          list.push_back(Sec{d(t)[t], kOpen});
+          entry = list.size() - 1;
+        }
+        open_.acquire(t, e.target, entry);
+        break;
+      }
+      case Op::Release:
+        release(t, e.target);
+        break;
+      case Op::Read:
+      case Op::Write:
+        access(id, e);
+        break;
+      case Op::Fork:
+        if (e.target >= threads_) add_thread(e.target);
+        join_row(d(e.target), d(t), stride());  // D_u := D_u ⊔ D_t
+        ++d(t)[t];
+        break;
+      case Op::Join:
+        if (e.target >= threads_) add_thread(e.target);
+        join_row(d(t), d(e.target), stride());  // D_t := D_t ⊔ D_u
+        break;
+    }
+  }
+
+ protected:
+  void columns(const Event& e, Annotation& row) override {
+    row.push_back({"D_t", show_row(d(e.thread), stride(), this->width(e))});
+    if constexpr (Config.lockset) {
+      std::string s = "{";
+      for (LockId l : open_.locks(e.thread)) {
+        if (s.size() > 1) s += ',';
+        s += std::string(this->symbols_.locks.name(l));
+      }
+      row.push_back({"LH_t", s + "}"});
+    } else {
+      row.push_back({"W_x", e.is_access() ? hist_.show(e.target, true) : ""});
+      row.push_back({"R_x", e.is_access() ? hist_.show(e.target, false) : ""});
+    }
+  }
+
+ private:
+  static constexpr uint32_t kOpen = UINT32_MAX;
+  struct Sec {
+    Clock acq;     // D_u(u) at the acquire
+    uint32_t rel;  // row of D at the release in rels_, kOpen while open
+  };
+
+  Clock* d(ThreadId t) { return d_.row(t); }
+  const Clock* d(ThreadId t) const { return d_.row(t); }
+  size_t stride() const { return d_.stride(); }
+
+  void access(EventId id, const Event& e) {
+    const ThreadId t = e.thread;
+    const VariableId x = e.target;
+    Clock* dt = d(t);
+    const size_t n = stride();
+    if constexpr (!Config.write_read) {
+      if (x < ra_.size() && !ra_[x].locks.empty())
+        for (const OpenSections::Cs& cs : open_.of(t)) {  // rule (a) into f
+          const Clock* r = ra_find(x, cs.lock);
+          if (r == nullptr) continue;
+          join_row(dt, r + n, n);
+          if (e.op == Op::Write) join_row(dt, r, n);
+        }
+    }
+    if constexpr (Config.lockset) {
+      filtered_.check_with(
+          *this, id, e, [&](size_t u) { return u < n ? dt[u] : Clock{0}; }, open_.locks(t));
+      filtered_.record(id, e, dt[t], open_.locks(t));
+    } else {
+      hist_.check(*this, id, e, dt);
+      hist_.record(id, e, dt[t]);
+    }
+    if constexpr (Config.write_read) {
+      if (e.op == Op::Read)
+        for (const OpenSections::Cs& cs : open_.of(t)) {  // rule (a) into the branch after f
+          if (const Clock* r = ra_find(x, cs.lock)) join_row(dt, r + n, n);
+        }
+    }
+    open_.access(e);
+  }
+
+  void release(ThreadId t, LockId l) {
+    if (!open_.release(t, l, released_)) return;
+    Clock* dt = d(t);
+    const size_t n = stride();
+    if constexpr (Config.rule_b) {
+      auto& cursors = cursors_of(l, t);
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (ThreadId u = 0; u < threads_; ++u) {
+          if (u == t || l >= lists_.size() || u >= lists_[l].size()) continue;
+          const auto& list = lists_[l][u];
+          size_t i = cursors[u], last = SIZE_MAX;
+          while (i < list.size() && list[i].rel != kOpen && list[i].acq <= dt[u]) last = i++;
+          cursors[u] = i;
+          if (last != SIZE_MAX) {
+            join_row(dt, rels_.row(list[last].rel), n);
+            changed = true;
+          }
+        }
+      }
+    }
+    if constexpr (!Config.write_read) {
+      for (VariableId x : released_.reads) join_row(ra_row(l, x, 0), dt, n);
+    }
+    for (VariableId x : released_.writes) join_row(ra_row(l, x, 1), dt, n);
+    if constexpr (Config.rule_b) {
+      const uint32_t r = static_cast<uint32_t>(rels_used_++);
+      rels_.ensure_rows(rels_used_);
+      copy_row(rels_.row(r), dt, n);
+      list_of(l, t)[released_.entry].rel = r;
+    }
+    ++dt[t];
+  }
+
+  // Rule-(a) clocks stored per variable (next to each other for the few locks that guard it):
+  // for lock number k of x, D^r at clocks[2k·stride], D^w at clocks[(2k+1)·stride].
+  struct RaVar {
+    std::vector<LockId> locks;
+    std::vector<Clock> clocks;
+  };
+  const Clock* ra_find(VariableId x, LockId l) const {
+    if (x >= ra_.size()) return nullptr;
+    const RaVar& v = ra_[x];
+    for (size_t k = 0; k < v.locks.size(); ++k)
+      if (v.locks[k] == l) return v.clocks.data() + 2 * k * stride();
+    return nullptr;
+  }
+  Clock* ra_row(LockId l, VariableId x, int kind) {
+    grow_to(ra_, x);
+    RaVar& v = ra_[x];
+    size_t k = 0;
+    while (k < v.locks.size() && v.locks[k] != l) ++k;
+    if (k == v.locks.size()) {
+      v.locks.push_back(l);
+      v.clocks.resize(v.locks.size() * 2 * stride(), 0);
+    }
+    return v.clocks.data() + (2 * k + kind) * stride();
+  }
+  std::vector<Sec>& list_of(LockId l, ThreadId u) {
+    grow_to(lists_, l);
+    grow_to(lists_[l], u);
+    return lists_[l][u];
+  }
+  std::vector<size_t>& cursors_of(LockId l, ThreadId t) {
+    grow_to(cursors_, l);
+    grow_to(cursors_[l], t);
+    auto& c = cursors_[l][t];
+    if (c.size() < threads_) c.resize(threads_, 0);
+    return c;
+  }
+  [[gnu::noinline]] void add_thread(ThreadId t) {
+    const size_t need = size_t{t} + 1;
+    if (need > stride()) {
+      const size_t s = std::bit_ceil(need);
+      for (RaVar& v : ra_) {
+        std::vector<Clock> c(v.locks.size() * 2 * s, 0);
+        for (size_t r = 0; r < 2 * v.locks.size(); ++r)
+          std::copy_n(v.clocks.begin() + static_cast<std::ptrdiff_t>(r * stride()), stride(),
+                      c.begin() + static_cast<std::ptrdiff_t>(r * s));
+        v.clocks.swap(c);
+      }
+      d_.set_stride(s);
+      rels_.set_stride(s);
+      hist_.set_stride(s);
+    }
+    d_.ensure_rows(need);
+    for (size_t u = threads_; u < need; ++u) d_.row(u)[u] = 1;
+    threads_ = need;
+  }
+
+  size_t threads_ = 0;
+  ClockRows d_;                                            // D_t
+  std::vector<RaVar> ra_;                                  // D^r_{l,x}, D^w_{l,x}
+  std::vector<std::vector<std::vector<Sec>>> lists_;       // CS_{l,u}
+  std::vector<std::vector<std::vector<size_t>>> cursors_;  // cursor_{l,t,u}
+  ClockRows rels_;                                         // D at the releases of CS_{l,u}
+  size_t rels_used_ = 0;
+  OpenSections open_;
+  OpenSections::Cs released_{0, 0, {}, {}};
+  FlatHistory hist_;
+  FilteredHistory filtered_;
+};
+
+}  // namespace racepred::po

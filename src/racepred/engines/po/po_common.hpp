@@ -1,0 +1,490 @@
+// Shared pieces of the predictive partial-order engines (seed 003 §2.3, appendices B-F;
+// docs/ENGINES.md "Predictive partial orders"): per-variable access histories and the race check,
+// the open critical sections of each thread with the variables they read and wrote, rule (a)
+// release tables per (lock, variable), the per-lock list of critical sections that rule (b)
+// walks, and the annotated view.
+//
+// Race reporting (all engines of the family): an access e2 of thread t is racy when some earlier
+// conflicting access of another thread is not ordered before it. For each other thread u and
+// each conflicting kind (read, write) the engine reports the pair (e1, e2) with e1 the latest
+// such access of u that is unordered (and, with a lock-set filter, holds no lock in common with
+// e2). Every relation here contains thread order, so without a filter "the latest access of u of
+// that kind" is unordered as soon as any is: one epoch per (variable, thread, kind) suffices.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "racepred/clock/vector_clock.hpp"
+#include "racepred/engines/engine.hpp"
+
+namespace racepred::po {
+
+inline constexpr ThreadId kNoThread = UINT32_MAX;
+
+// The access behind an epoch: reported as the first event of a race pair.
+struct Who {
+  EventId event = kNoEvent;
+  LocationId location = 0;
+};
+
+template <class V>
+void grow_to(V& v, size_t index) {
+  if (index >= v.size()) v.resize(std::max(index + 1, v.size() * 3 / 2));
+}
+
+// "[1,0,2]" over `width` threads.
+inline std::string show(const VectorClock& c, size_t width) {
+  return c.to_string(std::max(width, c.size()));
+}
+
+// Base of every engine of the family (CRTP: Self::handle(id, e) processes one event; the batch
+// loop calls it statically): the sink, race reporting, and the annotated view (columns named
+// after the paper's state, e.g. H_t, P_t; each shows the value after the event, then "races":
+// the pairs reported at this event).
+template <class Self>
+class PoEngine : public Engine, public Annotator {
+ public:
+  explicit PoEngine(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {}
+
+  void on_events(std::span<const EventId> ids, std::span<const Event> events) final {
+    Self& self = static_cast<Self&>(*this);
+    for (size_t k = 0, n = events.size(); k < n; ++k) self.handle(ids[k], events[k]);
+  }
+
+  Annotator* annotator() override { return this; }
+  void before_event(EventId /*id*/, const Event& /*event*/) override {
+    annotating_ = true;
+    found_.clear();
+  }
+  void annotate(EventId /*id*/, const Event& e, Annotation& row) override {
+    columns(e, row);
+    std::sort(found_.begin(), found_.end());
+    std::string races;
+    for (const auto& [first, second] : found_) {
+      if (!races.empty()) races += ' ';
+      races += "(e" + std::to_string(first) + ",e" + std::to_string(second) + ")";
+    }
+    row.push_back({"races", races});
+  }
+
+  // Reports the pair (who, current access); `who` was thread u's access `op`.
+  [[gnu::noinline, gnu::cold]] void report(Who who, ThreadId u, Op op, EventId id, const Event& e) {
+    sink_.report(Race{Access{who.event, u, who.location, op}, Access::of(id, e), e.target});
+    if (annotating_) found_.emplace_back(who.event, id);
+  }
+
+ protected:
+  // The engine's state columns for the event just processed.
+  virtual void columns(const Event& e, Annotation& row) = 0;
+  size_t width(const Event& e) const {
+    size_t w = symbols_.threads.size();
+    w = std::max<size_t>(w, size_t{e.thread} + 1);
+    if (e.op == Op::Fork || e.op == Op::Join) w = std::max<size_t>(w, size_t{e.target} + 1);
+    return w;
+  }
+
+  const Symbols& symbols_;
+  RaceSink& sink_;
+
+ private:
+  bool annotating_ = false;
+  std::vector<std::pair<EventId, EventId>> found_;
+};
+
+// ---- Flat clock storage (hot paths) ----------------------------------------------------------
+// Rows of clocks sharing one stride (a power of two >= 8: the thread capacity) in one
+// contiguous, zero-initialised array: no pointer chasing, loops in fixed blocks the compiler
+// vectorises. Engines grow the stride of all their tables together when a thread id beyond it
+// appears (rare: rows are copied once).
+inline constexpr size_t kBlock = 8;
+
+class ClockRows {
+ public:
+  Clock* row(size_t r) { return data_.data() + r * stride_; }
+  const Clock* row(size_t r) const { return data_.data() + r * stride_; }
+  size_t rows() const { return rows_; }
+  size_t stride() const { return stride_; }
+  // Makes rows [0, n) valid (new rows are zero).
+  void ensure_rows(size_t n) {
+    if (n <= rows_) return;
+    const size_t grown = std::max<size_t>({n, rows_ + rows_ / 2, 16});
+    data_.resize(grown * stride_, 0);
+    rows_ = grown;
+  }
+  void set_stride(size_t stride) {
+    if (stride == stride_) return;
+    std::vector<Clock> data(rows_ * stride, 0);
+    const size_t keep = std::min(stride, stride_);
+    for (size_t r = 0; r < rows_; ++r)
+      std::copy_n(data_.begin() + static_cast<std::ptrdiff_t>(r * stride_), keep,
+                  data.begin() + static_cast<std::ptrdiff_t>(r * stride));
+    data_.swap(data);
+    stride_ = stride;
+  }
+
+ private:
+  std::vector<Clock> data_;
+  size_t rows_ = 0;
+  size_t stride_ = kBlock;
+};
+
+// dst := dst ⊔ src
+inline void join_row(Clock* dst, const Clock* src, size_t n) {
+  for (size_t j = 0; j < n; j += kBlock)
+    for (size_t k = 0; k < kBlock; ++k) dst[j + k] = std::max(dst[j + k], src[j + k]);
+}
+inline void copy_row(Clock* dst, const Clock* src, size_t n) {
+  std::copy_n(src, n, dst);
+}
+// Some a[j] > b[j].
+inline bool any_greater(const Clock* a, const Clock* b, size_t n) {
+  unsigned bad = 0;
+  for (size_t j = 0; j < n; j += kBlock)
+    for (size_t k = 0; k < kBlock; ++k) bad |= static_cast<unsigned>(a[j + k] > b[j + k]);
+  return bad != 0;
+}
+inline std::string show_row(const Clock* c, size_t stride, size_t width) {
+  VectorClock v;
+  for (size_t j = 0; j < stride; ++j)
+    if (c[j] != 0) v.set(static_cast<ThreadId>(j), c[j]);
+  return show(v, width);
+}
+
+// History on flat rows: row 2x = W_x, row 2x+1 = R_x (local times per thread), and the access
+// behind each entry. check() compares with `known` (a row of the same stride; the caller makes
+// the own entry large enough, e.g. C_t = P_t[t := N_t]).
+class FlatHistory {
+ public:
+  void set_stride(size_t stride) {
+    clocks_.set_stride(stride);
+    std::vector<Who> w(clocks_.rows() * stride);
+    for (size_t r = 0; r < clocks_.rows(); ++r)
+      for (size_t j = 0; j < std::min(stride, stride_); ++j)
+        w[r * stride + j] = who_[r * stride_ + j];
+    who_.swap(w);
+    stride_ = stride;
+  }
+  template <class Engine>
+  void check(Engine& engine, EventId id, const Event& e, const Clock* known) {
+    const size_t x = e.target;
+    if (2 * x + 1 >= clocks_.rows()) return;
+    const size_t n = clocks_.stride();
+    const Clock* w = clocks_.row(2 * x);
+    if (any_greater(w, known, n)) [[unlikely]]
+      report(engine, 2 * x, Op::Write, id, e, known);
+    if (e.op == Op::Write) {
+      const Clock* r = clocks_.row(2 * x + 1);
+      if (any_greater(r, known, n)) [[unlikely]]
+        report(engine, 2 * x + 1, Op::Read, id, e, known);
+    }
+  }
+  void record(EventId id, const Event& e, Clock time) {
+    const size_t r = 2 * size_t{e.target} + (e.op == Op::Write ? 0 : 1);
+    if (r >= clocks_.rows()) [[unlikely]]
+      grow(r);
+    clocks_.row(r)[e.thread] = time;
+    who_[r * stride_ + e.thread] = Who{id, e.location};
+  }
+  std::string show(VariableId x, bool write) const {
+    std::string s = "{";
+    const size_t r = 2 * size_t{x} + (write ? 0 : 1);
+    if (r < clocks_.rows())
+      for (size_t u = 0; u < stride_; ++u)
+        if (clocks_.row(r)[u] != 0) {
+          if (s.size() > 1) s += ',';
+          s += Epoch(static_cast<ThreadId>(u), clocks_.row(r)[u]).to_string();
+        }
+    return s + "}";
+  }
+
+ private:
+  template <class Engine>
+  [[gnu::noinline, gnu::cold]] void report(Engine& engine, size_t r, Op op, EventId id,
+                                           const Event& e, const Clock* known) {
+    const Clock* c = clocks_.row(r);
+    for (size_t u = 0; u < stride_; ++u)
+      if (u != e.thread && c[u] > known[u])
+        engine.report(who_[r * stride_ + u], static_cast<ThreadId>(u), op, id, e);
+  }
+  [[gnu::noinline]] void grow(size_t r) {
+    clocks_.ensure_rows(r + 1);
+    who_.resize(clocks_.rows() * stride_);
+  }
+  ClockRows clocks_;
+  std::vector<Who> who_;
+  size_t stride_ = kBlock;
+};
+
+// Per variable x: W_x(u), R_x(u) = the local time of u's latest write / read of x, with the
+// access behind it. check(): report every u != t whose latest conflicting access is not known to
+// `known` (an earlier access of u with local time k is ordered before the current event iff
+// k <= known(u)).
+class History {
+ public:
+  template <class Engine>
+  void check(Engine& engine, EventId id, const Event& e, const VectorClock& known) {
+    const size_t x = e.target;
+    if (x >= vars_.size()) return;
+    const Var& v = vars_[x];
+    const ThreadId t = e.thread;
+    for (size_t u = 0; u < v.w.size(); ++u)
+      if (u != t && v.w[u] > known.get(static_cast<ThreadId>(u))) [[unlikely]]
+        engine.report(v.ww[u], static_cast<ThreadId>(u), Op::Write, id, e);
+    if (e.op == Op::Write)
+      for (size_t u = 0; u < v.r.size(); ++u)
+        if (u != t && v.r[u] > known.get(static_cast<ThreadId>(u))) [[unlikely]]
+          engine.report(v.rw[u], static_cast<ThreadId>(u), Op::Read, id, e);
+  }
+  void record(EventId id, const Event& e, Clock time) {
+    const size_t x = e.target;
+    grow_to(vars_, x);
+    Var& v = vars_[x];
+    auto& c = e.op == Op::Write ? v.w : v.r;
+    auto& w = e.op == Op::Write ? v.ww : v.rw;
+    if (e.thread >= c.size()) {
+      c.resize(size_t{e.thread} + 1, 0);
+      w.resize(size_t{e.thread} + 1);
+    }
+    c[e.thread] = time;
+    w[e.thread] = Who{id, e.location};
+  }
+  // "W_x" / "R_x" columns: the epochs u#k of the latest accesses.
+  std::string show(VariableId x, bool write) const {
+    std::string s = "{";
+    if (x < vars_.size()) {
+      const auto& c = write ? vars_[x].w : vars_[x].r;
+      for (size_t u = 0; u < c.size(); ++u)
+        if (c[u] != 0) {
+          if (s.size() > 1) s += ',';
+          s += Epoch(static_cast<ThreadId>(u), c[u]).to_string();
+        }
+    }
+    return s + "}";
+  }
+
+ private:
+  struct Var {
+    std::vector<Clock> w, r;
+    std::vector<Who> ww, rw;
+  };
+  std::vector<Var> vars_;
+};
+
+// The same with the standard lock-set filter of SDP and WDP: a pair is reported only when the
+// two accesses hold no lock in common. Per (variable, thread, kind) the latest access for each
+// distinct lock set is kept; the latest unordered one with a disjoint lock set is the partner
+// (a later access of u with the same lock set is unordered whenever an earlier one is).
+class FilteredHistory {
+ public:
+  template <class Engine>
+  void check(Engine& engine, EventId id, const Event& e, const VectorClock& known,
+             const std::vector<LockId>& held) {
+    check_with(
+        engine, id, e, [&](size_t u) { return known.get(static_cast<ThreadId>(u)); }, held);
+  }
+  // `known(u)`: the local time of u known to the current event.
+  template <class Engine, class Known>
+  void check_with(Engine& engine, EventId id, const Event& e, Known&& known,
+                  const std::vector<LockId>& held) {
+    const size_t x = e.target;
+    if (x >= vars_.size()) return;
+    const ThreadId t = e.thread;
+    for (size_t u = 0; u < vars_[x].size(); ++u) {
+      if (u == t) continue;
+      const Clock k = known(u);
+      for (Op kind : {Op::Write, Op::Read}) {
+        if (kind == Op::Read && e.op == Op::Read) continue;
+        const Entry* best = nullptr;
+        for (const Entry& en : vars_[x][u])
+          if (en.kind == kind && en.time > k && disjoint(en.locks, held) &&
+              (!best || en.who.event > best->who.event))
+            best = &en;
+        if (best) [[unlikely]]
+          engine.report(best->who, static_cast<ThreadId>(u), kind, id, e);
+      }
+    }
+  }
+  // An entry whose lock set includes the new access's is dropped: whenever it would qualify
+  // (unordered, disjoint lock sets), the new, later access qualifies too. So the entries of one
+  // (variable, thread, kind) have pairwise incomparable lock sets (few in practice).
+  void record(EventId id, const Event& e, Clock time, const std::vector<LockId>& held) {
+    const size_t x = e.target;
+    grow_to(vars_, x);
+    if (e.thread >= vars_[x].size()) vars_[x].resize(size_t{e.thread} + 1);
+    auto& entries = vars_[x][e.thread];
+    size_t kept = 0;
+    for (size_t k = 0; k < entries.size(); ++k) {
+      Entry& en = entries[k];
+      const bool covered = en.kind == e.op && std::includes(en.locks.begin(), en.locks.end(),
+                                                            held.begin(), held.end());
+      if (!covered) {
+        if (kept != k) std::swap(entries[kept], en);
+        ++kept;
+      }
+    }
+    if (kept < entries.size()) {  // reuse a dropped entry's storage
+      entries.resize(kept + 1);
+      Entry& en = entries[kept];
+      en.kind = e.op;
+      en.time = time;
+      en.who = Who{id, e.location};
+      en.locks.assign(held.begin(), held.end());
+    } else {
+      entries.push_back(Entry{e.op, time, Who{id, e.location}, held});
+    }
+  }
+
+ private:
+  struct Entry {
+    Op kind;
+    Clock time;
+    Who who;
+    std::vector<LockId> locks;  // sorted
+  };
+  static bool disjoint(const std::vector<LockId>& a, const std::vector<LockId>& b) {
+    size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+      if (a[i] == b[j]) return false;
+      if (a[i] < b[j])
+        ++i;
+      else
+        ++j;
+    }
+    return true;
+  }
+  std::vector<std::vector<std::vector<Entry>>> vars_;  // [x][u] -> entries
+};
+
+// The open critical sections of each thread (innermost last), with the variables read and
+// written inside each (rule (a) needs them at the release), and the sorted lock set LH_S.
+class OpenSections {
+ public:
+  struct Cs {
+    LockId lock;
+    uint64_t entry;  // the CS's index in its lock's SectionList (or any id the engine chooses)
+    std::vector<VariableId> reads, writes;
+  };
+  std::vector<Cs>& of(ThreadId t) {
+    grow_to(open_, t);
+    return open_[t];
+  }
+  const std::vector<LockId>& locks(ThreadId t) {
+    grow_to(sorted_, t);
+    return sorted_[t];
+  }
+  void acquire(ThreadId t, LockId l, uint64_t entry) {
+    grow_to(spare_, t);
+    if (spare_[t].empty()) {
+      of(t).push_back(Cs{l, entry, {}, {}});
+    } else {  // reuse a released CS's sets (no allocation once warm)
+      Cs cs = std::move(spare_[t].back());
+      spare_[t].pop_back();
+      cs.lock = l;
+      cs.entry = entry;
+      cs.reads.clear();
+      cs.writes.clear();
+      of(t).push_back(std::move(cs));
+    }
+    grow_to(sorted_, t);
+    auto& s = sorted_[t];
+    s.insert(std::upper_bound(s.begin(), s.end(), l), l);
+  }
+  // Adds the access to every open CS of t (consecutive repeats of a variable are skipped; other
+  // repeats only cost time at the release).
+  void access(const Event& e) {
+    for (Cs& cs : of(e.thread)) {
+      auto& set = e.op == Op::Write ? cs.writes : cs.reads;
+      if (set.empty() || set.back() != e.target) set.push_back(e.target);
+    }
+  }
+  // Removes the CS of `l` (innermost match) and returns it; `found` false when t does not hold
+  // l (the validator rejects such traces; engines then ignore the release).
+  Cs release(ThreadId t, LockId l, bool& found) {
+    Cs out{l, 0, {}, {}};
+    found = release(t, l, out);
+    return out;
+  }
+  // The same into `out`, whose previous sets are kept for reuse by later acquires.
+  bool release(ThreadId t, LockId l, Cs& out) {
+    auto& o = of(t);
+    for (size_t k = o.size(); k-- > 0;)
+      if (o[k].lock == l) {
+        std::swap(out, o[k]);
+        grow_to(spare_, t);
+        spare_[t].push_back(std::move(o[k]));
+        o.erase(o.begin() + static_cast<std::ptrdiff_t>(k));
+        auto& s = sorted_[t];
+        s.erase(std::lower_bound(s.begin(), s.end(), l));
+        return true;
+      }
+    return false;
+  }
+
+ private:
+  std::vector<std::vector<Cs>> open_;
+  std::vector<std::vector<Cs>> spare_;  // released CSs whose sets are reused
+  std::vector<std::vector<LockId>> sorted_;
+};
+
+// Dense slots per (lock, variable), allocated on first use: slot_of(l, x) is the index of the
+// pair's slot in the engine's slot array, or creates one.
+class PairSlots {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t find(LockId l, VariableId x) const {
+    if (l >= slot_.size() || x >= slot_[l].size()) return kNone;
+    return slot_[l][x];
+  }
+  uint32_t get_or_add(LockId l, VariableId x) {
+    grow_to(slot_, l);
+    auto& row = slot_[l];
+    if (x >= row.size()) row.resize(std::max<size_t>(size_t{x} + 1, row.size() * 3 / 2), kNone);
+    if (row[x] == kNone) row[x] = count_++;
+    return row[x];
+  }
+  uint32_t count() const { return count_; }
+
+ private:
+  std::vector<std::vector<uint32_t>> slot_;
+  uint32_t count_ = 0;
+};
+
+// The latest release of a CS on l that read (or wrote) x, and the latest one by a thread other
+// than that release's (WCP, SDP rule (a) "by another thread", ALGORITHMS pitfall ownA: a thread
+// must not import the HB time of its own earlier release). HB times of the releases of one lock
+// are monotone, so the latest release stands for the join over all of them.
+struct LatestRelease {
+  ThreadId last = kNoThread;
+  VectorClock h;      // HB time of the latest qualifying release (by `last`)
+  VectorClock other;  // HB time of the latest one by a thread other than `last` (zero if none)
+
+  void update(ThreadId t, const VectorClock& time) {
+    if (t != last) {
+      other.assign(h);
+      last = t;
+    }
+    h.assign(time);
+  }
+  // The latest qualifying release by a thread other than t, or null.
+  const VectorClock* for_thread(ThreadId t) const {
+    if (last == kNoThread) return nullptr;
+    return last != t ? &h : &other;
+  }
+};
+
+// The critical sections of one lock in trace order (WCP rule (b), SDP S3 and S4): the thread,
+// the local time of the acquire, and the HB time of the release once it happened. Acquires of
+// one lock are HB-ordered, so the sections whose acquire is before a given event form a prefix.
+struct Section {
+  ThreadId thread;
+  Clock acq;  // local time (N_u) of the acquire
+  bool closed = false;
+  VectorClock rel;  // H at the release
+};
+
+}  // namespace racepred::po

@@ -1,0 +1,257 @@
+// sdp: strong dependently precedes (Genç, Roemer, Xu, Bond, OOPSLA 2019, with the corrigendum)
+// exactly as Def. E.1 of seed 003 (Sulzmann, Thiemann, appendix E) states it; the seed's
+// definition is the reference here, not the SDP-WDP repository's code. HB is Def. B.2's (thread
+// order and release -> later acquire; fork/join only through S6/S7, "treated as in WCP").
+// A race needs, besides being unordered, disjoint standard lock sets (seed 003 §2.3: SDP
+// "does not report it because the lock sets of e5 and e8 are not disjoint").
+//
+// State (paper notation), as wcp.cpp plus:
+//   F_{t,x}    S2: HB times of releases r1 that a later read of x by t must follow
+//   S4 records one per (write e2, earlier CS s1 on a lock e2 holds, by another thread, that
+//              wrote the same variable): thread and N of e2, s1's lock and index, and the
+//              writes e1 of s1 to that variable
+//
+// Rules (Def. E.1) and where they are applied:
+//   S1  access f of t in a CS on l: a read joins L^w_{l,x}, a write joins L^r_{l,x} (releases
+//       of other threads' CSs with a conflict that involves a read)                 [access]
+//   S2  write e2 of x by t in a CS on l: F_{t,x} ⊔= L^w_{l,x} (other threads);
+//       read e3 of x by t: P_t ⊔= F_{t,x}                                           [access]
+//   S3  = WCP-2 (release-release through the CS list of the lock)                   [release]
+//   S4  at release r2 of l: for every record with e2 <hb r2, the latest CS (a1, r1) of l before
+//       r2 with a1 <hb s1 gives r1 <sdp r2 (or the one before it when e1 in CS(r1) and e2 in
+//       CS(r2) for every e1 of the record)                                          [release]
+//   S5  composition with HB (P flows along HB; P values are joins of HB times)
+//   S6, S7 fork/join as WCP-4/5
+//
+// Cost: the S4 records grow with the number of write-write conflicts under a common lock and
+// every release scans them, so sdp is quadratic in that number and its memory grows with the
+// trace. It is exact, for traces of moderate size; docs/ENGINES.md.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "racepred/engines/po/po_common.hpp"
+
+namespace racepred::po {
+namespace {
+
+class Sdp final : public PoEngine<Sdp> {
+ public:
+  using PoEngine<Sdp>::PoEngine;
+
+  void handle(EventId id, const Event& e) {
+    const ThreadId t = e.thread;
+    ensure_thread(t);
+    ran_[t] = true;
+    switch (e.op) {
+      case Op::Acquire: {
+        const LockId l = e.target;
+        ensure_lock(l);
+        h_[t].join(hl_[l]);
+        p_[t].join(pl_[l]);  // S5
+        sections_[l].push_back(Cs{t, n_[t], id, false, kNoEvent, {}, {}});
+        open_.acquire(t, l, sections_[l].size() - 1);
+        break;
+      }
+      case Op::Release:
+        release(id, t, e.target);
+        break;
+      case Op::Read:
+      case Op::Write:
+        access(id, e);
+        break;
+      case Op::Fork: {
+        const ThreadId u = e.target;
+        ensure_thread(u);
+        p_[u].join(h_[t]);  // S6 (H_u unchanged: no fork in HB)
+        tick(t);
+        break;
+      }
+      case Op::Join: {
+        const ThreadId u = e.target;
+        ensure_thread(u);
+        if (ran_[u]) p_[t].join(h_[u]);  // S7 (needs an event of u); H_t unchanged
+        break;
+      }
+    }
+  }
+
+ protected:
+  void columns(const Event& e, Annotation& row) override {
+    const size_t w = width(e);
+    row.push_back({"N_t", std::to_string(n_[e.thread])});
+    row.push_back({"H_t", show(h_[e.thread], w)});
+    row.push_back({"P_t", show(p_[e.thread], w)});
+  }
+
+ private:
+  struct Cs {
+    ThreadId thread;
+    Clock acq;          // N at the acquire
+    EventId acq_event;  // to decide membership of an event in this CS
+    bool closed = false;
+    EventId rel_event = kNoEvent;
+    VectorClock rel;                                     // H at the release
+    std::vector<std::pair<VariableId, EventId>> writes;  // the writes inside (S4)
+  };
+  struct Record {  // S4
+    ThreadId t2;
+    Clock n2;
+    EventId e2;
+    LockId m;
+    size_t s1;
+    ThreadId t1;              // s1's thread
+    std::vector<EventId> e1;  // writes of s1 to e2's variable
+  };
+
+  void access(EventId id, const Event& e) {
+    const ThreadId t = e.thread;
+    const VariableId x = e.target;
+    if (e.op == Op::Read && t < pending_.size() && x < pending_[t].size())
+      p_[t].join(pending_[t][x]);  // S2 (as e3)
+    for (const OpenSections::Cs& cs : open_.of(t)) {
+      const uint32_t s = slots_.find(cs.lock, x);
+      if (s == PairSlots::kNone) continue;
+      if (e.op == Op::Read) {
+        if (const VectorClock* w = rule_a_[s][1].for_thread(t)) p_[t].join(*w);  // S1
+      } else {
+        if (const VectorClock* r = rule_a_[s][0].for_thread(t)) p_[t].join(*r);  // S1
+        if (const VectorClock* w = rule_a_[s][1].for_thread(t)) {                // S2 (as e2)
+          grow_to(pending_, t);
+          grow_to(pending_[t], x);
+          pending_[t][x].join(*w);
+        }
+      }
+    }
+    if (e.op == Op::Write) {
+      for (const OpenSections::Cs& cs : open_.of(t)) {  // S4 records
+        const uint32_t s = slots_.find(cs.lock, x);
+        if (s != PairSlots::kNone && s < writers_.size())
+          for (size_t s1 : writers_[s]) {
+            const Cs& c1 = sections_[cs.lock][s1];
+            if (c1.thread == t || !c1.closed) continue;
+            Record r{t, n_[t], id, cs.lock, s1, c1.thread, {}};
+            for (const auto& [y, w] : c1.writes)
+              if (y == x) r.e1.push_back(w);
+            records_.push_back(std::move(r));
+          }
+        sections_[cs.lock][cs.entry].writes.emplace_back(x, id);
+      }
+    }
+    filtered_.check(*this, id, e, p_[t], open_.locks(t));
+    filtered_.record(id, e, n_[t], open_.locks(t));
+    open_.access(e);
+  }
+
+  void release(EventId id, ThreadId t, LockId l) {
+    bool held = false;
+    const OpenSections::Cs cs = open_.release(t, l, held);
+    if (!held) return;
+    ensure_lock(l);
+    auto& list = sections_[l];
+    const size_t c2 = cs.entry;
+    // S4: premises use HB and trace order only, so the edges are fixed at this release.
+    for (const Record& r : records_) {
+      if (r.n2 > h_[t].get(r.t2)) continue;  // e2 <hb r2
+      const VectorClock& hs1 = sections_[r.m][r.s1].rel;
+      // The CSs of l before r2 whose acquire is HB-before s1 form a prefix of [0, c2).
+      size_t lo = 0, hi = c2;
+      while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (list[mid].acq <= hs1.get(list[mid].thread))
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      if (lo == 0) continue;
+      size_t k = lo - 1;
+      const bool e2_inside = r.t2 == t && r.e2 > list[c2].acq_event;
+      if (e2_inside) {
+        bool all_inside = true;
+        for (EventId e1 : r.e1) all_inside = all_inside && inside(list[k], r.t1, e1);
+        if (all_inside) {
+          if (k == 0) continue;
+          --k;
+        }
+      }
+      p_[t].join(list[k].rel);  // r1 <sdp r2
+    }
+    // S3 (WCP-2): as in wcp.cpp.
+    grow_to(cursor_[l], t);
+    size_t i = cursor_[l][t], last = SIZE_MAX;
+    while (i < list.size() && list[i].closed && list[i].acq <= p_[t].get(list[i].thread))
+      last = i++;
+    cursor_[l][t] = i;
+    if (last != SIZE_MAX) p_[t].join(list[last].rel);
+    for (VariableId x : cs.reads) rule_a_slot(l, x)[0].update(t, h_[t]);
+    for (VariableId x : cs.writes) {
+      rule_a_slot(l, x)[1].update(t, h_[t]);
+      const uint32_t s = slots_.get_or_add(l, x);
+      grow_to(writers_, s);
+      if (writers_[s].empty() || writers_[s].back() != c2) writers_[s].push_back(c2);
+    }
+    hl_[l].assign(h_[t]);
+    pl_[l].assign(p_[t]);
+    list[c2].closed = true;
+    list[c2].rel_event = id;
+    list[c2].rel.assign(h_[t]);
+    tick(t);
+  }
+
+  // e (an event of the CS's thread, given by id) lies inside the closed CS c.
+  static bool inside(const Cs& c, ThreadId thread, EventId e) {
+    return thread == c.thread && e > c.acq_event && c.closed && e < c.rel_event;
+  }
+
+  std::array<LatestRelease, 2>& rule_a_slot(LockId l, VariableId x) {
+    const uint32_t s = slots_.get_or_add(l, x);
+    if (s >= rule_a_.size()) rule_a_.resize(size_t{s} + 1);
+    return rule_a_[s];
+  }
+  void tick(ThreadId t) {
+    ++n_[t];
+    h_[t].set(t, n_[t]);
+  }
+  void ensure_thread(ThreadId t) {
+    while (n_.size() <= t) {
+      const ThreadId u = static_cast<ThreadId>(n_.size());
+      n_.push_back(1);
+      ran_.push_back(false);
+      h_.emplace_back();
+      h_.back().set(u, 1);
+      p_.emplace_back();
+    }
+  }
+  void ensure_lock(LockId l) {
+    if (l >= hl_.size()) {
+      hl_.resize(size_t{l} + 1);
+      pl_.resize(size_t{l} + 1);
+      sections_.resize(size_t{l} + 1);
+      cursor_.resize(size_t{l} + 1);
+    }
+  }
+
+  std::vector<Clock> n_;
+  std::vector<bool> ran_;  // the thread had an event
+  std::vector<VectorClock> h_, p_;
+  std::vector<VectorClock> hl_, pl_;
+  std::vector<std::vector<Cs>> sections_;
+  std::vector<std::vector<size_t>> cursor_;
+  PairSlots slots_;
+  std::vector<std::array<LatestRelease, 2>> rule_a_;
+  std::vector<std::vector<size_t>> writers_;       // per (l,x) slot: CSs of l that wrote x
+  std::vector<std::vector<VectorClock>> pending_;  // F_{t,x}
+  std::vector<Record> records_;
+  OpenSections open_;
+  FilteredHistory filtered_;
+};
+
+}  // namespace
+
+}  // namespace racepred::po
+
+namespace racepred {
+std::unique_ptr<Engine> make_sdp(EngineContext& context) {
+  return std::make_unique<po::Sdp>(context);
+}
+}  // namespace racepred

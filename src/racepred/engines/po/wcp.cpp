@@ -1,0 +1,466 @@
+// wcp: weak causal precedence (Kini, Mathur, Viswanathan, PLDI 2017), as Def. B.3 of seed 003
+// (Sulzmann, Thiemann: "Cross-thread critical sections and efficient dynamic race prediction
+// methods", appendix B) defines it, composed with HB including fork/join: Def. B.2 leaves fork and
+// join out of HB, which makes the relation intransitive across forks and joins and reports false
+// first races on plain fork-join phases (examples/po/fork_join_phases.std); WCP's implementations
+// treat fork/join as HB edges, and so does this engine (docs/ENGINES.md). The algorithm is
+// the queue algorithm of the WCP paper with both precision pitfalls of public implementations
+// fixed (rule (a) never imports the accessing thread's own releases: trace ownA; rule (b) needs
+// a1 <wcp r2, not thread order: trace WCP-5).
+//
+// State (paper notation):
+//   N_t        local time of thread t (1 at start; +1 after each release and fork)
+//   H_t        HB time (with fork/join) of t's current event (H_t(t) = N_t)
+//   P_t        WCP predecessors of t's current event: e <wcp current iff N(e) <= P_t(thread(e))
+//   H_l, P_l   H and P of the last release of lock l
+//   CS_l       the critical sections of l in trace order: (thread, N at the acquire, H at the
+//              release); cursor_l(t): how far t's releases walked it (rule (b))
+//   L^r_{l,x}, L^w_{l,x}
+//              HB time of the latest release of a CS on l that read / wrote x, and the latest
+//              one by another thread (rule (a))
+//   W_x, R_x   N of the latest write / read of x per thread (race check)
+//
+// Rules (Def. B.3) and where they are applied:
+//   WCP-1 (a)  access f of t inside a CS on l: P_t ⊔= L^w_{l,x} (and L^r_{l,x} if f writes),
+//              from releases of other threads only                               [access]
+//   WCP-2 (b)  at release r2 of l: every earlier CS (a1, r1) of l with a1 <wcp r2, i.e.
+//              N(a1) <= P_t(thread(a1)), gives r1 <wcp r2: P_t ⊔= H(r1)         [release]
+//   WCP-3 (c)  composition with HB: P values are joins of HB times, and P flows along
+//              HB edges (P_t ⊔= P_l at acquires, P_u ⊔= H_t at forks)          [acq, fork]
+//   WCP-4/5    fork/join: P_u ⊔= H_t at fork(t,u); P_t ⊔= H_u at join(t,u)   [fork, join]
+//   race       conflicting e1 (earlier, thread u != t) not <wcp e2: N(e1) > P_t(u)
+#include <bit>
+#include <memory>
+#include <vector>
+
+#include "racepred/engines/po/plain.hpp"
+#include "racepred/engines/po/po_common.hpp"
+
+namespace racepred::po {
+namespace {
+
+// The plain version: every clock a VectorClock, every rule as written above. The engine `wcp`
+// is the flat version below; tests check both against the definition.
+class WcpPlain final : public PoEngine<WcpPlain> {
+ public:
+  using PoEngine<WcpPlain>::PoEngine;
+
+  void handle(EventId id, const Event& e) {
+    const ThreadId t = e.thread;
+    ensure_thread(t);
+    ran_[t] = true;
+    switch (e.op) {
+      case Op::Acquire: {
+        const LockId l = e.target;
+        ensure_lock(l);
+        h_[t].join(hl_[l]);  // H_t := H_t ⊔ H_l
+        p_[t].join(pl_[l]);  // P_t := P_t ⊔ P_l                                   (WCP-3)
+        sections_[l].push_back(Section{t, n_[t], false, {}});
+        open_.acquire(t, l, sections_[l].size() - 1);
+        break;
+      }
+      case Op::Release:
+        release(t, e.target);
+        break;
+      case Op::Read:
+      case Op::Write:
+        access(id, e);
+        break;
+      case Op::Fork: {
+        const ThreadId u = e.target;
+        ensure_thread(u);
+        h_[u].join(h_[t]);  // H_u := H_u ⊔ H_t
+        p_[u].join(h_[t]);  // P_u := P_u ⊔ H_t                                     (WCP-4)
+        tick(t);
+        break;
+      }
+      case Op::Join: {
+        const ThreadId u = e.target;
+        ensure_thread(u);
+        // WCP-5 needs an event of u: a thread that never ran orders nothing before the join
+        // (its H_u is only its parent's time at the fork).
+        if (ran_[u]) {
+          h_[t].join(h_[u]);  // H_t := H_t ⊔ H_u
+          p_[t].join(h_[u]);  // P_t := P_t ⊔ H_u                                   (WCP-5)
+        }
+        break;
+      }
+    }
+  }
+
+ protected:
+  void columns(const Event& e, Annotation& row) override {
+    const size_t w = width(e);
+    row.push_back({"N_t", std::to_string(n_[e.thread])});
+    row.push_back({"H_t", show(h_[e.thread], w)});
+    row.push_back({"P_t", show(p_[e.thread], w)});
+    row.push_back({"W_x", e.is_access() ? hist_.show(e.target, true) : ""});
+    row.push_back({"R_x", e.is_access() ? hist_.show(e.target, false) : ""});
+  }
+
+ private:
+  void access(EventId id, const Event& e) {
+    const ThreadId t = e.thread;
+    const VariableId x = e.target;
+    // WCP-1: releases of earlier CSs on a held lock (other threads) with a conflicting access.
+    for (const OpenSections::Cs& cs : open_.of(t)) {
+      const uint32_t s = slots_.find(cs.lock, x);
+      if (s == PairSlots::kNone) continue;
+      if (const VectorClock* w = rule_a_[s][1].for_thread(t)) p_[t].join(*w);
+      if (e.op == Op::Write)
+        if (const VectorClock* r = rule_a_[s][0].for_thread(t)) p_[t].join(*r);
+    }
+    hist_.check(*this, id, e, p_[t]);  // race: N(e1) > P_t(u)
+    hist_.record(id, e, n_[t]);
+    open_.access(e);
+  }
+
+  void release(ThreadId t, LockId l) {
+    bool held = false;
+    const OpenSections::Cs cs = open_.release(t, l, held);
+    if (!held) return;
+    ensure_lock(l);
+    // WCP-2: walk CS_l from t's cursor while the acquire is WCP-before this release. The
+    // satisfied sections form a prefix (acquires of l are HB-ordered and WCP composes with
+    // HB); the HB times of their releases grow along the list, so the last one stands for all.
+    auto& list = sections_[l];
+    grow_to(cursor_[l], t);
+    size_t i = cursor_[l][t];
+    size_t last = SIZE_MAX;
+    while (i < list.size() && list[i].closed && list[i].acq <= p_[t].get(list[i].thread)) {
+      last = i;
+      ++i;
+    }
+    cursor_[l][t] = i;
+    if (last != SIZE_MAX) p_[t].join(list[last].rel);
+    // WCP-1 bookkeeping: this release for every variable read / written inside.
+    for (VariableId x : cs.reads) rule_a_slot(l, x)[0].update(t, h_[t]);
+    for (VariableId x : cs.writes) rule_a_slot(l, x)[1].update(t, h_[t]);
+    hl_[l].assign(h_[t]);  // H_l := H_t
+    pl_[l].assign(p_[t]);  // P_l := P_t
+    list[cs.entry].closed = true;
+    list[cs.entry].rel.assign(h_[t]);
+    tick(t);
+  }
+
+  std::array<LatestRelease, 2>& rule_a_slot(LockId l, VariableId x) {
+    const uint32_t s = slots_.get_or_add(l, x);
+    if (s >= rule_a_.size()) rule_a_.resize(size_t{s} + 1);
+    return rule_a_[s];
+  }
+
+  // N_t += 1; H_t(t) := N_t
+  void tick(ThreadId t) {
+    ++n_[t];
+    h_[t].set(t, n_[t]);
+  }
+
+  void ensure_thread(ThreadId t) {
+    while (n_.size() <= t) {
+      const ThreadId u = static_cast<ThreadId>(n_.size());
+      n_.push_back(1);
+      ran_.push_back(false);
+      h_.emplace_back();
+      h_.back().set(u, 1);
+      p_.emplace_back();
+    }
+  }
+  void ensure_lock(LockId l) {
+    if (l >= hl_.size()) {
+      hl_.resize(size_t{l} + 1);
+      pl_.resize(size_t{l} + 1);
+      sections_.resize(size_t{l} + 1);
+      cursor_.resize(size_t{l} + 1);
+    }
+  }
+
+  std::vector<Clock> n_;
+  std::vector<bool> ran_;  // the thread had an event
+  std::vector<VectorClock> h_, p_;
+  std::vector<VectorClock> hl_, pl_;
+  std::vector<std::vector<Section>> sections_;
+  std::vector<std::vector<size_t>> cursor_;
+  PairSlots slots_;
+  std::vector<std::array<LatestRelease, 2>> rule_a_;  // [0]: read-releases, [1]: write-releases
+  OpenSections open_;
+  History hist_;
+};
+
+// The optimised version (engine `wcp`): the same rules on flat clock rows (one contiguous array
+// per kind of clock), with an O(1) test before each rule-(a) join (a release r1 is already WCP-
+// before the current event iff N(r1) <= P_t(thread(r1))), the own entry of P_t set in place for
+// the race check (C_t = P_t[t := N_t]), the CS sets reused, and one HB snapshot per release shared
+// by the rule-(a) slots and the CS list instead of one copy per variable.
+class Wcp final : public PoEngine<Wcp> {
+ public:
+  using PoEngine<Wcp>::PoEngine;
+
+  void handle(EventId id, const Event& e) {
+    const ThreadId t = e.thread;
+    if (t >= n_.size()) [[unlikely]]
+      add_thread(t);
+    ran_[t] = true;
+    switch (e.op) {
+      case Op::Acquire: {
+        const LockId l = e.target;
+        if (l >= sections_.size()) [[unlikely]]
+          add_lock(l);
+        const size_t n = stride();
+        join_row(h(t), hl_.row(l), n);  // H_t := H_t ⊔ H_l
+        join_row(p(t), pl_.row(l), n);  // P_t := P_t ⊔ P_l                            (WCP-3)
+        Lane& lane = sections_[l];
+        lane.v.push_back(Sec{t, n_[t], kNoSnap});
+        open_.acquire(t, l, lane.base + lane.v.size() - 1);
+        break;
+      }
+      case Op::Release:
+        release(t, e.target);
+        break;
+      case Op::Read:
+      case Op::Write:
+        access(id, e);
+        break;
+      case Op::Fork: {
+        const ThreadId u = e.target;
+        if (u >= n_.size()) add_thread(u);
+        join_row(h(u), h(t), stride());  // H_u := H_u ⊔ H_t
+        join_row(p(u), h(t), stride());  // P_u := P_u ⊔ H_t                            (WCP-4)
+        tick(t);
+        break;
+      }
+      case Op::Join: {
+        const ThreadId u = e.target;
+        if (u >= n_.size()) add_thread(u);
+        if (ran_[u]) {
+          join_row(h(t), h(u), stride());  // H_t := H_t ⊔ H_u
+          join_row(p(t), h(u), stride());  // P_t := P_t ⊔ H_u                          (WCP-5)
+        }
+        break;
+      }
+    }
+  }
+
+ protected:
+  void columns(const Event& e, Annotation& row) override {
+    const size_t w = width(e);
+    row.push_back({"N_t", std::to_string(n_[e.thread])});
+    row.push_back({"H_t", show_row(h(e.thread), stride(), w)});
+    row.push_back({"P_t", show_row(p(e.thread), stride(), w)});
+    row.push_back({"W_x", e.is_access() ? hist_.show(e.target, true) : ""});
+    row.push_back({"R_x", e.is_access() ? hist_.show(e.target, false) : ""});
+  }
+
+ private:
+  static constexpr uint32_t kNoSnap = UINT32_MAX;
+  struct Sec {  // a CS of CS_l: thread, N at the acquire, snapshot of H at the release
+    ThreadId thread;
+    Clock acq;
+    uint32_t rel;  // kNoSnap while open
+  };
+  // Rule-(a) slot of (l, x, kind): the latest qualifying release (by `last`) and the latest by
+  // another thread, as snapshots.
+  struct Latest {
+    ThreadId last = kNoThread;  // thread of h
+    uint32_t h = kNoSnap, other = kNoSnap;
+    Clock h_time = 0;           // N of h's release (its own entry)
+    ThreadId other_thread = 0;  // thread of other
+    Clock other_time = 0;       // N of other's release
+  };
+  struct LatestPair {  // rule-(a) slots of (l, x): [0] read-releases, [1] write-releases
+    Latest kind[2];
+  };
+
+  Clock* h(ThreadId t) { return th_.row(2 * size_t{t}); }
+  Clock* p(ThreadId t) { return th_.row(2 * size_t{t} + 1); }
+  const Clock* h(ThreadId t) const { return th_.row(2 * size_t{t}); }
+  const Clock* p(ThreadId t) const { return th_.row(2 * size_t{t} + 1); }
+  size_t stride() const { return th_.stride(); }
+
+  // P_t := P_t ⊔ snapshot, unless the snapshot's release is already WCP-before (O(1) test).
+  void join_release(ThreadId t, uint32_t snap) {
+    const ThreadId u = snap_thread_[snap];
+    const Clock* c = snaps_.row(snap);
+    Clock* pt = p(t);
+    if (c[u] > pt[u]) join_row(pt, c, stride());
+  }
+
+  void access(EventId id, const Event& e) {
+    const ThreadId t = e.thread;
+    const VariableId x = e.target;
+    Clock* pt = p(t);
+    if (x < latest_.size() && !latest_[x].locks.empty())
+      for (const OpenSections::Cs& cs : open_.of(t)) {  // WCP-1, other threads' releases only
+        const LatestPair* found = find_slot(x, cs.lock);
+        if (found == nullptr) continue;
+        const LatestPair& slot = *found;
+        for (int kind = 1; kind >= (e.op == Op::Write ? 0 : 1); --kind) {
+          const Latest& a = slot.kind[kind];
+          // The release is already WCP-before the current event iff N(r1) <= P_t(thread(r1)).
+          if (a.last != t) {
+            if (a.h != kNoSnap && a.h_time > pt[a.last]) join_row(pt, snaps_.row(a.h), stride());
+          } else if (a.other != kNoSnap && a.other_time > pt[a.other_thread]) {
+            join_row(pt, snaps_.row(a.other), stride());
+          }
+        }
+      }
+    const Clock own = pt[t];
+    pt[t] = n_[t];  // C_t = P_t[t := N_t]; own entries never race
+    hist_.check(*this, id, e, pt);
+    pt[t] = own;
+    hist_.record(id, e, n_[t]);
+    open_.access(e);
+  }
+
+  void release(ThreadId t, LockId l) {
+    if (!open_.release(t, l, released_)) return;
+    if (l >= sections_.size()) add_lock(l);
+    Lane& lane = sections_[l];
+    auto& list = lane.v;
+    Clock* pt = p(t);
+    // WCP-2: the CSs whose acquire is WCP-before this release are a prefix of CS_l (acquires of
+    // l are HB-ordered and WCP composes with HB); join the last one. The prefix is dropped: every
+    // later release of l follows an acquire of l, which joins P_l ⊒ P_t ⊒ H(r) of every dropped
+    // CS, so no later walk needs them (the list holds only CSs not yet WCP-before the last
+    // release of l; one cursor per lock suffices).
+    size_t i = lane.head, last = SIZE_MAX;
+    while (i < list.size() && list[i].rel != kNoSnap && list[i].acq <= pt[list[i].thread])
+      last = i++;
+    if (last != SIZE_MAX) join_release(t, list[last].rel);
+    for (size_t k = lane.head; k < i; ++k) release_ref(list[k].rel);
+    lane.head = i;
+    if (lane.head >= 4 && 2 * lane.head >= list.size()) {
+      list.erase(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(lane.head));
+      lane.base += lane.head;
+      lane.head = 0;
+    }
+    const uint32_t snap = new_snapshot(t);  // H at this release
+    for (VariableId x : released_.reads) update(slot(l, x, 0), t, snap);
+    for (VariableId x : released_.writes) update(slot(l, x, 1), t, snap);
+    list[released_.entry - lane.base].rel = snap;
+    ++refs_[snap];
+    const size_t n = stride();
+    copy_row(hl_.row(l), h(t), n);  // H_l := H_t
+    copy_row(pl_.row(l), pt, n);    // P_l := P_t
+    tick(t);
+  }
+
+  // Rule-(a) slots stored per variable: the locks in one small array (scanned), the slots in a
+  // parallel one (touched only on a hit).
+  struct VarSlots {
+    std::vector<LockId> locks;
+    std::vector<LatestPair> pairs;
+  };
+  const LatestPair* find_slot(VariableId x, LockId l) const {
+    const VarSlots& v = latest_[x];
+    for (size_t k = 0, n = v.locks.size(); k < n; ++k)
+      if (v.locks[k] == l) return &v.pairs[k];
+    return nullptr;
+  }
+  Latest& slot(LockId l, VariableId x, int kind) {
+    grow_to(latest_, x);
+    VarSlots& v = latest_[x];
+    for (size_t k = 0, n = v.locks.size(); k < n; ++k)
+      if (v.locks[k] == l) return v.pairs[k].kind[kind];
+    v.locks.push_back(l);
+    v.pairs.emplace_back();
+    return v.pairs.back().kind[kind];
+  }
+  void update(Latest& a, ThreadId t, uint32_t snap) {
+    if (a.h == snap) return;  // the variable appeared twice in the CS's set
+    if (a.last != t) {
+      release_ref(a.other);
+      a.other = a.h;
+      a.other_thread = a.last;
+      a.other_time = a.h_time;
+      a.last = t;
+    } else {
+      release_ref(a.h);
+    }
+    a.h = snap;
+    a.h_time = n_[t];
+    ++refs_[snap];
+  }
+
+  // Snapshots of H at releases, reference-counted (slots and CS-list entries hold them).
+  uint32_t new_snapshot(ThreadId t) {
+    uint32_t s;
+    if (!free_.empty()) {
+      s = free_.back();
+      free_.pop_back();
+    } else {
+      s = static_cast<uint32_t>(refs_.size());
+      refs_.push_back(0);
+      snap_thread_.push_back(0);
+      snaps_.ensure_rows(refs_.size());
+    }
+    copy_row(snaps_.row(s), h(t), stride());
+    snap_thread_[s] = t;
+    return s;
+  }
+  void release_ref(uint32_t s) {
+    if (s != kNoSnap && --refs_[s] == 0) free_.push_back(s);
+  }
+
+  void tick(ThreadId t) {
+    ++n_[t];
+    h(t)[t] = n_[t];
+  }
+
+  [[gnu::noinline]] void add_thread(ThreadId t) {
+    const size_t need = size_t{t} + 1;
+    if (need > stride()) {
+      const size_t s = std::bit_ceil(need);
+      th_.set_stride(s);
+      hl_.set_stride(s);
+      pl_.set_stride(s);
+      snaps_.set_stride(s);
+      hist_.set_stride(s);
+    }
+    th_.ensure_rows(2 * need);
+    while (n_.size() < need) {
+      const ThreadId u = static_cast<ThreadId>(n_.size());
+      n_.push_back(1);
+      ran_.push_back(false);
+      h(u)[u] = 1;
+    }
+  }
+  [[gnu::noinline]] void add_lock(LockId l) {
+    const size_t need = size_t{l} + 1;
+    hl_.ensure_rows(need);
+    pl_.ensure_rows(need);
+    sections_.resize(std::max(need, sections_.size()));
+  }
+
+  std::vector<Clock> n_;   // N_t
+  std::vector<bool> ran_;  // the thread had an event
+  ClockRows th_;           // row 2t: H_t, row 2t+1: P_t
+  ClockRows hl_, pl_;      // H_l, P_l
+  struct Lane {            // CS_l from its cursor on: v[head..] (absolute index of v[i]: base + i)
+    std::vector<Sec> v;
+    size_t head = 0;
+    uint64_t base = 0;
+  };
+  std::vector<Lane> sections_;    // CS_l
+  std::vector<VarSlots> latest_;  // per variable
+  ClockRows snaps_;               // H snapshots
+  std::vector<uint32_t> refs_;
+  std::vector<ThreadId> snap_thread_;
+  std::vector<uint32_t> free_;
+  OpenSections open_;
+  OpenSections::Cs released_{0, 0, {}, {}};
+  FlatHistory hist_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_wcp_plain(EngineContext& context) {
+  return std::make_unique<WcpPlain>(context);
+}
+
+}  // namespace racepred::po
+
+namespace racepred {
+std::unique_ptr<Engine> make_wcp(EngineContext& context) {
+  return std::make_unique<po::Wcp>(context);
+}
+}  // namespace racepred

@@ -1,0 +1,342 @@
+// The PWR relation as vector clocks (Sulzmann & Stadtmüller, "Efficient, near complete and often
+// sound hybrid dynamic data race prediction", MPLR 2020: Alg. 1 with fork/join, the read-read
+// optimisation and thread-local histories; Sulzmann & Thiemann, "Cross-thread critical sections
+// and efficient dynamic race prediction methods", Def. 6.1). Shared by pwr, pwr-edges, pwr-cs
+// and pwr-e.
+//
+// State, in the papers' notation:
+//   Th(i)      thread i's vector clock; initially 0 except Th(i)[i] = 1; every event of i
+//              increments Th(i)[i] after it was processed, so an event is the epoch i#Th(i)[i]
+//   LSt(i)     thread i's standard lock set (interned, LockSets below)
+//   Acq(y)     epoch of the most recent acq(y); holder(y) the thread holding y
+//   L_all      the locks held by any thread (Algorithm 1 of the cross-thread paper)
+//   H(y)       released critical sections on y: (acquire epoch j#k, release clock V'), the
+//              newest `history` of them (0: all)
+//   LW(x)      clock of the last write of x, with its epoch, lock set, event and location
+//
+// ROD ("w3" of the PWR paper, rule PWR-3): while thread i holds y, every critical section
+// (j#k, V') of another thread in H(y) whose acquire happens before i's current event
+// (k <= Th(i)[j]) has its release ordered before it too: Th(i) = Th(i) ⊔ V'. The test uses the
+// acquire only (PWR paper, App. F), i.e. PWR-3 over the closed sections [a, r] with f in (a2, r2]
+// (docs/ENGINES.md "pwr": how this relates to Def. 6.1 as printed). Applied to a fixpoint, and
+// only when Th(i) may have grown: after merging a last write (reads), after a join, and at the
+// first event after an acquire. While i holds y no other thread releases y, so H(y) does not
+// change under i's feet. Errata applied: the WRD test is Th(i)[j] < LW(x)[j] (Alg. 3 prints >);
+// the forked thread's clock is joined with the parent's (its own entry stays 1).
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "racepred/clock/lock_set.hpp"
+#include "racepred/clock/rows.hpp"
+#include "racepred/clock/vector_clock.hpp"
+#include "racepred/trace/event.hpp"
+
+namespace racepred::pwr {
+
+template <class T>
+using Rows = ClockRows<T>;
+
+inline constexpr uint32_t kUnbounded = 0;
+inline constexpr uint32_t kNone = UINT32_MAX;
+
+// Bounds of the bounded engines (the PWR paper's PWR_L^{E+E}: 25 edges, 5 history entries).
+struct PwrOptions {
+  uint32_t history = 5;  // critical sections kept per lock; kUnbounded keeps all
+  uint32_t edges = 25;   // pwr-edges: replaced accesses kept per variable; kUnbounded keeps all
+};
+
+// Standard lock sets: the clock kit's LockSetTable (a thread holds a trie node, accesses keep
+// the node's set id; disjointness is a bit test for lock ids below 64).
+using LockSets = LockSetTable;
+using SetId = LockSetTable::SetId;
+
+inline bool set_contains(const LockSets& sets, SetId set, LockId y) {
+  const auto locks = sets.locks(set);
+  return std::binary_search(locks.begin(), locks.end(), y);
+}
+
+// Th, LSt, Acq, L_all, H and LW of the PWR vector-clock algorithm.
+class PwrClocks {
+ public:
+  explicit PwrClocks(const PwrOptions& options) : history_(options.history) {}
+
+  size_t stride() const { return th_.stride(); }
+  Clock* th(ThreadId i) { return th_.row(i); }
+  const Clock* th(ThreadId i) const { return th_.row(i); }
+  SetId lockset(ThreadId i) const { return threads_[i].set; }
+  const LockSets& locksets() const { return sets_; }
+  size_t thread_count() const { return threads_.size(); }
+  bool holds_any(ThreadId i) const { return threads_[i].set != LockSetTable::kEmptySet; }
+  // An epoch j#k happened before the current event of i.
+  bool ordered(Epoch f, ThreadId i) const { return f.clock() <= th_.row(i)[f.thread()]; }
+
+  void ensure_thread(ThreadId t) {
+    if (t < threads_.size()) [[likely]]
+      return;
+    grow_threads(static_cast<size_t>(t) + 1);
+  }
+
+  // Start of every event of thread i except reads (which call sync_read): the ROD syncs owed
+  // since the last acquire.
+  void begin(ThreadId i) {
+    if (threads_[i].pending) [[unlikely]]
+      w3(i);
+  }
+
+  // --- last write (WRD) ---
+  bool has_write(VariableId x) const { return x < vars_.size() && vars_[x].id != kNoEvent; }
+  struct LastWrite {
+    Epoch epoch;
+    EventId id = kNoEvent;
+    LocationId location = 0;
+    SetId lockset = LockSetTable::kEmptySet;
+    uint32_t record = kNone;  // pwr-cs: the access record of the write
+  };
+  const LastWrite& last_write(VariableId x) const { return vars_[x]; }
+  LastWrite& last_write_mut(VariableId x) { return vars_[x]; }
+  void ensure_variable(VariableId x) {
+    if (x >= vars_.size()) [[unlikely]]
+      grow_variables(x);
+  }
+  // The read's WRD test before its sync: the last write does not happen before Th(i)
+  // (Th(i)[j] < LW(x)[j], i.e. not j#k ⪯ Th(i)).
+  bool last_write_unordered(ThreadId i, VariableId x) const {
+    const LastWrite& w = vars_[x];
+    return w.id != kNoEvent && !ordered(w.epoch, i);
+  }
+  // read(i,x): Th(i) = Th(i) ⊔ LW(x); w3(i).
+  void sync_read(ThreadId i, VariableId x) {
+    const LastWrite& w = vars_[x];
+    bool grew = false;
+    if (w.id != kNoEvent && !ordered(w.epoch, i)) {
+      join_into(th_.row(i), lw_.row(x));
+      ++threads_[i].version;
+      grew = true;
+    }
+    if (grew ? holds_any(i) : threads_[i].pending) w3(i);
+    threads_[i].pending = false;
+  }
+  // write(i,x): LW(x) = Th(i), LWt(x) = i#Th(i)[i], LWL(x) = LSt(i).
+  void set_last_write(ThreadId i, VariableId x, EventId id, LocationId location,
+                      uint32_t record = kNone) {
+    LastWrite& w = vars_[x];
+    w.epoch = Epoch(i, th_.row(i)[i]);
+    w.id = id;
+    w.location = location;
+    w.lockset = threads_[i].set;
+    w.record = record;
+    copy_row(lw_.row(x), th_.row(i));
+  }
+
+  // --- locks ---
+  LockId lock_count() const { return static_cast<LockId>(locks_.size()); }
+  ThreadId holder(LockId y) const { return y < locks_.size() ? locks_[y].holder : kNone; }
+  Epoch acquire_epoch(LockId y) const { return locks_[y].acq; }
+  // L_all: the locks currently held by some thread.
+  const std::vector<LockId>& held_locks() const { return all_held_; }
+  // L_all with the holder and acquire epoch of each lock, contiguous for the guard-lock scan.
+  struct Held {
+    Epoch acq;
+    LockId lock;
+    ThreadId holder;
+  };
+  const std::vector<Held>& held() const { return held_; }
+  // A foreign lock whose acquire happens before i's current event may be held: some thread
+  // j ≠ i holds a lock acquired at j#k with k ⪯ Th(i)[j] (its earliest held acquire suffices).
+  // A branch-free pass over T entries; the guard-lock scan runs only when this is true.
+  bool may_have_guards(ThreadId i) const {
+    const Clock* th = th_.row(i);
+    unsigned any = 0;
+    for (size_t j = 0, n = min_acq_.size(); j < n; ++j)
+      any |= static_cast<unsigned>(min_acq_[j] <= th[j]) & static_cast<unsigned>(j != i);
+    return any != 0;
+  }
+  // Changes whenever L_all changes (acquire, release).
+  uint64_t lock_version() const { return lock_version_; }
+  // Changes whenever Th(i) grows other than by its own increment.
+  uint64_t clock_version(ThreadId i) const { return threads_[i].version; }
+
+  // acq(i,y): LSt(i) ∪= {y}; L_all ∪= {y}; Acq(y) = i#Th(i)[i]; the ROD sync for y is owed at
+  // i's next event (the acquire itself is not inside its section). False for a re-entrant
+  // acquire, which is ignored (the pipeline normalises them away before engines see them).
+  bool acquire(ThreadId i, LockId y) {
+    begin(i);
+    ensure_lock(y);
+    Lock& l = locks_[y];
+    if (l.holder == i) return false;
+    l.acq = Epoch(i, th_.row(i)[i]);
+    l.holder = i;
+    l.all_pos = static_cast<uint32_t>(all_held_.size());
+    all_held_.push_back(y);
+    held_.push_back(Held{l.acq, y, i});
+    ++lock_version_;
+    min_acq_[i] = std::min(min_acq_[i], l.acq.clock());
+    Thread& t = threads_[i];
+    t.node = sets_.acquire(t.node, y);
+    t.set = sets_.set_of(t.node);
+    t.pending = true;
+    return true;
+  }
+  // rel(i,y): H(y) += (Acq(y), Th(i)); LSt(i) -= {y}; L_all -= {y}. False if i does not hold y.
+  bool release(ThreadId i, LockId y) {
+    begin(i);
+    ensure_lock(y);
+    Lock& l = locks_[y];
+    if (l.holder != i) return false;
+    uint32_t row;
+    if (history_ == kUnbounded || l.cs_acq.size() < history_) {
+      row = rel_used_++;
+      rel_.ensure_rows(rel_used_);
+      l.cs_acq.push_back(l.acq);
+      l.cs_row.push_back(row);
+    } else {  // overwrite the oldest entry
+      row = l.cs_row[l.next];
+      l.cs_acq[l.next] = l.acq;
+      l.next = (l.next + 1) % history_;
+    }
+    copy_row(rel_.row(row), th_.row(i));
+    l.holder = kNone;
+    const LockId last = all_held_.back();
+    all_held_[l.all_pos] = last;
+    held_[l.all_pos] = held_.back();
+    locks_[last].all_pos = l.all_pos;
+    all_held_.pop_back();
+    held_.pop_back();
+    ++lock_version_;
+    l.all_pos = kNone;
+    Thread& t = threads_[i];
+    t.node = sets_.release(t.node, y);
+    t.set = sets_.set_of(t.node);
+    if (min_acq_[i] == l.acq.clock()) {  // the earliest held acquire of i left: recompute
+      min_acq_[i] = kNoClock;
+      for (const LockId z : sets_.locks(t.set))
+        min_acq_[i] = std::min(min_acq_[i], locks_[z].acq.clock());
+    }
+    return true;
+  }
+  // fork(i,u): Th(u) = Th(u) ⊔ Th(i).
+  void fork(ThreadId i, ThreadId u) {
+    begin(i);
+    ensure_thread(u);
+    if (u != i) join_into(th_.row(u), th_.row(i));
+    ++threads_[u].version;
+  }
+  // join(i,u): Th(i) = Th(i) ⊔ Th(u); w3(i).
+  void join(ThreadId i, ThreadId u) {
+    begin(i);
+    ensure_thread(u);
+    if (u == i) return;
+    join_into(th_.row(i), th_.row(u));
+    ++threads_[i].version;
+    w3(i);
+  }
+  // Th(u) = Th(u) ⊔ V for a clock V of an event ordered before u's next event (pwr-e); the
+  // ROD sync is owed again.
+  void merge_into_thread(ThreadId u, const Clock* v) {
+    join_into(th_.row(u), v);
+    ++threads_[u].version;
+    threads_[u].pending = holds_any(u);
+  }
+  // After every event of i: Th(i)[i]++.
+  void end(ThreadId i) { ++th_.row(i)[i]; }
+
+  // w3(i): ROD for every lock i holds, to a fixpoint.
+  void w3(ThreadId i) {
+    Thread& t = threads_[i];
+    t.pending = false;
+    if (t.set == LockSetTable::kEmptySet) return;
+    Clock* th = th_.row(i);
+    bool changed;
+    do {
+      changed = false;
+      for (const LockId y : sets_.locks(t.set)) {
+        const Lock& l = locks_[y];
+        for (size_t k = 0, n = l.cs_acq.size(); k < n; ++k) {
+          const Epoch a = l.cs_acq[k];
+          const ThreadId j = a.thread();
+          if (j == i) continue;
+          const Clock* rel = rel_.row(l.cs_row[k]);
+          if (rel[j] <= th[j]) continue;  // rel(CS) already happens before: nothing to add
+          if (a.clock() <= th[j]) {       // acq(CS) <PWR now ⇒ rel(CS) <PWR now
+            join_into(th, rel);
+            ++t.version;
+            changed = true;
+          }
+        }
+      }
+    } while (changed);
+  }
+
+  // The release clock of the k-th kept critical section of y, for pwr-e.
+  struct Section {
+    Epoch acquire;
+    const Clock* release;
+  };
+  template <class F>
+  void for_each_section(LockId y, F f) const {
+    const Lock& l = locks_[y];
+    for (size_t k = 0; k < l.cs_acq.size(); ++k) f(Section{l.cs_acq[k], rel_.row(l.cs_row[k])});
+  }
+
+  void join_into(Clock* dst, const Clock* src) const { join_clocks(dst, src, stride()); }
+  void copy_row(Clock* dst, const Clock* src) const { copy_clock(dst, src, stride()); }
+
+ private:
+  struct Thread {
+    LockSetTable::NodeId node = LockSetTable::kRoot;
+    SetId set = LockSetTable::kEmptySet;
+    bool pending = false;  // ROD sync owed at the next event (set by acquire)
+    uint64_t version = 0;  // see clock_version()
+  };
+  struct Lock {
+    Epoch acq;
+    ThreadId holder = kNone;
+    uint32_t all_pos = kNone;
+    uint32_t next = 0;             // oldest entry of the ring (bounded history)
+    std::vector<Epoch> cs_acq;     // H(y): acquire epochs
+    std::vector<uint32_t> cs_row;  // H(y): rows of rel_ holding the release clocks
+  };
+
+  [[gnu::noinline]] void grow_threads(size_t n) {
+    if (n > th_.stride()) {
+      const size_t s = std::bit_ceil(n);
+      th_.set_stride(s);
+      lw_.set_stride(s);
+      rel_.set_stride(s);
+    }
+    th_.ensure_rows(n);
+    for (size_t t = threads_.size(); t < n; ++t) th_.row(t)[t] = 1;
+    min_acq_.resize(n, kNoClock);
+    threads_.resize(n);
+  }
+  [[gnu::noinline]] void grow_variables(VariableId x) {
+    const size_t n = std::max<size_t>(static_cast<size_t>(x) + 1, vars_.size() * 3 / 2);
+    vars_.resize(n);
+    lw_.ensure_rows(n);
+  }
+  void ensure_lock(LockId y) {
+    if (y >= locks_.size()) [[unlikely]]
+      locks_.resize(static_cast<size_t>(y) + 1);
+  }
+
+  uint32_t history_;
+  Rows<Clock> th_;   // Th(i)
+  Rows<Clock> lw_;   // LW(x)
+  Rows<Clock> rel_;  // release clocks of H(y)
+  uint32_t rel_used_ = 0;
+  std::vector<Thread> threads_;
+  std::vector<LastWrite> vars_;
+  std::vector<Lock> locks_;
+  std::vector<LockId> all_held_;
+  std::vector<Held> held_;  // parallel to all_held_
+  uint64_t lock_version_ = 0;
+  static constexpr Clock kNoClock = UINT32_MAX;
+  std::vector<Clock> min_acq_;  // per thread: the clock of its earliest held acquire
+  LockSets sets_;
+};
+
+}  // namespace racepred::pwr

@@ -1,0 +1,336 @@
+// PWR^CS (seed 003 Algorithm 1) and PWR-E (seed 003 App. G): PWR race prediction whose race
+// check uses the thread-indexed PWR lock sets LH_pwr (§6.2) instead of the standard lock sets.
+// pwr_cs.cpp and pwr_e.cpp document the two engines; this is their common machinery.
+//
+// State (besides PwrClocks: Th(t), L_S(t) = LSt, L_all, Acq(x), H, LW):
+//   RC(a)      race candidates of variable a: the entries of RW(a) (pwr_engine.hpp), each with
+//              the record of its access when it has potential guard locks
+//   record     (e, V, ls, gs): epoch and event of e, its standard lock set ls, the potential
+//              guard locks z? still open (`pending`) and the confirmed guard locks (z, t)
+//   W(z)       the records waiting for the release of z (registered "with the guard locks they
+//              wait for", §6.3 "actual implementation"), instead of scanning every RC(a)
+//   pairs      race pairs (f, e) that are PWR races (concurrent or WRD, ls disjoint) and wait
+//              for a record of theirs to be resolved before RACECHECK
+//
+//   READ/WRITE(t, a), line 2: Th(t) = PWR(e)                      (PwrClocks: sync, w3)
+//                     line 3: gs = {z? | z ∈ L_all \ L_S(t), Acq(z) ⪯ Th(t)}
+//                     line 5: RC(a) ∪= {(e, Th(t), L_S(t), gs)}; register e in W(z) per z?
+//   RELEASE(t, z),    line 7: for (e, V, ls, gs) in W(z): z? ∈ gs and V ⪯ Th(t)
+//                     line 8:   gs' = gs \ {z?} ∪ {(z, t)}         (a guard-lock confirmation)
+//                     line 10:  else gs' = gs \ {z?}
+//   RACECHECK(e, f):  no z? left in gs_e, gs_f; e ∥ f (or WRD);
+//                     (ls_e ∪ gs_e) ∩' (ls_f ∪ gs_f) = ∅ (locks of different threads, Def. 5.9)
+// A lock still held at the end of the trace is released virtually after its thread's last
+// event (as the exact lock sets do), so every candidate is decided by finish().
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "racepred/engines/dispatch.hpp"
+#include "racepred/engines/pwr/pwr_core.hpp"
+#include "racepred/engines/pwr/pwr_engine.hpp"
+
+namespace racepred::pwr {
+
+// E1 = true: pwr-e (PWRE-3 with cross-thread sections, applied when a guard is confirmed).
+template <bool E1>
+class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
+ public:
+  PwrCsEngine(EngineContext& context, const PwrOptions& options)
+      : sink_(context.sink), clocks_(options) {}
+
+  // DispatchEngine handlers.
+  void before(EventId, const Event& e) { clocks_.ensure_thread(e.thread); }
+  void read(EventId id, const Event& e) { access(id, e, false); }
+  void write(EventId id, const Event& e) { access(id, e, true); }
+  void acquire(EventId, const Event& e) { clocks_.acquire(e.thread, e.target); }
+  void release(EventId, const Event& e) {
+    const ThreadId i = e.thread;
+    clocks_.begin(i);  // Th(i) = PWR(rel)
+    if (clocks_.holder(e.target) == i) release_guards(e.target, i);
+    clocks_.release(i, e.target);
+  }
+  void fork(EventId, const Event& e) { clocks_.fork(e.thread, e.target); }
+  void join(EventId, const Event& e) { clocks_.join(e.thread, e.target); }
+  void after(EventId, const Event& e) { clocks_.end(e.thread); }
+
+  void finish() override {
+    // Locks held at the end: virtual release after the holder's last event.
+    const std::vector<LockId> held = clocks_.held_locks();
+    for (LockId z : held) release_guards(z, clocks_.holder(z));
+    sink_.add_guard_confirmations(confirmations_);
+  }
+
+ private:
+  struct CsEntry {
+    Entry entry;
+    uint32_t record = kNone;  // kNone: no potential guard locks at the access
+  };
+  struct Record {
+    Epoch epoch;
+    uint32_t pending = 0;  // potential guard locks z? not decided yet
+    uint32_t refs = 0;
+    std::vector<GuardLock> guards;  // confirmed (z, t)
+    std::vector<uint32_t> pairs;    // undecided pairs that wait for this record
+    std::vector<Clock> vc;          // pwr-e: V of the access, grown by PWRE-3
+    std::vector<Clock> extra;       // pwr-e: what PWRE-3 added (the release clocks joined)
+  };
+  struct Side {
+    Access access;
+    SetId lockset = LockSetTable::kEmptySet;
+    uint32_t record = kNone;
+  };
+  struct Pair {
+    Side first, second;
+    VariableId variable = 0;
+    uint32_t waiting = 0;
+  };
+
+  // --- records ---
+  uint32_t new_record(Epoch epoch) {
+    uint32_t r;
+    if (!free_records_.empty()) {
+      r = free_records_.back();
+      free_records_.pop_back();
+    } else {
+      r = static_cast<uint32_t>(records_.size());
+      records_.emplace_back();
+    }
+    Record& rec = records_[r];
+    rec.epoch = epoch;
+    rec.pending = 0;
+    rec.refs = 0;
+    return r;
+  }
+  void ref(uint32_t r) {
+    if (r != kNone) ++records_[r].refs;
+  }
+  void unref(uint32_t r) {
+    if (r == kNone || --records_[r].refs != 0) return;
+    Record& rec = records_[r];
+    rec.guards.clear();
+    rec.pairs.clear();
+    rec.vc.clear();
+    rec.extra.clear();
+    free_records_.push_back(r);
+  }
+
+  // line 3–5: the potential guard locks of the current access of i. The set depends only on
+  // L_all (with the acquires) and Th(i): when neither changed since i's last access found none,
+  // it is still empty and the scan is skipped.
+  uint32_t candidate(ThreadId i, Epoch epoch) {
+    if (i >= scans_.size()) scans_.resize(static_cast<size_t>(i) + 1);
+    Scan& last = scans_[i];
+    const uint64_t lv = clocks_.lock_version(), cv = clocks_.clock_version(i);
+    if (last.empty && last.locks == lv && last.clock == cv) return kNone;
+    uint32_t r = kNone;
+    const Clock* th = clocks_.th(i);
+    for (const PwrClocks::Held& h : clocks_.held()) {
+      if (h.holder == i || h.acq.clock() > th[h.acq.thread()]) continue;
+      if (r == kNone) {
+        r = new_record(epoch);
+        if constexpr (E1) records_[r].vc.assign(th, th + clocks_.stride());
+      }
+      if (h.lock >= waiting_.size()) waiting_.resize(static_cast<size_t>(h.lock) + 1);
+      waiting_[h.lock].push_back(r);
+      ++records_[r].pending;
+      ref(r);
+    }
+    last = Scan{lv, cv, r == kNone};
+    return r;
+  }
+
+  // RELEASE lines 5–15 for the records waiting for z, released by t (Th(t) = PWR(rel)).
+  void release_guards(LockId z, ThreadId t) {
+    if (z >= waiting_.size() || waiting_[z].empty()) return;
+    std::vector<uint32_t> list;
+    list.swap(waiting_[z]);
+    const Clock* th = clocks_.th(t);
+    for (uint32_t r : list) {
+      Record& rec = records_[r];
+      if (rec.epoch.clock() <= th[rec.epoch.thread()]) {  // line 7: V ⪯ Th(t)
+        rec.guards.push_back(GuardLock{z, t});            // line 8
+        ++confirmations_;
+        if constexpr (E1) rod_cross(r, z, t);
+      }
+      if (--rec.pending == 0) resolve(r);
+      unref(r);
+    }
+    list.clear();
+    if (waiting_[z].empty()) waiting_[z].swap(list);  // keep the capacity
+  }
+
+  // PWRE-3 (pwr-e): the access f of record r is in the cross-thread section of z held by t.
+  // Every earlier section (a1, r1) of z of another thread with a1 ⪯ V(f) has r1 <PWR-E f:
+  // V(f) ⊔= V(r1), and so for every later event of f's thread: Th(u) ⊔= V(r1).
+  void rod_cross(uint32_t r, LockId z, ThreadId t) {
+    if constexpr (E1) {
+      Record& rec = records_[r];
+      const ThreadId u = rec.epoch.thread();
+      rec.vc.resize(clocks_.stride(), 0);
+      rec.extra.resize(clocks_.stride(), 0);
+      for (bool changed = true; changed;) {
+        changed = false;
+        clocks_.for_each_section(z, [&](const PwrClocks::Section& s) {
+          const ThreadId j = s.acquire.thread();
+          if (j == t || s.release[j] <= rec.vc[j] || s.acquire.clock() > rec.vc[j]) return;
+          clocks_.join_into(rec.vc.data(), s.release);
+          clocks_.join_into(rec.extra.data(), s.release);
+          clocks_.merge_into_thread(u, s.release);
+          changed = true;
+        });
+      }
+    }
+  }
+
+  // A record lost its last potential guard lock: decide the pairs that waited for it.
+  void resolve(uint32_t r) {
+    std::vector<uint32_t> pairs;
+    pairs.swap(records_[r].pairs);
+    for (uint32_t p : pairs)
+      if (--pairs_[p].waiting == 0) {
+        decide(pairs_[p]);
+        unref(pairs_[p].first.record);
+        unref(pairs_[p].second.record);
+        free_pairs_.push_back(p);
+      }
+  }
+
+  const std::vector<GuardLock>& guards_of(const Side& s) const {
+    return s.record == kNone ? no_guards_ : records_[s.record].guards;
+  }
+
+  // RACECHECK: (ls_e ∪ gs_e) ∩' (ls_f ∪ gs_f) = ∅.
+  void decide(const Pair& p) {
+    const Race race{p.first.access, p.second.access, p.variable};
+    if constexpr (E1) {
+      if (p.second.record != kNone) {
+        // Ordered through a release PWRE-3 added (for a WRD pair: something between the write
+        // and the read): no race.
+        const std::vector<Clock>& extra = records_[p.second.record].extra;
+        const ThreadId ft = p.first.access.thread;
+        if (ft < extra.size() && first_clock(p) <= extra[ft]) return;
+      }
+    }
+    const auto& ga = guards_of(p.first);
+    const auto& gb = guards_of(p.second);
+    const LockSets& sets = clocks_.locksets();
+    const ThreadId ta = p.first.access.thread, tb = p.second.access.thread;
+    bool common = !sets.disjoint(p.first.lockset, p.second.lockset);
+    for (const GuardLock& g : gb)
+      common = common || (g.thread != ta && set_contains(sets, p.first.lockset, g.lock));
+    for (const GuardLock& g : ga)
+      common = common || (g.thread != tb && set_contains(sets, p.second.lockset, g.lock));
+    for (const GuardLock& g : ga)
+      for (const GuardLock& h : gb) common = common || (g.lock == h.lock && g.thread != h.thread);
+    if (common)
+      sink_.report_guarded(race);
+    else
+      sink_.report(race, ga, gb);
+  }
+  Clock first_clock(const Pair& p) const { return first_clocks_[&p - pairs_.data()]; }
+
+  // A PWR race pair (concurrent or WRD, standard lock sets disjoint): RACECHECK now or later.
+  void pair(const Side& first, Clock first_clock, const Side& second, VariableId x) {
+    uint32_t waiting = 0;
+    for (const Side* s : {&first, &second})
+      if (s->record != kNone && records_[s->record].pending > 0) ++waiting;
+    if (first.record == kNone && second.record == kNone) {
+      sink_.report(Race{first.access, second.access, x}, {}, {});
+      return;
+    }
+    uint32_t p;
+    if (!free_pairs_.empty()) {
+      p = free_pairs_.back();
+      free_pairs_.pop_back();
+    } else {
+      p = static_cast<uint32_t>(pairs_.size());
+      pairs_.emplace_back();
+      first_clocks_.emplace_back();
+    }
+    pairs_[p] = Pair{first, second, x, waiting};
+    first_clocks_[p] = first_clock;
+    if (waiting == 0) {
+      decide(pairs_[p]);
+      free_pairs_.push_back(p);
+      return;
+    }
+    ref(first.record);
+    ref(second.record);
+    for (const Side* s : {&first, &second})
+      if (s->record != kNone && records_[s->record].pending > 0)
+        records_[s->record].pairs.push_back(p);
+  }
+
+  void access(EventId id, const Event& e, bool write) {
+    const ThreadId i = e.thread;
+    const VariableId x = e.target;
+    clocks_.ensure_variable(x);
+    if (x >= rc_.size()) [[unlikely]]
+      rc_.resize(std::max<size_t>(static_cast<size_t>(x) + 1, rc_.size() * 3 / 2));
+    const uint32_t ls = clocks_.lockset(i);
+    bool wrd = false;
+    Side lw;
+    Clock lw_clock = 0;
+    if (!write) {
+      if (clocks_.last_write_unordered(i, x)) [[unlikely]] {
+        const auto& w = clocks_.last_write(x);
+        if (clocks_.locksets().disjoint(w.lockset, ls)) {
+          wrd = true;
+          lw = Side{Access{w.id, w.epoch.thread(), w.location, Op::Write}, w.lockset, w.record};
+          lw_clock = w.epoch.clock();
+        }
+      }
+      clocks_.sync_read(i, x);  // line 2
+    } else {
+      clocks_.begin(i);  // line 2
+    }
+    const Clock* th = clocks_.th(i);
+    const Epoch epoch(i, th[i]);
+    const uint32_t rec = clocks_.may_have_guards(i) ? candidate(i, epoch) : kNone;  // line 3
+    const Side cur{Access::of(id, e), ls, rec};
+    if (wrd) pair(lw, lw_clock, cur, x);
+    std::vector<CsEntry>& rc = rc_[x];
+    size_t kept = 0;
+    for (size_t k = 0, n = rc.size(); k < n; ++k) {
+      const CsEntry f = rc[k];
+      if (f.entry.epoch.clock() > th[f.entry.epoch.thread()]) {  // f ∥ e
+        if ((write || f.entry.write) && clocks_.locksets().disjoint(f.entry.lockset, ls))
+          pair(Side{f.entry.access(), f.entry.lockset, f.record}, f.entry.epoch.clock(), cur, x);
+        rc[kept++] = f;
+      } else if (!write && f.entry.write) {
+        rc[kept++] = f;
+      } else {
+        unref(f.record);  // evicted (Fig. 10)
+      }
+    }
+    rc.resize(kept);
+    ref(rec);
+    rc.push_back(CsEntry{Entry{epoch, id, e.location, ls, write}, rec});  // line 5
+    if (write) {
+      unref(clocks_.last_write(x).record);
+      ref(rec);
+      clocks_.set_last_write(i, x, id, e.location, rec);
+    }
+  }
+
+  RaceSink& sink_;
+  PwrClocks clocks_;
+  std::vector<std::vector<CsEntry>> rc_;        // RC(a) = RW(a) with records
+  std::vector<std::vector<uint32_t>> waiting_;  // W(z)
+  std::vector<Record> records_;
+  std::vector<uint32_t> free_records_;
+  std::vector<Pair> pairs_;
+  std::vector<Clock> first_clocks_;  // the first access's clock entry, per pair (pwr-e)
+  std::vector<uint32_t> free_pairs_;
+  struct Scan {
+    uint64_t locks = 0, clock = 0;
+    bool empty = false;
+  };
+  std::vector<Scan> scans_;  // per thread: the last guard-lock scan
+  const std::vector<GuardLock> no_guards_;
+  uint64_t confirmations_ = 0;
+};
+
+}  // namespace racepred::pwr

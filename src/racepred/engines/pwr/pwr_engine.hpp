@@ -1,0 +1,124 @@
+// PWR_L race prediction (PWR paper Alg. 1 + 2 + 3 + 4) over PwrClocks: the per-variable
+// frontier RW(x) of the most recent mutually concurrent accesses, the WRD race test, and a hook
+// for the edge constraints of pwr-edges (pwr_edges.cpp).
+//
+// State (besides PwrClocks):
+//   RW(x)   entries (j#k, event, location, LSt, is_write): the accesses of x not yet known to
+//           happen before a later access, plus, after reads, the writes before them (Alg. 3)
+//
+//   read(i,x):  [WRD]  if LW(x) = j#k with Th(i)[j] < k and LSt(i) ∩ LWL(x) = ∅: race (LW(x), e)
+//               [sync] Th(i) = Th(i) ⊔ LW(x); w3(i)
+//               [race] for f in RW(x): f a write, f ∥ e, LS(f) ∩ LSt(i) = ∅: race (f, e)
+//               [RW]   RW(x) = {e} ∪ {f ∈ RW(x) | f ∥ e or f is a write}
+//   write(i,x): [race] for f in RW(x): f ∥ e, LS(f) ∩ LSt(i) = ∅: race (f, e)
+//               [RW]   RW(x) = {e} ∪ {f ∈ RW(x) | f ∥ e};  LW(x) = Th(i) …
+// where f = j#k ∥ e iff k > Th(i)[j]. Every entry dropped from RW(x) happens before the access
+// that dropped it (the edge f ≺ e of pwr-edges).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "racepred/engines/dispatch.hpp"
+#include "racepred/engines/pwr/pwr_core.hpp"
+
+namespace racepred::pwr {
+
+struct Entry {
+  Epoch epoch;
+  EventId id = kNoEvent;
+  LocationId location = 0;
+  SetId lockset = LockSetTable::kEmptySet;
+  bool write = false;
+
+  Access access() const {
+    return Access{id, epoch.thread(), location, write ? Op::Write : Op::Read};
+  }
+};
+
+// No edge constraints (pwr).
+struct NoEdges {
+  explicit NoEdges(const PwrOptions&) {}
+  void ensure_variable(VariableId) {}
+  template <class Report>
+  void conc(VariableId, const Entry&, const Entry&, const Clock*, const LockSets&, Report&&) {}
+  void replaced(VariableId, const Entry&, EventId) {}
+};
+
+template <class Edges>
+class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
+ public:
+  PwrEngine(EngineContext& context, const PwrOptions& options)
+      : sink_(context.sink), clocks_(options), edges_(options) {}
+
+  // DispatchEngine handlers.
+  void before(EventId, const Event& e) { clocks_.ensure_thread(e.thread); }
+  void read(EventId id, const Event& e) { access(id, e, false); }
+  void write(EventId id, const Event& e) { access(id, e, true); }
+  void acquire(EventId, const Event& e) { clocks_.acquire(e.thread, e.target); }
+  void release(EventId, const Event& e) { clocks_.release(e.thread, e.target); }
+  void fork(EventId, const Event& e) { clocks_.fork(e.thread, e.target); }
+  void join(EventId, const Event& e) { clocks_.join(e.thread, e.target); }
+  void after(EventId, const Event& e) { clocks_.end(e.thread); }
+
+ private:
+  void ensure_variable(VariableId x) {
+    clocks_.ensure_variable(x);
+    if (x >= rw_.size()) [[unlikely]] {
+      rw_.resize(std::max<size_t>(static_cast<size_t>(x) + 1, rw_.size() * 3 / 2));
+      edges_.ensure_variable(static_cast<VariableId>(rw_.size() - 1));
+    }
+  }
+
+  void access(EventId id, const Event& e, bool write) {
+    const ThreadId i = e.thread;
+    const VariableId x = e.target;
+    ensure_variable(x);
+    const uint32_t ls = clocks_.lockset(i);
+    if (!write) {
+      // [WRD] the read's last write, unordered before the sync (PWR paper: WRD race).
+      if (clocks_.last_write_unordered(i, x)) [[unlikely]] {
+        const auto& w = clocks_.last_write(x);
+        if (clocks_.locksets().disjoint(w.lockset, ls))
+          report(Access{w.id, w.epoch.thread(), w.location, Op::Write}, id, e);
+      }
+      clocks_.sync_read(i, x);  // [sync]
+    } else {
+      clocks_.begin(i);
+    }
+    const Clock* th = clocks_.th(i);
+    const Entry cur{Epoch(i, th[i]), id, e.location, ls, write};
+    std::vector<Entry>& rw = rw_[x];
+    size_t kept = 0;
+    for (size_t k = 0, n = rw.size(); k < n; ++k) {
+      const Entry f = rw[k];
+      if (f.epoch.clock() > th[f.epoch.thread()]) {  // f ∥ e
+        if (write || f.write) {                      // [race]
+          if (clocks_.locksets().disjoint(f.lockset, ls)) [[unlikely]]
+            report(f.access(), id, e);
+          edges_.conc(x, f, cur, th, clocks_.locksets(),
+                      [&](const Entry& g) { report(g.access(), id, e); });
+        }
+        rw[kept++] = f;
+      } else if (!write && f.write) {  // Alg. 3: writes stay after a read
+        rw[kept++] = f;
+      } else {
+        edges_.replaced(x, f, id);  // f ≺ e
+      }
+    }
+    rw.resize(kept);
+    rw.push_back(cur);  // [RW]
+    if (write) clocks_.set_last_write(i, x, id, e.location);
+  }
+
+  [[gnu::noinline, gnu::cold]] void report(const Access& first, EventId id, const Event& e) {
+    sink_.report(Race{first, Access::of(id, e), e.target});
+  }
+
+  RaceSink& sink_;
+  PwrClocks clocks_;
+  Edges edges_;
+  std::vector<std::vector<Entry>> rw_;  // RW(x)
+};
+
+}  // namespace racepred::pwr

@@ -1,0 +1,361 @@
+// racepred binary trace format ("RPT", docs/FORMATS.md "Binary"): record layout, varints,
+// checksum, and the event chunk codec. Leaf module: depends on nothing else of racepred and
+// uses no exceptions, no allocation and no C++ library beyond <cstdint>/<cstring>, so the
+// recording runtime (recorder/) can use it as well as the readers and writers in io/.
+//
+// File := Header Block* [IndexBlock Trailer]
+//   Header   16 bytes: kMagic (8), version u32 LE, kind u32 (kFileTrace; kFileRecording for
+//            a raw recording, see below).
+//   Block    16-byte BlockHeader, then `stored_size` payload bytes (zstd-compressed when
+//            codec is kCodecZstd; `raw_size` is the size after decompression).
+//   Trailer  16 bytes: offset of the index block's header (u64 LE), kTrailerMagic (8).
+// Blocks: kBlockSymbols (names; ids of each name space dense and in order), kBlockEvents (a
+// chunk of events, decodable on its own), kBlockIndex (one entry per events block). A file that
+// ends without a trailer was cut short (a crash): every complete block before the cut is valid.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace racepred::format {
+
+inline constexpr unsigned char kMagic[8] = {0x89, 'R', 'P', 'T', '\r', '\n', 0x1a, '\n'};
+inline constexpr unsigned char kTrailerMagic[8] = {'R', 'P', 'T', 'I', 'N', 'D', 'E', 'X'};
+inline constexpr uint32_t kVersion = 1;
+inline constexpr size_t kHeaderSize = 16;
+inline constexpr size_t kBlockHeaderSize = 16;
+inline constexpr size_t kTrailerSize = 16;
+
+enum BlockKind : uint8_t {
+  kBlockSymbols = 1,
+  kBlockEvents = 2,
+  kBlockIndex = 3,
+  // Raw recordings only (written by recorder/, turned into a trace by `racepred record`):
+  kBlockRaw = 4,   // u32 thread, u32 flags (kRawEnd...), u32 count, then packed RawRecords
+  kBlockMaps = 5,  // the text of /proc/self/maps (for symbolisation)
+  kBlockNote = 6,  // "key=value\n" text: program, pid, counters (dropped events, capped...)
+};
+// File header field `kind` (bytes 12..15): 0 = a trace, 1 = a raw recording.
+inline constexpr uint32_t kFileTrace = 0;
+inline constexpr uint32_t kFileRecording = 1;
+// Flags of a kBlockRaw block.
+inline constexpr uint32_t kRawEnd = 1;  // the thread's last block: nothing of it was lost
+// The thread's first block: instead of records, a u64 lower bound of its sequence numbers.
+inline constexpr uint32_t kRawStart = 2;
+inline constexpr size_t kRawPrefix = 8;   // thread, flags
+inline constexpr size_t kRawHeader = 12;  // thread, flags, count (a block of records)
+// One event of a raw recording, in the recording thread's order. `seq` orders all threads'
+// events; `op_pc` holds the op in bits 56..63 and the return address in bits 0..55.
+struct RawRecord {
+  uint64_t seq;
+  uint64_t addr;  // variable / lock address (bit 63: the atomic lock of the address), thread
+                  // id for fork/join, size for kRawSize
+  uint64_t op_pc;
+};
+static_assert(sizeof(RawRecord) == 24, "RawRecord is 24 bytes");
+// Raw ops beyond EventOp: allocation bookkeeping, used for naming heap memory.
+enum RawOp : uint8_t { kRawAlloc = 8, kRawFree = 9, kRawSize = 10 };
+inline constexpr uint64_t kAtomicLockBit = uint64_t{1} << 63;
+enum Codec : uint8_t { kCodecNone = 0, kCodecZstd = 1 };
+// Name spaces of symbol records (the same order as racepred::Symbols).
+enum Space : uint8_t { kThreads = 0, kVariables = 1, kLocks = 2, kLocations = 3, kSpaceCount = 4 };
+// Event operations; the values equal racepred::Op.
+enum EventOp : uint8_t { kRead = 0, kWrite = 1, kAcquire = 2, kRelease = 3, kFork = 4, kJoin = 5 };
+inline constexpr unsigned kOpCount = 6;
+
+// Largest payload of one block before compression (a reader refuses more: a corrupt size must
+// not make it allocate gigabytes).
+inline constexpr uint32_t kMaxRawBlock = 64u << 20;
+// Events per chunk the writers aim for.
+inline constexpr uint32_t kChunkEvents = 1u << 16;
+
+// "symbols", "events", "index", or "unknown" (for messages).
+const char* block_kind_name(uint8_t kind);
+
+struct BlockHeader {
+  uint8_t kind;
+  uint8_t codec;
+  uint16_t reserved;     // 0
+  uint32_t stored_size;  // payload bytes in the file
+  uint32_t raw_size;     // payload bytes after decompression (== stored_size when not compressed)
+  uint32_t checksum;     // checksum() of the first 12 header bytes, then of the stored payload
+};
+static_assert(sizeof(BlockHeader) == kBlockHeaderSize, "BlockHeader is 16 bytes");
+
+// One entry of the index block (24 bytes): where an events block starts and what it holds.
+struct IndexEntry {
+  uint64_t offset;    // file offset of the events block's header
+  uint64_t first_id;  // id of the block's first event
+  uint64_t events;    // events in the block
+};
+
+// ---- little-endian fixed-size fields (x86-64 and aarch64 are little-endian) ----
+inline void put_u32(uint8_t* p, uint32_t v) {
+  std::memcpy(p, &v, 4);
+}
+inline void put_u64(uint8_t* p, uint64_t v) {
+  std::memcpy(p, &v, 8);
+}
+inline uint32_t get_u32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+inline uint64_t get_u64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+// ---- LEB128 varints ----
+inline uint8_t* put_varint(uint8_t* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<uint8_t>(v) | 0x80;
+    v >>= 7;
+  }
+  *p++ = static_cast<uint8_t>(v);
+  return p;
+}
+// Reads a varint from [p, end). Returns the position after it, or nullptr when it is cut off or
+// longer than 10 bytes.
+inline const uint8_t* get_varint(const uint8_t* p, const uint8_t* end, uint64_t& v) {
+  if (p < end && *p < 0x80) {
+    v = *p;
+    return p + 1;
+  }
+  uint64_t r = 0;
+  for (unsigned shift = 0; shift < 70 && p < end; shift += 7) {
+    const uint8_t b = *p++;
+    r |= uint64_t{b & 0x7fu} << shift;
+    if (b < 0x80) {
+      v = r;
+      return p;
+    }
+  }
+  return nullptr;
+}
+inline uint64_t zigzag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+inline int64_t unzigzag(uint64_t v) {
+  return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+}
+
+// Packed records: op u8, varint seq delta, zigzag varint addr delta, zigzag varint pc delta,
+// each delta from the block's previous record (the first from 0). At most kMaxPackedRecord
+// bytes each. Returns the end of the packed bytes.
+inline constexpr size_t kMaxPackedRecord = 1 + 10 + 10 + 10;
+inline uint8_t* pack_raw(const RawRecord* r, uint32_t n, uint8_t* out) {
+  uint64_t seq = 0, addr = 0, pc = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint64_t rpc = r[i].op_pc & 0x00ffffffffffffffULL;
+    *out++ = static_cast<uint8_t>(r[i].op_pc >> 56);
+    out = put_varint(out, r[i].seq - seq);
+    out = put_varint(out, zigzag(static_cast<int64_t>(r[i].addr - addr)));
+    out = put_varint(out, zigzag(static_cast<int64_t>(rpc - pc)));
+    seq = r[i].seq;
+    addr = r[i].addr;
+    pc = rpc;
+  }
+  return out;
+}
+// Unpacks the records of one block one by one.
+struct RawUnpacker {
+  const uint8_t* p = nullptr;
+  const uint8_t* end = nullptr;
+  uint32_t left = 0;
+  uint64_t seq = 0, addr = 0, pc = 0;
+  // False at the end of the block or on a malformed record (then `p` is nullptr).
+  bool next(RawRecord& r) {
+    if (left == 0 || !p || p >= end) return false;
+    const uint8_t op = *p++;
+    uint64_t d1, d2, d3;
+    if (!(p = get_varint(p, end, d1)) || !(p = get_varint(p, end, d2)) ||
+        !(p = get_varint(p, end, d3))) {
+      p = nullptr;
+      return false;
+    }
+    seq += d1;
+    addr += static_cast<uint64_t>(unzigzag(d2));
+    pc += static_cast<uint64_t>(unzigzag(d3));
+    r.seq = seq;
+    r.addr = addr;
+    r.op_pc = (uint64_t{op} << 56) | (pc & 0x00ffffffffffffffULL);
+    --left;
+    return true;
+  }
+};
+
+// ---- checksum: a 32-bit multiply-xorshift hash over 8-byte words (not cryptographic; finds
+// torn writes and bit rot) ----
+inline uint64_t checksum_update(uint64_t h, const uint8_t* p, size_t n) {
+  constexpr uint64_t k = 0x9E3779B97F4A7C15ULL;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    h = (h ^ get_u64(p + i)) * k;
+    h ^= h >> 32;
+  }
+  uint64_t tail = 0;
+  if (i < n) std::memcpy(&tail, p + i, n - i);
+  h = (h ^ tail ^ (uint64_t{n} << 56)) * k;
+  return h ^ (h >> 29);
+}
+inline uint32_t block_checksum(const BlockHeader& header, const uint8_t* payload) {
+  uint64_t h =
+      checksum_update(0x5250540100000000ULL, reinterpret_cast<const uint8_t*>(&header), 12);
+  h = checksum_update(h, payload, header.stored_size);
+  return static_cast<uint32_t>(h ^ (h >> 32));
+}
+
+inline void write_file_header(uint8_t out[kHeaderSize], uint32_t kind = kFileTrace) {
+  for (int i = 0; i < 8; ++i) out[i] = kMagic[i];
+  put_u32(out + 8, kVersion);
+  put_u32(out + 12, kind);
+}
+// True when `data` starts with the magic (the format's detection).
+inline bool has_magic(const void* data, size_t size) {
+  return size >= 8 && std::memcmp(data, kMagic, 8) == 0;
+}
+
+// ---- event chunk codec ----
+//
+// Events payload (docs/FORMATS.md "Binary"):
+//   u32 count, u64 first event id,
+//   u8 thread width, u8 target width, u8 location width (1..4 bytes each), u8 reserved (0),
+//   u32 number of id gaps,
+//   count fixed-size records: op u8, thread, target, location (little-endian, in their widths),
+//   the id gaps: pairs of varints (index of the event in the block minus the previous gap's
+//   index, gap = id - previous id - 1); ids are the previous id + 1 otherwise.
+// Fixed-size records keep decoding free of serial dependencies (each field is one masked load),
+// and zstd finds the repetitions (same variable at the same location...) in whole records.
+inline constexpr size_t kEventsPrefix = 20;
+inline constexpr size_t kMaxRecordBytes = 1 + 4 + 4 + 4;
+// Bytes past the end of an events payload that ChunkDecoder::decode may read (never use).
+inline constexpr size_t kDecodePadding = 32;
+// Room for encode_events of `events` events.
+inline constexpr size_t chunk_capacity(uint32_t events) {
+  return kEventsPrefix + size_t{events} * (kMaxRecordBytes + 20) + kDecodePadding;
+}
+
+inline uint8_t width_for(uint32_t max) {
+  return max < (1u << 8) ? 1 : max < (1u << 16) ? 2 : max < (1u << 24) ? 3 : 4;
+}
+inline uint32_t width_mask(uint8_t w) {
+  return w >= 4 ? 0xffffffffu : (1u << (8 * w)) - 1;
+}
+
+// Encodes `count` events into `out` (capacity chunk_capacity(count)); returns the payload size.
+// `get(i, id, op, thread, target, location)` fills event i; ids must increase strictly.
+template <typename Get>
+size_t encode_events(uint32_t count, uint8_t* out, Get&& get) {
+  uint32_t max_thread = 0, max_target = 0, max_location = 0, gaps = 0;
+  uint64_t first_id = 0, prev = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint64_t id;
+    uint8_t op;
+    uint32_t th, tg, lc;
+    get(i, id, op, th, tg, lc);
+    if (i == 0) first_id = id;
+    if (i > 0 && id != prev + 1) ++gaps;
+    prev = id;
+    max_thread = th > max_thread ? th : max_thread;
+    max_target = tg > max_target ? tg : max_target;
+    max_location = lc > max_location ? lc : max_location;
+  }
+  const uint8_t wt = width_for(max_thread), wv = width_for(max_target),
+                wl = width_for(max_location);
+  put_u32(out, count);
+  put_u64(out + 4, first_id);
+  out[12] = wt;
+  out[13] = wv;
+  out[14] = wl;
+  out[15] = 0;
+  put_u32(out + 16, gaps);
+  uint8_t* p = out + kEventsPrefix;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint64_t id;
+    uint8_t op;
+    uint32_t th, tg, lc;
+    get(i, id, op, th, tg, lc);
+    *p++ = op;
+    put_u32(p, th);  // the bytes past the width are overwritten by the next field
+    p += wt;
+    put_u32(p, tg);
+    p += wv;
+    put_u32(p, lc);
+    p += wl;
+  }
+  uint32_t last_gap = 0;
+  prev = first_id - 1;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint64_t id;
+    uint8_t op;
+    uint32_t th, tg, lc;
+    get(i, id, op, th, tg, lc);
+    if (id != prev + 1) {
+      p = put_varint(p, i - last_gap);
+      p = put_varint(p, id - prev - 1);
+      last_gap = i;
+    }
+    prev = id;
+  }
+  return static_cast<size_t>(p - out);
+}
+
+// Decodes one events payload. `sink(id, op, thread, target, location)` gets each event.
+// kDecodePadding bytes after `end` must be readable. Returns nullptr on success, else the
+// position of the malformed byte (for messages).
+class ChunkDecoder {
+ public:
+  template <typename Sink>
+  const uint8_t* decode(const uint8_t* p, const uint8_t* end, Sink&& sink) {
+    if (end - p < static_cast<ptrdiff_t>(kEventsPrefix)) return p;
+    const uint32_t count = get_u32(p);
+    const uint64_t first_id = get_u64(p + 4);
+    const uint8_t wt = p[12], wv = p[13], wl = p[14];
+    const uint32_t gaps = get_u32(p + 16);
+    if (wt < 1 || wt > 4 || wv < 1 || wv > 4 || wl < 1 || wl > 4 || p[15] != 0) return p + 12;
+    const size_t record = 1u + wt + wv + wl;
+    const uint8_t* rows = p + kEventsPrefix;
+    if (static_cast<size_t>(end - rows) / record < count) return rows;
+    const uint8_t* g = rows + record * count;
+    const uint32_t mt = width_mask(wt), mv = width_mask(wv), ml = width_mask(wl);
+    // The next id gap: at event index `next_gap` (UINT32_MAX when none is left).
+    uint32_t gaps_left = gaps;
+    uint64_t next_gap = UINT32_MAX, gap = 0;
+    auto load_gap = [&](uint64_t base) -> bool {
+      if (gaps_left == 0) {
+        next_gap = UINT32_MAX;
+        return true;
+      }
+      --gaps_left;
+      uint64_t delta;
+      if (!(g = get_varint(g, end, delta)) || !(g = get_varint(g, end, gap))) return false;
+      next_gap = base + delta;
+      return true;
+    };
+    if (!load_gap(0)) return end;
+    uint64_t id = first_id - 1;
+    const uint8_t* q = rows;
+    for (uint32_t i = 0; i < count; ++i, q += record) {
+      const uint8_t op = q[0];
+      if (op >= kOpCount) return q;
+      id += 1;
+      if (__builtin_expect(i == next_gap, 0)) {
+        id += gap;
+        if (!load_gap(i)) return end;
+      }
+      sink(id, op, get_u32(q + 1) & mt, get_u32(q + 1 + wt) & mv, get_u32(q + 1 + wt + wv) & ml);
+    }
+    if (i_is_bad(next_gap, count)) return g;
+    return g == end ? nullptr : g;
+  }
+
+ private:
+  static bool i_is_bad(uint64_t next_gap, uint32_t count) {
+    return next_gap != UINT32_MAX && next_gap >= count;
+  }
+};
+
+}  // namespace racepred::format

@@ -1,0 +1,401 @@
+#include "racepred/io/binary_reader.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "racepred/format/trace_format.hpp"
+#include "racepred/io/format_impl.hpp"
+#include "racepred/io/input.hpp"
+#include "racepred/trace/error.hpp"
+
+namespace racepred {
+
+namespace {
+
+using format::BlockHeader;
+
+[[noreturn]] void fail(std::string_view name, uint64_t offset, const std::string& what) {
+  throw InputError(std::string(name) + ": byte " + std::to_string(offset) + ": error: " + what);
+}
+
+SymbolTable& table_of(Symbols& s, unsigned space) {
+  return space == format::kThreads     ? s.threads
+         : space == format::kVariables ? s.variables
+         : space == format::kLocks     ? s.locks
+                                       : s.locations;
+}
+
+// Walks the blocks of a file image. `next` returns false at a clean end (trailer reached) or
+// at a cut; `cut` then tells which, and `error` holds a message for a corrupt block.
+class BlockWalker {
+ public:
+  BlockWalker(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+
+  // Checks the file header; false with `error` set when it is not a binary trace.
+  bool start() {
+    if (size_ < format::kHeaderSize || !format::has_magic(data_, size_)) {
+      error = "not a racepred binary trace (bad magic)";
+      return false;
+    }
+    if (format::get_u32(data_ + 8) != format::kVersion) {
+      error = "unsupported binary trace version " + std::to_string(format::get_u32(data_ + 8)) +
+              " (this racepred reads version " + std::to_string(format::kVersion) + ")";
+      return false;
+    }
+    if (format::get_u32(data_ + 12) == format::kFileRecording) {
+      error =
+          "a raw recording, not a trace: `racepred record --finish FILE -o TRACE` turns it into "
+          "one";
+      return false;
+    }
+    if (format::get_u32(data_ + 12) != format::kFileTrace) {
+      error = "unknown binary file kind " + std::to_string(format::get_u32(data_ + 12));
+      return false;
+    }
+    pos_ = format::kHeaderSize;
+    return true;
+  }
+
+  // The next block: header and stored payload. False at the end of the blocks.
+  bool next(BlockHeader& header, const uint8_t*& payload, uint64_t& offset) {
+    offset = pos_;
+    if (size_ - pos_ < format::kBlockHeaderSize) return cut_here();
+    std::memcpy(&header, data_ + pos_, sizeof header);
+    if (header.kind == format::kBlockIndex && size_ - pos_ >= format::kBlockHeaderSize &&
+        header.stored_size <= size_ - pos_ - format::kBlockHeaderSize) {
+      const uint64_t end = pos_ + format::kBlockHeaderSize + header.stored_size;
+      if (end + format::kTrailerSize == size_ &&
+          std::memcmp(data_ + end + 8, format::kTrailerMagic, 8) == 0 &&
+          format::get_u64(data_ + end) == pos_) {
+        if (format::block_checksum(header, data_ + pos_ + format::kBlockHeaderSize) !=
+            header.checksum) {
+          error = "checksum mismatch in the index block";
+          return false;
+        }
+        index = data_ + pos_ + format::kBlockHeaderSize;
+        index_size = header.stored_size;
+        complete = true;
+        valid = pos_;
+        return false;
+      }
+    }
+    if (header.kind < format::kBlockSymbols || header.kind > format::kBlockEvents ||
+        header.codec > format::kCodecZstd || header.reserved != 0 ||
+        header.raw_size > format::kMaxRawBlock ||
+        (header.codec == format::kCodecNone && header.raw_size != header.stored_size)) {
+      // A torn write at the very end looks like garbage too: only a full, checksummed block
+      // is trusted, so a header that is not followed by its payload is a cut.
+      if (header.stored_size > size_ - pos_ - format::kBlockHeaderSize) return cut_here();
+      error = "bad block header";
+      return false;
+    }
+    if (header.stored_size > size_ - pos_ - format::kBlockHeaderSize) return cut_here();
+    payload = data_ + pos_ + format::kBlockHeaderSize;
+    if (format::block_checksum(header, payload) != header.checksum) {
+      // The last block of a cut file may be torn; a bad block followed by more is corruption.
+      if (pos_ + format::kBlockHeaderSize + header.stored_size == size_) return cut_here();
+      error = std::string("checksum mismatch (corrupt ") + format::block_kind_name(header.kind) +
+              " block)";
+      return false;
+    }
+    pos_ += format::kBlockHeaderSize + header.stored_size;
+    valid = pos_;
+    return true;
+  }
+
+  std::string error;
+  bool cut = false;
+  bool complete = false;
+  uint64_t valid = format::kHeaderSize;
+  const uint8_t* index = nullptr;
+  size_t index_size = 0;
+
+ private:
+  bool cut_here() {
+    cut = true;
+    valid = pos_;
+    return false;
+  }
+  const uint8_t* data_;
+  size_t size_;
+  size_t pos_ = 0;
+};
+
+// The payload after decompression.
+// The payload after decompression. `copy` copies an uncompressed payload too (so that
+// kDecodePadding bytes after it are readable).
+const uint8_t* raw_payload(const BlockHeader& h, const uint8_t* stored, std::vector<uint8_t>& buf,
+                           std::string_view name, uint64_t offset, bool copy = false) {
+  if (h.codec == format::kCodecNone && !copy) return stored;
+  if (buf.size() < h.raw_size + format::kDecodePadding)
+    buf.resize(h.raw_size + format::kDecodePadding);
+  if (h.codec == format::kCodecNone) {
+    std::memcpy(buf.data(), stored, h.raw_size);
+    return buf.data();
+  }
+  const size_t n = ZSTD_decompress(buf.data(), h.raw_size, stored, h.stored_size);
+  if (ZSTD_isError(n) || n != h.raw_size)
+    fail(name, offset,
+         std::string("cannot decompress block: ") +
+             (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong size"));
+  return buf.data();
+}
+
+void read_symbols(const uint8_t* p, const uint8_t* end, Symbols& symbols, std::string_view name,
+                  uint64_t offset) {
+  while (p < end) {
+    const unsigned space = *p++;
+    uint64_t id, len;
+    if (space >= format::kSpaceCount || !(p = format::get_varint(p, end, id)) ||
+        !(p = format::get_varint(p, end, len)) || len > static_cast<uint64_t>(end - p))
+      fail(name, offset, "malformed symbol record");
+    SymbolTable& table = table_of(symbols, space);
+    if (id != table.size())
+      fail(name, offset,
+           "symbol id " + std::to_string(id) + " out of order (expected " +
+               std::to_string(table.size()) + ")");
+    const std::string_view text(reinterpret_cast<const char*>(p), len);
+    if (table.intern(text) != id)
+      fail(name, offset, "duplicate symbol name '" + std::string(text) + "'");
+    p += len;
+  }
+}
+
+}  // namespace
+
+bool is_binary_trace(std::string_view head) {
+  return format::has_magic(head.data(), head.size());
+}
+
+void read_binary_events(std::string_view data, std::string_view name, const ReadOptions& options,
+                        Symbols& symbols, EventConsumer& consumer, ReadSummary& summary) {
+  summary.format = "binary";
+  const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
+  BlockWalker walker(bytes, data.size());
+  if (!walker.start()) fail(name, 0, walker.error);
+  if (!symbols.threads.empty() || !symbols.variables.empty() || !symbols.locks.empty() ||
+      !symbols.locations.empty())
+    throw InputError(std::string(name) +
+                     ": error: a binary trace must be read into empty symbol tables");
+  std::vector<uint8_t> buffer;
+  format::ChunkDecoder decoder;
+  BlockHeader header;
+  const uint8_t* stored = nullptr;
+  uint64_t offset = 0;
+  uint64_t last_id = 0;
+  while (walker.next(header, stored, offset)) {
+    const bool near_end =
+        stored + header.stored_size + format::kDecodePadding > bytes + data.size();
+    const uint8_t* raw = raw_payload(header, stored, buffer, name, offset, near_end);
+    if (header.kind == format::kBlockSymbols) {
+      read_symbols(raw, raw + header.raw_size, symbols, name, offset);
+      continue;
+    }
+    const uint32_t n_threads = symbols.threads.size(), n_vars = symbols.variables.size(),
+                   n_locks = symbols.locks.size(), n_locs = symbols.locations.size();
+    // The name space of each op's target, as a table: no branch on the op per event.
+    const uint32_t limits[8] = {n_vars, n_vars, n_locks, n_locks, n_threads, n_threads, 0, 0};
+    const char* bad = nullptr;
+    uint64_t bad_id = 0;
+    uint64_t count = 0;
+    const uint8_t* err = decoder.decode(
+        raw, raw + header.raw_size,
+        [&](uint64_t id, uint8_t op, uint32_t thread, uint32_t target, uint32_t location) {
+          const bool wrong = (thread >= n_threads) | (target >= limits[op & 7]) |
+                             (location >= n_locs) | (id <= last_id) | (bad != nullptr);
+          if (__builtin_expect(wrong, 0)) {
+            if (bad) return;
+            bad = thread >= n_threads        ? "thread id without a name"
+                  : target >= limits[op & 7] ? "target id without a name"
+                  : location >= n_locs       ? "location id without a name"
+                                             : "event ids do not increase";
+            bad_id = id;
+            return;
+          }
+          last_id = id;
+          ++count;
+          consumer.on_event(id, Event{static_cast<Op>(op), thread, target, location}, 0);
+        });
+    if (bad) fail(name, offset, std::string(bad) + " at event " + std::to_string(bad_id));
+    if (err)
+      fail(name, offset,
+           "malformed event at byte " + std::to_string(err - raw) + " of the events block");
+    summary.event_lines += count;
+    summary.delivered += count;
+  }
+  if (!walker.error.empty()) fail(name, walker.valid, walker.error);
+  if (!walker.complete) {
+    const std::string message =
+        std::string(name) + ": byte " + std::to_string(walker.valid) +
+        ": error: the binary trace is cut short (no index and trailer: the writer did not "
+        "finish, e.g. it crashed); the " +
+        std::to_string(summary.delivered) +
+        " events before the cut are complete: --lenient reads them, `racepred record --repair "
+        "FILE` makes the file whole";
+    if (!options.lenient) throw InputError(message);
+    ++summary.malformed;
+    summary.malformed_examples.push_back(message);
+  }
+  summary.lines = 0;
+}
+
+namespace {
+struct FileImage {
+  io::MappedFile file;
+  std::string copy;
+  std::string_view data;
+};
+
+void load_image(const std::string& path, FileImage& image) {
+  int fd = -1;
+  if (image.file.open(path, &fd)) {
+    image.data = image.file.text();
+    return;
+  }
+  io::ChunkReader reader(fd, path);
+  image.copy = reader.read_all();
+  if (fd >= 0) ::close(fd);
+  image.data = image.copy;
+}
+
+BinaryTraceInfo info_of(std::string_view data, const std::string& path, BlockWalker& walker) {
+  if (!walker.start()) fail(path, 0, walker.error);
+  BinaryTraceInfo info;
+  info.file_bytes = data.size();
+  BlockHeader header;
+  const uint8_t* stored;
+  uint64_t offset;
+  std::vector<uint8_t> buffer;
+  while (walker.next(header, stored, offset)) {
+    if (header.kind != format::kBlockEvents) continue;
+    const uint8_t* raw = raw_payload(header, stored, buffer, path, offset);
+    if (header.raw_size < format::kEventsPrefix) fail(path, offset, "events block too short");
+    ++info.event_blocks;
+    info.events += format::get_u32(raw);
+  }
+  if (!walker.error.empty()) fail(path, walker.valid, walker.error);
+  info.complete = walker.complete;
+  info.valid_bytes = walker.valid;
+  return info;
+}
+}  // namespace
+
+BinaryTraceInfo binary_trace_info(const std::string& path) {
+  FileImage image;
+  load_image(path, image);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(image.data.data());
+  BlockWalker walker(bytes, image.data.size());
+  if (walker.start()) {
+    // A complete file: the trailer points at the index, which has the counts.
+    const size_t size = image.data.size();
+    if (size >= format::kHeaderSize + format::kBlockHeaderSize + format::kTrailerSize &&
+        std::memcmp(bytes + size - 8, format::kTrailerMagic, 8) == 0) {
+      const uint64_t at = format::get_u64(bytes + size - format::kTrailerSize);
+      BlockHeader h;
+      if (at + format::kBlockHeaderSize <= size - format::kTrailerSize) {
+        std::memcpy(&h, bytes + at, sizeof h);
+        const uint8_t* payload = bytes + at + format::kBlockHeaderSize;
+        if (h.kind == format::kBlockIndex &&
+            at + format::kBlockHeaderSize + h.stored_size + format::kTrailerSize == size &&
+            format::block_checksum(h, payload) == h.checksum &&
+            h.stored_size % sizeof(format::IndexEntry) == 0) {
+          BinaryTraceInfo info;
+          info.complete = true;
+          info.file_bytes = info.valid_bytes = size;
+          for (size_t i = 0; i < h.stored_size; i += sizeof(format::IndexEntry)) {
+            format::IndexEntry e;
+            std::memcpy(&e, payload + i, sizeof e);
+            info.events += e.events;
+            ++info.event_blocks;
+          }
+          return info;
+        }
+      }
+    }
+  }
+  BlockWalker walk(bytes, image.data.size());
+  BinaryTraceInfo info = info_of(image.data, path, walk);
+  if (info.complete) info.valid_bytes = info.file_bytes;
+  return info;
+}
+
+BinaryTraceInfo repair_binary_trace(const std::string& path) {
+  std::vector<format::IndexEntry> index;
+  BinaryTraceInfo info;
+  {
+    FileImage image;
+    load_image(path, image);
+    const auto* bytes = reinterpret_cast<const uint8_t*>(image.data.data());
+    BlockWalker walker(bytes, image.data.size());
+    if (!walker.start()) fail(path, 0, walker.error);
+    info.file_bytes = image.data.size();
+    BlockHeader header;
+    const uint8_t* stored;
+    uint64_t offset;
+    std::vector<uint8_t> buffer;
+    while (walker.next(header, stored, offset)) {
+      if (header.kind != format::kBlockEvents) continue;
+      const uint8_t* raw = raw_payload(header, stored, buffer, path, offset);
+      if (header.raw_size < format::kEventsPrefix) fail(path, offset, "events block too short");
+      index.push_back({offset, format::get_u64(raw + 4), format::get_u32(raw)});
+      info.events += format::get_u32(raw);
+      ++info.event_blocks;
+    }
+    if (!walker.error.empty()) fail(path, walker.valid, walker.error);
+    info.valid_bytes = walker.valid;
+    if (walker.complete) {
+      info.complete = true;
+      info.valid_bytes = info.file_bytes;
+      return info;
+    }
+  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(info.valid_bytes)) != 0 ||
+      ::lseek(fd, 0, SEEK_END) < 0) {
+    const std::string why = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    throw InputError(path + ": error: cannot repair: " + why);
+  }
+  const size_t index_bytes = index.size() * sizeof(format::IndexEntry);
+  std::vector<uint8_t> tail(format::kBlockHeaderSize + index_bytes + format::kTrailerSize);
+  BlockHeader h{format::kBlockIndex,
+                format::kCodecNone,
+                0,
+                static_cast<uint32_t>(index_bytes),
+                static_cast<uint32_t>(index_bytes),
+                0};
+  if (index_bytes) std::memcpy(tail.data() + format::kBlockHeaderSize, index.data(), index_bytes);
+  h.checksum = format::block_checksum(h, tail.data() + format::kBlockHeaderSize);
+  std::memcpy(tail.data(), &h, sizeof h);
+  format::put_u64(tail.data() + format::kBlockHeaderSize + index_bytes, info.valid_bytes);
+  std::memcpy(tail.data() + format::kBlockHeaderSize + index_bytes + 8, format::kTrailerMagic, 8);
+  const bool ok = ::write(fd, tail.data(), tail.size()) == static_cast<ssize_t>(tail.size());
+  const int err = errno;
+  ::close(fd);
+  if (!ok) throw InputError(path + ": error: cannot repair: " + std::strerror(err));
+  info.complete = true;
+  info.file_bytes = info.valid_bytes = info.valid_bytes + tail.size();
+  return info;
+}
+
+}  // namespace racepred
+
+namespace racepred::io {
+
+void read_binary(Input& in, std::string_view name, const ReadOptions& options, Symbols& symbols,
+                 EventConsumer& consumer, ReadSummary& summary) {
+  if (!in.stream) return read_binary_events(in.text, name, options, symbols, consumer, summary);
+  std::string all;  // a pipe or compressed input: blocks need random access, so read it whole
+  for (std::string_view block = in.stream->next_bytes(); !block.empty();
+       block = in.stream->next_bytes())
+    all.append(block);
+  read_binary_events(all, name, options, symbols, consumer, summary);
+}
+
+}  // namespace racepred::io

@@ -1,0 +1,176 @@
+#include "racepred/io/binary_writer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "racepred/io/format_impl.hpp"
+#include "racepred/trace/error.hpp"
+
+namespace racepred {
+
+namespace {
+std::string display_name(const std::string& path) {
+  return path.empty() || path == "-" ? "<stdout>" : path;
+}
+const SymbolTable& table_of(const Symbols& s, unsigned space) {
+  return space == format::kThreads     ? s.threads
+         : space == format::kVariables ? s.variables
+         : space == format::kLocks     ? s.locks
+                                       : s.locations;
+}
+}  // namespace
+
+BinaryWriter::BinaryWriter(const Symbols& symbols, const std::string& path,
+                           BinaryWriteOptions options)
+    : symbols_(symbols), path_(path), options_(options) {
+  if (options_.chunk_events == 0 || options_.chunk_events > format::kChunkEvents)
+    options_.chunk_events = format::kChunkEvents;
+  if (path.empty() || path == "-") {
+    fd_ = STDOUT_FILENO;
+  } else {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0)
+      throw InputError(path + ": error: cannot open for writing: " + std::strerror(errno));
+    owns_fd_ = true;
+  }
+  chunk_.resize(format::chunk_capacity(options_.chunk_events));
+  pending_.reserve(options_.chunk_events);
+  pending_ids_.reserve(options_.chunk_events);
+  uint8_t header[format::kHeaderSize];
+  format::write_file_header(header);
+  write_all(header, sizeof header);
+}
+
+BinaryWriter::~BinaryWriter() {
+  try {
+    close();
+  } catch (...) {  // a destructor must not throw; close() explicitly to see write errors
+  }
+}
+
+void BinaryWriter::write_all(const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd_, p, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw InputError(display_name(path_) + ": error: write failed: " + std::strerror(errno));
+    }
+    p += n;
+    size -= static_cast<size_t>(n);
+    offset_ += static_cast<uint64_t>(n);
+  }
+}
+
+void BinaryWriter::write_block(uint8_t kind, const uint8_t* raw, size_t size, bool compress) {
+  format::BlockHeader header{
+      kind, format::kCodecNone, 0, static_cast<uint32_t>(size), static_cast<uint32_t>(size), 0};
+  const uint8_t* payload = raw;
+  if (compress && options_.zstd_level > 0 && size > 64) {
+    scratch_.resize(ZSTD_compressBound(size));
+    const size_t n =
+        ZSTD_compress(scratch_.data(), scratch_.size(), raw, size, options_.zstd_level);
+    if (!ZSTD_isError(n) && n < size) {
+      header.codec = format::kCodecZstd;
+      header.stored_size = static_cast<uint32_t>(n);
+      payload = scratch_.data();
+    }
+  }
+  header.checksum = format::block_checksum(header, payload);
+  write_all(&header, sizeof header);
+  write_all(payload, header.stored_size);
+}
+
+void BinaryWriter::write_symbols() {
+  symbol_buffer_.clear();
+  for (unsigned space = 0; space < format::kSpaceCount; ++space) {
+    const SymbolTable& table = table_of(symbols_, space);
+    for (uint32_t id = written_names_[space]; id < table.size(); ++id) {
+      const std::string_view name = table.name(id);
+      const size_t at = symbol_buffer_.size();
+      symbol_buffer_.resize(at + 1 + 10 + 10 + name.size());
+      uint8_t* p = symbol_buffer_.data() + at;
+      *p++ = static_cast<uint8_t>(space);
+      p = format::put_varint(p, id);
+      p = format::put_varint(p, name.size());
+      std::memcpy(p, name.data(), name.size());
+      symbol_buffer_.resize(static_cast<size_t>(p - symbol_buffer_.data()) + name.size());
+      if (symbol_buffer_.size() > format::kMaxRawBlock / 2) {
+        write_block(format::kBlockSymbols, symbol_buffer_.data(), symbol_buffer_.size(), true);
+        symbol_buffer_.clear();
+      }
+    }
+    written_names_[space] = table.size();
+  }
+  if (!symbol_buffer_.empty())
+    write_block(format::kBlockSymbols, symbol_buffer_.data(), symbol_buffer_.size(), true);
+}
+
+void BinaryWriter::on_event(EventId id, const Event& e, uint32_t) {
+  pending_.push_back(e);
+  pending_ids_.push_back(id);
+  ++events_;
+  if (pending_.size() >= options_.chunk_events) flush_chunk();
+}
+
+void BinaryWriter::flush_chunk() {
+  write_symbols();  // every name an event of the chunk uses precedes it
+  if (pending_.empty()) return;
+  const uint32_t count = static_cast<uint32_t>(pending_.size());
+  const size_t size =
+      format::encode_events(count, chunk_.data(),
+                            [&](uint32_t i, uint64_t& id, uint8_t& op, uint32_t& thread,
+                                uint32_t& target, uint32_t& location) {
+                              const Event& e = pending_[i];
+                              id = pending_ids_[i];
+                              op = static_cast<uint8_t>(e.op);
+                              thread = e.thread;
+                              target = e.target;
+                              location = e.location;
+                            });
+  index_.push_back({offset_, pending_ids_.front(), count});
+  write_block(format::kBlockEvents, chunk_.data(), size, true);
+  pending_.clear();
+  pending_ids_.clear();
+}
+
+void BinaryWriter::finish() {
+  if (finished_ || fd_ < 0) return;
+  finished_ = true;
+  flush_chunk();
+  const uint64_t index_offset = offset_;
+  write_block(format::kBlockIndex, reinterpret_cast<const uint8_t*>(index_.data()),
+              index_.size() * sizeof(format::IndexEntry), false);
+  uint8_t trailer[format::kTrailerSize];
+  format::put_u64(trailer, index_offset);
+  std::memcpy(trailer + 8, format::kTrailerMagic, 8);
+  write_all(trailer, sizeof trailer);
+}
+
+void BinaryWriter::close() {
+  if (fd_ < 0) return;
+  finish();
+  const int fd = fd_;
+  fd_ = -1;
+  if (owns_fd_ && ::close(fd) != 0)
+    throw InputError(display_name(path_) + ": error: close failed: " + std::strerror(errno));
+}
+
+}  // namespace racepred
+
+namespace racepred::io {
+
+void write_binary(const Trace& trace, const WriteOptions&, const std::string& path) {
+  // Nothing is lost: names, locations and event ids are kept (input line numbers are not part
+  // of a trace).
+  BinaryWriter writer(trace.symbols, path);
+  for (size_t i = 0; i < trace.size(); ++i) writer.on_event(trace.ids[i], trace.events[i], 0);
+  writer.on_end();
+  writer.close();
+}
+
+}  // namespace racepred::io

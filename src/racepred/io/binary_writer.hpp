@@ -1,0 +1,63 @@
+// Writing events in racepred's binary trace format (docs/FORMATS.md "Binary", format/).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "racepred/format/trace_format.hpp"
+#include "racepred/trace/trace.hpp"
+
+namespace racepred {
+
+struct BinaryWriteOptions {
+  // zstd level per events/symbols block; 0 stores blocks uncompressed.
+  int zstd_level = 3;
+  uint32_t chunk_events = format::kChunkEvents;  // events per block (1 .. kChunkEvents)
+};
+
+// Streams events as binary chunks to a file descriptor, like StdWriter. Names are taken from
+// `symbols` when a chunk is flushed, so the symbols may grow while writing as long as a name
+// is interned before the first event that uses it is written. Event ids are kept (gaps too);
+// input lines are not stored.
+class BinaryWriter : public EventConsumer {
+ public:
+  // Writes to standard output when `path` is "-" or empty; otherwise creates/truncates `path`.
+  // Throws InputError when the file cannot be opened.
+  BinaryWriter(const Symbols& symbols, const std::string& path, BinaryWriteOptions options = {});
+  ~BinaryWriter() override;
+  BinaryWriter(const BinaryWriter&) = delete;
+  BinaryWriter& operator=(const BinaryWriter&) = delete;
+
+  void on_event(EventId id, const Event& event, uint32_t line) override;
+  // Writes the last chunk, the index and the trailer (the file is complete); close() too.
+  void on_end() override { finish(); }
+  void finish();
+  void close();
+  uint64_t bytes_written() const { return offset_; }
+  uint64_t events_written() const { return events_; }
+
+ private:
+  void flush_chunk();
+  void write_symbols();
+  void write_block(uint8_t kind, const uint8_t* raw, size_t size, bool compress);
+  void write_all(const void* data, size_t size);
+
+  const Symbols& symbols_;
+  std::string path_;
+  BinaryWriteOptions options_;
+  int fd_ = -1;
+  bool owns_fd_ = false;
+  bool finished_ = false;
+  std::vector<uint8_t> chunk_;
+  std::vector<uint8_t> scratch_;
+  std::vector<uint8_t> symbol_buffer_;
+  std::vector<format::IndexEntry> index_;
+  std::vector<Event> pending_;  // the open chunk's events
+  std::vector<EventId> pending_ids_;
+  uint32_t written_names_[format::kSpaceCount] = {};
+  uint64_t offset_ = 0;
+  uint64_t events_ = 0;
+};
+
+}  // namespace racepred

@@ -1,0 +1,187 @@
+// The binary trace format (format/, io/binary_reader, io/binary_writer): round trips with STD,
+// chunk boundaries, id gaps, truncation recovery and corrupt input (byte offsets in errors).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "racepred/format/trace_format.hpp"
+#include "racepred/io/binary_reader.hpp"
+#include "racepred/io/binary_writer.hpp"
+#include "racepred/io/reader.hpp"
+#include "racepred/io/std_writer.hpp"
+#include "racepred/trace/error.hpp"
+#include "racepred/trace/generator.hpp"
+
+namespace racepred {
+namespace {
+
+std::string temp_path(const std::string& tag) {
+  return ::testing::TempDir() + "rp_bin_" + tag + "_" + std::to_string(::getpid()) + ".rpt";
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void spit(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << data;
+}
+
+void write_binary(const Trace& trace, const std::string& path, BinaryWriteOptions options = {}) {
+  BinaryWriter writer(trace.symbols, path, options);
+  for (size_t i = 0; i < trace.size(); ++i)
+    writer.on_event(trace.ids[i], trace.events[i], trace.lines[i]);
+  writer.on_end();
+  writer.close();
+}
+
+void expect_same(const Trace& a, const Trace& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a.events[i], b.events[i]) << "event " << i;
+    ASSERT_EQ(a.ids[i], b.ids[i]) << "event " << i;
+  }
+  EXPECT_EQ(to_std_text(a), to_std_text(b));
+}
+
+TEST(BinaryFormat, VarintsAndZigzag) {
+  uint8_t buf[16];
+  for (uint64_t v : {uint64_t{0}, uint64_t{1}, uint64_t{127}, uint64_t{128}, uint64_t{300},
+                     uint64_t{1} << 35, ~uint64_t{0}}) {
+    uint8_t* end = format::put_varint(buf, v);
+    uint64_t back = 0;
+    EXPECT_EQ(format::get_varint(buf, end, back), end);
+    EXPECT_EQ(back, v);
+    EXPECT_EQ(format::get_varint(buf, end - 1, back), nullptr);  // cut off
+  }
+  for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{1}, int64_t{-1000}, INT64_MIN, INT64_MAX})
+    EXPECT_EQ(format::unzigzag(format::zigzag(v)), v);
+}
+
+TEST(BinaryFormat, StdRoundTripKeepsEventsNamesAndIdGaps) {
+  // Skipped ops (begin/end) leave gaps in the ids; odd names must survive.
+  const std::string text =
+      "T0|fork(T1)|1\nT1|begin|2\nT1|acq(l)|3\nT1|w(V16e92358.199)|347\nT1|rel(l)|4\n"
+      "T0|r(w(f(x)))|-5\nT0|end|6\nT0|join(T1)|2147483647\n";
+  const Trace a = parse_trace(text);
+  const std::string path = temp_path("gaps");
+  write_binary(a, path);
+  const Trace b = load_trace(path);
+  EXPECT_EQ(b.summary.format, "binary");
+  expect_same(a, b);
+  std::remove(path.c_str());
+}
+
+TEST(BinaryFormat, GeneratedTracesRoundTripAcrossChunksAndCodecs) {
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    GeneratorOptions g;
+    g.seed = seed;
+    g.threads = static_cast<uint32_t>(2 + seed * 13 % 90);  // more threads than state slots
+    g.events = 5000 + seed * 777;
+    g.shape = seed % 2 ? ForkShape::Nested : ForkShape::ForkJoin;
+    const Trace a = generate_trace(g);
+    for (int level : {0, 1, 5}) {
+      BinaryWriteOptions o;
+      o.zstd_level = level;
+      o.chunk_events = static_cast<uint32_t>(1 + seed * 97);  // many small chunks
+      const std::string path = temp_path("gen");
+      write_binary(a, path, o);
+      const Trace b = load_trace(path);
+      expect_same(a, b);
+      const BinaryTraceInfo info = binary_trace_info(path);
+      EXPECT_TRUE(info.complete);
+      EXPECT_EQ(info.events, a.size());
+      std::remove(path.c_str());
+    }
+  }
+}
+
+TEST(BinaryFormat, EmptyTrace) {
+  Trace a;
+  const std::string path = temp_path("empty");
+  write_binary(a, path);
+  const Trace b = load_trace(path);
+  EXPECT_EQ(b.size(), 0u);
+  EXPECT_EQ(b.summary.format, "binary");
+  std::remove(path.c_str());
+}
+
+TEST(BinaryFormat, TruncatedFileIsAnErrorUnlessLenientAndCanBeRepaired) {
+  GeneratorOptions g;
+  g.events = 3000;
+  const Trace a = generate_trace(g);
+  const std::string path = temp_path("cut");
+  BinaryWriteOptions o;
+  o.chunk_events = 500;
+  write_binary(a, path, o);
+  const std::string whole = slurp(path);
+  // Cut at every position of the tail: the prefix of complete chunks is what remains.
+  std::mt19937 rng(7);
+  for (int round = 0; round < 40; ++round) {
+    const size_t cut = format::kHeaderSize + rng() % (whole.size() - format::kHeaderSize - 1);
+    spit(path, whole.substr(0, cut));
+    try {
+      load_trace(path);
+      ADD_FAILURE() << "cut at " << cut << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("cut short"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(": byte "), std::string::npos) << e.what();
+    }
+    ReadOptions lenient;
+    lenient.lenient = true;
+    const Trace b = load_trace(path, lenient);
+    EXPECT_EQ(b.summary.malformed, 1u);
+    EXPECT_EQ(b.size() % 500, 0u);  // whole chunks only
+    ASSERT_LE(b.size(), a.size());
+    for (size_t i = 0; i < b.size(); ++i) ASSERT_EQ(b.events[i], a.events[i]);
+    const BinaryTraceInfo repaired = repair_binary_trace(path);
+    EXPECT_TRUE(repaired.complete);
+    EXPECT_EQ(repaired.events, b.size());
+    const Trace c = load_trace(path);  // strict read works after the repair
+    EXPECT_EQ(c.size(), b.size());
+  }
+  std::remove(path.c_str());
+}
+
+TEST(BinaryFormat, CorruptBlockNamesItsByteOffset) {
+  GeneratorOptions g;
+  g.events = 2000;
+  const Trace a = generate_trace(g);
+  const std::string path = temp_path("corrupt");
+  BinaryWriteOptions o;
+  o.chunk_events = 300;
+  o.zstd_level = 0;
+  write_binary(a, path, o);
+  std::string data = slurp(path);
+  data[data.size() / 2] ^= 0x5a;  // inside some middle block
+  spit(path, data);
+  try {
+    load_trace(path);
+    ADD_FAILURE() << "corrupt file accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("checksum mismatch"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path + ": byte "), std::string::npos) << e.what();
+  }
+  spit(path, std::string("\x89RPT\r\n\x1a\n\x07\0\0\0\0\0\0\0", 16));
+  EXPECT_THROW(load_trace(path), InputError);  // unknown version
+  std::remove(path.c_str());
+}
+
+TEST(BinaryFormat, DetectedByMagicAndFromStandardInputFormatOption) {
+  EXPECT_EQ(detect_input_format(std::string_view("\x89RPT\r\n\x1a\nxx", 10)), InputFormat::Binary);
+  EXPECT_EQ(detect_input_format("T0|w(x)|1\n"), InputFormat::Std);
+  EXPECT_EQ(parse_input_format("binary"), InputFormat::Binary);
+  EXPECT_EQ(input_format_name(InputFormat::Binary), "binary");
+}
+
+}  // namespace
+}  // namespace racepred

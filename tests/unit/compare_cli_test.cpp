@@ -1,0 +1,163 @@
+// `racepred compare` end to end through the CLI binary (RACEPRED_BINARY): the Fig. 11/12 table
+// in every format, its numbers against `analyze`, exit codes and errors.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace racepred {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string binary() {
+  const char* env = std::getenv("RACEPRED_BINARY");
+  return env ? env : RACEPRED_BINARY;
+}
+
+CliRun racepred(const std::string& args) {
+  static int counter = 0;
+  const fs::path err =
+      fs::temp_directory_path() /
+      ("racepred_compare_err_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  const std::string command = "'" + binary() + "' " + args + " 2>'" + err.string() + "'";
+  CliRun run;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return run;
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) run.out.append(buffer, n);
+  const int status = ::pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(err);
+  run.err.assign(std::istreambuf_iterator<char>(e), {});
+  fs::remove(err);
+  return run;
+}
+
+std::string example(const std::string& name) {
+  return std::string(RACEPRED_EXAMPLES_DIR) + "/" + name;
+}
+
+const std::vector<std::string> kTraces = {"exact/fig02_cross_thread.std", "pwr/ex2_2.std",
+                                          "exact/fig14_pwr_e.std", "pwr/ex2_3.std"};
+
+std::string trace_args() {
+  std::string s;
+  for (const std::string& t : kTraces) s += " '" + example(t) + "'";
+  return s;
+}
+
+// The JSON numbers are the ones `analyze` reports for the same engine and trace.
+TEST(CompareCli, JsonMatchesAnalyze) {
+  const CliRun run = racepred("compare -e pwr,pwr-cs,fasttrack --format json" + trace_args());
+  ASSERT_EQ(run.exit_code, 1) << run.err;
+  const json j = json::parse(run.out);
+  EXPECT_EQ(j["schema"], "racepred/1");
+  EXPECT_EQ(j["command"], "compare");
+  ASSERT_EQ(j["traces"].size(), kTraces.size());
+  for (size_t k = 0; k < kTraces.size(); ++k) {
+    const json& t = j["traces"][k];
+    const json analyzed = json::parse(
+        racepred("analyze -e pwr,pwr-cs,fasttrack --format json '" + example(kTraces[k]) + "'")
+            .out);
+    EXPECT_EQ(t["trace"]["events"], analyzed["trace"]["events"]);
+    EXPECT_EQ(t["trace"]["threads"], analyzed["trace"]["threads"]);
+    EXPECT_EQ(t["trace"]["variables"], analyzed["trace"]["variables"]);
+    EXPECT_EQ(t["trace"]["locks"], analyzed["trace"]["locks"]);
+    EXPECT_GE(t["read_seconds"].get<double>(), 0.0);
+    ASSERT_EQ(t["results"].size(), 3u);
+    for (size_t e = 0; e < 3; ++e) {
+      const json& r = t["results"][e];
+      const json& a = analyzed["results"][e];
+      EXPECT_EQ(r["engine"], a["engine"]);
+      EXPECT_EQ(r["race_count"], a["race_count"]) << kTraces[k] << " " << r["engine"];
+      std::set<std::pair<std::string, std::string>> pairs;
+      for (const json& race : a["races"])
+        pairs.insert({race["first_location"].get<std::string>(),
+                      race["second_location"].get<std::string>()});
+      EXPECT_EQ(r["location_pair_count"].get<size_t>(), pairs.size());
+      const bool guards = r["engine"] == "pwr-cs";
+      EXPECT_EQ(r.contains("guard_lock_confirmations"), guards);
+      if (guards) {
+        EXPECT_EQ(r["guard_lock_confirmations"], a["guard_lock_confirmations"]);
+        EXPECT_EQ(r["cs_guarded_location_pairs"], a["cs_guarded_location_pairs"]);
+      }
+    }
+  }
+  // Fig. 2: pwr's false positive (e4,e8) is the one location pair pwr-cs removes with the guard
+  // lock (x,T1); Fig. 14: both accesses of the WRD pair are guarded, 2 confirmations.
+  const json& fig2 = j["traces"][0]["results"][1];
+  EXPECT_EQ(fig2["race_count"], 0);
+  EXPECT_EQ(fig2["cs_guarded_location_pairs"], 1);
+  EXPECT_EQ(fig2["guard_lock_confirmations"], 1);
+  EXPECT_EQ(j["traces"][2]["results"][1]["guard_lock_confirmations"], 2);
+}
+
+// Text, CSV and markdown carry the same cells: a header and one row per trace.
+TEST(CompareCli, TableFormats) {
+  const CliRun csv = racepred("compare --format csv" + trace_args());
+  ASSERT_EQ(csv.exit_code, 1) << csv.err;
+  std::vector<std::string> lines;
+  std::istringstream in(csv.out);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), kTraces.size() + 1);
+  EXPECT_EQ(lines[0],
+            "trace,events,threads,locations,locks,read s,pwr s,pwr races,pwr loc pairs,pwr-cs s,"
+            "pwr-cs races,pwr-cs loc pairs,pwr-cs cs guarded,pwr-cs guard locks");
+  // Fig. 2: 9 events, 3 threads, 1 variable, 1 lock; pwr 1 race, pwr-cs 0 races, 1 guarded.
+  std::vector<std::string> cells;
+  std::istringstream row(lines[1]);
+  for (std::string c; std::getline(row, c, ',');) cells.push_back(c);
+  ASSERT_EQ(cells.size(), 14u);
+  EXPECT_EQ(cells[0], example(kTraces[0]));
+  EXPECT_EQ(std::vector<std::string>(cells.begin() + 1, cells.begin() + 5),
+            (std::vector<std::string>{"9", "3", "1", "1"}));
+  EXPECT_EQ(cells[7], "1");
+  EXPECT_EQ(cells[10], "0");
+  EXPECT_EQ(cells[12], "1");
+  EXPECT_EQ(cells[13], "1");
+
+  const CliRun md = racepred("compare --format markdown" + trace_args());
+  std::istringstream mdin(md.out);
+  std::vector<std::string> mdlines;
+  for (std::string line; std::getline(mdin, line);) mdlines.push_back(line);
+  ASSERT_EQ(mdlines.size(), kTraces.size() + 2);
+  EXPECT_EQ(mdlines[0].rfind("| trace", 0), 0u);
+  EXPECT_NE(mdlines[1].find("---:"), std::string::npos);
+
+  const CliRun text = racepred("compare" + trace_args());
+  std::istringstream tin(text.out);
+  size_t count = 0;
+  for (std::string line; std::getline(tin, line);) ++count;
+  EXPECT_EQ(count, kTraces.size() + 1);
+}
+
+TEST(CompareCli, ExitCodesAndErrors) {
+  EXPECT_EQ(racepred("compare '" + example("pwr/ex2_3.std") + "'").exit_code, 0);
+  const CliRun unknown = racepred("compare -e no-such-engine '" + example("pwr/ex2_3.std") + "'");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("no-such-engine"), std::string::npos);
+  const CliRun missing = racepred("compare /nonexistent/trace.std");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("/nonexistent/trace.std"), std::string::npos);
+  EXPECT_EQ(racepred("compare").exit_code, 2);
+  EXPECT_EQ(racepred("compare --format xml '" + example("pwr/ex2_3.std") + "'").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace racepred
