@@ -5,7 +5,7 @@ JOBS       ?= $(shell nproc)
 EXAMPLE    ?= examples/lockset/trace_a.std
 CMAKE_FLAGS ?=
 
-.PHONY: all build run test test-release test-asan bench format format-check clean help
+.PHONY: all build run test test-release test-asan bench fuzz format format-check clean help
 
 all: build
 
@@ -15,14 +15,18 @@ help:
 	@echo "make test         Release build + all tests, then ASan+UBSan build + all tests"
 	@echo "make test-release only the Release tests"
 	@echo "make bench        Google Benchmark programs and bench/run.sh"
+	@echo "make fuzz         libFuzzer targets, FUZZ_BUDGET seconds in total (scripts/fuzz.sh)"
 	@echo "make format       clang-format every source file"
 
 build:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
 	cmake --build $(BUILD) -j$(JOBS)
 
-# racepred exits 1 when it reports races: that is a successful run here.
-run: build
+# racepred exits 1 when it reports races: that is a successful run here. Builds only the
+# binary (not the tests and benchmarks).
+run:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(BUILD) -j$(JOBS) --target racepred
 	./$(BUILD)/racepred analyze $(EXAMPLE) || [ $$? -eq 1 ]
 
 test: test-release test-asan
@@ -39,6 +43,10 @@ test-asan:
 
 bench: build
 	bash bench/run.sh $(BUILD)
+
+FUZZ_BUDGET ?= 180
+fuzz:
+	scripts/fuzz.sh --budget $(FUZZ_BUDGET)
 
 format:
 	find src tests bench -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i

@@ -12,6 +12,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev  # tests
   libbenchmark-dev         # benchmarks (make bench)
   clang-format             # make format / format-check
+  clang libclang-rt-14-dev # libFuzzer targets (make fuzz, .ci/run): clang's fuzzer runtime
   python3                  # independent counts in tests and bench scripts
   binutils                 # addr2line and nm: racepred record names locations and globals
 )

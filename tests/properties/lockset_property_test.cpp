@@ -4,6 +4,8 @@
 // directly. Prints the failing seed and its trace in STD.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -84,7 +86,12 @@ TEST(LocksetProperty, AnalyzePipelineAgreesWithTheEngine) {
     const RaceSink& piped = result.runs[0].sink;
     ASSERT_EQ(result.events, trace.size());
     ASSERT_EQ(piped.race_count(), direct.race_count()) << "seed " << o.seed << "\n" << text;
-    ASSERT_EQ(piped.racy_events(), direct.racy_events()) << "seed " << o.seed;
+    // The pipeline bounds the racy-event list by max_races (the count stays exact).
+    ASSERT_EQ(piped.racy_event_count(), direct.racy_event_count()) << "seed " << o.seed;
+    ASSERT_LE(piped.racy_events().size(), 50u);
+    ASSERT_TRUE(std::equal(piped.racy_events().begin(), piped.racy_events().end(),
+                           direct.racy_events().begin()))
+        << "seed " << o.seed;
     ASSERT_EQ(piped.races().size(), direct.races().size()) << "seed " << o.seed;
     for (size_t i = 0; i < piped.races().size(); ++i) {
       ASSERT_EQ(piped.races()[i].first.event, direct.races()[i].first.event) << "seed " << o.seed;

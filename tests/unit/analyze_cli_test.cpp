@@ -145,7 +145,9 @@ TEST(AnalyzeCli, JsonWithMaxRacesZeroCountsButListsNothing) {
   const json& res = j["results"][0];
   EXPECT_TRUE(res["races"].empty());
   EXPECT_EQ(res["race_count"], 3);
-  EXPECT_EQ(res["racy_events"], json::array({4, 6}));
+  EXPECT_TRUE(res["racy_events"].empty());  // --max-races bounds every list
+  EXPECT_EQ(res["racy_event_count"], 2);
+  EXPECT_EQ(res["racy_location_count"], 2);
   EXPECT_EQ(res["truncated"], true);
 }
 
@@ -175,8 +177,12 @@ json check_json(const std::string& text, const std::string& path) {
   EXPECT_EQ(res["engine"], "lockset");
   const json& races = res["races"];
   EXPECT_LE(races.size(), res["race_count"].get<uint64_t>());
-  EXPECT_EQ(res["truncated"], races.size() < res["race_count"].get<uint64_t>());
-  EXPECT_EQ(res["racy_event_count"], res["racy_events"].size());
+  // truncated: some list (races, racy_events, racy_locations) is shorter than its count.
+  const bool truncated = races.size() < res["race_count"].get<uint64_t>() ||
+                         res["racy_events"].size() < res["racy_event_count"].get<uint64_t>() ||
+                         res["racy_locations"].size() < res["racy_location_count"].get<uint64_t>();
+  EXPECT_EQ(res["truncated"], truncated);
+  EXPECT_LE(res["racy_events"].size(), 1000u);
   EXPECT_TRUE(std::is_sorted(res["racy_events"].begin(), res["racy_events"].end()));
   EXPECT_TRUE(std::is_sorted(res["racy_locations"].begin(), res["racy_locations"].end()));
   const uint64_t events = j["trace"]["events"];

@@ -1,6 +1,9 @@
 // The analyze pipeline: engine selection, batching, the reader thread, errors, diagnostics.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include <random>
 #include <string>
 
 #include "racepred/driver/pipeline.hpp"
@@ -48,8 +51,16 @@ TEST(ResolveEngines, NamesAllDuplicatesAndErrors) {
 
 void expect_same(const RaceSink& a, const RaceSink& b) {
   EXPECT_EQ(a.race_count(), b.race_count());
-  EXPECT_EQ(a.racy_events(), b.racy_events());
-  EXPECT_EQ(a.racy_locations(), b.racy_locations());
+  EXPECT_EQ(a.racy_event_count(), b.racy_event_count());
+  EXPECT_EQ(a.racy_location_count(), b.racy_location_count());
+  // The lists may be bounded differently (--max-races bounds them in the pipeline): the
+  // shorter is the start of the longer.
+  const auto prefix = [](const auto& x, const auto& y) {
+    const size_t n = std::min(x.size(), y.size());
+    return std::equal(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n), y.begin());
+  };
+  EXPECT_TRUE(prefix(a.racy_events(), b.racy_events()));
+  EXPECT_TRUE(prefix(a.racy_locations(), b.racy_locations()));
   ASSERT_EQ(a.races().size(), b.races().size());
   for (size_t i = 0; i < a.races().size(); ++i) {
     EXPECT_EQ(a.races()[i].first.event, b.races()[i].first.event);

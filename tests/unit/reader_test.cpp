@@ -312,9 +312,15 @@ TEST(StdReader, FileStringAndStreamReadsAgree) {
   EXPECT_EQ(from_stdin.summary.lines, 170001u);
 }
 
-TEST(StdReader, ChunkReaderHandlesLinesLongerThanItsBuffer) {
-  const std::string location(9 << 20, 'L');  // one line of 9 MiB
-  const std::string text = "T0|w(x)|1\nT0|w(y)|" + location + "\nT0|w(z)|3";
+TEST(StdReader, ChunkReaderPassesLinesUpToTheLimitAndStopsAfter) {
+  // A line just under the limit comes whole; a 9 MiB line is LineTooLong (the buffer does not
+  // grow without bound: a pipe from /dev/zero cannot exhaust memory).
+  std::string good = "T0|w(x)|1\nT0|w(y)|";
+  good.append(kMaxLineBytes - 20, 'L');
+  good += "\nT0|w(z)|3\n";
+  std::string text = good;
+  text.append(size_t{9} << 20, 'M');
+  text += '\n';
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
   std::thread writer([&] {
@@ -328,13 +334,20 @@ TEST(StdReader, ChunkReaderHandlesLinesLongerThanItsBuffer) {
   });
   io::ChunkReader reader(fds[0], "pipe");
   std::string seen;
-  for (std::string_view block = reader.next(); !block.empty(); block = reader.next()) {
-    EXPECT_EQ(block.back(), '\n');
-    seen.append(block);
+  EXPECT_THROW(
+      {
+        for (std::string_view block = reader.next(); !block.empty(); block = reader.next()) {
+          EXPECT_EQ(block.back(), '\n');
+          seen.append(block);
+        }
+      },
+      io::LineTooLong);
+  char buffer[1 << 16];
+  while (read(fds[0], buffer, sizeof buffer) > 0) {
   }
   writer.join();
   close(fds[0]);
-  EXPECT_EQ(seen, text + "\n");
+  EXPECT_EQ(seen, good);
 }
 
 TEST(StdReader, MissingFileIsAnInputError) {

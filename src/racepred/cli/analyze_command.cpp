@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "racepred/cli/cli.hpp"
+#include "racepred/cli/progress.hpp"
 #include "racepred/driver/pipeline.hpp"
 #include "racepred/io/formats.hpp"
 #include "racepred/report/writers.hpp"
@@ -13,9 +14,11 @@ namespace racepred::cli {
 namespace {
 
 struct AnalyzeOptions {
+  ReportOptions report;
   std::vector<std::string> engines;
-  std::string format = "text";
   size_t max_races = 1000;
+  uint64_t max_states = 0;
+  uint64_t max_memory_mib = 0;
   bool lenient = false;
   std::string input_format = "auto";
   std::string trace;
@@ -32,24 +35,32 @@ std::vector<std::string> split_names(const std::vector<std::string>& values) {
   return names;
 }
 
-int analyze(const AnalyzeOptions& o) {
+int analyze(const AnalyzeOptions& o, std::ostream& out) {
   const std::vector<const EngineInfo*> engines = resolve_engines(split_names(
       o.engines.empty() ? std::vector<std::string>{std::string(kDefaultEngines)} : o.engines));
   PipelineOptions options;
-  options.read.lenient = o.lenient;
-  options.read.format = *parse_input_format(o.input_format);
+  options.read = read_options(o.input_format, o.lenient);
   options.validation = o.lenient ? ValidationMode::Lenient : ValidationMode::Strict;
   options.max_races = o.max_races;
+  options.max_states = o.max_states;
+  options.max_memory = o.max_memory_mib << 20;
+  Progress progress(progress_wanted(o.report));
+  if (progress.enabled())
+    options.on_progress = [&progress](uint64_t events) { progress.update(events); };
 
   const PipelineResult result = run_pipeline(o.trace, engines, options);
-  for (const std::string& line : pipeline_diagnostics(result)) std::cerr << line << '\n';
+  progress.finish();
+  if (!o.report.quiet)
+    for (const std::string& line : pipeline_diagnostics(result)) std::cerr << line << '\n';
   const Report report = result.report();
-  if (o.format == "json")
-    write_json_report(std::cout, report);
+  if (o.report.json())
+    write_json_report(out, report);
   else
-    write_text_report(std::cout, report);
-  std::cout.flush();
-  return result.any_race() ? kExitRaces : kExitNoRace;
+    write_text_report(out, report);
+  // Races reported by any engine: 1. Otherwise a failed engine makes the run incomplete: 2,
+  // never "no race".
+  if (result.any_race()) return kExitRaces;
+  return result.any_failed() ? kExitError : kExitNoRace;
 }
 
 }  // namespace
@@ -61,36 +72,30 @@ Command add_analyze_command(CLI::App& app) {
       "Reads TRACE once and runs every selected engine over it. The text report has one\n"
       "block per racing pair of source locations and a SUMMARY line per engine; --format json\n"
       "writes schema racepred/1 (docs/CLI.md). Notes and warnings about the input go to stderr.\n"
-      "Exit code: 0 no race reported, 1 races reported, 2 usage or input error.\n"
+      "An offline engine that runs out of its budget (--max-states, --max-memory) is marked\n"
+      "FAILED; the other engines' results are reported.\n"
+      "Exit code: 0 no race reported, 1 races reported, 2 usage or input error, or no race\n"
+      "reported while an engine failed.\n"
       "\n"
       "Examples:\n"
       "  racepred analyze trace.std\n"
-      "  racepred analyze -e lockset --format json --max-races 10 trace.std\n"
+      "  racepred analyze -e lockset --format json --max-races 10 -o report.json trace.std\n"
       "  racepred analyze -e all - < trace.std");
   auto o = std::make_shared<AnalyzeOptions>();
   sub->add_option("-e,--engine", o->engines,
                   "Engines to run, comma-separated or repeated; 'all' = every online engine; "
-                  "'racepred engines' lists them (default: " +
+                  "'racepred engines -v' explains them (default: " +
                       std::string(kDefaultEngines) + ")")
       ->type_name("ENGINE[,ENGINE...]");
-  sub->add_option("--format", o->format, "Report format")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
-  sub->add_option("--max-races", o->max_races,
-                  "List at most N races per engine (the first in trace order of their later "
-                  "event); all races are still counted")
-      ->type_name("N")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  sub->add_flag("--lenient", o->lenient,
-                "Skip malformed lines and drop events that break well-formedness (counted and "
-                "reported on stderr) instead of failing");
-  sub->add_option("--input-format", o->input_format,
-                  "Trace format (auto: recognised by its content; docs/FORMATS.md)")
-      ->check(CLI::IsMember(input_format_names()))
-      ->capture_default_str();
-  sub->add_option("TRACE", o->trace, "Trace file ('-' reads standard input)")->required();
-  return {sub, [o] { return analyze(*o); }};
+  add_report_options(sub, o->report);
+  add_max_races_option(sub, o->max_races);
+  add_lenient_option(sub, o->lenient,
+                     "Skip malformed lines and drop events that break well-formedness (counted "
+                     "and reported on stderr) instead of failing");
+  add_input_format_option(sub, o->input_format);
+  add_budget_options(sub, o->max_states, o->max_memory_mib);
+  add_trace_argument(sub, o->trace);
+  return {sub, [o](std::ostream& out) { return analyze(*o, out); }, &o->report};
 }
 
 }  // namespace racepred::cli

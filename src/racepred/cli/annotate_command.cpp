@@ -14,14 +14,16 @@
 #include "racepred/report/table.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
+#include "racepred/trace/printable.hpp"
 #include "racepred/trace/validator.hpp"
 
 namespace racepred::cli {
 namespace {
 
 struct AnnotateOptions {
+  ReportOptions report;
   std::string engine = "hb";
-  std::string format = "text";
+  std::string input_format = "auto";
   std::string layout = "auto";
   int width = -1;  // -1: the terminal's width when printing to one, else unlimited
   bool truncate = false;
@@ -37,11 +39,11 @@ Trace load_validated(const AnnotateOptions& o) {
   vo.mode = o.lenient ? ValidationMode::Lenient : ValidationMode::Strict;
   vo.file_name = o.path;
   Validator validator(trace.symbols, vo, collector);
-  ReadOptions ro;
-  ro.lenient = o.lenient;
-  trace.summary = read_events(o.path, ro, trace.symbols, validator);
+  trace.summary =
+      read_events(o.path, read_options(o.input_format, o.lenient), trace.symbols, validator);
   validator.on_end();
   const ValidationReport& report = validator.report();
+  if (o.report.quiet) return trace;
   if (trace.summary.malformed)
     std::cerr << "racepred: warning: skipped " << trace.summary.malformed << " malformed line(s)\n";
   if (report.violations)
@@ -68,7 +70,7 @@ std::vector<NamedCells> named_cells(const std::vector<Annotation>& rows) {
   return cells;
 }
 
-int run_annotate(const AnnotateOptions& o) {
+int run_annotate(const AnnotateOptions& o, std::ostream& out) {
   if (o.engine.find(',') != std::string::npos)
     throw UsageError("annotate shows one engine at a time (got '" + o.engine + "')");
   if (!find_engine(o.engine)) {
@@ -81,9 +83,8 @@ int run_annotate(const AnnotateOptions& o) {
   const std::vector<NamedCells> cells = named_cells(run.rows);
   const RaceSink& sink = run.sink;
 
-  if (o.format == "json") {
-    nlohmann::ordered_json doc;
-    doc["schema"] = "racepred/1";
+  if (o.report.json()) {
+    nlohmann::ordered_json doc = json_header("annotate");
     doc["engine"] = o.engine;
     doc["trace"] = trace_json(TraceInfo::of(o.path, trace.symbols, trace.summary, trace.size()));
     nlohmann::ordered_json table = trace_table_json(trace, cells);
@@ -103,30 +104,31 @@ int run_annotate(const AnnotateOptions& o) {
     doc["races"] = std::move(races);
     doc["race_count"] = sink.race_count();
     doc["truncated"] = sink.truncated();
-    std::cout << doc.dump(2) << '\n';
+    write_json(out, doc);
   } else {
     TraceTableOptions options;
-    options.table.width = o.width >= 0 ? static_cast<size_t>(o.width) : terminal_width();
+    options.table.width = o.width >= 0 ? static_cast<size_t>(o.width)
+                                       : (o.report.output.empty() ? terminal_width() : 0);
     options.table.truncate = o.truncate;
     options.layout = o.layout == "columns"   ? TraceLayout::Columns
                      : o.layout == "compact" ? TraceLayout::Compact
                                              : TraceLayout::Auto;
-    std::cout << render_trace_table(trace, cells, options) << '\n';
-    std::cout << o.engine << ": ";
+    out << printable_text(render_trace_table(trace, cells, options)) << '\n';
+    out << o.engine << ": ";
     if (sink.race_count() == 0) {
-      std::cout << "no race\n";
+      out << "no race\n";
     } else {
-      std::cout << sink.race_count() << " race pair" << (sink.race_count() == 1 ? "" : "s");
+      out << sink.race_count() << " race pair" << (sink.race_count() == 1 ? "" : "s");
       std::string pairs;
       for (const Race& r : sink.races()) {
         pairs += ' ';
         pairs += r.first.known() ? pair_text(r.first.event, r.second.event)
                                  : "(?,e" + std::to_string(r.second.event) + ")";
       }
-      std::cout << ":" << pairs << (sink.truncated() ? " ..." : "") << '\n';
+      out << ":" << pairs << (sink.truncated() ? " ..." : "") << '\n';
     }
   }
-  return sink.race_count() ? kExitRaces : kExitNoRace;
+  return sink.data_race_count() ? kExitRaces : kExitNoRace;
 }
 
 }  // namespace
@@ -140,9 +142,7 @@ Command add_annotate_command(CLI::App& app) {
   sub->add_option("-e,--engine", o->engine,
                   "Engine whose state to show (one; see docs/ANNOTATE.md)")
       ->capture_default_str();
-  sub->add_option("--format", o->format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  add_report_options(sub, o->report);
   sub->add_option("--width", o->width,
                   "Table width in characters; long cells are wrapped (0 = unlimited; default: the "
                   "terminal's width, unlimited when not printing to a terminal)");
@@ -152,11 +152,11 @@ Command add_annotate_command(CLI::App& app) {
                   "columns unless the threads do not fit")
       ->check(CLI::IsMember({"auto", "columns", "compact"}))
       ->capture_default_str();
-  sub->add_flag("--lenient", o->lenient,
-                "Skip malformed lines and drop ill-formed events instead of stopping");
-  sub->add_option("TRACE", o->path, "Trace file (STD or SpeedyGo CSV; '-' for standard input)")
-      ->required();
-  return {sub, [o] { return run_annotate(*o); }};
+  add_lenient_option(sub, o->lenient,
+                     "Skip malformed lines and drop ill-formed events instead of stopping");
+  add_input_format_option(sub, o->input_format);
+  add_trace_argument(sub, o->path);
+  return {sub, [o](std::ostream& out) { return run_annotate(*o, out); }, &o->report};
 }
 
 }  // namespace racepred::cli

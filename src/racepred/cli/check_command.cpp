@@ -8,14 +8,16 @@
 #include "racepred/io/reader.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
+#include "racepred/trace/printable.hpp"
 #include "racepred/trace/validator.hpp"
 
 namespace racepred::cli {
 namespace {
 
 struct CheckOptions {
-  std::string format = "text";
+  ReportOptions report;
   std::string input_format = "auto";
+  size_t max_violations = 1000;
   std::string trace;
 };
 
@@ -35,22 +37,24 @@ nlohmann::ordered_json issue_json(const ValidationIssue& issue) {
           {"message", issue.message}};
 }
 
-int check(const CheckOptions& o) {
-  ReadOptions read;
-  read.format = *parse_input_format(o.input_format);
+int check(const CheckOptions& o, std::ostream& out) {
+  const ReadOptions read = read_options(o.input_format, false);
   const std::string name = o.trace == "-" ? "<stdin>" : o.trace;
+  const std::string shown = printable(name, 4096);
 
   Symbols symbols;
   Discard sink;
-  Validator validator(symbols, ValidationOptions{ValidationMode::Collect, name}, sink);
+  Validator validator(symbols, ValidationOptions{ValidationMode::Collect, name, o.max_violations},
+                      sink);
   const ReadSummary summary = read_events(o.trace, read, symbols, validator);
   validator.on_end();
   const ValidationReport& v = validator.report();
+  const bool listed_all = v.errors.size() == v.violations;
 
-  if (o.format == "json") {
-    nlohmann::ordered_json j;
-    j["schema"] = "racepred/1";
-    j["trace"] = trace_json(TraceInfo::of(name, symbols, summary, summary.delivered, true));
+  if (o.report.json()) {
+    nlohmann::ordered_json j = json_header("check");
+    j["trace"] = trace_json(TraceInfo::of(name, symbols, summary, summary.delivered));
+    j["verdict"] = v.ok() ? "well-formed" : "ill-formed";
     j["well_formed"] = v.ok();
     j["violation_count"] = v.violations;
     nlohmann::ordered_json by_rule = nlohmann::ordered_json::object();
@@ -58,37 +62,48 @@ int check(const CheckOptions& o) {
     j["violations_by_rule"] = by_rule;
     j["violations"] = nlohmann::ordered_json::array();
     for (const ValidationIssue& issue : v.errors) j["violations"].push_back(issue_json(issue));
+    j["violations_truncated"] = !listed_all;
     j["reentrant_acquires"] = v.reentrant_acquires;
     j["notes"] = nlohmann::ordered_json::array();
     for (const ValidationIssue& issue : v.notes) j["notes"].push_back(issue_json(issue));
     j["unreleased_locks"] = v.unreleased_locks;
-    std::cout << j.dump(2) << '\n';
+    j["threads_without_events"] = v.threads_without_events;
+    write_json(out, j);
   } else {
     for (const ValidationIssue& issue : v.errors)
-      std::cout << name << ':' << issue.line << ": error: " << issue.rule << ": " << issue.message
-                << '\n';
+      out << shown << ':' << issue.line << ": error: " << issue.rule << ": " << issue.message
+          << '\n';
+    if (!listed_all)
+      out << shown << ": note: " << v.violations - v.errors.size()
+          << " more violations not listed (--max-violations " << o.max_violations << ")\n";
     for (const ValidationIssue& issue : v.notes)
-      std::cout << name << ':' << issue.line << ": note: " << issue.rule << ": " << issue.message
-                << '\n';
+      out << shown << ':' << issue.line << ": note: " << issue.rule << ": " << issue.message
+          << '\n';
     if (v.reentrant_acquires > v.notes.size())
-      std::cout << name << ": note: " << v.reentrant_acquires - v.notes.size()
-                << " more re-entrant acquires not listed\n";
+      out << shown << ": note: " << v.reentrant_acquires - v.notes.size()
+          << " more re-entrant acquires not listed\n";
+    if (v.threads_without_events) {
+      out << shown << ": warning: " << plural(v.threads_without_events, "thread")
+          << " forked or joined without an event of its own:";
+      for (const std::string& t : v.threads_without_events_examples) out << ' ' << t;
+      out << (v.threads_without_events > v.threads_without_events_examples.size() ? " ..." : "")
+          << '\n';
+    }
     std::string detail = plural(summary.delivered, "event") + ", " +
                          plural(symbols.threads.size(), "thread") + ", " +
                          plural(v.reentrant_acquires, "re-entrant acquire") + " normalised";
     if (v.unreleased_locks)
       detail += ", " + plural(v.unreleased_locks, "lock") + " held at the end";
     if (v.ok()) {
-      std::cout << name << ": well-formed (" << detail << ")\n";
+      out << shown << ": well-formed (" << detail << ")\n";
     } else {
       std::string rules;
       for (const auto& [rule, n] : v.violations_by_rule)
         rules += (rules.empty() ? "" : ", ") + rule + " " + std::to_string(n);
-      std::cout << name << ": NOT well-formed: " << plural(v.violations, "violation") << " ("
-                << rules << "; " << detail << ")\n";
+      out << shown << ": NOT well-formed: " << plural(v.violations, "violation") << " (" << rules
+          << "; " << detail << ")\n";
     }
   }
-  std::cout.flush();
   return v.ok() ? kExitNoRace : kExitError;
 }
 
@@ -98,24 +113,27 @@ Command add_check_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "check", "Check well-formedness (Def. 3.2 of the cross-thread paper) and list violations");
   sub->description(
-      "Check that TRACE is well-formed (Def. 3.2 of the cross-thread paper: Lock-1, Lock-2,\n"
-      "Fork-1, Fork-2, Join) under racepred's policy: re-entrant acquires are normalised (a\n"
-      "note), threads without a fork run from the start, forks of threads that never run are\n"
-      "fine. Lists every violation with its rule, event id and line, then a verdict line.\n"
-      "Exit code: 0 well-formed, 2 not well-formed or input error.\n"
+      "Check that TRACE is well-formed: locks are acquired by one thread at a time and released\n"
+      "by their holder, each thread is forked at most once and before its first event, and no\n"
+      "thread acts after it was joined (Lock-1, Lock-2, Fork-1, Fork-2, Join of Def. 3.2 in\n"
+      "the cross-thread paper). Policy: re-entrant acquires are normalised (a note), threads\n"
+      "without a fork run from the start, forks of threads that never run are fine (a warning).\n"
+      "Lists the violations with rule, event id and line, then a verdict line.\n"
+      "Exit code: 0 well-formed; 2 either not well-formed (verdict line 'NOT well-formed', JSON\n"
+      "\"verdict\": \"ill-formed\") or unreadable (an error message, JSON \"error\" object).\n"
       "Examples:\n"
       "  racepred check trace.std\n"
       "  racepred check --format json trace.std");
   auto o = std::make_shared<CheckOptions>();
-  sub->add_option("--format", o->format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
+  add_report_options(sub, o->report);
+  sub->add_option("--max-violations", o->max_violations,
+                  "List at most N violations (all are counted)")
+      ->type_name("N")
+      ->check(whole_number(0))
       ->capture_default_str();
-  sub->add_option("--input-format", o->input_format,
-                  "Trace format (auto: judged by the first event line)")
-      ->check(CLI::IsMember(input_format_names()))
-      ->capture_default_str();
-  sub->add_option("TRACE", o->trace, "Trace file ('-' reads standard input)")->required();
-  return {sub, [o]() { return check(*o); }};
+  add_input_format_option(sub, o->input_format);
+  add_trace_argument(sub, o->trace);
+  return {sub, [o](std::ostream& out) { return check(*o, out); }, &o->report};
 }
 
 }  // namespace racepred::cli

@@ -1,17 +1,51 @@
 #include "racepred/cli/cli.hpp"
 
 #include <iostream>
+#include <new>
+#include <string_view>
 #include <vector>
 
+#include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
 
 namespace racepred::cli {
+namespace {
+
+// A failed run with --format json still writes one JSON document: the error object.
+void write_json_error(const Command& command, ReportOutput& output, std::string_view kind,
+                      const std::string& message) {
+  try {
+    nlohmann::ordered_json doc = json_header(command.report->command);
+    doc["error"] = {{"kind", kind}, {"message", message}};
+    output.discard();
+    write_json(output.stream(), doc);
+    output.commit();
+  } catch (const std::exception&) {  // the output itself failed: the message on stderr is all
+  }
+}
+
+int fail(const Command* command, ReportOutput& output, std::string_view kind,
+         const std::string& message) {
+  std::cout.flush();
+  std::cout.clear();
+  std::cerr << message << '\n';
+  if (command && command->report && command->report->json() && kind != "output")
+    write_json_error(*command, output, kind, message);
+  else
+    output.discard();
+  return kExitError;
+}
+
+}  // namespace
 
 int run(int argc, const char* const* argv) {
   CLI::App app{"racepred: dynamic data race prediction on recorded traces"};
   app.set_version_flag("--version", std::string("racepred ") + RACEPRED_VERSION);
   app.require_subcommand(1);
   app.fallthrough(false);
+  app.footer(
+      "Run 'racepred COMMAND --help' for a command's options. Exit codes: 0 no race reported, "
+      "1 races reported, 2 usage or input error.");
 
   std::vector<Command> commands;
   // Subcommands in the order --help lists them.
@@ -21,6 +55,18 @@ int run(int argc, const char* const* argv) {
                    &add_record_command})
     commands.push_back(add(app));
 
+  // "racepred bogus": name the unknown command instead of CLI11's "A subcommand is required".
+  std::string names;
+  bool known = false;
+  for (const Command& c : commands) {
+    names += (names.empty() ? "" : ", ") + c.app->get_name();
+    known = known || (argc > 1 && c.app->get_name() == argv[1]);
+  }
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    std::cerr << "racepred: error: unknown command '" << argv[1] << "'; commands: " << names
+              << " (racepred --help)\n";
+    return kExitError;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --version
@@ -29,19 +75,30 @@ int run(int argc, const char* const* argv) {
     app.exit(e);
     return kExitError;
   }
+
+  const Command* selected = nullptr;
+  for (const Command& c : commands)
+    if (c.app->parsed()) selected = &c;
+  if (!selected) return kExitError;
+  ReportOutput output(selected->report ? selected->report->output : std::string());
   try {
-    for (const Command& c : commands)
-      if (c.app->parsed()) return c.action();
+    const int code = selected->action(output.stream());
+    output.commit();
+    return code;
   } catch (const InputError& e) {
-    std::cout.flush();
-    std::cerr << e.what() << '\n';
-    return kExitError;
+    return fail(selected, output, "input", e.what());
   } catch (const UsageError& e) {
-    std::cout.flush();
-    std::cerr << "racepred: error: " << e.what() << '\n';
-    return kExitError;
+    return fail(selected, output, "usage", std::string("racepred: error: ") + e.what());
+  } catch (const OutputError& e) {
+    return fail(selected, output, "output", e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(selected, output, "memory",
+                "racepred: error: out of memory (the trace or the engines' state does not fit; "
+                "try fewer engines, or a budget option such as --max-states / --max-bytes)");
+  } catch (const std::length_error& e) {
+    return fail(selected, output, "memory",
+                std::string("racepred: error: out of memory (") + e.what() + ")");
   }
-  return kExitError;
 }
 
 }  // namespace racepred::cli

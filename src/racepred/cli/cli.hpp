@@ -5,6 +5,9 @@
 #include <functional>
 #include <iosfwd>
 
+#include "racepred/cli/options.hpp"
+#include "racepred/cli/output.hpp"
+
 namespace racepred::cli {
 
 // Exit codes (DESIGN.md): 0 no race reported, 1 races reported, 2 usage or input error.
@@ -13,11 +16,14 @@ inline constexpr int kExitRaces = 1;
 inline constexpr int kExitError = 2;
 
 // A subcommand registers its options on `app` and returns the action to run when selected;
-// the action returns the exit code. Errors are thrown as InputError / UsageError.
-using Action = std::function<int()>;
+// the action writes its report to the stream it is given and returns the exit code. Errors are
+// thrown as InputError / UsageError (std::bad_alloc and OutputError are handled alike).
+using Action = std::function<int(std::ostream& out)>;
 struct Command {
   CLI::App* app;
   Action action;
+  // The command's report options (format, -o, -q), or nullptr for a command without a report.
+  const ReportOptions* report = nullptr;
 };
 
 Command add_engines_command(CLI::App& app);
@@ -32,7 +38,7 @@ Command add_record_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 
 // Runs racepred with the given arguments (argv[0] is the program name); returns the exit code.
-// Output goes to std::cout, diagnostics to std::cerr.
+// Output goes to std::cout (or -o FILE), diagnostics to std::cerr.
 int run(int argc, const char* const* argv);
 
 }  // namespace racepred::cli

@@ -239,13 +239,11 @@ Command add_compare_command(CLI::App& app) {
   sub->add_option("--format", o->format, "Table format")
       ->check(CLI::IsMember({"text", "json", "csv", "markdown"}))
       ->capture_default_str();
-  sub->add_flag("--lenient", o->lenient,
-                "Skip malformed lines and drop events that break well-formedness");
-  sub->add_option("--input-format", o->input_format, "Trace format")
-      ->check(CLI::IsMember({"std", "speedygo", "auto"}))
-      ->capture_default_str();
+  add_lenient_option(sub, o->lenient,
+                     "Skip malformed lines and drop events that break well-formedness");
+  add_input_format_option(sub, o->input_format);
   sub->add_option("TRACE", o->traces, "Trace files")->required();
-  return {sub, [o] { return compare(*o); }};
+  return {sub, [o](std::ostream&) { return compare(*o); }};
 }
 
 }  // namespace racepred::cli

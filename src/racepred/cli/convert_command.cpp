@@ -76,16 +76,13 @@ Command add_convert_command(CLI::App& app) {
       ->check(CLI::IsMember(output_format_names()));
   sub->add_option("-o,--output", o->output, "Output file ('-': standard output)")
       ->capture_default_str();
-  sub->add_option("--input-format", o->input_format,
-                  "Input format (auto: recognised by its content)")
-      ->check(CLI::IsMember(input_format_names()))
-      ->capture_default_str();
+  add_input_format_option(sub, o->input_format);
   sub->add_flag("--allow-loss", o->allow_loss,
                 "Convert even when the output format cannot hold everything (names numbered "
                 "anew, locations or skipped operations dropped)");
-  sub->add_flag("--lenient", o->lenient, "Skip malformed input lines (counted) instead of failing");
-  sub->add_option("TRACE", o->trace, "Trace file ('-' reads standard input)")->required();
-  return {sub, [o]() { return convert(*o); }};
+  add_lenient_option(sub, o->lenient, "Skip malformed input lines (counted) instead of failing");
+  add_trace_argument(sub, o->trace);
+  return {sub, [o](std::ostream&) { return convert(*o); }};
 }
 
 }  // namespace racepred::cli

@@ -1,4 +1,4 @@
-#include <iostream>
+#include <ostream>
 
 #include "racepred/cli/cli.hpp"
 #include "racepred/driver/registry.hpp"
@@ -8,18 +8,25 @@ namespace racepred::cli {
 Command add_engines_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("engines", "List the engines with their guarantees");
   auto verbose = std::make_shared<bool>(false);
-  sub->add_flag("-v,--verbose", *verbose, "Also print guarantee and seed section of each engine");
-  return {sub, [verbose] {
+  sub->add_flag("-v,--verbose", *verbose,
+                "Also print what each engine's reports guarantee, then its seed section");
+  sub->footer(
+      "Words used by the guarantees: a race is predictable when some valid reordering of the\n"
+      "observed run (same reads seeing the same writes, locks held by one thread at a time)\n"
+      "makes the two accesses adjacent. 'sound' = every reported race is predictable (no false\n"
+      "alarms); 'complete' = every predictable race is reported (none missed); 'first race' =\n"
+      "the first race reported is predictable, later ones may not be. 'racy events' = engines\n"
+      "that name only the later access of each race. docs/ENGINES.md explains each engine.");
+  return {sub, [verbose](std::ostream& out) {
             size_t width = 0;
             for (const EngineInfo& e : engine_registry()) width = std::max(width, e.name.size());
             for (const EngineInfo& e : engine_registry()) {
-              std::cout << e.name << std::string(width + 2 - e.name.size(), ' ')
-                        << (e.mode == EngineMode::Online ? "online   " : "offline  ")
-                        << e.description << '\n';
+              out << e.name << std::string(width + 2 - e.name.size(), ' ')
+                  << (e.mode == EngineMode::Online ? "online   " : "offline  ") << e.description
+                  << '\n';
               if (*verbose) {
-                std::cout << std::string(width + 11, ' ') << "guarantee: " << e.guarantee.words
-                          << '\n'
-                          << std::string(width + 11, ' ') << "seed:      " << e.seed << '\n';
+                out << std::string(width + 11, ' ') << "guarantee: " << e.guarantee.words << '\n'
+                    << std::string(width + 11, ' ') << "seed:      " << e.seed << '\n';
               }
             }
             return kExitNoRace;

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "racepred/cli/cli.hpp"
@@ -14,29 +15,32 @@
 #include "racepred/report/race.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
+#include "racepred/trace/printable.hpp"
 #include "racepred/trace/validator.hpp"
 
 namespace racepred::cli {
 namespace {
 
 struct ExactArgs {
+  ReportOptions report;
+  std::string input_format = "auto";
   std::string path;
   bool enabled = false;
   bool complete = false;
   bool witness = false;
   bool mhb = false;
-  uint64_t max_states = exact::kDefaultMaxStates;
-  std::string format = "text";
+  uint64_t max_states = 0;      // 0: exact::kDefaultMaxStates
+  uint64_t max_memory_mib = 0;  // 0: exact::kDefaultMaxMemory
 };
 
-Trace read_validated(const std::string& path) {
+Trace read_validated(const std::string& path, const std::string& input_format) {
   Trace trace;
   TraceCollector collector(trace);
   ValidationOptions validation;
   validation.mode = ValidationMode::Strict;
-  validation.file_name = path;
+  validation.file_name = path == "-" ? "<stdin>" : path;
   Validator validator(trace.symbols, validation, collector);
-  trace.summary = read_events(path, ReadOptions{}, trace.symbols, validator);
+  trace.summary = read_events(path, read_options(input_format, false), trace.symbols, validator);
   validator.on_end();
   return trace;
 }
@@ -85,11 +89,10 @@ std::string indent(const std::string& text, const std::string& prefix) {
   return out;
 }
 
-int print_text(const ExactArgs& args, const Trace& trace, const exact::ExactTrace& t,
-               const exact::SearchResult& result, size_t conflicting) {
-  std::ostream& out = std::cout;
-  out << "exact: " << args.path << ": " << t.size() << " events, " << trace.symbols.threads.size()
-      << " threads\n";
+int print_text(std::ostream& out, const ExactArgs& args, const Trace& trace,
+               const exact::ExactTrace& t, const exact::SearchResult& result, size_t conflicting) {
+  out << "exact: " << printable(args.path, 4096) << ": " << t.size() << " events, "
+      << trace.symbols.threads.size() << " threads\n";
   out << "predictable races (" << notion_text(result) << "): " << result.races.size() << "\n";
   for (size_t r = 0; r < result.races.size(); ++r) {
     const auto [a, b] = result.races[r];
@@ -142,8 +145,9 @@ int print_text(const ExactArgs& args, const Trace& trace, const exact::ExactTrac
   return result.races.empty() ? kExitNoRace : kExitRaces;
 }
 
-int print_json(const ExactArgs& args, const Trace& trace, const exact::ExactTrace& t,
-               const exact::SearchResult& result, size_t conflicting, double seconds) {
+int print_json(std::ostream& out, const ExactArgs& args, const Trace& trace,
+               const exact::ExactTrace& t, const exact::SearchResult& result, size_t conflicting,
+               double seconds) {
   using json = nlohmann::ordered_json;  // keys in the order of DESIGN.md
   json races = json::array();
   std::vector<EventId> racy_events;
@@ -203,11 +207,10 @@ int print_json(const ExactArgs& args, const Trace& trace, const exact::ExactTrac
         if (result.mhb.before(e, f)) pairs.push_back({t.id(e), t.id(f)});
     engine["must_happen_before"] = pairs;
   }
-  json doc = {
-      {"schema", "racepred/1"},
-      {"trace", trace_json(TraceInfo::of(args.path, trace.symbols, trace.summary, trace.size()))},
-      {"results", json::array({engine})}};
-  std::cout << doc.dump(2) << '\n';
+  json doc = json_header("exact");
+  doc["trace"] = trace_json(TraceInfo::of(args.path, trace.symbols, trace.summary, trace.size()));
+  doc["results"] = json::array({engine});
+  write_json(out, doc);
   return result.races.empty() ? kExitNoRace : kExitRaces;
 }
 
@@ -220,7 +223,7 @@ Command add_exact_command(CLI::App& app) {
       "Explores every correctly reordered prefix (Def. 3.4); exponential, for traces of a few "
       "dozen events. Exit code 2 when the state budget is exhausted. See docs/GROUND_TRUTH.md.");
   auto args = std::make_shared<ExactArgs>();
-  sub->add_option("TRACE", args->path, "Trace file (STD; '-' reads standard input)")->required();
+  add_trace_argument(sub, args->path);
   sub->add_flag("--enabled", args->enabled,
                 "Weaker notion: both events enabled after a correctly reordered prefix (the "
                 "SHB/SyncP/M2 papers' notion), instead of adjacent (Def. 3.8)");
@@ -230,32 +233,34 @@ Command add_exact_command(CLI::App& app) {
   sub->add_flag("--witness", args->witness,
                 "Print, for each race, a correctly reordered prefix exhibiting it");
   sub->add_flag("--mhb", args->mhb, "Print the must-happen-before relation (Def. 3.5)");
-  sub->add_option("--max-states", args->max_states,
-                  "Stop (exit code 2) after exploring this many distinct states")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--format", args->format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
-  return {sub, [args]() -> int {
+  add_budget_options(sub, args->max_states, args->max_memory_mib);
+  add_report_options(sub, args->report);
+  add_input_format_option(sub, args->input_format);
+  return {sub,
+          [args](std::ostream& out) -> int {
             const auto start = std::chrono::steady_clock::now();
-            const Trace trace = read_validated(args->path);
+            const Trace trace = read_validated(args->path, args->input_format);
             const exact::ExactTrace t(trace);
             exact::SearchOptions options;
             options.notion =
                 args->enabled ? exact::RaceNotion::Enabled : exact::RaceNotion::Adjacent;
             options.reorderings =
                 args->complete ? exact::Reorderings::Complete : exact::Reorderings::Prefixes;
-            options.max_states = args->max_states;
+            if (args->max_states) options.max_states = args->max_states;
+            if (args->max_memory_mib) options.max_memory = args->max_memory_mib << 20;
             options.witnesses = args->witness;
             const exact::SearchResult result = exact::search(t, options);
             const size_t conflicting = t.conflicting_pairs().size();
             const double seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            if (args->format == "json")
-              return print_json(*args, trace, t, result, conflicting, seconds);
-            return print_text(*args, trace, t, result, conflicting);
-          }};
+            if (args->report.json())
+              return print_json(out, *args, trace, t, result, conflicting, seconds);
+            std::ostringstream text;  // names from the trace: control characters escaped
+            const int code = print_text(text, *args, trace, t, result, conflicting);
+            out << printable_text(text.str());
+            return code;
+          },
+          &args->report};
 }
 
 }  // namespace racepred::cli

@@ -26,14 +26,22 @@ Command add_generate_command(CLI::App& app) {
   };
   auto args = std::make_shared<Args>();
   GeneratorOptions& o = args->options;
-  sub->add_option("--seed", o.seed, "Random seed")->capture_default_str();
-  sub->add_option("--threads", o.threads, "Number of threads T0, T1, …")->capture_default_str();
-  sub->add_option("--events", o.events, "Number of events (exact unless forks/joins need more)")
+  sub->add_option("--seed", o.seed, "Random seed")->check(whole_number(0))->capture_default_str();
+  sub->add_option("--threads", o.threads, "Number of threads T0, T1, …")
+      ->check(whole_number(0, UINT32_MAX))
+      ->capture_default_str();
+  sub->add_option("--events", o.events,
+                  "Number of events (exact unless forks/joins need more; at most 2^40)")
+      ->check(whole_number(0, uint64_t{1} << 40))
       ->capture_default_str();
   sub->add_option("--variables", o.variables, "Number of shared variables V0, V1, …")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
-  sub->add_option("--locks", o.locks, "Number of locks L0, L1, …")->capture_default_str();
+  sub->add_option("--locks", o.locks, "Number of locks L0, L1, …")
+      ->check(whole_number(0, UINT32_MAX))
+      ->capture_default_str();
   sub->add_option("--nesting", o.nesting, "Most locks a thread holds at once (0: no locking)")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   sub->add_option("--shape", args->shape,
                   "Thread structure: none (all run from the start), fork (T0 forks the others "
@@ -70,6 +78,7 @@ Command add_generate_command(CLI::App& app) {
                   "Chance to switch to a random thread after each event")
       ->capture_default_str();
   sub->add_option("--locations", o.locations, "Number of distinct locations (0: automatic)")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   sub->add_flag("--early-joins", args->options.early_joins,
                 "fork-join, nested: threads may be joined in the middle of the trace (also "
@@ -78,7 +87,7 @@ Command add_generate_command(CLI::App& app) {
                 "Do not release held locks at the end (Def. 3.2 allows unreleased locks)");
   sub->add_option("-o,--output", args->output, "Output file ('-': standard output)")
       ->capture_default_str();
-  return {sub, [args, sub]() -> int {
+  return {sub, [args, sub](std::ostream&) -> int {
             GeneratorOptions options = args->options;
             parse_fork_shape(args->shape, options.shape);
             if (args->racy_share >= 0) {

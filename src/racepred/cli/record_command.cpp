@@ -137,7 +137,7 @@ Command add_record_command(CLI::App& app) {
                   "Make a binary trace that was cut short whole again (keeps its complete blocks)");
   sub->add_flag("-q,--quiet", o->quiet, "No summary on standard error");
   sub->add_option("command", o->command, "The program and its arguments (after --)");
-  return {sub, [o] { return record(*o); }};
+  return {sub, [o](std::ostream&) { return record(*o); }};
 }
 
 }  // namespace racepred::cli

@@ -9,13 +9,14 @@
 #include "racepred/io/reader.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
+#include "racepred/trace/printable.hpp"
 #include "racepred/trace/validator.hpp"
 
 namespace racepred::cli {
 namespace {
 
 struct StatsOptions {
-  std::string format = "text";
+  ReportOptions report;
   bool lenient = false;
   std::string input_format = "auto";
   std::string trace;
@@ -53,15 +54,14 @@ std::string counts_text(const std::map<std::string, uint64_t>& counts) {
   return s;
 }
 
-int stats(const StatsOptions& o) {
-  ReadOptions read;
-  read.lenient = o.lenient;
-  read.format = *parse_input_format(o.input_format);
+int stats(const StatsOptions& o, std::ostream& out) {
+  const ReadOptions read = read_options(o.input_format, o.lenient);
   const std::string name = o.trace == "-" ? "<stdin>" : o.trace;
 
   Symbols symbols;
   Discard sink;
-  Validator validator(symbols, ValidationOptions{ValidationMode::Collect, name}, sink);
+  // Only counts are printed: keep no violation messages.
+  Validator validator(symbols, ValidationOptions{ValidationMode::Collect, name, 0}, sink);
   OpCounter counter(validator);
   const ReadSummary summary = read_events(o.trace, read, symbols, counter);
   counter.on_end();
@@ -69,10 +69,9 @@ int stats(const StatsOptions& o) {
   uint64_t active = 0;
   for (bool a : counter.active) active += a;
 
-  if (o.format == "json") {
-    nlohmann::ordered_json j;
-    j["schema"] = "racepred/1";
-    j["trace"] = trace_json(TraceInfo::of(name, symbols, summary, summary.delivered, true));
+  if (o.report.json()) {
+    nlohmann::ordered_json j = json_header("stats");
+    j["trace"] = trace_json(TraceInfo::of(name, symbols, summary, summary.delivered));
     nlohmann::ordered_json ops = nlohmann::ordered_json::object();
     for (int i = 0; i < kOpCount; ++i)
       ops[std::string(op_name(static_cast<Op>(i)))] = counter.ops[i];
@@ -90,15 +89,16 @@ int stats(const StatsOptions& o) {
                   {"violations", v.violations},
                   {"violations_by_rule", by_rule},
                   {"reentrant_acquires", v.reentrant_acquires},
-                  {"unreleased_locks", v.unreleased_locks}};
-    std::cout << j.dump(2) << '\n';
+                  {"unreleased_locks", v.unreleased_locks},
+                  {"threads_without_events", v.threads_without_events}};
+    write_json(out, j);
     return kExitNoRace;
   }
 
-  auto row = [](std::string_view key, const std::string& value) {
-    std::cout << key << std::string(key.size() < 20 ? 20 - key.size() : 1, ' ') << value << '\n';
+  auto row = [&out](std::string_view key, const std::string& value) {
+    out << key << std::string(key.size() < 20 ? 20 - key.size() : 1, ' ') << value << '\n';
   };
-  row("trace", name);
+  row("trace", printable(name, 4096));
   row("format", summary.compression.empty() ? summary.format
                                             : summary.format + " (" + summary.compression + ")");
   row("events", std::to_string(summary.delivered));
@@ -116,7 +116,7 @@ int stats(const StatsOptions& o) {
   row("lines",
       std::to_string(summary.lines) + " (" + std::to_string(summary.event_lines) + " event lines)");
   if (o.lenient || summary.malformed) row("malformed lines", std::to_string(summary.malformed));
-  for (const std::string& m : summary.malformed_examples) std::cout << "  " << m << '\n';
+  for (const std::string& m : summary.malformed_examples) out << "  " << printable(m, 4096) << '\n';
   std::string wf = v.ok() ? "yes"
                           : "no: " + std::to_string(v.violations) + " violation" +
                                 (v.violations == 1 ? "" : "s") + " (" +
@@ -125,6 +125,9 @@ int stats(const StatsOptions& o) {
   row("re-entrant", std::to_string(v.reentrant_acquires) + " inner acquire" +
                         (v.reentrant_acquires == 1 ? "" : "s") + " normalised");
   row("locks held at end", std::to_string(v.unreleased_locks));
+  if (v.threads_without_events)
+    row("idle threads", std::to_string(v.threads_without_events) +
+                            " forked or joined without an event of their own");
   return kExitNoRace;
 }
 
@@ -142,16 +145,11 @@ Command add_stats_command(CLI::App& app) {
       "  racepred stats trace.std\n"
       "  racepred stats --format json --input-format speedygo Test12.log");
   auto o = std::make_shared<StatsOptions>();
-  sub->add_option("--format", o->format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
-  sub->add_flag("--lenient", o->lenient, "Skip malformed lines (counted) instead of failing");
-  sub->add_option("--input-format", o->input_format,
-                  "Trace format (auto: judged by the first event line)")
-      ->check(CLI::IsMember(input_format_names()))
-      ->capture_default_str();
-  sub->add_option("TRACE", o->trace, "Trace file ('-' reads standard input)")->required();
-  return {sub, [o]() { return stats(*o); }};
+  add_report_options(sub, o->report);
+  add_lenient_option(sub, o->lenient, "Skip malformed lines (counted) instead of failing");
+  add_input_format_option(sub, o->input_format);
+  add_trace_argument(sub, o->trace);
+  return {sub, [o](std::ostream& out) { return stats(*o, out); }, &o->report};
 }
 
 }  // namespace racepred::cli

@@ -16,7 +16,10 @@ namespace {
 // Keeps the events; the work happens in finish().
 class OfflineEngine : public Engine {
  public:
-  explicit OfflineEngine(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {}
+  explicit OfflineEngine(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {
+    if (context.max_states) budget_.max_states = context.max_states;
+    if (context.max_memory) budget_.max_memory = context.max_memory;
+  }
   void on_events(std::span<const EventId> ids, std::span<const Event> events) override {
     events_.insert(events_.end(), events.begin(), events.end());
     ids_.insert(ids_.end(), ids.begin(), ids.end());
@@ -35,6 +38,7 @@ class OfflineEngine : public Engine {
 
   const Symbols& symbols_;
   RaceSink& sink_;
+  exact::SearchOptions budget_;  // max_states and max_memory from the context
   std::vector<Event> events_;
   std::vector<EventId> ids_;
 };
@@ -45,7 +49,7 @@ class ExactEngine : public OfflineEngine {
       : OfflineEngine(context), notion_(notion) {}
   void finish() override {
     const exact::ExactTrace trace = make_trace();
-    exact::SearchOptions options;
+    exact::SearchOptions options = budget_;
     options.notion = notion_;
     const exact::SearchResult result = exact::search(trace, options);
     for (const auto& [first, second] : result.races) report(trace, first, second);
@@ -79,7 +83,7 @@ class ExactLockSetEngine : public OfflineEngine, public Annotator {
     const exact::LockSetIds standard = exact::standard_lock_set_ids(trace);
     exact::LockSetIds cross;
     if (kind_ != LockSetKind::Standard) {
-      exact::SearchOptions options;
+      const exact::SearchOptions options = budget_;
       const exact::SearchResult result = exact::search(trace, options);
       cross = exact::intern_lock_sets(exact::cross_lock_sets(trace, result.mhb));
     }

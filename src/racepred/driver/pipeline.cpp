@@ -13,7 +13,9 @@
 #include <utility>
 
 #include "racepred/driver/registry.hpp"
+#include "racepred/exact/search.hpp"
 #include "racepred/trace/error.hpp"
+#include "racepred/trace/printable.hpp"
 
 namespace racepred {
 
@@ -42,9 +44,15 @@ std::vector<const EngineInfo*> resolve_engines(const std::vector<std::string>& n
   return out;
 }
 
+bool PipelineResult::any_failed() const {
+  for (const EngineRun& run : runs)
+    if (!run.error.empty()) return true;
+  return false;
+}
+
 bool PipelineResult::any_race() const {
   for (const EngineRun& run : runs)
-    if (run.sink.race_count() > 0) return true;
+    if (run.sink.data_race_count() > 0) return true;  // read-read pairs alone: no
   return false;
 }
 
@@ -56,7 +64,8 @@ Report PipelineResult::report() const {
   Report r;
   r.trace = trace_info();
   r.symbols = &symbols;
-  for (const EngineRun& run : runs) r.results.push_back({run.info->name, &run.sink, run.seconds});
+  for (const EngineRun& run : runs)
+    r.results.push_back({run.info->name, &run.sink, run.seconds, run.error});
   return r;
 }
 
@@ -271,9 +280,9 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
   result.runs.reserve(infos.size());  // engines keep references to the sinks: no reallocation
   std::vector<LiveEngine> engines;
   for (const EngineInfo* info : infos) {
-    result.runs.push_back(EngineRun{info, RaceSink(options.max_races), 0});
+    result.runs.push_back(EngineRun{info, RaceSink(options.max_races, options.max_races), 0, {}});
     EngineRun& run = result.runs.back();
-    EngineContext context{result.symbols, run.sink};
+    EngineContext context{result.symbols, run.sink, options.max_states, options.max_memory};
     const auto start = Clock::now();
     engines.push_back({info->make(context), &run});
     run.seconds += std::chrono::duration<double>(Clock::now() - start).count();
@@ -285,6 +294,7 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
     Batch batch;
     Batcher batcher(&batch, batch_size, [&](Batch* full) {
       result.events += full->events.size();
+      if (options.on_progress) options.on_progress(result.events);
       run_batch(engines, *full);
       full->clear();
       return full;
@@ -307,7 +317,10 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
     std::thread reader([&] {
       std::exception_ptr error;
       try {
+        uint64_t handed = 0;
         Batcher batcher(queue.take_free(), batch_size, [&](Batch* full) {
+          handed += full->events.size();
+          if (options.on_progress) options.on_progress(handed);
           queue.push_full(full);
           return queue.take_free();
         });
@@ -344,7 +357,12 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
 
   for (LiveEngine& live : engines) {
     const auto start = Clock::now();
-    live.engine->finish();
+    try {
+      live.engine->finish();
+    } catch (const exact::SearchLimitError& e) {  // this engine's result is lost, not the others'
+      live.run->error = e.what();
+      live.run->sink = RaceSink(options.max_races, options.max_races);
+    }
     live.run->seconds += std::chrono::duration<double>(Clock::now() - start).count();
     live.run->sink.finalize();
   }
@@ -354,7 +372,8 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
 
 std::string first_examples(const std::vector<ValidationIssue>& issues, size_t limit) {
   std::string s;
-  for (size_t i = 0; i < issues.size() && i < limit; ++i) s += "\n  " + issues[i].message;
+  for (size_t i = 0; i < issues.size() && i < limit; ++i)
+    s += "\n  " + printable(issues[i].message, 4096);
   return s;
 }
 
@@ -383,19 +402,38 @@ PipelineResult run_pipeline_on_text(std::string_view text, std::string_view name
 
 std::vector<std::string> pipeline_diagnostics(const PipelineResult& result) {
   std::vector<std::string> out;
-  const std::string& path = result.path;
+  const std::string path = printable(result.path, 4096);
   const ReadSummary& read = result.read;
   const ValidationReport& v = result.validation;
   if (read.malformed > 0) {
     std::string s = "warning: " + path + ": skipped " + std::to_string(read.malformed) +
                     " malformed line" + (read.malformed == 1 ? "" : "s") + " (--lenient); first:";
-    for (const std::string& m : read.malformed_examples) s += "\n  " + m;
+    for (const std::string& m : read.malformed_examples) s += "\n  " + printable(m, 4096);
     out.push_back(s);
   }
   if (v.violations > 0) {
-    out.push_back("warning: " + path + ": dropped " + std::to_string(v.violations) + " event" +
-                  (v.violations == 1 ? "" : "s") +
-                  " breaking well-formedness (--lenient); first:" + first_examples(v.errors, 5));
+    std::string s = "warning: " + path + ": dropped " + std::to_string(v.violations) + " event" +
+                    (v.violations == 1 ? "" : "s") + " breaking well-formedness (--lenient)";
+    if (v.dropped_with_acquire > 0)
+      s += " and " + std::to_string(v.dropped_with_acquire) + " event" +
+           (v.dropped_with_acquire == 1 ? "" : "s") +
+           " that went with a dropped acquire (its release, nested acquires)";
+    out.push_back(s + "; first:" + first_examples(v.errors, 5));
+  }
+  if (read.untranslated_syncs > 0) {
+    out.push_back("warning: " + path + ": " + std::to_string(read.untranslated_syncs) +
+                  " signal/wait event" + (read.untranslated_syncs == 1 ? "" : "s") +
+                  " could not be translated to fork/join and are ignored: the synchronisation "
+                  "they stand for is lost, so engines may report races that the program orders "
+                  "(docs/FORMATS.md)");
+  }
+  if (v.threads_without_events > 0) {
+    std::string s = "warning: " + path + ": " + std::to_string(v.threads_without_events) +
+                    " thread" + (v.threads_without_events == 1 ? "" : "s") +
+                    " forked or joined without an event of their own:";
+    for (const std::string& t : v.threads_without_events_examples) s += " " + t;
+    if (v.threads_without_events > v.threads_without_events_examples.size()) s += " ...";
+    out.push_back(s);
   }
   if (v.reentrant_acquires > 0) {
     out.push_back("note: " + path + ": normalised " + std::to_string(v.reentrant_acquires) +

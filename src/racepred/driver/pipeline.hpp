@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,16 +40,24 @@ struct PipelineOptions {
   ValidationMode validation = ValidationMode::Strict;
   size_t max_races = 1000;      // races each sink keeps (all are counted)
   size_t batch_size = 1 << 16;  // events per batch
-  bool threaded = true;         // read and validate in a second thread
+  uint64_t max_states = 0;  // offline engines' budget (EngineContext; 0: their default)
+  uint64_t max_memory = 0;
+  bool threaded = true;  // read and validate in a second thread
   // Threaded with several engines: threads that run the engines over each batch (engines are
   // spread over them round robin); 0 = one per core.
   size_t engine_threads = 0;
+  // Called with the number of events read so far after each batch (from the reader thread
+  // when threaded): for a progress line. May be empty.
+  std::function<void(uint64_t events)> on_progress;
 };
 
 struct EngineRun {
   const EngineInfo* info = nullptr;
   RaceSink sink;
   double seconds = 0;  // time spent in this engine (on_event and finish)
+  // Set when the engine ran out of its budget (an offline engine's search): its result is
+  // missing, the other engines' results stand.
+  std::string error;
 };
 
 struct PipelineResult {
@@ -63,6 +72,7 @@ struct PipelineResult {
   // validator dropped (normalised re-entrant locking, --lenient).
   uint64_t skipped_events() const { return read.event_lines - events; }
   bool any_race() const;
+  bool any_failed() const;
   TraceInfo trace_info() const;
   // A Report referring to this result (valid while the result lives).
   Report report() const;

@@ -40,6 +40,10 @@ namespace racepred {
 struct EngineContext {
   const Symbols& symbols;
   RaceSink& sink;
+  // Budget of the offline engines built on the exact search (0: their defaults): distinct
+  // states, and bytes of the search's tables and stored states.
+  uint64_t max_states = 0;
+  uint64_t max_memory = 0;
 };
 
 // One cell of `racepred annotate` output: a named column and its value for one event.

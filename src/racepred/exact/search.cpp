@@ -339,7 +339,8 @@ class Search {
                              std::to_string(threads_) + " threads and " + std::to_string(slots_) +
                              " variables that are read) exceed the memory budget of " +
                              std::to_string(o_.max_memory >> 20) +
-                             " MiB; the trace is too large for the exact ground truth");
+                             " MiB (--max-memory); the trace is too large for the exact ground "
+                             "truth");
     const uint32_t s = states_++;
     arena_.insert(arena_.end(), k, k + width_);
     parent_.push_back(parent);
@@ -424,6 +425,16 @@ class Search {
 }  // namespace
 
 SearchResult search(const ExactTrace& trace, const SearchOptions& options) {
+  // The tables sized events × threads come before any state: they are in the budget too.
+  const uint64_t table_bytes = uint64_t{2} * trace.size() * trace.thread_count() * sizeof(uint32_t);
+  if (table_bytes > options.max_memory)
+    throw SearchLimitError("exact: error: the trace needs " + std::to_string(table_bytes >> 20) +
+                           " MiB of tables (" + std::to_string(trace.size()) + " events x " +
+                           std::to_string(trace.thread_count()) +
+                           " threads) before the search starts, more than the memory budget of " +
+                           std::to_string(options.max_memory >> 20) +
+                           " MiB (--max-memory); the trace is too large for the exact ground "
+                           "truth");
   if (trace.size() < 0xFFFF && trace.thread_count() < 0xFFFF) {
     return Search<uint16_t>(trace, options).run();
   }

@@ -29,6 +29,10 @@ class MappedFile {
   // /dev/fd/N is opened once. Throws InputError when it cannot be opened at all.
   bool open(const std::string& path, int* unmapped_fd);
   std::string_view text() const { return {data_, size_}; }
+  // True when a read of the mapping hit a page that no longer exists (the file was truncated
+  // while it was read). The SIGBUS that such a read raises is caught: the missing pages read
+  // as blank lines, and the reader must then report an input error instead of its result.
+  bool truncated() const;
   // End of the readable memory (the mapping is page-granular: past the file it reads zeros).
   const char* readable_end() const { return data_ + mapped_; }
 
@@ -36,7 +40,12 @@ class MappedFile {
   const char* data_ = nullptr;
   size_t size_ = 0;
   size_t mapped_ = 0;
+  int guard_ = -1;  // slot in the SIGBUS guard's table of mappings
 };
+
+// A line longer than kMaxLineBytes met by ChunkReader; the reader turns it into an InputError
+// naming the line.
+struct LineTooLong {};
 
 // Streams a byte source (a file descriptor, a decompressor) in large chunks of whole lines.
 class ChunkReader {

@@ -52,19 +52,34 @@ ReadSummary dispatch(io::Input& in, std::string_view name, InputFormat format,
   return summary;
 }
 
+// A UTF-8 byte-order mark at the start is not part of the trace.
+std::string_view skip_bom(std::string_view text) {
+  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  return text;
+}
+
 // A stream (pipe, standard input, decompressor): the format is judged on its first bytes.
 ReadSummary read_stream(io::ByteSource& source, std::string_view name, const ReadOptions& options,
                         Symbols& symbols, EventConsumer& consumer) {
   io::ChunkReader reader(source, std::string(name));
   InputFormat format = options.format;
   for (size_t want = 64 * 1024; format == InputFormat::Auto; want *= 2) {
-    const std::string_view start = reader.peek(want);
-    const bool complete = start.size() < want;  // peek stops short only at the end of input
+    if (want > 2 * kMaxLineBytes) {  // no end of the first event line in sight: STD decides
+      format = InputFormat::Std;
+      break;
+    }
+    const std::string_view start = skip_bom(reader.peek(want));
+    const bool complete = start.size() < want - 3;  // peek stops short only at the end of input
     if (auto detected = detect_format(start, complete)) format = *detected;
   }
   io::Input in;
   in.stream = &reader;
-  return dispatch(in, name, format, options, symbols, consumer);
+  try {
+    return dispatch(in, name, format, options, symbols, consumer);
+  } catch (const io::LineTooLong&) {  // a reader that does not name the line itself
+    throw InputError(std::string(name) + ": error: a line longer than the limit of " +
+                     std::to_string(kMaxLineBytes) + " bytes");
+  }
 }
 
 // Bytes in memory (a mapped file or a string): decompressed as a stream when compressed.
@@ -79,6 +94,7 @@ ReadSummary read_memory(std::string_view text, std::string_view name, const Read
     summary.compression = std::string(io::compression_name(compression));
     return summary;
   }
+  text = skip_bom(text);
   const InputFormat format =
       options.format == InputFormat::Auto ? *detect_format(text) : options.format;
   io::Input in;
@@ -96,9 +112,15 @@ void read_std(Input& in, std::string_view name, const ReadOptions& options, Symb
               EventConsumer& consumer, ReadSummary& summary) {
   StdParser parser(name, options, symbols, consumer, summary);
   if (in.stream) {
-    for (std::string_view block = in.stream->next(); !block.empty(); block = in.stream->next())
-      parser.parse_block(block.data(), block.data() + block.size(),
-                         block.data() + block.size() + kReadPadding);
+    try {
+      for (std::string_view block = in.stream->next(); !block.empty(); block = in.stream->next())
+        parser.parse_block(block.data(), block.data() + block.size(),
+                           block.data() + block.size() + kReadPadding);
+    } catch (const LineTooLong&) {
+      throw InputError(std::string(name) + ":" + std::to_string(parser.lines() + 1) +
+                       ":1: error: line longer than the limit of " +
+                       std::to_string(kMaxLineBytes) + " bytes");
+    }
     parser.finish();
     return;
   }
@@ -158,7 +180,7 @@ std::optional<InputFormat> parse_input_format(std::string_view name) {
 }
 
 std::optional<InputFormat> detect_input_format(std::string_view text, bool complete) {
-  return detect_format(text, complete);
+  return detect_format(skip_bom(text), complete);
 }
 
 ReadSummary read_events_from_string(std::string_view text, std::string_view name,
@@ -174,9 +196,25 @@ ReadSummary read_events(const std::string& path, const ReadOptions& options, Sym
   int fd = STDIN_FILENO;
   io::MappedFile file;
   if (path != "-") {
-    if (file.open(path, &fd))
-      return read_memory(file.text(), name, options, symbols, consumer, file.readable_end(),
-                         /*mapped=*/true);
+    if (file.open(path, &fd)) {
+      const auto truncated = [&] {
+        return InputError(name + ": error: the file was truncated while it was read (" +
+                          std::to_string(file.text().size()) +
+                          " bytes when opened); no result for a file that changes under the "
+                          "reader");
+      };
+      ReadSummary summary;
+      try {
+        summary = read_memory(file.text(), name, options, symbols, consumer, file.readable_end(),
+                              /*mapped=*/true);
+      } catch (const InputError&) {
+        if (file.truncated())
+          throw truncated();  // from the blank lines read instead of the lost pages
+        throw;
+      }
+      if (file.truncated()) throw truncated();
+      return summary;
+    }
   }
   struct FdCloser {
     int fd;

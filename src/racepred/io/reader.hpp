@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "racepred/trace/error.hpp"
 #include "racepred/trace/trace.hpp"
@@ -20,6 +21,10 @@ enum class InputFormat { Auto, Std, SpeedyGo, RapidCsv, RoadRunner, LockFrame, R
 // "auto", or the format's registry name ("std", "speedygo", "csv", "rr", "lockframe",
 // "rapidbin", "binary").
 std::string_view input_format_name(InputFormat format);
+
+// Limits on hostile input (docs/FORMATS.md "Limits"): a longer line is an error naming it, so
+// that a file without newlines (/dev/zero) cannot exhaust memory.
+inline constexpr size_t kMaxLineBytes = size_t{1} << 20;
 // Parses a name as above; nullopt for anything else.
 std::optional<InputFormat> parse_input_format(std::string_view name);
 // The format of the (decompressed) start of an input: detect_format of io/formats.hpp

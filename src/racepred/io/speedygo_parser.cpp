@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "racepred/trace/printable.hpp"
+
 namespace racepred::io {
 namespace {
 
@@ -195,7 +197,7 @@ SpeedyGoLine parse_speedygo_line(std::string_view line) {
   for (const OpKind& k : kOps)
     if (k.name == op) found = &k;
   if (!found)
-    return error_at(start[1] + 1, "unknown operation '" + std::string(op.substr(0, 40)) +
+    return error_at(start[1] + 1, "unknown operation '" + printable(op, 40) +
                                       "' (expected RD, WR, LK, UK, SIG, WT, ARD, AWR, NT, NTWT, "
                                       "PREBRANCH, POSTBRANCH, SIGNALJOIN, WAITJOIN, "
                                       "SIGNALNOTIFY or WAITNOTIFY)");
@@ -214,6 +216,8 @@ SpeedyGoLine parse_speedygo_line(std::string_view line) {
 
 void parse_speedygo(std::string_view text, std::string_view file_name, const ReadOptions& options,
                     Symbols& symbols, EventConsumer& consumer, ReadSummary& summary) {
+  // A UTF-8 byte-order mark at the start is not part of the first line.
+  if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0) text.remove_prefix(3);
   const std::unordered_map<uint64_t, Translation> translations = translate_signals(text);
   uint64_t line = 0, event_lines = 0, delivered = 0;
   char buf1[24], buf2[24];
@@ -230,55 +234,68 @@ void parse_speedygo(std::string_view text, std::string_view file_name, const Rea
   // Keys are static strings: counting a skipped line allocates only for a new kind.
   std::map<std::pair<std::string_view, std::string_view>, uint64_t> skipped_kinds;
   auto skip = [&](std::string_view op, std::string_view why) { ++skipped_kinds[{op, why}]; };
-  for_each_line(text, [&](std::string_view text_line) {
-    ++line;
-    const SpeedyGoLine r = parse_speedygo_line(text_line);
-    if (r.kind == SpeedyGoLine::Kind::Blank) return;
-    ++event_lines;
-    switch (r.kind) {
-      case SpeedyGoLine::Kind::Blank:
-        return;
-      case SpeedyGoLine::Kind::Error: {
-        std::string message = std::string(file_name) + ":" + std::to_string(line) + ":" +
-                              std::to_string(r.column) + ": error: " + r.message;
-        if (!options.lenient) throw InputError(message);
-        ++summary.malformed;
-        if (summary.malformed_examples.size() < kMalformedExamples)
-          summary.malformed_examples.push_back(std::move(message));
-        return;
-      }
-      case SpeedyGoLine::Kind::Skipped:
-        skip(r.op_name, "");
-        return;
-      case SpeedyGoLine::Kind::Event: {
-        const bool access = r.op == Op::Read || r.op == Op::Write;
-        const uint32_t thread = symbols.threads.intern(numbered('T', r.thread, buf1));
-        const uint32_t target = access ? symbols.variables.intern(numbered('V', r.id, buf2))
-                                       : symbols.locks.intern(numbered('L', r.id, buf2));
-        deliver(r.op, thread, target, r.location);
-        return;
-      }
-      case SpeedyGoLine::Kind::Signal:
-      case SpeedyGoLine::Kind::Wait: {
-        const auto it = translations.find(event_lines);
-        if (it == translations.end()) return skip(r.op_name, "untranslated");
-        const Translation& t = it->second;
-        switch (t.kind) {
-          case Translation::Fork:
-          case Translation::Join: {
-            const uint32_t thread = symbols.threads.intern(numbered('T', r.thread, buf1));
-            const uint32_t target = symbols.threads.intern(numbered('T', t.other, buf2));
-            deliver(t.kind == Translation::Fork ? Op::Fork : Op::Join, thread, target, r.location);
-            return;
+  try {
+    for_each_line(text, [&](std::string_view text_line) {
+      ++line;
+      const SpeedyGoLine r = text_line.size() > kMaxLineBytes
+                                 ? error_at(1, "line of " + std::to_string(text_line.size()) +
+                                                   " bytes is longer than the limit of " +
+                                                   std::to_string(kMaxLineBytes) + " bytes")
+                                 : parse_speedygo_line(text_line);
+      if (r.kind == SpeedyGoLine::Kind::Blank) return;
+      ++event_lines;
+      switch (r.kind) {
+        case SpeedyGoLine::Kind::Blank:
+          return;
+        case SpeedyGoLine::Kind::Error: {
+          std::string message = std::string(file_name) + ":" + std::to_string(line) + ":" +
+                                std::to_string(r.column) + ": error: " + r.message;
+          if (!options.lenient) throw InputError(message);
+          ++summary.malformed;
+          if (summary.malformed_examples.size() < kMalformedExamples)
+            summary.malformed_examples.push_back(std::move(message));
+          return;
+        }
+        case SpeedyGoLine::Kind::Skipped:
+          skip(r.op_name, "");
+          return;
+        case SpeedyGoLine::Kind::Event: {
+          const bool access = r.op == Op::Read || r.op == Op::Write;
+          const uint32_t thread = symbols.threads.intern(numbered('T', r.thread, buf1));
+          const uint32_t target = access ? symbols.variables.intern(numbered('V', r.id, buf2))
+                                         : symbols.locks.intern(numbered('L', r.id, buf2));
+          deliver(r.op, thread, target, r.location);
+          return;
+        }
+        case SpeedyGoLine::Kind::Signal:
+        case SpeedyGoLine::Kind::Wait: {
+          const auto it = translations.find(event_lines);
+          if (it == translations.end()) {
+            ++summary.untranslated_syncs;  // a synchronisation lost: warned about
+            return skip(r.op_name, "untranslated");
           }
-          case Translation::AbsorbedInFork:
-            return skip(r.op_name, "fork");
-          case Translation::AbsorbedInJoin:
-            return skip(r.op_name, "join");
+          const Translation& t = it->second;
+          switch (t.kind) {
+            case Translation::Fork:
+            case Translation::Join: {
+              const uint32_t thread = symbols.threads.intern(numbered('T', r.thread, buf1));
+              const uint32_t target = symbols.threads.intern(numbered('T', t.other, buf2));
+              deliver(t.kind == Translation::Fork ? Op::Fork : Op::Join, thread, target,
+                      r.location);
+              return;
+            }
+            case Translation::AbsorbedInFork:
+              return skip(r.op_name, "fork");
+            case Translation::AbsorbedInJoin:
+              return skip(r.op_name, "join");
+          }
         }
       }
-    }
-  });
+    });
+  } catch (const NameLimitError& e) {
+    throw InputError(std::string(file_name) + ":" + std::to_string(line) +
+                     ":1: error: " + e.what());
+  }
   summary.lines = line;
   summary.event_lines = event_lines;
   summary.delivered = delivered;

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "racepred/trace/printable.hpp"
+
 #if defined(__SSE2__) && !defined(RACEPRED_SCALAR_READER)
 #include <emmintrin.h>
 #endif
@@ -25,14 +27,10 @@ struct ArgStopTable {
 };
 constexpr ArgStopTable kArgStop;
 
+// A name in a message: control characters escaped, cut after 40 bytes.
 std::string quoted(std::string_view s) {
   std::string out = "'";
-  if (s.size() > 40) {
-    out.append(s.substr(0, 40));
-    out += "...";
-  } else {
-    out.append(s);
-  }
+  out += printable(s, 40);
   out += '\'';
   return out;
 }
@@ -183,7 +181,7 @@ inline bool StdParser::fast_line(const char* s, const char*& next, const char* r
   const char* loc = p;
   c = *p;
   while (c != '|' && c != '\n') c = *++p;
-  if (c != '\n') return false;
+  if (c != '\n' || static_cast<size_t>(p - s) > kMaxLineBytes) return false;
   next = p + 1;
   if (p > loc && p[-1] == '\r') --p;
   if (p == loc) return false;
@@ -261,7 +259,21 @@ inline bool StdParser::vector_line(const char* s, const char*& next, const char*
 #endif
 }
 
+// A malformed line: an InputError, or under --lenient counted and skipped.
+void StdParser::error(size_t column, const std::string& what) {
+  ++event_lines_;
+  std::string message = std::string(file_name_) + ":" + std::to_string(line_) + ":" +
+                        std::to_string(column) + ": error: " + what;
+  if (!lenient_) throw InputError(message);
+  ++summary_.malformed;
+  if (summary_.malformed_examples.size() < kMalformedExamples)
+    summary_.malformed_examples.push_back(std::move(message));
+}
+
 void StdParser::slow_line(const char* s, const char* nl) {
+  if (static_cast<size_t>(nl - s) > kMaxLineBytes)
+    return error(1, "line of " + std::to_string(nl - s) + " bytes is longer than the limit of " +
+                        std::to_string(kMaxLineBytes) + " bytes");
   const StdLine r = parse_std_line(std::string_view(s, static_cast<size_t>(nl - s)));
   switch (r.kind) {
     case StdLine::Kind::Blank:
@@ -270,16 +282,8 @@ void StdParser::slow_line(const char* s, const char* nl) {
       ++event_lines_;
       ++skipped_[r.skipped];
       return;
-    case StdLine::Kind::Error: {
-      ++event_lines_;
-      std::string message = std::string(file_name_) + ":" + std::to_string(line_) + ":" +
-                            std::to_string(r.column) + ": error: " + r.message;
-      if (!lenient_) throw InputError(message);
-      ++summary_.malformed;
-      if (summary_.malformed_examples.size() < kMalformedExamples)
-        summary_.malformed_examples.push_back(std::move(message));
-      return;
-    }
+    case StdLine::Kind::Error:
+      return error(r.column, r.message);
     case StdLine::Kind::Event: {
       Event event;
       event.op = r.op;
@@ -294,6 +298,17 @@ void StdParser::slow_line(const char* s, const char* nl) {
 }
 
 void StdParser::parse_block(const char* begin, const char* end, const char* readable_end) {
+  // A UTF-8 byte-order mark at the start of the input is not part of the first thread's name.
+  if (line_ == 0 && end - begin >= 3 && std::memcmp(begin, "\xEF\xBB\xBF", 3) == 0) begin += 3;
+  try {
+    parse_lines(begin, end, readable_end);
+  } catch (const NameLimitError& e) {
+    throw InputError(std::string(file_name_) + ":" + std::to_string(line_) +
+                     ":1: error: " + e.what());
+  }
+}
+
+void StdParser::parse_lines(const char* begin, const char* end, const char* readable_end) {
   const char* p = begin;
   while (p < end) {
     ++line_;
@@ -326,6 +341,13 @@ void StdParser::parse_text(std::string_view text) {
   const char* whole_end = last ? static_cast<const char*>(last) + 1 : begin;
   if (whole_end > begin) parse_block(begin, whole_end, end);
   if (whole_end < end) {  // a last line without '\n'
+    if (static_cast<size_t>(end - whole_end) > kMaxLineBytes) {
+      ++line_;
+      error(1, "line of " + std::to_string(end - whole_end) +
+                   " bytes is longer than the limit of " + std::to_string(kMaxLineBytes) +
+                   " bytes");
+      return;
+    }
     std::string tail(whole_end, end);
     tail += '\n';
     parse_block(tail.data(), tail.data() + tail.size(), tail.data() + tail.size());

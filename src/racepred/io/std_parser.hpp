@@ -43,6 +43,8 @@ class StdParser {
   void parse_text(std::string_view text);
   // Moves the skipped-op counters into the summary.
   void finish();
+  // Lines parsed so far.
+  uint64_t lines() const { return line_; }
 
  private:
   bool vector_line(const char* s, const char*& next, const char* readable_end);
@@ -50,6 +52,8 @@ class StdParser {
   void deliver(Op op, const char* thread, const char* thread_end, const char* arg,
                const char* arg_end, const char* loc, const char* loc_end, const char* readable_end);
   void slow_line(const char* s, const char* nl);
+  void parse_lines(const char* begin, const char* end, const char* readable_end);
+  void error(size_t column, const std::string& what);
   uint32_t intern(SymbolTable& table, const char* s, const char* e, const char* readable_end) {
     return s + 16 <= readable_end ? table.intern_padded(s, static_cast<size_t>(e - s))
                                   : table.intern(std::string_view(s, static_cast<size_t>(e - s)));

@@ -61,6 +61,12 @@ const RaceGuards* RaceSink::guards(const Race& race) const {
 
 void RaceSink::report(const Race& race) {
   ++race_count_;
+  if (race.first.known() && race.first.op == Op::Read && race.second.op == Op::Read)
+    ++read_read_count_;
+  if (!has_first_detected_ || detected_before(race, first_detected_)) {
+    first_detected_ = race;
+    has_first_detected_ = true;
+  }
   reported_pairs_.insert(location_pair(race));
   if (max_kept_ > 0) {
     if (kept_.size() < max_kept_) {
@@ -77,15 +83,19 @@ void RaceSink::report(const Race& race) {
 
 void RaceSink::mark_racy(const Access& access) {
   const EventId second = access.event;
-  if (second != last_racy_event_) {
-    racy_events_.push_back(second);
-    last_racy_event_ = second;
+  const size_t word = second / 64;
+  if (word >= racy_bits_.size()) racy_bits_.resize(std::max(word + 1, racy_bits_.size() * 2), 0);
+  const uint64_t bit = uint64_t{1} << (second % 64);
+  if (!(racy_bits_[word] & bit)) {
+    racy_bits_[word] |= bit;
+    ++racy_event_count_;
   }
   const LocationId loc = access.location;
-  if (loc >= location_seen_.size()) location_seen_.resize(loc + 1, false);
+  if (loc >= location_seen_.size())
+    location_seen_.resize(std::max<size_t>(loc + 1, location_seen_.size() * 2), false);
   if (!location_seen_[loc]) {
     location_seen_[loc] = true;
-    racy_locations_.push_back(loc);
+    ++racy_location_count_;
   }
 }
 
@@ -93,9 +103,15 @@ void RaceSink::finalize() {
   if (finalized_) return;
   finalized_ = true;
   std::sort(kept_.begin(), kept_.end());
-  std::sort(racy_events_.begin(), racy_events_.end());
-  racy_events_.erase(std::unique(racy_events_.begin(), racy_events_.end()), racy_events_.end());
-  std::sort(racy_locations_.begin(), racy_locations_.end());
+  racy_events_.clear();
+  for (size_t w = 0; w < racy_bits_.size() && racy_events_.size() < max_listed_; ++w)
+    for (uint64_t bits = racy_bits_[w]; bits && racy_events_.size() < max_listed_; bits &= bits - 1)
+      racy_events_.push_back(
+          static_cast<EventId>(w * 64 + static_cast<size_t>(__builtin_ctzll(bits))));
+  racy_bits_ = {};
+  racy_locations_.clear();
+  for (size_t l = 0; l < location_seen_.size() && racy_locations_.size() < max_listed_; ++l)
+    if (location_seen_[l]) racy_locations_.push_back(static_cast<LocationId>(l));
   if (!guards_.empty()) {
     std::map<std::pair<EventId, EventId>, RaceGuards> kept;
     for (const Race& r : kept_) {
@@ -113,14 +129,14 @@ std::vector<LocationPairSummary> RaceSink::location_pairs() const {
   for (const Race& race : kept_) {
     const uint64_t first_loc = race.first.known() ? race.first.location : UINT32_MAX;
     auto [it, inserted] = pairs.try_emplace((first_loc << 32) | race.second.location);
-    if (inserted || race < it->second.example) it->second.example = race;
+    if (inserted || detected_before(race, it->second.example)) it->second.example = race;
     ++it->second.count;
   }
   std::vector<LocationPairSummary> out;
   out.reserve(pairs.size());
   for (const auto& [key, summary] : pairs) out.push_back(summary);
   std::sort(out.begin(), out.end(), [](const LocationPairSummary& a, const LocationPairSummary& b) {
-    return a.example < b.example;
+    return detected_before(a.example, b.example);
   });
   return out;
 }

@@ -1,6 +1,7 @@
 // Races and the sink every engine reports into (DESIGN.md "Engines").
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <span>
@@ -64,7 +65,7 @@ struct RaceGuards {
   std::vector<GuardLock> second;
 };
 
-// Per pair of source locations: how many races, and the first one seen (text reports).
+// Per pair of source locations: how many races, and the first one detected (text reports).
 struct LocationPairSummary {
   Race example;
   uint64_t count = 0;
@@ -72,11 +73,14 @@ struct LocationPairSummary {
 
 // Receives races from one engine. Contract for engines: report each pair at most once.
 // The sink counts every race, keeps the `max_kept` first in detection order (by second event,
-// then first; the same whichever order an engine reports in), records the distinct racy events
-// (the `second` events) and racy locations, and groups the kept races by location pair.
+// then first; the same whichever order an engine reports in), counts the distinct racy events
+// (the `second` events) and racy locations exactly and lists the first `max_listed` of each,
+// and groups the kept races by location pair. Memory: the kept races and lists, plus one bit
+// per event id up to the last racy event.
 class RaceSink {
  public:
-  explicit RaceSink(size_t max_kept = 1000) : max_kept_(max_kept) {}
+  explicit RaceSink(size_t max_kept = 1000, size_t max_listed = SIZE_MAX)
+      : max_kept_(max_kept), max_listed_(max_listed) {}
 
   void report(const Race& race);
   // A race with the cross-thread guard locks found for its accesses (pwr-cs, pwr-e); kept with
@@ -103,13 +107,34 @@ class RaceSink {
   void finalize();
 
   uint64_t race_count() const { return race_count_; }
+  // Read-read pairs among them (only goldilocks reports them: its discipline orders reads too).
+  // They are discipline violations, not data races: reports say so, and they alone do not
+  // make a run exit with code 1.
+  uint64_t read_read_count() const { return read_read_count_; }
+  uint64_t data_race_count() const { return race_count_ - read_read_count_; }
   const std::vector<Race>& races() const { return kept_; }  // sorted after finalize()
   bool truncated() const { return race_count_ > kept_.size(); }
-  const std::vector<EventId>& racy_events() const { return racy_events_; }  // sorted, distinct
+  // The first max_listed racy events (ascending, distinct) and how many there are in all.
+  const std::vector<EventId>& racy_events() const { return racy_events_; }
+  uint64_t racy_event_count() const { return racy_event_count_; }
+  // The first max_listed racy locations (ascending ids) and how many there are in all.
   const std::vector<LocationId>& racy_locations() const { return racy_locations_; }
-  // Kept races grouped by (first location, second location), sorted by their first race.
+  uint64_t racy_location_count() const { return racy_location_count_; }
+  // True when a list (races, racy events, racy locations) holds fewer entries than its count.
+  bool lists_truncated() const {
+    return truncated() || racy_events_.size() < racy_event_count_ ||
+           racy_locations_.size() < racy_location_count_;
+  }
+  // The race detected first (smallest in detection order): the one the engines' guarantees
+  // speak of ("the first race reported is a predictable race"). Valid when race_count() > 0
+  // and at least one race was reported one by one.
+  const Race& first_detected() const { return first_detected_; }
+  bool has_first_detected() const { return has_first_detected_; }
+  // Kept races grouped by (first location, second location), in detection order of their
+  // first detected race.
   std::vector<LocationPairSummary> location_pairs() const;
   size_t max_kept() const { return max_kept_; }
+  size_t max_listed() const { return max_listed_; }
 
   // Distinct (first location, second location) pairs over every race reported one by one.
   uint64_t location_pair_count() const { return reported_pairs_.size(); }
@@ -124,12 +149,18 @@ class RaceSink {
 
  private:
   size_t max_kept_;
+  size_t max_listed_;
   uint64_t race_count_ = 0;
+  uint64_t read_read_count_ = 0;
   std::vector<Race> kept_;  // a max-heap by detected_before while collecting
-  std::vector<EventId> racy_events_;
-  EventId last_racy_event_ = kNoEvent;
-  std::vector<LocationId> racy_locations_;
+  Race first_detected_;
+  bool has_first_detected_ = false;
+  std::vector<uint64_t> racy_bits_;  // bit per event id: is it a racy event
+  uint64_t racy_event_count_ = 0;
+  std::vector<EventId> racy_events_;  // filled by finalize()
   std::vector<bool> location_seen_;
+  uint64_t racy_location_count_ = 0;
+  std::vector<LocationId> racy_locations_;  // filled by finalize()
   bool finalized_ = false;
   std::unordered_set<uint64_t> reported_pairs_;
   std::unordered_set<uint64_t> guarded_pairs_;

@@ -6,6 +6,8 @@
 #include <ostream>
 #include <string_view>
 
+#include "racepred/trace/printable.hpp"
+
 namespace racepred {
 namespace {
 
@@ -21,14 +23,14 @@ std::string_view lower_op(Op op) {
   return op == Op::Write ? "write" : "read";
 }
 
-// "Write of x by thread T2 at L9 (event 40)"
+// "Write of x by thread T2 at L9 (event 40)"; names with control characters escaped.
 std::string describe_access(const Symbols& symbols, const Access& a, VariableId variable,
                             bool previous) {
   return fmt::format(
       "{} of {} by thread {} at {} (event {})",
       previous ? fmt::format("Previous {}", lower_op(a.op)) : std::string(capitalized_op(a.op)),
-      symbols.variables.name(variable), symbols.threads.name(a.thread),
-      symbols.locations.name(a.location), a.event);
+      printable(symbols.variables.name(variable)), printable(symbols.threads.name(a.thread)),
+      printable(symbols.locations.name(a.location)), a.event);
 }
 
 // "x held by T1, y held by T3"
@@ -58,14 +60,23 @@ void write_engine_blocks(std::ostream& out, const Report& report, const EngineRe
   for (const LocationPairSummary& pair : pairs) {
     const Race& race = pair.example;
     out << "==================\n";
-    out << "WARNING: data race (engine " << result.engine << ")\n";
+    if (race_kind(race) == RaceKind::ReadRead)
+      out << "WARNING: read-read discipline violation (engine " << result.engine
+          << "), not a data race: two reads not ordered by its discipline\n";
+    else
+      out << "WARNING: data race (engine " << result.engine << ")\n";
+
     out << "  " << describe_access(symbols, race.second, race.variable, false) << '\n';
     if (race.first.known()) {
       out << "  " << describe_access(symbols, race.first, race.variable, true) << '\n';
       out << "  " << count_of(pair.count, "race", "races") << (truncated ? " listed" : "")
-          << " at this pair of locations (" << symbols.locations.name(race.first.location) << ", "
-          << symbols.locations.name(race.second.location) << ")"
-          << (pair.count > 1 ? "; the first is shown" : "") << '\n';
+          << " at this pair of locations ("
+          << printable(symbols.locations.name(race.first.location)) << ", "
+          << printable(symbols.locations.name(race.second.location)) << ")"
+          << (pair.count > 1 ? "; the first detected is shown" : "") << '\n';
+      if (&pair == &pairs.front())
+        out << "  This is the first race " << result.engine
+            << " detected (by the later event): the one its guarantee is about\n";
       if (const RaceGuards* g = sink.guards(race))
         out << "  Cross-thread guard locks: previous access " << describe_guards(symbols, g->first)
             << "; access " << describe_guards(symbols, g->second) << '\n';
@@ -73,8 +84,8 @@ void write_engine_blocks(std::ostream& out, const Report& report, const EngineRe
       out << "  Previous access: not known (engine " << result.engine
           << " reports the later access of each race)\n";
       out << "  " << count_of(pair.count, "race", "races") << (truncated ? " listed" : "")
-          << " at location " << symbols.locations.name(race.second.location)
-          << (pair.count > 1 ? "; the first is shown" : "") << '\n';
+          << " at location " << printable(symbols.locations.name(race.second.location))
+          << (pair.count > 1 ? "; the first detected is shown" : "") << '\n';
     }
   }
   if (!pairs.empty()) open = true;
@@ -100,18 +111,36 @@ void write_engine_blocks(std::ostream& out, const Report& report, const EngineRe
 }  // namespace
 
 std::string summary_line(const Report& report, const EngineReport& result) {
+  if (!result.error.empty())
+    return fmt::format("SUMMARY: racepred: engine {} FAILED, no result, in {} ({}, {:.3f} s)",
+                       result.engine, printable(report.trace.path),
+                       count_of(report.trace.events, "event", "events"), result.seconds);
   const RaceSink& sink = *result.sink;
-  return fmt::format("SUMMARY: racepred: {} ({}, {}) with engine {} in {} ({}, {:.3f} s)",
-                     count_of(sink.race_count(), "race", "races"),
-                     count_of(sink.racy_events().size(), "racy event", "racy events"),
-                     count_of(sink.racy_locations().size(), "racy location", "racy locations"),
-                     result.engine, report.trace.path,
+  const std::string read_read =
+      sink.read_read_count()
+          ? fmt::format(" and {} (not data races)",
+                        count_of(sink.read_read_count(), "read-read discipline violation",
+                                 "read-read discipline violations"))
+          : "";
+  return fmt::format("SUMMARY: racepred: {}{} ({}, {}) with engine {} in {} ({}, {:.3f} s)",
+                     count_of(sink.data_race_count(), "race", "races"), read_read,
+                     count_of(sink.racy_event_count(), "racy event", "racy events"),
+                     count_of(sink.racy_location_count(), "racy location", "racy locations"),
+                     result.engine, printable(report.trace.path),
                      count_of(report.trace.events, "event", "events"), result.seconds);
 }
 
 void write_text_report(std::ostream& out, const Report& report) {
   bool open = false;
-  for (const EngineReport& result : report.results) write_engine_blocks(out, report, result, open);
+  for (const EngineReport& result : report.results) {
+    if (!result.error.empty()) {
+      out << "==================\nERROR: engine " << result.engine
+          << " failed; the other engines' results stand\n  " << result.error << '\n';
+      open = true;
+      continue;
+    }
+    write_engine_blocks(out, report, result, open);
+  }
   if (open) out << "==================\n";
   for (const EngineReport& result : report.results) out << summary_line(report, result) << '\n';
 }
@@ -141,29 +170,46 @@ nlohmann::ordered_json trace_json(const TraceInfo& t) {
   return j;
 }
 
+nlohmann::ordered_json json_header(std::string_view command) {
+  nlohmann::ordered_json j;
+  j["schema"] = kJsonSchema;
+  j["command"] = command;
+  j["version"] = RACEPRED_VERSION;
+  return j;
+}
+
+void write_json(std::ostream& out, const nlohmann::ordered_json& doc) {
+  out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
+nlohmann::ordered_json race_json(const Symbols& symbols, const Race& race) {
+  using nlohmann::ordered_json;
+  ordered_json r;
+  const bool known = race.first.known();
+  r["first"] = known ? ordered_json(race.first.event) : ordered_json(nullptr);
+  r["second"] = race.second.event;
+  r["variable"] = symbols.variables.name(race.variable);
+  r["kind"] = known ? ordered_json(race_kind_name(race_kind(race))) : ordered_json(nullptr);
+  r["first_thread"] =
+      known ? ordered_json(symbols.threads.name(race.first.thread)) : ordered_json(nullptr);
+  r["second_thread"] = symbols.threads.name(race.second.thread);
+  r["first_location"] =
+      known ? ordered_json(symbols.locations.name(race.first.location)) : ordered_json(nullptr);
+  r["second_location"] = symbols.locations.name(race.second.location);
+  return r;
+}
+
 nlohmann::ordered_json json_report(const Report& report) {
   using nlohmann::ordered_json;
   const Symbols& symbols = *report.symbols;
-  ordered_json root;
-  root["schema"] = kJsonSchema;
+  ordered_json root = json_header(report.command);
   root["trace"] = trace_json(report.trace);
   ordered_json results = ordered_json::array();
   for (const EngineReport& result : report.results) {
     const RaceSink& sink = *result.sink;
     ordered_json races = ordered_json::array();
     for (const Race& race : sink.races()) {  // sorted by (first, second) after finalize()
-      ordered_json r;
-      const bool known = race.first.known();
-      r["first"] = known ? ordered_json(race.first.event) : ordered_json(nullptr);
-      r["second"] = race.second.event;
-      r["variable"] = symbols.variables.name(race.variable);
-      r["kind"] = known ? ordered_json(race_kind_name(race_kind(race))) : ordered_json(nullptr);
-      r["first_thread"] =
-          known ? ordered_json(symbols.threads.name(race.first.thread)) : ordered_json(nullptr);
-      r["second_thread"] = symbols.threads.name(race.second.thread);
-      r["first_location"] =
-          known ? ordered_json(symbols.locations.name(race.first.location)) : ordered_json(nullptr);
-      r["second_location"] = symbols.locations.name(race.second.location);
+      ordered_json r = race_json(symbols, race);
       if (const RaceGuards* g = sink.guards(race)) {
         r["first_guard_locks"] = guards_json(symbols, g->first);
         r["second_guard_locks"] = guards_json(symbols, g->second);
@@ -178,15 +224,24 @@ nlohmann::ordered_json json_report(const Report& report) {
     entry["races"] = std::move(races);
     entry["race_count"] = sink.race_count();
     entry["racy_events"] = sink.racy_events();
-    entry["racy_event_count"] = sink.racy_events().size();
+    entry["racy_event_count"] = sink.racy_event_count();
     entry["racy_locations"] = locations;
-    entry["truncated"] = sink.truncated();
+    entry["racy_location_count"] = sink.racy_location_count();
+    entry["truncated"] = sink.lists_truncated();
+    entry["first_detected"] = sink.has_first_detected() ? race_json(symbols, sink.first_detected())
+                                                        : ordered_json(nullptr);
     if (sink.tracks_guards()) {
       entry["location_pair_count"] = sink.location_pair_count();
       entry["cs_guarded_location_pairs"] = sink.cs_guarded_location_pairs();
       entry["guard_lock_confirmations"] = sink.guard_confirmations();
     }
     entry["seconds"] = result.seconds;
+    if (sink.read_read_count())  // goldilocks only: counted in race_count, not data races
+      entry["read_read_count"] = sink.read_read_count();
+    if (!result.error.empty()) {  // the engine has no result: its lists and counts are empty
+      entry["failed"] = true;
+      entry["error"] = result.error;
+    }
     results.push_back(std::move(entry));
   }
   root["results"] = std::move(results);
@@ -194,8 +249,7 @@ nlohmann::ordered_json json_report(const Report& report) {
 }
 
 void write_json_report(std::ostream& out, const Report& report) {
-  // Names come from the trace: replace invalid UTF-8 instead of failing.
-  out << json_report(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+  write_json(out, json_report(report));
 }
 
 }  // namespace racepred

@@ -5,6 +5,7 @@
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "racepred/report/race.hpp"
@@ -14,6 +15,13 @@
 namespace racepred {
 
 inline constexpr const char* kJsonSchema = "racepred/1";
+
+// The fields every JSON document of racepred starts with: schema, command, version.
+nlohmann::ordered_json json_header(std::string_view command);
+// Writes `doc` pretty-printed with two spaces, then a newline. Every command's JSON goes through
+// here: a byte that is not valid UTF-8 (names come from the trace) is written as U+FFFD, the
+// replacement character, instead of failing.
+void write_json(std::ostream& out, const nlohmann::ordered_json& doc);
 
 // The "trace" object of a report.
 struct TraceInfo {
@@ -28,7 +36,7 @@ struct TraceInfo {
   // What every command reports about the trace it read: `events` were analysed out of the
   // reader's event lines, the rest are skipped.
   static TraceInfo of(std::string path, const Symbols& symbols, const ReadSummary& read,
-                      uint64_t events, bool with_format = false);
+                      uint64_t events, bool with_format = true);
 };
 
 // The "trace" object of racepred/1 JSON (analyze, check, stats, annotate, exact).
@@ -39,9 +47,11 @@ struct EngineReport {
   std::string engine;
   const RaceSink* sink = nullptr;
   double seconds = 0;
+  std::string error{};  // non-empty: the engine failed (budget) and has no result
 };
 
 struct Report {
+  std::string command = "analyze";  // the JSON "command" field
   TraceInfo trace;
   const Symbols* symbols = nullptr;  // names of threads, variables and locations
   std::vector<EngineReport> results;
@@ -53,6 +63,8 @@ void write_text_report(std::ostream& out, const Report& report);
 // "SUMMARY: racepred: 2 races (2 racy events, 1 racy location) with engine lockset in t.std …".
 std::string summary_line(const Report& report, const EngineReport& result);
 
+// One race as in racepred/1 "races" (first, second, variable, kind, threads, locations).
+nlohmann::ordered_json race_json(const Symbols& symbols, const Race& race);
 nlohmann::ordered_json json_report(const Report& report);
 // json_report(report) pretty-printed with two spaces, then a newline.
 void write_json_report(std::ostream& out, const Report& report);

@@ -12,6 +12,13 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A name space (threads, variables, locks, locations) outgrew its limit (SymbolTable::kMaxNames).
+// The reader adds the file and line.
+class NameLimitError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 // Misuse of the command line (unknown engine, conflicting options). Exit code 2 as well.
 class UsageError : public std::runtime_error {
  public:

@@ -1,5 +1,9 @@
 #include "racepred/trace/symbols.hpp"
 
+#include <string>
+
+#include "racepred/trace/error.hpp"
+
 #include <algorithm>
 
 namespace racepred {
@@ -88,6 +92,9 @@ uint32_t SymbolTable::probe(const Key& key, uint64_t h, const char* data) {
 }
 
 uint32_t SymbolTable::insert(uint64_t slot, const Key& key, uint64_t h, const char* data) {
+  if (names_.size() >= kMaxNames)
+    throw NameLimitError("more than " + std::to_string(kMaxNames) +
+                         " distinct names of one kind (threads, variables, locks or locations)");
   const auto id = static_cast<uint32_t>(names_.size());
   names_.push_back(Name{store(data, key.size), static_cast<uint32_t>(key.size)});
   hashes_.push_back(h);

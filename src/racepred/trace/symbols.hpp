@@ -54,6 +54,11 @@ class SymbolTable {
   };
   static constexpr uint32_t kEmpty = UINT32_MAX;
 
+ public:
+  // Most distinct names in one table (ids are 32 bits); one more throws NameLimitError.
+  static constexpr uint32_t kMaxNames = uint32_t{1} << 31;
+
+ private:
   static uint64_t mask(size_t n) {  // the first n (<= 8) bytes of a word
     return n >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
   }

@@ -33,6 +33,9 @@ struct ReadSummary {
   std::map<std::string, uint64_t> skipped_ops;  // accepted but unused ops: begin, end, req, branch…
   uint64_t malformed = 0;                       // malformed lines skipped under --lenient
   std::vector<std::string> malformed_examples;  // the first few of them, as error messages
+  // SpeedyGo signal/wait events that could not be translated to fork/join: the
+  // synchronisation they stand for is lost (also counted in skipped_ops).
+  uint64_t untranslated_syncs = 0;
   uint64_t skipped_total() const {
     uint64_t n = 0;
     for (const auto& [op, count] : skipped_ops) n += count;

@@ -8,6 +8,8 @@
 
 #include <string_view>
 
+#include "racepred/trace/printable.hpp"
+
 namespace racepred {
 namespace {
 
@@ -71,12 +73,13 @@ struct Validator::State {
     if (l >= locks.size()) locks.resize(static_cast<size_t>(l) + 1);
     return locks[l];
   }
+  // Names in messages: control characters escaped, long names cut (trace/printable.hpp).
   std::string thread_name(ThreadId t) const {
-    return t < symbols.threads.size() ? std::string(symbols.threads.name(t))
+    return t < symbols.threads.size() ? printable(symbols.threads.name(t))
                                       : "thread#" + std::to_string(t);
   }
   std::string lock_name(LockId l) const {
-    return l < symbols.locks.size() ? std::string(symbols.locks.name(l))
+    return l < symbols.locks.size() ? printable(symbols.locks.name(l))
                                     : "lock#" + std::to_string(l);
   }
 
@@ -87,8 +90,7 @@ struct Validator::State {
     ++report.violations_by_rule[rule];
     if (options.mode == ValidationMode::Strict)
       throw InputError(validation_error(options.file_name, issue));
-    if (options.mode == ValidationMode::Collect || report.errors.size() < kKeptIssues)
-      report.errors.push_back(std::move(issue));
+    if (report.errors.size() < options.max_issues) report.errors.push_back(std::move(issue));
   }
 
   bool check(EventId id, const Event& e, uint32_t line);
@@ -234,6 +236,15 @@ void Validator::on_end() {
   uint64_t held = 0;
   for (const LockState& l : state_->locks) held += l.holder != kNobody;
   state_->report.unreleased_locks = held;
+  ValidationReport& r = state_->report;
+  for (size_t t = 0; t < state_->threads.size(); ++t) {
+    const ThreadState& ts = state_->threads[t];
+    if (ts.first == kNoEvent && (ts.forked != kNoEvent || ts.joined != kNoEvent)) {
+      ++r.threads_without_events;
+      if (r.threads_without_events_examples.size() < kKeptIssues)
+        r.threads_without_events_examples.push_back(state_->thread_name(static_cast<ThreadId>(t)));
+    }
+  }
   state_->next.on_end();
 }
 

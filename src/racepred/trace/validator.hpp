@@ -40,13 +40,17 @@ struct ValidationReport {
   uint64_t reentrant_acquires = 0;      // inner acquire/release pairs dropped (normalised)
   std::vector<ValidationIssue> notes;   // first few re-entrancy notes
   uint64_t violations = 0;              // all violations (dropped under Lenient/Collect)
-  std::vector<ValidationIssue> errors;  // all violations under Collect, the first few otherwise
+  std::vector<ValidationIssue> errors;  // the first ValidationOptions::max_issues violations
   std::map<std::string, uint64_t> violations_by_rule;  // rule -> count
   // Releases (and nested acquires) dropped together with an acquire that broke Lock-1; not
   // counted as violations of their own.
   uint64_t dropped_with_acquire = 0;
   uint64_t unreleased_locks = 0;  // critical sections still open at the end (allowed)
-  uint64_t forwarded = 0;         // events passed on to the next consumer
+  // Threads forked or joined that have no event of their own (allowed, but often a typo in a
+  // hand-written trace: a warning), and the names of the first few.
+  uint64_t threads_without_events = 0;
+  std::vector<std::string> threads_without_events_examples;
+  uint64_t forwarded = 0;  // events passed on to the next consumer
   bool ok() const { return violations == 0; }
 };
 
@@ -62,6 +66,9 @@ inline constexpr size_t kKeptIssues = 10;
 struct ValidationOptions {
   ValidationMode mode = ValidationMode::Strict;
   std::string file_name;  // for messages
+  // Violations kept in ValidationReport::errors (all are counted): memory stays bounded
+  // whatever the number of violations.
+  size_t max_issues = kKeptIssues;
 };
 
 class Validator : public EventConsumer {

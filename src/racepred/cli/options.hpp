@@ -1,0 +1,53 @@
+// The options several subcommands share, declared once (same names, help texts and choices
+// everywhere): input format, report format, output file, quiet, lenient, max races.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "racepred/io/reader.hpp"
+
+namespace racepred::cli {
+
+// What every report-writing command knows about its output (filled by add_report_options).
+struct ReportOptions {
+  std::string command;          // "analyze", "check", …: the JSON "command" field
+  std::string format = "text";  // text | json
+  std::string output;           // -o FILE; empty: standard output
+  bool quiet = false;           // -q: no notes, warnings or progress on stderr
+  bool json() const { return format == "json"; }
+};
+
+// --format text|json, -o/--output FILE, -q/--quiet.
+void add_report_options(CLI::App* sub, ReportOptions& options);
+// --input-format with the reader's format names (io's input_format_names()).
+void add_input_format_option(CLI::App* sub, std::string& format);
+// --lenient; `what` says what it skips for this command.
+void add_lenient_option(CLI::App* sub, bool& lenient, const std::string& what);
+// --max-races N (0 lists none; the counts stay exact).
+void add_max_races_option(CLI::App* sub, size_t& max_races);
+// --max-states N and --max-memory MIB: the budget of the engines built on the exact search
+// (exact, exact-enabled, ls-cross, ls-cross-indexed); 0 keeps their defaults.
+void add_budget_options(CLI::App* sub, uint64_t& max_states, uint64_t& max_memory_mib);
+// The TRACE argument ('-' reads standard input).
+void add_trace_argument(CLI::App* sub, std::string& trace);
+
+// ReadOptions from the shared option values (format already checked by CLI11).
+ReadOptions read_options(const std::string& input_format, bool lenient);
+
+// Where progress lines go: stderr, only when it is a terminal, not with -q and not in CI
+// (environment variable CI set).
+bool progress_wanted(const ReportOptions& options);
+
+}  // namespace racepred::cli
+
+namespace racepred::cli {
+
+// A whole number from `min` to `max`, checked on the text (so that 99999999999999999999 is an
+// error instead of being clamped): "--events: 99999999999999999999 is not a whole number from 1
+// to 18446744073709551615".
+CLI::Validator whole_number(uint64_t min, uint64_t max = UINT64_MAX);
+
+}  // namespace racepred::cli
