@@ -118,8 +118,8 @@ void read_std(Input& in, std::string_view name, const ReadOptions& options, Symb
                            block.data() + block.size() + kReadPadding);
     } catch (const LineTooLong&) {
       throw InputError(std::string(name) + ":" + std::to_string(parser.lines() + 1) +
-                       ":1: error: line longer than the limit of " +
-                       std::to_string(kMaxLineBytes) + " bytes");
+                       ":1: error: line longer than the limit of " + std::to_string(kMaxLineBytes) +
+                       " bytes");
     }
     parser.finish();
     return;
