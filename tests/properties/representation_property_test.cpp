@@ -13,6 +13,7 @@
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/driver/run.hpp"
 #include "racepred/engines/hb/reference.hpp"
+#include "racepred/engines/hb/sparse_vc.hpp"
 #include "racepred/trace/generator.hpp"
 #include "support/small_traces.hpp"
 
@@ -156,6 +157,69 @@ TEST(SlotReuse, SameRacyEventsAndPairsWithinAPerThreadSlot) {
     }
   }
   EXPECT_GT(reusing, n / 2);
+}
+
+}  // namespace
+}  // namespace racepred
+
+namespace racepred {
+namespace {
+
+// Sparse clocks where threads are many (issue 13): ThreadClocks past its sparse threshold keeps
+// Th(i) and Rel(y) as lists of non-zero entries with a few unpacked rows (clock/
+// thread_clocks.hpp), and fasttrack's and hb-adaptive's per-variable vector clocks become
+// sparse from many_threads() on (engines/hb/sparse_vc.hpp). Lowering both thresholds makes
+// every random trace with more than a handful of threads take those paths (with more threads
+// than unpacked rows, so clocks are packed and unpacked all the time); every engine that uses
+// ThreadClocks reports exactly what it reports with flat clocks, in the same order.
+struct SparseThresholds {
+  SparseThresholds(size_t clocks, size_t vcs)
+      : saved_clocks(ThreadClocks::default_sparse_threshold()), saved_vcs(hbloc::many_threads()) {
+    ThreadClocks::set_default_sparse_threshold(clocks);
+    hbloc::many_threads() = vcs;
+  }
+  ~SparseThresholds() {
+    ThreadClocks::set_default_sparse_threshold(saved_clocks);
+    hbloc::many_threads() = saved_vcs;
+  }
+  size_t saved_clocks, saved_vcs;
+};
+
+void expect_sparse_same(GeneratorOptions (*options)(uint64_t), int iterations, size_t budget) {
+  const char* engines[] = {"fasttrack", "djit",  "hb-epochs", "hb-adaptive",
+                           "hb-pairs",  "tsan1", "hb"};
+  const int n = testing::property_iterations(iterations);
+  int sparse = 0;  // traces on which the clocks went sparse
+  for (int seed = 1; seed <= n; ++seed) {
+    const Trace trace = generate_trace(options(static_cast<uint64_t>(seed)));
+    {
+      SparseThresholds low(3, 8);
+      ThreadClocks clocks;
+      for (const Event& e : trace.events) clocks.apply(e);
+      if (clocks.sparse()) ++sparse;
+    }
+    for (const char* engine : engines) {
+      SlotBudget slots(budget);
+      const RaceSink flat = run_engine(engine, trace);
+      SparseThresholds low(3, 8);
+      const RaceSink packed = run_engine(engine, trace);
+      ASSERT_EQ(rows_of(packed), rows_of(flat))
+          << engine << " with sparse clocks, " << testing::trace_context(seed, trace);
+      ASSERT_EQ(packed.racy_events(), flat.racy_events()) << engine << ", seed " << seed;
+      ASSERT_EQ(packed.race_count(), flat.race_count()) << engine << ", seed " << seed;
+    }
+  }
+  EXPECT_GT(sparse, n / 2);
+}
+
+TEST(SparseClocks, SameReportsAsFlatClocksOnCrowdedTraces) {
+  expect_sparse_same(crowded_trace_options, 1000, ThreadClocks::default_slot_budget());
+}
+
+// With slot reuse as well (budget 2): threads take the slots of joined threads while the
+// clocks are sparse.
+TEST(SparseClocks, SameReportsAsFlatClocksWithSlotReuse) {
+  expect_sparse_same(churn_trace_options, 1000, 2);
 }
 
 }  // namespace

@@ -61,6 +61,33 @@ TEST(ThreadClocks, GrowingPastTheStrideKeepsTheClocks) {
   EXPECT_EQ(c.th(9)[9], 1u);
 }
 
+// Past the sparse threshold the clocks are packed (the non-zero entries only) with a few rows
+// unpacked; every clock stays what the flat rows hold. 40 threads (more than the 8 unpacked
+// rows): T0 forks them, each passes lock 0 on (a chain), T0 joins every other one.
+TEST(ThreadClocks, SparseClocksHoldWhatFlatClocksHold) {
+  ThreadClocks flat, sparse;
+  sparse.sparse_beyond(2);
+  std::vector<Event> events;
+  for (ThreadId t = 1; t < 40; ++t) events.push_back({Op::Fork, 0, t, 0});
+  for (ThreadId t = 1; t < 40; ++t) {
+    events.push_back({Op::Acquire, t, 0, 0});
+    events.push_back({Op::Write, t, 5, 0});
+    events.push_back({Op::Release, t, 0, 0});
+  }
+  for (ThreadId t = 1; t < 40; t += 2) events.push_back({Op::Join, 0, t, 0});
+  for (const Event& e : events) {
+    flat.apply(e);
+    sparse.apply(e);
+  }
+  ASSERT_FALSE(flat.sparse());
+  ASSERT_TRUE(sparse.sparse());
+  for (ThreadId t = 0; t < 40; ++t) EXPECT_EQ(th(sparse, t), th(flat, t)) << "T" << t;
+  EXPECT_EQ(show_vc(sparse.rel(0), 40), show_vc(flat.rel(0), 40));
+  EXPECT_EQ(sparse.stride(), flat.stride());
+  // The chain makes Th(t) know T0 … T(t-1): about 40²/2 entries, not 40 × 64.
+  EXPECT_LT(sparse.sparse_entries(), 40u * 40u);
+}
+
 TEST(ThreadClocks, AClockThatWouldWrapIsAnError) {
   ThreadClocks c;
   c.add_thread(1);

@@ -15,6 +15,126 @@ void clock_overflow(ThreadId i) {
 
 namespace {
 size_t default_budget = 256;
+size_t default_sparse = 1024;
+}  // namespace
+
+size_t ThreadClocks::default_sparse_threshold() {
+  return default_sparse;
+}
+void ThreadClocks::set_default_sparse_threshold(size_t slots) {
+  default_sparse = slots;
+}
+
+size_t ThreadClocks::sparse_entries() const {
+  size_t n = 0;
+  for (const Packed& p : packed_) n += p.size();
+  for (const Packed& p : rel_sparse_) n += p.size();
+  for (const std::vector<uint32_t>& t : touched_) n += t.size();
+  return n;
+}
+
+bool ThreadClocks::sparse_grow(size_t n) {
+  if (!sparse_) {
+    // Pack every row and every lock's clock; the flat rows are freed.
+    packed_.resize(threads_);
+    for (size_t u = 0; u < threads_; ++u) {
+      const Clock* r = th_.row(u);
+      for (size_t k = 0; k < threads_; ++k)
+        if (r[k] != 0) packed_[u].push_back(Entry{static_cast<uint32_t>(k), r[k]});
+    }
+    rel_sparse_.resize(rel_.rows());
+    for (size_t y = 0; y < rel_.rows(); ++y) {
+      const Clock* r = rel_.row(y);
+      for (size_t k = 0; k < threads_; ++k)
+        if (r[k] != 0) rel_sparse_[y].push_back(Entry{static_cast<uint32_t>(k), r[k]});
+    }
+    const size_t stride = th_.stride();
+    th_ = ClockRows<Clock>();
+    rel_ = ClockRows<Clock>();
+    th_.set_stride(stride);
+    cache_.set_stride(stride);
+    cache_.ensure_rows(kResident);
+    touched_.assign(kResident, {});
+    owner_.assign(kResident, kNoSlot);
+    used_at_.assign(kResident, 0);
+    resident_.assign(threads_, kNoSlot);
+    sparse_ = true;
+  }
+  if (n <= threads_) return false;
+  bool grew = false;
+  if (n > th_.stride()) {
+    const size_t stride = std::bit_ceil(n);
+    th_.set_stride(stride);
+    cache_.set_stride(stride);
+    grew = true;
+  }
+  packed_.resize(n);
+  resident_.resize(n, kNoSlot);
+  for (size_t u = threads_; u < n; ++u)
+    packed_[u].push_back(Entry{static_cast<uint32_t>(u), 1});  // Th(u) = [0,…,1,…,0]
+  threads_ = n;
+  return grew;
+}
+
+Clock* ThreadClocks::unpack(uint32_t s) const {
+  // The least recently used cache row gives way: its clock is packed back.
+  const uint32_t c =
+      static_cast<uint32_t>(std::min_element(used_at_.begin(), used_at_.end()) - used_at_.begin());
+  Clock* r = cache_.row(c);
+  std::vector<uint32_t>& touched = touched_[c];
+  if (owner_[c] != kNoSlot) {
+    Packed& p = packed_[owner_[c]];
+    p.clear();
+    for (const uint32_t k : touched) p.push_back(Entry{k, r[k]});
+    resident_[owner_[c]] = kNoSlot;
+  }
+  for (const uint32_t k : touched) r[k] = 0;
+  touched.clear();
+  Packed& p = packed_[s];
+  for (const Entry& e : p) {
+    r[e.slot] = e.value;
+    touched.push_back(e.slot);
+  }
+  p.clear();
+  owner_[c] = s;
+  resident_[s] = c;
+  used_at_[c] = ++now_;
+  return r;
+}
+
+void ThreadClocks::sparse_join(uint32_t d, uint32_t s) {
+  const Clock* src = resident(s);
+  Clock* dst = resident(d);  // s was used last: it stays unpacked
+  const uint32_t cd = resident_[d];
+  for (const uint32_t k : touched_[resident_[s]]) raise(cd, dst, k, src[k]);
+}
+
+void ThreadClocks::sparse_acquire(uint32_t s, LockId y) {
+  Clock* t = resident(s);
+  const uint32_t c = resident_[s];
+  for (const Entry& e : rel_sparse_[y]) raise(c, t, e.slot, e.value);
+}
+
+void ThreadClocks::sparse_release(uint32_t s, LockId y) {
+  const Clock* t = resident(s);
+  Packed& r = rel_sparse_[y];
+  r.clear();
+  for (const uint32_t k : touched_[resident_[s]]) r.push_back(Entry{k, t[k]});
+}
+
+void ThreadClocks::sparse_copy(uint32_t d, uint32_t s) {
+  const Clock* src = resident(s);
+  Clock* dst = resident(d);
+  const uint32_t cd = resident_[d];
+  for (const uint32_t k : touched_[cd]) dst[k] = 0;
+  touched_[cd].clear();
+  for (const uint32_t k : touched_[resident_[s]]) raise(cd, dst, k, src[k]);
+}
+
+const Clock* ThreadClocks::unpacked_rel(LockId y) {
+  rel_copy_.assign(stride(), 0);
+  for (const Entry& e : rel_sparse_[y]) rel_copy_[e.slot] = e.value;
+  return rel_copy_.data();
 }
 
 size_t ThreadClocks::default_slot_budget() {
@@ -52,8 +172,14 @@ bool ThreadClocks::take_free_slot(ThreadId i, ThreadId j) {
     const FreeSlot f = free_[q - 1];
     if (ti[f.slot] < f.last) continue;
     free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(q - 1));
-    Clock* tj = th_.row(f.slot);
-    copy_clock(tj, ti, stride());
+    Clock* tj;
+    if (sparse_) {
+      sparse_copy(f.slot, slot(i));
+      tj = row(f.slot);
+    } else {
+      tj = th_.row(f.slot);
+      copy_clock(tj, ti, stride());
+    }
     increment_clock(tj[f.slot], j);  // Th(j) = Th(i) with the slot's entry past the old thread
     slot_of_[j] = f.slot;
     tenants_[f.slot].push_back(Tenant{tj[f.slot], j});
@@ -64,7 +190,7 @@ bool ThreadClocks::take_free_slot(ThreadId i, ThreadId j) {
 
 void ThreadClocks::retire(ThreadId j) {
   const uint32_t s = slot_of_[j];
-  free_.push_back(FreeSlot{s, th_.row(s)[s]});
+  free_.push_back(FreeSlot{s, row(s)[s]});
   slot_of_[j] = kNoSlot;
 }
 

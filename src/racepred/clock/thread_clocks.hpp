@@ -19,6 +19,19 @@
 // and the epoch lemma holds for both: with churn (short-lived threads forked and joined) the
 // stride follows the threads alive at once, not all threads ever seen. Engines index rows and
 // entries by slot(t); with reuse off, slot(t) == t.
+//
+// Sparse clocks (many threads alive at once, issue 13). A row per slot is slots² entries:
+// 20,000 threads that are all alive are 1.6 GB of mostly zeros (a thread forked by T0 knows
+// T0 and itself). Past `sparse_beyond` slots (default 1024, where the rows reach 4 MB) the
+// clocks switch to sparse storage: every clock is the list of its non-zero entries (slot,
+// value), and only a few threads' clocks (kResident, least recently used) are unpacked into
+// rows of the stride, which th()/view() hand out as before. Each unpacked row keeps the list of
+// its non-zero entries, so packing it again, joining it into another row, releasing it into a
+// lock's clock and acquiring a lock's clock all cost the non-zero entries, not the stride.
+// A pointer from th()/view() stays valid until the clock of a (kResident - 1)-th other thread
+// is asked for; the engines use Th(i) of the event's thread only (fork and join touch two).
+// Below the threshold nothing changes: the flat rows and loops of the dense form (one
+// predictable branch on the mode).
 #pragma once
 
 #include <algorithm>
@@ -79,13 +92,26 @@ class ThreadClocks {
   // The thread whose clock value k is in slot s (an epoch s#k of an access). Cold path.
   ThreadId thread_at(uint32_t s, Clock k) const;
 
+  // Sparse clocks past `slots` slots (call before the first event; SIZE_MAX: never).
+  void sparse_beyond(size_t slots) { sparse_beyond_ = slots; }
+  // The threshold every ThreadClocks starts with (1024; tests lower it to exercise sparse
+  // clocks on small traces).
+  static size_t default_sparse_threshold();
+  static void set_default_sparse_threshold(size_t slots);
+  bool sparse() const { return sparse_; }
+  // Non-zero entries stored over all clocks (sparse mode; a measure of its memory).
+  size_t sparse_entries() const;
+
   // Th(i) of a known thread, `stride()` entries, indexed by slot.
-  Clock* th(ThreadId i) { return th_.row(slot(i)); }
-  const Clock* th(ThreadId i) const { return th_.row(slot(i)); }
-  ClockRef view(ThreadId i) const { return {th_.row(slot(i)), threads_}; }
-  // Rel(y), `stride()` entries; all zero before the first release of y.
+  Clock* th(ThreadId i) { return row(slot(i)); }
+  const Clock* th(ThreadId i) const { return row(slot(i)); }
+  ClockRef view(ThreadId i) const { return {row(slot(i)), threads_}; }
+  // Rel(y), `stride()` entries; all zero before the first release of y. Sparse mode: a copy,
+  // valid until the next call.
   const Clock* rel(LockId y) {
     ensure_lock(y);
+    if (sparse_) [[unlikely]]
+      return unpacked_rel(y);
     return rel_.row(y);
   }
 
@@ -93,12 +119,16 @@ class ThreadClocks {
   void acquire(ThreadId i, LockId y) {
     if (!lock_order_) return;
     ensure_lock(y);
+    if (sparse_) [[unlikely]]
+      return sparse_acquire(slot(i), y);
     join_clocks(th(i), rel_.row(y), stride());
   }
   // rel(i,y): Rel(y) = Th(i)
   void release(ThreadId i, LockId y) {
     if (!lock_order_) return;
     ensure_lock(y);
+    if (sparse_) [[unlikely]]
+      return sparse_release(slot(i), y);
     copy_clock(rel_.row(y), th(i), stride());
   }
   // fork(i,j): Th(j) = sync(Th(j), Th(i)); for a thread that has not run this is seed 004's
@@ -109,7 +139,7 @@ class ThreadClocks {
     if (reuse_ && i != j && slot_of_[j] == kNoSlot && threads_ >= budget_ && take_free_slot(i, j))
       return false;
     const bool grew = add_thread(j);
-    if (i != j) join_clocks(th(j), th(i), stride());
+    if (i != j) join_slots(slot(j), slot(i));
     return grew;
   }
   // join(i,j): Th(i) = sync(Th(i), Th(j)) (seed 004 with the erratum: a point-wise max). With
@@ -117,7 +147,7 @@ class ThreadClocks {
   bool join(ThreadId i, ThreadId j) {
     const bool grew = add_thread(j);
     if (i != j) {
-      join_clocks(th(i), th(j), stride());
+      join_slots(slot(i), slot(j));
       if (reuse_) retire(j);
     }
     return grew;
@@ -125,7 +155,7 @@ class ThreadClocks {
   // inc(Th(i), i). A clock never wraps: the 2^32-th event of one thread is an error.
   void tick(ThreadId i) {
     const uint32_t s = slot(i);
-    increment_clock(th_.row(s)[s], i);
+    increment_clock(row(s)[s], i);
   }
   // The event's synchronisation (acquire, release, fork, join; nothing for accesses), then
   // tick: the whole update of the seeds' algorithm VC for one event. Returns true when the
@@ -154,8 +184,21 @@ class ThreadClocks {
   }
 
  private:
+  Clock* row(uint32_t s) const {
+    if (sparse_) [[unlikely]]
+      return resident(s);
+    return const_cast<Clock*>(th_.row(s));
+  }
+  // Th(d) = sync(Th(d), Th(s)), d != s.
+  void join_slots(uint32_t d, uint32_t s) {
+    if (sparse_) [[unlikely]]
+      return sparse_join(d, s);
+    join_clocks(th_.row(d), th_.row(s), stride());
+  }
   [[gnu::noinline]] bool grow(ThreadId t) {
     const size_t n = size_t{t} + 1;
+    if (sparse_ || n > sparse_beyond_) [[unlikely]]
+      return sparse_grow(n);
     bool grew = false;
     if (n > th_.stride()) {
       const size_t stride = std::bit_ceil(n);
@@ -169,9 +212,44 @@ class ThreadClocks {
     return grew;
   }
   void ensure_lock(LockId y) {
+    if (sparse_) [[unlikely]] {
+      if (y >= rel_sparse_.size()) rel_sparse_.resize(size_t{y} + 1);
+      return;
+    }
     if (y >= rel_.rows()) [[unlikely]]
       rel_.ensure_rows(size_t{y} + 1);
   }
+
+  // Sparse mode (see the top of the file).
+  struct Entry {
+    uint32_t slot;
+    Clock value;
+  };
+  using Packed = std::vector<Entry>;
+  static constexpr size_t kResident = 8;
+  // Switches to sparse clocks (packing every row) if not yet, then makes slots [0, n) known.
+  bool sparse_grow(size_t n);
+  // The row of slot s, unpacking it (and packing the least recently used one) if needed.
+  Clock* resident(uint32_t s) const {
+    const uint32_t c = resident_[s];
+    if (c == kNoSlot) [[unlikely]]
+      return unpack(s);
+    used_at_[c] = ++now_;
+    return cache_.row(c);
+  }
+  Clock* unpack(uint32_t s) const;
+  // Raises entry k of cache row c (holding `row`) to v.
+  void raise(uint32_t c, Clock* row, uint32_t k, Clock v) const {
+    if (v <= row[k]) return;
+    if (row[k] == 0) touched_[c].push_back(k);
+    row[k] = v;
+  }
+  void sparse_join(uint32_t d, uint32_t s);
+  void sparse_acquire(uint32_t s, LockId y);
+  void sparse_release(uint32_t s, LockId y);
+  // Th(d) = Th(s), d != s.
+  void sparse_copy(uint32_t d, uint32_t s);
+  const Clock* unpacked_rel(LockId y);
   // Slot reuse: a fresh slot for thread t (Th = [0,…,1,…,0]).
   bool new_slot(ThreadId t);
   // Thread j, forked by i, takes a free slot whose last thread i knows fully; false if none.
@@ -195,9 +273,21 @@ class ThreadClocks {
   std::vector<std::vector<Tenant>> tenants_;  // per slot: its threads, by first clock
 
   bool lock_order_;
-  ClockRows<Clock> th_;   // Th(i), one row per thread
-  ClockRows<Clock> rel_;  // Rel(y), one row per lock
+  ClockRows<Clock> th_;   // Th(i), one row per thread (dense mode; sparse: only the stride)
+  ClockRows<Clock> rel_;  // Rel(y), one row per lock (dense mode)
   size_t threads_ = 0;
+
+  size_t sparse_beyond_ = default_sparse_threshold();
+  bool sparse_ = false;
+  mutable std::vector<Packed> packed_;                  // per slot: its clock, unless unpacked
+  std::vector<Packed> rel_sparse_;                      // per lock: Rel(y)
+  mutable ClockRows<Clock> cache_;                      // kResident unpacked rows
+  mutable std::vector<std::vector<uint32_t>> touched_;  // per cache row: its non-zero entries
+  mutable std::vector<uint32_t> owner_;                 // per cache row: its slot, kNoSlot: none
+  mutable std::vector<uint64_t> used_at_;               // per cache row: last use
+  mutable std::vector<uint32_t> resident_;              // per slot: its cache row, kNoSlot: packed
+  mutable uint64_t now_ = 0;
+  std::vector<Clock> rel_copy_;  // rel() in sparse mode
 };
 
 }  // namespace racepred

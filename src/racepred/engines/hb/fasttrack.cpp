@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "racepred/engines/hb/location_engine.hpp"
+#include "racepred/engines/hb/sparse_vc.hpp"
 
 namespace racepred {
 namespace hbloc {
@@ -21,7 +22,9 @@ namespace {
 //               Ws(x) = i#Th(i)(i)
 // Per variable 16 bytes of epochs, which the checks read, and 24 bytes naming their accesses,
 // which the hot path only writes. Rh(x) in vector-clock mode is marked by the thread kShared
-// in its epoch, whose clock field is then the row of the vector clock.
+// in its epoch, whose clock field is then the row of the vector clock; from many_threads()
+// threads on, by kSparse, whose clock field is then a sparse clock of vcs_ (sparse_vc.hpp), so
+// memory follows the threads that read each variable.
 class FastTrack final : public LocationEngine<FastTrack> {
  public:
   using LocationEngine::LocationEngine;
@@ -35,7 +38,7 @@ class FastTrack final : public LocationEngine<FastTrack> {
     if (unordered(v.w, th)) [[unlikely]]
       report(Partner{who.w_event, who.w_location}, v.w.thread(), v.w.clock(), Op::Write, id, e);
     const ThreadId i = e.thread;
-    if (v.r.thread() != kShared) [[likely]] {
+    if (v.r.thread() < kSparse) [[likely]] {
       if (unordered(v.r, th)) [[unlikely]] {
         share(v, who, th, id, e);
       } else {
@@ -43,9 +46,11 @@ class FastTrack final : public LocationEngine<FastTrack> {
         who.r_event = id;
         who.r_location = e.location;
       }
-    } else {
+    } else if (v.r.thread() == kShared) {
       pool_.clocks(v.r.clock())[i] = th[i];
       pool_.who(v.r.clock())[i] = Partner{id, e.location};
+    } else {
+      vcs_.store.set(vcs_[v.r.clock()], i, th[i], Partner{id, e.location}, stride());
     }
   }
 
@@ -57,13 +62,15 @@ class FastTrack final : public LocationEngine<FastTrack> {
     Who& who = who_[x];
     if (unordered(v.w, th)) [[unlikely]]
       report(Partner{who.w_event, who.w_location}, v.w.thread(), v.w.clock(), Op::Write, id, e);
-    if (v.r.thread() != kShared) [[likely]] {
+    if (v.r.thread() < kSparse) [[likely]] {
       if (unordered(v.r, th)) [[unlikely]]
         report(Partner{who.r_event, who.r_location}, v.r.thread(), v.r.clock(), Op::Read, id, e);
-    } else {
+    } else if (v.r.thread() == kShared) {
       const Clock* rv = pool_.clocks(v.r.clock());
       if (any_unordered(rv, th, stride()))
         report_unordered(rv, pool_.who(v.r.clock()), Op::Read, th, id, e);
+    } else {
+      check_vc(vcs_.store, vcs_[v.r.clock()], Op::Read, th, id, e);
     }
     const ThreadId i = e.thread;
     v.w = Epoch(i, th[i]);
@@ -71,7 +78,11 @@ class FastTrack final : public LocationEngine<FastTrack> {
     who.w_location = e.location;
   }
 
-  void set_stride(size_t stride) { pool_.set_stride(stride); }
+  void set_stride(size_t stride) {
+    if (stride >= many_threads() && pool_.stride() < many_threads()) to_sparse(stride);
+    pool_.set_stride(stride);
+    vcs_.store.set_stride(stride);
+  }
 
   std::string show_w(VariableId x, size_t /*width*/) const {
     return x < vars_.size() ? show_epoch(vars_[x].w, "undefined") : "undefined";
@@ -79,14 +90,18 @@ class FastTrack final : public LocationEngine<FastTrack> {
   std::string show_r(VariableId x, size_t width) const {
     if (x >= vars_.size()) return "";
     const Var& v = vars_[x];
-    if (v.r.thread() != kShared) return show_epoch(v.r, "");
+    if (v.r.thread() < kSparse) return show_epoch(v.r, "");
     std::vector<Clock> c(std::max(width, stride()), 0);
-    std::copy(pool_.clocks(v.r.clock()), pool_.clocks(v.r.clock()) + stride(), c.begin());
+    if (v.r.thread() == kShared)
+      std::copy(pool_.clocks(v.r.clock()), pool_.clocks(v.r.clock()) + stride(), c.begin());
+    else
+      vcs_.store.unpack(vcs_[v.r.clock()], c.data(), stride());
     return show_vc_epochs(c.data(), width);
   }
 
  private:
   static constexpr ThreadId kShared = UINT32_MAX;
+  static constexpr ThreadId kSparse = UINT32_MAX - 1;
   struct Var {
     Epoch w;  // Ws(x); 0#0 = no write yet
     Epoch r;  // Rh(x): an epoch, or kShared#row
@@ -104,9 +119,30 @@ class FastTrack final : public LocationEngine<FastTrack> {
     who_.resize(vars_.size());
   }
 
+  // The thread capacity reaches many_threads(): the full rows of the shared read clocks become
+  // sparse clocks (the rows still have the old stride, pool_.stride()).
+  [[gnu::noinline]] void to_sparse(size_t stride) {
+    for (Var& v : vars_) {
+      if (v.r.thread() != kShared) continue;
+      const uint32_t r = vcs_.allocate();
+      vcs_.store.assign(vcs_[r], pool_.clocks(v.r.clock()), pool_.who(v.r.clock()), pool_.stride(),
+                        stride);
+      v.r = Epoch(kSparse, r);
+    }
+    pool_ = VcPool();
+  }
+
   // Rh(x) = [j#k, i#Th(i)(i)]
   [[gnu::noinline]] void share(Var& v, const Who& who, const Clock* th, EventId id,
                                const Event& e) {
+    if (stride() >= many_threads()) {
+      const uint32_t r = vcs_.allocate();
+      vcs_.store.set(vcs_[r], v.r.thread(), v.r.clock(), Partner{who.r_event, who.r_location},
+                     stride());
+      vcs_.store.set(vcs_[r], e.thread, th[e.thread], Partner{id, e.location}, stride());
+      v.r = Epoch(kSparse, r);
+      return;
+    }
     const uint32_t row = pool_.allocate();
     Clock* rv = pool_.clocks(row);
     std::fill(rv, rv + stride(), Clock{0});
@@ -120,6 +156,7 @@ class FastTrack final : public LocationEngine<FastTrack> {
   std::vector<Var> vars_;
   std::vector<Who> who_;
   VcPool pool_;
+  VcTable vcs_;
 };
 
 }  // namespace

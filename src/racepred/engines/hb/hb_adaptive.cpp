@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "racepred/engines/hb/location_engine.hpp"
+#include "racepred/engines/hb/sparse_vc.hpp"
 
 namespace racepred {
 namespace hbloc {
@@ -19,7 +20,9 @@ namespace {
 //           V:         V < Th(i) ? i#Th(i)(i) : V(i) = Th(i)(i)
 // read checks Wh and updates Rh; write checks Wh and Rh and updates Wh. Initially both are
 // [0,…,0]; we start from the bottom epoch 0#0 instead, which every access turns into its own
-// epoch exactly as the zero vector clock does.
+// epoch exactly as the zero vector clock does. From many_threads() threads on, a vector clock is
+// a sparse clock of vcs_ (sparse_vc.hpp) instead of a full row: memory follows the threads
+// that accessed the variable.
 class HbAdaptive final : public LocationEngine<HbAdaptive> {
  public:
   using LocationEngine::LocationEngine;
@@ -39,7 +42,11 @@ class HbAdaptive final : public LocationEngine<HbAdaptive> {
     update(h_[2 * x], th, id, e);
   }
 
-  void set_stride(size_t stride) { pool_.set_stride(stride); }
+  void set_stride(size_t stride) {
+    if (stride >= many_threads() && pool_.stride() < many_threads()) to_sparse(stride);
+    pool_.set_stride(stride);
+    vcs_.store.set_stride(stride);
+  }
 
   std::string show_w(VariableId x, size_t width) const { return show(2 * size_t{x}, width); }
   std::string show_r(VariableId x, size_t width) const { return show(2 * size_t{x} + 1, width); }
@@ -47,11 +54,25 @@ class HbAdaptive final : public LocationEngine<HbAdaptive> {
  private:
   static constexpr uint32_t kNoRow = UINT32_MAX;
   struct Hybrid {
-    Epoch epoch;  // epoch mode: the last access; vc mode: unused
-    Partner who;  // the access of `epoch`
-    uint32_t row = kNoRow;
+    Epoch epoch;            // epoch mode: the last access; vc mode: unused
+    Partner who;            // the access of `epoch`
+    uint32_t row = kNoRow;  // vc mode: a row of pool_, or of vcs_ if sparse
     bool vc = false;
+    bool sparse = false;
   };
+
+  // The thread capacity reaches many_threads(): the full rows become sparse clocks (the rows
+  // still have the old stride, pool_.stride()).
+  [[gnu::noinline]] void to_sparse(size_t stride) {
+    for (Hybrid& h : h_) {
+      if (!h.vc || h.sparse) continue;
+      const uint32_t r = vcs_.allocate();
+      vcs_.store.assign(vcs_[r], pool_.clocks(h.row), pool_.who(h.row), pool_.stride(), stride);
+      h.row = r;
+      h.sparse = true;
+    }
+    pool_ = VcPool();
+  }
 
   void ensure_variable(size_t x) {
     if (2 * x + 1 >= h_.size()) h_.resize(std::max(2 * x + 2, h_.size() * 3 / 2));
@@ -59,15 +80,26 @@ class HbAdaptive final : public LocationEngine<HbAdaptive> {
   void check(const Hybrid& h, Op op, const Clock* th, EventId id, const Event& e) {
     if (!h.vc) {
       if (unordered(h.epoch, th)) report(h.who, h.epoch.thread(), h.epoch.clock(), op, id, e);
-    } else {
+    } else if (!h.sparse) {
       const Clock* v = pool_.clocks(h.row);
       if (any_unordered(v, th, stride())) report_unordered(v, pool_.who(h.row), op, th, id, e);
+    } else {
+      check_vc(vcs_.store, vcs_[h.row], op, th, id, e);
     }
   }
   void update(Hybrid& h, const Clock* th, EventId id, const Event& e) {
     const ThreadId i = e.thread;
     if (!h.vc) {
       if (unordered(h.epoch, th)) {  // [j#k, i#Th(i)(i)]
+        if (stride() >= many_threads()) {
+          h.row = vcs_.allocate();  // epoch mode holds no row
+          h.sparse = true;
+          SparseVcs::Vc& v = vcs_[h.row];
+          vcs_.store.set(v, h.epoch.thread(), h.epoch.clock(), h.who, stride());
+          vcs_.store.set(v, i, th[i], Partner{id, e.location}, stride());
+          h.vc = true;
+          return;
+        }
         if (h.row == kNoRow) h.row = pool_.allocate();
         Clock* v = pool_.clocks(h.row);
         std::fill(v, v + stride(), Clock{0});
@@ -79,6 +111,18 @@ class HbAdaptive final : public LocationEngine<HbAdaptive> {
       } else {
         h.epoch = Epoch(i, th[i]);
         h.who = Partner{id, e.location};
+      }
+    } else if (h.sparse) {
+      SparseVcs::Vc& v = vcs_[h.row];
+      if (!vcs_.store.any_unordered(v, th, stride())) {  // V < Th(i): back to an epoch
+        h.vc = false;
+        vcs_.release(h.row);
+        h.row = kNoRow;
+        h.sparse = false;
+        h.epoch = Epoch(i, th[i]);
+        h.who = Partner{id, e.location};
+      } else {
+        vcs_.store.set(v, i, th[i], Partner{id, e.location}, stride());
       }
     } else {
       Clock* v = pool_.clocks(h.row);
@@ -99,12 +143,16 @@ class HbAdaptive final : public LocationEngine<HbAdaptive> {
     const Hybrid& h = h_[k];
     if (!h.vc) return show_epoch(h.epoch, "undefined");
     std::vector<Clock> c(std::max(width, stride()), 0);
-    std::copy(pool_.clocks(h.row), pool_.clocks(h.row) + stride(), c.begin());
+    if (h.sparse)
+      vcs_.store.unpack(vcs_[h.row], c.data(), stride());
+    else
+      std::copy(pool_.clocks(h.row), pool_.clocks(h.row) + stride(), c.begin());
     return show_vc_epochs(c.data(), width);
   }
 
   std::vector<Hybrid> h_;  // 2x: Wh(x), 2x+1: Rh(x)
   VcPool pool_;
+  VcTable vcs_;
 };
 
 }  // namespace

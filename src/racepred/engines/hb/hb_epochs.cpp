@@ -96,8 +96,9 @@ class HbEpochsDense final : public LocationEngine<HbEpochsDense> {
 
 // The registered hb-epochs: the same sets in the same order, kept inline while they hold at
 // most kInline epochs (the common case: accesses ordered by synchronisation leave one epoch),
-// in a row of the pool while they hold more; the row goes back to the pool when the set
-// shrinks again. Same reports as HbEpochsDense in the same order
+// in a row of 4, 8, 16, … entries (a pool per capacity: memory follows the epochs a set
+// holds, not the thread capacity) while they hold more; the row goes back to its pool when the
+// set shrinks again or moves to a larger one. Same reports as HbEpochsDense in the same order
 // (tests/properties/representation_property_test.cpp).
 class HbEpochs final : public LocationEngine<HbEpochs> {
  public:
@@ -120,7 +121,7 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
     update(vars_[x].w, th, id, e);
   }
 
-  void set_stride(size_t stride) { pool_.set_stride(stride); }
+  void set_stride(size_t /*stride*/) {}
 
   std::string show_w(VariableId x, size_t /*width*/) const { return show(x, false); }
   std::string show_r(VariableId x, size_t /*width*/) const { return show(x, true); }
@@ -134,17 +135,22 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
     Partner who;
   };
   struct Set {
-    Entry entries[kInline];  // the set while row == kNoRow
+    Entry entries[kInline];  // the set while cls == 0
     uint32_t n = 0;
-    uint32_t row = kNoRow;
+    uint32_t row = kNoRow;  // cls > 0: the row of pools_[cls - 1]
+    uint8_t cls = 0;
   };
+  static constexpr uint8_t kClasses = 31;  // rows of 4 … 2^32 entries (a set: one per thread)
+  static constexpr uint64_t capacity(uint32_t cls) { return uint64_t{kInline} << cls; }
   struct Var {
     Set w, r;
   };
 
   [[gnu::noinline]] void grow(size_t x) { vars_.resize(std::max(x + 1, vars_.size() * 3 / 2)); }
-  Entry* data(Set& s) { return s.row == kNoRow ? s.entries : pool_.row(s.row); }
-  const Entry* data(const Set& s) const { return s.row == kNoRow ? s.entries : pool_.row(s.row); }
+  Entry* data(Set& s) { return s.cls == 0 ? s.entries : pools_[s.cls - 1].row(s.row); }
+  const Entry* data(const Set& s) const {
+    return s.cls == 0 ? s.entries : pools_[s.cls - 1].row(s.row);
+  }
 
   void check(const Set& s, Op op, const Clock* th, EventId id, const Event& e) {
     const Entry* d = data(s);
@@ -159,30 +165,40 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
     for (uint32_t q = 0; q < s.n; ++q)
       if (d[q].k > th[d[q].j]) d[kept++] = d[q];
     const Entry fresh{th[e.thread], e.thread, Partner{id, e.location}};
-    if (s.row == kNoRow) {
+    if (s.cls == 0) {
       if (kept < kInline) [[likely]] {
         d[kept] = fresh;
         s.n = kept + 1;
       } else {
         spill(s, kept, fresh);
       }
-    } else if (kept < kInline) {  // small again: back inline, the row back to the pool
+    } else if (kept < kInline) {  // small again: back inline, the row back to its pool
       std::copy(d, d + kept, s.entries);
       s.entries[kept] = fresh;
-      pool_.release(s.row);
+      pools_[s.cls - 1].release(s.row);
       s.row = kNoRow;
+      s.cls = 0;
       s.n = kept + 1;
-    } else {
+    } else if (kept < capacity(s.cls)) {
       d[kept] = fresh;
       s.n = kept + 1;
+    } else {
+      spill(s, kept, fresh);
     }
   }
+  // The set's kept epochs and `fresh` do not fit: a row of the next capacity.
   [[gnu::noinline]] void spill(Set& s, uint32_t kept, const Entry& fresh) {
-    const uint32_t row = pool_.allocate();
-    Entry* d = pool_.row(row);
-    std::copy(s.entries, s.entries + kept, d);
+    const uint8_t next = static_cast<uint8_t>(s.cls + 1);
+    RowPool<Entry>& pool = pools_[next - 1];
+    if (pool.stride() != capacity(next)) pool.set_stride(capacity(next));
+    const uint32_t row = pool.allocate();
+    Entry* d = pool.row(row);
+    const Entry* old = data(s);
+    std::copy(old, old + kept, d);
     d[kept] = fresh;
+    if (s.cls > 0) pools_[s.cls - 1].release(s.row);
     s.row = row;
+    s.cls = next;
     s.n = kept + 1;
   }
 
@@ -204,7 +220,7 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
   }
 
   std::vector<Var> vars_;
-  RowPool<Entry> pool_;  // rows of the sets with more than kInline epochs
+  RowPool<Entry> pools_[kClasses];  // rows of the sets with more than kInline epochs
 };
 
 }  // namespace

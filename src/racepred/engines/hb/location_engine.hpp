@@ -56,6 +56,7 @@ class VcPool {
     clocks_.set_stride(stride);
     who_.set_stride(stride);
   }
+  size_t stride() const { return clocks_.stride(); }
 
  private:
   Rows<Clock> clocks_;
@@ -164,6 +165,20 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
     second.thread = thread_;
     sink_.report(Race{Access{p.event, clocks_.thread_at(j, k), p.location, op}, second, e.target});
     if (annotating_) found_.emplace_back(p.event, id);
+  }
+  // Reports every entry of a sparse clock v (engines/hb/sparse_vc.hpp) whose access is not
+  // HB-before th, in thread order.
+  template <class Vcs, class V>
+  void check_vc(const Vcs& vcs, const V& v, Op op, const Clock* th, EventId id, const Event& e) {
+    if (!vcs.dense(v)) [[likely]] {
+      const auto* d = vcs.entries(v);
+      for (uint32_t q = 0; q < v.n; ++q)
+        if (d[q].k > th[d[q].j]) [[unlikely]]
+          report(d[q].who, d[q].j, d[q].k, op, id, e);
+    } else {
+      const Clock* c = vcs.clocks(v);
+      if (any_unordered(c, th, stride())) report_unordered(c, vcs.who(v), op, th, id, e);
+    }
   }
   // Reports every entry j of `a` whose access is not HB-before th (slow path: a race exists).
   [[gnu::noinline, gnu::cold]] void report_unordered(const Clock* a, const Partner* who, Op op,

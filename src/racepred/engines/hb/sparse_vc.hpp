@@ -1,0 +1,200 @@
+// Per-variable vector clocks that follow the threads that accessed the variable (issue 13): a
+// clock V with the access behind each entry, stored as the entries (thread j, V(j), access) of
+// the threads with V(j) != 0, sorted by thread — two inline, then in rows of 4, 8, 16, …
+// entries from pools (one per capacity), and as a full row of a VcPool only once the next
+// capacity would reach the thread capacity (the stride). djit keeps Wv(x), Rv(x) so; fasttrack's
+// shared read clocks and hb-adaptive's clocks do once the thread capacity reaches many_threads()
+// (below it they keep their full rows: one index per access, no search). Visiting the entries in
+// thread order gives the reports of a full row in the same order.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "racepred/clock/rows.hpp"
+#include "racepred/engines/hb/location_engine.hpp"
+
+namespace racepred::hbloc {
+
+// The thread capacity from which fasttrack and hb-adaptive keep their vector clocks sparse
+// (128; tests lower it to exercise sparse clocks on small traces).
+inline size_t& many_threads() {
+  static size_t stride = 128;
+  return stride;
+}
+
+class SparseVcs {
+ public:
+  static constexpr uint32_t kInline = 2;
+  static constexpr uint8_t kClasses = 20;          // sparse rows of 4, 8, …, 2^21 entries
+  static constexpr uint8_t kDense = kClasses + 1;  // size class of a full row
+  struct Entry {
+    Clock k = 0;
+    ThreadId j = 0;
+    Partner who;
+  };
+  // n entries sorted by thread, inline (cls 0) or in a row of sparse_[cls - 1]; cls kDense: the
+  // VcPool's row `row`, indexed by thread.
+  struct Vc {
+    Entry inline_entries[kInline];
+    uint32_t n = 0;
+    uint32_t row = 0;
+    uint8_t cls = 0;
+  };
+
+  SparseVcs() {
+    for (uint32_t c = 0; c < kClasses; ++c) sparse_[c].set_stride(capacity(c + 1));
+  }
+
+  bool dense(const Vc& v) const { return v.cls == kDense; }
+  const Entry* entries(const Vc& v) const {
+    return v.cls == 0 ? v.inline_entries : sparse_[v.cls - 1].row(v.row);
+  }
+  const Clock* clocks(const Vc& v) const { return pool_.clocks(v.row); }
+  const Partner* who(const Vc& v) const {
+    return const_cast<VcPool&>(pool_).who(v.row);  // VcPool has no const who()
+  }
+  void set_stride(size_t stride) { pool_.set_stride(stride); }
+
+  // True iff some V(j) > th[j].
+  bool any_unordered(const Vc& v, const Clock* th, size_t stride) const {
+    if (v.cls == kDense) return racepred::any_unordered(pool_.clocks(v.row), th, stride);
+    const Entry* d = entries(v);
+    for (uint32_t q = 0; q < v.n; ++q)
+      if (d[q].k > th[d[q].j]) return true;
+    return false;
+  }
+
+  // V(i) = k, remembering the access.
+  void set(Vc& v, ThreadId i, Clock k, Partner who, size_t stride) {
+    if (v.cls == kDense) {
+      pool_.clocks(v.row)[i] = k;
+      pool_.who(v.row)[i] = who;
+      return;
+    }
+    Entry* d = entries(v);
+    uint32_t q = 0;
+    if (v.n <= 16) [[likely]] {
+      while (q < v.n && d[q].j < i) ++q;
+    } else {
+      q = static_cast<uint32_t>(
+          std::lower_bound(d, d + v.n, i, [](const Entry& a, ThreadId t) { return a.j < t; }) - d);
+    }
+    if (q < v.n && d[q].j == i) {
+      d[q].k = k;
+      d[q].who = who;
+      return;
+    }
+    if (v.n == capacity(v.cls)) [[unlikely]] {
+      enlarge(v, Entry{k, i, who}, stride);
+      return;
+    }
+    for (uint32_t p = v.n; p > q; --p) d[p] = d[p - 1];
+    d[q] = Entry{k, i, who};
+    ++v.n;
+  }
+
+  // V = the non-zero entries of a full row c (n entries) with their accesses `who`.
+  void assign(Vc& v, const Clock* c, const Partner* who, size_t n, size_t stride) {
+    clear(v);
+    for (size_t j = 0; j < n; ++j)
+      if (c[j] != 0) set(v, static_cast<ThreadId>(j), c[j], who[j], stride);
+  }
+
+  // V = 0; its rows go back to the pools.
+  void clear(Vc& v) {
+    if (v.cls == kDense)
+      pool_.release(v.row);
+    else if (v.cls > 0)
+      sparse_[v.cls - 1].release(v.row);
+    v.cls = 0;
+    v.n = 0;
+  }
+
+  // V's entries into c (zeroed by the caller, at least `stride` entries).
+  void unpack(const Vc& v, Clock* c, size_t stride) const {
+    if (v.cls == kDense) {
+      std::copy(pool_.clocks(v.row), pool_.clocks(v.row) + stride, c);
+      return;
+    }
+    const Entry* d = entries(v);
+    for (uint32_t q = 0; q < v.n; ++q) c[d[q].j] = d[q].k;
+  }
+
+ private:
+  static constexpr uint32_t capacity(uint32_t cls) { return kInline << cls; }
+  Entry* entries(Vc& v) { return v.cls == 0 ? v.inline_entries : sparse_[v.cls - 1].row(v.row); }
+
+  // V is full: the next size class (the new entry inserted), or a full row once the sparse
+  // form would be as large as the thread capacity.
+  [[gnu::noinline]] void enlarge(Vc& v, const Entry& fresh, size_t stride) {
+    const Entry* old = entries(v);
+    const uint8_t next = static_cast<uint8_t>(v.cls + 1);
+    if (next <= kClasses && capacity(next) < stride) {
+      const uint32_t row = sparse_[next - 1].allocate();
+      Entry* d = sparse_[next - 1].row(row);
+      uint32_t q = 0, p = 0;
+      bool placed = false;
+      for (; q < v.n; ++q) {
+        if (!placed && old[q].j > fresh.j) {
+          d[p++] = fresh;
+          placed = true;
+        }
+        d[p++] = old[q];
+      }
+      if (!placed) d[p++] = fresh;
+      if (v.cls > 0) sparse_[v.cls - 1].release(v.row);
+      v.row = row;
+      v.cls = next;
+      v.n = p;
+      return;
+    }
+    const uint32_t row = pool_.allocate();
+    Clock* c = pool_.clocks(row);
+    std::fill(c, c + stride, Clock{0});
+    Partner* who = pool_.who(row);
+    for (uint32_t q = 0; q < v.n; ++q) {
+      c[old[q].j] = old[q].k;
+      who[old[q].j] = old[q].who;
+    }
+    c[fresh.j] = fresh.k;
+    who[fresh.j] = fresh.who;
+    if (v.cls > 0) sparse_[v.cls - 1].release(v.row);
+    v.row = row;
+    v.cls = kDense;
+    v.n = 0;
+  }
+
+  RowPool<Entry> sparse_[kClasses];  // sparse clocks of 4 … 2^21 entries
+  VcPool pool_;                      // full rows of the clocks with more threads
+};
+
+// Indices of Vc records handed out and given back (fasttrack's and hb-adaptive's sparse
+// clocks live here; a variable keeps the index).
+class VcTable {
+ public:
+  uint32_t allocate() {
+    if (!free_.empty()) {
+      const uint32_t r = free_.back();
+      free_.pop_back();
+      return r;
+    }
+    vcs_.emplace_back();
+    return static_cast<uint32_t>(vcs_.size() - 1);
+  }
+  void release(uint32_t r) {
+    store.clear(vcs_[r]);
+    free_.push_back(r);
+  }
+  SparseVcs::Vc& operator[](uint32_t r) { return vcs_[r]; }
+  const SparseVcs::Vc& operator[](uint32_t r) const { return vcs_[r]; }
+
+  SparseVcs store;
+
+ private:
+  std::vector<SparseVcs::Vc> vcs_;
+  std::vector<uint32_t> free_;
+};
+
+}  // namespace racepred::hbloc
