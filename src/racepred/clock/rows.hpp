@@ -73,6 +73,30 @@ inline bool any_unordered(const Clock* a, const Clock* th, size_t n) {
 
 namespace racepred {
 
+// Ids handed out and given back (a free list): an id given back is handed out again before a
+// new one, so the ids in use stay below the most ever in use at once.
+class IdRecycler {
+ public:
+  // A given-back id, or the next new one (then used() grew: the caller makes room for it).
+  uint32_t take() {
+    if (!free_.empty()) {
+      const uint32_t r = free_.back();
+      free_.pop_back();
+      return r;
+    }
+    return used_++;
+  }
+  void give_back(uint32_t r) { free_.push_back(r); }
+  // Ids ever handed out.
+  uint32_t used() const { return used_; }
+  // Ids handed out and not given back.
+  size_t in_use() const { return used_ - free_.size(); }
+
+ private:
+  std::vector<uint32_t> free_;
+  uint32_t used_ = 0;
+};
+
 // Rows of one stride handed out and given back (a free list): per-variable state that needs a
 // full row only while several threads' accesses can still race takes one from the pool and
 // returns it when it shrinks again, so memory follows what is live, not variables × threads.
@@ -81,27 +105,21 @@ template <class T>
 class RowPool {
  public:
   uint32_t allocate() {
-    if (!free_.empty()) {
-      const uint32_t r = free_.back();
-      free_.pop_back();
-      return r;
-    }
-    const uint32_t r = used_++;
-    rows_.ensure_rows(used_);
+    const uint32_t r = ids_.take();
+    rows_.ensure_rows(ids_.used());
     return r;
   }
-  void release(uint32_t r) { free_.push_back(r); }
+  void release(uint32_t r) { ids_.give_back(r); }
   T* row(uint32_t r) { return rows_.row(r); }
   const T* row(uint32_t r) const { return rows_.row(r); }
   void set_stride(size_t stride) { rows_.set_stride(stride); }
   size_t stride() const { return rows_.stride(); }
   // Rows handed out and not given back.
-  size_t in_use() const { return used_ - free_.size(); }
+  size_t in_use() const { return ids_.in_use(); }
 
  private:
   ClockRows<T> rows_;
-  std::vector<uint32_t> free_;
-  uint32_t used_ = 0;
+  IdRecycler ids_;
 };
 
 }  // namespace racepred

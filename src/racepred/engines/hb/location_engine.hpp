@@ -38,17 +38,12 @@ using Rows = ClockRows<T>;
 class VcPool {
  public:
   uint32_t allocate() {
-    if (!free_.empty()) {
-      const uint32_t r = free_.back();
-      free_.pop_back();
-      return r;
-    }
-    const uint32_t r = used_++;
-    clocks_.ensure_rows(used_);
-    who_.ensure_rows(used_);
+    const uint32_t r = ids_.take();
+    clocks_.ensure_rows(ids_.used());
+    who_.ensure_rows(ids_.used());
     return r;
   }
-  void release(uint32_t r) { free_.push_back(r); }
+  void release(uint32_t r) { ids_.give_back(r); }
   Clock* clocks(uint32_t r) { return clocks_.row(r); }
   const Clock* clocks(uint32_t r) const { return clocks_.row(r); }
   Partner* who(uint32_t r) { return who_.row(r); }
@@ -61,8 +56,7 @@ class VcPool {
  private:
   Rows<Clock> clocks_;
   Rows<Partner> who_;
-  std::vector<uint32_t> free_;
-  uint32_t used_ = 0;
+  IdRecycler ids_;
 };
 
 // The epoch j#k is not happens-before the holder of th: k > Th(i)(j).

@@ -175,17 +175,13 @@ class SparseVcs {
 class VcTable {
  public:
   uint32_t allocate() {
-    if (!free_.empty()) {
-      const uint32_t r = free_.back();
-      free_.pop_back();
-      return r;
-    }
-    vcs_.emplace_back();
-    return static_cast<uint32_t>(vcs_.size() - 1);
+    const uint32_t r = ids_.take();
+    if (r >= vcs_.size()) vcs_.emplace_back();
+    return r;
   }
   void release(uint32_t r) {
     store.clear(vcs_[r]);
-    free_.push_back(r);
+    ids_.give_back(r);
   }
   SparseVcs::Vc& operator[](uint32_t r) { return vcs_[r]; }
   const SparseVcs::Vc& operator[](uint32_t r) const { return vcs_[r]; }
@@ -194,7 +190,7 @@ class VcTable {
 
  private:
   std::vector<SparseVcs::Vc> vcs_;
-  std::vector<uint32_t> free_;
+  IdRecycler ids_;
 };
 
 }  // namespace racepred::hbloc
