@@ -80,31 +80,37 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
   // The handlers of the dispatch base; reads and writes go to Derived with Th(i) and the event
   // with its thread replaced by the thread's slot (ThreadClocks), which Derived uses as the
   // index into clocks and as the thread of its epochs; report() maps slots back to threads.
+  // Th(i) of the event's thread is looked up once per event (th_, slot_): acquire and release
+  // change it in place, fork and join may move it (a new stride) and look it up again.
   void before(EventId, const Event& e) {
     if (clocks_.add_thread(e.thread)) [[unlikely]]
       derived().set_stride(clocks_.stride());
+    slot_ = clocks_.slot(e.thread);
+    th_ = clocks_.th(e.thread);
   }
   void read(EventId id, const Event& e) {
     thread_ = e.thread;
     Event s = e;
-    s.thread = clocks_.slot(e.thread);
-    derived().read(id, s, clocks_.th(e.thread));
+    s.thread = slot_;
+    derived().read(id, s, th_);
   }
   void write(EventId id, const Event& e) {
     thread_ = e.thread;
     Event s = e;
-    s.thread = clocks_.slot(e.thread);
-    derived().write(id, s, clocks_.th(e.thread));
+    s.thread = slot_;
+    derived().write(id, s, th_);
   }
   void acquire(EventId, const Event& e) { clocks_.acquire(e.thread, e.target); }
   void release(EventId, const Event& e) { clocks_.release(e.thread, e.target); }
   void fork(EventId, const Event& e) {
     if (clocks_.fork(e.thread, e.target)) derived().set_stride(clocks_.stride());
+    th_ = clocks_.th(e.thread);
   }
   void join(EventId, const Event& e) {
     if (clocks_.join(e.thread, e.target)) derived().set_stride(clocks_.stride());
+    th_ = clocks_.th(e.thread);
   }
-  void after(EventId, const Event& e) { clocks_.tick(e.thread); }  // inc(Th(i), i)
+  void after(EventId, const Event& e) { increment_clock(th_[slot_], e.thread); }  // inc(Th(i), i)
 
   // The annotated view shows clocks indexed by thread: no slot reuse there.
   Annotator* annotator() override {
@@ -205,6 +211,8 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
   RaceSink& sink_;
   ThreadClocks clocks_;  // Th(i) and Rel(y)
   ThreadId thread_ = 0;  // the thread of the current access (Derived sees its slot)
+  Clock* th_ = nullptr;  // Th(i) of the current event's thread
+  uint32_t slot_ = 0;    // its slot
 
   // Annotated view only.
   bool annotating_ = false;
