@@ -131,6 +131,24 @@ bool LockSetTable::same_set(SetId set, NodeId parent, LockId lock) const {
   return all;
 }
 
+LockSetTable::SetId LockSetTable::intersect_slow(SetId a, SetId b) {
+  const uint64_t key = uint64_t{std::min(a, b)} << 32 | std::max(a, b);
+  if (auto it = intersections_.find(key); it != intersections_.end()) return it->second;
+  // The common locks (mark one set, test the other), then the set reached by acquiring them in
+  // sorted order from the root: O(|a| + |b|) and nodes only along that one path.
+  const uint32_t stamp = mark(a);
+  std::vector<LockId> common;
+  for_each_lock(b, [&](LockId l) {
+    if (l < stamp_.size() && stamp_[l] == stamp) common.push_back(l);
+  });
+  std::sort(common.begin(), common.end());
+  NodeId node = kRoot;
+  for (LockId l : common) node = child(node, l);
+  const SetId result = nodes_[node].set;
+  intersections_.emplace(key, result);
+  return result;
+}
+
 uint32_t LockSetTable::mark(SetId set) const {
   if (++stamp_now_ == 0) {  // wrapped: clear the old stamps
     std::fill(stamp_.begin(), stamp_.end(), 0);

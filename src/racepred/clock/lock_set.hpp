@@ -64,6 +64,21 @@ class LockSetTable {
     return disjoint_slow(a, b);
   }
   size_t set_count() const { return sets_.size(); }
+  // The set a ∩ b. O(1) when one contains the other and both are exact (lock ids below 64);
+  // otherwise memoised, so a pair of sets is intersected once.
+  SetId intersect(SetId a, SetId b) {
+    if (a == b || b == kEmptySet) return b;
+    if (a == kEmptySet) return a;
+    const Set& sa = sets_[a];
+    const Set& sb = sets_[b];
+    if (sa.exact && sb.exact) {
+      const uint64_t common = sa.mask & sb.mask;
+      if (common == sa.mask) return a;
+      if (common == sb.mask) return b;
+      if (common == 0) return kEmptySet;
+    }
+    return intersect_slow(a, b);
+  }
 
   size_t size(SetId set) const { return sets_[set].size; }
   // Bit (lock % 64) for each lock of the set; exact() when every lock id is below 64.
@@ -97,6 +112,7 @@ class LockSetTable {
   SetId intern(NodeId parent, LockId lock, NodeId node);
   bool same_set(SetId set, NodeId parent, LockId lock) const;
   bool disjoint_slow(SetId a, SetId b) const;
+  SetId intersect_slow(SetId a, SetId b);
   // Marks the locks of `set` in stamp_ with a fresh stamp and returns it.
   uint32_t mark(SetId set) const;
 
@@ -112,6 +128,7 @@ class LockSetTable {
   mutable uint32_t stamp_now_ = 0;
   mutable std::unordered_map<uint64_t, bool> memo_;
   static constexpr size_t kMemo = size_t{1} << 20;
+  std::unordered_map<uint64_t, SetId> intersections_;  // (min, max) of the operands → result
 };
 
 }  // namespace racepred
