@@ -155,6 +155,48 @@ inline std::string show_row(const Clock* c, size_t stride, size_t width) {
   return show(v, width);
 }
 
+// Reference-counted clock snapshots (the clock of a thread at a release), shared by everything
+// that refers to that release: rule-(a) slots and rule-(b) critical-section lists. One copy per
+// release instead of one per slot; rows are reused once nothing refers to them.
+class SnapshotPool {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  // A new snapshot of `clock` (a row of the pool's stride) taken by thread t, with no reference.
+  uint32_t take(const Clock* clock, ThreadId t) {
+    uint32_t s;
+    if (!free_.empty()) {
+      s = free_.back();
+      free_.pop_back();
+    } else {
+      s = static_cast<uint32_t>(refs_.size());
+      refs_.push_back(0);
+      thread_.push_back(0);
+      rows_.ensure_rows(refs_.size());
+    }
+    copy_row(rows_.row(s), clock, rows_.stride());
+    thread_[s] = t;
+    return s;
+  }
+  void ref(uint32_t s) { ++refs_[s]; }
+  void unref(uint32_t s) {
+    if (s != kNone && --refs_[s] == 0) free_.push_back(s);
+  }
+  // Frees a snapshot nothing referred to after all.
+  void drop_if_unused(uint32_t s) {
+    if (refs_[s] == 0) free_.push_back(s);
+  }
+  const Clock* row(uint32_t s) const { return rows_.row(s); }
+  ThreadId thread(uint32_t s) const { return thread_[s]; }
+  void set_stride(size_t stride) { rows_.set_stride(stride); }
+  size_t live() const { return refs_.size() - free_.size(); }
+
+ private:
+  ClockRows rows_;
+  std::vector<uint32_t> refs_;
+  std::vector<ThreadId> thread_;
+  std::vector<uint32_t> free_;
+};
+
 // History on flat rows: row 2x = W_x, row 2x+1 = R_x (local times per thread), and the access
 // behind each entry. check() compares with `known` (a row of the same stride; the caller makes
 // the own entry large enough, e.g. C_t = P_t[t := N_t]).
@@ -370,7 +412,8 @@ class OpenSections {
     std::vector<VariableId> reads, writes;
   };
   std::vector<Cs>& of(ThreadId t) {
-    grow_to(open_, t);
+    if (t >= open_.size()) [[unlikely]]
+      grow_to(open_, t);
     return open_[t];
   }
   const std::vector<LockId>& locks(ThreadId t) {
