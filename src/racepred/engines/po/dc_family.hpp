@@ -88,12 +88,7 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
   void columns(const Event& e, Annotation& row) override {
     row.push_back({"D_t", show(d_[e.thread], this->width(e))});
     if constexpr (Config.lockset) {
-      std::string s = "{";
-      for (LockId l : open_.locks(e.thread)) {
-        if (s.size() > 1) s += ',';
-        s += std::string(this->symbols_.locks.name(l));
-      }
-      row.push_back({"LH_t", s + "}"});
+      row.push_back(open_.lock_set_column(e.thread, this->symbols_));
     } else {
       row.push_back({"W_x", e.is_access() ? hist_.show(e.target, true) : ""});
       row.push_back({"R_x", e.is_access() ? hist_.show(e.target, false) : ""});
@@ -241,12 +236,12 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
         break;
       case Op::Fork:
         if (e.target >= threads_) add_thread(e.target);
-        join_row(d(e.target), d(t), stride());  // D_u := D_u ⊔ D_t
+        join_clocks(d(e.target), d(t), stride());  // D_u := D_u ⊔ D_t
         ++d(t)[t];
         break;
       case Op::Join:
         if (e.target >= threads_) add_thread(e.target);
-        join_row(d(t), d(e.target), stride());  // D_t := D_t ⊔ D_u
+        join_clocks(d(t), d(e.target), stride());  // D_t := D_t ⊔ D_u
         break;
     }
   }
@@ -255,12 +250,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   void columns(const Event& e, Annotation& row) override {
     row.push_back({"D_t", show_row(d(e.thread), stride(), this->width(e))});
     if constexpr (Config.lockset) {
-      std::string s = "{";
-      for (LockId l : open_.locks(e.thread)) {
-        if (s.size() > 1) s += ',';
-        s += std::string(this->symbols_.locks.name(l));
-      }
-      row.push_back({"LH_t", s + "}"});
+      row.push_back(open_.lock_set_column(e.thread, this->symbols_));
     } else {
       row.push_back({"W_x", e.is_access() ? hist_.show(e.target, true) : ""});
       row.push_back({"R_x", e.is_access() ? hist_.show(e.target, false) : ""});
@@ -299,7 +289,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   void join_kind(Clock* dt, const VarSlots& v, size_t k, int kind) const {
     const Contributors& c = v.entries[k].kind[kind];
     if (c.thread == kNoThread || (c.thread != kSeveral && c.own <= dt[c.thread])) return;
-    join_row(dt, v.row(k, kind, stride()), stride());
+    join_clocks(dt, v.row(k, kind, stride()), stride());
   }
 
   void access(EventId id, const Event& e) {
@@ -349,7 +339,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
           size_t i = cursors[u];
           while (i < lane.size() && lane[i].own <= dt[u]) ++i;  // r1 already before us
           if (i < lane.size() && lane[i].acq <= dt[u]) {        // a1 before us, r1 not yet
-            join_row(dt, snaps_.row(lane[i].snap), n);
+            join_clocks(dt, snaps_.row(lane[i].snap), n);
             ++i;
           }
           cursors[u] = i;
@@ -364,7 +354,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       for (VariableId x : released_.writes) {
         const size_t k = slot(l, x);
         VarSlots& v = ra_[x];
-        copy_row(v.row(k, 1, n), dt, n);
+        copy_clock(v.row(k, 1, n), dt, n);
         v.entries[k].kind[1] = Contributors{t, own};
         v.entries[k].kind[0] = Contributors{};
       }
@@ -389,10 +379,10 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     Clock* row = v.row(k, kind, stride());
     Contributors& c = v.entries[k].kind[kind];
     if (c.thread == kNoThread || c.thread == t) {  // t's release is after its earlier ones
-      copy_row(row, dt, stride());
+      copy_clock(row, dt, stride());
       c = Contributors{t, own};
     } else {
-      join_row(row, dt, stride());
+      join_clocks(row, dt, stride());
       c.thread = kSeveral;
     }
   }
