@@ -500,38 +500,97 @@ void thread_key_destructor(void* p) {
   spin_unlock(&c->flush_lock);
 }
 
-void on_fork_child() {
-  // The child inherits copies of the parent's buffers and its output descriptor: it must not
-  // write them. The child is not recorded (an instrumented program it execs records itself,
-  // into RACEPRED_RECORD.<pid>).
-  __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
-  g_fd = -1;
-}
+// RACEPRED_RECORD as the process found it (%p not yet replaced): fork children name their
+// recordings after it.
+char g_template[4096];
 
-void init() {
-  InRuntime in_runtime;
-  const char* out = getenv("RACEPRED_RECORD");
-  if (!out || !*out) {
-    g_state = 2;  // not recording: every hook stays passive
-    return;
-  }
-  char path[4096];
+// The output path of this process: the template with %p replaced by the process id; a fork
+// child whose template has no %p appends ".<pid>" (next to the parent's recording, where
+// `racepred record` looks for it).
+void output_path(char* path, size_t cap, bool fork_child) {
+  char digits[16];
+  int d = 0;
+  for (unsigned v = static_cast<unsigned>(getpid()); v || !d; v /= 10)
+    digits[d++] = static_cast<char>('0' + v % 10);
   size_t n = 0;
-  for (const char* p = out; *p && n + 24 < sizeof path; ++p) {
+  bool had_pid = false;
+  for (const char* p = g_template; *p && n + 24 < cap; ++p) {
     if (p[0] == '%' && p[1] == 'p') {
-      char digits[16];
-      int d = 0;
-      for (unsigned v = static_cast<unsigned>(getpid()); v || !d; v /= 10)
-        digits[d++] = static_cast<char>('0' + v % 10);
-      while (d) path[n++] = digits[--d];
+      for (int i = d; i;) path[n++] = digits[--i];
+      had_pid = true;
       ++p;
     } else {
       path[n++] = *p;
     }
   }
+  if (fork_child && !had_pid) {
+    path[n++] = '.';
+    for (int i = d; i;) path[n++] = digits[--i];
+  }
   path[n] = 0;
+}
+
+// Opens this process's recording and writes its file header: false when it cannot.
+bool open_output(bool fork_child) {
+  char path[4096];
+  output_path(path, sizeof path, fork_child);
   g_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (g_fd < 0) {
+  if (g_fd < 0) return false;
+  uint8_t header[fmt::kHeaderSize];
+  fmt::write_file_header(header, fmt::kFileRecording);
+  write_fully(g_fd, header, sizeof header);
+  g_bytes = sizeof header;
+  return true;
+}
+
+// A fork() child (RECORDER.md pitfall 5) records into a file of its own (RAW.<pid>): only the
+// forking thread exists in it, with the parent's thread id. It inherited copies of the parent's
+// buffers (events the parent writes itself: dropped here), of its output descriptor (shared
+// file offset: never written) and of spin locks other threads may have held (released).
+void on_fork_child() {
+  const int state = __atomic_load_n(&g_state, __ATOMIC_ACQUIRE);
+  if (g_fd >= 0) close(g_fd);
+  g_fd = -1;
+  if (state != 1) {
+    __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
+    return;
+  }
+  InRuntime in_runtime;
+  g_write_lock = 0;
+  for (int& l : g_stripes) l = 0;
+  Ctx* c = t_ctx;
+  const uint32_t n = __atomic_load_n(&g_ctx_count, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < n && i < kMaxThreads; ++i) g_ctxs[i] = nullptr;
+  g_ctx_count = 0;
+  g_finished = 0;
+  g_capped = 0;
+  g_dropped = 0;
+  if (!open_output(true)) {
+    __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
+    return;
+  }
+  write_note("fork_of", static_cast<uint64_t>(getppid()));
+  if (c && c->buf && !c->ended) {
+    c->flush_lock = 0;
+    c->n = 0;
+    c->pending = -1;
+    c->dropped = 0;
+    g_ctxs[0] = c;
+    g_ctx_count = 1;
+    write_start(c->tid);
+  }
+  write_maps();
+}
+
+void init() {
+  InRuntime in_runtime;
+  const char* out = getenv("RACEPRED_RECORD");
+  if (!out || !*out || str_len(out) >= sizeof g_template) {
+    g_state = 2;  // not recording: every hook stays passive
+    return;
+  }
+  copy_bytes(g_template, out, str_len(out) + 1);
+  if (!open_output(false)) {
     g_state = 2;
     return;
   }
@@ -544,10 +603,6 @@ void init() {
   g_nowrite = nowrite && nowrite[0] == '1';
   const char* cap = getenv("RACEPRED_MAX_MB");
   g_max_bytes = (cap && *cap ? strtoull(cap, nullptr, 10) : 4096) << 20;
-  uint8_t header[fmt::kHeaderSize];
-  fmt::write_file_header(header, fmt::kFileRecording);
-  write_fully(g_fd, header, sizeof header);
-  g_bytes = sizeof header;
   pthread_key_create(&g_key, thread_key_destructor);
   pthread_atfork(nullptr, nullptr, on_fork_child);
   atexit(at_exit);
