@@ -57,7 +57,8 @@ struct Ctx {
   fmt::RawRecord* buf;
   uint32_t n;
   uint32_t tid;
-  int32_t pending;  // index of a read whose sequence number is deferred, or -1
+  // The last `pending` records are reads whose sequence numbers are deferred (see put).
+  uint32_t pending;
   // 1: inside the runtime (events raised now by signal handlers are dropped and counted);
   // 2: inside a libc call the runtime makes for the program (dropped silently).
   volatile int busy;
@@ -248,11 +249,21 @@ Ctx* new_ctx(uint32_t tid) {
   Ctx* c = static_cast<Ctx*>(mem);
   c->buf = reinterpret_cast<fmt::RawRecord*>(static_cast<char*>(mem) + kPage) + 1;
   c->tid = tid;
-  c->pending = -1;
   const uint32_t slot = __atomic_fetch_add(&g_ctx_count, 1, __ATOMIC_RELAXED);
   if (slot < kMaxThreads) __atomic_store_n(&g_ctxs[slot], c, __ATOMIC_RELEASE);
   write_start(tid);
   return c;
+}
+
+// Gives the deferred reads (the last c->pending records) their sequence numbers, and
+// `extra` more numbers after them: one atomic operation for all. Returns the first extra one.
+inline uint64_t number_pending(Ctx* c, uint32_t extra) {
+  const uint32_t k = c->pending;
+  if (k + extra == 0) return 0;
+  uint64_t s = __atomic_fetch_add(&g_seq, k + extra, __ATOMIC_RELAXED);
+  for (fmt::RawRecord* r = c->buf + (c->n - k); k && r != c->buf + c->n; ++r) r->seq = s++;
+  c->pending = 0;
+  return s;
 }
 
 // Writes the context's records as one raw block. `last` marks the thread's final block.
@@ -260,10 +271,7 @@ Ctx* new_ctx(uint32_t tid) {
 void flush_locked(Ctx* c, bool last, bool force = false) {
   if (c->ended || !c->buf) return;
   InRuntime in_runtime;
-  if (c->pending >= 0) {
-    c->buf[c->pending].seq = __atomic_fetch_add(&g_seq, 1, __ATOMIC_RELAXED);
-    c->pending = -1;
-  }
+  number_pending(c, 0);
   const uint32_t n = __atomic_load_n(&c->n, __ATOMIC_ACQUIRE);
   if ((n > 0 || last) && !g_nowrite) {
     uint8_t* block = reinterpret_cast<uint8_t*>(c->buf + kBufferRecords);
@@ -330,21 +338,27 @@ inline Ctx* ctx() {
   return c;
 }
 
+// Appends one record. A read's sequence number is deferred until the thread's next non-read
+// event (or the kMaxPendingReads-th read, or a flush): the load has happened by then, so a
+// read that saw another thread's write is placed after that write (RECORDER.md §4), and one
+// atomic increment numbers the reads and the next event together (the global counter is the
+// contended part of the access path: a read-modify-write costs one increment, not two).
+constexpr uint32_t kMaxPendingReads = 32;
 inline void put(Ctx* c, uint8_t op, uint64_t addr, uint64_t pc, bool defer) {
-  if (c->pending >= 0) {
-    c->buf[c->pending].seq = __atomic_fetch_add(&g_seq, 1, __ATOMIC_RELAXED);
-    c->pending = -1;
-  }
-  fmt::RawRecord& r = c->buf[c->n];
+  const uint32_t n = c->n;
+  fmt::RawRecord& r = c->buf[n];
   r.addr = addr;
   r.op_pc = (uint64_t{op} << 56) | (pc & 0x00ffffffffffffffULL);
   if (defer) {
-    c->pending = static_cast<int32_t>(c->n);
+    if (++c->pending == kMaxPendingReads) {
+      __atomic_store_n(&c->n, n + 1, __ATOMIC_RELEASE);
+      number_pending(c, 0);
+    }
   } else {
-    r.seq = __atomic_fetch_add(&g_seq, 1, __ATOMIC_RELAXED);
+    r.seq = c->pending ? number_pending(c, 1) : __atomic_fetch_add(&g_seq, 1, __ATOMIC_RELAXED);
   }
-  __atomic_store_n(&c->n, c->n + 1, __ATOMIC_RELEASE);
-  if (RP_UNLIKELY(c->n == kBufferRecords)) flush_ctx(c, false);
+  __atomic_store_n(&c->n, n + 1, __ATOMIC_RELEASE);
+  if (RP_UNLIKELY(n + 1 == kBufferRecords)) flush_ctx(c, false);
 }
 
 // Enters the runtime for an event: nullptr when the event must be dropped.
@@ -573,7 +587,7 @@ void on_fork_child() {
   if (c && c->buf && !c->ended) {
     c->flush_lock = 0;
     c->n = 0;
-    c->pending = -1;
+    c->pending = 0;
     c->dropped = 0;
     g_ctxs[0] = c;
     g_ctx_count = 1;
