@@ -257,7 +257,7 @@ Ctx* new_ctx(uint32_t tid) {
 
 // Gives the deferred reads (the last c->pending records) their sequence numbers, and
 // `extra` more numbers after them: one atomic operation for all. Returns the first extra one.
-inline uint64_t number_pending(Ctx* c, uint32_t extra) {
+__attribute__((always_inline)) inline uint64_t number_pending(Ctx* c, uint32_t extra) {
   const uint32_t k = c->pending;
   if (k + extra == 0) return 0;
   uint64_t s = __atomic_fetch_add(&g_seq, k + extra, __ATOMIC_RELAXED);
@@ -338,27 +338,28 @@ inline Ctx* ctx() {
   return c;
 }
 
-// Appends one record. A read's sequence number is deferred until the thread's next non-read
-// event (or the kMaxPendingReads-th read, or a flush): the load has happened by then, so a
-// read that saw another thread's write is placed after that write (RECORDER.md §4), and one
-// atomic increment numbers the reads and the next event together (the global counter is the
-// contended part of the access path: a read-modify-write costs one increment, not two).
+// Appends one record. A read's sequence number is deferred until the thread's next event:
+// the load has happened by then, so a read that saw another thread's write is placed after
+// that write (RECORDER.md §4; tests/recorder/spin_flag.c). One atomic increment numbers the
+// waiting reads and the next non-read event together (the global counter is the contended part
+// of the access path: a read-modify-write costs one increment, not two); at most
+// kMaxPendingReads reads wait, and a read is never numbered by its own record (its load has
+// not happened yet): a full buffer is written when the next record comes.
 constexpr uint32_t kMaxPendingReads = 32;
-inline void put(Ctx* c, uint8_t op, uint64_t addr, uint64_t pc, bool defer) {
+__attribute__((always_inline)) inline void put(Ctx* c, uint8_t op, uint64_t addr, uint64_t pc,
+                                               bool defer) {
+  if (RP_UNLIKELY(c->n == kBufferRecords)) flush_ctx(c, false);
   const uint32_t n = c->n;
   fmt::RawRecord& r = c->buf[n];
   r.addr = addr;
   r.op_pc = (uint64_t{op} << 56) | (pc & 0x00ffffffffffffffULL);
   if (defer) {
-    if (++c->pending == kMaxPendingReads) {
-      __atomic_store_n(&c->n, n + 1, __ATOMIC_RELEASE);
-      number_pending(c, 0);
-    }
+    if (c->pending == kMaxPendingReads) number_pending(c, 0);  // the earlier reads only
+    ++c->pending;
   } else {
     r.seq = c->pending ? number_pending(c, 1) : __atomic_fetch_add(&g_seq, 1, __ATOMIC_RELAXED);
   }
   __atomic_store_n(&c->n, n + 1, __ATOMIC_RELEASE);
-  if (RP_UNLIKELY(n + 1 == kBufferRecords)) flush_ctx(c, false);
 }
 
 // Enters the runtime for an event: nullptr when the event must be dropped.
