@@ -152,15 +152,20 @@ TEST(BinaryFormat, TruncatedFileIsAnErrorUnlessLenientAndCanBeRepaired) {
   std::remove(path.c_str());
 }
 
-TEST(BinaryFormat, CorruptBlockNamesItsByteOffset) {
+// A generated trace of `events` events written as binary in chunks of `chunk` events; its path.
+std::string write_generated(const std::string& tag, uint64_t events, uint32_t chunk, int level) {
   GeneratorOptions g;
-  g.events = 2000;
-  const Trace a = generate_trace(g);
-  const std::string path = temp_path("corrupt");
+  g.events = events;
+  const std::string path = temp_path(tag);
   BinaryWriteOptions o;
-  o.chunk_events = 300;
-  o.zstd_level = 0;
-  write_binary(a, path, o);
+  o.chunk_events = chunk;
+  o.zstd_level = level;
+  write_binary(generate_trace(g), path, o);
+  return path;
+}
+
+TEST(BinaryFormat, CorruptBlockNamesItsByteOffset) {
+  const std::string path = write_generated("corrupt", 2000, 300, 0);
   std::string data = slurp(path);
   data[data.size() / 2] ^= 0x5a;  // inside some middle block
   spit(path, data);
@@ -187,14 +192,7 @@ class CountEvents : public EventConsumer {
 // checksum is right but whose compressed data is not is still reported at its own byte offset,
 // after exactly the events of the blocks before it.
 TEST(BinaryFormat, UndecompressableBlockIsReportedInFileOrder) {
-  GeneratorOptions g;
-  g.events = 3000;
-  const Trace a = generate_trace(g);
-  const std::string path = temp_path("zstd_bad");
-  BinaryWriteOptions o;
-  o.chunk_events = 200;
-  o.zstd_level = 3;
-  write_binary(a, path, o);
+  const std::string path = write_generated("zstd_bad", 3000, 200, 3);
   std::string data = slurp(path);
   // Walk the blocks; spoil the 4th zstd events block and fix its checksum.
   size_t pos = format::kHeaderSize, zstd_blocks = 0, bad_at = 0;
