@@ -476,9 +476,13 @@ void write_note(const char* key, uint64_t value) {
 // Flushes every thread (the process ends or execs): a thread still running loses what it
 // records after this.
 int g_finished;
+pid_t g_pid;  // the process whose recording g_fd is
 
 void finish_all(bool ended) {
   if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) == 0 || g_fd < 0) return;
+  // A vfork() child shares this memory until it execs or exits: its exec/_exit must not end
+  // the parent's recording.
+  if (getpid() != g_pid) return;
   if (__atomic_exchange_n(&g_finished, 1, __ATOMIC_ACQ_REL)) return;
   __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
   const uint32_t n = __atomic_load_n(&g_ctx_count, __ATOMIC_ACQUIRE);
@@ -551,6 +555,7 @@ bool open_output(bool fork_child) {
   output_path(path, sizeof path, fork_child);
   g_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (g_fd < 0) return false;
+  g_pid = getpid();
   uint8_t header[fmt::kHeaderSize];
   fmt::write_file_header(header, fmt::kFileRecording);
   write_fully(g_fd, header, sizeof header);
