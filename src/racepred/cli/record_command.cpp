@@ -16,6 +16,7 @@
 #include "racepred/cli/recording.hpp"
 #include "racepred/io/binary_reader.hpp"
 #include "racepred/trace/error.hpp"
+#include "racepred/trace/printable.hpp"
 
 namespace racepred::cli {
 namespace {
@@ -49,7 +50,8 @@ void print_result(const FinishResult& r, const std::string& out) {
     std::cerr << "racepred record: " << r.dropped
               << " events dropped by the runtime (raised while it was busy, e.g. in signal "
                  "handlers)\n";
-  for (const std::string& n : r.notes) std::cerr << "racepred record: note: " << n << "\n";
+  for (const std::string& n : r.notes)
+    std::cerr << "racepred record: note: " << printable(n, 4096) << "\n";
 }
 
 // The raw recordings of the program's child processes: the runtime writes those of fork()
