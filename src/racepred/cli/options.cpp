@@ -61,6 +61,21 @@ void add_budget_options(CLI::App* sub, uint64_t& max_states, uint64_t& max_memor
       ->check(whole_number(0, uint64_t{1} << 40));
 }
 
+void add_bound_options(CLI::App* sub, EngineBounds& bounds) {
+  sub->add_option("--pwr-history", bounds.pwr_history,
+                  "Critical sections per lock that pwr, pwr-cs, pwr-e and pwr-edges keep for the "
+                  "ROD rule (default 5, the PWR paper's; fewer: faster, more false positives; "
+                  "the *-unbounded engines keep all; docs/ENGINES.md)")
+      ->type_name("N")
+      ->check(whole_number(1, UINT32_MAX));
+  sub->add_option("--pwr-edges", bounds.pwr_edges,
+                  "Edge constraints per variable that pwr-edges keeps (default 25, the PWR "
+                  "paper's; fewer: faster, may miss races behind replaced accesses; "
+                  "pwr-edges-unbounded keeps all; docs/ENGINES.md)")
+      ->type_name("N")
+      ->check(whole_number(1, UINT32_MAX));
+}
+
 void add_trace_argument(CLI::App* sub, std::string& trace) {
   sub->add_option("TRACE", trace, "Trace file ('-' reads standard input)")->required();
 }

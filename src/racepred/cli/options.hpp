@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "racepred/engines/engine.hpp"
 #include "racepred/io/reader.hpp"
 
 namespace racepred::cli {
@@ -31,6 +32,9 @@ void add_max_races_option(CLI::App* sub, size_t& max_races);
 // --max-states N and --max-memory MIB: the budget of the engines built on the exact search
 // (exact, exact-enabled, ls-cross, ls-cross-indexed); 0 keeps their defaults.
 void add_budget_options(CLI::App* sub, uint64_t& max_states, uint64_t& max_memory_mib);
+// --pwr-history N and --pwr-edges N: the bounds of the bounded PWR engines (pwr, pwr-cs,
+// pwr-e, pwr-edges); unset (0) keeps the PWR paper's defaults, 5 and 25.
+void add_bound_options(CLI::App* sub, EngineBounds& bounds);
 // The TRACE argument ('-' reads standard input).
 void add_trace_argument(CLI::App* sub, std::string& trace);
 

@@ -258,9 +258,9 @@ class PwrClocks {
           const Epoch a = l.cs_acq[k];
           const ThreadId j = a.thread();
           if (j == i) continue;
+          if (a.clock() > th[j]) continue;  // acq(CS) not known: the release row stays untouched
           const Clock* rel = rel_.row(l.cs_row[k]);
-          if (rel[j] <= th[j]) continue;  // rel(CS) already happens before: nothing to add
-          if (a.clock() <= th[j]) {       // acq(CS) <PWR now ⇒ rel(CS) <PWR now
+          if (rel[j] > th[j]) {  // acq(CS) <PWR now ⇒ rel(CS) <PWR now, and it adds something
             join_into(th, rel);
             ++t.version;
             changed = true;
