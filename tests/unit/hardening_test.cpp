@@ -479,8 +479,8 @@ TEST(Hardening, ProgressLineOnlyOnATerminalWithoutQuietOutsideCi) {
   // seconds, so the run lasts past the one second before the first progress line.
   if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1)";
   std::string body;
-  for (int i = 0; i < 20000; ++i) {       // appended piece by piece: g++ 12 -O3 warns (-Wrestrict)
-    body += i % 2 ? "T1|w(x" : "T0|w(x";  // on a chain of string temporaries here
+  for (int i = 0; i < 20000; ++i) {
+    body += i % 2 ? "T1|w(x" : "T0|w(x";
     body += std::to_string(i);
     body += ")|1\n";
   }
