@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "support/cli_run.hpp"
+
 namespace racepred {
 namespace {
 
@@ -24,29 +26,9 @@ struct CliRun {
   std::string err;
 };
 
-std::string binary() {
-  const char* env = std::getenv("RACEPRED_BINARY");
-  return env ? env : RACEPRED_BINARY;
-}
-
 CliRun racepred(const std::string& args) {
-  static int counter = 0;
-  const fs::path err =
-      fs::temp_directory_path() /
-      ("racepred_compare_err_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  const std::string command = "'" + binary() + "' " + args + " 2>'" + err.string() + "'";
-  CliRun run;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return run;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) run.out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err);
-  run.err.assign(std::istreambuf_iterator<char>(e), {});
-  fs::remove(err);
-  return run;
+  const testing::CliResult r = testing::run_racepred(args);
+  return {r.code, r.out, r.err};
 }
 
 std::string example(const std::string& name) {

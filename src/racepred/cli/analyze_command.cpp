@@ -9,6 +9,7 @@
 #include "racepred/io/formats.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
+#include "racepred/trace/printable.hpp"
 
 namespace racepred::cli {
 namespace {
@@ -53,7 +54,8 @@ int analyze(const AnalyzeOptions& o, std::ostream& out) {
   const PipelineResult result = run_pipeline(o.trace, engines, options);
   progress.finish();
   if (!o.report.quiet)
-    for (const std::string& line : pipeline_diagnostics(result)) std::cerr << line << '\n';
+    for (const std::string& line : pipeline_diagnostics(result))
+      std::cerr << printable_text(line) << '\n';
   const Report report = result.report();
   if (o.report.json())
     write_json_report(out, report);

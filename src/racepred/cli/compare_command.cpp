@@ -11,6 +11,7 @@
 #include "racepred/cli/cli.hpp"
 #include "racepred/driver/pipeline.hpp"
 #include "racepred/report/writers.hpp"
+#include "racepred/trace/printable.hpp"
 
 namespace racepred::cli {
 namespace {
@@ -61,7 +62,8 @@ TraceRow measure(const std::string& path, const std::vector<const EngineInfo*>& 
   row.read_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const PipelineResult result = run_pipeline(path, engines, options);
-  for (const std::string& line : pipeline_diagnostics(result)) std::cerr << line << '\n';
+  for (const std::string& line : pipeline_diagnostics(result))
+    std::cerr << printable_text(line) << '\n';
   row.trace = result.trace_info();
   for (const EngineRun& run : result.runs) {
     EngineRow e;

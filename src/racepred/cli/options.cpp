@@ -88,7 +88,11 @@ ReadOptions read_options(const std::string& input_format, bool lenient) {
 }
 
 bool progress_wanted(const ReportOptions& options) {
-  return !options.quiet && isatty(STDERR_FILENO) && std::getenv("CI") == nullptr;
+  return progress_wanted(options.quiet, isatty(STDERR_FILENO) == 1, std::getenv("CI"));
+}
+
+bool progress_wanted(bool quiet, bool stderr_is_terminal, const char* ci) {
+  return !quiet && stderr_is_terminal && ci == nullptr;
 }
 
 }  // namespace racepred::cli

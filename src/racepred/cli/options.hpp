@@ -44,6 +44,8 @@ ReadOptions read_options(const std::string& input_format, bool lenient);
 // Where progress lines go: stderr, only when it is a terminal, not with -q and not in CI
 // (environment variable CI set).
 bool progress_wanted(const ReportOptions& options);
+// The decision itself: -q, whether stderr is a terminal, the value of CI (nullptr: unset).
+bool progress_wanted(bool quiet, bool stderr_is_terminal, const char* ci);
 
 }  // namespace racepred::cli
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "racepred/clock/lock_set.hpp"
 #include "racepred/engines/engine.hpp"
 #include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/locksets.hpp"
@@ -80,7 +81,6 @@ class ExactLockSetEngine : public OfflineEngine, public Annotator {
 
   void finish() override {
     const exact::ExactTrace trace = make_trace();
-    const exact::LockSetIds standard = exact::standard_lock_set_ids(trace);
     exact::LockSetIds cross;
     if (kind_ != LockSetKind::Standard) {
       const exact::SearchOptions options = budget_;
@@ -88,9 +88,11 @@ class ExactLockSetEngine : public OfflineEngine, public Annotator {
       cross = exact::intern_lock_sets(exact::cross_lock_sets(trace, result.mhb));
     }
     switch (kind_) {
-      case LockSetKind::Standard:
-        exact::predict_races(trace, standard, exact::Intersection::Plain, sink_);
+      case LockSetKind::Standard: {
+        LockSetTable table;
+        exact::predict_races(trace, standard_keys(trace, table), sink_);
         break;
+      }
       case LockSetKind::Cross:
         exact::predict_races(trace, cross, exact::Intersection::Plain, sink_);
         break;
@@ -99,6 +101,7 @@ class ExactLockSetEngine : public OfflineEngine, public Annotator {
         break;
     }
     if (!annotating_) return;
+    const exact::LockSetIds standard = exact::standard_lock_set_ids(trace);
     cells_.resize(trace.size());
     auto set_of = [](const exact::LockSetIds& ids, uint32_t i) -> const exact::LockSet& {
       return ids.sets[ids.of_event[i]];
@@ -117,6 +120,26 @@ class ExactLockSetEngine : public OfflineEngine, public Annotator {
   }
 
  private:
+  // LH_S(e) (Def. 4.2) as sets of the lock-set table: program order alone decides it (a release
+  // is not in its own section, an acquire not yet in the one it opens). The table keeps memory
+  // linear in the nesting depth, where exact::standard_lock_set_ids stores every set in full.
+  static exact::LockSetKeys standard_keys(const exact::ExactTrace& trace, LockSetTable& table) {
+    exact::LockSetKeys keys;
+    keys.of_event.assign(trace.size(), LockSetTable::kEmptySet);
+    for (uint32_t t = 0; t < trace.thread_count(); ++t) {
+      LockSetTable::NodeId node = LockSetTable::kRoot;
+      for (uint32_t i : trace.thread_events(t)) {
+        const Event& e = trace.event(i);
+        if (e.op == Op::Release) node = table.release(node, e.target);
+        keys.of_event[i] = table.set_of(node);
+        if (e.op == Op::Acquire) node = table.acquire(node, e.target);
+      }
+    }
+    keys.count = static_cast<uint32_t>(table.set_count());
+    keys.disjoint = [&table](uint32_t a, uint32_t b) { return table.disjoint(a, b); };
+    return keys;
+  }
+
   static exact::LockSet after(const exact::ExactTrace& trace, uint32_t i, exact::LockSet set) {
     const Event& e = trace.event(i);
     if (e.op == Op::Acquire) {

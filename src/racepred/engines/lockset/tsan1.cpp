@@ -130,7 +130,7 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
 
   std::string locks_text(SetId set) const {
     std::string s = "{";
-    for (LockId y : locksets_.locks(set)) {
+    for (LockId y : locksets_.sorted_locks(set)) {
       if (s.size() > 1) s += ',';
       s += symbols_.locks.name(y);
     }
