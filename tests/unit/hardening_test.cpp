@@ -480,7 +480,11 @@ TEST(Hardening, ProgressLineOnlyOnATerminalWithoutQuietOutsideCi) {
   if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1)";
   std::string body;
   for (int i = 0; i < 20000; ++i)
-    body += "T" + std::to_string(i % 2) + "|w(x" + std::to_string(i) + ")|1\n";
+    body.append("T")
+        .append(std::to_string(i % 2))
+        .append("|w(x")
+        .append(std::to_string(i))
+        .append(")|1\n");  // (appended: g++ 12 warns falsely on operator+ here)
   TempFile events(body);
   const std::string feed =
       "{ head -n 100 " + events.quoted() + "; sleep 2; tail -n +101 " + events.quoted() + "; }";
