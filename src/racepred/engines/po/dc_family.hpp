@@ -449,7 +449,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   std::vector<std::vector<std::vector<Sec>>> lists_;       // CS_{l,u}
   std::vector<std::vector<std::vector<size_t>>> cursors_;  // cursor_{l,t,u}
   SnapshotPool snaps_;                                     // D at the releases of CS_{l,u}
-  OpenSections open_;
+  OpenSections open_{Config.lockset};
   OpenSections::Cs released_{0, 0, {}, {}};
   FlatHistory hist_;
   FilteredHistory filtered_;

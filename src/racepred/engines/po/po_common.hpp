@@ -363,6 +363,8 @@ class FilteredHistory {
 // written inside each (rule (a) needs them at the release), and the sorted lock set LH_S.
 class OpenSections {
  public:
+  // lock_sets: keep LH_S (locks()) for the lock-set filter of sdp and wdp.
+  explicit OpenSections(bool lock_sets = true) : lock_sets_(lock_sets) {}
   struct Cs {
     LockId lock;
     uint64_t entry;  // the CS's index in its lock's SectionList (or any id the engine chooses)
@@ -399,6 +401,7 @@ class OpenSections {
       cs.writes.clear();
       of(t).push_back(std::move(cs));
     }
+    if (!lock_sets_) return;
     grow_to(sorted_, t);
     auto& s = sorted_[t];
     s.insert(std::upper_bound(s.begin(), s.end(), l), l);
@@ -427,8 +430,10 @@ class OpenSections {
         grow_to(spare_, t);
         spare_[t].push_back(std::move(o[k]));
         o.erase(o.begin() + static_cast<std::ptrdiff_t>(k));
-        auto& s = sorted_[t];
-        s.erase(std::lower_bound(s.begin(), s.end(), l));
+        if (lock_sets_) {
+          auto& s = sorted_[t];
+          s.erase(std::lower_bound(s.begin(), s.end(), l));
+        }
         return true;
       }
     return false;
@@ -438,6 +443,7 @@ class OpenSections {
   std::vector<std::vector<Cs>> open_;
   std::vector<std::vector<Cs>> spare_;  // released CSs whose sets are reused
   std::vector<std::vector<LockId>> sorted_;
+  bool lock_sets_;
 };
 
 // Dense slots per (lock, variable), allocated on first use: slot_of(l, x) is the index of the

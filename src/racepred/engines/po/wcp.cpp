@@ -351,7 +351,7 @@ class Wcp final : public PoEngine<Wcp> {
   std::vector<Lane> sections_;    // CS_l
   std::vector<VarSlots> latest_;  // per variable
   SnapshotPool snaps_;            // H at releases (rule-(a) slots and CS_l refer to them)
-  OpenSections open_;
+  OpenSections open_{false};
   OpenSections::Cs released_{0, 0, {}, {}};
   FlatHistory hist_;
 };
