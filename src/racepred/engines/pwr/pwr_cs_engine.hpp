@@ -296,10 +296,10 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     for (size_t k = 0, n = rc.size(); k < n; ++k) {
       const CsEntry f = rc[k];
       if (f.entry.epoch.clock() > th[f.entry.epoch.thread()]) {  // f ∥ e
-        if ((write || f.entry.write) && clocks_.locksets().disjoint(f.entry.lockset, ls))
+        if ((write || f.entry.write()) && clocks_.locksets().disjoint(f.entry.lockset, ls))
           pair(Side{f.entry.access(), f.entry.lockset, f.record}, f.entry.epoch.clock(), cur, x);
         rc[kept++] = f;
-      } else if (!write && f.entry.write) {
+      } else if (!write && f.entry.write()) {
         rc[kept++] = f;
       } else {
         unref(f.record);  // evicted (Fig. 10)

@@ -46,7 +46,7 @@ class EdgeConstraints {
     const Var& v = vars_[x];
     if (v.nodes.empty()) return;
     stack_.clear();
-    stack_.push_back(f.id);
+    stack_.push_back(f.id());
     while (!stack_.empty()) {
       const EventId s = stack_.back();
       stack_.pop_back();
@@ -54,9 +54,9 @@ class EdgeConstraints {
         if (n.succ != s) continue;
         const Entry& g = n.entry;
         if (g.epoch.clock() <= th[g.epoch.thread()]) continue;  // [pwr] g <PWR e: prune
-        if (!cur.write && !g.write) continue;  // read-read: g and its predecessors are reads
+        if (!cur.write() && !g.write()) continue;  // read-read: g and its predecessors are reads
         if (sets.disjoint(g.lockset, cur.lockset)) report(g);  // [ls]
-        stack_.push_back(g.id);
+        stack_.push_back(g.id());
       }
     }
   }

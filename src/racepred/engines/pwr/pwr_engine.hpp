@@ -16,6 +16,7 @@
 // that dropped it (the edge f ≺ e of pwr-edges).
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -24,16 +25,76 @@
 
 namespace racepred::pwr {
 
+// One access in RW(x), 24 bytes: the write flag shares a word with the event id (event ids are
+// line ordinals, far below 2^63).
 struct Entry {
+  Entry() = default;
+  Entry(Epoch e, EventId event, LocationId loc, SetId ls, bool is_write)
+      : epoch(e), bits_(event | (uint64_t{is_write} << 63)), location(loc), lockset(ls) {}
+
   Epoch epoch;
-  EventId id = kNoEvent;
+
+ private:
+  uint64_t bits_ = 0;
+
+ public:
   LocationId location = 0;
   SetId lockset = LockSetTable::kEmptySet;
-  bool write = false;
 
+  EventId id() const { return bits_ & ~(uint64_t{1} << 63); }
+  bool write() const { return (bits_ >> 63) != 0; }
   Access access() const {
-    return Access{id, epoch.thread(), location, write ? Op::Write : Op::Read};
+    return Access{id(), epoch.thread(), location, write() ? Op::Write : Op::Read};
   }
+};
+static_assert(sizeof(Entry) == 24);
+
+// RW(x): its entry in place while there is one (a variable accessed by one thread at a time),
+// on the heap beyond, so that the many variables a large trace touches once allocate nothing.
+class Frontier {
+ public:
+  Frontier() {}
+  Frontier(Frontier&& o) noexcept : size_(o.size_), cap_(o.cap_) {
+    if (cap_ > 1)
+      heap_ = o.heap_;
+    else
+      one_ = o.one_;
+    o.size_ = 0;
+    o.cap_ = 1;
+  }
+  Frontier(const Frontier&) = delete;
+  Frontier& operator=(const Frontier&) = delete;
+  Frontier& operator=(Frontier&&) = delete;
+  ~Frontier() {
+    if (cap_ > 1) delete[] heap_;
+  }
+
+  Entry* data() { return cap_ > 1 ? heap_ : &one_; }
+  size_t size() const { return size_; }
+  // Keeps the first n entries (n <= size()).
+  void truncate(size_t n) { size_ = static_cast<uint32_t>(n); }
+  void push_back(const Entry& e) {
+    if (size_ == cap_) [[unlikely]]
+      grow();
+    data()[size_++] = e;
+  }
+
+ private:
+  [[gnu::noinline]] void grow() {
+    const uint32_t cap = cap_ * 2;
+    Entry* p = new Entry[cap];
+    std::copy_n(data(), size_, p);
+    if (cap_ > 1) delete[] heap_;
+    heap_ = p;
+    cap_ = cap;
+  }
+
+  union {
+    Entry* heap_ = nullptr;  // cap_ > 1
+    Entry one_;              // cap_ == 1
+  };
+  uint32_t size_ = 0;
+  uint32_t cap_ = 1;
 };
 
 // No edge constraints (pwr).
@@ -100,21 +161,21 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
   // only once one was dropped; the new entry takes the first free slot.
   template <bool Write>
   void scan(VariableId x, const Entry& cur, const Clock* th, const Event& e) {
-    std::vector<Entry>& rw = rw_[x];
+    Frontier& rw = rw_[x];
     Entry* data = rw.data();
     const size_t n = rw.size();
     size_t kept = 0;
     for (size_t k = 0; k < n; ++k) {
       const Entry& f = data[k];
       if (f.epoch.clock() > th[f.epoch.thread()]) {  // f ∥ e
-        if (Write || f.write) {                      // [race]
+        if (Write || f.write()) {                    // [race]
           if (clocks_.locksets().disjoint(f.lockset, cur.lockset)) [[unlikely]]
-            report(f.access(), cur.id, e);
+            report(f.access(), cur.id(), e);
           edges_.conc(x, f, cur, th, clocks_.locksets(),
-                      [&](const Entry& g) { report(g.access(), cur.id, e); });
+                      [&](const Entry& g) { report(g.access(), cur.id(), e); });
         }
-      } else if (Write || !f.write) {  // f ≺ e (Alg. 3: writes stay after a read)
-        edges_.replaced(x, f, cur.id);
+      } else if (Write || !f.write()) {  // f ≺ e (Alg. 3: writes stay after a read)
+        edges_.replaced(x, f, cur.id());
         continue;
       }
       if (kept != k) data[kept] = f;
@@ -122,7 +183,7 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
     }
     if (kept < n) {  // [RW]
       data[kept] = cur;
-      rw.resize(kept + 1);
+      rw.truncate(kept + 1);
     } else {
       rw.push_back(cur);
     }
@@ -135,7 +196,7 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
   RaceSink& sink_;
   PwrClocks clocks_;
   Edges edges_;
-  std::vector<std::vector<Entry>> rw_;  // RW(x)
+  std::vector<Frontier> rw_;  // RW(x)
 };
 
 }  // namespace racepred::pwr
