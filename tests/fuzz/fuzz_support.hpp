@@ -19,9 +19,9 @@ namespace racepred::fuzz {
 inline constexpr const char* kName = "fuzz.std";
 
 // An input error names the input and where: "fuzz.std:LINE:COL: error: …", for binary formats
-// "fuzz.std: error: byte OFFSET: …", or for errors about the whole input "fuzz.std: error: …".
+// "fuzz.std: byte OFFSET: error: …", or for errors about the whole input "fuzz.std: error: …".
 inline void check_input_error(const InputError& e) {
-  static const std::regex where(R"(^fuzz\.std(:[0-9]+:[0-9]+)?: error: .+)");
+  static const std::regex where(R"(^fuzz\.std(:[0-9]+:[0-9]+|: byte [0-9]+)?: error: .+)");
   if (!std::regex_search(e.what(), where)) {
     std::fprintf(stderr, "input error without FILE:LINE:COL: %s\n", e.what());
     std::abort();

@@ -158,7 +158,7 @@ TEST(ConvertCommand, InputErrorsOfEveryFormatExitWithTwo) {
       {"csv", "w(x),\nw(x)y,\n", ":2:5: error: unexpected text after ')'"},
       {"rr", "@ Rd(1,x) S\n", ":1:12: error: missing field"},
       {"lockframe", "1,RD\n", ":1:5: error: missing field"},
-      {"rapidbin", "\x01\x02", ":byte 0: error: truncated header"},
+      {"rapidbin", "\x01\x02", ": byte 0: error: truncated header"},
   };
   for (const auto& c : cases) {
     std::ofstream(in, std::ios::binary) << c.text;

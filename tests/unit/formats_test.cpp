@@ -287,16 +287,16 @@ TEST(RapidBinReader, DecodesRapidsDemoWord) {
 TEST(RapidBinReader, EveryErrorNamesTheByteOffset) {
   const std::string good = rapidbin(4, 1, 1, 9, kWasmgrindEvents);
   EXPECT_EQ(error_of(good.substr(0, 10), InputFormat::RapidBin),
-            "t:byte 0: error: truncated header: RapidBin starts with an 18-byte header, the input "
+            "t: byte 0: error: truncated header: RapidBin starts with an 18-byte header, the input "
             "has 10 bytes");
   EXPECT_EQ(error_of(good.substr(0, 40), InputFormat::RapidBin),
-            "t:byte 34: error: truncated event: 6 bytes after the last whole 8-byte event");
+            "t: byte 34: error: truncated event: 6 bytes after the last whole 8-byte event");
   EXPECT_EQ(error_of(rapidbin(4, 1, 1, 8, kWasmgrindEvents), InputFormat::RapidBin),
-            "t:byte 10: error: the header declares 8 events, the input holds 9");
+            "t: byte 10: error: the header declares 8 events, the input holds 9");
   EXPECT_EQ(error_of(rapidbin(1, 0, 0, 2, {0, uint64_t{12} << 10}), InputFormat::RapidBin),
-            "t:byte 26: error: event 2: unknown operation code 12 (expected 0-9)");
+            "t: byte 26: error: event 2: unknown operation code 12 (expected 0-9)");
   EXPECT_EQ(error_of(rapidbin(1, 0, 0, 1, {uint64_t{1} << 63 | 2 << 10}), InputFormat::RapidBin),
-            "t:byte 18: error: event 1: the unused bit 63 is set");
+            "t: byte 18: error: event 1: the unused bit 63 is set");
   // --lenient: the bad event is skipped and counted, the rest is read.
   const Trace t = parse_trace(rapidbin(1, 0, 1, 2, {uint64_t{12} << 10, 3 << 10}),
                               ReadOptions{InputFormat::RapidBin, true});

@@ -124,7 +124,7 @@ class RapidBinParser {
   }
 
   void error(uint64_t at, const std::string& message) {
-    std::string text = std::string(name_) + ":byte " + std::to_string(at) + ": error: " + message;
+    std::string text = std::string(name_) + ": byte " + std::to_string(at) + ": error: " + message;
     if (!lenient_) throw InputError(text);
     ++summary_.malformed;
     if (summary_.malformed_examples.size() < kMalformedExamples)
