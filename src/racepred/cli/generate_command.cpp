@@ -68,6 +68,9 @@ Command add_generate_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--write-share", o.write_share, "Share of accesses that are writes")
       ->capture_default_str();
+  sub->add_option("--read-lock-share", o.read_lock_share,
+                  "Share of lock acquires made in read (shared) mode: racq/rrel")
+      ->capture_default_str();
   sub->add_option("--local-share", o.local_share,
                   "Share of accesses outside critical sections that go to thread-local variables")
       ->capture_default_str();

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "racepred/engines/dispatch.hpp"
+#include "racepred/engines/lockset/read_locks.hpp"
 
 namespace racepred {
 
@@ -44,6 +45,16 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
     NodeId& n = ls(e.thread);
     n = table_.release(n, e.target);
   }
+  // racq(t,y), rrel(t,y): y held in read mode, which protects only against write-mode holds
+  // (engines/lockset/read_locks.hpp)
+  void read_acquire(EventId, const Event& e) {
+    NodeId& n = ls(e.thread);
+    n = table_.acquire(n, read_hold(e.target));
+  }
+  void read_release(EventId, const Event& e) {
+    NodeId& n = ls(e.thread);
+    n = table_.release(n, read_hold(e.target));
+  }
   void read(EventId id, const Event& e) { access(id, e); }
   void write(EventId id, const Event& e) { access(id, e); }
   // Lock sets are agnostic of fork and join (seed 000). A join only frees memory: a joined
@@ -57,18 +68,7 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   // Column "LS": the event's lock set LS(e) for reads and writes, as in the seed's tables.
   void annotate(EventId, const Event& e, Annotation& row) override {
     std::string value;
-    if (e.is_access()) {
-      std::vector<std::string_view> names;
-      for (LockId l : table_.locks(table_.set_of(ls(e.thread))))
-        names.push_back(symbols_.locks.name(l));
-      std::sort(names.begin(), names.end());
-      value.push_back('{');
-      for (size_t i = 0; i < names.size(); ++i) {
-        if (i) value.push_back(',');
-        value.append(names[i]);
-      }
-      value.push_back('}');
-    }
+    if (e.is_access()) value = lock_set_names(table_, table_.set_of(ls(e.thread)), symbols_);
     row.push_back({"LS", std::move(value)});
   }
 
@@ -127,7 +127,7 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   bool disjoint(const uint64_t* cell, const Query& q) const {
     if ((cell[0] & q.mask) == 0) return true;
     if ((cell[1] >> 32) && q.exact) return false;
-    return table_.disjoint(static_cast<SetId>(cell[1]), q.set);
+    return disjoint_rw(table_, static_cast<SetId>(cell[1]), q.set);
   }
 
   uint32_t slot_of(VariableId xid, Variable& x, ThreadId t) {
@@ -168,7 +168,10 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
           other[4 + k / 64] |= uint64_t{1} << (k % 64);
           cell[4 + j / 64] |= uint64_t{1} << (j % 64);
         }
-        if (set == LockSetTable::kEmptySet) cell[4 + k / 64] |= uint64_t{1} << (k % 64);
+        // Accesses of one lock set race among themselves when it is empty or holds read
+        // locks only (two readers of a lock do not exclude each other).
+        if (set == LockSetTable::kEmptySet || disjoint_rw(table_, set, set))
+          cell[4 + k / 64] |= uint64_t{1} << (k % 64);
       }
       ++x.entries;
     }

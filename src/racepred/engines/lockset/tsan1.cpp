@@ -19,6 +19,7 @@
 #include "racepred/clock/lock_set.hpp"
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/engines/dispatch.hpp"
+#include "racepred/engines/lockset/read_locks.hpp"
 #include "racepred/report/notation.hpp"
 
 namespace racepred {
@@ -43,6 +44,13 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
   }
   void release(EventId, const Event& e) {
     node(e.thread) = locksets_.release(node(e.thread), e.target);
+  }
+  // racq(t,y), rrel(t,y): y held in read mode (engines/lockset/read_locks.hpp)
+  void read_acquire(EventId, const Event& e) {
+    node(e.thread) = locksets_.acquire(node(e.thread), read_hold(e.target));
+  }
+  void read_release(EventId, const Event& e) {
+    node(e.thread) = locksets_.release(node(e.thread), read_hold(e.target));
   }
   void read(EventId id, const Event& e) { access(id, e); }
   void write(EventId id, const Event& e) { access(id, e); }
@@ -99,7 +107,7 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
 
   void check(const std::vector<Entry>& set, SetId ls, EventId id, const Event& e) {
     for (const Entry& a : set) {
-      if (!locksets_.disjoint(a.locks, ls)) continue;
+      if (!disjoint_rw(locksets_, a.locks, ls)) continue;
       if (!enumerate_) {  // the sink keeps no more races: count them
         ++uncounted_;
         continue;
@@ -132,7 +140,8 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
     std::string s = "{";
     for (LockId y : locksets_.locks(set)) {
       if (s.size() > 1) s += ',';
-      s += symbols_.locks.name(y);
+      if (y & kReadHold) s += "r:";
+      s += symbols_.locks.name(y & ~kReadHold);
     }
     s += '}';
     return s;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "racepred/clock/vector_clock.hpp"
+#include "racepred/engines/dispatch.hpp"
 #include "racepred/engines/engine.hpp"
 
 namespace racepred::po {

@@ -44,6 +44,9 @@ class Sdp final : public PoEngine<Sdp> {
     ensure_thread(t);
     ran_[t] = true;
     switch (e.op) {
+      case Op::ReadAcquire:
+      case Op::ReadRelease:
+        read_locks_unsupported("sdp", id, e);
       case Op::Acquire: {
         const LockId l = e.target;
         ensure_lock(l);

@@ -50,6 +50,9 @@ class WcpPlain final : public PoEngine<WcpPlain> {
     ensure_thread(t);
     ran_[t] = true;
     switch (e.op) {
+      case Op::ReadAcquire:
+      case Op::ReadRelease:
+        read_locks_unsupported("wcp", id, e);
       case Op::Acquire: {
         const LockId l = e.target;
         ensure_lock(l);
@@ -201,6 +204,9 @@ class Wcp final : public PoEngine<Wcp> {
       add_thread(t);
     ran_[t] = true;
     switch (e.op) {
+      case Op::ReadAcquire:
+      case Op::ReadRelease:
+        read_locks_unsupported("wcp", id, e);
       case Op::Acquire: {
         const LockId l = e.target;
         if (l >= sections_.size()) [[unlikely]]
