@@ -78,6 +78,28 @@ TEST(ThreadClocks, GrowingPastTheStrideKeepsTheClocks) {
   EXPECT_EQ(c.th(9)[9], 1u);
 }
 
+// Slot reuse: slots are the thread ids until the budget is passed; then the mapping starts and
+// the threads joined so far free their slots for threads forked by one that knows them.
+TEST(ThreadClocks, SlotsStayTheIdentityUntilTheBudgetIsPassed) {
+  ThreadClocks c;
+  c.reuse_slots_beyond(2);
+  c.apply({Op::Fork, 0, 1, 0});  // T0 forks T1: two slots, the identity
+  EXPECT_EQ(c.slot(1), 1u);
+  c.apply({Op::Write, 1, 0, 0});
+  c.apply({Op::Join, 0, 1, 0});  // T1 ends; T0 knows all of it
+  const Clock t1_last = c.th(0)[1];
+  c.apply({Op::Fork, 0, 2, 0});  // past the budget: T2 takes T1's slot
+  EXPECT_EQ(c.threads(), 2u);
+  EXPECT_EQ(c.slot(2), 1u);
+  EXPECT_EQ(c.th(2)[1], t1_last + 1);          // T2 starts after T1's last clock value
+  EXPECT_EQ(c.thread_at(1, t1_last), 1u);      // epochs up to it name T1
+  EXPECT_EQ(c.thread_at(1, t1_last + 1), 2u);  // later ones T2
+  c.apply({Op::Fork, 0, 3, 0});                // no free slot T0 can reuse: a new one
+  EXPECT_EQ(c.slot(3), 2u);
+  EXPECT_EQ(c.threads(), 3u);
+  EXPECT_EQ(c.thread_at(0, 1), 0u);
+}
+
 TEST(ThreadClocks, AClockThatWouldWrapIsAnError) {
   ThreadClocks c;
   c.add_thread(1);

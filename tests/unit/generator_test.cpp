@@ -466,8 +466,39 @@ TEST(GeneratorRandom, HotVariablesTakeTheirShare) {
   EXPECT_NE(check_generator_options(o), "");
 }
 
-// The io part's Validator (Def. 3.2 with DESIGN.md's policy) accepts every generated trace and
-// drops nothing. (While trace/validator.cpp is the placeholder this holds trivially.)
+// Read-mostly shared data: outside critical sections, accesses to the shared pool (the lower
+// half of the variables) are writes with --unguarded-write-share, the thread's own with
+// --write-share; the default keeps every access at --write-share (and the same trace).
+TEST(GeneratorRandom, UnguardedWriteShareMakesSharedDataReadMostly) {
+  GeneratorOptions o;
+  o.seed = 9;
+  o.threads = 4;
+  o.variables = 1000;
+  o.nesting = 0;
+  o.local_share = 0.5;
+  o.write_share = 0.5;
+  o.events = 40000;
+  const Trace same = generate_trace(o);
+  o.unguarded_write_share = 0.5;
+  EXPECT_EQ(generate_trace(o).events, same.events);
+  o.unguarded_write_share = 0.02;
+  const Trace t = generate_trace(o);
+  uint64_t shared = 0, shared_writes = 0, local = 0, local_writes = 0;
+  for (const Event& e : t.events)
+    if (e.is_access()) {
+      const bool is_shared = std::stoul(std::string(t.variable_name(e.target)).substr(1)) < 500;
+      (is_shared ? shared : local) += 1;
+      (is_shared ? shared_writes : local_writes) += e.op == Op::Write;
+    }
+  EXPECT_GT(shared, 10000u);
+  EXPECT_NEAR(static_cast<double>(shared_writes) / static_cast<double>(shared), 0.02, 0.01);
+  EXPECT_NEAR(static_cast<double>(local_writes) / static_cast<double>(local), 0.5, 0.03);
+  o.unguarded_write_share = 1.5;
+  EXPECT_NE(check_generator_options(o), "");
+}
+
+// The validator (Def. 3.2 with DESIGN.md's policy) accepts every generated trace and drops
+// nothing.
 TEST(Generator, ValidatorAcceptsGeneratedTraces) {
   for (uint64_t seed = 1; seed <= 200; ++seed) {
     for (ForkShape shape :

@@ -71,6 +71,9 @@ Command add_generate_command(CLI::App& app) {
   sub->add_option("--read-lock-share", o.read_lock_share,
                   "Share of lock acquires made in read (shared) mode: racq/rrel")
       ->capture_default_str();
+  sub->add_option("--unguarded-write-share", o.unguarded_write_share,
+                  "Share of writes among accesses to shared variables outside critical sections "
+                  "(read-mostly shared data; default: --write-share)");
   sub->add_option("--local-share", o.local_share,
                   "Share of accesses outside critical sections that go to thread-local variables")
       ->capture_default_str();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <iterator>
 
 namespace racepred {
 
@@ -81,6 +82,18 @@ LockSetTable::SetId LockSetTable::intern(const std::vector<LockId>& sorted) {
     sets_.push_back(s);
   }
   return it->second;
+}
+
+LockSetTable::SetId LockSetTable::intersect_slow(SetId a, SetId b) {
+  const uint64_t key = uint64_t{std::min(a, b)} << 32 | std::max(a, b);
+  if (auto it = intersections_.find(key); it != intersections_.end()) return it->second;
+  const auto la = locks(a);
+  const auto lb = locks(b);
+  std::vector<LockId> common;
+  std::set_intersection(la.begin(), la.end(), lb.begin(), lb.end(), std::back_inserter(common));
+  const SetId result = intern(common);
+  intersections_.emplace(key, result);
+  return result;
 }
 
 bool LockSetTable::disjoint_slow(const Set& a, const Set& b) const {

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -49,6 +50,21 @@ class LockSetTable {
     return disjoint_slow(sa, sb);
   }
   size_t set_count() const { return sets_.size(); }
+  // The set a ∩ b. O(1) when one contains the other and both are exact (lock ids below 64);
+  // otherwise memoised, so a pair of sets is merged once.
+  SetId intersect(SetId a, SetId b) {
+    if (a == b || b == kEmptySet) return b;
+    if (a == kEmptySet) return a;
+    const Set& sa = sets_[a];
+    const Set& sb = sets_[b];
+    if (sa.exact && sb.exact) {
+      const uint64_t common = sa.mask & sb.mask;
+      if (common == sa.mask) return a;
+      if (common == sb.mask) return b;
+      if (common == 0) return kEmptySet;
+    }
+    return intersect_slow(a, b);
+  }
 
   size_t size(SetId set) const { return sets_[set].size; }
   // Bit (lock % 64) for each lock of the set; exact() when every lock id is below 64.
@@ -75,6 +91,7 @@ class LockSetTable {
   NodeId make_node(NodeId parent, LockId lock);
   SetId intern(const std::vector<LockId>& sorted);
   bool disjoint_slow(const Set& a, const Set& b) const;
+  SetId intersect_slow(SetId a, SetId b);
 
   std::vector<Node> nodes_;
   std::vector<NodeId> root_children_;  // by lock id; 0 = none yet (the root is nobody's child)
@@ -82,6 +99,7 @@ class LockSetTable {
   std::vector<LockId> pool_;                        // the sorted lock lists of all sets
   std::map<std::vector<LockId>, SetId> set_index_;  // consulted only when a node is created
   std::vector<LockId> scratch_;
+  std::unordered_map<uint64_t, SetId> intersections_;  // (min, max) of the operands → result
 };
 
 // The `lockset` engine (also reachable through the registry).

@@ -25,13 +25,26 @@ void ThreadClocks::set_default_slot_budget(size_t budget) {
 }
 
 ThreadId ThreadClocks::thread_at(uint32_t s, Clock k) const {
-  if (!reuse_) return s;
+  if (!mapped_) return s;
   const std::vector<Tenant>& t = tenants_[s];
   // The last tenant whose first clock is at most k (the first tenant starts at 1; k = 0 is
   // nobody's epoch and maps to it).
   auto it =
       std::upper_bound(t.begin(), t.end(), k, [](Clock c, const Tenant& x) { return c < x.first; });
   return it == t.begin() ? t.front().thread : std::prev(it)->thread;
+}
+
+void ThreadClocks::start_mapping() {
+  mapped_ = true;
+  slot_of_.resize(std::max(slot_of_.size(), threads_), kNoSlot);
+  tenants_.resize(threads_);
+  for (size_t t = 0; t < threads_; ++t) {
+    slot_of_[t] = static_cast<uint32_t>(t);
+    tenants_[t] = {Tenant{1, static_cast<ThreadId>(t)}};
+  }
+  for (ThreadId j : joined_) retire(j);
+  joined_.clear();
+  joined_.shrink_to_fit();
 }
 
 bool ThreadClocks::new_slot(ThreadId t) {
@@ -63,7 +76,12 @@ bool ThreadClocks::take_free_slot(ThreadId i, ThreadId j) {
 }
 
 void ThreadClocks::retire(ThreadId j) {
+  if (!mapped_) {
+    joined_.push_back(j);
+    return;
+  }
   const uint32_t s = slot_of_[j];
+  if (s == kNoSlot) return;  // joined twice
   free_.push_back(FreeSlot{s, th_.row(s)[s]});
   slot_of_[j] = kNoSlot;
 }

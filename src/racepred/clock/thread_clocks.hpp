@@ -29,7 +29,9 @@
 // to the old thread's last value name the old thread (thread_at), later ones the new thread,
 // and the epoch lemma holds for both: with churn (short-lived threads forked and joined) the
 // stride follows the threads alive at once, not all threads ever seen. Engines index rows and
-// entries by slot(t); with reuse off, slot(t) == t.
+// entries by slot(t); with reuse off, slot(t) == t. With reuse on, slot(t) == t too until a
+// thread id reaches the budget or a fork needs a slot beyond it: only then are slots mapped
+// (slot_of_), so traces with few threads pay nothing for the mapping on the per-event path.
 #pragma once
 
 #include <algorithm>
@@ -62,10 +64,11 @@ class ThreadClocks {
   // Makes threads [0, t] known. Returns true when the stride grew: a caller with rows of its
   // own of the same stride re-lays them out (ClockRows::set_stride(stride())).
   bool add_thread(ThreadId t) {
-    if (!reuse_) [[likely]] {
+    if (!mapped_) [[likely]] {
       if (t < threads_) [[likely]]
         return false;
-      return grow(t);
+      if (!reuse_ || t < budget_) return grow(t);
+      start_mapping();
     }
     if (t < slot_of_.size() && slot_of_[t] != kNoSlot) [[likely]]
       return false;
@@ -86,12 +89,16 @@ class ThreadClocks {
   static void set_default_slot_budget(size_t budget);
   bool reuses_slots() const { return reuse_; }
   // The slot of a known thread: the index of its row and of its entry in every clock.
-  uint32_t slot(ThreadId t) const { return reuse_ ? slot_of_[t] : t; }
+  uint32_t slot(ThreadId t) const { return mapped_ ? slot_of_[t] : t; }
   // The thread whose clock value k is in slot s (an epoch s#k of an access). Cold path.
   ThreadId thread_at(uint32_t s, Clock k) const;
 
   // Th(i) of a known thread, `stride()` entries, indexed by slot.
   Clock* th(ThreadId i) { return th_.row(slot(i)); }
+  // Th of the thread in slot s, and inc(Th(i), i) for thread i in slot s: for engines that look
+  // the slot up once per event (the lookup is a load per call while slots may be reused).
+  Clock* th_at_slot(uint32_t s) { return th_.row(s); }
+  void tick_slot(uint32_t s, ThreadId i) { increment_clock(th_.row(s)[s], i); }
   const Clock* th(ThreadId i) const { return th_.row(slot(i)); }
   ClockRef view(ThreadId i) const { return {th_.row(slot(i)), threads_}; }
   // Rel(y), `stride()` entries; all zero before the first release of y.
@@ -130,10 +137,11 @@ class ThreadClocks {
   // fork(i,j): Th(j) = sync(Th(j), Th(i)); for a thread that has not run this is seed 004's
   // Th(j) = Th(i), inc(Th(j), j). Returns add_thread(j).
   bool fork(ThreadId i, ThreadId j) {
-    if (reuse_ && i != j && j >= slot_of_.size()) [[unlikely]]
-      slot_of_.resize(size_t{j} + 1, kNoSlot);
-    if (reuse_ && i != j && slot_of_[j] == kNoSlot && threads_ >= budget_ && take_free_slot(i, j))
-      return false;
+    if (reuse_ && i != j && threads_ >= budget_) [[unlikely]] {
+      if (!mapped_) start_mapping();
+      if (j >= slot_of_.size()) slot_of_.resize(size_t{j} + 1, kNoSlot);
+      if (slot_of_[j] == kNoSlot && take_free_slot(i, j)) return false;
+    }
     const bool grew = add_thread(j);
     if (i != j) join_clocks(th(j), th(i), stride());
     return grew;
@@ -144,15 +152,12 @@ class ThreadClocks {
     const bool grew = add_thread(j);
     if (i != j) {
       join_clocks(th(i), th(j), stride());
-      if (reuse_) retire(j);
+      if (reuse_) retire(j);  // (before the mapping starts: remembered for it)
     }
     return grew;
   }
   // inc(Th(i), i). A clock never wraps: the 2^32-th event of one thread is an error.
-  void tick(ThreadId i) {
-    const uint32_t s = slot(i);
-    increment_clock(th_.row(s)[s], i);
-  }
+  void tick(ThreadId i) { tick_slot(slot(i), i); }
   // The event's synchronisation (acquire, release, fork, join; nothing for accesses), then
   // tick: the whole update of the seeds' algorithm VC for one event. Returns true when the
   // stride grew.
@@ -205,6 +210,8 @@ class ThreadClocks {
     if (y >= rel_.rows()) [[unlikely]]
       rel_.ensure_rows(size_t{y} + 1);
   }
+  // Slot reuse: slots become mapped (identity so far, the joined threads' slots free).
+  void start_mapping();
   // Slot reuse: a fresh slot for thread t (Th = [0,…,1,…,0]).
   bool new_slot(ThreadId t);
   // Thread j, forked by i, takes a free slot whose last thread i knows fully; false if none.
@@ -222,7 +229,9 @@ class ThreadClocks {
     ThreadId thread;
   };
   bool reuse_ = false;
+  bool mapped_ = false;  // slots go through slot_of_ (only with reuse_)
   size_t budget_ = SIZE_MAX;
+  std::vector<ThreadId> joined_;              // before the mapping: the joined threads
   std::vector<uint32_t> slot_of_;             // thread → slot, kNoSlot: none (yet, or joined)
   std::vector<FreeSlot> free_;                // slots of joined threads
   std::vector<std::vector<Tenant>> tenants_;  // per slot: its threads, by first clock

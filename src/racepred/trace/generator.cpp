@@ -101,6 +101,9 @@ std::string check_generator_options(const GeneratorOptions& o) {
   if (o.hot_variables > o.variables) return "hot_variables must be at most --variables";
   if (o.live == 0) return "--live must be at least 1";
   if (!(o.skew >= 1 && o.skew <= 100)) return "--skew must be between 1 and 100";
+  if (o.unguarded_write_share != -1 &&
+      !(o.unguarded_write_share >= 0 && o.unguarded_write_share <= 1))
+    return "--unguarded-write-share must be between 0 and 1";
   for (auto [name, p] : {std::pair{"--cs-share", o.cs_share},
                          {"--write-share", o.write_share},
                          {"--read-lock-share", o.read_lock_share},
@@ -223,6 +226,8 @@ class Generator {
       local_count_[t] = t < local_pool ? (local_pool - t + n - 1) / n : 0;
 
     write_threshold_ = threshold(o_.write_share);
+    unguarded_write_threshold_ =
+        o_.unguarded_write_share < 0 ? write_threshold_ : threshold(o_.unguarded_write_share);
     local_threshold_ = threshold(o_.local_share);
     guarded_threshold_ = threshold(o_.guarded_share);
     switch_threshold_ = threshold(o_.switch_share);
@@ -470,17 +475,21 @@ class Generator {
   void access(uint32_t t) {
     const ThreadState& ts = threads_[t];
     uint32_t v;
+    uint64_t write_threshold = write_threshold_;
     if (!ts.held.empty()) {
       v = bits() < guarded_threshold_ ? guarded_by(ts.held[rng_.below(ts.held.size())] & ~kReadMode)
                                       : random_shared();
+    } else if (bits() < local_threshold_) {
+      v = local_of(t);
     } else {
-      v = bits() < local_threshold_ ? local_of(t) : random_shared();
+      v = random_shared();
+      write_threshold = unguarded_write_threshold_;
     }
     if (o_.hot_variables && bits() < hot_threshold_)
       v = static_cast<uint32_t>(rng_.below(o_.hot_variables));
     if (v < o_.stale_variables && next_id_ > kStaleAfter && rng_.below(kStaleRarity) != 0)
       v = o_.stale_variables + static_cast<uint32_t>(rng_.below(o_.variables - o_.stale_variables));
-    const bool write = bits() < write_threshold_;
+    const bool write = bits() < write_threshold;
     emit(write ? Op::Write : Op::Read, t, v, location_of(write ? 5 : 4, v));
   }
 
@@ -599,7 +608,8 @@ class Generator {
   uint32_t sites_ = 16;
   EventId next_id_ = 1;
 
-  uint64_t write_threshold_, local_threshold_, guarded_threshold_, switch_threshold_;
+  uint64_t write_threshold_, unguarded_write_threshold_, local_threshold_, guarded_threshold_,
+      switch_threshold_;
   uint64_t release_threshold_, nest_threshold_, acquire_threshold_;
   uint64_t fork_threshold_ = 0, join_threshold_ = 0, hot_threshold_ = 0;
 

@@ -43,6 +43,9 @@ struct GeneratorOptions {
   ForkShape shape = ForkShape::Fork;
   double cs_share = 0.6;     // share of accesses made while holding a lock
   double write_share = 0.3;  // share of accesses that are writes
+  // Share of writes among the accesses to shared variables made outside critical sections
+  // (read-mostly shared data, as in the Goldilocks benchmark); negative: write_share.
+  double unguarded_write_share = -1;
   // Outside critical sections: share of accesses to the thread's own variables. The other
   // accesses pick any shared variable; they are where most races come from. With 0 every
   // variable is shared (no thread-local pool).

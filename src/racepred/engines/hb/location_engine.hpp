@@ -90,16 +90,14 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
       derived().set_stride(clocks_.stride());
   }
   void read(EventId id, const Event& e) {
-    thread_ = e.thread;
     Event s = e;
     s.thread = clocks_.slot(e.thread);
-    derived().read(id, s, clocks_.th(e.thread));
+    derived().read(id, s, clocks_.th_at_slot(s.thread));
   }
   void write(EventId id, const Event& e) {
-    thread_ = e.thread;
     Event s = e;
     s.thread = clocks_.slot(e.thread);
-    derived().write(id, s, clocks_.th(e.thread));
+    derived().write(id, s, clocks_.th_at_slot(s.thread));
   }
   void acquire(EventId, const Event& e) { clocks_.acquire(e.thread, e.target); }
   void release(EventId, const Event& e) { clocks_.release(e.thread, e.target); }
@@ -158,12 +156,13 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
   size_t threads() const { return clocks_.threads(); }
 
   // Reports (partner, current access): `p` was set by the access `op` on e.target of epoch
-  // j#k (j a slot). Races are the exception: the reporting paths stay out of line, the hot
+  // j#k (j a slot); e is the current access with its slot as thread, whose own epoch maps it
+  // back to the thread. Races are the exception: the reporting paths stay out of line, the hot
   // path stays small.
   [[gnu::noinline, gnu::cold]] void report(Partner p, ThreadId j, Clock k, Op op, EventId id,
                                            const Event& e) {
     Access second = Access::of(id, e);
-    second.thread = thread_;
+    second.thread = clocks_.thread_at(e.thread, clocks_.th_at_slot(e.thread)[e.thread]);
     sink_.report(Race{Access{p.event, clocks_.thread_at(j, k), p.location, op}, second, e.target});
     if (annotating_) found_.emplace_back(p.event, id);
   }
@@ -197,7 +196,6 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
   const Symbols& symbols_;
   RaceSink& sink_;
   ThreadClocks clocks_;  // Th(i) and Rel(y)
-  ThreadId thread_ = 0;  // the thread of the current access (Derived sees its slot)
 
   // Annotated view only.
   bool annotating_ = false;

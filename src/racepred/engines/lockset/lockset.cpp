@@ -48,6 +48,7 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   // racq(t,y), rrel(t,y): y held in read mode, which protects only against write-mode holds
   // (engines/lockset/read_locks.hpp)
   void read_acquire(EventId, const Event& e) {
+    read_locks_ = true;
     NodeId& n = ls(e.thread);
     n = table_.acquire(n, read_hold(e.target));
   }
@@ -127,7 +128,9 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   bool disjoint(const uint64_t* cell, const Query& q) const {
     if ((cell[0] & q.mask) == 0) return true;
     if ((cell[1] >> 32) && q.exact) return false;
-    return disjoint_rw(table_, static_cast<SetId>(cell[1]), q.set);
+    // Until the first read lock, the table's plain test (no read-hold tokens exist).
+    return read_locks_ ? disjoint_rw(table_, static_cast<SetId>(cell[1]), q.set)
+                       : table_.disjoint(static_cast<SetId>(cell[1]), q.set);
   }
 
   uint32_t slot_of(VariableId xid, Variable& x, ThreadId t) {
@@ -170,7 +173,7 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
         }
         // Accesses of one lock set race among themselves when it is empty or holds read
         // locks only (two readers of a lock do not exclude each other).
-        if (set == LockSetTable::kEmptySet || disjoint_rw(table_, set, set))
+        if (set == LockSetTable::kEmptySet || (read_locks_ && disjoint_rw(table_, set, set)))
           cell[4 + k / 64] |= uint64_t{1} << (k % 64);
       }
       ++x.entries;
@@ -311,6 +314,7 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   const size_t cap_;
   bool listing_;
   LockSetTable table_;
+  bool read_locks_ = false;                  // a read lock was seen: sets may hold read-hold tokens
   IdTable<NodeId> ls_{LockSetTable::kRoot};  // ls(t): the node of thread t's current lock set
   IdTable<uint8_t> retired_;                 // 1: the thread was joined
   std::vector<Variable> variables_;
