@@ -187,8 +187,7 @@ TEST_P(Guarantees, HoldOnRandomTracesWithReadLocks) {
 // left out: they are exponential.
 class MediumGuarantees : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(MediumGuarantees, ReferencesHoldOnMediumTraces) {
-  const EngineInfo& info = *find_engine(GetParam());
+void check_medium(const EngineInfo& info, double read_lock_share) {
   const Guarantee& g = info.guarantee;
   const EngineInfo* reference = g.reference.empty() ? nullptr : find_engine(g.reference);
   const EngineInfo* within = g.within.empty() ? nullptr : find_engine(g.within);
@@ -196,14 +195,26 @@ TEST_P(MediumGuarantees, ReferencesHoldOnMediumTraces) {
   if (within && within->family == "exact") within = nullptr;
   const int n = testing::property_iterations(3000);
   for (uint64_t seed = 90000; seed < 90000 + static_cast<uint64_t>(n); ++seed) {
-    const Trace trace = generate_trace(testing::medium_trace_options(seed));
+    GeneratorOptions options = testing::medium_trace_options(seed);
+    options.read_lock_share = read_lock_share;
+    const Trace trace = generate_trace(options);
     SCOPED_TRACE(testing::trace_context(seed, trace));
     const RaceSink sink = run_engine(info, trace);
     EXPECT_EQ(sink.race_count(), sink.races().size()) << "uncapped run lost races";
     const Reports got = reports_of(sink);
     check_relations(info, reference, within, got, trace);
-    if (HasFailure()) break;
+    if (::testing::Test::HasFailure()) break;
   }
+}
+
+TEST_P(MediumGuarantees, ReferencesHoldOnMediumTraces) {
+  check_medium(*find_engine(GetParam()), 0);
+}
+
+TEST_P(MediumGuarantees, ReferencesHoldOnMediumTracesWithReadLocks) {
+  const EngineInfo& info = *find_engine(GetParam());
+  if (!handles_read_locks(info)) GTEST_SKIP() << info.name << " has no read-write lock rule";
+  check_medium(info, 0.5);
 }
 
 std::vector<std::string> engine_names(bool with_exact) {
