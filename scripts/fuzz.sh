@@ -36,12 +36,29 @@ done
 ((${#targets[@]})) || { echo "fuzz.sh: no target ${ONLY}" >&2; exit 2; }
 cmake --build "$BUILD" -j"$(nproc)" --target "${targets[@]}"
 
-# Seed corpus: every example trace, plus one SpeedyGo CSV seed (signal/wait included).
+# Seed corpus: every example trace, each also converted to every other format (with the
+# Release binary of `make test` when it is there, else one built here) and compressed, plus a
+# SpeedyGo CSV seed with signal/wait.
+racepred=${RACEPRED:-build/release/racepred}
+if [[ ! -x "$racepred" ]]; then
+  cmake --build "$BUILD" -j"$(nproc)" --target racepred
+  racepred="$BUILD/racepred"
+fi
 seeds="$BUILD/seeds"
 rm -rf "$seeds" && mkdir -p "$seeds"
-find examples -type f -size -64k -print0 | xargs -0 -I{} cp {} "$seeds/" 2>/dev/null || true
+find examples -type f -name '*.std' -size -64k -print0 | while IFS= read -r -d '' f; do
+  base="$seeds/$(echo "${f#examples/}" | tr / _)"
+  cp "$f" "$base"
+  for to in binary rapidbin rr speedygo lockframe csv; do
+    "$racepred" convert --allow-loss --to "$to" -o "$base.$to" "$f" >/dev/null 2>&1 || rm -f "$base.$to"
+  done
+done
+for f in "$seeds"/lockset_*.std; do gzip -c "$f" >"$f.gz"; done
+if command -v zstd >/dev/null; then for f in "$seeds"/lockset_*.std; do zstd -q -c "$f" >"$f.zst"; done; fi
+if command -v xz >/dev/null; then for f in "$seeds"/lockset_*.std; do xz -c "$f" >"$f.xz"; done; fi
 printf '1,RD,1,main.go:3,0\n2,WR,1,main.go:4,0\n1,SIG,7,main.go:5,0\n2,WT,7,main.go:6,0\n' \
   >"$seeds/speedygo_seed.csv"
+echo "fuzz.sh: $(find "$seeds" -type f | wc -l) seeds in $seeds"
 
 per_target=$((BUDGET / ${#targets[@]}))
 ((per_target >= 5)) || per_target=5

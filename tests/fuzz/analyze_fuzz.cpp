@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace racepred;
   if (size > 4096) return 0;  // small inputs: the online engines are what is fuzzed here
   static const std::vector<const EngineInfo*> engines = resolve_engines({"all"});
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const std::string_view text = fuzz::as_text(data, size);
   for (bool lenient : {false, true}) {
     PipelineOptions options;
     options.read.lenient = lenient;

@@ -1,39 +1,12 @@
 // libFuzzer target: the SpeedyGo CSV reader (signal/wait translation included), strict and
-// lenient, through the validator (Collect).
+// --lenient and auto-detected, through the validator (fuzz_support.hpp).
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
 
 #include "fuzz/fuzz_support.hpp"
-#include "racepred/io/reader.hpp"
-#include "racepred/trace/validator.hpp"
-
-namespace {
-
-class Discard : public racepred::EventConsumer {
- public:
-  void on_event(racepred::EventId, const racepred::Event&, uint32_t) override {}
-};
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace racepred;
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
-  for (bool lenient : {false, true}) {
-    ReadOptions options;
-    options.format = InputFormat::SpeedyGo;
-    options.lenient = lenient;
-    Symbols symbols;
-    Discard sink;
-    Validator validator(symbols, ValidationOptions{ValidationMode::Collect, fuzz::kName}, sink);
-    try {
-      read_events_from_string(text, fuzz::kName, options, symbols, validator);
-      validator.on_end();
-    } catch (const InputError& e) {
-      if (lenient) std::abort();
-      fuzz::check_input_error(e);
-    }
-  }
+  fuzz::read_every_way(fuzz::as_text(data, size), InputFormat::SpeedyGo, true);
   return 0;
 }

@@ -32,14 +32,13 @@ inline std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-// `args` is shell text (quote paths with shell_quote); `stdin_file` is redirected if not empty.
-inline CliResult run_racepred(const std::string& args, const std::string& stdin_file = "") {
+// Runs shell text `command` with its stderr captured (and stdin from `stdin_file` if not empty).
+inline CliResult run_shell(const std::string& command_text, const std::string& stdin_file = "") {
   static int counter = 0;
   const std::filesystem::path err =
       std::filesystem::temp_directory_path() /
       ("racepred_run_err_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  std::string command =
-      shell_quote(racepred_binary()) + " " + args + " 2>" + shell_quote(err.string());
+  std::string command = command_text + " 2>" + shell_quote(err.string());
   if (!stdin_file.empty()) command += " <" + shell_quote(stdin_file);
   CliResult r;
   FILE* pipe = ::popen(command.c_str(), "r");
@@ -59,6 +58,11 @@ inline CliResult run_racepred(const std::string& args, const std::string& stdin_
   r.err.assign(std::istreambuf_iterator<char>(e), {});
   std::filesystem::remove(err);
   return r;
+}
+
+// `args` is shell text (quote paths with shell_quote); `stdin_file` is redirected if not empty.
+inline CliResult run_racepred(const std::string& args, const std::string& stdin_file = "") {
+  return run_shell(shell_quote(racepred_binary()) + " " + args, stdin_file);
 }
 
 // A file under the temporary directory holding `text`, removed by the destructor.

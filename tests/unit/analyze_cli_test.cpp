@@ -8,10 +8,12 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "racepred/io/reader.hpp"
 #include "racepred/trace/validator.hpp"
+#include "support/cli_run.hpp"
 
 namespace racepred {
 namespace {
@@ -19,48 +21,23 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// The shared runner (support/cli_run.hpp) under the names these tests use.
 struct CliRun {
   int exit_code = -1;
   std::string out;
   std::string err;
 };
-
-std::string binary() {
-  const char* env = std::getenv("RACEPRED_BINARY");
-  return env ? env : RACEPRED_BINARY;
-}
-
+using testing::shell_quote;
 std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
+  return shell_quote(s);
 }
 
 // Runs the binary with `args` (already quoted as needed); stdin from `input` if given.
 CliRun racepred(const std::string& args, const std::string& input = "") {
-  static int counter = 0;
-  const fs::path dir = fs::temp_directory_path();
-  const std::string tag = std::to_string(::getpid()) + "_" + std::to_string(counter++);
-  const fs::path err = dir / ("racepred_cli_err_" + tag);
-  const fs::path in = dir / ("racepred_cli_in_" + tag);
-  std::string command = quote(binary()) + " " + args + " 2>" + quote(err.string());
-  if (!input.empty()) {
-    std::ofstream(in) << input;
-    command += " <" + quote(in.string());
-  }
-  CliRun run;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return run;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) run.out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err);
-  run.err.assign(std::istreambuf_iterator<char>(e), {});
-  fs::remove(err);
-  fs::remove(in);
-  return run;
+  std::optional<testing::TempFile> in;
+  if (!input.empty()) in.emplace(input, ".in");
+  const testing::CliResult r = testing::run_racepred(args, in ? in->path() : "");
+  return {r.code, r.out, r.err};
 }
 
 std::string example(const std::string& name) {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "support/cli_run.hpp"
+
 namespace racepred {
 namespace {
 
@@ -24,29 +26,9 @@ struct CliRun {
   std::string err;
 };
 
-std::string binary() {
-  const char* env = std::getenv("RACEPRED_BINARY");
-  return env ? env : RACEPRED_BINARY;
-}
-
 CliRun racepred(const std::string& args) {
-  static int counter = 0;
-  const fs::path err =
-      fs::temp_directory_path() /
-      ("racepred_compare_err_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  const std::string command = "'" + binary() + "' " + args + " 2>'" + err.string() + "'";
-  CliRun run;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return run;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) run.out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err);
-  run.err.assign(std::istreambuf_iterator<char>(e), {});
-  fs::remove(err);
-  return run;
+  const testing::CliResult r = testing::run_racepred(args);
+  return {r.code, r.out, r.err};
 }
 
 std::string example(const std::string& name) {
@@ -157,6 +139,55 @@ TEST(CompareCli, ExitCodesAndErrors) {
   EXPECT_NE(missing.err.find("/nonexistent/trace.std"), std::string::npos);
   EXPECT_EQ(racepred("compare").exit_code, 2);
   EXPECT_EQ(racepred("compare --format xml '" + example("pwr/ex2_3.std") + "'").exit_code, 2);
+}
+
+// The race pairs (first, second) of the one engine of an `analyze --format json` run.
+std::set<std::pair<int, int>> analyzed_pairs(const std::string& args) {
+  const CliRun run = racepred("analyze --format json " + args);
+  EXPECT_LE(run.exit_code, 1) << run.err;
+  const json doc = json::parse(run.out);
+  std::set<std::pair<int, int>> pairs;
+  for (const json& race : doc["results"][0]["races"])
+    pairs.insert({race["first"].get<int>(), race["second"].get<int>()});
+  return pairs;
+}
+
+// --pwr-history and --pwr-edges reach the bounded engines of analyze and compare, and cost what
+// docs/ENGINES.md says: a shorter history adds false positives, fewer edges lose races.
+TEST(CompareCli, BoundOptions) {
+  using Pairs = std::set<std::pair<int, int>>;
+  const std::string history = " '" + example("pwr/history_bound.std") + "'";
+  for (const std::string engine : {"pwr", "pwr-cs", "pwr-e", "pwr-edges"}) {
+    EXPECT_EQ(analyzed_pairs("-e " + engine + history), (Pairs{{2, 7}})) << engine;
+    EXPECT_EQ(analyzed_pairs("-e " + engine + " --pwr-history 2" + history), (Pairs{{2, 7}}))
+        << engine;
+    EXPECT_EQ(analyzed_pairs("-e " + engine + " --pwr-history 1" + history),
+              (Pairs{{2, 7}, {3, 11}}))
+        << engine;
+  }
+  // The unbounded engines ignore the bounds.
+  EXPECT_EQ(analyzed_pairs("-e pwr-unbounded --pwr-history 1" + history), (Pairs{{2, 7}}));
+  // Ex. G.3: (w1,w7) is reached through the edges w1 < w3 < w5; one edge kept loses it.
+  const std::string g3 = " '" + example("pwr/exG_3.std") + "'";
+  EXPECT_EQ(analyzed_pairs("-e pwr-edges" + g3), (Pairs{{1, 7}, {5, 7}}));
+  EXPECT_EQ(analyzed_pairs("-e pwr-edges --pwr-edges 2" + g3), (Pairs{{1, 7}, {5, 7}}));
+  EXPECT_EQ(analyzed_pairs("-e pwr-edges --pwr-edges 1" + g3), (Pairs{{5, 7}}));
+  EXPECT_EQ(analyzed_pairs("-e pwr-edges-unbounded --pwr-edges 1" + g3), (Pairs{{1, 7}, {5, 7}}));
+
+  const CliRun compared = racepred("compare -e pwr,pwr-edges --format json --pwr-edges 1" + g3 +
+                                   " --pwr-history 1" + history);
+  ASSERT_EQ(compared.exit_code, 1) << compared.err;
+  const json j = json::parse(compared.out);
+  EXPECT_EQ(j["traces"][0]["results"][1]["race_count"], 1);
+  EXPECT_EQ(j["traces"][1]["results"][0]["race_count"], 2);
+
+  for (const std::string bad : {"--pwr-edges 0", "--pwr-history 0", "--pwr-history -1",
+                                "--pwr-edges x", "--pwr-history 4294967296"}) {
+    const CliRun run = racepred("analyze -e pwr " + bad + g3);
+    EXPECT_EQ(run.exit_code, 2) << bad;
+    EXPECT_NE(run.err.find(bad.substr(0, bad.find(' '))), std::string::npos) << run.err;
+    EXPECT_EQ(racepred("compare " + bad + g3).exit_code, 2) << bad;
+  }
 }
 
 }  // namespace

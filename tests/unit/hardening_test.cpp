@@ -10,9 +10,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "racepred/cli/options.hpp"
 #include "racepred/io/reader.hpp"
 #include "racepred/report/race.hpp"
+#include "racepred/trace/error.hpp"
 #include "racepred/trace/printable.hpp"
+#include "racepred/trace/symbols.hpp"
 #include "racepred/trace/validator.hpp"
 #include "support/cli_run.hpp"
 
@@ -390,6 +393,108 @@ TEST(Hardening, ReadReadPairsAreNotDataRaces) {
   EXPECT_EQ(j["results"][0]["races"][0]["kind"], "read-read");
   TempFile write("T0|r(x)|A\nT1|w(x)|B\n");
   EXPECT_EQ(run_racepred("analyze -e goldilocks " + write.quoted()).code, 1);
+}
+
+// 14, in every command: no control character from a name, a path or an argument reaches stdout
+// or stderr raw (errors of check, exact, convert and generate, usage errors, the unknown
+// command, a missing file, the validator's messages in analyze and compare).
+TEST(Hardening, EveryCommandEscapesNamesOnStdoutAndStderr) {
+  const std::string esc = "\x1b[31m";
+  TempFile ok("T0|w(x" + esc + ")|L\x1b[2K\rSUMMARY\nT1|w(x" + esc + ")|M\rX\n");
+  TempFile bad("T0|w(x" + esc + ")|L\rA\nT1|w(x)|M\nT1|rel(l" + esc + ")|1\n");
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("racepred_esc_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string evil_path = (dir / ("p" + esc + "q.std")).string();
+  std::filesystem::copy_file(bad.path(), evil_path,
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string evil = testing::shell_quote("a" + esc + "b\r");
+  for (const std::string& command : {"analyze " + bad.quoted(),
+                                     "analyze --lenient " + bad.quoted(),
+                                     "check " + bad.quoted(),
+                                     "check " + testing::shell_quote(evil_path),
+                                     "stats " + bad.quoted(),
+                                     "exact " + bad.quoted(),
+                                     "exact " + ok.quoted(),
+                                     "annotate " + bad.quoted(),
+                                     "annotate -e lockset " + ok.quoted(),
+                                     "convert --to rr " + ok.quoted(),
+                                     "convert --to speedygo " + ok.quoted(),
+                                     "compare -e lockset -e fasttrack " + ok.quoted(),
+                                     "compare --lenient -e lockset -e fasttrack " + bad.quoted(),
+                                     "generate --preset " + evil,
+                                     "generate --shape " + evil,
+                                     "analyze " + evil,
+                                     "analyze -e " + evil + " " + ok.quoted(),
+                                     "analyze --format " + evil + " " + ok.quoted(),
+                                     "check --max-violations " + evil + " x",
+                                     evil}) {
+    const CliResult r = run_racepred(command);
+    EXPECT_EQ(r.signal, 0) << command;
+    EXPECT_LE(r.code, 2) << command;
+    for (const std::string* stream : {&r.out, &r.err}) {
+      EXPECT_EQ(stream->find('\x1b'), std::string::npos) << command << ":\n" << *stream;
+      EXPECT_EQ(stream->find('\r'), std::string::npos) << command << ":\n" << *stream;
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// 4. The limit on distinct names: one name past it is an input error naming the line.
+TEST(Hardening, DistinctNameLimitIsAnInputErrorNamingTheLine) {
+  SymbolTable table;
+  table.set_max_names(3);
+  for (const char* name : {"a", "b", "c", "a"}) table.intern(name);
+  EXPECT_THROW(table.intern("d"), NameLimitError);
+  EXPECT_EQ(table.size(), 3u);
+  for (const InputFormat format : {InputFormat::Std, InputFormat::SpeedyGo}) {
+    Symbols symbols;
+    symbols.variables.set_max_names(2);
+    struct Discard : EventConsumer {
+      void on_event(EventId, const Event&, uint32_t) override {}
+    } sink;
+    const std::string text = format == InputFormat::Std
+                                 ? "T0|w(x)|1\nT0|w(y)|2\nT0|w(x)|3\nT0|w(z)|4\n"
+                                 : "1,WR,10,a.go:1,0\n1,WR,11,a.go:2,0\n1,WR,10,a.go:3,0\n"
+                                   "1,WR,12,a.go:4,0\n";
+    try {
+      read_events_from_string(text, "names.std", ReadOptions{format, false}, symbols, sink);
+      ADD_FAILURE() << "no error past the name limit";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("names.std:4:"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("more than 2 distinct names"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+// "Usable in CI": the progress line only when stderr is a terminal, never with -q or in CI.
+TEST(Hardening, ProgressLineOnlyOnATerminalWithoutQuietOutsideCi) {
+  EXPECT_TRUE(cli::progress_wanted(false, true, nullptr));
+  EXPECT_FALSE(cli::progress_wanted(true, true, nullptr));    // -q
+  EXPECT_FALSE(cli::progress_wanted(false, false, nullptr));  // stderr a file or a pipe
+  EXPECT_FALSE(cli::progress_wanted(false, true, "true"));    // CI set
+  EXPECT_FALSE(cli::progress_wanted(false, true, ""));        // CI set, even empty
+  // A real terminal (a pty from `script`): events arrive through a pipe that pauses for two
+  // seconds, so the run lasts past the one second before the first progress line.
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1)";
+  std::string body;
+  for (int i = 0; i < 20000; ++i)
+    body += "T" + std::to_string(i % 2) + "|w(x" + std::to_string(i) + ")|1\n";
+  TempFile events(body);
+  const std::string feed =
+      "{ head -n 100 " + events.quoted() + "; sleep 2; tail -n +101 " + events.quoted() + "; }";
+  auto run_in_pty = [&](const std::string& env, const std::string& options) {
+    const std::string inner = feed + " | " + env + " " +
+                              testing::shell_quote(testing::racepred_binary()) +
+                              " analyze -e fasttrack " + options + " - >/dev/null";
+    const CliResult r =
+        testing::run_shell("script -qec " + testing::shell_quote(inner) + " /dev/null");
+    return r.out;
+  };
+  EXPECT_NE(run_in_pty("env -u CI", "").find("events read"), std::string::npos);
+  EXPECT_EQ(run_in_pty("env -u CI", "-q").find("events read"), std::string::npos);
+  EXPECT_EQ(run_in_pty("env CI=1", "").find("events read"), std::string::npos);
 }
 
 }  // namespace

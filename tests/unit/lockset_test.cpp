@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iterator>
+#include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -54,9 +56,7 @@ TEST(LockSetTable, AcquireReleaseLifoAndOutOfOrder) {
   const NodeId a = table.acquire(LockSetTable::kRoot, 3);
   const NodeId ab = table.acquire(a, 1);
   EXPECT_EQ(table.set_of(LockSetTable::kRoot), LockSetTable::kEmptySet);
-  EXPECT_EQ(std::vector<LockId>(table.locks(table.set_of(ab)).begin(),
-                                table.locks(table.set_of(ab)).end()),
-            (std::vector<LockId>{1, 3}));
+  EXPECT_EQ(table.sorted_locks(table.set_of(ab)), (std::vector<LockId>{1, 3}));
   EXPECT_EQ(table.release(ab, 1), a);     // LIFO: back to the parent
   const NodeId b = table.release(ab, 3);  // out of order
   EXPECT_EQ(table.set_of(b), table.set_of(table.acquire(LockSetTable::kRoot, 1)));
@@ -89,6 +89,93 @@ TEST(LockSetTable, DisjointBeyondSixtyFourLocks) {
   EXPECT_TRUE(table.disjoint(LockSetTable::kEmptySet, s1));
 }
 
+// Item 7 of the hardening issue: a 10,000-deep nesting used to store every interned set in full
+// (quadratic: gigabytes). T0 nests l0..l(d-1), T1 the same locks in reverse order.
+TEST(LockSetTable, DeepNestingStaysLinear) {
+  constexpr LockId d = 10000;
+  LockSetTable table;
+  std::vector<LockSetTable::SetId> forward{LockSetTable::kEmptySet};
+  std::vector<LockSetTable::SetId> backward{LockSetTable::kEmptySet};
+  LockSetTable::NodeId n = LockSetTable::kRoot;
+  for (LockId l = 0; l < d; ++l) forward.push_back(table.set_of(n = table.acquire(n, l)));
+  for (LockId l = d; l-- > 0;) n = table.release(n, l);
+  EXPECT_EQ(n, LockSetTable::kRoot);
+  for (LockId l = d; l-- > 0;) backward.push_back(table.set_of(n = table.acquire(n, l)));
+  // Two chains of d nodes; the full set is one set whatever the order.
+  EXPECT_EQ(table.node_count(), 2 * size_t{d} + 1);
+  EXPECT_EQ(forward[d], backward[d]);
+  EXPECT_EQ(table.set_count(), 2 * size_t{d});
+  // Only the small sets keep a list: at most kListed locks for each of them.
+  EXPECT_LE(table.listed_locks(), 2 * LockSetTable::kListed * LockSetTable::kListed);
+  EXPECT_EQ(table.size(forward[d]), d);
+  const std::vector<LockId> all = table.sorted_locks(forward[d]);
+  ASSERT_EQ(all.size(), d);
+  for (LockId l = 0; l < d; ++l) ASSERT_EQ(all[l], l);
+  // {l0..l(k-1)} and {l(d-k)..l(d-1)} are disjoint iff 2k <= d.
+  for (LockId k : {1u, 17u, 100u, d / 2, d / 2 + 1, d - 1, d})
+    EXPECT_EQ(table.disjoint(forward[k], backward[k]), 2 * k <= d) << k;
+  EXPECT_TRUE(table.holds(n, 0));
+  EXPECT_TRUE(table.holds(n, d - 1));
+  EXPECT_FALSE(table.holds(n, d));
+}
+
+// The table against std::set on random acquire/release sequences of a few threads: many locks
+// (ids past 64), deep nesting (sets past kListed), out-of-order releases.
+TEST(LockSetTable, MatchesPlainSetsOnRandomNesting) {
+  const int rounds = std::getenv("RACEPRED_SANITIZED") ? 20 : 200;
+  for (int round = 0; round < rounds; ++round) {
+    std::mt19937 rng(static_cast<uint32_t>(round));
+    LockSetTable table;
+    const LockId locks = 40 + rng() % 200;
+    std::vector<LockSetTable::NodeId> node(4, LockSetTable::kRoot);
+    std::vector<std::set<LockId>> held(4);
+    std::map<std::set<LockId>, LockSetTable::SetId> seen;
+    for (int step = 0; step < 3000; ++step) {
+      const size_t t = rng() % 4;
+      const LockId l = rng() % locks;
+      if (rng() % 3 != 0 && held[t].size() < 60) {
+        node[t] = table.acquire(node[t], l);
+        held[t].insert(l);
+      } else if (!held[t].empty()) {
+        const LockId r = rng() % 4 == 0 ? l : *held[t].rbegin();  // often a random lock
+        node[t] = table.release(node[t], r);
+        held[t].erase(r);
+      }
+      const LockSetTable::SetId set = table.set_of(node[t]);
+      ASSERT_EQ(table.sorted_locks(set), std::vector<LockId>(held[t].begin(), held[t].end()));
+      ASSERT_EQ(table.holds(node[t], l), held[t].count(l) > 0);
+      const auto [it, inserted] = seen.try_emplace(held[t], set);
+      ASSERT_EQ(it->second, set) << "one id per distinct set";
+      const size_t u = rng() % 4;
+      bool disjoint = true;
+      for (LockId x : held[u]) disjoint = disjoint && held[t].count(x) == 0;
+      ASSERT_EQ(table.disjoint(set, table.set_of(node[u])), disjoint) << round << " " << step;
+    }
+  }
+}
+
+// The lock-set engines on the deep nesting (generated here: 2,000 deep to stay quick under
+// ASan). T0 and T1 each write v(k) at depth k+1, x before and y after locking: v(k) races iff
+// the two lock sets, {l0..lk} and {l(d-1-k)..l(d-1)}, are disjoint (2(k+1) <= d), and x races.
+TEST(LocksetEngine, DeepNestingInBothOrders) {
+  const uint32_t d = 2000;
+  std::string text;
+  for (int t = 0; t < 2; ++t) {
+    text += fmt::format("T{}|w(x)|1\n", t);
+    for (uint32_t k = 0; k < d; ++k)
+      text += fmt::format("T{}|acq(l{})|1\nT{}|w(v{})|1\n", t, t ? d - 1 - k : k, t, k);
+    text += fmt::format("T{}|r(y)|1\n", t);
+    for (uint32_t k = d; k-- > 0;) text += fmt::format("T{}|rel(l{})|1\n", t, t ? d - 1 - k : k);
+  }
+  const Trace trace = parse_trace(text);
+  for (const char* engine : {"lockset", "tsan1", "ls-standard"}) {
+    SCOPED_TRACE(engine);
+    const RaceSink sink = run_engine(engine, trace);
+    EXPECT_EQ(sink.race_count(), d / 2 + 1);
+    EXPECT_EQ(sink.racy_events().size(), d / 2 + 1);
+  }
+}
+
 // intersect (Eraser's C(x) := C(x) ∩ LS): the fast mask paths and the merge beyond 64 locks
 // agree with std::set_intersection on every pair of a few dozen sets.
 TEST(LockSetTable, IntersectMatchesSetIntersection) {
@@ -104,14 +191,13 @@ TEST(LockSetTable, IntersectMatchesSetIntersection) {
   }
   for (auto a : sets)
     for (auto b : sets) {
-      const auto la = table.locks(a);
-      const auto lb = table.locks(b);
+      const auto la = table.sorted_locks(a);
+      const auto lb = table.sorted_locks(b);
       std::vector<LockId> expected;
       std::set_intersection(la.begin(), la.end(), lb.begin(), lb.end(),
                             std::back_inserter(expected));
       const auto got = table.intersect(a, b);
-      const auto lg = table.locks(got);
-      EXPECT_EQ(std::vector<LockId>(lg.begin(), lg.end()), expected);
+      EXPECT_EQ(table.sorted_locks(got), expected);
       EXPECT_EQ(got, table.intersect(b, a));
     }
 }

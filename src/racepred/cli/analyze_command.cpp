@@ -9,6 +9,7 @@
 #include "racepred/io/formats.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
+#include "racepred/trace/printable.hpp"
 
 namespace racepred::cli {
 namespace {
@@ -19,6 +20,7 @@ struct AnalyzeOptions {
   size_t max_races = 1000;
   uint64_t max_states = 0;
   uint64_t max_memory_mib = 0;
+  EngineBounds bounds;
   bool lenient = false;
   std::string input_format = "auto";
   std::string trace;
@@ -44,6 +46,7 @@ int analyze(const AnalyzeOptions& o, std::ostream& out) {
   options.max_races = o.max_races;
   options.max_states = o.max_states;
   options.max_memory = o.max_memory_mib << 20;
+  options.bounds = o.bounds;
   Progress progress(progress_wanted(o.report));
   if (progress.enabled())
     options.on_progress = [&progress](uint64_t events) { progress.update(events); };
@@ -51,7 +54,8 @@ int analyze(const AnalyzeOptions& o, std::ostream& out) {
   const PipelineResult result = run_pipeline(o.trace, engines, options);
   progress.finish();
   if (!o.report.quiet)
-    for (const std::string& line : pipeline_diagnostics(result)) std::cerr << line << '\n';
+    for (const std::string& line : pipeline_diagnostics(result))
+      std::cerr << printable_text(line) << '\n';
   const Report report = result.report();
   if (o.report.json())
     write_json_report(out, report);
@@ -94,6 +98,7 @@ Command add_analyze_command(CLI::App& app) {
                      "and reported on stderr) instead of failing");
   add_input_format_option(sub, o->input_format);
   add_budget_options(sub, o->max_states, o->max_memory_mib);
+  add_bound_options(sub, o->bounds);
   add_trace_argument(sub, o->trace);
   return {sub, [o](std::ostream& out) { return analyze(*o, out); }, &o->report};
 }

@@ -2,11 +2,13 @@
 
 #include <iostream>
 #include <new>
+#include <sstream>
 #include <string_view>
 #include <vector>
 
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
+#include "racepred/trace/printable.hpp"
 
 namespace racepred::cli {
 namespace {
@@ -28,7 +30,7 @@ int fail(const Command* command, ReportOutput& output, std::string_view kind,
          const std::string& message) {
   std::cout.flush();
   std::cout.clear();
-  std::cerr << message << '\n';
+  std::cerr << printable_text(message) << '\n';  // names in messages: no control characters
   if (command && command->report && command->report->json() && kind != "output")
     write_json_error(*command, output, kind, message);
   else
@@ -63,8 +65,8 @@ int run(int argc, const char* const* argv) {
     known = known || (argc > 1 && c.app->get_name() == argv[1]);
   }
   if (argc > 1 && argv[1][0] != '-' && !known) {
-    std::cerr << "racepred: error: unknown command '" << argv[1] << "'; commands: " << names
-              << " (racepred --help)\n";
+    std::cerr << "racepred: error: unknown command '" << printable(argv[1])
+              << "'; commands: " << names << " (racepred --help)\n";
     return kExitError;
   }
   try {
@@ -72,7 +74,10 @@ int run(int argc, const char* const* argv) {
   } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // CLI11 echoes the offending value: escaped like every other message.
+    std::ostringstream err;
+    app.exit(e, std::cout, err);
+    std::cerr << printable_text(err.str());
     return kExitError;
   }
 

@@ -11,6 +11,7 @@
 #include "racepred/cli/cli.hpp"
 #include "racepred/driver/pipeline.hpp"
 #include "racepred/report/writers.hpp"
+#include "racepred/trace/printable.hpp"
 
 namespace racepred::cli {
 namespace {
@@ -20,6 +21,7 @@ struct CompareOptions {
   std::string format = "text";
   bool lenient = false;
   std::string input_format = "auto";
+  EngineBounds bounds;
   std::vector<std::string> traces;
 };
 
@@ -60,7 +62,8 @@ TraceRow measure(const std::string& path, const std::vector<const EngineInfo*>& 
   row.read_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const PipelineResult result = run_pipeline(path, engines, options);
-  for (const std::string& line : pipeline_diagnostics(result)) std::cerr << line << '\n';
+  for (const std::string& line : pipeline_diagnostics(result))
+    std::cerr << printable_text(line) << '\n';
   row.trace = result.trace_info();
   for (const EngineRun& run : result.runs) {
     EngineRow e;
@@ -194,10 +197,8 @@ int compare(const CompareOptions& o) {
   const std::vector<const EngineInfo*> engines = resolve_engines(
       split_names(o.engines.empty() ? std::vector<std::string>{"pwr,pwr-cs"} : o.engines));
   PipelineOptions options;
-  options.read.lenient = o.lenient;
-  options.read.format = o.input_format == "std"        ? InputFormat::Std
-                        : o.input_format == "speedygo" ? InputFormat::SpeedyGo
-                                                       : InputFormat::Auto;
+  options.read = read_options(o.input_format, o.lenient);
+  options.bounds = o.bounds;
   options.validation = o.lenient ? ValidationMode::Lenient : ValidationMode::Strict;
   options.max_races = 0;  // only the counts are shown
   std::vector<TraceRow> rows;
@@ -242,6 +243,7 @@ Command add_compare_command(CLI::App& app) {
   add_lenient_option(sub, o->lenient,
                      "Skip malformed lines and drop events that break well-formedness");
   add_input_format_option(sub, o->input_format);
+  add_bound_options(sub, o->bounds);
   sub->add_option("TRACE", o->traces, "Trace files")->required();
   return {sub, [o](std::ostream&) { return compare(*o); }};
 }

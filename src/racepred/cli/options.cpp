@@ -61,6 +61,21 @@ void add_budget_options(CLI::App* sub, uint64_t& max_states, uint64_t& max_memor
       ->check(whole_number(0, uint64_t{1} << 40));
 }
 
+void add_bound_options(CLI::App* sub, EngineBounds& bounds) {
+  sub->add_option("--pwr-history", bounds.pwr_history,
+                  "Critical sections per lock that pwr, pwr-cs, pwr-e and pwr-edges keep for the "
+                  "ROD rule (default 5, the PWR paper's; fewer: faster, more false positives; "
+                  "the *-unbounded engines keep all; docs/ENGINES.md)")
+      ->type_name("N")
+      ->check(whole_number(1, UINT32_MAX));
+  sub->add_option("--pwr-edges", bounds.pwr_edges,
+                  "Edge constraints per variable that pwr-edges keeps (default 25, the PWR "
+                  "paper's; fewer: faster, may miss races behind replaced accesses; "
+                  "pwr-edges-unbounded keeps all; docs/ENGINES.md)")
+      ->type_name("N")
+      ->check(whole_number(1, UINT32_MAX));
+}
+
 void add_trace_argument(CLI::App* sub, std::string& trace) {
   sub->add_option("TRACE", trace, "Trace file ('-' reads standard input)")->required();
 }
@@ -73,7 +88,11 @@ ReadOptions read_options(const std::string& input_format, bool lenient) {
 }
 
 bool progress_wanted(const ReportOptions& options) {
-  return !options.quiet && isatty(STDERR_FILENO) && std::getenv("CI") == nullptr;
+  return progress_wanted(options.quiet, isatty(STDERR_FILENO) == 1, std::getenv("CI"));
+}
+
+bool progress_wanted(bool quiet, bool stderr_is_terminal, const char* ci) {
+  return !quiet && stderr_is_terminal && ci == nullptr;
 }
 
 }  // namespace racepred::cli

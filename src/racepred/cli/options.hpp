@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "racepred/engines/engine.hpp"
 #include "racepred/io/reader.hpp"
 
 namespace racepred::cli {
@@ -31,6 +32,9 @@ void add_max_races_option(CLI::App* sub, size_t& max_races);
 // --max-states N and --max-memory MIB: the budget of the engines built on the exact search
 // (exact, exact-enabled, ls-cross, ls-cross-indexed); 0 keeps their defaults.
 void add_budget_options(CLI::App* sub, uint64_t& max_states, uint64_t& max_memory_mib);
+// --pwr-history N and --pwr-edges N: the bounds of the bounded PWR engines (pwr, pwr-cs,
+// pwr-e, pwr-edges); unset (0) keeps the PWR paper's defaults, 5 and 25.
+void add_bound_options(CLI::App* sub, EngineBounds& bounds);
 // The TRACE argument ('-' reads standard input).
 void add_trace_argument(CLI::App* sub, std::string& trace);
 
@@ -40,6 +44,8 @@ ReadOptions read_options(const std::string& input_format, bool lenient);
 // Where progress lines go: stderr, only when it is a terminal, not with -q and not in CI
 // (environment variable CI set).
 bool progress_wanted(const ReportOptions& options);
+// The decision itself: -q, whether stderr is a terminal, the value of CI (nullptr: unset).
+bool progress_wanted(bool quiet, bool stderr_is_terminal, const char* ci);
 
 }  // namespace racepred::cli
 

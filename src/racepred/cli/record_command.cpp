@@ -14,6 +14,7 @@
 #include "racepred/cli/recording.hpp"
 #include "racepred/io/binary_reader.hpp"
 #include "racepred/trace/error.hpp"
+#include "racepred/trace/printable.hpp"
 
 namespace racepred::cli {
 namespace {
@@ -47,7 +48,8 @@ void print_result(const FinishResult& r, const std::string& out) {
     std::cerr << "racepred record: " << r.dropped
               << " events dropped by the runtime (raised while it was busy, e.g. in signal "
                  "handlers)\n";
-  for (const std::string& n : r.notes) std::cerr << "racepred record: note: " << n << "\n";
+  for (const std::string& n : r.notes)
+    std::cerr << "racepred record: note: " << printable(n, 4096) << "\n";
 }
 
 int record(const RecordOptions& o) {

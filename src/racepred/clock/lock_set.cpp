@@ -2,25 +2,54 @@
 #include "racepred/clock/lock_set.hpp"
 
 #include <algorithm>
-#include <bit>
-#include <iterator>
 
 namespace racepred {
 
+namespace {
+// splitmix64 of the lock id: the XOR of these over a set does not depend on acquisition order.
+uint64_t lock_hash(LockId lock) {
+  uint64_t z = uint64_t{lock} + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
 LockSetTable::LockSetTable() {
-  sets_.push_back(Set{0, 0, 0, true});  // kEmptySet
-  set_index_.emplace(std::vector<LockId>{}, kEmptySet);
+  sets_.push_back(Set{kRoot, 0, 0, true, 0, 0});  // kEmptySet
+  set_index_.emplace(0, kEmptySet);
   nodes_.push_back(Node{kRoot, 0, kEmptySet, {}});  // kRoot
 }
 
-bool LockSetTable::holds(NodeId node, LockId lock) const {
-  const Set& s = sets_[nodes_[node].set];
-  if (s.exact && lock < 64) return (s.mask >> lock) & 1;
-  const auto l = locks(nodes_[node].set);
-  return std::binary_search(l.begin(), l.end(), lock);
+bool LockSetTable::contains(SetId set, LockId lock) const {
+  const Set& s = sets_[set];
+  if (((s.mask >> (lock % 64)) & 1) == 0) return false;
+  if (s.exact) return lock < 64;
+  if (s.size <= kListed) {
+    const LockId* p = pool_.data() + s.begin;
+    return std::binary_search(p, p + s.size, lock);
+  }
+  for (NodeId n = s.node; n != kRoot; n = nodes_[n].parent)
+    if (nodes_[n].lock == lock) return true;
+  return false;
+}
+
+std::vector<LockId> LockSetTable::sorted_locks(SetId set) const {
+  std::vector<LockId> locks;
+  locks.reserve(sets_[set].size);
+  for_each_lock(set, [&](LockId l) { locks.push_back(l); });
+  std::sort(locks.begin(), locks.end());
+  return locks;
 }
 
 LockSetTable::NodeId LockSetTable::acquire(NodeId node, LockId lock) {
+  if (node != kRoot) {  // an existing edge means the lock is not held: no membership test
+    const auto& children = nodes_[node].children;
+    auto it =
+        std::lower_bound(children.begin(), children.end(), lock,
+                         [](const std::pair<LockId, NodeId>& c, LockId l) { return c.first < l; });
+    if (it != children.end() && it->first == lock) return it->second;
+  }
   if (holds(node, lock)) return node;
   return child(node, lock);
 }
@@ -41,7 +70,7 @@ LockSetTable::NodeId LockSetTable::child(NodeId node, LockId lock) {
   // Lock ids from 2^31 (the read-hold tokens of engines/lockset/read_locks.hpp) take the sorted
   // children below, not the dense root array.
   if (node == kRoot && lock < (LockId{1} << 31)) {
-    if (lock >= root_children_.size()) root_children_.resize(lock + 1, kRoot);
+    if (lock >= root_children_.size()) root_children_.resize(size_t{lock} + 1, kRoot);
     if (root_children_[lock] == kRoot) {
       const NodeId made = make_node(kRoot, lock);
       root_children_[lock] = made;
@@ -61,54 +90,108 @@ LockSetTable::NodeId LockSetTable::child(NodeId node, LockId lock) {
 }
 
 LockSetTable::NodeId LockSetTable::make_node(NodeId parent, LockId lock) {
-  std::vector<LockId> sorted;
-  sorted.push_back(lock);
-  for (NodeId n = parent; n != kRoot; n = nodes_[n].parent) sorted.push_back(nodes_[n].lock);
-  std::sort(sorted.begin(), sorted.end());
-  const SetId set = intern(sorted);
+  const NodeId made = static_cast<NodeId>(nodes_.size());
+  const SetId set = intern(parent, lock, made);
   nodes_.push_back(Node{parent, lock, set, {}});
-  return static_cast<NodeId>(nodes_.size() - 1);
+  return made;
 }
 
-LockSetTable::SetId LockSetTable::intern(const std::vector<LockId>& sorted) {
-  auto [it, inserted] = set_index_.try_emplace(sorted, static_cast<SetId>(sets_.size()));
-  if (inserted) {
-    Set s{static_cast<uint32_t>(pool_.size()), static_cast<uint32_t>(sorted.size()), 0, true};
-    for (LockId l : sorted) {
-      s.mask |= uint64_t{1} << (l % 64);
-      if (l >= 64) s.exact = false;
-    }
-    pool_.insert(pool_.end(), sorted.begin(), sorted.end());
-    sets_.push_back(s);
+// The set of `parent` plus `lock` (not in it): an existing set with the same hash and the same
+// locks, or a new one whose representative is `node` (about to be created as parent's child).
+LockSetTable::SetId LockSetTable::intern(NodeId parent, LockId lock, NodeId node) {
+  const Set& base = sets_[nodes_[parent].set];
+  const uint64_t hash = base.hash ^ lock_hash(lock);
+  const auto [first, last] = set_index_.equal_range(hash);
+  for (auto it = first; it != last; ++it)
+    if (same_set(it->second, parent, lock)) return it->second;
+  Set s{node, base.size + 1, 0, base.exact && lock < 64, base.mask | uint64_t{1} << (lock % 64),
+        hash};
+  if (s.size <= kListed) {  // the parent's list (also listed: one lock shorter) plus `lock`
+    s.begin = static_cast<uint32_t>(pool_.size());
+    const uint32_t from = base.begin;
+    pool_.reserve(pool_.size() + s.size);
+    for (uint32_t i = 0; i < base.size; ++i) pool_.push_back(pool_[from + i]);
+    const auto at = std::upper_bound(pool_.begin() + s.begin, pool_.end(), lock);
+    pool_.insert(at, lock);
   }
-  return it->second;
+  const SetId id = static_cast<SetId>(sets_.size());
+  sets_.push_back(s);
+  set_index_.emplace(hash, id);
+  return id;
+}
+
+bool LockSetTable::same_set(SetId set, NodeId parent, LockId lock) const {
+  const Set& s = sets_[set];
+  const Set& base = sets_[nodes_[parent].set];
+  if (s.size != base.size + 1 || s.mask != (base.mask | uint64_t{1} << (lock % 64))) return false;
+  if (!contains(set, lock)) return false;
+  // Equal sizes and distinct locks: the parent's locks all in `set` means equality.
+  const uint32_t stamp = mark(set);
+  bool all = true;
+  for_each_lock(nodes_[parent].set,
+                [&](LockId l) { all = all && l < stamp_.size() && stamp_[l] == stamp; });
+  return all;
 }
 
 LockSetTable::SetId LockSetTable::intersect_slow(SetId a, SetId b) {
   const uint64_t key = uint64_t{std::min(a, b)} << 32 | std::max(a, b);
   if (auto it = intersections_.find(key); it != intersections_.end()) return it->second;
-  const auto la = locks(a);
-  const auto lb = locks(b);
+  // The common locks (mark one set, test the other), then the set reached by acquiring them in
+  // sorted order from the root: O(|a| + |b|) and nodes only along that one path.
+  const uint32_t stamp = mark(a);
   std::vector<LockId> common;
-  std::set_intersection(la.begin(), la.end(), lb.begin(), lb.end(), std::back_inserter(common));
-  const SetId result = intern(common);
+  for_each_lock(b, [&](LockId l) {
+    if (l < stamp_.size() && stamp_[l] == stamp) common.push_back(l);
+  });
+  std::sort(common.begin(), common.end());
+  NodeId node = kRoot;
+  for (LockId l : common) node = child(node, l);
+  const SetId result = nodes_[node].set;
   intersections_.emplace(key, result);
   return result;
 }
 
-bool LockSetTable::disjoint_slow(const Set& a, const Set& b) const {
-  const LockId* p = pool_.data() + a.begin;
-  const LockId* pe = p + a.size;
-  const LockId* q = pool_.data() + b.begin;
-  const LockId* qe = q + b.size;
-  while (p != pe && q != qe) {
-    if (*p == *q) return false;
-    if (*p < *q)
-      ++p;
-    else
-      ++q;
+uint32_t LockSetTable::mark(SetId set) const {
+  if (++stamp_now_ == 0) {  // wrapped: clear the old stamps
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    stamp_now_ = 1;
   }
-  return true;
+  for_each_lock(set, [&](LockId l) {
+    if (l >= stamp_.size()) stamp_.resize(size_t{l} + 1, 0);
+    stamp_[l] = stamp_now_;
+  });
+  return stamp_now_;
+}
+
+bool LockSetTable::disjoint_slow(SetId a, SetId b) const {
+  const Set& sa = sets_[a];
+  const Set& sb = sets_[b];
+  if (sa.size <= kListed && sb.size <= kListed) {  // merge of two short sorted lists
+    const LockId* p = pool_.data() + sa.begin;
+    const LockId* pe = p + sa.size;
+    const LockId* q = pool_.data() + sb.begin;
+    const LockId* qe = q + sb.size;
+    while (p != pe && q != qe) {
+      if (*p == *q) return false;
+      if (*p < *q)
+        ++p;
+      else
+        ++q;
+    }
+    return true;
+  }
+  const uint64_t key = uint64_t{std::min(a, b)} << 32 | std::max(a, b);
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  // Mark the larger set, test the smaller one: O(|a| + |b|).
+  const SetId large = sa.size >= sb.size ? a : b;
+  const SetId small = large == a ? b : a;
+  const uint32_t stamp = mark(large);
+  bool result = true;
+  for_each_lock(small,
+                [&](LockId l) { result = result && !(l < stamp_.size() && stamp_[l] == stamp); });
+  if (memo_.size() >= kMemo) memo_.clear();
+  memo_.emplace(key, result);
+  return result;
 }
 
 }  // namespace racepred

@@ -3,11 +3,7 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <memory>
-#include <span>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "racepred/trace/event.hpp"
@@ -18,14 +14,23 @@ namespace racepred {
 // node of a trie keyed by acquisition order: acquire follows a child edge (binary search in a
 // small sorted vector; a dense array at the root), a release in LIFO order steps to the parent.
 // Each node knows the id of its set, so the per-event path has no hashing and, once the sets a
-// trace uses exist, no allocation. Disjointness is a bit test while lock ids are below 64 and a
-// merge of two short sorted lists otherwise.
+// trace uses exist, no allocation.
+//
+// Storage is linear in the number of nodes, whatever the nesting depth: a node is (parent, lock)
+// and a set is hash-consed from (parent's set, lock) with an order-independent hash, so creating
+// the node at depth d costs O(1) (plus, only when the hash matches an existing set, one O(d)
+// comparison). Only sets of at most kListed locks also keep their sorted lock list (the usual
+// case: disjointness of two short sets is a merge of two short lists); a larger set is read
+// through its representative node's parent chain. Disjointness is a bit test while lock ids are
+// below 64; otherwise a merge of the lists or, for large sets, one O(|a| + |b|) pass whose
+// result is memoised.
 class LockSetTable {
  public:
   using NodeId = uint32_t;
   using SetId = uint32_t;
   static constexpr NodeId kRoot = 0;
   static constexpr SetId kEmptySet = 0;
+  static constexpr uint32_t kListed = 16;  // sets up to this size keep a sorted lock list
 
   LockSetTable();
 
@@ -33,25 +38,34 @@ class LockSetTable {
   NodeId acquire(NodeId node, LockId lock);
   // The node after releasing `lock` in `node`; `node` itself if the lock is not held.
   NodeId release(NodeId node, LockId lock);
-  bool holds(NodeId node, LockId lock) const;
+  bool holds(NodeId node, LockId lock) const { return contains(nodes_[node].set, lock); }
 
   SetId set_of(NodeId node) const { return nodes_[node].set; }
-  // The locks of a set, sorted by id.
-  std::span<const LockId> locks(SetId set) const {
+  bool contains(SetId set, LockId lock) const;
+  // Calls f(lock) for every lock of the set, in no particular order.
+  template <typename F>
+  void for_each_lock(SetId set, F f) const {
     const Set& s = sets_[set];
-    return {pool_.data() + s.begin, s.size};
+    if (s.size <= kListed) {
+      for (uint32_t i = 0; i < s.size; ++i) f(pool_[s.begin + i]);
+      return;
+    }
+    for (NodeId n = s.node; n != kRoot; n = nodes_[n].parent) f(nodes_[n].lock);
   }
+  // The locks of a set, sorted by id.
+  std::vector<LockId> sorted_locks(SetId set) const;
+
   bool disjoint(SetId a, SetId b) const {
     if (a == b) return a == kEmptySet;
     const Set& sa = sets_[a];
     const Set& sb = sets_[b];
     if ((sa.mask & sb.mask) == 0) return true;
     if (sa.exact && sb.exact) return false;
-    return disjoint_slow(sa, sb);
+    return disjoint_slow(a, b);
   }
   size_t set_count() const { return sets_.size(); }
   // The set a ∩ b. O(1) when one contains the other and both are exact (lock ids below 64);
-  // otherwise memoised, so a pair of sets is merged once.
+  // otherwise memoised, so a pair of sets is intersected once.
   SetId intersect(SetId a, SetId b) {
     if (a == b || b == kEmptySet) return b;
     if (a == kEmptySet) return a;
@@ -71,6 +85,8 @@ class LockSetTable {
   uint64_t mask(SetId set) const { return sets_[set].mask; }
   bool exact(SetId set) const { return sets_[set].exact; }
   size_t node_count() const { return nodes_.size(); }
+  // Lock ids stored in the sorted lists of the small sets (a measure of the table's memory).
+  size_t listed_locks() const { return pool_.size(); }
 
  private:
   struct Node {
@@ -79,29 +95,40 @@ class LockSetTable {
     SetId set;
     std::vector<std::pair<LockId, NodeId>> children;  // sorted by lock (not used at the root)
   };
-  // mask: bit (lock % 64) for each lock; exact when every lock id is below 64.
+  // mask: bit (lock % 64) for each lock; exact when every lock id is below 64. `node`: the node
+  // that created the set (its parent chain holds exactly the set's locks); `begin`: the sorted
+  // list in pool_ when size <= kListed.
   struct Set {
-    uint32_t begin;
+    NodeId node;
     uint32_t size;
-    uint64_t mask;
+    uint32_t begin;
     bool exact;
+    uint64_t mask;
+    uint64_t hash;  // XOR of lock_hash(l) over the locks
   };
 
   NodeId child(NodeId node, LockId lock);
   NodeId make_node(NodeId parent, LockId lock);
-  SetId intern(const std::vector<LockId>& sorted);
-  bool disjoint_slow(const Set& a, const Set& b) const;
+  SetId intern(NodeId parent, LockId lock, NodeId node);
+  bool same_set(SetId set, NodeId parent, LockId lock) const;
+  bool disjoint_slow(SetId a, SetId b) const;
   SetId intersect_slow(SetId a, SetId b);
+  // Marks the locks of `set` in stamp_ with a fresh stamp and returns it.
+  uint32_t mark(SetId set) const;
 
   std::vector<Node> nodes_;
   std::vector<NodeId> root_children_;  // by lock id; 0 = none yet (the root is nobody's child)
   std::vector<Set> sets_;
-  std::vector<LockId> pool_;                        // the sorted lock lists of all sets
-  std::map<std::vector<LockId>, SetId> set_index_;  // consulted only when a node is created
+  std::vector<LockId> pool_;                            // the sorted lock lists of the small sets
+  std::unordered_multimap<uint64_t, SetId> set_index_;  // by hash; only when a node is created
   std::vector<LockId> scratch_;
+  // Scratch for the large-set paths: a stamp per lock id, and memoised disjointness of pairs of
+  // sets (key: smaller id << 32 | larger id), bounded by kMemo entries.
+  mutable std::vector<uint32_t> stamp_;
+  mutable uint32_t stamp_now_ = 0;
+  mutable std::unordered_map<uint64_t, bool> memo_;
+  static constexpr size_t kMemo = size_t{1} << 20;
   std::unordered_map<uint64_t, SetId> intersections_;  // (min, max) of the operands → result
 };
-
-// The `lockset` engine (also reachable through the registry).
 
 }  // namespace racepred

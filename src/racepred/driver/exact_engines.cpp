@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <memory>
 
+#include "racepred/clock/lock_set.hpp"
 #include "racepred/engines/engine.hpp"
+#include "racepred/engines/lockset/read_locks.hpp"
 #include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/locksets.hpp"
 #include "racepred/exact/search.hpp"
@@ -80,7 +82,6 @@ class ExactLockSetEngine : public OfflineEngine, public Annotator {
 
   void finish() override {
     const exact::ExactTrace trace = make_trace();
-    const exact::LockSetIds standard = exact::standard_lock_set_ids(trace);
     exact::LockSetIds cross;
     if (kind_ != LockSetKind::Standard) {
       const exact::SearchOptions options = budget_;
@@ -88,9 +89,11 @@ class ExactLockSetEngine : public OfflineEngine, public Annotator {
       cross = exact::intern_lock_sets(exact::cross_lock_sets(trace, result.mhb));
     }
     switch (kind_) {
-      case LockSetKind::Standard:
-        exact::predict_races(trace, standard, exact::Intersection::Plain, sink_);
+      case LockSetKind::Standard: {
+        LockSetTable table;
+        exact::predict_races(trace, standard_keys(trace, table), sink_);
         break;
+      }
       case LockSetKind::Cross:
         exact::predict_races(trace, cross, exact::Intersection::Plain, sink_);
         break;
@@ -99,6 +102,7 @@ class ExactLockSetEngine : public OfflineEngine, public Annotator {
         break;
     }
     if (!annotating_) return;
+    const exact::LockSetIds standard = exact::standard_lock_set_ids(trace);
     cells_.resize(trace.size());
     auto set_of = [](const exact::LockSetIds& ids, uint32_t i) -> const exact::LockSet& {
       return ids.sets[ids.of_event[i]];
@@ -117,10 +121,39 @@ class ExactLockSetEngine : public OfflineEngine, public Annotator {
   }
 
  private:
+  // LH_S(e) (Def. 4.2) as sets of the lock-set table: program order alone decides it (a release
+  // is not in its own section, an acquire not yet in the one it opens). The table keeps memory
+  // linear in the nesting depth, where exact::standard_lock_set_ids stores every set in full.
+  // A lock held in read mode is its read-hold token (engines/lockset/read_locks.hpp), which
+  // meets only write holds of the lock: P_DR of the read-lock reduction.
+  static exact::LockSetKeys standard_keys(const exact::ExactTrace& trace, LockSetTable& table) {
+    exact::LockSetKeys keys;
+    keys.of_event.assign(trace.size(), LockSetTable::kEmptySet);
+    bool read_locks = false;
+    for (uint32_t t = 0; t < trace.thread_count(); ++t) {
+      LockSetTable::NodeId node = LockSetTable::kRoot;
+      for (uint32_t i : trace.thread_events(t)) {
+        const Event& e = trace.event(i);
+        const bool read = is_read_lock_op(e.op);
+        read_locks |= read;
+        const LockId token = read ? read_hold(e.target) : e.target;
+        if (is_release_op(e.op)) node = table.release(node, token);
+        keys.of_event[i] = table.set_of(node);
+        if (is_acquire_op(e.op)) node = table.acquire(node, token);
+      }
+    }
+    keys.count = static_cast<uint32_t>(table.set_count());
+    if (read_locks)
+      keys.disjoint = [&table](uint32_t a, uint32_t b) { return disjoint_rw(table, a, b); };
+    else
+      keys.disjoint = [&table](uint32_t a, uint32_t b) { return table.disjoint(a, b); };
+    return keys;
+  }
+
   static exact::LockSet after(const exact::ExactTrace& trace, uint32_t i, exact::LockSet set) {
     const Event& e = trace.event(i);
-    if (e.op == Op::Acquire) {
-      set.push_back({e.target, e.thread});
+    if (is_acquire_op(e.op)) {
+      set.push_back({e.target, e.thread, e.op == Op::ReadAcquire});
       std::sort(set.begin(), set.end());
     }
     return set;

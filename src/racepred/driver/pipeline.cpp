@@ -282,7 +282,8 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
   for (const EngineInfo* info : infos) {
     result.runs.push_back(EngineRun{info, RaceSink(options.max_races, options.max_races), 0, {}});
     EngineRun& run = result.runs.back();
-    EngineContext context{result.symbols, run.sink, options.max_states, options.max_memory};
+    EngineContext context{result.symbols, run.sink, options.max_states, options.max_memory,
+                          options.bounds};
     const auto start = Clock::now();
     engines.push_back({info->make(context), &run});
     run.seconds += std::chrono::duration<double>(Clock::now() - start).count();

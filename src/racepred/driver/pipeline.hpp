@@ -42,6 +42,7 @@ struct PipelineOptions {
   size_t batch_size = 1 << 16;  // events per batch
   uint64_t max_states = 0;      // offline engines' budget (EngineContext; 0: their default)
   uint64_t max_memory = 0;
+  EngineBounds bounds;   // bounded engines' bounds (EngineContext; 0: their default)
   bool threaded = true;  // read and validate in a second thread
   // Threaded with several engines: threads that run the engines over each batch (engines are
   // spread over them round robin); 0 = one per core.

@@ -37,6 +37,13 @@ namespace racepred {
 // not touch it. Ids are dense from 0 and an engine meets each id first in an event, so
 // per-thread, per-variable and per-lock state is grown on demand. finish() and the Annotator
 // may read symbols.
+// Bounds of the bounded engines that users may set (--pwr-history, --pwr-edges); 0 keeps the
+// engine's default. The *-unbounded engines ignore them.
+struct EngineBounds {
+  uint32_t pwr_history = 0;  // critical sections kept per lock: pwr, pwr-cs, pwr-e, pwr-edges (5)
+  uint32_t pwr_edges = 0;    // edge constraints kept per variable: pwr-edges (25)
+};
+
 struct EngineContext {
   const Symbols& symbols;
   RaceSink& sink;
@@ -44,6 +51,7 @@ struct EngineContext {
   // states, and bytes of the search's tables and stored states.
   uint64_t max_states = 0;
   uint64_t max_memory = 0;
+  EngineBounds bounds = {};
 };
 
 // One cell of `racepred annotate` output: a named column and its value for one event.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <unordered_map>
 
 namespace racepred::exact {
@@ -208,21 +209,34 @@ struct AccessGroup {
   }
 };
 
+// Keys for LockSetIds: with the plain intersection only the locks matter, so sets that differ in
+// threads alone (LH_S of different threads) share one key, which keeps the cache small.
+LockSetKeys keys_of(const LockSetIds& sets, Intersection intersection) {
+  auto key_sets = std::make_shared<std::vector<LockSet>>();
+  std::map<LockSet, uint32_t> index;
+  std::vector<uint32_t> key_of;  // per lock set id
+  key_of.reserve(sets.sets.size());
+  for (const LockSet& set : sets.sets) {
+    const LockSet key = intersection == Intersection::Plain ? plain_key(set) : set;
+    auto [it, inserted] = index.try_emplace(key, static_cast<uint32_t>(key_sets->size()));
+    if (inserted) key_sets->push_back(key);
+    key_of.push_back(it->second);
+  }
+  LockSetKeys keys;
+  keys.of_event.reserve(sets.of_event.size());
+  for (uint32_t id : sets.of_event) keys.of_event.push_back(key_of[id]);
+  keys.count = static_cast<uint32_t>(key_sets->size());
+  keys.disjoint = [key_sets, intersection](uint32_t a, uint32_t b) {
+    return intersection == Intersection::Plain ? disjoint((*key_sets)[a], (*key_sets)[b])
+                                               : disjoint_indexed((*key_sets)[a], (*key_sets)[b]);
+  };
+  return keys;
+}
+
 class Predictor {
  public:
-  Predictor(const ExactTrace& trace, const LockSetIds& sets, Intersection intersection)
-      : trace_(trace), sets_(sets), intersection_(intersection) {
-    // With the plain intersection only the locks matter: sets that differ in threads alone
-    // (LH_S of different threads) share one key, which keeps the cache small.
-    std::map<LockSet, uint32_t> keys;
-    key_of_.reserve(sets.sets.size());
-    for (const LockSet& set : sets.sets) {
-      const LockSet key = intersection == Intersection::Plain ? plain_key(set) : set;
-      auto [it, inserted] = keys.try_emplace(key, static_cast<uint32_t>(key_sets_.size()));
-      if (inserted) key_sets_.push_back(key);
-      key_of_.push_back(it->second);
-    }
-    const size_t n = key_sets_.size();
+  Predictor(const ExactTrace& trace, const LockSetKeys& keys) : trace_(trace), keys_(keys) {
+    const size_t n = keys.count;
     if (n <= kDenseLimit) dense_.assign(n * n, -1);
   }
 
@@ -236,7 +250,7 @@ class Predictor {
     for (uint32_t f = 0; f < trace_.size(); ++f) {
       const Event& e = trace_.event(f);
       if (!e.is_access()) continue;
-      const uint32_t key = key_of_[sets_.of_event[f]];
+      const uint32_t key = keys_.of_event[f];
       const bool write = e.op == Op::Write;
       auto& mine = groups[e.target];
       auto pairs_with = [&](const AccessGroup& g) {
@@ -281,7 +295,7 @@ class Predictor {
 
   bool disjoint_keys(uint32_t a, uint32_t b) {
     if (!dense_.empty()) {
-      int8_t& known = dense_[size_t{a} * key_sets_.size() + b];
+      int8_t& known = dense_[size_t{a} * keys_.count + b];
       if (known < 0) known = compute(a, b);
       return known != 0;
     }
@@ -291,17 +305,11 @@ class Predictor {
     return it->second;
   }
 
-  bool compute(uint32_t a, uint32_t b) const {
-    return intersection_ == Intersection::Plain ? disjoint(key_sets_[a], key_sets_[b])
-                                                : disjoint_indexed(key_sets_[a], key_sets_[b]);
-  }
+  bool compute(uint32_t a, uint32_t b) const { return keys_.disjoint(a, b); }
 
   const ExactTrace& trace_;
-  const LockSetIds& sets_;
-  Intersection intersection_;
-  std::vector<uint32_t> key_of_;   // per lock set id: its cache key
-  std::vector<LockSet> key_sets_;  // per cache key
-  std::vector<int8_t> dense_;      // -1 unknown, 0 intersecting, 1 disjoint
+  const LockSetKeys& keys_;
+  std::vector<int8_t> dense_;  // -1 unknown, 0 intersecting, 1 disjoint
   std::unordered_map<uint64_t, bool> sparse_;
 };
 
@@ -309,7 +317,11 @@ class Predictor {
 
 void predict_races(const ExactTrace& trace, const LockSetIds& sets, Intersection intersection,
                    RaceSink& sink) {
-  Predictor predictor(trace, sets, intersection);
+  predict_races(trace, keys_of(sets, intersection), sink);
+}
+
+void predict_races(const ExactTrace& trace, const LockSetKeys& keys, RaceSink& sink) {
+  Predictor predictor(trace, keys);
   predictor.run(
       [&](uint32_t first, uint32_t second) {
         sink.report(Race{Access::of(trace.id(first), trace.event(first)),
@@ -327,8 +339,8 @@ std::vector<std::pair<uint32_t, uint32_t>> predicted_pairs(const ExactTrace& tra
                                                            const std::vector<LockSet>& sets,
                                                            Intersection intersection) {
   std::vector<std::pair<uint32_t, uint32_t>> pairs;
-  const LockSetIds ids = intern_lock_sets(sets);
-  Predictor predictor(trace, ids, intersection);
+  const LockSetKeys keys = keys_of(intern_lock_sets(sets), intersection);
+  Predictor predictor(trace, keys);
   predictor.run([&](uint32_t first, uint32_t second) { pairs.emplace_back(first, second); },
                 [](uint32_t, uint64_t, bool) {}, [] { return true; });
   std::sort(pairs.begin(), pairs.end());

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -86,12 +87,22 @@ LockSetIds intern_lock_sets(const std::vector<LockSet>& per_event);
 // LH_S interned directly (no per-event vectors; for large traces).
 LockSetIds standard_lock_set_ids(const ExactTrace& trace);
 
+// Lock sets as opaque keys, for callers that intern them elsewhere (ls-standard uses the clock
+// kit's lock-set table, whose memory stays linear in the nesting depth): each event's key
+// (equal keys: equal lock sets; keys below `count`) and whether two keys' sets are disjoint.
+struct LockSetKeys {
+  std::vector<uint32_t> of_event;
+  uint32_t count = 0;
+  std::function<bool(uint32_t, uint32_t)> disjoint;
+};
+
 // Reports every conflicting pair whose lock sets do not intersect into `sink`, in detection
 // order; once the sink stops accepting, further pairs are counted in bulk (accesses of one
 // variable with the same thread, lock set and kind form a class; compatible classes pair up
 // completely).
 void predict_races(const ExactTrace& trace, const LockSetIds& sets, Intersection intersection,
                    RaceSink& sink);
+void predict_races(const ExactTrace& trace, const LockSetKeys& keys, RaceSink& sink);
 // The same as index pairs (i < j), sorted: for tests.
 std::vector<std::pair<uint32_t, uint32_t>> predicted_pairs(const ExactTrace& trace,
                                                            const std::vector<LockSet>& sets,

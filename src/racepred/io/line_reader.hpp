@@ -36,7 +36,34 @@ struct LineResult {
     r.kind = Kind::Ignored;
     return r;
   }
+  // An operation line: Skipped (counted by `name`) for one racepred skips, else an Event of
+  // `op` by `thread` (the caller sets target and location).
+  static LineResult operation(bool skipped, std::string_view name, Op op, std::string_view thread) {
+    LineResult r;
+    if (skipped) {
+      r.kind = Kind::Skipped;
+      r.skipped = name;
+      return r;
+    }
+    r.kind = Kind::Event;
+    r.op = op;
+    r.thread = thread;
+    return r;
+  }
 };
+
+// Calls f(field, offset) for each `sep`-separated field of `line` (0-based offset of the field;
+// a line without `sep` is one field) until f returns false.
+template <typename F>
+void split_fields(std::string_view line, char sep, F f) {
+  size_t pos = 0;
+  for (;;) {
+    const size_t at = line.find(sep, pos);
+    const size_t end = at == std::string_view::npos ? line.size() : at;
+    if (!f(line.substr(pos, end - pos), pos) || at == std::string_view::npos) return;
+    pos = at + 1;
+  }
+}
 
 // Blank (empty, spaces and tabs only) or a '#' comment.
 inline bool blank_or_comment(std::string_view line) {
@@ -142,6 +169,8 @@ class LineReader {
 
 // "T12": a name made of a prefix and a number, written into `buf`.
 std::string_view numbered_name(char prefix, uint64_t n, char (&buf)[24]);
+// The line number written into `buf`: the location of an event in a format without locations.
+std::string_view line_number_name(uint64_t line_number, char (&buf)[24]);
 // The number of a name made by numbered_name ("T12" -> 12; no sign, no leading zeros);
 // nullopt for anything else.
 std::optional<uint64_t> number_of_name(std::string_view name, char prefix);

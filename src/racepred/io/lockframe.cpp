@@ -33,17 +33,18 @@ LineResult LockFrameLineParser::parse(std::string_view line, uint64_t line_numbe
   if (blank_or_comment(line)) return LineResult::ignored();
   std::string_view field[4];
   size_t start[4] = {};
-  size_t n = 0, pos = 0;
-  for (;;) {
-    const size_t comma = line.find(',', pos);
-    if (n == 4)
-      return LineResult::error(pos, "too many fields (expected TID,OP,ID or TID,OP,ID,LOCATION)");
-    start[n] = pos;
-    field[n++] =
-        line.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
-    if (comma == std::string_view::npos) break;
-    pos = comma + 1;
-  }
+  size_t n = 0, fifth = 0;
+  split_fields(line, ',', [&](std::string_view f, size_t at) {
+    if (n == 4) {
+      fifth = at;
+      return false;
+    }
+    start[n] = at;
+    field[n++] = f;
+    return true;
+  });
+  if (fifth)
+    return LineResult::error(fifth, "too many fields (expected TID,OP,ID or TID,OP,ID,LOCATION)");
   if (n < 3)
     return LineResult::error(
         line.size() + 1, "missing field: expected " + std::to_string(3 - n) + " more (TID,OP,ID)");
@@ -61,26 +62,14 @@ LineResult LockFrameLineParser::parse(std::string_view line, uint64_t line_numbe
   message = parse_unsigned(field[2], start[2], "id", kMaxId, id, column);
   if (!message.empty()) return LineResult::error(column, message);
   if (n == 4 && field[3].empty()) return LineResult::error(start[3] + 1, "empty location");
-  LineResult r;
-  if (found->skipped) {
-    r.kind = LineResult::Kind::Skipped;
-    r.skipped = found->name;
-    return r;
-  }
-  r.kind = LineResult::Kind::Event;
-  r.op = found->op;
-  r.thread = numbered_name('T', tid, thread_);
+  LineResult r = LineResult::operation(found->skipped, found->name, found->op,
+                                       numbered_name('T', tid, thread_));
+  if (r.kind != LineResult::Kind::Event) return r;
   const char prefix = r.op == Op::Read || r.op == Op::Write        ? 'V'
                       : r.op == Op::Acquire || r.op == Op::Release ? 'L'
                                                                    : 'T';
   r.target = numbered_name(prefix, id, target_);
-  if (n == 4) {
-    r.location = field[3];
-  } else {
-    const auto [end, ec] = std::to_chars(location_, location_ + sizeof location_, line_number);
-    (void)ec;
-    r.location = std::string_view(location_, static_cast<size_t>(end - location_));
-  }
+  r.location = n == 4 ? field[3] : line_number_name(line_number, location_);
   return r;
 }
 

@@ -33,24 +33,24 @@ LineResult RapidCsvLineParser::parse(std::string_view line, uint64_t line_number
   // The cells, and the one that is not empty.
   size_t columns = 0, cell_column = 0, cell_at = 0;
   std::string_view cell;
-  size_t pos = 0;
-  for (;;) {
-    const size_t comma = line.find(',', pos);
-    const size_t end = comma == std::string_view::npos ? line.size() : comma;
-    if (end > pos) {
-      if (!cell.empty())
-        return LineResult::error(pos + 1, "a second event on the line (column " +
-                                              std::to_string(columns) + " after column " +
-                                              std::to_string(cell_column) +
-                                              "): one non-empty column per line");
-      cell = line.substr(pos, end - pos);
+  size_t second = 0;  // 1-based column of a second non-empty cell
+  split_fields(line, ',', [&](std::string_view f, size_t at) {
+    if (!f.empty()) {
+      if (!cell.empty()) {
+        second = at + 1;
+        return false;
+      }
+      cell = f;
       cell_column = columns;
-      cell_at = pos;
+      cell_at = at;
     }
     ++columns;
-    if (comma == std::string_view::npos) break;
-    pos = comma + 1;
-  }
+    return true;
+  });
+  if (second)
+    return LineResult::error(
+        second, "a second event on the line (column " + std::to_string(columns) + " after column " +
+                    std::to_string(cell_column) + "): one non-empty column per line");
   if (cell.empty()) return LineResult::error(1, "no event: every column is empty");
   if (columns_ == 0) columns_ = columns;
   if (columns != columns_)
@@ -80,19 +80,10 @@ LineResult RapidCsvLineParser::parse(std::string_view line, uint64_t line_number
   for (size_t i = 0; i < arg.size(); ++i)
     if (is_space(arg[i]))
       return LineResult::error(cell_at + paren + 2 + i, "whitespace in argument");
-  LineResult r;
-  if (found->skipped) {
-    r.kind = LineResult::Kind::Skipped;
-    r.skipped = found->name;
-    return r;
-  }
-  r.kind = LineResult::Kind::Event;
-  r.op = found->op;
-  r.thread = numbered_name('T', cell_column, thread_);
+  LineResult r = LineResult::operation(found->skipped, found->name, found->op,
+                                       numbered_name('T', cell_column, thread_));
   r.target = arg;
-  const auto [end, ec] = std::to_chars(location_, location_ + sizeof location_, line_number);
-  (void)ec;
-  r.location = std::string_view(location_, static_cast<size_t>(end - location_));
+  r.location = line_number_name(line_number, location_);
   return r;
 }
 

@@ -135,6 +135,12 @@ std::string_view numbered_name(char prefix, uint64_t n, char (&buf)[24]) {
   return {buf, static_cast<size_t>(end - buf)};
 }
 
+std::string_view line_number_name(uint64_t line_number, char (&buf)[24]) {
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, line_number);
+  (void)ec;
+  return {buf, static_cast<size_t>(end - buf)};
+}
+
 std::optional<uint64_t> number_of_name(std::string_view name, char prefix) {
   if (name.size() < 2 || name.size() > 21 || name[0] != prefix) return std::nullopt;
   const std::string_view digits = name.substr(1);

@@ -15,6 +15,7 @@ constexpr size_t kBlockSize = 64 * 1024;
 SymbolTable::SymbolTable() : slots_(64), mask_(63) {}
 
 SymbolTable::SymbolTable(const SymbolTable& other) : SymbolTable() {
+  max_names_ = other.max_names_;
   for (uint32_t id = 0; id < other.size(); ++id) intern(other.name(id));
 }
 
@@ -38,6 +39,7 @@ SymbolTable& SymbolTable::operator=(SymbolTable&& other) noexcept {
   mask_ = other.mask_;
   last_ = other.last_;
   last_id_ = other.last_id_;
+  max_names_ = other.max_names_;
   // Leave `other` empty and usable.
   other.names_.clear();
   other.hashes_.clear();
@@ -92,8 +94,8 @@ uint32_t SymbolTable::probe(const Key& key, uint64_t h, const char* data) {
 }
 
 uint32_t SymbolTable::insert(uint64_t slot, const Key& key, uint64_t h, const char* data) {
-  if (names_.size() >= kMaxNames)
-    throw NameLimitError("more than " + std::to_string(kMaxNames) +
+  if (names_.size() >= max_names_)
+    throw NameLimitError("more than " + std::to_string(max_names_) +
                          " distinct names of one kind (threads, variables, locks or locations)");
   const auto id = static_cast<uint32_t>(names_.size());
   names_.push_back(Name{store(data, key.size), static_cast<uint32_t>(key.size)});

@@ -32,6 +32,8 @@ class SymbolTable {
   std::string_view name(uint32_t id) const { return {names_[id].data, names_[id].size}; }
   uint32_t size() const { return static_cast<uint32_t>(names_.size()); }
   bool empty() const { return names_.empty(); }
+  // A lower limit than kMaxNames (tests reach the limit with a few names).
+  void set_max_names(uint32_t max_names) { max_names_ = max_names; }
 
  private:
   // A name's first 16 bytes as two zero-padded little-endian words, and its length: short
@@ -130,6 +132,7 @@ class SymbolTable {
   uint64_t mask_ = 0;
   Key last_{0, 0, UINT64_MAX};  // matches no name until the first lookup
   uint32_t last_id_ = kEmpty;
+  uint32_t max_names_ = kMaxNames;
 };
 
 // The four name spaces of a trace (DESIGN.md: variables, locks and threads are separate).

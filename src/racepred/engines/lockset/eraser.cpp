@@ -88,7 +88,7 @@ class Eraser final : public DispatchEngine<Eraser>, public Annotator {
       }
       if (v.state == State::Shared || v.state == State::SharedModified) {
         candidates.push_back('{');
-        for (LockId l : table_.locks(v.candidates)) {
+        for (LockId l : table_.sorted_locks(v.candidates)) {
           if (candidates.size() > 1) candidates.push_back(',');
           candidates.append(symbols_.locks.name(l));
         }

@@ -76,38 +76,45 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
  private:
   using Ids = std::vector<std::pair<EventId, LocationId>>;
 
-  // Per variable x: the threads that accessed it (slots) and the distinct lock sets its accesses
-  // held (entries), in one block: `cap` entry cells, then per slot `cap` two-word cells. Entry
-  // cell k holds entry k's lock set, C(k) (the accesses whose lock set is exactly entry k's:
-  // reads, writes) and a bitmap of the entries whose lock sets are disjoint from it; cell k of
-  // slot s's row holds C(s, k), those of the thread in slot s. An access of thread s with lock
-  // set L races with C(j) − C(s, j) of the entries j whose lock sets are disjoint from L
-  // (conflicting ops only: writes for a read, reads and writes for a write); then it adds itself
-  // to C(k) and C(s, k) of its own entry. So an access visits the disjoint entries' cells in two
-  // contiguous rows: a handful in real traces, where a variable is accessed under few distinct
-  // lock sets. Past kMaxBitmapCap entries the bitmaps go and an access sweeps all entries.
-  struct alignas(64) Variable {  // one cache line
+  // Per variable x, in one block of 64-bit words: the distinct lock sets its accesses held
+  // (entries, five words each) and, after them, the (thread, entry) pairs that occurred
+  // (records, three words each). Entry k: its mask, its set | exact << 32, a bitmap of the
+  // entries whose lock sets are disjoint from it (while the variable has at most 64 entries),
+  // and C(k), the accesses whose lock set is exactly entry k's (reads, writes). A record holds
+  // C(t, k), those of thread t. An access of thread t with lock set L races with C(j) − C(t, j)
+  // over the entries j disjoint from L (conflicting ops only: writes for a read, reads and
+  // writes for a write), then adds itself to C(k) and C(t, k) of its own entry k. Only pairs
+  // that occur take room (a variable of one thread and one lock set: eight words), where a dense
+  // threads × lock sets table took several hundred bytes per variable of a trace with many
+  // variables. Past 64 entries the bitmaps go and an access tests every entry.
+  struct Variable {
     std::vector<uint64_t> block;
-    std::vector<ThreadId> threads;  // slot → thread
     uint32_t entries = 0;
-    uint32_t cap = 0;        // cells per row
-    uint32_t last_slot = 0;  // caches for the lookups
-    uint32_t last_entry = 0;
+    uint32_t records = 0;
+    uint32_t last_record = 0;  // cache for the lookup
 
-    // Entry cell: mask, set | exact << 32, C.reads, C.writes, then bitmap_words() words.
-    size_t bitmap_words() const { return cap > kMaxBitmapCap ? 0 : (cap + 63) / 64; }
-    size_t cell_words() const { return 4 + bitmap_words(); }
-    uint64_t* entry(size_t k) { return block.data() + k * cell_words(); }
-    uint64_t* slot_row(size_t s) { return block.data() + cap * cell_words() + 2 * s * cap; }
+    uint64_t* entry(size_t k) { return block.data() + kEntryWords * k; }
+    const uint64_t* entry(size_t k) const { return block.data() + kEntryWords * k; }
+    uint64_t* record(size_t r) { return block.data() + kEntryWords * entries + kRecordWords * r; }
+    const uint64_t* record(size_t r) const {
+      return block.data() + kEntryWords * entries + kRecordWords * r;
+    }
+    bool bitmaps() const { return entries <= 64; }
+    // Room for `words` more words: about a quarter of slack, not the doubling of push_back.
+    void reserve_more(size_t words) {
+      const size_t need = block.size() + words;
+      if (need > block.capacity()) block.reserve(need + need / 4);
+    }
   };
-  static constexpr uint32_t kMaxBitmapCap = 1024;
+  static constexpr size_t kEntryWords = 5;   // mask, set | exact << 32, bitmap, reads, writes
+  static constexpr size_t kRecordWords = 3;  // thread | entry << 32, reads, writes
+  static ThreadId record_thread(const uint64_t* r) { return static_cast<ThreadId>(r[0]); }
+  static uint32_t record_entry(const uint64_t* r) { return static_cast<uint32_t>(r[0] >> 32); }
   static uint64_t conflicting(const uint64_t* counts, bool write) {
     return counts[1] + (write ? counts[0] : 0);  // counts = {reads, writes}
   }
-  // While listing, per variable: the first event ids per (slot, entry, op).
-  Ids& ids_of(VariableId x, uint32_t s, uint32_t k, bool write) {
-    return ids_[x][(size_t{s} * variables_[x].cap + k) * 2 + write];
-  }
+  // While listing, per variable: the first event ids per (record, op).
+  Ids& ids_of(VariableId x, uint32_t r, bool write) { return ids_[x][size_t{r} * 2 + write]; }
 
   NodeId& ls(ThreadId t) { return ls_[t]; }
   bool retired(ThreadId t) const {
@@ -132,80 +139,59 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
     return read_locks_ ? disjoint_rw(table_, static_cast<SetId>(cell[1]), q.set)
                        : table_.disjoint(static_cast<SetId>(cell[1]), q.set);
   }
-
-  uint32_t slot_of(VariableId xid, Variable& x, ThreadId t) {
-    if (x.last_slot < x.threads.size() && x.threads[x.last_slot] == t) return x.last_slot;
-    uint32_t s = 0;
-    uint32_t dead = UINT32_MAX;  // a slot of a joined thread
-    for (; s < x.threads.size() && x.threads[s] != t; ++s)
-      if (dead == UINT32_MAX && retired(x.threads[s])) dead = s;
-    if (s == x.threads.size() && dead != UINT32_MAX && !listing_) {
-      // Not while listing: the slot's event ids name the joined thread's accesses.
-      x.threads[dead] = t;
-      std::fill_n(x.slot_row(dead), 2 * size_t{x.cap}, uint64_t{0});
-      return x.last_slot = dead;
-    }
-    if (s == x.threads.size()) {  // a new thread: a row of zeros
-      x.threads.push_back(t);
-      x.block.resize(x.block.size() + 2 * size_t{x.cap}, 0);
-      if (listing_) ids_[xid].resize(ids_[xid].size() + 2 * size_t{x.cap});
-    }
-    return x.last_slot = s;
+  // Entry j's lock set disjoint from entry k's (the query's).
+  bool disjoint(const Variable& x, uint32_t k, uint32_t j, const Query& q) const {
+    if (x.bitmaps()) return (x.entry(k)[2] >> j) & 1;
+    return disjoint(x.entry(j), q);
   }
 
-  uint32_t entry_of(VariableId xid, Variable& x, SetId set) {
-    if (x.last_entry < x.entries && static_cast<SetId>(x.entry(x.last_entry)[1]) == set)
-      return x.last_entry;
+  uint32_t entry_of(Variable& x, const Query& q) {
     uint32_t k = 0;
-    while (k < x.entries && static_cast<SetId>(x.entry(k)[1]) != set) ++k;
-    if (k == x.entries) {  // a new lock set: a new cell in every row
-      if (k == x.cap) grow(xid, x);
-      uint64_t* cell = x.entry(k);
-      cell[0] = table_.mask(set);
-      cell[1] = uint64_t{set} | uint64_t{table_.exact(set)} << 32;
-      if (x.bitmap_words() > 0) {
-        const Query q{set, cell[0], table_.exact(set)};
-        for (uint32_t j = 0; j < k; ++j) {
-          uint64_t* other = x.entry(j);
-          if (!disjoint(other, q)) continue;
-          other[4 + k / 64] |= uint64_t{1} << (k % 64);
-          cell[4 + j / 64] |= uint64_t{1} << (j % 64);
-        }
-        // Accesses of one lock set race among themselves when it is empty or holds read
-        // locks only (two readers of a lock do not exclude each other).
-        if (set == LockSetTable::kEmptySet || (read_locks_ && disjoint_rw(table_, set, set)))
-          cell[4 + k / 64] |= uint64_t{1} << (k % 64);
+    while (k < x.entries && static_cast<SetId>(x.entry(k)[1]) != q.set) ++k;
+    if (k < x.entries) return k;
+    // A new lock set: five words before the records.
+    x.reserve_more(kEntryWords);
+    x.block.insert(x.block.begin() + static_cast<std::ptrdiff_t>(kEntryWords * k), kEntryWords, 0);
+    ++x.entries;
+    uint64_t* cell = x.entry(k);
+    cell[0] = q.mask;
+    cell[1] = uint64_t{q.set} | uint64_t{q.exact} << 32;
+    if (x.bitmaps()) {
+      for (uint32_t j = 0; j < k; ++j) {
+        uint64_t* other = x.entry(j);
+        if (!disjoint(other, q)) continue;
+        other[2] |= uint64_t{1} << k;
+        cell[2] |= uint64_t{1} << j;
       }
-      ++x.entries;
+      // Accesses of one lock set race among themselves when it is empty or holds read locks
+      // only (two readers of a lock do not exclude each other).
+      if (q.set == LockSetTable::kEmptySet || (read_locks_ && disjoint_rw(table_, q.set, q.set)))
+        cell[2] |= uint64_t{1} << k;
     }
-    return x.last_entry = k;
+    return k;
   }
 
-  // Doubles the cells per row; recomputes the bitmaps when their width changes.
-  void grow(VariableId xid, Variable& x) {
-    const uint32_t old_cap = x.cap;
-    const size_t old_words = x.cell_words();
-    const size_t old_bitmap = x.bitmap_words();
-    const size_t slots = x.threads.size();
-    std::vector<uint64_t> old;
-    old.swap(x.block);
-    x.cap = std::max<uint32_t>(4, 2 * old_cap);
-    x.block.assign(x.cap * x.cell_words() + 2 * slots * x.cap, 0);
-    const size_t bitmap = std::min(old_bitmap, x.bitmap_words());
-    for (uint32_t k = 0; k < x.entries; ++k)
-      std::copy_n(old.begin() + static_cast<std::ptrdiff_t>(k * old_words), 4 + bitmap, x.entry(k));
-    for (size_t s = 0; s < slots; ++s)
-      std::copy_n(old.begin() + static_cast<std::ptrdiff_t>(old_cap * old_words + 2 * s * old_cap),
-                  2 * old_cap, x.slot_row(s));
-    if (listing_) {
-      std::vector<Ids>& before = ids_[xid];
-      std::vector<Ids> ids(slots * x.cap * 2);
-      for (size_t s = 0; s < slots; ++s)
-        for (uint32_t k = 0; k < old_cap; ++k)
-          for (size_t w = 0; w < 2; ++w)
-            ids[(s * x.cap + k) * 2 + w] = std::move(before[(s * old_cap + k) * 2 + w]);
-      before.swap(ids);
+  // The record of (t, k); a new one (a joined thread's reused when not listing) if none.
+  uint32_t record_of(VariableId xid, Variable& x, ThreadId t, uint32_t k) {
+    const uint64_t key = uint64_t{t} | uint64_t{k} << 32;
+    if (x.last_record < x.records && x.record(x.last_record)[0] == key) return x.last_record;
+    for (uint32_t r = 0; r < x.records; ++r)
+      if (x.record(r)[0] == key) return x.last_record = r;
+    uint32_t dead = UINT32_MAX;
+    for (uint32_t r = 0; r < x.records && dead == UINT32_MAX && !listing_; ++r)
+      if (retired(record_thread(x.record(r)))) dead = r;
+    if (dead != UINT32_MAX) {
+      // The joined thread makes no more accesses: its C(t, j) only served to leave out its own
+      // accesses (C(j) keeps them).
+      uint64_t* rec = x.record(dead);
+      rec[0] = key;
+      rec[1] = rec[2] = 0;
+      return x.last_record = dead;
     }
+    x.reserve_more(kRecordWords);
+    x.block.insert(x.block.end(), {key, 0, 0});
+    if (listing_) ids_[xid].resize(ids_[xid].size() + 2);
+    return x.last_record = x.records++;
   }
 
   void access(EventId id, const Event& e) {
@@ -217,39 +203,38 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
     Variable& x = variables_[xid];
     const bool write = e.op == Op::Write;
     const SetId set = table_.set_of(ls(e.thread));  // LS(e)
-    const uint32_t k = entry_of(xid, x, set);
-    const uint32_t s = slot_of(xid, x, e.thread);
     const Query q{set, table_.mask(set), table_.exact(set)};
+    const uint32_t k = entry_of(x, q);
+    const uint32_t r = record_of(xid, x, e.thread, k);
 
-    // Earlier accesses of other threads with a conflicting op and a disjoint lock set.
+    // Earlier accesses with a conflicting op and a disjoint lock set, then those of this thread.
     uint64_t races = 0;
-    const uint64_t* mine = x.slot_row(s);
-    const size_t words = x.bitmap_words();
-    if (words > 0) {  // the entries disjoint from LS(e), from its bitmap
-      const uint64_t* bitmap = x.entry(k) + 4;
-      for (size_t w = 0; w < words; ++w)
-        for (uint64_t bits = bitmap[w]; bits != 0; bits &= bits - 1) {
-          const size_t j = 64 * w + static_cast<size_t>(std::countr_zero(bits));
-          races += conflicting(x.entry(j) + 2, write) - conflicting(mine + 2 * j, write);
-        }
+    if (x.bitmaps()) {
+      for (uint64_t bits = x.entry(k)[2]; bits != 0; bits &= bits - 1)
+        races += conflicting(x.entry(static_cast<size_t>(std::countr_zero(bits))) + 3, write);
     } else {
       for (uint32_t j = 0; j < x.entries; ++j)
-        if (disjoint(x.entry(j), q))
-          races += conflicting(x.entry(j) + 2, write) - conflicting(mine + 2 * j, write);
+        if (disjoint(x.entry(j), q)) races += conflicting(x.entry(j) + 3, write);
     }
+    if (races > 0)
+      for (uint32_t o = 0; o < x.records; ++o) {
+        const uint64_t* rec = x.record(o);
+        if (record_thread(rec) == e.thread && disjoint(x, k, record_entry(rec), q))
+          races -= conflicting(rec + 1, write);
+      }
     if (races > 0) {
       if (listing_) {
-        list_races(xid, id, e, s, q, races);
+        list_races(xid, id, e, r, k, q, races);
         if (!sink_.accepting()) stop_listing();
       } else {
         sink_.add_uncounted_races(races);
         sink_.mark_racy(Access::of(id, e));
       }
     }
-    ++x.entry(k)[2 + write];
-    ++x.slot_row(s)[2 * k + write];
+    ++x.entry(k)[3 + write];
+    ++x.record(r)[1 + write];
     if (listing_) {
-      Ids& ids = ids_of(xid, s, k, write);
+      Ids& ids = ids_of(xid, r, write);
       if (ids.size() < cap_) ids.emplace_back(id, e.location);
     }
   }
@@ -257,19 +242,18 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   // Reports the races of `e` with the smallest first events that the sink still keeps (a k-way
   // merge over the id lists of the other threads' conflicting (lock set, op) groups) and counts
   // the rest.
-  void list_races(VariableId xid, EventId id, const Event& e, uint32_t s, const Query& q,
-                  uint64_t races) {
+  void list_races(VariableId xid, EventId id, const Event& e, uint32_t own, uint32_t k,
+                  const Query& q, uint64_t races) {
     const bool write = e.op == Op::Write;
     Variable& x = variables_[xid];
     heap_.clear();
-    for (uint32_t k = 0; k < x.entries; ++k) {
-      if (!disjoint(x.entry(k), q)) continue;
-      for (uint32_t other = 0; other < x.threads.size(); ++other) {
-        if (other == s) continue;
-        for (int w = write ? 0 : 1; w < 2; ++w) {
-          const Ids& ids = ids_of(xid, other, k, w);
-          if (!ids.empty()) heap_.push_back({ids[0].first, k, other, static_cast<bool>(w), 0});
-        }
+    for (uint32_t r = 0; r < x.records; ++r) {
+      const uint64_t* rec = x.record(r);
+      if (r == own || record_thread(rec) == e.thread || !disjoint(x, k, record_entry(rec), q))
+        continue;
+      for (int w = write ? 0 : 1; w < 2; ++w) {
+        const Ids& ids = ids_of(xid, r, w);
+        if (!ids.empty()) heap_.push_back({ids[0].first, r, static_cast<bool>(w), 0});
       }
     }
     auto later = [](const Cursor& a, const Cursor& b) { return a.id > b.id; };
@@ -280,8 +264,8 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
     while (listed < room && !heap_.empty()) {
       std::pop_heap(heap_.begin(), heap_.end(), later);
       Cursor& cur = heap_.back();
-      const Ids& ids = ids_of(xid, cur.slot, cur.entry, cur.write);
-      const Access first{cur.id, x.threads[cur.slot], ids[cur.pos].second,
+      const Ids& ids = ids_of(xid, cur.record, cur.write);
+      const Access first{cur.id, record_thread(x.record(cur.record)), ids[cur.pos].second,
                          cur.write ? Op::Write : Op::Read};
       sink_.report(Race{first, second, e.target});
       ++listed;
@@ -303,8 +287,7 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
 
   struct Cursor {
     EventId id;
-    uint32_t entry;
-    uint32_t slot;
+    uint32_t record;
     bool write;
     uint32_t pos;
   };

@@ -47,6 +47,7 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
   }
   // racq(t,y), rrel(t,y): y held in read mode (engines/lockset/read_locks.hpp)
   void read_acquire(EventId, const Event& e) {
+    read_locks_ = true;
     node(e.thread) = locksets_.acquire(node(e.thread), read_hold(e.target));
   }
   void read_release(EventId, const Event& e) {
@@ -107,7 +108,8 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
 
   void check(const std::vector<Entry>& set, SetId ls, EventId id, const Event& e) {
     for (const Entry& a : set) {
-      if (!disjoint_rw(locksets_, a.locks, ls)) continue;
+      if (read_locks_ ? !disjoint_rw(locksets_, a.locks, ls) : !locksets_.disjoint(a.locks, ls))
+        continue;
       if (!enumerate_) {  // the sink keeps no more races: count them
         ++uncounted_;
         continue;
@@ -138,7 +140,7 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
 
   std::string locks_text(SetId set) const {
     std::string s = "{";
-    for (LockId y : locksets_.locks(set)) {
+    for (LockId y : locksets_.sorted_locks(set)) {
       if (s.size() > 1) s += ',';
       if (y & kReadHold) s += "r:";
       s += symbols_.locks.name(y & ~kReadHold);
@@ -171,6 +173,7 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
   RaceSink& sink_;
   ThreadClocks clocks_{/*lock_order=*/false};
   LockSetTable locksets_;
+  bool read_locks_ = false;  // a read lock was seen: sets may hold read-hold tokens
   IdTable<LockSetTable::NodeId> nodes_{LockSetTable::kRoot};  // each thread's current lock set
   IdTable<Variable> variables_;
   bool enumerate_ = true;  // the current access reports its pairs one by one

@@ -91,12 +91,7 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
   void columns(const Event& e, Annotation& row) override {
     row.push_back({"D_t", show(d_[e.thread], this->width(e))});
     if constexpr (Config.lockset) {
-      std::string s = "{";
-      for (LockId l : open_.locks(e.thread)) {
-        if (s.size() > 1) s += ',';
-        s += std::string(this->symbols_.locks.name(l));
-      }
-      row.push_back({"LH_t", s + "}"});
+      row.push_back(open_.lock_set_column(e.thread, this->symbols_));
     } else {
       row.push_back({"W_x", e.is_access() ? hist_.show(e.target, true) : ""});
       row.push_back({"R_x", e.is_access() ? hist_.show(e.target, false) : ""});
@@ -202,8 +197,24 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
   FilteredHistory filtered_;
 };
 
-// The optimised version: the same rules on flat clock rows (thread clocks, rule-(a) clocks and
-// the release clocks of the CS lists each in one contiguous array), CS sets reused.
+// The optimised version (the engines): the same rules with
+//  - rule-(a) state per (l, x) as references to snapshots of D at releases (SnapshotPool) with
+//    an O(1) test before each join: a release r of u is already before the current event of t
+//    iff D(r)(u) <= D_t(u) (SmartTrack's epoch idea, ALGORITHMS.md §11). For dc, wdc and dc-tp
+//    the write-releases of (l, x) are ordered by rule (a) itself (each later CS on l writing x
+//    conflicts with the earlier ones), so the latest stands for all; a write-release also orders
+//    every earlier read-release of (l, x) before it, so the read-releases kept are those since the
+//    last write-release, the latest per thread. wdp (write -> read only) keeps the latest
+//    write-release per thread.
+//  - rule (b) (dc) in one pass with one cursor per (lock, releasing thread, acquiring thread):
+//    CS_{l,u} holds only u's CSs with a release or fork inside (D_u(u) at the release > at the
+//    acquire): for any other CS, a1 before the current event implies r1 before it (a1 and r1
+//    have the same local time, and only releases, forks and finished threads pass times on).
+//    For t's release and each u, the CSs of u whose r1 is already before it are skipped, and at
+//    most one (the one with a1 <= D_t(u) < its r1 time) is joined; joining it cannot make
+//    another thread's CS newly due (its release is already in D(r1) by rule (b) at r1), so no
+//    repetition. Time per release: O(T) plus the joins; each CS is joined at most once per
+//    thread.
 template <DcConfig Config>
 class DcFlat final : public PoEngine<DcFlat<Config>> {
   using Base = PoEngine<DcFlat<Config>>;
@@ -219,16 +230,9 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       case Op::ReadAcquire:
       case Op::ReadRelease:
         read_locks_unsupported("dc/wdc/dc-tp/wdp", id, e);
-      case Op::Acquire: {
-        uint64_t entry = 0;
-        if constexpr (Config.rule_b) {
-          auto& list = list_of(e.target, t);
-          list.push_back(Sec{d(t)[t], kOpen});
-          entry = list.size() - 1;
-        }
-        open_.acquire(t, e.target, entry);
+      case Op::Acquire:
+        open_.acquire(t, e.target, d(t)[t]);  // entry: D_t(t) at the acquire
         break;
-      }
       case Op::Release:
         release(t, e.target);
         break;
@@ -238,12 +242,12 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
         break;
       case Op::Fork:
         if (e.target >= threads_) add_thread(e.target);
-        join_row(d(e.target), d(t), stride());  // D_u := D_u ⊔ D_t
+        join_clocks(d(e.target), d(t), stride());  // D_u := D_u ⊔ D_t
         ++d(t)[t];
         break;
       case Op::Join:
         if (e.target >= threads_) add_thread(e.target);
-        join_row(d(t), d(e.target), stride());  // D_t := D_t ⊔ D_u
+        join_clocks(d(t), d(e.target), stride());  // D_t := D_t ⊔ D_u
         break;
     }
   }
@@ -252,12 +256,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   void columns(const Event& e, Annotation& row) override {
     row.push_back({"D_t", show_row(d(e.thread), stride(), this->width(e))});
     if constexpr (Config.lockset) {
-      std::string s = "{";
-      for (LockId l : open_.locks(e.thread)) {
-        if (s.size() > 1) s += ',';
-        s += std::string(this->symbols_.locks.name(l));
-      }
-      row.push_back({"LH_t", s + "}"});
+      row.push_back(open_.lock_set_column(e.thread, this->symbols_));
     } else {
       row.push_back({"W_x", e.is_access() ? hist_.show(e.target, true) : ""});
       row.push_back({"R_x", e.is_access() ? hist_.show(e.target, false) : ""});
@@ -265,31 +264,55 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   }
 
  private:
-  static constexpr uint32_t kOpen = UINT32_MAX;
-  struct Sec {
-    Clock acq;     // D_u(u) at the acquire
-    uint32_t rel;  // row of D at the release in rels_, kOpen while open
+  // Rule-(a) state of (l, x), per kind ([0]: read-releases, [1]: write-releases): a clock row,
+  // the join of D at those releases, and who contributed: nobody, one thread (with D_u(u) at
+  // its latest such release: the O(1) test) or several. Stored per variable: the locks that
+  // guard it in one small array (scanned at every access), the rest in parallel arrays.
+  static constexpr ThreadId kSeveral = kNoThread - 1;
+  struct Contributors {
+    ThreadId thread = kNoThread;
+    Clock own = 0;
+  };
+  struct Entry {
+    Contributors kind[2];
+  };
+  struct VarSlots {
+    std::vector<LockId> locks;  // entry k is of lock locks[k]
+    std::vector<Entry> entries;
+    std::vector<Clock> clocks;  // entry k, kind j: row 2k + j
+    Clock* row(size_t k, int j, size_t stride) { return clocks.data() + (2 * k + j) * stride; }
+    const Clock* row(size_t k, int j, size_t stride) const {
+      return clocks.data() + (2 * k + j) * stride;
+    }
   };
 
   Clock* d(ThreadId t) { return d_.row(t); }
   const Clock* d(ThreadId t) const { return d_.row(t); }
   size_t stride() const { return d_.stride(); }
 
+  // D_t ⊔= the kind's row, unless its only contributor's release is already before the
+  // current event (a release r of u is iff D(r)(u) <= D_t(u)).
+  void join_kind(Clock* dt, const VarSlots& v, size_t k, int kind) const {
+    const Contributors& c = v.entries[k].kind[kind];
+    if (c.thread == kNoThread || (c.thread != kSeveral && c.own <= dt[c.thread])) return;
+    join_clocks(dt, v.row(k, kind, stride()), stride());
+  }
+
   void access(EventId id, const Event& e) {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
     Clock* dt = d(t);
-    const size_t n = stride();
     if constexpr (!Config.write_read) {
       if (x < ra_.size() && !ra_[x].locks.empty())
         for (const OpenSections::Cs& cs : open_.of(t)) {  // rule (a) into f
-          const Clock* r = ra_find(x, cs.lock);
-          if (r == nullptr) continue;
-          join_row(dt, r + n, n);
-          if (e.op == Op::Write) join_row(dt, r, n);
+          const size_t k = find_slot(x, cs.lock);
+          if (k == kNotFound) continue;
+          join_kind(dt, ra_[x], k, 1);
+          if (e.op == Op::Write) join_kind(dt, ra_[x], k, 0);
         }
     }
     if constexpr (Config.lockset) {
+      const size_t n = stride();
       filtered_.check_with(
           *this, id, e, [&](size_t u) { return u < n ? dt[u] : Clock{0}; }, open_.locks(t));
       filtered_.record(id, e, dt[t], open_.locks(t));
@@ -298,9 +321,10 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       hist_.record(id, e, dt[t]);
     }
     if constexpr (Config.write_read) {
-      if (e.op == Op::Read)
+      if (e.op == Op::Read && x < ra_.size())
         for (const OpenSections::Cs& cs : open_.of(t)) {  // rule (a) into the branch after f
-          if (const Clock* r = ra_find(x, cs.lock)) join_row(dt, r + n, n);
+          const size_t k = find_slot(x, cs.lock);
+          if (k != kNotFound) join_kind(dt, ra_[x], k, 1);
         }
     }
     open_.access(e);
@@ -311,60 +335,89 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     Clock* dt = d(t);
     const size_t n = stride();
     if constexpr (Config.rule_b) {
-      auto& cursors = cursors_of(l, t);
-      for (bool changed = true; changed;) {
-        changed = false;
-        for (ThreadId u = 0; u < threads_; ++u) {
-          if (u == t || l >= lists_.size() || u >= lists_[l].size()) continue;
-          const auto& list = lists_[l][u];
-          size_t i = cursors[u], last = SIZE_MAX;
-          while (i < list.size() && list[i].rel != kOpen && list[i].acq <= dt[u]) last = i++;
-          cursors[u] = i;
-          if (last != SIZE_MAX) {
-            join_row(dt, rels_.row(list[last].rel), n);
-            changed = true;
+      if (l < lists_.size()) {
+        auto& lanes = lists_[l];
+        auto& cursors = cursors_of(l, t);
+        const size_t us = std::min<size_t>(lanes.size(), threads_);
+        for (ThreadId u = 0; u < us; ++u) {
+          if (u == t) continue;
+          const std::vector<Sec>& lane = lanes[u];
+          size_t i = cursors[u];
+          while (i < lane.size() && lane[i].own <= dt[u]) ++i;  // r1 already before us
+          if (i < lane.size() && lane[i].acq <= dt[u]) {        // a1 before us, r1 not yet
+            join_clocks(dt, snaps_.row(lane[i].snap), n);
+            ++i;
           }
+          cursors[u] = i;
         }
       }
     }
+    const Clock own = dt[t];
     if constexpr (!Config.write_read) {
-      for (VariableId x : released_.reads) join_row(ra_row(l, x, 0), dt, n);
+      for (VariableId x : released_.reads) add(l, x, 0, t, own, dt);
+      // A write-release is after every earlier read- and write-release of (l, x) (rule (a) at
+      // the write inside): it alone stands for all of them.
+      for (VariableId x : released_.writes) {
+        const size_t k = slot(l, x);
+        VarSlots& v = ra_[x];
+        copy_clock(v.row(k, 1, n), dt, n);
+        v.entries[k].kind[1] = Contributors{t, own};
+        v.entries[k].kind[0] = Contributors{};
+      }
+    } else {
+      for (VariableId x : released_.writes) add(l, x, 1, t, own, dt);
     }
-    for (VariableId x : released_.writes) join_row(ra_row(l, x, 1), dt, n);
     if constexpr (Config.rule_b) {
-      const uint32_t r = static_cast<uint32_t>(rels_used_++);
-      rels_.ensure_rows(rels_used_);
-      copy_row(rels_.row(r), dt, n);
-      list_of(l, t)[released_.entry].rel = r;
+      const Clock acq = static_cast<Clock>(released_.entry);
+      if (own > acq) {  // a release or fork inside: the CS may be joined by rule (b)
+        const uint32_t snap = snaps_.take(dt, t);
+        snaps_.ref(snap);
+        lane_of(l, t).push_back(Sec{acq, own, snap});
+      }
     }
     ++dt[t];
   }
 
-  // Rule-(a) clocks stored per variable (next to each other for the few locks that guard it):
-  // for lock number k of x, D^r at clocks[2k·stride], D^w at clocks[(2k+1)·stride].
-  struct RaVar {
-    std::vector<LockId> locks;
-    std::vector<Clock> clocks;
-  };
-  const Clock* ra_find(VariableId x, LockId l) const {
-    if (x >= ra_.size()) return nullptr;
-    const RaVar& v = ra_[x];
-    for (size_t k = 0; k < v.locks.size(); ++k)
-      if (v.locks[k] == l) return v.clocks.data() + 2 * k * stride();
-    return nullptr;
-  }
-  Clock* ra_row(LockId l, VariableId x, int kind) {
-    grow_to(ra_, x);
-    RaVar& v = ra_[x];
-    size_t k = 0;
-    while (k < v.locks.size() && v.locks[k] != l) ++k;
-    if (k == v.locks.size()) {
-      v.locks.push_back(l);
-      v.clocks.resize(v.locks.size() * 2 * stride(), 0);
+  // The kind's row of (l, x) ⊔= D_t at a release of t (D_t(t) = own).
+  void add(LockId l, VariableId x, int kind, ThreadId t, Clock own, const Clock* dt) {
+    const size_t k = slot(l, x);
+    VarSlots& v = ra_[x];
+    Clock* row = v.row(k, kind, stride());
+    Contributors& c = v.entries[k].kind[kind];
+    if (c.thread == kNoThread || c.thread == t) {  // t's release is after its earlier ones
+      copy_clock(row, dt, stride());
+      c = Contributors{t, own};
+    } else {
+      join_clocks(row, dt, stride());
+      c.thread = kSeveral;
     }
-    return v.clocks.data() + (2 * k + kind) * stride();
   }
-  std::vector<Sec>& list_of(LockId l, ThreadId u) {
+
+  static constexpr size_t kNotFound = SIZE_MAX;
+  size_t find_slot(VariableId x, LockId l) const {
+    const std::vector<LockId>& ls = ra_[x].locks;
+    for (size_t k = 0, m = ls.size(); k < m; ++k)
+      if (ls[k] == l) return k;
+    return kNotFound;
+  }
+  size_t slot(LockId l, VariableId x) {
+    grow_to(ra_, x);
+    VarSlots& v = ra_[x];
+    for (size_t k = 0, m = v.locks.size(); k < m; ++k)
+      if (v.locks[k] == l) return k;
+    v.locks.push_back(l);
+    v.entries.emplace_back();
+    v.clocks.resize(v.locks.size() * 2 * stride(), 0);
+    return v.locks.size() - 1;
+  }
+
+  // CS_{l,u}: u's CSs on l with a release or fork inside, in thread order: D_u(u) at the acquire
+  // and at the release, and the snapshot of D at the release.
+  struct Sec {
+    Clock acq, own;
+    uint32_t snap;
+  };
+  std::vector<Sec>& lane_of(LockId l, ThreadId u) {
     grow_to(lists_, l);
     grow_to(lists_[l], u);
     return lists_[l][u];
@@ -380,7 +433,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     const size_t need = size_t{t} + 1;
     if (need > stride()) {
       const size_t s = std::bit_ceil(need);
-      for (RaVar& v : ra_) {
+      for (VarSlots& v : ra_) {
         std::vector<Clock> c(v.locks.size() * 2 * s, 0);
         for (size_t r = 0; r < 2 * v.locks.size(); ++r)
           std::copy_n(v.clocks.begin() + static_cast<std::ptrdiff_t>(r * stride()), stride(),
@@ -388,7 +441,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
         v.clocks.swap(c);
       }
       d_.set_stride(s);
-      rels_.set_stride(s);
+      snaps_.set_stride(s);
       hist_.set_stride(s);
     }
     d_.ensure_rows(need);
@@ -398,11 +451,10 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
 
   size_t threads_ = 0;
   ClockRows d_;                                            // D_t
-  std::vector<RaVar> ra_;                                  // D^r_{l,x}, D^w_{l,x}
+  std::vector<VarSlots> ra_;                               // rule (a), per variable
   std::vector<std::vector<std::vector<Sec>>> lists_;       // CS_{l,u}
   std::vector<std::vector<std::vector<size_t>>> cursors_;  // cursor_{l,t,u}
-  ClockRows rels_;                                         // D at the releases of CS_{l,u}
-  size_t rels_used_ = 0;
+  SnapshotPool snaps_;                                     // D at the releases of CS_{l,u}
   OpenSections open_;
   OpenSections::Cs released_{0, 0, {}, {}};
   FlatHistory hist_;

@@ -13,12 +13,14 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "racepred/clock/rows.hpp"
 #include "racepred/clock/vector_clock.hpp"
 #include "racepred/engines/dispatch.hpp"
 #include "racepred/engines/engine.hpp"
@@ -98,63 +100,60 @@ class PoEngine : public Engine, public Annotator {
 };
 
 // ---- Flat clock storage (hot paths) ----------------------------------------------------------
-// Rows of clocks sharing one stride (a power of two >= 8: the thread capacity) in one
-// contiguous, zero-initialised array: no pointer chasing, loops in fixed blocks the compiler
-// vectorises. Engines grow the stride of all their tables together when a thread id beyond it
-// appears (rare: rows are copied once).
-inline constexpr size_t kBlock = 8;
+// The clock kit's rows (clock/rows.hpp): clocks sharing one stride (a power of two: the thread
+// capacity) in one contiguous, zero-initialised array; loops in fixed blocks the compiler
+// vectorises (join_clocks, copy_clock, any_unordered). Engines grow the stride of all their
+// tables together when a thread id beyond it appears (rare: rows are copied once).
+using ClockRows = racepred::ClockRows<Clock>;
 
-class ClockRows {
- public:
-  Clock* row(size_t r) { return data_.data() + r * stride_; }
-  const Clock* row(size_t r) const { return data_.data() + r * stride_; }
-  size_t rows() const { return rows_; }
-  size_t stride() const { return stride_; }
-  // Makes rows [0, n) valid (new rows are zero).
-  void ensure_rows(size_t n) {
-    if (n <= rows_) return;
-    const size_t grown = std::max<size_t>({n, rows_ + rows_ / 2, 16});
-    data_.resize(grown * stride_, 0);
-    rows_ = grown;
-  }
-  void set_stride(size_t stride) {
-    if (stride == stride_) return;
-    std::vector<Clock> data(rows_ * stride, 0);
-    const size_t keep = std::min(stride, stride_);
-    for (size_t r = 0; r < rows_; ++r)
-      std::copy_n(data_.begin() + static_cast<std::ptrdiff_t>(r * stride_), keep,
-                  data.begin() + static_cast<std::ptrdiff_t>(r * stride));
-    data_.swap(data);
-    stride_ = stride;
-  }
-
- private:
-  std::vector<Clock> data_;
-  size_t rows_ = 0;
-  size_t stride_ = kBlock;
-};
-
-// dst := dst ⊔ src
-inline void join_row(Clock* dst, const Clock* src, size_t n) {
-  for (size_t j = 0; j < n; j += kBlock)
-    for (size_t k = 0; k < kBlock; ++k) dst[j + k] = std::max(dst[j + k], src[j + k]);
-}
-inline void copy_row(Clock* dst, const Clock* src, size_t n) {
-  std::copy_n(src, n, dst);
-}
-// Some a[j] > b[j].
-inline bool any_greater(const Clock* a, const Clock* b, size_t n) {
-  unsigned bad = 0;
-  for (size_t j = 0; j < n; j += kBlock)
-    for (size_t k = 0; k < kBlock; ++k) bad |= static_cast<unsigned>(a[j + k] > b[j + k]);
-  return bad != 0;
-}
 inline std::string show_row(const Clock* c, size_t stride, size_t width) {
   VectorClock v;
   for (size_t j = 0; j < stride; ++j)
     if (c[j] != 0) v.set(static_cast<ThreadId>(j), c[j]);
   return show(v, width);
 }
+
+// Reference-counted clock snapshots (the clock of a thread at a release), shared by everything
+// that refers to that release: rule-(a) slots and rule-(b) critical-section lists. One copy per
+// release instead of one per slot; rows are reused once nothing refers to them.
+class SnapshotPool {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  // A new snapshot of `clock` (a row of the pool's stride) taken by thread t, with no reference.
+  uint32_t take(const Clock* clock, ThreadId t) {
+    uint32_t s;
+    if (!free_.empty()) {
+      s = free_.back();
+      free_.pop_back();
+    } else {
+      s = static_cast<uint32_t>(refs_.size());
+      refs_.push_back(0);
+      thread_.push_back(0);
+      rows_.ensure_rows(refs_.size());
+    }
+    copy_clock(rows_.row(s), clock, rows_.stride());
+    thread_[s] = t;
+    return s;
+  }
+  void ref(uint32_t s) { ++refs_[s]; }
+  void unref(uint32_t s) {
+    if (s != kNone && --refs_[s] == 0) free_.push_back(s);
+  }
+  // Frees a snapshot nothing referred to after all.
+  void drop_if_unused(uint32_t s) {
+    if (refs_[s] == 0) free_.push_back(s);
+  }
+  const Clock* row(uint32_t s) const { return rows_.row(s); }
+  ThreadId thread(uint32_t s) const { return thread_[s]; }
+  void set_stride(size_t stride) { rows_.set_stride(stride); }
+  size_t live() const { return refs_.size() - free_.size(); }
+
+ private:
+  ClockRows rows_;
+  std::vector<uint32_t> refs_;
+  std::vector<ThreadId> thread_;
+  std::vector<uint32_t> free_;
+};
 
 // History on flat rows: row 2x = W_x, row 2x+1 = R_x (local times per thread), and the access
 // behind each entry. check() compares with `known` (a row of the same stride; the caller makes
@@ -176,11 +175,11 @@ class FlatHistory {
     if (2 * x + 1 >= clocks_.rows()) return;
     const size_t n = clocks_.stride();
     const Clock* w = clocks_.row(2 * x);
-    if (any_greater(w, known, n)) [[unlikely]]
+    if (any_unordered(w, known, n)) [[unlikely]]
       report(engine, 2 * x, Op::Write, id, e, known);
     if (e.op == Op::Write) {
       const Clock* r = clocks_.row(2 * x + 1);
-      if (any_greater(r, known, n)) [[unlikely]]
+      if (any_unordered(r, known, n)) [[unlikely]]
         report(engine, 2 * x + 1, Op::Read, id, e, known);
     }
   }
@@ -218,7 +217,7 @@ class FlatHistory {
   }
   ClockRows clocks_;
   std::vector<Who> who_;
-  size_t stride_ = kBlock;
+  size_t stride_ = kClockBlock;
 };
 
 // Per variable x: W_x(u), R_x(u) = the local time of u's latest write / read of x, with the
@@ -371,12 +370,22 @@ class OpenSections {
     std::vector<VariableId> reads, writes;
   };
   std::vector<Cs>& of(ThreadId t) {
-    grow_to(open_, t);
+    if (t >= open_.size()) [[unlikely]]
+      grow_to(open_, t);
     return open_[t];
   }
   const std::vector<LockId>& locks(ThreadId t) {
     grow_to(sorted_, t);
     return sorted_[t];
+  }
+  // The annotated view's LH_t: "{l1,l2}" by name.
+  AnnotationCell lock_set_column(ThreadId t, const Symbols& symbols) {
+    std::string s = "{";
+    for (LockId l : locks(t)) {
+      if (s.size() > 1) s += ',';
+      s += std::string(symbols.locks.name(l));
+    }
+    return {"LH_t", s + "}"};
   }
   void acquire(ThreadId t, LockId l, uint64_t entry) {
     grow_to(spare_, t);
@@ -486,6 +495,93 @@ struct Section {
   Clock acq;  // local time (N_u) of the acquire
   bool closed = false;
   VectorClock rel;  // H at the release
+};
+
+// The plain WCP algorithm's state and steps (wcp.cpp has the notation), shared by the plain
+// wcp engine and sdp, whose rules S3 and S5-S7 are WCP's. Sec: a critical section with at least
+// the fields of Section.
+template <class Sec>
+struct PlainWcpState {
+  std::vector<Clock> n_;   // N_t
+  std::vector<bool> ran_;  // the thread had an event
+  std::vector<VectorClock> h_, p_;
+  std::vector<VectorClock> hl_, pl_;
+  std::vector<std::vector<Sec>> sections_;  // CS_l
+  std::vector<std::vector<size_t>> cursor_;
+  PairSlots slots_;
+  std::vector<std::array<LatestRelease, 2>> rule_a_;  // [0]: read-releases, [1]: write-releases
+  OpenSections open_;
+
+  // acq(t, l): H_t ⊔= H_l, P_t ⊔= P_l (WCP-3, S5), and a new open CS of l.
+  void acquire(ThreadId t, LockId l, Sec open) {
+    ensure_lock(l);
+    h_[t].join(hl_[l]);
+    p_[t].join(pl_[l]);
+    sections_[l].push_back(std::move(open));
+    open_.acquire(t, l, sections_[l].size() - 1);
+  }
+  // WCP-2 (S3) at a release of l by t: the CSs of l whose acquire is WCP-before it are a prefix
+  // (acquires of l are HB-ordered and WCP composes with HB); the last one stands for all.
+  void rule_b(ThreadId t, LockId l) {
+    ensure_lock(l);
+    const auto& list = sections_[l];
+    grow_to(cursor_[l], t);
+    size_t& i = cursor_[l][t];
+    size_t last = SIZE_MAX;
+    while (i < list.size() && list[i].closed && list[i].acq <= p_[t].get(list[i].thread))
+      last = i++;
+    if (last != SIZE_MAX) p_[t].join(list[last].rel);
+  }
+  // The rest of the release: rule-(a) bookkeeping, H_l := H_t, P_l := P_t, the CS closed with
+  // H_t, N_t += 1.
+  void close(ThreadId t, LockId l, const OpenSections::Cs& cs) {
+    for (VariableId x : cs.reads) rule_a_slot(l, x)[0].update(t, h_[t]);
+    for (VariableId x : cs.writes) rule_a_slot(l, x)[1].update(t, h_[t]);
+    hl_[l].assign(h_[t]);
+    pl_[l].assign(p_[t]);
+    sections_[l][cs.entry].closed = true;
+    sections_[l][cs.entry].rel.assign(h_[t]);
+    tick(t);
+  }
+  std::array<LatestRelease, 2>& rule_a_slot(LockId l, VariableId x) {
+    const uint32_t s = slots_.get_or_add(l, x);
+    if (s >= rule_a_.size()) rule_a_.resize(size_t{s} + 1);
+    return rule_a_[s];
+  }
+  // The rule-(a) slot of (l, x), or null.
+  const std::array<LatestRelease, 2>* find_rule_a(LockId l, VariableId x) const {
+    const uint32_t s = slots_.find(l, x);
+    return s == PairSlots::kNone || s >= rule_a_.size() ? nullptr : &rule_a_[s];
+  }
+  // The annotated view's N_t, H_t and P_t over `width` threads.
+  void clock_columns(ThreadId t, size_t width, Annotation& row) const {
+    row.push_back({"N_t", std::to_string(n_[t])});
+    row.push_back({"H_t", show(h_[t], width)});
+    row.push_back({"P_t", show(p_[t], width)});
+  }
+  // N_t += 1; H_t(t) := N_t
+  void tick(ThreadId t) {
+    ++n_[t];
+    h_[t].set(t, n_[t]);
+  }
+  void ensure_thread(ThreadId t) {
+    while (n_.size() <= t) {
+      const ThreadId u = static_cast<ThreadId>(n_.size());
+      n_.push_back(1);
+      ran_.push_back(false);
+      h_.emplace_back();
+      h_.back().set(u, 1);
+      p_.emplace_back();
+    }
+  }
+  void ensure_lock(LockId l) {
+    if (l >= hl_.size()) {
+      hl_.resize(size_t{l} + 1);
+      pl_.resize(size_t{l} + 1);
+      sections_.resize(size_t{l} + 1);
+      cursor_.resize(size_t{l} + 1);
+    }
+  }
 };
 
 }  // namespace racepred::po

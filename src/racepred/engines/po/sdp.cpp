@@ -35,7 +35,17 @@
 namespace racepred::po {
 namespace {
 
-class Sdp final : public PoEngine<Sdp> {
+struct SdpCs {
+  ThreadId thread;
+  Clock acq;          // N at the acquire
+  EventId acq_event;  // to decide membership of an event in this CS
+  bool closed = false;
+  EventId rel_event = kNoEvent;
+  VectorClock rel;                                     // H at the release
+  std::vector<std::pair<VariableId, EventId>> writes;  // the writes inside (S4)
+};
+
+class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
  public:
   using PoEngine<Sdp>::PoEngine;
 
@@ -47,15 +57,9 @@ class Sdp final : public PoEngine<Sdp> {
       case Op::ReadAcquire:
       case Op::ReadRelease:
         read_locks_unsupported("sdp", id, e);
-      case Op::Acquire: {
-        const LockId l = e.target;
-        ensure_lock(l);
-        h_[t].join(hl_[l]);
-        p_[t].join(pl_[l]);  // S5
-        sections_[l].push_back(Cs{t, n_[t], id, false, kNoEvent, {}, {}});
-        open_.acquire(t, l, sections_[l].size() - 1);
+      case Op::Acquire:  // H_t ⊔= H_l; P_t ⊔= P_l (S5)
+        acquire(t, e.target, Cs{t, n_[t], id, false, kNoEvent, {}, {}});
         break;
-      }
       case Op::Release:
         release(id, t, e.target);
         break;
@@ -80,23 +84,10 @@ class Sdp final : public PoEngine<Sdp> {
   }
 
  protected:
-  void columns(const Event& e, Annotation& row) override {
-    const size_t w = width(e);
-    row.push_back({"N_t", std::to_string(n_[e.thread])});
-    row.push_back({"H_t", show(h_[e.thread], w)});
-    row.push_back({"P_t", show(p_[e.thread], w)});
-  }
+  void columns(const Event& e, Annotation& row) override { clock_columns(e.thread, width(e), row); }
 
  private:
-  struct Cs {
-    ThreadId thread;
-    Clock acq;          // N at the acquire
-    EventId acq_event;  // to decide membership of an event in this CS
-    bool closed = false;
-    EventId rel_event = kNoEvent;
-    VectorClock rel;                                     // H at the release
-    std::vector<std::pair<VariableId, EventId>> writes;  // the writes inside (S4)
-  };
+  using Cs = SdpCs;
   struct Record {  // S4
     ThreadId t2;
     Clock n2;
@@ -113,13 +104,13 @@ class Sdp final : public PoEngine<Sdp> {
     if (e.op == Op::Read && t < pending_.size() && x < pending_[t].size())
       p_[t].join(pending_[t][x]);  // S2 (as e3)
     for (const OpenSections::Cs& cs : open_.of(t)) {
-      const uint32_t s = slots_.find(cs.lock, x);
-      if (s == PairSlots::kNone) continue;
+      const auto* slot = find_rule_a(cs.lock, x);
+      if (slot == nullptr) continue;
       if (e.op == Op::Read) {
-        if (const VectorClock* w = rule_a_[s][1].for_thread(t)) p_[t].join(*w);  // S1
+        if (const VectorClock* w = (*slot)[1].for_thread(t)) p_[t].join(*w);  // S1
       } else {
-        if (const VectorClock* r = rule_a_[s][0].for_thread(t)) p_[t].join(*r);  // S1
-        if (const VectorClock* w = rule_a_[s][1].for_thread(t)) {                // S2 (as e2)
+        if (const VectorClock* r = (*slot)[0].for_thread(t)) p_[t].join(*r);  // S1
+        if (const VectorClock* w = (*slot)[1].for_thread(t)) {                // S2 (as e2)
           grow_to(pending_, t);
           grow_to(pending_[t], x);
           pending_[t][x].join(*w);
@@ -179,26 +170,14 @@ class Sdp final : public PoEngine<Sdp> {
       }
       p_[t].join(list[k].rel);  // r1 <sdp r2
     }
-    // S3 (WCP-2): as in wcp.cpp.
-    grow_to(cursor_[l], t);
-    size_t i = cursor_[l][t], last = SIZE_MAX;
-    while (i < list.size() && list[i].closed && list[i].acq <= p_[t].get(list[i].thread))
-      last = i++;
-    cursor_[l][t] = i;
-    if (last != SIZE_MAX) p_[t].join(list[last].rel);
-    for (VariableId x : cs.reads) rule_a_slot(l, x)[0].update(t, h_[t]);
+    rule_b(t, l);  // S3 (WCP-2)
     for (VariableId x : cs.writes) {
-      rule_a_slot(l, x)[1].update(t, h_[t]);
       const uint32_t s = slots_.get_or_add(l, x);
       grow_to(writers_, s);
       if (writers_[s].empty() || writers_[s].back() != c2) writers_[s].push_back(c2);
     }
-    hl_[l].assign(h_[t]);
-    pl_[l].assign(p_[t]);
-    list[c2].closed = true;
     list[c2].rel_event = id;
-    list[c2].rel.assign(h_[t]);
-    tick(t);
+    close(t, l, cs);  // rule-(a) bookkeeping, H_l, P_l, the CS's H, N_t += 1
   }
 
   // e (an event of the CS's thread, given by id) lies inside the closed CS c.
@@ -206,46 +185,9 @@ class Sdp final : public PoEngine<Sdp> {
     return thread == c.thread && e > c.acq_event && c.closed && e < c.rel_event;
   }
 
-  std::array<LatestRelease, 2>& rule_a_slot(LockId l, VariableId x) {
-    const uint32_t s = slots_.get_or_add(l, x);
-    if (s >= rule_a_.size()) rule_a_.resize(size_t{s} + 1);
-    return rule_a_[s];
-  }
-  void tick(ThreadId t) {
-    ++n_[t];
-    h_[t].set(t, n_[t]);
-  }
-  void ensure_thread(ThreadId t) {
-    while (n_.size() <= t) {
-      const ThreadId u = static_cast<ThreadId>(n_.size());
-      n_.push_back(1);
-      ran_.push_back(false);
-      h_.emplace_back();
-      h_.back().set(u, 1);
-      p_.emplace_back();
-    }
-  }
-  void ensure_lock(LockId l) {
-    if (l >= hl_.size()) {
-      hl_.resize(size_t{l} + 1);
-      pl_.resize(size_t{l} + 1);
-      sections_.resize(size_t{l} + 1);
-      cursor_.resize(size_t{l} + 1);
-    }
-  }
-
-  std::vector<Clock> n_;
-  std::vector<bool> ran_;  // the thread had an event
-  std::vector<VectorClock> h_, p_;
-  std::vector<VectorClock> hl_, pl_;
-  std::vector<std::vector<Cs>> sections_;
-  std::vector<std::vector<size_t>> cursor_;
-  PairSlots slots_;
-  std::vector<std::array<LatestRelease, 2>> rule_a_;
   std::vector<std::vector<size_t>> writers_;       // per (l,x) slot: CSs of l that wrote x
   std::vector<std::vector<VectorClock>> pending_;  // F_{t,x}
   std::vector<Record> records_;
-  OpenSections open_;
   FilteredHistory filtered_;
 };
 

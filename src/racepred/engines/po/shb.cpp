@@ -125,40 +125,40 @@ class Shb final : public PoEngine<Shb> {
     const size_t n = c_.stride();
     switch (e.op) {
       case Op::Acquire:
-        if (e.target < l_.rows()) join_row(ct, l_.row(e.target), n);  // C_t := C_t ⊔ L_l
+        if (e.target < l_.rows()) join_clocks(ct, l_.row(e.target), n);  // C_t := C_t ⊔ L_l
         if (e.target < lr_.rows()) [[unlikely]]
-          join_row(ct, lr_.row(e.target), n);  // ⊔ LR_l
+          join_clocks(ct, lr_.row(e.target), n);  // ⊔ LR_l
         break;
       case Op::ReadAcquire:
-        if (e.target < l_.rows()) join_row(ct, l_.row(e.target), n);  // C_t := C_t ⊔ L_l
+        if (e.target < l_.rows()) join_clocks(ct, l_.row(e.target), n);  // C_t := C_t ⊔ L_l
         break;
       case Op::ReadRelease:
         lr_.ensure_rows(size_t{e.target} + 1);
-        join_row(lr_.row(e.target), ct, n);  // LR_l := LR_l ⊔ C_t
+        join_clocks(lr_.row(e.target), ct, n);  // LR_l := LR_l ⊔ C_t
         ++ct[t];
         break;
       case Op::Release:
         l_.ensure_rows(size_t{e.target} + 1);
-        copy_row(l_.row(e.target), ct, n);  // L_l := C_t
+        copy_clock(l_.row(e.target), ct, n);  // L_l := C_t
         ++ct[t];
         break;
       case Op::Fork:
         if (e.target >= threads_) add_thread(e.target);
         ct = c_.row(t);
-        join_row(c_.row(e.target), ct, n);  // C_u := C_u ⊔ C_t
+        join_clocks(c_.row(e.target), ct, n);  // C_u := C_u ⊔ C_t
         ++ct[t];
         break;
       case Op::Join:
         if (e.target >= threads_) add_thread(e.target);
-        join_row(c_.row(t), c_.row(e.target), n);  // C_t := C_t ⊔ C_u
+        join_clocks(c_.row(t), c_.row(e.target), n);  // C_t := C_t ⊔ C_u
         break;
       case Op::Read: {
         hist_.check(*this, id, e, ct);  // before the last-write edge
         const size_t x = e.target;
         if (x < writer_.size() && writer_[x].thread != kNoThread &&
             writer_[x].time > ct[writer_[x].thread])
-          join_row(ct, lw_.row(x), n);  // C_t := C_t ⊔ LW_x
-        hist_.record(id, e, ct[t]);     // R_x(t) := C_t(t)
+          join_clocks(ct, lw_.row(x), n);  // C_t := C_t ⊔ LW_x
+        hist_.record(id, e, ct[t]);        // R_x(t) := C_t(t)
         break;
       }
       case Op::Write: {
@@ -167,7 +167,7 @@ class Shb final : public PoEngine<Shb> {
         const size_t x = e.target;
         if (x >= writer_.size()) [[unlikely]]
           grow_variables(x);
-        copy_row(lw_.row(x), ct, n);  // LW_x := C_t
+        copy_clock(lw_.row(x), ct, n);  // LW_x := C_t
         writer_[x] = Writer{t, ct[t]};
         ++ct[t];
         break;

@@ -41,7 +41,7 @@ namespace {
 
 // The plain version: every clock a VectorClock, every rule as written above. The engine `wcp`
 // is the flat version below; tests check both against the definition.
-class WcpPlain final : public PoEngine<WcpPlain> {
+class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section> {
  public:
   using PoEngine<WcpPlain>::PoEngine;
 
@@ -53,18 +53,17 @@ class WcpPlain final : public PoEngine<WcpPlain> {
       case Op::ReadAcquire:
       case Op::ReadRelease:
         read_locks_unsupported("wcp", id, e);
-      case Op::Acquire: {
-        const LockId l = e.target;
-        ensure_lock(l);
-        h_[t].join(hl_[l]);  // H_t := H_t ⊔ H_l
-        p_[t].join(pl_[l]);  // P_t := P_t ⊔ P_l                                   (WCP-3)
-        sections_[l].push_back(Section{t, n_[t], false, {}});
-        open_.acquire(t, l, sections_[l].size() - 1);
+      case Op::Acquire:  // H_t ⊔= H_l; P_t ⊔= P_l                                         (WCP-3)
+        acquire(t, e.target, Section{t, n_[t], false, {}});
+        break;
+      case Op::Release: {
+        bool held = false;
+        const OpenSections::Cs cs = open_.release(t, e.target, held);
+        if (!held) break;
+        rule_b(t, e.target);  // WCP-2
+        close(t, e.target, cs);
         break;
       }
-      case Op::Release:
-        release(t, e.target);
-        break;
       case Op::Read:
       case Op::Write:
         access(id, e);
@@ -93,10 +92,7 @@ class WcpPlain final : public PoEngine<WcpPlain> {
 
  protected:
   void columns(const Event& e, Annotation& row) override {
-    const size_t w = width(e);
-    row.push_back({"N_t", std::to_string(n_[e.thread])});
-    row.push_back({"H_t", show(h_[e.thread], w)});
-    row.push_back({"P_t", show(p_[e.thread], w)});
+    clock_columns(e.thread, width(e), row);
     row.push_back({"W_x", e.is_access() ? hist_.show(e.target, true) : ""});
     row.push_back({"R_x", e.is_access() ? hist_.show(e.target, false) : ""});
   }
@@ -107,85 +103,17 @@ class WcpPlain final : public PoEngine<WcpPlain> {
     const VariableId x = e.target;
     // WCP-1: releases of earlier CSs on a held lock (other threads) with a conflicting access.
     for (const OpenSections::Cs& cs : open_.of(t)) {
-      const uint32_t s = slots_.find(cs.lock, x);
-      if (s == PairSlots::kNone) continue;
-      if (const VectorClock* w = rule_a_[s][1].for_thread(t)) p_[t].join(*w);
+      const auto* slot = find_rule_a(cs.lock, x);
+      if (slot == nullptr) continue;
+      if (const VectorClock* w = (*slot)[1].for_thread(t)) p_[t].join(*w);
       if (e.op == Op::Write)
-        if (const VectorClock* r = rule_a_[s][0].for_thread(t)) p_[t].join(*r);
+        if (const VectorClock* r = (*slot)[0].for_thread(t)) p_[t].join(*r);
     }
     hist_.check(*this, id, e, p_[t]);  // race: N(e1) > P_t(u)
     hist_.record(id, e, n_[t]);
     open_.access(e);
   }
 
-  void release(ThreadId t, LockId l) {
-    bool held = false;
-    const OpenSections::Cs cs = open_.release(t, l, held);
-    if (!held) return;
-    ensure_lock(l);
-    // WCP-2: walk CS_l from t's cursor while the acquire is WCP-before this release. The
-    // satisfied sections form a prefix (acquires of l are HB-ordered and WCP composes with
-    // HB); the HB times of their releases grow along the list, so the last one stands for all.
-    auto& list = sections_[l];
-    grow_to(cursor_[l], t);
-    size_t i = cursor_[l][t];
-    size_t last = SIZE_MAX;
-    while (i < list.size() && list[i].closed && list[i].acq <= p_[t].get(list[i].thread)) {
-      last = i;
-      ++i;
-    }
-    cursor_[l][t] = i;
-    if (last != SIZE_MAX) p_[t].join(list[last].rel);
-    // WCP-1 bookkeeping: this release for every variable read / written inside.
-    for (VariableId x : cs.reads) rule_a_slot(l, x)[0].update(t, h_[t]);
-    for (VariableId x : cs.writes) rule_a_slot(l, x)[1].update(t, h_[t]);
-    hl_[l].assign(h_[t]);  // H_l := H_t
-    pl_[l].assign(p_[t]);  // P_l := P_t
-    list[cs.entry].closed = true;
-    list[cs.entry].rel.assign(h_[t]);
-    tick(t);
-  }
-
-  std::array<LatestRelease, 2>& rule_a_slot(LockId l, VariableId x) {
-    const uint32_t s = slots_.get_or_add(l, x);
-    if (s >= rule_a_.size()) rule_a_.resize(size_t{s} + 1);
-    return rule_a_[s];
-  }
-
-  // N_t += 1; H_t(t) := N_t
-  void tick(ThreadId t) {
-    ++n_[t];
-    h_[t].set(t, n_[t]);
-  }
-
-  void ensure_thread(ThreadId t) {
-    while (n_.size() <= t) {
-      const ThreadId u = static_cast<ThreadId>(n_.size());
-      n_.push_back(1);
-      ran_.push_back(false);
-      h_.emplace_back();
-      h_.back().set(u, 1);
-      p_.emplace_back();
-    }
-  }
-  void ensure_lock(LockId l) {
-    if (l >= hl_.size()) {
-      hl_.resize(size_t{l} + 1);
-      pl_.resize(size_t{l} + 1);
-      sections_.resize(size_t{l} + 1);
-      cursor_.resize(size_t{l} + 1);
-    }
-  }
-
-  std::vector<Clock> n_;
-  std::vector<bool> ran_;  // the thread had an event
-  std::vector<VectorClock> h_, p_;
-  std::vector<VectorClock> hl_, pl_;
-  std::vector<std::vector<Section>> sections_;
-  std::vector<std::vector<size_t>> cursor_;
-  PairSlots slots_;
-  std::vector<std::array<LatestRelease, 2>> rule_a_;  // [0]: read-releases, [1]: write-releases
-  OpenSections open_;
   History hist_;
 };
 
@@ -212,8 +140,8 @@ class Wcp final : public PoEngine<Wcp> {
         if (l >= sections_.size()) [[unlikely]]
           add_lock(l);
         const size_t n = stride();
-        join_row(h(t), hl_.row(l), n);  // H_t := H_t ⊔ H_l
-        join_row(p(t), pl_.row(l), n);  // P_t := P_t ⊔ P_l                            (WCP-3)
+        join_clocks(h(t), hl_.row(l), n);  // H_t := H_t ⊔ H_l
+        join_clocks(p(t), pl_.row(l), n);  // P_t := P_t ⊔ P_l                            (WCP-3)
         Lane& lane = sections_[l];
         lane.v.push_back(Sec{t, n_[t], kNoSnap});
         open_.acquire(t, l, lane.base + lane.v.size() - 1);
@@ -229,8 +157,8 @@ class Wcp final : public PoEngine<Wcp> {
       case Op::Fork: {
         const ThreadId u = e.target;
         if (u >= n_.size()) add_thread(u);
-        join_row(h(u), h(t), stride());  // H_u := H_u ⊔ H_t
-        join_row(p(u), h(t), stride());  // P_u := P_u ⊔ H_t                            (WCP-4)
+        join_clocks(h(u), h(t), stride());  // H_u := H_u ⊔ H_t
+        join_clocks(p(u), h(t), stride());  // P_u := P_u ⊔ H_t                            (WCP-4)
         tick(t);
         break;
       }
@@ -238,8 +166,8 @@ class Wcp final : public PoEngine<Wcp> {
         const ThreadId u = e.target;
         if (u >= n_.size()) add_thread(u);
         if (ran_[u]) {
-          join_row(h(t), h(u), stride());  // H_t := H_t ⊔ H_u
-          join_row(p(t), h(u), stride());  // P_t := P_t ⊔ H_u                          (WCP-5)
+          join_clocks(h(t), h(u), stride());  // H_t := H_t ⊔ H_u
+          join_clocks(p(t), h(u), stride());  // P_t := P_t ⊔ H_u                          (WCP-5)
         }
         break;
       }
@@ -257,7 +185,7 @@ class Wcp final : public PoEngine<Wcp> {
   }
 
  private:
-  static constexpr uint32_t kNoSnap = UINT32_MAX;
+  static constexpr uint32_t kNoSnap = SnapshotPool::kNone;
   struct Sec {  // a CS of CS_l: thread, N at the acquire, snapshot of H at the release
     ThreadId thread;
     Clock acq;
@@ -284,10 +212,10 @@ class Wcp final : public PoEngine<Wcp> {
 
   // P_t := P_t ⊔ snapshot, unless the snapshot's release is already WCP-before (O(1) test).
   void join_release(ThreadId t, uint32_t snap) {
-    const ThreadId u = snap_thread_[snap];
+    const ThreadId u = snaps_.thread(snap);
     const Clock* c = snaps_.row(snap);
     Clock* pt = p(t);
-    if (c[u] > pt[u]) join_row(pt, c, stride());
+    if (c[u] > pt[u]) join_clocks(pt, c, stride());
   }
 
   void access(EventId id, const Event& e) {
@@ -303,9 +231,9 @@ class Wcp final : public PoEngine<Wcp> {
           const Latest& a = slot.kind[kind];
           // The release is already WCP-before the current event iff N(r1) <= P_t(thread(r1)).
           if (a.last != t) {
-            if (a.h != kNoSnap && a.h_time > pt[a.last]) join_row(pt, snaps_.row(a.h), stride());
+            if (a.h != kNoSnap && a.h_time > pt[a.last]) join_clocks(pt, snaps_.row(a.h), stride());
           } else if (a.other != kNoSnap && a.other_time > pt[a.other_thread]) {
-            join_row(pt, snaps_.row(a.other), stride());
+            join_clocks(pt, snaps_.row(a.other), stride());
           }
         }
       }
@@ -332,21 +260,21 @@ class Wcp final : public PoEngine<Wcp> {
     while (i < list.size() && list[i].rel != kNoSnap && list[i].acq <= pt[list[i].thread])
       last = i++;
     if (last != SIZE_MAX) join_release(t, list[last].rel);
-    for (size_t k = lane.head; k < i; ++k) release_ref(list[k].rel);
+    for (size_t k = lane.head; k < i; ++k) snaps_.unref(list[k].rel);
     lane.head = i;
     if (lane.head >= 4 && 2 * lane.head >= list.size()) {
       list.erase(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(lane.head));
       lane.base += lane.head;
       lane.head = 0;
     }
-    const uint32_t snap = new_snapshot(t);  // H at this release
+    const uint32_t snap = snaps_.take(h(t), t);  // H at this release
     for (VariableId x : released_.reads) update(slot(l, x, 0), t, snap);
     for (VariableId x : released_.writes) update(slot(l, x, 1), t, snap);
     list[released_.entry - lane.base].rel = snap;
-    ++refs_[snap];
+    snaps_.ref(snap);
     const size_t n = stride();
-    copy_row(hl_.row(l), h(t), n);  // H_l := H_t
-    copy_row(pl_.row(l), pt, n);    // P_l := P_t
+    copy_clock(hl_.row(l), h(t), n);  // H_l := H_t
+    copy_clock(pl_.row(l), pt, n);    // P_l := P_t
     tick(t);
   }
 
@@ -374,37 +302,17 @@ class Wcp final : public PoEngine<Wcp> {
   void update(Latest& a, ThreadId t, uint32_t snap) {
     if (a.h == snap) return;  // the variable appeared twice in the CS's set
     if (a.last != t) {
-      release_ref(a.other);
+      snaps_.unref(a.other);
       a.other = a.h;
       a.other_thread = a.last;
       a.other_time = a.h_time;
       a.last = t;
     } else {
-      release_ref(a.h);
+      snaps_.unref(a.h);
     }
     a.h = snap;
     a.h_time = n_[t];
-    ++refs_[snap];
-  }
-
-  // Snapshots of H at releases, reference-counted (slots and CS-list entries hold them).
-  uint32_t new_snapshot(ThreadId t) {
-    uint32_t s;
-    if (!free_.empty()) {
-      s = free_.back();
-      free_.pop_back();
-    } else {
-      s = static_cast<uint32_t>(refs_.size());
-      refs_.push_back(0);
-      snap_thread_.push_back(0);
-      snaps_.ensure_rows(refs_.size());
-    }
-    copy_row(snaps_.row(s), h(t), stride());
-    snap_thread_[s] = t;
-    return s;
-  }
-  void release_ref(uint32_t s) {
-    if (s != kNoSnap && --refs_[s] == 0) free_.push_back(s);
+    snaps_.ref(snap);
   }
 
   void tick(ThreadId t) {
@@ -448,10 +356,7 @@ class Wcp final : public PoEngine<Wcp> {
   };
   std::vector<Lane> sections_;    // CS_l
   std::vector<VarSlots> latest_;  // per variable
-  ClockRows snaps_;               // H snapshots
-  std::vector<uint32_t> refs_;
-  std::vector<ThreadId> snap_thread_;
-  std::vector<uint32_t> free_;
+  SnapshotPool snaps_;            // H at releases (rule-(a) slots and CS_l refer to them)
   OpenSections open_;
   OpenSections::Cs released_{0, 0, {}, {}};
   FlatHistory hist_;

@@ -18,7 +18,7 @@ std::unique_ptr<Engine> make_pwr(EngineContext& context, const PwrOptions& optio
 }  // namespace pwr
 
 std::unique_ptr<Engine> make_pwr(EngineContext& context) {
-  return pwr::make_pwr(context, pwr::PwrOptions{});
+  return pwr::make_pwr(context, pwr::bounded_options(context));
 }
 std::unique_ptr<Engine> make_pwr_unbounded(EngineContext& context) {
   return pwr::make_pwr(context, pwr::kUnboundedOptions);

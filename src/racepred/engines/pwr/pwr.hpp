@@ -1,5 +1,6 @@
 // Factories of the PWR engines with explicit bounds (tests, benchmarks); the registered engines
-// use the defaults (pwr, pwr-edges, pwr-cs, pwr-e) or no bounds (the *-unbounded names).
+// use the context's bounds (pwr, pwr-edges, pwr-cs, pwr-e; defaults 5 and 25) or no bounds (the
+// *-unbounded names).
 #pragma once
 
 #include <memory>
@@ -15,5 +16,14 @@ std::unique_ptr<Engine> make_pwr_cs(EngineContext& context, const PwrOptions& op
 std::unique_ptr<Engine> make_pwr_e(EngineContext& context, const PwrOptions& options);
 
 inline constexpr PwrOptions kUnboundedOptions{kUnbounded, kUnbounded};
+
+// The bounds of the registered bounded engines: the paper's defaults unless the user set them
+// (EngineContext::bounds, from --pwr-history and --pwr-edges).
+inline PwrOptions bounded_options(const EngineContext& context) {
+  PwrOptions options;
+  if (context.bounds.pwr_history) options.history = context.bounds.pwr_history;
+  if (context.bounds.pwr_edges) options.edges = context.bounds.pwr_edges;
+  return options;
+}
 
 }  // namespace racepred::pwr

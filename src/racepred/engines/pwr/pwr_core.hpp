@@ -55,8 +55,7 @@ using LockSets = LockSetTable;
 using SetId = LockSetTable::SetId;
 
 inline bool set_contains(const LockSets& sets, SetId set, LockId y) {
-  const auto locks = sets.locks(set);
-  return std::binary_search(locks.begin(), locks.end(), y);
+  return sets.contains(set, y);
 }
 
 // Th, LSt, Acq, L_all, H and LW of the PWR vector-clock algorithm.
@@ -213,8 +212,8 @@ class PwrClocks {
     t.set = sets_.set_of(t.node);
     if (min_acq_[i] == l.acq.clock()) {  // the earliest held acquire of i left: recompute
       min_acq_[i] = kNoClock;
-      for (const LockId z : sets_.locks(t.set))
-        min_acq_[i] = std::min(min_acq_[i], locks_[z].acq.clock());
+      sets_.for_each_lock(
+          t.set, [&](LockId z) { min_acq_[i] = std::min(min_acq_[i], locks_[z].acq.clock()); });
     }
     return true;
   }
@@ -253,21 +252,21 @@ class PwrClocks {
     bool changed;
     do {
       changed = false;
-      for (const LockId y : sets_.locks(t.set)) {
+      sets_.for_each_lock(t.set, [&](LockId y) {
         const Lock& l = locks_[y];
         for (size_t k = 0, n = l.cs_acq.size(); k < n; ++k) {
           const Epoch a = l.cs_acq[k];
           const ThreadId j = a.thread();
           if (j == i) continue;
+          if (a.clock() > th[j]) continue;  // acq(CS) not known: the release row stays untouched
           const Clock* rel = rel_.row(l.cs_row[k]);
-          if (rel[j] <= th[j]) continue;  // rel(CS) already happens before: nothing to add
-          if (a.clock() <= th[j]) {       // acq(CS) <PWR now ⇒ rel(CS) <PWR now
+          if (rel[j] > th[j]) {  // acq(CS) <PWR now ⇒ rel(CS) <PWR now, and it adds something
             join_into(th, rel);
             ++t.version;
             changed = true;
           }
         }
-      }
+      });
     } while (changed);
   }
 

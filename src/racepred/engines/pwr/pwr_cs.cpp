@@ -26,7 +26,7 @@ std::unique_ptr<Engine> make_pwr_cs(EngineContext& context, const PwrOptions& op
 
 namespace racepred {
 std::unique_ptr<Engine> make_pwr_cs(EngineContext& context) {
-  return pwr::make_pwr_cs(context, pwr::PwrOptions{});
+  return pwr::make_pwr_cs(context, pwr::bounded_options(context));
 }
 std::unique_ptr<Engine> make_pwr_cs_unbounded(EngineContext& context) {
   return pwr::make_pwr_cs(context, pwr::kUnboundedOptions);

@@ -29,7 +29,7 @@ std::unique_ptr<Engine> make_pwr_e(EngineContext& context, const PwrOptions& opt
 
 namespace racepred {
 std::unique_ptr<Engine> make_pwr_e(EngineContext& context) {
-  return pwr::make_pwr_e(context, pwr::PwrOptions{});
+  return pwr::make_pwr_e(context, pwr::bounded_options(context));
 }
 std::unique_ptr<Engine> make_pwr_e_unbounded(EngineContext& context) {
   return pwr::make_pwr_e(context, pwr::kUnboundedOptions);

@@ -85,7 +85,7 @@ std::unique_ptr<Engine> make_pwr_edges(EngineContext& context, const PwrOptions&
 
 namespace racepred {
 std::unique_ptr<Engine> make_pwr_edges(EngineContext& context) {
-  return pwr::make_pwr_edges(context, pwr::PwrOptions{});
+  return pwr::make_pwr_edges(context, pwr::bounded_options(context));
 }
 std::unique_ptr<Engine> make_pwr_edges_unbounded(EngineContext& context) {
   return pwr::make_pwr_edges(context, pwr::kUnboundedOptions);

@@ -90,27 +90,44 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
     }
     const Clock* th = clocks_.th(i);
     const Entry cur{Epoch(i, th[i]), id, e.location, ls, write};
-    std::vector<Entry>& rw = rw_[x];
-    size_t kept = 0;
-    for (size_t k = 0, n = rw.size(); k < n; ++k) {
-      const Entry f = rw[k];
-      if (f.epoch.clock() > th[f.epoch.thread()]) {  // f ∥ e
-        if (write || f.write) {                      // [race]
-          if (clocks_.locksets().disjoint(f.lockset, ls)) [[unlikely]]
-            report(f.access(), id, e);
-          edges_.conc(x, f, cur, th, clocks_.locksets(),
-                      [&](const Entry& g) { report(g.access(), id, e); });
-        }
-        rw[kept++] = f;
-      } else if (!write && f.write) {  // Alg. 3: writes stay after a read
-        rw[kept++] = f;
-      } else {
-        edges_.replaced(x, f, id);  // f ≺ e
-      }
+    if (write) {
+      scan<true>(x, cur, th, e);
+      clocks_.set_last_write(i, x, id, e.location);
+    } else {
+      scan<false>(x, cur, th, e);
     }
-    rw.resize(kept);
-    rw.push_back(cur);  // [RW]
-    if (write) clocks_.set_last_write(i, x, id, e.location);
+  }
+
+  // [race] and [RW] for the access cur of x (Write: cur is a write). Entries are moved down
+  // only once one was dropped; the new entry takes the first free slot.
+  template <bool Write>
+  void scan(VariableId x, const Entry& cur, const Clock* th, const Event& e) {
+    std::vector<Entry>& rw = rw_[x];
+    Entry* data = rw.data();
+    const size_t n = rw.size();
+    size_t kept = 0;
+    for (size_t k = 0; k < n; ++k) {
+      const Entry& f = data[k];
+      if (f.epoch.clock() > th[f.epoch.thread()]) {  // f ∥ e
+        if (Write || f.write) {                      // [race]
+          if (clocks_.locksets().disjoint(f.lockset, cur.lockset)) [[unlikely]]
+            report(f.access(), cur.id, e);
+          edges_.conc(x, f, cur, th, clocks_.locksets(),
+                      [&](const Entry& g) { report(g.access(), cur.id, e); });
+        }
+      } else if (Write || !f.write) {  // f ≺ e (Alg. 3: writes stay after a read)
+        edges_.replaced(x, f, cur.id);
+        continue;
+      }
+      if (kept != k) data[kept] = f;
+      ++kept;
+    }
+    if (kept < n) {  // [RW]
+      data[kept] = cur;
+      rw.resize(kept + 1);
+    } else {
+      rw.push_back(cur);
+    }
   }
 
   [[gnu::noinline, gnu::cold]] void report(const Access& first, EventId id, const Event& e) {

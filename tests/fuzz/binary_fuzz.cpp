@@ -1,0 +1,12 @@
+// libFuzzer target: racepred's binary format reader (io/binary_*), strict and --lenient and
+// auto-detected, through the validator (fuzz_support.hpp).
+#include <cstddef>
+#include <cstdint>
+
+#include "fuzz/fuzz_support.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace racepred;
+  fuzz::read_every_way(fuzz::as_text(data, size), InputFormat::Binary, false);
+  return 0;
+}
