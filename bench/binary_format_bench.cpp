@@ -61,9 +61,12 @@ void BM_ReadBinaryZstd(benchmark::State& state) {
 void BM_ReadBinaryUncompressed(benchmark::State& state) {
   read_file(state, g_raw);
 }
-BENCHMARK(BM_ReadStd)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_ReadBinaryZstd)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_ReadBinaryUncompressed)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ReadStd)->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
+BENCHMARK(BM_ReadBinaryZstd)->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
+BENCHMARK(BM_ReadBinaryUncompressed)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
 
 void convert(const std::string& to, int level) {
   racepred::Symbols symbols;

@@ -62,7 +62,7 @@ report() {  # NAME PLAIN_CMD... -- RECORDED_CMD...
   echo "raw recording: $(stat -c %s "$name.rpt.raw") bytes; trace: $(stat -c %s "$name.rpt") bytes"
   "$R" stats "$name.rpt" | sed -n '1,12p'
   "$R" check "$name.rpt" || true
-  for e in fasttrack lockset; do
+  for e in fasttrack lockset wcp pwr; do
     t0=$(now)
     "$R" analyze -e "$e" --max-races 5 "$name.rpt" >"$name.$e.txt" 2>&1 || true
     echo "-- $e ($(elapsed "$t0") s): $(grep SUMMARY "$name.$e.txt" | sed 's/ in .*(/ (/')"

@@ -9,7 +9,11 @@ with `racepred record`, and checks the expectations written in the program's com
   // record-args: ARGS             extra arguments of `racepred record`
   // retries: N                    re-record up to N times while an expectation fails (for
                                    programs whose verdict needs a particular schedule)
+  // child-expect ENGINE: ...      the same, for the trace of the program's one child process
+                                   (fork), which `racepred record` writes to NAME.<pid>.rpt
 
+Every build runs with a private TMPDIR, which must be empty afterwards: the wrappers leave
+no temporary files behind.
 Usage: run_test.py --racepred BIN --bin-dir DIR --work DIR SOURCE   (RACEPRED_CC /
 RACEPRED_CXX choose the compilers, e.g. clang and clang++)."""
 import argparse
@@ -17,34 +21,55 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 
 
 def parse_expectations(path):
-    expects, record_args, retries = [], [], 1
+    expects, child_expects, record_args, retries = [], [], [], 1
     with open(path) as f:
         for line in f:
-            m = re.match(r"\s*//\s*expect\s+([\w-]+):\s*(.*?)\s*$", line)
+            m = re.match(r"\s*//\s*(child-)?expect\s+([\w-]+):\s*(.*?)\s*$", line)
             if m:
-                expects.append((m.group(1), m.group(2)))
+                (child_expects if m.group(1) else expects).append((m.group(2), m.group(3)))
             m = re.match(r"\s*//\s*record-args:\s*(.*?)\s*$", line)
             if m:
                 record_args = shlex.split(m.group(1))
             m = re.match(r"\s*//\s*retries:\s*(\d+)", line)
             if m:
                 retries = int(m.group(1))
-    return expects, record_args, retries
+    return expects, child_expects, record_args, retries
 
 
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
-def check_once(args, exe, trace, expects, record_args):
+def child_traces(trace):
+    stem, ext = os.path.splitext(trace)
+    d = os.path.dirname(trace) or "."
+    base = os.path.basename(stem) + "."
+    return sorted(os.path.join(d, n) for n in os.listdir(d)
+                  if n.startswith(base) and n.endswith(ext) and n[len(base):-len(ext)].isdigit())
+
+
+def check_once(args, exe, trace, expects, child_expects, record_args):
+    for old in child_traces(trace):
+        os.remove(old)
     rec = run([args.racepred, "record", "-q", "-o", trace] + record_args + ["--", exe])
     if rec.returncode != 0:
         return [f"record failed ({rec.returncode}): {rec.stderr.strip()}"]
+    failures = check_trace(args, trace, expects)
+    children = child_traces(trace)
+    if child_expects:
+        if len(children) != 1:
+            return failures + [f"expected one child trace, found {children}"]
+        failures += [f"child: {f}" for f in check_trace(args, children[0], child_expects)]
+    return failures
+
+
+def check_trace(args, trace, expects):
     failures = []
     engines = sorted({e for e, _ in expects if e != "check"})
     results = {}
@@ -87,7 +112,7 @@ def main():
     p.add_argument("--work", required=True)
     p.add_argument("source")
     args = p.parse_args()
-    expects, record_args, retries = parse_expectations(args.source)
+    expects, child_expects, record_args, retries = parse_expectations(args.source)
     if not expects:
         print(f"{args.source}: no expectations", file=sys.stderr)
         return 2
@@ -96,13 +121,21 @@ def main():
     cpp = args.source.endswith((".cpp", ".cc"))
     wrapper = os.path.join(args.bin_dir, "racepred-c++" if cpp else "racepred-cc")
     exe = os.path.join(args.work, name)
-    build = run([wrapper, "-O1", "-g", "-o", exe, args.source, "-lpthread"])
+    tmp = os.path.join(args.work, name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    build = run([wrapper, "-O1", "-g", "-o", exe, args.source, "-lpthread"],
+                env=dict(os.environ, TMPDIR=tmp))
     if build.returncode != 0:
         print(f"build failed:\n{build.stderr}", file=sys.stderr)
         return 1
+    if os.listdir(tmp):
+        print(f"{wrapper} left files in TMPDIR: {os.listdir(tmp)}", file=sys.stderr)
+        return 1
+    os.rmdir(tmp)
     trace = os.path.join(args.work, name + ".rpt")
     for attempt in range(1, retries + 1):
-        failures = check_once(args, exe, trace, expects, record_args)
+        failures = check_once(args, exe, trace, expects, child_expects, record_args)
         if not failures:
             print(f"{name}: {len(expects)} expectations hold (attempt {attempt})")
             return 0

@@ -174,15 +174,20 @@ TEST(BinaryFormat, TruncatedFileIsAnErrorUnlessLenientAndCanBeRepaired) {
   std::remove(path.c_str());
 }
 
-TEST(BinaryFormat, CorruptBlockNamesItsByteOffset) {
+// A generated trace of `events` events written as binary in chunks of `chunk` events; its path.
+std::string write_generated(const std::string& tag, uint64_t events, uint32_t chunk, int level) {
   GeneratorOptions g;
-  g.events = 2000;
-  const Trace a = generate_trace(g);
-  const std::string path = temp_path("corrupt");
+  g.events = events;
+  const std::string path = temp_path(tag);
   BinaryWriteOptions o;
-  o.chunk_events = 300;
-  o.zstd_level = 0;
-  write_binary(a, path, o);
+  o.chunk_events = chunk;
+  o.zstd_level = level;
+  write_binary(generate_trace(g), path, o);
+  return path;
+}
+
+TEST(BinaryFormat, CorruptBlockNamesItsByteOffset) {
+  const std::string path = write_generated("corrupt", 2000, 300, 0);
   std::string data = slurp(path);
   data[data.size() / 2] ^= 0x5a;  // inside some middle block
   spit(path, data);
@@ -195,6 +200,56 @@ TEST(BinaryFormat, CorruptBlockNamesItsByteOffset) {
   }
   spit(path, std::string("\x89RPT\r\n\x1a\n\x07\0\0\0\0\0\0\0", 16));
   EXPECT_THROW(load_trace(path), InputError);  // unknown version
+  std::remove(path.c_str());
+}
+
+// Counts what a reader delivers.
+class CountEvents : public EventConsumer {
+ public:
+  void on_event(EventId, const Event&, uint32_t) override { ++count; }
+  uint64_t count = 0;
+};
+
+// zstd blocks are decompressed ahead of the decoder (on a helper thread): a block whose
+// checksum is right but whose compressed data is not is still reported at its own byte offset,
+// after exactly the events of the blocks before it.
+TEST(BinaryFormat, UndecompressableBlockIsReportedInFileOrder) {
+  const std::string path = write_generated("zstd_bad", 3000, 200, 3);
+  std::string data = slurp(path);
+  // Walk the blocks; spoil the 4th zstd events block and fix its checksum.
+  size_t pos = format::kHeaderSize, zstd_blocks = 0, bad_at = 0;
+  uint64_t events_before = 0;
+  while (pos + format::kBlockHeaderSize <= data.size()) {
+    format::BlockHeader h;
+    std::memcpy(&h, data.data() + pos, sizeof h);
+    if (h.kind == format::kBlockIndex) break;
+    auto* payload = reinterpret_cast<uint8_t*>(data.data() + pos + format::kBlockHeaderSize);
+    if (h.kind == format::kBlockEvents && h.codec == format::kCodecZstd && ++zstd_blocks == 4) {
+      for (uint32_t i = 0; i < h.stored_size; ++i) payload[i] = static_cast<uint8_t>(i * 37);
+      h.checksum = format::block_checksum(h, payload);
+      std::memcpy(data.data() + pos, &h, sizeof h);
+      bad_at = pos;
+      break;
+    }
+    // Events blocks the writer left uncompressed (zstd blocks hold 200 events each).
+    if (h.kind == format::kBlockEvents && h.codec == format::kCodecNone)
+      events_before += format::get_u32(payload);
+    pos += format::kBlockHeaderSize + h.stored_size;
+  }
+  ASSERT_GT(bad_at, 0u) << "fewer than 4 zstd events blocks";
+  spit(path, data);
+  Symbols symbols;
+  CountEvents sink;
+  try {
+    read_events(path, {}, symbols, sink);
+    ADD_FAILURE() << "undecompressable block accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot decompress block"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path + ": byte " + std::to_string(bad_at) + ":"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(sink.count, 3u * 200u + events_before);  // the three whole zstd blocks before it
   std::remove(path.c_str());
 }
 

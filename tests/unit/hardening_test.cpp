@@ -479,8 +479,11 @@ TEST(Hardening, ProgressLineOnlyOnATerminalWithoutQuietOutsideCi) {
   // seconds, so the run lasts past the one second before the first progress line.
   if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1)";
   std::string body;
-  for (int i = 0; i < 20000; ++i)
-    body += "T" + std::to_string(i % 2) + "|w(x" + std::to_string(i) + ")|1\n";
+  for (int i = 0; i < 20000; ++i) {
+    body += i % 2 ? "T1|w(x" : "T0|w(x";
+    body += std::to_string(i);
+    body += ")|1\n";
+  }
   TempFile events(body);
   const std::string feed =
       "{ head -n 100 " + events.quoted() + "; sleep 2; tail -n +101 " + events.quoted() + "; }";

@@ -165,5 +165,30 @@ TEST(Recording, HeapBlocksAreFreshVariablesPerAllocation) {
   EXPECT_EQ(text, "T0|w(heap[0x2000#1]+8)|0x1000\nT0|w(heap[0x2000#2]+8)|0x1000\n");
 }
 
+TEST(Recording, AddressesChangeNameExactlyWhenTheirBlockComesOrGoes) {
+  // The conversion caches address -> variable and forgets only the addresses of a block that is
+  // allocated or freed (a big block forgets everything): each access is named by the blocks
+  // live at its time. 0x108 is outside any block, then in block #1 (small), outside again, then
+  // in block #2 (1 MiB); 0x9000 is outside every block all along; 0x40008 is in block #2 only.
+  RawFile f;
+  f.start(0, 0);
+  f.records(0,
+            {rec(1, fmt::kWrite, 0x108), rec(2, fmt::kWrite, 0x9000),
+             rec(3, fmt::kRawAlloc, 0x100, 0x2000), rec(4, fmt::kRawSize, 16, 0x2000),
+             rec(5, fmt::kWrite, 0x108), rec(6, fmt::kWrite, 0x9000), rec(7, fmt::kRawFree, 0x100),
+             rec(8, fmt::kWrite, 0x108), rec(9, fmt::kWrite, 0x9000), rec(10, fmt::kWrite, 0x40008),
+             rec(11, fmt::kRawAlloc, 0x40000, 0x3000), rec(12, fmt::kRawSize, 1 << 20, 0x3000),
+             rec(13, fmt::kWrite, 0x40008), rec(14, fmt::kWrite, 0x108),
+             rec(15, fmt::kRawFree, 0x40000), rec(16, fmt::kWrite, 0x40008)},
+            true);
+  f.note("complete=1\n");
+  const std::string text = convert(f.bytes());
+  EXPECT_EQ(text,
+            "T0|w(0x108)|0x1000\nT0|w(0x9000)|0x1000\nT0|w(heap[0x2000#1]+8)|0x1000\n"
+            "T0|w(0x9000)|0x1000\nT0|w(0x108)|0x1000\nT0|w(0x9000)|0x1000\n"
+            "T0|w(0x40008)|0x1000\nT0|w(heap[0x3000#2]+8)|0x1000\nT0|w(0x108)|0x1000\n"
+            "T0|w(0x40008)|0x1000\n");
+}
+
 }  // namespace
 }  // namespace racepred

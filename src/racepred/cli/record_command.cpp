@@ -5,8 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -52,6 +54,38 @@ void print_result(const FinishResult& r, const std::string& out) {
     std::cerr << "racepred record: note: " << printable(n, 4096) << "\n";
 }
 
+// The raw recordings of the program's child processes: the runtime writes those of fork()
+// children and of instrumented programs it execs to RAW.<pid>. Sorted by pid.
+std::vector<std::pair<std::string, uint64_t>> child_recordings(const std::string& raw) {
+  namespace fs = std::filesystem;
+  const fs::path raw_path(raw);
+  const fs::path dir = raw_path.has_parent_path() ? raw_path.parent_path() : fs::path(".");
+  const std::string prefix = raw_path.filename().string() + ".";
+  std::vector<std::pair<std::string, uint64_t>> found;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string pid = name.substr(prefix.size());
+    if (pid.size() > 10 ||
+        !std::all_of(pid.begin(), pid.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+      continue;
+    found.emplace_back((dir / name).string(), std::stoull(pid));
+  }
+  std::sort(found.begin(), found.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
+  return found;
+}
+
+// OUTPUT with ".<pid>" before its extension: run.rpt -> run.1234.rpt.
+std::string child_output(const std::string& output, uint64_t pid) {
+  const std::filesystem::path p(output);
+  if (!p.has_extension()) return output + "." + std::to_string(pid);
+  std::filesystem::path q = p;
+  q.replace_extension("." + std::to_string(pid) + p.extension().string());
+  return q.string();
+}
+
 int record(const RecordOptions& o) {
   FinishOptions fo;
   fo.output = o.output;
@@ -71,6 +105,7 @@ int record(const RecordOptions& o) {
   if (o.command.empty()) throw UsageError("record: give the program to run after --");
   const std::string raw = o.raw.empty() ? o.output + ".raw" : o.raw;
   std::remove(raw.c_str());
+  for (const auto& child : child_recordings(raw)) std::remove(child.first.c_str());
   const pid_t pid = fork();
   if (pid < 0) throw InputError(std::string("record: fork failed: ") + std::strerror(errno));
   if (pid == 0) {
@@ -105,6 +140,21 @@ int record(const RecordOptions& o) {
       std::cerr << "racepred record: the program exited with status " << WEXITSTATUS(status)
                 << "\n";
     print_result(r, o.output);
+  }
+  // Child processes (fork, exec of an instrumented program): a trace each, OUTPUT.<pid>.EXT.
+  for (const auto& [child_raw, child_pid] : child_recordings(raw)) {
+    FinishOptions co = fo;
+    co.output = child_output(o.output, child_pid);
+    try {
+      const FinishResult cr = finish_recording(child_raw, co);
+      if (!o.quiet) {
+        std::cerr << "racepred record: child process " << child_pid << ", recorded apart:\n";
+        print_result(cr, co.output);
+      }
+    } catch (const InputError& e) {
+      std::cerr << "racepred record: child process " << child_pid << ": " << e.what() << "\n";
+    }
+    if (!o.keep_raw) std::remove(child_raw.c_str());
   }
   return kExitNoRace;
 }

@@ -280,16 +280,103 @@ struct Key {
   uint64_t addr;      // address, or offset in the block; bit 63: the atomic lock
   bool operator==(const Key&) const = default;
 };
-struct KeyHash {
-  size_t operator()(const Key& k) const {
-    return std::hash<uint64_t>()(k.instance * 0x9E3779B97F4A7C15ULL ^ k.addr);
+
+// Dense ids of keys in order of first appearance: an open-addressing table of ids (no node per
+// key: lbzip2's recording has 2.3 million distinct heap variables). Keys the caller numbers
+// itself (add) are not in the table.
+class KeyIds {
+ public:
+  uint32_t add(const Key& k) {
+    keys_.push_back(k);
+    return static_cast<uint32_t>(keys_.size() - 1);
   }
+  uint32_t id(const Key& k) {
+    if ((hashed_.size() + 1) * 2 > slots_.size()) grow();
+    for (size_t i = hash(k) & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
+      const uint32_t s = slots_[i];
+      if (s == 0) {
+        const uint32_t id = add(k);
+        slots_[i] = id + 1;
+        hashed_.push_back(id);
+        return id;
+      }
+      if (keys_[s - 1] == k) return s - 1;
+    }
+  }
+  const std::vector<Key>& keys() const { return keys_; }
+
+ private:
+  static size_t hash(const Key& k) {
+    uint64_t h = k.instance * 0x9E3779B97F4A7C15ULL ^ k.addr;  // splitmix64's finaliser
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+    return static_cast<size_t>(h ^ (h >> 31));
+  }
+  void grow() {
+    std::vector<uint32_t> slots(std::max<size_t>(slots_.size() * 2, 1 << 12), 0);
+    for (const uint32_t id : hashed_) {
+      size_t i = hash(keys_[id]) & (slots.size() - 1);
+      while (slots[i]) i = (i + 1) & (slots.size() - 1);
+      slots[i] = id + 1;
+    }
+    slots_.swap(slots);
+  }
+  std::vector<uint32_t> slots_;  // id + 1; 0 empty
+  std::vector<uint32_t> hashed_;
+  std::vector<Key> keys_;
+};
+
+// A direct-mapped cache of address -> id in front of KeyIds: most events repeat recent
+// addresses. Slots are chosen by 8-byte granule, so an allocation or a free (which changes what
+// the addresses of its block mean) invalidates only the slots of its block's granules; a block
+// larger than a quarter of the cache invalidates everything (a new epoch).
+class AddressCache {
+ public:
+  template <typename Compute>
+  uint32_t get(uint64_t addr, Compute&& compute) {
+    Entry& e = slots_[slot(addr)];
+    if (e.addr != addr || e.epoch != epoch_) e = Entry{addr, epoch_, compute()};
+    return e.id;
+  }
+  // The addresses [start, start + size) change meaning.
+  void invalidate(uint64_t start, uint64_t size) {
+    size = std::max<uint64_t>(size, 1);
+    const uint64_t first = start >> 3, last = (start + size - 1) >> 3;
+    if (last - first >= kSlots / 4) {
+      ++epoch_;
+      return;
+    }
+    for (uint64_t g = first; g <= last; ++g) {
+      Entry& e = slots_[slot(g << 3)];
+      const uint64_t a = e.addr & ~fmt::kAtomicLockBit;
+      if (a >= start && a - start < size) e.addr = UINT64_MAX;
+    }
+  }
+
+ private:
+  static constexpr unsigned kBits = 14;
+  static constexpr size_t kSlots = size_t{1} << kBits;
+  struct Entry {
+    uint64_t addr = UINT64_MAX;
+    uint64_t epoch = 0;
+    uint32_t id = 0;
+  };
+  static size_t slot(uint64_t addr) {
+    return static_cast<size_t>((((addr & ~fmt::kAtomicLockBit) >> 3) * 0x9E3779B97F4A7C15ULL) >>
+                               (64 - kBits));
+  }
+  std::vector<Entry> slots_ = std::vector<Entry>(kSlots);
+  uint64_t epoch_ = 1;
 };
 
 struct Alloc {
   uint64_t size;
   uint64_t site;
   uint64_t instance;
+  // Blocks up to kDenseBlock bytes: the variable id of each offset (UINT32_MAX: not yet seen),
+  // made at the block's first access. Programs that stream through buffers touch millions of
+  // distinct addresses; an array indexed by offset keeps those lookups sequential.
+  std::vector<uint32_t> var_ids;
 };
 
 }  // namespace
@@ -425,9 +512,13 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
 
   Symbols ids;  // thread names are final here; variables, locks, locations named below
   std::vector<Event> events;
-  std::unordered_map<Key, uint32_t, KeyHash> var_ids, lock_ids;
-  std::vector<Key> vars, locks;
-  std::vector<uint64_t> var_site, lock_site;  // allocation site of heap keys
+  {
+    size_t records = 0;  // an upper bound of the events: no regrowth of the largest array
+    for (const auto& [tid, t] : threads)
+      for (const RawBlock& b : t.blocks) records += b.count;
+    events.reserve(records);
+  }
+  KeyIds var_ids, lock_ids;
   std::unordered_map<uint64_t, uint32_t> loc_ids;
   std::vector<uint64_t> pcs;
   std::map<uint64_t, Alloc> heap_blocks;
@@ -445,33 +536,44 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
     }
     return Key{0, addr};
   };
+  constexpr uint64_t kDenseBlock = uint64_t{16} << 20;
+  // The variable id of a read or write's address.
+  auto var_of = [&](uint64_t addr) -> uint32_t {
+    auto it = heap_blocks.upper_bound(addr);
+    if (it != heap_blocks.begin() && !(addr & fmt::kAtomicLockBit)) {
+      --it;
+      Alloc& b = it->second;
+      const uint64_t size = std::max<uint64_t>(b.size, 1);
+      if (addr - it->first < size && size <= kDenseBlock) {
+        if (b.var_ids.empty()) b.var_ids.assign(size, UINT32_MAX);
+        uint32_t& id = b.var_ids[addr - it->first];
+        if (id == UINT32_MAX) id = var_ids.add(Key{b.instance, addr - it->first});
+        return id;
+      }
+    }
+    return var_ids.id(key_of(addr));
+  };
   auto thread_id = [&](uint32_t tid) { return ids.threads.intern("T" + std::to_string(tid)); };
   auto location_id = [&](uint64_t pc) {
     auto [it, fresh] = loc_ids.emplace(pc, static_cast<uint32_t>(pcs.size()));
     if (fresh) pcs.push_back(pc);
     return it->second;
   };
-  auto id_in = [&](std::unordered_map<Key, uint32_t, KeyHash>& table, std::vector<Key>& keys,
-                   const Key& k) {
-    auto [it, fresh] = table.emplace(k, static_cast<uint32_t>(keys.size()));
-    if (fresh) keys.push_back(k);
-    return it->second;
+  AddressCache var_cache, lock_cache, loc_cache;
+  // A block starting at `start` and reaching `end` is added or removed: the addresses whose
+  // key_of changes are [start, end), and up to the end of an earlier block that overlaps it
+  // (a free the runtime did not see).
+  auto heap_changed = [&](uint64_t start, uint64_t end) {
+    auto it = heap_blocks.lower_bound(start);
+    if (it != heap_blocks.begin()) {
+      --it;
+      end = std::max(end, it->first + std::max<uint64_t>(it->second.size, 1));
+    }
+    var_cache.invalidate(start, end - start);
+    lock_cache.invalidate(start, end - start);
   };
-
-  // Direct-mapped caches in front of the hash maps: most events repeat recent addresses.
-  // A cache entry is valid for one heap "epoch" (any allocation or free starts a new one).
-  struct CacheEntry {
-    uint64_t addr = UINT64_MAX;
-    uint64_t epoch = 0;
-    uint32_t id = 0;
-  };
-  constexpr size_t kCache = 1 << 14;
-  std::vector<CacheEntry> var_cache(kCache), lock_cache(kCache), loc_cache(kCache);
-  uint64_t epoch = 1;
-  auto cached = [&](std::vector<CacheEntry>& cache, uint64_t addr, uint64_t ep, auto&& compute) {
-    CacheEntry& e = cache[(addr * 0x9E3779B97F4A7C15ULL) >> 50];
-    if (e.addr != addr || e.epoch != ep) e = CacheEntry{addr, ep, compute()};
-    return e.id;
+  auto block_end = [](uint64_t start, const Alloc& a) {
+    return start + std::max<uint64_t>(a.size, 1);
   };
   std::vector<uint32_t> thread_ids;  // by tid, UINT32_MAX when not interned yet
   auto thread_of = [&](uint32_t tid) {
@@ -499,13 +601,21 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
         cur.next();
         const fmt::RawRecord* size = cur.get();
         if (size && static_cast<uint8_t>(size->op_pc >> 56) == fmt::kRawSize) {
-          heap_blocks[addr] = Alloc{size->addr, pc, ++instances};
+          Alloc block{size->addr, pc, ++instances, {}};
+          uint64_t end = block_end(addr, block);
+          if (auto old = heap_blocks.find(addr); old != heap_blocks.end())
+            end = std::max(end, block_end(addr, old->second));
+          heap_changed(addr, end);
+          heap_blocks[addr] = std::move(block);
           sites.push_back(pc);
-          ++epoch;
           cur.next();
         }
       } else if (op == fmt::kRawFree) {
-        if (heap_blocks.erase(r->addr)) ++epoch;
+        if (auto it = heap_blocks.find(r->addr); it != heap_blocks.end()) {
+          const uint64_t start = it->first, end = block_end(start, it->second);
+          heap_blocks.erase(it);
+          heap_changed(start, end);
+        }
         cur.next();
       } else if (op < fmt::kOpCount) {
         Event e;
@@ -515,13 +625,11 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
         if (op == fmt::kFork || op == fmt::kJoin) {
           e.target = thread_of(static_cast<uint32_t>(addr));
         } else if (op == fmt::kRead || op == fmt::kWrite) {
-          e.target =
-              cached(var_cache, addr, epoch, [&] { return id_in(var_ids, vars, key_of(addr)); });
+          e.target = var_cache.get(addr, [&] { return var_of(addr); });
         } else {
-          e.target =
-              cached(lock_cache, addr, epoch, [&] { return id_in(lock_ids, locks, key_of(addr)); });
+          e.target = lock_cache.get(addr, [&] { return lock_ids.id(key_of(addr)); });
         }
-        e.location = cached(loc_cache, pc, 0, [&] { return location_id(pc); });
+        e.location = loc_cache.get(pc, [&] { return location_id(pc); });
         events.push_back(e);
         cur.next();
       } else {
@@ -560,8 +668,8 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
     name += "@" + hex(addr);
     for (int k = 2; table.intern(name) != want; ++k) name += "'";
   };
-  for (const Key& k : vars) intern_unique(symbols.variables, key_name(k), k.addr);
-  for (const Key& k : locks) intern_unique(symbols.locks, key_name(k), k.addr);
+  for (const Key& k : var_ids.keys()) intern_unique(symbols.variables, key_name(k), k.addr);
+  for (const Key& k : lock_ids.keys()) intern_unique(symbols.locks, key_name(k), k.addr);
   for (size_t i = 0; i < n_locs; ++i) {
     // Locations are names of source lines: several addresses may share one.
     const uint32_t id = symbols.locations.intern(code[i]);

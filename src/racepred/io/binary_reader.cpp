@@ -6,7 +6,10 @@
 #include <zstd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "racepred/format/trace_format.hpp"
@@ -130,25 +133,133 @@ class BlockWalker {
   size_t pos_ = 0;
 };
 
-// The payload after decompression.
+// One zstd decompression context, reused for every block (creating one per block costs).
+class Decompressor {
+ public:
+  Decompressor() : ctx_(ZSTD_createDCtx()) {}
+  ~Decompressor() { ZSTD_freeDCtx(ctx_); }
+  Decompressor(const Decompressor&) = delete;
+  Decompressor& operator=(const Decompressor&) = delete;
+  // Decompresses a zstd block into `out` (raw_size bytes and kDecodePadding more); an error
+  // message, or empty.
+  std::string run(const BlockHeader& h, const uint8_t* stored, std::vector<uint8_t>& out) {
+    if (out.size() < h.raw_size + format::kDecodePadding)
+      out.resize(h.raw_size + format::kDecodePadding);
+    if (!ctx_) return "cannot decompress block: out of memory";
+    const size_t n = ZSTD_decompressDCtx(ctx_, out.data(), h.raw_size, stored, h.stored_size);
+    if (ZSTD_isError(n) || n != h.raw_size)
+      return std::string("cannot decompress block: ") +
+             (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong size");
+    return {};
+  }
+
+ private:
+  ZSTD_DCtx* ctx_;
+};
+
 // The payload after decompression. `copy` copies an uncompressed payload too (so that
 // kDecodePadding bytes after it are readable).
 const uint8_t* raw_payload(const BlockHeader& h, const uint8_t* stored, std::vector<uint8_t>& buf,
-                           std::string_view name, uint64_t offset, bool copy = false) {
+                           Decompressor& zstd, std::string_view name, uint64_t offset,
+                           bool copy = false) {
   if (h.codec == format::kCodecNone && !copy) return stored;
-  if (buf.size() < h.raw_size + format::kDecodePadding)
-    buf.resize(h.raw_size + format::kDecodePadding);
   if (h.codec == format::kCodecNone) {
+    if (buf.size() < h.raw_size + format::kDecodePadding)
+      buf.resize(h.raw_size + format::kDecodePadding);
     std::memcpy(buf.data(), stored, h.raw_size);
     return buf.data();
   }
-  const size_t n = ZSTD_decompress(buf.data(), h.raw_size, stored, h.stored_size);
-  if (ZSTD_isError(n) || n != h.raw_size)
-    fail(name, offset,
-         std::string("cannot decompress block: ") +
-             (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong size"));
+  const std::string error = zstd.run(h, stored, buf);
+  if (!error.empty()) fail(name, offset, error);
   return buf.data();
 }
+
+// A whole block as the walker found it.
+struct StoredBlock {
+  BlockHeader header;
+  const uint8_t* stored;
+  uint64_t offset;
+};
+
+// Decompresses the zstd blocks of a file on a helper thread, ahead of the reader, into a ring
+// of kSlots buffers: the reader decodes block k while block k + 1 is being decompressed (half
+// of a binary read is zstd's). Blocks are handed out in file order; a block's decompression
+// error is reported when the reader reaches it.
+class Prefetcher {
+ public:
+  static constexpr size_t kSlots = 3;
+  explicit Prefetcher(const std::vector<StoredBlock>& blocks) : blocks_(blocks) {
+    for (const StoredBlock& b : blocks_) compressed_ += b.header.codec == format::kCodecZstd;
+    if (compressed_ >= 2 && std::thread::hardware_concurrency() > 1)
+      worker_ = std::thread([this] { work(); });
+  }
+  ~Prefetcher() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    if (worker_.joinable()) worker_.join();
+  }
+  Prefetcher(const Prefetcher&) = delete;
+  Prefetcher& operator=(const Prefetcher&) = delete;
+
+  // The payload of blocks_[i] (called with increasing i, for each block in turn).
+  const uint8_t* payload(size_t i, const uint8_t* end, std::string_view name) {
+    const StoredBlock& b = blocks_[i];
+    const bool near_end = b.stored + b.header.stored_size + format::kDecodePadding > end;
+    if (b.header.codec != format::kCodecZstd || !worker_.joinable())
+      return raw_payload(b.header, b.stored, own_, zstd_, name, b.offset, near_end);
+    std::unique_lock lock(mutex_);
+    if (taken_ > 0) {  // the previous compressed block's slot is free again
+      ++freed_;
+      changed_.notify_all();
+    }
+    changed_.wait(lock, [&] { return done_ > taken_; });
+    Slot& slot = slots_[taken_ % kSlots];
+    ++taken_;
+    if (!slot.error.empty()) fail(name, b.offset, slot.error);
+    return slot.data.data();
+  }
+
+ private:
+  struct Slot {
+    std::vector<uint8_t> data;
+    std::string error;
+  };
+  void work() {
+    Decompressor zstd;
+    size_t produced = 0;
+    for (const StoredBlock& b : blocks_) {
+      if (b.header.codec != format::kCodecZstd) continue;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return stop_ || produced - freed_ < kSlots; });
+        if (stop_) return;
+      }
+      Slot& slot = slots_[produced % kSlots];
+      slot.error = zstd.run(b.header, b.stored, slot.data);
+      {
+        std::lock_guard lock(mutex_);
+        done_ = ++produced;
+      }
+      changed_.notify_all();
+    }
+  }
+
+  const std::vector<StoredBlock>& blocks_;
+  size_t compressed_ = 0;
+  Slot slots_[kSlots];
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  size_t done_ = 0;   // compressed blocks decompressed
+  size_t taken_ = 0;  // handed to the reader
+  size_t freed_ = 0;  // given back by the reader
+  bool stop_ = false;
+  std::thread worker_;
+  std::vector<uint8_t> own_;  // without the helper, and for uncompressed blocks
+  Decompressor zstd_;
+};
 
 void read_symbols(const uint8_t* p, const uint8_t* end, Symbols& symbols, std::string_view name,
                   uint64_t offset) {
@@ -186,16 +297,20 @@ void read_binary_events(std::string_view data, std::string_view name, const Read
       !symbols.locations.empty())
     throw InputError(std::string(name) +
                      ": error: a binary trace must be read into empty symbol tables");
-  std::vector<uint8_t> buffer;
+  // The blocks first (checksums), then their contents in order; a corrupt block is reported
+  // after the events before it, as a streaming read would.
+  std::vector<StoredBlock> blocks;
+  {
+    StoredBlock b{};
+    while (walker.next(b.header, b.stored, b.offset)) blocks.push_back(b);
+  }
+  Prefetcher prefetch(blocks);
   format::ChunkDecoder decoder(format::op_count_of(walker.version));
-  BlockHeader header;
-  const uint8_t* stored = nullptr;
-  uint64_t offset = 0;
   uint64_t last_id = 0;
-  while (walker.next(header, stored, offset)) {
-    const bool near_end =
-        stored + header.stored_size + format::kDecodePadding > bytes + data.size();
-    const uint8_t* raw = raw_payload(header, stored, buffer, name, offset, near_end);
+  for (size_t block = 0; block < blocks.size(); ++block) {
+    const BlockHeader& header = blocks[block].header;
+    const uint64_t offset = blocks[block].offset;
+    const uint8_t* raw = prefetch.payload(block, bytes + data.size(), name);
     if (header.kind == format::kBlockSymbols) {
       read_symbols(raw, raw + header.raw_size, symbols, name, offset);
       continue;
@@ -276,9 +391,10 @@ BinaryTraceInfo info_of(std::string_view data, const std::string& path, BlockWal
   const uint8_t* stored;
   uint64_t offset;
   std::vector<uint8_t> buffer;
+  Decompressor zstd;
   while (walker.next(header, stored, offset)) {
     if (header.kind != format::kBlockEvents) continue;
-    const uint8_t* raw = raw_payload(header, stored, buffer, path, offset);
+    const uint8_t* raw = raw_payload(header, stored, buffer, zstd, path, offset);
     if (header.raw_size < format::kEventsPrefix) fail(path, offset, "events block too short");
     ++info.event_blocks;
     info.events += format::get_u32(raw);
@@ -343,9 +459,10 @@ BinaryTraceInfo repair_binary_trace(const std::string& path) {
     const uint8_t* stored;
     uint64_t offset;
     std::vector<uint8_t> buffer;
+    Decompressor zstd;
     while (walker.next(header, stored, offset)) {
       if (header.kind != format::kBlockEvents) continue;
-      const uint8_t* raw = raw_payload(header, stored, buffer, path, offset);
+      const uint8_t* raw = raw_payload(header, stored, buffer, zstd, path, offset);
       if (header.raw_size < format::kEventsPrefix) fail(path, offset, "events block too short");
       index.push_back({offset, format::get_u64(raw + 4), format::get_u32(raw)});
       info.events += format::get_u32(raw);

@@ -57,7 +57,8 @@ struct Ctx {
   fmt::RawRecord* buf;
   uint32_t n;
   uint32_t tid;
-  int32_t pending;  // index of a read whose sequence number is deferred, or -1
+  // The last `pending` records are reads whose sequence numbers are deferred (see put).
+  uint32_t pending;
   // 1: inside the runtime (events raised now by signal handlers are dropped and counted);
   // 2: inside a libc call the runtime makes for the program (dropped silently).
   volatile int busy;
@@ -248,11 +249,21 @@ Ctx* new_ctx(uint32_t tid) {
   Ctx* c = static_cast<Ctx*>(mem);
   c->buf = reinterpret_cast<fmt::RawRecord*>(static_cast<char*>(mem) + kPage) + 1;
   c->tid = tid;
-  c->pending = -1;
   const uint32_t slot = __atomic_fetch_add(&g_ctx_count, 1, __ATOMIC_RELAXED);
   if (slot < kMaxThreads) __atomic_store_n(&g_ctxs[slot], c, __ATOMIC_RELEASE);
   write_start(tid);
   return c;
+}
+
+// Gives the deferred reads (the last c->pending records) their sequence numbers, and
+// `extra` more numbers after them: one atomic operation for all. Returns the first extra one.
+__attribute__((always_inline)) inline uint64_t number_pending(Ctx* c, uint32_t extra) {
+  const uint32_t k = c->pending;
+  if (k + extra == 0) return 0;
+  uint64_t s = __atomic_fetch_add(&g_seq, k + extra, __ATOMIC_RELAXED);
+  for (fmt::RawRecord* r = c->buf + (c->n - k); k && r != c->buf + c->n; ++r) r->seq = s++;
+  c->pending = 0;
+  return s;
 }
 
 // Writes the context's records as one raw block. `last` marks the thread's final block.
@@ -260,10 +271,7 @@ Ctx* new_ctx(uint32_t tid) {
 void flush_locked(Ctx* c, bool last, bool force = false) {
   if (c->ended || !c->buf) return;
   InRuntime in_runtime;
-  if (c->pending >= 0) {
-    c->buf[c->pending].seq = __atomic_fetch_add(&g_seq, 1, __ATOMIC_RELAXED);
-    c->pending = -1;
-  }
+  number_pending(c, 0);
   const uint32_t n = __atomic_load_n(&c->n, __ATOMIC_ACQUIRE);
   if ((n > 0 || last) && !g_nowrite) {
     uint8_t* block = reinterpret_cast<uint8_t*>(c->buf + kBufferRecords);
@@ -330,21 +338,28 @@ inline Ctx* ctx() {
   return c;
 }
 
-inline void put(Ctx* c, uint8_t op, uint64_t addr, uint64_t pc, bool defer) {
-  if (c->pending >= 0) {
-    c->buf[c->pending].seq = __atomic_fetch_add(&g_seq, 1, __ATOMIC_RELAXED);
-    c->pending = -1;
-  }
-  fmt::RawRecord& r = c->buf[c->n];
+// Appends one record. A read's sequence number is deferred until the thread's next event:
+// the load has happened by then, so a read that saw another thread's write is placed after
+// that write (RECORDER.md §4; tests/recorder/spin_flag.c). One atomic increment numbers the
+// waiting reads and the next non-read event together (the global counter is the contended part
+// of the access path: a read-modify-write costs one increment, not two); at most
+// kMaxPendingReads reads wait, and a read is never numbered by its own record (its load has
+// not happened yet): a full buffer is written when the next record comes.
+constexpr uint32_t kMaxPendingReads = 32;
+__attribute__((always_inline)) inline void put(Ctx* c, uint8_t op, uint64_t addr, uint64_t pc,
+                                               bool defer) {
+  if (RP_UNLIKELY(c->n == kBufferRecords)) flush_ctx(c, false);
+  const uint32_t n = c->n;
+  fmt::RawRecord& r = c->buf[n];
   r.addr = addr;
   r.op_pc = (uint64_t{op} << 56) | (pc & 0x00ffffffffffffffULL);
   if (defer) {
-    c->pending = static_cast<int32_t>(c->n);
+    if (c->pending == kMaxPendingReads) number_pending(c, 0);  // the earlier reads only
+    ++c->pending;
   } else {
-    r.seq = __atomic_fetch_add(&g_seq, 1, __ATOMIC_RELAXED);
+    r.seq = c->pending ? number_pending(c, 1) : __atomic_fetch_add(&g_seq, 1, __ATOMIC_RELAXED);
   }
-  __atomic_store_n(&c->n, c->n + 1, __ATOMIC_RELEASE);
-  if (RP_UNLIKELY(c->n == kBufferRecords)) flush_ctx(c, false);
+  __atomic_store_n(&c->n, n + 1, __ATOMIC_RELEASE);
 }
 
 // Enters the runtime for an event: nullptr when the event must be dropped.
@@ -461,9 +476,13 @@ void write_note(const char* key, uint64_t value) {
 // Flushes every thread (the process ends or execs): a thread still running loses what it
 // records after this.
 int g_finished;
+pid_t g_pid;  // the process whose recording g_fd is
 
 void finish_all(bool ended) {
   if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) == 0 || g_fd < 0) return;
+  // A vfork() child shares this memory until it execs or exits: its exec/_exit must not end
+  // the parent's recording.
+  if (getpid() != g_pid) return;
   if (__atomic_exchange_n(&g_finished, 1, __ATOMIC_ACQ_REL)) return;
   __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
   const uint32_t n = __atomic_load_n(&g_ctx_count, __ATOMIC_ACQUIRE);
@@ -500,38 +519,98 @@ void thread_key_destructor(void* p) {
   spin_unlock(&c->flush_lock);
 }
 
-void on_fork_child() {
-  // The child inherits copies of the parent's buffers and its output descriptor: it must not
-  // write them. The child is not recorded (an instrumented program it execs records itself,
-  // into RACEPRED_RECORD.<pid>).
-  __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
-  g_fd = -1;
-}
+// RACEPRED_RECORD as the process found it (%p not yet replaced): fork children name their
+// recordings after it.
+char g_template[4096];
 
-void init() {
-  InRuntime in_runtime;
-  const char* out = getenv("RACEPRED_RECORD");
-  if (!out || !*out) {
-    g_state = 2;  // not recording: every hook stays passive
-    return;
-  }
-  char path[4096];
+// The output path of this process: the template with %p replaced by the process id; a fork
+// child whose template has no %p appends ".<pid>" (next to the parent's recording, where
+// `racepred record` looks for it).
+void output_path(char* path, size_t cap, bool fork_child) {
+  char digits[16];
+  int d = 0;
+  for (unsigned v = static_cast<unsigned>(getpid()); v || !d; v /= 10)
+    digits[d++] = static_cast<char>('0' + v % 10);
   size_t n = 0;
-  for (const char* p = out; *p && n + 24 < sizeof path; ++p) {
+  bool had_pid = false;
+  for (const char* p = g_template; *p && n + 24 < cap; ++p) {
     if (p[0] == '%' && p[1] == 'p') {
-      char digits[16];
-      int d = 0;
-      for (unsigned v = static_cast<unsigned>(getpid()); v || !d; v /= 10)
-        digits[d++] = static_cast<char>('0' + v % 10);
-      while (d) path[n++] = digits[--d];
+      for (int i = d; i;) path[n++] = digits[--i];
+      had_pid = true;
       ++p;
     } else {
       path[n++] = *p;
     }
   }
+  if (fork_child && !had_pid) {
+    path[n++] = '.';
+    for (int i = d; i;) path[n++] = digits[--i];
+  }
   path[n] = 0;
+}
+
+// Opens this process's recording and writes its file header: false when it cannot.
+bool open_output(bool fork_child) {
+  char path[4096];
+  output_path(path, sizeof path, fork_child);
   g_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (g_fd < 0) {
+  if (g_fd < 0) return false;
+  g_pid = getpid();
+  uint8_t header[fmt::kHeaderSize];
+  fmt::write_file_header(header, fmt::kFileRecording);
+  write_fully(g_fd, header, sizeof header);
+  g_bytes = sizeof header;
+  return true;
+}
+
+// A fork() child (RECORDER.md pitfall 5) records into a file of its own (RAW.<pid>): only the
+// forking thread exists in it, with the parent's thread id. It inherited copies of the parent's
+// buffers (events the parent writes itself: dropped here), of its output descriptor (shared
+// file offset: never written) and of spin locks other threads may have held (released).
+void on_fork_child() {
+  const int state = __atomic_load_n(&g_state, __ATOMIC_ACQUIRE);
+  if (g_fd >= 0) close(g_fd);
+  g_fd = -1;
+  if (state != 1) {
+    __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
+    return;
+  }
+  InRuntime in_runtime;
+  g_write_lock = 0;
+  for (int& l : g_stripes) l = 0;
+  Ctx* c = t_ctx;
+  const uint32_t n = __atomic_load_n(&g_ctx_count, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < n && i < kMaxThreads; ++i) g_ctxs[i] = nullptr;
+  g_ctx_count = 0;
+  g_finished = 0;
+  g_capped = 0;
+  g_dropped = 0;
+  if (!open_output(true)) {
+    __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
+    return;
+  }
+  write_note("fork_of", static_cast<uint64_t>(getppid()));
+  if (c && c->buf && !c->ended) {
+    c->flush_lock = 0;
+    c->n = 0;
+    c->pending = 0;
+    c->dropped = 0;
+    g_ctxs[0] = c;
+    g_ctx_count = 1;
+    write_start(c->tid);
+  }
+  write_maps();
+}
+
+void init() {
+  InRuntime in_runtime;
+  const char* out = getenv("RACEPRED_RECORD");
+  if (!out || !*out || str_len(out) >= sizeof g_template) {
+    g_state = 2;  // not recording: every hook stays passive
+    return;
+  }
+  copy_bytes(g_template, out, str_len(out) + 1);
+  if (!open_output(false)) {
     g_state = 2;
     return;
   }
@@ -544,10 +623,6 @@ void init() {
   g_nowrite = nowrite && nowrite[0] == '1';
   const char* cap = getenv("RACEPRED_MAX_MB");
   g_max_bytes = (cap && *cap ? strtoull(cap, nullptr, 10) : 4096) << 20;
-  uint8_t header[fmt::kHeaderSize];
-  fmt::write_file_header(header, fmt::kFileRecording);
-  write_fully(g_fd, header, sizeof header);
-  g_bytes = sizeof header;
   pthread_key_create(&g_key, thread_key_destructor);
   pthread_atfork(nullptr, nullptr, on_fork_child);
   atexit(at_exit);

@@ -58,12 +58,7 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   }
   void read(EventId id, const Event& e) { access(id, e); }
   void write(EventId id, const Event& e) { access(id, e); }
-  // Lock sets are agnostic of fork and join (seed 000). A join only frees memory: a joined
-  // thread makes no more accesses, so its per-variable counts C(s, k), which serve only to
-  // leave out its own accesses, are dead; a thread that accesses x later takes its slot.
-  void join(EventId, const Event& e) {
-    if (e.target != e.thread) retired_[e.target] = 1;
-  }
+  // Lock sets are agnostic of fork and join (seed 000).
 
   Annotator* annotator() override { return this; }
   // Column "LS": the event's lock set LS(e) for reads and writes, as in the seed's tables.
@@ -78,11 +73,11 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
 
   // Per variable x, in one block of 64-bit words: the distinct lock sets its accesses held
   // (entries, five words each) and, after them, the (thread, entry) pairs that occurred
-  // (records, three words each). Entry k: its mask, its set | exact << 32, a bitmap of the
-  // entries whose lock sets are disjoint from it (while the variable has at most 64 entries),
-  // and C(k), the accesses whose lock set is exactly entry k's (reads, writes). A record holds
-  // C(t, k), those of thread t. An access of thread t with lock set L races with C(j) − C(t, j)
-  // over the entries j disjoint from L (conflicting ops only: writes for a read, reads and
+  // (records, three words each, sorted by thread). Entry k: its mask, its set | exact << 32, a
+  // bitmap of the entries whose lock sets are disjoint from it (while the variable has at most 64
+  // entries), and C(k), the accesses whose lock set is exactly entry k's (reads, writes). A record
+  // holds C(t, k), those of thread t. An access of thread t with lock set L races with C(j) − C(t,
+  // j) over the entries j disjoint from L (conflicting ops only: writes for a read, reads and
   // writes for a write), then adds itself to C(k) and C(t, k) of its own entry k. Only pairs
   // that occur take room (a variable of one thread and one lock set: eight words), where a dense
   // threads × lock sets table took several hundred bytes per variable of a trace with many
@@ -90,8 +85,12 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   struct Variable {
     std::vector<uint64_t> block;
     uint32_t entries = 0;
-    uint32_t records = 0;
-    uint32_t last_record = 0;  // cache for the lookup
+    uint32_t records = 0;  // sorted by thread: a thread's records are contiguous
+    uint32_t last_entry = 0;
+    // The records of the thread that accessed last: [first, first + count).
+    ThreadId last_thread = UINT32_MAX;
+    uint32_t first = 0;
+    uint32_t count = 0;
 
     uint64_t* entry(size_t k) { return block.data() + kEntryWords * k; }
     const uint64_t* entry(size_t k) const { return block.data() + kEntryWords * k; }
@@ -100,10 +99,11 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
       return block.data() + kEntryWords * entries + kRecordWords * r;
     }
     bool bitmaps() const { return entries <= 64; }
-    // Room for `words` more words: about a quarter of slack, not the doubling of push_back.
+    // Room for `words` more words: an eighth of slack, not the doubling of push_back (most
+    // variables stop growing after a few records).
     void reserve_more(size_t words) {
       const size_t need = block.size() + words;
-      if (need > block.capacity()) block.reserve(need + need / 4);
+      if (need > block.capacity()) block.reserve(need + need / 8 + 2);
     }
   };
   static constexpr size_t kEntryWords = 5;   // mask, set | exact << 32, bitmap, reads, writes
@@ -117,10 +117,6 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   Ids& ids_of(VariableId x, uint32_t r, bool write) { return ids_[x][size_t{r} * 2 + write]; }
 
   NodeId& ls(ThreadId t) { return ls_[t]; }
-  bool retired(ThreadId t) const {
-    const uint8_t* r = retired_.find(t);
-    return r && *r;
-  }
   NodeId ls(ThreadId t) const {
     const NodeId* n = ls_.find(t);
     return n ? *n : LockSetTable::kRoot;
@@ -146,9 +142,12 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   }
 
   uint32_t entry_of(Variable& x, const Query& q) {
+    if (x.last_entry < x.entries && static_cast<SetId>(x.entry(x.last_entry)[1]) == q.set)
+      return x.last_entry;
     uint32_t k = 0;
     while (k < x.entries && static_cast<SetId>(x.entry(k)[1]) != q.set) ++k;
-    if (k < x.entries) return k;
+    if (k < x.entries) return x.last_entry = k;
+    x.last_thread = UINT32_MAX;  // the records move
     // A new lock set: five words before the records.
     x.reserve_more(kEntryWords);
     x.block.insert(x.block.begin() + static_cast<std::ptrdiff_t>(kEntryWords * k), kEntryWords, 0);
@@ -168,30 +167,44 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
       if (q.set == LockSetTable::kEmptySet || (read_locks_ && disjoint_rw(table_, q.set, q.set)))
         cell[2] |= uint64_t{1} << k;
     }
-    return k;
+    return x.last_entry = k;
   }
 
-  // The record of (t, k); a new one (a joined thread's reused when not listing) if none.
-  uint32_t record_of(VariableId xid, Variable& x, ThreadId t, uint32_t k) {
-    const uint64_t key = uint64_t{t} | uint64_t{k} << 32;
-    if (x.last_record < x.records && x.record(x.last_record)[0] == key) return x.last_record;
-    for (uint32_t r = 0; r < x.records; ++r)
-      if (x.record(r)[0] == key) return x.last_record = r;
-    uint32_t dead = UINT32_MAX;
-    for (uint32_t r = 0; r < x.records && dead == UINT32_MAX && !listing_; ++r)
-      if (retired(record_thread(x.record(r)))) dead = r;
-    if (dead != UINT32_MAX) {
-      // The joined thread makes no more accesses: its C(t, j) only served to leave out its own
-      // accesses (C(j) keeps them).
-      uint64_t* rec = x.record(dead);
-      rec[0] = key;
-      rec[1] = rec[2] = 0;
-      return x.last_record = dead;
+  // Sets x.first and x.count to thread t's records (binary search: records are sorted by thread).
+  static void find_thread(Variable& x, ThreadId t) {
+    if (x.last_thread == t) return;
+    uint32_t lo = 0, hi = x.records;
+    while (lo < hi) {
+      const uint32_t mid = (lo + hi) / 2;
+      if (record_thread(x.record(mid)) < t)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
+    uint32_t end = lo;
+    while (end < x.records && record_thread(x.record(end)) == t) ++end;
+    x.last_thread = t;
+    x.first = lo;
+    x.count = end - lo;
+  }
+
+  // The record of (t, k), a new one at the end of t's records if none.
+  uint32_t record_of(VariableId xid, Variable& x, ThreadId t, uint32_t k) {
+    find_thread(x, t);
+    const uint64_t key = uint64_t{t} | uint64_t{k} << 32;
+    for (uint32_t r = x.first; r < x.first + x.count; ++r)
+      if (x.record(r)[0] == key) return r;
+    const uint32_t r = x.first + x.count;
     x.reserve_more(kRecordWords);
-    x.block.insert(x.block.end(), {key, 0, 0});
-    if (listing_) ids_[xid].resize(ids_[xid].size() + 2);
-    return x.last_record = x.records++;
+    const auto at = x.block.begin() + static_cast<std::ptrdiff_t>(x.record(r) - x.block.data());
+    x.block.insert(at, {key, 0, 0});
+    if (listing_) {
+      auto& ids = ids_[xid];
+      ids.insert(ids.begin() + static_cast<std::ptrdiff_t>(2 * size_t{r}), 2, Ids{});
+    }
+    ++x.records;
+    ++x.count;
+    return r;
   }
 
   void access(EventId id, const Event& e) {
@@ -216,11 +229,10 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
       for (uint32_t j = 0; j < x.entries; ++j)
         if (disjoint(x.entry(j), q)) races += conflicting(x.entry(j) + 3, write);
     }
-    if (races > 0)
-      for (uint32_t o = 0; o < x.records; ++o) {
+    if (races > 0)  // x.first, x.count: this thread's records (record_of)
+      for (uint32_t o = x.first; o < x.first + x.count; ++o) {
         const uint64_t* rec = x.record(o);
-        if (record_thread(rec) == e.thread && disjoint(x, k, record_entry(rec), q))
-          races -= conflicting(rec + 1, write);
+        if (disjoint(x, k, record_entry(rec), q)) races -= conflicting(rec + 1, write);
       }
     if (races > 0) {
       if (listing_) {
@@ -299,7 +311,6 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   LockSetTable table_;
   bool read_locks_ = false;                  // a read lock was seen: sets may hold read-hold tokens
   IdTable<NodeId> ls_{LockSetTable::kRoot};  // ls(t): the node of thread t's current lock set
-  IdTable<uint8_t> retired_;                 // 1: the thread was joined
   std::vector<Variable> variables_;
   std::vector<std::vector<Ids>> ids_;  // by variable, while listing
   std::vector<Cursor> heap_;
