@@ -25,8 +25,9 @@ inline Trace load_example(const std::string& name) {
 inline std::string check_reordering(const exact::ExactTrace& t,
                                     const std::vector<uint32_t>& order) {
   std::vector<uint32_t> position(t.thread_count(), 0);
-  std::map<uint32_t, uint32_t> holder;      // lock -> thread
-  std::map<uint32_t, uint32_t> last_write;  // variable -> event index
+  std::map<uint32_t, uint32_t> holder;             // lock -> thread (write mode)
+  std::map<uint32_t, std::set<uint32_t>> readers;  // lock -> threads (read mode)
+  std::map<uint32_t, uint32_t> last_write;         // variable -> event index
   std::set<uint32_t> done;
   for (size_t k = 0; k < order.size(); ++k) {
     const uint32_t i = order[k];
@@ -42,7 +43,15 @@ inline std::string check_reordering(const exact::ExactTrace& t,
     switch (e.op) {
       case Op::Acquire:
         if (holder.count(e.target)) return at + "lock held by another thread";
+        if (!readers[e.target].empty()) return at + "lock held in read mode";
         holder[e.target] = e.thread;
+        break;
+      case Op::ReadAcquire:
+        if (holder.count(e.target)) return at + "lock held by another thread";
+        readers[e.target].insert(e.thread);
+        break;
+      case Op::ReadRelease:
+        if (!readers[e.target].erase(e.thread)) return at + "read release of a lock not held";
         break;
       case Op::Release:
         if (!holder.count(e.target) || holder[e.target] != e.thread)

@@ -105,6 +105,28 @@ TEST(BinaryFormat, GeneratedTracesRoundTripAcrossChunksAndCodecs) {
   }
 }
 
+TEST(BinaryFormat, ReadLocksRoundTripAndVersionOneFilesStillRead) {
+  const Trace a =
+      parse_trace("T0|racq(l)|1\nT1|racq(l)|2\nT1|w(x)|3\nT1|rrel(l)|4\nT0|rrel(l)|5\n");
+  const std::string path = temp_path("rw");
+  write_binary(a, path);
+  std::string bytes = slurp(path);
+  EXPECT_EQ(format::get_u32(reinterpret_cast<const uint8_t*>(bytes.data()) + 8), format::kVersion);
+  expect_same(a, load_trace(path));
+  // The same file claiming version 1 (which had no read-lock ops): its events are malformed.
+  bytes[8] = 1;
+  spit(path, bytes);
+  EXPECT_THROW(load_trace(path), InputError);
+  // A version-1 file without read locks is read as before.
+  const Trace plain = parse_trace("T0|acq(l)|1\nT0|w(x)|2\nT0|rel(l)|3\n");
+  write_binary(plain, path);
+  bytes = slurp(path);
+  bytes[8] = 1;
+  spit(path, bytes);
+  expect_same(plain, load_trace(path));
+  std::remove(path.c_str());
+}
+
 TEST(BinaryFormat, EmptyTrace) {
   Trace a;
   const std::string path = temp_path("empty");

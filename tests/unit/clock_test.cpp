@@ -38,6 +38,23 @@ TEST(ThreadClocks, ReleaseThenAcquireOrdersCriticalSections) {
   EXPECT_EQ(th(c, 0), "[3,0]");
 }
 
+TEST(ThreadClocks, ReadSectionsOrderAgainstWriteSectionsOnly) {
+  // T0, T1: racq(y) rrel(y) — not ordered among themselves; T2: acq(y) after both read
+  // releases joins them all (RelR(y)); T3: racq(y) after T2's rel(y) joins Rel(y).
+  ThreadClocks c;
+  c.add_thread(3);
+  c.apply({Op::ReadAcquire, 0, 7, 0});
+  c.apply({Op::ReadRelease, 0, 7, 0});
+  c.apply({Op::ReadAcquire, 1, 7, 0});
+  EXPECT_EQ(th(c, 1), "[0,2,0,0]");  // T0's read section is not joined
+  c.apply({Op::ReadRelease, 1, 7, 0});
+  c.apply({Op::Acquire, 2, 7, 0});
+  EXPECT_EQ(th(c, 2), "[2,2,2,0]");  // both read releases
+  c.apply({Op::Release, 2, 7, 0});
+  c.apply({Op::ReadAcquire, 3, 7, 0});
+  EXPECT_EQ(th(c, 3), "[2,2,2,2]");  // the write release, which covers the read releases
+}
+
 TEST(ThreadClocks, WithoutLockOrderOnlyForkAndJoinSynchronise) {
   ThreadClocks c(/*lock_order=*/false);
   c.apply({Op::Release, 0, 0, 0});

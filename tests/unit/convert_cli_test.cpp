@@ -148,6 +148,30 @@ TEST(ConvertCommand, LossesAreRefusedWithTheirListUnlessAllowed) {
   std::remove(out.c_str());
 }
 
+// Read-write locks: STD and binary keep them; every other format refuses the conversion and
+// names the first read-lock event (no --allow-loss turns them into exclusive locks).
+TEST(ConvertCommand, ReadLocksGoToStdAndBinaryOnly) {
+  const std::string in = temp(".rw.std"), out = temp(".rw.out");
+  const std::string text = "T0|w(x)|1\nT0|racq(L)|2\nT0|r(x)|3\nT0|rrel(L)|4\n";
+  std::ofstream(in) << text;
+  CommandResult r = racepred("convert --to binary -o " + out + " " + in);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = racepred("convert --to std " + out);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, text);
+  for (const char* format : {"speedygo", "csv", "rr", "lockframe", "rapidbin"}) {
+    SCOPED_TRACE(format);
+    r = racepred(std::string("convert --allow-loss --to ") + format + " -o " + out + " " + in);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("event 2 (T0|racq(L)|2) takes a lock in read mode, which the format "
+                         "cannot express"),
+              std::string::npos)
+        << r.err;
+  }
+  std::remove(in.c_str());
+  std::remove(out.c_str());
+}
+
 TEST(ConvertCommand, InputErrorsOfEveryFormatExitWithTwo) {
   const std::string in = temp(".bad");
   const struct {

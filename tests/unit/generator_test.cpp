@@ -25,7 +25,8 @@ namespace {
 // with `allow_unforked` every thread may (policy of DESIGN.md for shape none). Returns "" or
 // the first violation.
 std::string def32_violation(const Trace& trace, bool allow_unforked, bool nested = true) {
-  std::map<uint32_t, uint32_t> holder;             // lock -> thread
+  std::map<uint32_t, uint32_t> holder;             // lock -> thread (write mode)
+  std::map<uint32_t, std::set<uint32_t>> readers;  // lock -> threads (read mode)
   std::map<uint32_t, std::vector<uint32_t>> held;  // thread -> stack
   std::set<uint32_t> forked, joined, seen;
   std::map<uint32_t, size_t> last_event;
@@ -41,8 +42,16 @@ std::string def32_violation(const Trace& trace, bool allow_unforked, bool nested
     switch (e.op) {
       case Op::Acquire:
         if (holder.count(e.target)) return where + "Lock-1: lock held";
+        if (!readers[e.target].empty()) return where + "Lock-1: lock held in read mode";
         holder[e.target] = e.thread;
         held[e.thread].push_back(e.target);
+        break;
+      case Op::ReadAcquire:
+        if (holder.count(e.target)) return where + "Lock-1: lock held";
+        if (!readers[e.target].insert(e.thread).second) return where + "re-entrant read lock";
+        break;
+      case Op::ReadRelease:
+        if (!readers[e.target].erase(e.thread)) return where + "Lock-2: read release";
         break;
       case Op::Release:
         if (!holder.count(e.target) || holder[e.target] != e.thread)
@@ -97,6 +106,25 @@ TEST(Generator, SameOptionsSameTrace) {
     o.seed = 43;
     EXPECT_NE(to_std_text(a), to_std_text(generate_trace(o)));
   }
+}
+
+TEST(Generator, ReadLocksAreWellFormedAndOffByDefault) {
+  uint64_t read_acquires = 0;
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    GeneratorOptions o = small(seed);
+    o.threads = 2 + seed % 3;
+    o.cs_share = 0.8;
+    EXPECT_EQ(to_std_text(generate_trace(o)).find("racq"), std::string::npos);
+    o.read_lock_share = 0.5;
+    const Trace t = generate_trace(o);
+    ValidationReport report;
+    parse_checked_trace(to_std_text(t), {}, ValidationMode::Collect, &report, "gen.std");
+    EXPECT_TRUE(report.ok()) << "seed " << seed;
+    EXPECT_EQ(def32_violation(t, false), "") << "seed " << seed;
+    EXPECT_EQ(report.reentrant_acquires, 0u) << "seed " << seed;
+    for (const Event& e : t.events) read_acquires += e.op == Op::ReadAcquire;
+  }
+  EXPECT_GT(read_acquires, 200u);
 }
 
 // The PRNG and the generator are platform independent: this exact text must come out

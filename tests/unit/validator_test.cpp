@@ -53,6 +53,26 @@ const RuleCase kRuleCases[] = {
      "event 4 (line 4): T1 has an event after it was joined at event 3 (line 3)", 3},
     {"join of itself", "T0|w(x)|1\nT0|join(T0)|2\n", kRuleJoin, 2,
      "event 2 (line 2): T0 joins itself", 1},
+    // Read-write locks: one writer or any number of readers; releases match the mode.
+    {"read acquire of a lock another thread holds in write mode",
+     "T0|acq(l)|1\nT1|racq(l)|2\nT0|rel(l)|3\n", kRuleLock1, 2,
+     "event 2 (line 2): T1 acquires l in read mode, which T0 holds since event 1 (line 1)", 2},
+    {"write acquire of a lock a reader holds", "T0|racq(l)|1\nT1|acq(l)|2\nT0|rrel(l)|3\n",
+     kRuleLock1, 2,
+     "event 2 (line 2): T1 acquires l, which T0 holds in read mode since event 1 (line 1)", 2},
+    {"upgrade from read to write mode", "T0|racq(l)|1\nT0|acq(l)|2\nT0|rrel(l)|3\n", kRuleLock1, 2,
+     "event 2 (line 2): T0 acquires l, which it holds in read mode since event 1 (line 1) (an "
+     "upgrade from read to write mode)",
+     2},
+    {"read acquire of a lock held in write mode", "T0|acq(l)|1\nT0|racq(l)|2\nT0|rel(l)|3\n",
+     kRuleLock1, 2,
+     "event 2 (line 2): T0 acquires l in read mode, which it holds in write mode since event 1 "
+     "(line 1)",
+     2},
+    {"read release of a lock held in write mode", "T0|acq(l)|1\nT0|rrel(l)|2\n", kRuleLock2, 2,
+     "event 2 (line 2): T0 releases l in read mode, which it does not hold in that mode (it holds "
+     "it in write mode since event 1 (line 1))",
+     1},
 };
 
 TEST(Validator, EveryRuleUnderEveryMode) {
@@ -79,6 +99,18 @@ TEST(Validator, EveryRuleUnderEveryMode) {
     EXPECT_EQ(collect.errors[0].message, c.message);
     EXPECT_EQ(collect.violations_by_rule, (std::map<std::string, uint64_t>{{c.rule, 1}}));
   }
+}
+
+TEST(Validator, ReadersShareALockAndRecursiveReadLocksAreNormalised) {
+  ValidationReport r;
+  const Trace t = checked(
+      "T0|racq(l)|1\nT1|racq(l)|2\nT1|racq(l)|3\nT1|rrel(l)|4\nT0|rrel(l)|5\nT1|rrel(l)|6\n"
+      "T2|acq(l)|7\nT2|rel(l)|8\nT3|racq(l)|9\n",
+      ValidationMode::Strict, &r);
+  EXPECT_EQ(t.ids, (std::vector<EventId>{1, 2, 5, 6, 7, 8, 9}));  // inner read pair dropped
+  EXPECT_EQ(r.reentrant_acquires, 1u);
+  EXPECT_EQ(r.unreleased_locks, 1u);  // T3's read section is still open
+  EXPECT_TRUE(r.ok());
 }
 
 TEST(Validator, CollectRecordsEveryViolation) {

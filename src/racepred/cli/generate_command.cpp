@@ -68,6 +68,9 @@ Command add_generate_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--write-share", o.write_share, "Share of accesses that are writes")
       ->capture_default_str();
+  sub->add_option("--read-lock-share", o.read_lock_share,
+                  "Share of lock acquires made in read (shared) mode: racq/rrel")
+      ->capture_default_str();
   sub->add_option("--unguarded-write-share", o.unguarded_write_share,
                   "Share of writes among accesses to shared variables outside critical sections "
                   "(read-mostly shared data; default: --write-share)");

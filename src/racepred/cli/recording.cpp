@@ -400,7 +400,7 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
   if (data.size() < fmt::kHeaderSize || !fmt::has_magic(bytes, data.size()) ||
       fmt::get_u32(bytes + 12) != fmt::kFileRecording)
     throw InputError(raw + ": byte 0: error: not a racepred raw recording");
-  if (fmt::get_u32(bytes + 8) != fmt::kVersion)
+  if (!fmt::supported_version(fmt::get_u32(bytes + 8)))
     throw InputError(raw + ": byte 8: error: unsupported recording version");
 
   // ---- blocks ----

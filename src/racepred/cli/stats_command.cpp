@@ -108,9 +108,11 @@ int stats(const StatsOptions& o, std::ostream& out) {
   row("locks", std::to_string(symbols.locks.size()));
   row("locations", std::to_string(symbols.locations.size()));
   std::string ops;
-  for (int i = 0; i < kOpCount; ++i)
+  for (int i = 0; i < kOpCount; ++i) {
+    if (is_read_lock_op(static_cast<Op>(i)) && counter.ops[i] == 0) continue;  // no rw locks
     ops += (i ? ", " : "") + std::string(op_name(static_cast<Op>(i))) + " " +
            std::to_string(counter.ops[i]);
+  }
   row("events per op", ops);
   row("skipped ops", counts_text(summary.skipped_ops));
   row("lines",

@@ -67,7 +67,9 @@ LockSetTable::NodeId LockSetTable::release(NodeId node, LockId lock) {
 }
 
 LockSetTable::NodeId LockSetTable::child(NodeId node, LockId lock) {
-  if (node == kRoot) {
+  // Lock ids from 2^31 (the read-hold tokens of engines/lockset/read_locks.hpp) take the sorted
+  // children below, not the dense root array.
+  if (node == kRoot && lock < (LockId{1} << 31)) {
     if (lock >= root_children_.size()) root_children_.resize(size_t{lock} + 1, kRoot);
     if (root_children_[lock] == kRoot) {
       const NodeId made = make_node(kRoot, lock);

@@ -48,6 +48,7 @@ bool ThreadClocks::sparse_grow(size_t n) {
       for (size_t k = 0; k < threads_; ++k)
         if (r[k] != 0) rel_sparse_[y].push_back(Entry{static_cast<uint32_t>(k), r[k]});
     }
+    if (rrel_.rows() > 0) read_locks_with_sparse_clocks();
     const size_t stride = th_.stride();
     th_ = ClockRows<Clock>();
     rel_ = ClockRows<Clock>();
@@ -165,6 +166,13 @@ void ThreadClocks::start_mapping() {
   for (ThreadId j : joined_) retire(j);
   joined_.clear();
   joined_.shrink_to_fit();
+}
+
+void ThreadClocks::read_locks_with_sparse_clocks() {
+  throw InputError("read-write locks (racq/rrel) in a trace with more than " +
+                   std::to_string(default_sparse_threshold()) +
+                   " threads alive at once are not supported yet by the happens-before engines "
+                   "(their sparse clocks have no read-release clock)");
 }
 
 bool ThreadClocks::new_slot(ThreadId t) {

@@ -5,6 +5,17 @@
 //   fork(i,j):  Th(j) = sync(Th(j), Th(i))         join(i,j): Th(i) = sync(Th(i), Th(j))
 //   after every event of thread i: inc(Th(i), i)   (tick)
 //
+// Read-write locks (docs/ENGINES.md, "Read-write locks"): RelR(y) joins the clocks of the read
+// releases of y since its last write section. A read section is ordered after the last write
+// section of y, a write section after every earlier section of y, read sections among
+// themselves not at all (the read-lock reduction: reader t holds (y,t), a writer every (y,u)):
+//
+//   racq(i,y):  Th(i) = sync(Th(i), Rel(y))        rrel(i,y): RelR(y) = sync(RelR(y), Th(i))
+//   acq(i,y):   Th(i) = sync(Th(i), Rel(y), RelR(y))
+//
+// RelR(y) is not reset at a write release: Rel(y) = Th(i) then covers it (the writer joined it),
+// so joining it again adds nothing. Locks never taken in read mode have no RelR row.
+//
 // Th(i) starts as [0,…,1,…,0] (own entry 1), so an access's epoch i#Th(i)(i) before the tick is
 // its own, and an earlier access j#k is happens-before the current event of thread i iff
 // k <= Th(i)(j) (the epoch lemma). All clocks are rows of one stride in flat arrays
@@ -122,13 +133,32 @@ class ThreadClocks {
     return rel_.row(y);
   }
 
-  // acq(i,y): Th(i) = sync(Th(i), Rel(y))
+  // acq(i,y): Th(i) = sync(Th(i), Rel(y)), and RelR(y) when y was taken in read mode
   void acquire(ThreadId i, LockId y) {
     if (!lock_order_) return;
     ensure_lock(y);
     if (sparse_) [[unlikely]]
       return sparse_acquire(slot(i), y);
     join_clocks(th(i), rel_.row(y), stride());
+    if (y < rrel_.rows()) [[unlikely]]
+      join_clocks(th(i), rrel_.row(y), stride());
+  }
+  // racq(i,y): Th(i) = sync(Th(i), Rel(y)): after the last write section of y only
+  void read_acquire(ThreadId i, LockId y) {
+    if (!lock_order_) return;
+    ensure_lock(y);
+    if (sparse_) [[unlikely]]
+      return sparse_acquire(slot(i), y);  // Rel(y) only, as in the dense case
+    join_clocks(th(i), rel_.row(y), stride());
+  }
+  // rrel(i,y): RelR(y) = sync(RelR(y), Th(i))
+  void read_release(ThreadId i, LockId y) {
+    if (!lock_order_) return;
+    if (sparse_) [[unlikely]]
+      read_locks_with_sparse_clocks();
+    if (y >= rrel_.rows()) [[unlikely]]
+      rrel_.ensure_rows(size_t{y} + 1);
+    join_clocks(rrel_.row(y), th(i), stride());
   }
   // rel(i,y): Rel(y) = Th(i)
   void release(ThreadId i, LockId y) {
@@ -174,6 +204,12 @@ class ThreadClocks {
       case Op::Release:
         release(e.thread, e.target);
         break;
+      case Op::ReadAcquire:
+        read_acquire(e.thread, e.target);
+        break;
+      case Op::ReadRelease:
+        read_release(e.thread, e.target);
+        break;
       case Op::Fork:
         grew |= fork(e.thread, e.target);
         break;
@@ -209,6 +245,7 @@ class ThreadClocks {
       const size_t stride = std::bit_ceil(n);
       th_.set_stride(stride);
       rel_.set_stride(stride);
+      rrel_.set_stride(stride);
       grew = true;
     }
     th_.ensure_rows(n);
@@ -224,6 +261,8 @@ class ThreadClocks {
     if (y >= rel_.rows()) [[unlikely]]
       rel_.ensure_rows(size_t{y} + 1);
   }
+  // Read-write locks have no sparse RelR(y) yet: an input error past the sparse threshold.
+  [[noreturn, gnu::cold]] static void read_locks_with_sparse_clocks();
   // Slot reuse: slots become mapped (identity so far, the joined threads' slots free).
   void start_mapping();
 
@@ -282,8 +321,9 @@ class ThreadClocks {
   std::vector<std::vector<Tenant>> tenants_;  // per slot: its threads, by first clock
 
   bool lock_order_;
-  ClockRows<Clock> th_;   // Th(i), one row per thread (dense mode; sparse: only the stride)
-  ClockRows<Clock> rel_;  // Rel(y), one row per lock (dense mode)
+  ClockRows<Clock> th_;    // Th(i), one row per thread (dense mode; sparse: only the stride)
+  ClockRows<Clock> rel_;   // Rel(y), one row per lock (dense mode)
+  ClockRows<Clock> rrel_;  // RelR(y), rows only up to the last lock taken in read mode
   size_t threads_ = 0;
 
   size_t sparse_beyond_ = default_sparse_threshold();

@@ -7,6 +7,7 @@
 
 #include "racepred/clock/lock_set.hpp"
 #include "racepred/engines/engine.hpp"
+#include "racepred/engines/lockset/read_locks.hpp"
 #include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/locksets.hpp"
 #include "racepred/exact/search.hpp"
@@ -123,27 +124,36 @@ class ExactLockSetEngine : public OfflineEngine, public Annotator {
   // LH_S(e) (Def. 4.2) as sets of the lock-set table: program order alone decides it (a release
   // is not in its own section, an acquire not yet in the one it opens). The table keeps memory
   // linear in the nesting depth, where exact::standard_lock_set_ids stores every set in full.
+  // A lock held in read mode is its read-hold token (engines/lockset/read_locks.hpp), which
+  // meets only write holds of the lock: P_DR of the read-lock reduction.
   static exact::LockSetKeys standard_keys(const exact::ExactTrace& trace, LockSetTable& table) {
     exact::LockSetKeys keys;
     keys.of_event.assign(trace.size(), LockSetTable::kEmptySet);
+    bool read_locks = false;
     for (uint32_t t = 0; t < trace.thread_count(); ++t) {
       LockSetTable::NodeId node = LockSetTable::kRoot;
       for (uint32_t i : trace.thread_events(t)) {
         const Event& e = trace.event(i);
-        if (e.op == Op::Release) node = table.release(node, e.target);
+        const bool read = is_read_lock_op(e.op);
+        read_locks |= read;
+        const LockId token = read ? read_hold(e.target) : e.target;
+        if (is_release_op(e.op)) node = table.release(node, token);
         keys.of_event[i] = table.set_of(node);
-        if (e.op == Op::Acquire) node = table.acquire(node, e.target);
+        if (is_acquire_op(e.op)) node = table.acquire(node, token);
       }
     }
     keys.count = static_cast<uint32_t>(table.set_count());
-    keys.disjoint = [&table](uint32_t a, uint32_t b) { return table.disjoint(a, b); };
+    if (read_locks)
+      keys.disjoint = [&table](uint32_t a, uint32_t b) { return disjoint_rw(table, a, b); };
+    else
+      keys.disjoint = [&table](uint32_t a, uint32_t b) { return table.disjoint(a, b); };
     return keys;
   }
 
   static exact::LockSet after(const exact::ExactTrace& trace, uint32_t i, exact::LockSet set) {
     const Event& e = trace.event(i);
-    if (e.op == Op::Acquire) {
-      set.push_back({e.target, e.thread});
+    if (is_acquire_op(e.op)) {
+      set.push_back({e.target, e.thread, e.op == Op::ReadAcquire});
       std::sort(set.begin(), set.end());
     }
     return set;

@@ -13,20 +13,49 @@
 //   void before(EventId id, const Event& e);    before every event (e.g. grow per-thread state)
 //   void after(EventId id, const Event& e);     after every event (e.g. inc(Th(i), i))
 //
+// Read-write locks have no default: every engine defines
+//
+//   void read_acquire(EventId id, const Event& e);   racq(i,y): y taken in read (shared) mode
+//   void read_release(EventId id, const Event& e);   rrel(i,y)
+//
+// saying how its method treats a read section (docs/ENGINES.md, "Read-write locks"), so that no
+// engine treats read locks as exclusive, or ignores them, by accident: without them it does not
+// compile.
+//
 // The calls are static (CRTP): the compiler inlines the handlers into the batch loop, so the
 // driver pays one virtual call per batch, not per event.
 #pragma once
 
 #include <span>
+#include <string>
 
 #include "racepred/engines/engine.hpp"
+#include "racepred/trace/error.hpp"
 
 namespace racepred {
+
+// For an engine whose method has no rule for read-write locks yet (docs/ENGINES.md,
+// "Read-write locks"): stops the analysis at the first read-lock event with an InputError that
+// names the engine and the event (exit code 2), rather than treating the lock as exclusive.
+[[noreturn, gnu::cold, gnu::noinline]] inline void read_locks_unsupported(const char* engine,
+                                                                          EventId id,
+                                                                          const Event& e) {
+  throw InputError("error: event " + std::to_string(id) + " (" + std::string(op_name(e.op)) +
+                   "): engine " + engine +
+                   " has no rule for read-write locks yet; run an engine that has (e.g. hb, "
+                   "fasttrack, lockset, shb, exact: `racepred engines`)");
+}
 
 template <class Self>
 class DispatchEngine : public Engine {
  public:
   void on_events(std::span<const EventId> ids, std::span<const Event> events) final {
+    static_assert(
+        requires(Self & s, EventId id, const Event& e) {
+          s.read_acquire(id, e);
+          s.read_release(id, e);
+        },
+        "an engine defines read_acquire and read_release (engines/dispatch.hpp)");
     Self& self = static_cast<Self&>(*this);
     for (size_t k = 0, n = events.size(); k < n; ++k) {
       const EventId id = ids[k];
@@ -50,6 +79,12 @@ class DispatchEngine : public Engine {
           break;
         case Op::Join:
           self.join(id, e);
+          break;
+        case Op::ReadAcquire:
+          self.read_acquire(id, e);
+          break;
+        case Op::ReadRelease:
+          self.read_release(id, e);
           break;
       }
       self.after(id, e);

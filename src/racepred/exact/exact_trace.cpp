@@ -54,8 +54,7 @@ ExactTrace::ExactTrace(std::vector<Event> events, std::vector<EventId> ids, cons
     threads = std::max(threads, e.thread + 1);
     if (e.op == Op::Fork || e.op == Op::Join) threads = std::max(threads, e.target + 1);
     if (e.is_access()) variable_count_ = std::max(variable_count_, e.target + 1);
-    if (e.op == Op::Acquire || e.op == Op::Release)
-      lock_count_ = std::max(lock_count_, e.target + 1);
+    if (is_lock_op(e.op)) lock_count_ = std::max(lock_count_, e.target + 1);
   }
   thread_events_.resize(threads);
   fork_of_.assign(threads, kNoIndex);
@@ -63,9 +62,10 @@ ExactTrace::ExactTrace(std::vector<Event> events, std::vector<EventId> ids, cons
   last_write_.assign(n, kNoIndex);
   matching_.assign(n, kNoIndex);
 
-  // The trace is well-formed: every release has its acquire held by the same thread.
+  // The trace is well-formed: every release has its acquire held by the same thread, in the
+  // same mode. A lock has one writer or several readers: the open acquire is kept per thread.
   std::vector<uint32_t> last_write_of(variable_count_, kNoIndex);
-  std::vector<uint32_t> holder(lock_count_, kNoIndex);  // acquire event holding the lock
+  std::vector<std::vector<uint32_t>> open(threads);  // per thread: acquires not yet released
   for (uint32_t i = 0; i < n; ++i) {
     const Event& e = events_[i];
     index_in_thread_[i] = static_cast<uint32_t>(thread_events_[e.thread].size());
@@ -78,13 +78,19 @@ ExactTrace::ExactTrace(std::vector<Event> events, std::vector<EventId> ids, cons
         last_write_of[e.target] = i;
         break;
       case Op::Acquire:
-        holder[e.target] = i;
+      case Op::ReadAcquire:
+        open[e.thread].push_back(i);
         break;
       case Op::Release:
-        matching_[holder[e.target]] = i;
-        matching_[i] = holder[e.target];
-        holder[e.target] = kNoIndex;
+      case Op::ReadRelease: {
+        std::vector<uint32_t>& mine = open[e.thread];
+        const auto a = std::find_if(mine.begin(), mine.end(),
+                                    [&](uint32_t k) { return events_[k].target == e.target; });
+        matching_[*a] = i;
+        matching_[i] = *a;
+        mine.erase(a);
         break;
+      }
       case Op::Fork:
         fork_of_[e.target] = i;
         break;
@@ -138,6 +144,8 @@ std::string ExactTrace::describe(uint32_t i) const {
       break;
     case Op::Acquire:
     case Op::Release:
+    case Op::ReadAcquire:
+    case Op::ReadRelease:
       target = lock_name(e.target);
       break;
     case Op::Fork:

@@ -42,8 +42,9 @@ class ExactTrace {
   uint32_t fork_of(uint32_t t) const { return fork_of_[t]; }
   // For a read: the last write of the same variable before it in the trace, or kNoIndex.
   uint32_t last_write(uint32_t i) const { return last_write_[i]; }
-  // For an acquire: its matching release (next release of the lock in its thread), or kNoIndex
-  // when the lock is still held at the end of the trace. For a release: its acquire.
+  // For an acquire (either mode): its matching release (next release of the lock in its
+  // thread, of the same mode), or kNoIndex when the lock is still held at the end of the trace.
+  // For a release: its acquire.
   uint32_t matching(uint32_t i) const { return matching_[i]; }
   uint32_t variable_count() const { return variable_count_; }
   uint32_t lock_count() const { return lock_count_; }

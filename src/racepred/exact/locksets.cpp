@@ -11,7 +11,8 @@ std::vector<CriticalSection> critical_sections(const ExactTrace& trace) {
   std::vector<CriticalSection> sections;
   for (uint32_t i = 0; i < trace.size(); ++i) {
     const Event& e = trace.event(i);
-    if (e.op == Op::Acquire) sections.push_back({i, trace.matching(i), e.target, e.thread});
+    if (is_acquire_op(e.op))
+      sections.push_back({i, trace.matching(i), e.target, e.thread, e.op == Op::ReadAcquire});
   }
   return sections;
 }
@@ -49,7 +50,8 @@ CriticalSection last_section(const ExactTrace& trace, const CriticalSection& cs)
   CriticalSection last = cs;
   for (uint32_t i : trace.thread_events(cs.thread)) {
     const Event& e = trace.event(i);
-    if (i > last.acquire && e.op == Op::Acquire && e.target == cs.lock) {
+    if (i > last.acquire && is_acquire_op(e.op) && e.target == cs.lock &&
+        (e.op == Op::ReadAcquire) == cs.read) {
       last.acquire = i;
       last.release = trace.matching(i);
     }
@@ -78,13 +80,14 @@ std::vector<LockSet> standard_lock_sets(const ExactTrace& trace) {
     LockSet held;  // sections open in thread t
     for (uint32_t i : trace.thread_events(t)) {
       const Event& e = trace.event(i);
-      if (e.op == Op::Release) {
+      const HeldLock h{e.target, t, is_read_lock_op(e.op)};
+      if (is_release_op(e.op)) {
         // The release is not in its own section, but in every other open one.
-        held.erase(std::find(held.begin(), held.end(), HeldLock{e.target, t}));
+        held.erase(std::find(held.begin(), held.end(), h));
       }
       sets[i] = held;
       std::sort(sets[i].begin(), sets[i].end());
-      if (e.op == Op::Acquire) held.push_back({e.target, t});
+      if (is_acquire_op(e.op)) held.push_back(h);
     }
   }
   return sets;
@@ -93,7 +96,8 @@ std::vector<LockSet> standard_lock_sets(const ExactTrace& trace) {
 std::vector<LockSet> cross_lock_sets(const ExactTrace& trace, const MustHappenBefore& mhb) {
   std::vector<LockSet> sets(trace.size());
   for (const CriticalSection& cs : critical_sections(trace))
-    for (uint32_t i : cross_section(trace, mhb, cs)) sets[i].push_back({cs.lock, cs.thread});
+    for (uint32_t i : cross_section(trace, mhb, cs))
+      sets[i].push_back({cs.lock, cs.thread, cs.read});
   for (LockSet& s : sets) {
     std::sort(s.begin(), s.end());
     s.erase(std::unique(s.begin(), s.end()), s.end());
@@ -111,16 +115,31 @@ std::vector<LockId> locks_of(const LockSet& set) {
 bool disjoint(const LockSet& a, const LockSet& b) {
   for (const HeldLock& x : a)
     for (const HeldLock& y : b)
-      if (x.lock == y.lock) return false;
+      if (x.lock == y.lock && !(x.read && y.read)) return false;
   return true;
 }
 
 bool disjoint_indexed(const LockSet& a, const LockSet& b) {
   for (const HeldLock& x : a)
     for (const HeldLock& y : b)
-      if (x.lock == y.lock && x.thread != y.thread) return false;
+      if (x.lock == y.lock && x.thread != y.thread && !(x.read && y.read)) return false;
   return true;
 }
+
+namespace {
+// The plain intersection's view of a set: each lock once (thread 0), in read mode only when
+// every hold of it is in read mode (a write hold meets every hold of the lock).
+LockSet plain_key(const LockSet& set) {
+  LockSet key;
+  for (const HeldLock& h : set) {  // sorted by lock
+    if (!key.empty() && key.back().lock == h.lock)
+      key.back().read = key.back().read && h.read;
+    else
+      key.push_back({h.lock, 0, h.read});
+  }
+  return key;
+}
+}  // namespace
 
 LockSetIds intern_lock_sets(const std::vector<LockSet>& per_event) {
   LockSetIds ids;
@@ -148,14 +167,14 @@ LockSetIds standard_lock_set_ids(const ExactTrace& trace) {
     uint32_t id = intern(held);
     for (uint32_t i : trace.thread_events(t)) {
       const Event& e = trace.event(i);
-      if (e.op == Op::Release) {  // not in its own section, but in every other open one
-        held.erase(std::find(held.begin(), held.end(), HeldLock{e.target, t}));
+      const HeldLock h{e.target, t, is_read_lock_op(e.op)};
+      if (is_release_op(e.op)) {  // not in its own section, but in every other open one
+        held.erase(std::find(held.begin(), held.end(), h));
         id = intern(held);
       }
       ids.of_event[i] = id;
-      if (e.op == Op::Acquire) {
-        held.insert(std::upper_bound(held.begin(), held.end(), HeldLock{e.target, t}),
-                    HeldLock{e.target, t});
+      if (is_acquire_op(e.op)) {
+        held.insert(std::upper_bound(held.begin(), held.end(), h), h);
         id = intern(held);
       }
     }
@@ -198,11 +217,7 @@ LockSetKeys keys_of(const LockSetIds& sets, Intersection intersection) {
   std::vector<uint32_t> key_of;  // per lock set id
   key_of.reserve(sets.sets.size());
   for (const LockSet& set : sets.sets) {
-    LockSet key = set;
-    if (intersection == Intersection::Plain) {
-      key.clear();
-      for (LockId l : locks_of(set)) key.push_back({l, 0});
-    }
+    const LockSet key = intersection == Intersection::Plain ? plain_key(set) : set;
     auto [it, inserted] = index.try_emplace(key, static_cast<uint32_t>(key_sets->size()));
     if (inserted) key_sets->push_back(key);
     key_of.push_back(it->second);
@@ -339,19 +354,22 @@ std::string format_lock_set(const ExactTrace& trace, const LockSet& set, bool in
     if (!first) s += ", ";
     first = false;
   };
+  // A lock held in read mode only is written r:NAME.
   if (indexed) {
     for (const HeldLock& h : set) {
       separate();
       s += '(';
+      if (h.read) s += "r:";
       s += trace.lock_name(h.lock);
       s += ',';
       s += trace.thread_name(h.thread);
       s += ')';
     }
   } else {
-    for (LockId l : locks_of(set)) {
+    for (const HeldLock& h : plain_key(set)) {
       separate();
-      s += trace.lock_name(l);
+      if (h.read) s += "r:";
+      s += trace.lock_name(h.lock);
     }
   }
   s += '}';

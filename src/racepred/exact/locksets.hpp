@@ -24,6 +24,7 @@ struct CriticalSection {
   uint32_t release = kNoIndex;
   LockId lock = 0;
   ThreadId thread = 0;
+  bool read = false;  // a read section (racq/rrel)
 };
 
 // All matching pairs, in trace order of their acquires.
@@ -49,10 +50,14 @@ std::vector<uint32_t> standard_section(const ExactTrace& trace, const CriticalSe
 std::vector<uint32_t> cross_section(const ExactTrace& trace, const MustHappenBefore& mhb,
                                     const CriticalSection& cs);
 
-// A lock held by an event together with the thread of the guarding acquire.
+// A lock held by an event together with the thread of the guarding acquire, and its mode.
+// Read-write locks follow the reduction (docs/ENGINES.md, "Read-write locks"): a read section
+// of lock y by thread t holds (y,t), a write section every (y,u); so two held locks have a
+// reduced lock in common iff they are the same lock and not both held in read mode.
 struct HeldLock {
   LockId lock = 0;
   ThreadId thread = 0;
+  bool read = false;
   friend bool operator==(const HeldLock&, const HeldLock&) = default;
   friend auto operator<=>(const HeldLock&, const HeldLock&) = default;
 };
@@ -67,7 +72,7 @@ std::vector<LockSet> cross_lock_sets(const ExactTrace& trace, const MustHappenBe
 std::vector<LockId> locks_of(const LockSet& set);
 
 // L(e) ∩ L(f) = ∅ on the locks (P_DR), or M' ∩' N' = ∅ (P'_DR: a common lock only counts when
-// acquired by different threads).
+// acquired by different threads). A common lock held in read mode on both sides does not count.
 bool disjoint(const LockSet& a, const LockSet& b);
 bool disjoint_indexed(const LockSet& a, const LockSet& b);
 

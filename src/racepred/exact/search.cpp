@@ -47,15 +47,17 @@ class Search {
     }
     width_ = threads_ + slots_;
     // Locks held by each thread after each of its positions: entry p of held_offsets_[u] is
-    // where the locks held after p events start, entry p + 1 where they end.
+    // where the locks held after p events start, entry p + 1 where they end. A lock y held in
+    // write mode is stored as 2y, in read mode as 2y + 1.
     held_offsets_.resize(threads_);
     for (uint32_t u = 0; u < threads_; ++u) {
       std::vector<uint32_t> held;
       held_offsets_[u].assign(2, static_cast<uint32_t>(held_locks_.size()));
       for (uint32_t i : t_.thread_events(u)) {
         const Event& e = t_.event(i);
-        if (e.op == Op::Acquire) held.push_back(e.target);
-        if (e.op == Op::Release) held.erase(std::find(held.begin(), held.end(), e.target));
+        const uint32_t entry = 2 * e.target + is_read_lock_op(e.op);
+        if (is_acquire_op(e.op)) held.push_back(entry);
+        if (is_release_op(e.op)) held.erase(std::find(held.begin(), held.end(), entry));
         held_locks_.insert(held_locks_.end(), held.begin(), held.end());
         held_offsets_[u].push_back(static_cast<uint32_t>(held_locks_.size()));
       }
@@ -124,10 +126,13 @@ class Search {
     return kOther;
   }
 
-  bool holds(uint32_t u, uint32_t position, uint32_t lock) const {
+  // Thread u holds `lock` after `position` events: in write mode, or (any_mode) in either.
+  bool holds(uint32_t u, uint32_t position, uint32_t lock, bool any_mode) const {
     const uint32_t* begin = held_locks_.data() + held_offsets_[u][position];
     const uint32_t* end = held_locks_.data() + held_offsets_[u][position + 1];
-    return std::find(begin, end, lock) != end;
+    for (const uint32_t* p = begin; p != end; ++p)
+      if (*p == 2 * lock || (any_mode && *p == 2 * lock + 1)) return true;
+    return false;
   }
 
   // Whether event i (the next event of its thread, which has started) may run in state k.
@@ -138,14 +143,16 @@ class Search {
         const uint32_t w = t_.last_write(i);
         return k[threads_ + slot_of_[e.target]] == (w == kNoIndex ? kInitial : Word(w + 1));
       }
-      case Op::Acquire:
+      case Op::Acquire:      // no other thread holds the lock, in either mode
+      case Op::ReadAcquire:  // no other thread holds it in write mode
         for (uint32_t v = 0; v < threads_; ++v)
-          if (v != e.thread && holds(v, k[v], e.target)) return false;
+          if (v != e.thread && holds(v, k[v], e.target, e.op == Op::Acquire)) return false;
         return true;
       case Op::Join:
         return k[e.target] == t_.thread_events(e.target).size();
       case Op::Write:
       case Op::Release:
+      case Op::ReadRelease:
       case Op::Fork:
         return true;
     }

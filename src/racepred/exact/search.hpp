@@ -115,7 +115,8 @@ struct SearchResult {
 
 // Explores every correctly reordered prefix of `trace` (kept alive by the caller: the result
 // refers to it). Semantics (docs/GROUND_TRUTH.md): a thread runs after its fork (or from the
-// start when it has none); an acquire runs only when no other thread holds the lock; a read only
+// start when it has none); an acquire runs only when no other thread holds the lock (a read
+// acquire: in write mode; readers share a lock, docs/GROUND_TRUTH.md); a read only
 // when the current last write of its variable is its last write in the trace (no write: the
 // read must still see the initial value); join(u) only after every event of u.
 // Throws SearchLimitError when more than options.max_states states are needed.

@@ -22,7 +22,10 @@ namespace racepred::format {
 
 inline constexpr unsigned char kMagic[8] = {0x89, 'R', 'P', 'T', '\r', '\n', 0x1a, '\n'};
 inline constexpr unsigned char kTrailerMagic[8] = {'R', 'P', 'T', 'I', 'N', 'D', 'E', 'X'};
-inline constexpr uint32_t kVersion = 1;
+// Version 2 added the read-write lock ops (kReadAcquire, kReadRelease); readers still accept
+// version 1 files (which hold ops 0..5 only).
+inline constexpr uint32_t kVersion = 2;
+inline constexpr uint32_t kOldestVersion = 1;
 inline constexpr size_t kHeaderSize = 16;
 inline constexpr size_t kBlockHeaderSize = 16;
 inline constexpr size_t kTrailerSize = 16;
@@ -61,8 +64,24 @@ enum Codec : uint8_t { kCodecNone = 0, kCodecZstd = 1 };
 // Name spaces of symbol records (the same order as racepred::Symbols).
 enum Space : uint8_t { kThreads = 0, kVariables = 1, kLocks = 2, kLocations = 3, kSpaceCount = 4 };
 // Event operations; the values equal racepred::Op.
-enum EventOp : uint8_t { kRead = 0, kWrite = 1, kAcquire = 2, kRelease = 3, kFork = 4, kJoin = 5 };
-inline constexpr unsigned kOpCount = 6;
+enum EventOp : uint8_t {
+  kRead = 0,
+  kWrite = 1,
+  kAcquire = 2,
+  kRelease = 3,
+  kFork = 4,
+  kJoin = 5,
+  kReadAcquire = 6,  // version 2
+  kReadRelease = 7,  // version 2
+};
+inline constexpr unsigned kOpCount = 8;
+// The ops a file of `version` may hold (a supported version).
+inline constexpr unsigned op_count_of(uint32_t version) {
+  return version >= 2 ? kOpCount : 6;
+}
+inline constexpr bool supported_version(uint32_t version) {
+  return version >= kOldestVersion && version <= kVersion;
+}
 
 // Largest payload of one block before compression (a reader refuses more: a corrupt size must
 // not make it allocate gigabytes).
@@ -308,6 +327,8 @@ size_t encode_events(uint32_t count, uint8_t* out, Get&& get) {
 // position of the malformed byte (for messages).
 class ChunkDecoder {
  public:
+  // `op_count`: ops of the file's version (op_count_of); a larger op is malformed.
+  explicit ChunkDecoder(unsigned op_count = kOpCount) : op_count_(op_count) {}
   template <typename Sink>
   const uint8_t* decode(const uint8_t* p, const uint8_t* end, Sink&& sink) {
     if (end - p < static_cast<ptrdiff_t>(kEventsPrefix)) return p;
@@ -340,7 +361,7 @@ class ChunkDecoder {
     const uint8_t* q = rows;
     for (uint32_t i = 0; i < count; ++i, q += record) {
       const uint8_t op = q[0];
-      if (op >= kOpCount) return q;
+      if (op >= op_count_) return q;
       id += 1;
       if (__builtin_expect(i == next_gap, 0)) {
         id += gap;
@@ -353,6 +374,7 @@ class ChunkDecoder {
   }
 
  private:
+  unsigned op_count_;
   static bool i_is_bad(uint64_t next_gap, uint32_t count) {
     return next_gap != UINT32_MAX && next_gap >= count;
   }

@@ -46,9 +46,11 @@ class BlockWalker {
       error = "not a racepred binary trace (bad magic)";
       return false;
     }
-    if (format::get_u32(data_ + 8) != format::kVersion) {
-      error = "unsupported binary trace version " + std::to_string(format::get_u32(data_ + 8)) +
-              " (this racepred reads version " + std::to_string(format::kVersion) + ")";
+    version = format::get_u32(data_ + 8);
+    if (!format::supported_version(version)) {
+      error = "unsupported binary trace version " + std::to_string(version) +
+              " (this racepred reads versions " + std::to_string(format::kOldestVersion) + " to " +
+              std::to_string(format::kVersion) + ")";
       return false;
     }
     if (format::get_u32(data_ + 12) == format::kFileRecording) {
@@ -113,6 +115,7 @@ class BlockWalker {
   }
 
   std::string error;
+  uint32_t version = 0;  // of the file, once start() succeeded
   bool cut = false;
   bool complete = false;
   uint64_t valid = format::kHeaderSize;
@@ -302,7 +305,7 @@ void read_binary_events(std::string_view data, std::string_view name, const Read
     while (walker.next(b.header, b.stored, b.offset)) blocks.push_back(b);
   }
   Prefetcher prefetch(blocks);
-  format::ChunkDecoder decoder;
+  format::ChunkDecoder decoder(format::op_count_of(walker.version));
   uint64_t last_id = 0;
   for (size_t block = 0; block < blocks.size(); ++block) {
     const BlockHeader& header = blocks[block].header;
@@ -315,7 +318,8 @@ void read_binary_events(std::string_view data, std::string_view name, const Read
     const uint32_t n_threads = symbols.threads.size(), n_vars = symbols.variables.size(),
                    n_locks = symbols.locks.size(), n_locs = symbols.locations.size();
     // The name space of each op's target, as a table: no branch on the op per event.
-    const uint32_t limits[8] = {n_vars, n_vars, n_locks, n_locks, n_threads, n_threads, 0, 0};
+    const uint32_t limits[8] = {n_vars,    n_vars,    n_locks, n_locks,
+                                n_threads, n_threads, n_locks, n_locks};
     const char* bad = nullptr;
     uint64_t bad_id = 0;
     uint64_t count = 0;

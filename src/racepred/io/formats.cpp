@@ -139,6 +139,7 @@ void write_std(const Trace& trace, const WriteOptions&, const std::string& path)
 // SpeedyGo reader does not turn back into the same events is reported, not written.
 void write_speedygo(const Trace& trace, const WriteOptions& options, const std::string& path) {
   LossReport loss("speedygo");
+  loss.reject_read_locks(trace);
   const Symbols& s = trace.symbols;
   const uint64_t max = UINT64_MAX;
   const std::vector<uint64_t> threads = numbers_for(s.threads, 'T', max, "thread", loss);
@@ -190,6 +191,9 @@ void write_speedygo(const Trace& trace, const WriteOptions& options, const std::
         text += '\n';
         break;
       }
+      case Op::ReadAcquire:
+      case Op::ReadRelease:
+        break;  // not reached: reject_read_locks above
     }
   }
   // Read it back: the same ops on the same (numbered) names, in the same order?

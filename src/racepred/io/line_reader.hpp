@@ -143,9 +143,9 @@ class LineReader {
         Event event;
         event.op = r.op;
         event.thread = symbols_.threads.intern(r.thread);
-        SymbolTable& targets = r.op == Op::Read || r.op == Op::Write        ? symbols_.variables
-                               : r.op == Op::Acquire || r.op == Op::Release ? symbols_.locks
-                                                                            : symbols_.threads;
+        SymbolTable& targets = r.op == Op::Read || r.op == Op::Write ? symbols_.variables
+                               : is_lock_op(r.op)                    ? symbols_.locks
+                                                                     : symbols_.threads;
         event.target = targets.intern(r.target);
         event.location = symbols_.locations.intern(r.location);
         ++delivered_;

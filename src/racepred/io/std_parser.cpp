@@ -85,8 +85,8 @@ StdLine parse_std_line(std::string_view line) {
     if (kind == kStdSkippedOps[i]) skipped = i;
   if (!known && skipped == kStdSkippedOps.size())
     return error_at(op_begin + 1, "unknown operation " + quoted(kind) +
-                                      " (expected r, w, acq, rel, fork, join, begin, end, req "
-                                      "or branch)");
+                                      " (expected r, w, acq, rel, racq, rrel, fork, join, "
+                                      "begin, end, req or branch)");
   const bool is_skipped = !known;
   if (paren == std::string_view::npos) {
     if (!is_skipped)
@@ -125,8 +125,8 @@ StdParser::StdParser(std::string_view file_name, const ReadOptions& options, Sym
       symbols_(symbols),
       consumer_(consumer),
       summary_(summary),
-      targets_{&symbols.variables, &symbols.variables, &symbols.locks,
-               &symbols.locks,     &symbols.threads,   &symbols.threads} {}
+      targets_{&symbols.variables, &symbols.variables, &symbols.locks, &symbols.locks,
+               &symbols.threads,   &symbols.threads,   &symbols.locks, &symbols.locks} {}
 
 // The common case: THREAD|op(ARG)|LOCATION with a plain argument. Returns false, having
 // delivered nothing, for anything else; slow_line then decides.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 
 #include "racepred/trace/error.hpp"
 
@@ -44,8 +45,9 @@ struct OpSlot {
   char text[16];
   uint8_t size;
 };
-constexpr OpSlot kOpSlots[] = {{"r(", 2},   {"w(", 2},    {"acq(", 4},
-                               {"rel(", 4}, {"fork(", 5}, {"join(", 5}};
+constexpr OpSlot kOpSlots[] = {{"r(", 2},    {"w(", 2},    {"acq(", 4},  {"rel(", 4},
+                               {"fork(", 5}, {"join(", 5}, {"racq(", 5}, {"rrel(", 5}};
+static_assert(std::size(kOpSlots) == kOpCount);
 }  // namespace
 
 const StdWriter::Slot& StdWriter::slot(Space space, uint32_t id) {
@@ -73,9 +75,9 @@ const StdWriter::Slot& StdWriter::slot(Space space, uint32_t id) {
 void StdWriter::on_event(EventId, const Event& e, uint32_t) {
   if (used_ + 4 * 16 > buffer_.size()) flush();
   if (e.location >= symbols_.locations.size()) return write_slow(e);
-  const Space space = e.op == Op::Read || e.op == Op::Write        ? kVariables
-                      : e.op == Op::Acquire || e.op == Op::Release ? kLocks
-                                                                   : kThreads;
+  const Space space = e.op == Op::Read || e.op == Op::Write ? kVariables
+                      : is_lock_op(e.op)                    ? kLocks
+                                                            : kThreads;
   // Copies: a later slot() call may grow the vector the earlier slot lives in.
   const Slot target = slot(space, e.target);
   const Slot thread = slot(kThreads, e.thread);
@@ -114,6 +116,8 @@ void StdWriter::write_slow(const Event& e) {
       break;
     case Op::Acquire:
     case Op::Release:
+    case Op::ReadAcquire:
+    case Op::ReadRelease:
       target = symbols_.locks.name(e.target);
       break;
     case Op::Fork:

@@ -9,6 +9,7 @@
 
 #include "racepred/io/line_reader.hpp"
 #include "racepred/trace/error.hpp"
+#include "racepred/trace/printable.hpp"
 
 namespace racepred::io {
 
@@ -72,6 +73,15 @@ void LossReport::check(const WriteOptions& options) const {
 
 void LossReport::impossible(const std::string& why) const {
   throw UsageError("cannot convert to " + format_ + ": " + why);
+}
+
+void LossReport::reject_read_locks(const Trace& trace) const {
+  for (size_t i = 0; i < trace.size(); ++i)
+    if (is_read_lock_op(trace.events[i].op))
+      impossible("event " + std::to_string(trace.ids[i]) + " (" +
+                 printable(trace.to_std(trace.events[i])) +
+                 ") takes a lock in read mode, which the format cannot express (only std and "
+                 "binary have read-write locks)");
 }
 
 std::vector<uint64_t> numbers_for(const SymbolTable& table, char prefix, uint64_t max,

@@ -61,6 +61,9 @@ class LossReport {
   void check(const WriteOptions& options) const;
   // Names that the format cannot hold at all (no --allow-loss helps): throws UsageError.
   [[noreturn]] void impossible(const std::string& why) const;
+  // For formats without read-write locks: the first read-lock event (racq, rrel), if any, is
+  // impossible (naming the event); nothing is turned into an exclusive lock silently.
+  void reject_read_locks(const Trace& trace) const;
 
  private:
   std::string format_;

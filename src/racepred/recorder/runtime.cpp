@@ -963,24 +963,13 @@ RP_EXPORT int pthread_cond_clockwait(pthread_cond_t* cv, pthread_mutex_t* m, clo
   return rc;
 }
 
-// Read-write locks. The trace has exclusive locks only: a write lock is acq/rel of the lock; a
-// read lock is an acq/rel pair right after it is taken and another right before it is given
-// back (under the lock's stripe, so pairs of concurrent readers do not interleave). That
-// orders a writer before later readers and readers before later writers, but also readers
-// among themselves (docs/RECORDER.md: precision cost).
+// Read-write locks: a write lock is acq/rel of the lock, a read lock racq/rrel (the trace's
+// read-mode ops, docs/FORMATS.md). pthread_rwlock_unlock does not say which mode it ends: the
+// thread's read_locks remember the locks it holds in read mode. std::shared_mutex is a
+// pthread_rwlock_t in libstdc++, so lock_shared/unlock_shared arrive here too.
 namespace {
-void rw_pair(void* l, uint64_t pc) {
-  Ctx* c = enter();
-  if (!c) return;
-  int* s = stripe(l);
-  spin_lock(s);
-  put(c, fmt::kAcquire, reinterpret_cast<uintptr_t>(l), pc, false);
-  put(c, fmt::kRelease, reinterpret_cast<uintptr_t>(l), pc, false);
-  spin_unlock(s);
-  leave(c);
-}
 void read_locked(pthread_rwlock_t* l, uint64_t pc) {
-  rw_pair(l, pc);
+  lock_event(fmt::kReadAcquire, l, pc);
   if (Ctx* c = t_ctx) add_read_held(c, l);
 }
 }  // namespace
@@ -1018,7 +1007,7 @@ RP_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const struct times
 RP_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) {
   Ctx* c = t_ctx;
   if (c && read_held(c, l, true))
-    rw_pair(l, RP_PC());
+    lock_event(fmt::kReadRelease, l, RP_PC());
   else
     lock_event(fmt::kRelease, l, RP_PC());
   return REAL(pthread_rwlock_unlock)(l);

@@ -12,6 +12,8 @@ std::string event_text(const Symbols& symbols, const Event& event) {
       break;
     case Op::Acquire:
     case Op::Release:
+    case Op::ReadAcquire:
+    case Op::ReadRelease:
       s += symbols.locks.name(event.target);
       break;
     case Op::Fork:

@@ -16,6 +16,10 @@ std::string_view op_name(Op op) {
       return "fork";
     case Op::Join:
       return "join";
+    case Op::ReadAcquire:
+      return "racq";
+    case Op::ReadRelease:
+      return "rrel";
   }
   return "?";
 }
@@ -34,6 +38,10 @@ std::string_view op_long_name(Op op) {
       return "fork";
     case Op::Join:
       return "join";
+    case Op::ReadAcquire:
+      return "read-acquire";
+    case Op::ReadRelease:
+      return "read-release";
   }
   return "?";
 }

@@ -15,10 +15,28 @@ using EventId = uint64_t;
 
 inline constexpr EventId kNoEvent = 0;
 
-enum class Op : uint8_t { Read, Write, Acquire, Release, Fork, Join };
-inline constexpr int kOpCount = 6;
+// Acquire/Release take a lock in write (exclusive) mode, ReadAcquire/ReadRelease in read
+// (shared) mode: a lock is held by one writer or by any number of readers (docs/FORMATS.md,
+// "Read-write locks"). New ops go at the end: the binary format stores the numeric value.
+enum class Op : uint8_t { Read, Write, Acquire, Release, Fork, Join, ReadAcquire, ReadRelease };
+inline constexpr int kOpCount = 8;
 
-// `target` is a VariableId (Read, Write), LockId (Acquire, Release) or ThreadId (Fork, Join).
+// The op names a lock: acquire or release in either mode.
+inline constexpr bool is_lock_op(Op op) {
+  return op == Op::Acquire || op == Op::Release || op == Op::ReadAcquire || op == Op::ReadRelease;
+}
+inline constexpr bool is_acquire_op(Op op) {
+  return op == Op::Acquire || op == Op::ReadAcquire;
+}
+inline constexpr bool is_release_op(Op op) {
+  return op == Op::Release || op == Op::ReadRelease;
+}
+inline constexpr bool is_read_lock_op(Op op) {
+  return op == Op::ReadAcquire || op == Op::ReadRelease;
+}
+
+// `target` is a VariableId (Read, Write), LockId (Acquire, Release, ReadAcquire, ReadRelease)
+// or ThreadId (Fork, Join).
 struct Event {
   Op op = Op::Read;
   ThreadId thread = 0;
@@ -30,9 +48,10 @@ struct Event {
 };
 static_assert(sizeof(Event) <= 16, "Event must stay within 16 bytes (DESIGN.md)");
 
-// Lower-case STD spelling: "r", "w", "acq", "rel", "fork", "join".
+// Lower-case STD spelling: "r", "w", "acq", "rel", "fork", "join", "racq", "rrel".
 std::string_view op_name(Op op);
-// Long name for reports: "read", "write", "acquire", "release", "fork", "join".
+// Long name for reports: "read", "write", "acquire", "release", "fork", "join",
+// "read-acquire", "read-release".
 std::string_view op_long_name(Op op);
 
 // Two accesses conflict: same variable, different threads, at least one write.

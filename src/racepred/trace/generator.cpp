@@ -106,6 +106,7 @@ std::string check_generator_options(const GeneratorOptions& o) {
     return "--unguarded-write-share must be between 0 and 1";
   for (auto [name, p] : {std::pair{"--cs-share", o.cs_share},
                          {"--write-share", o.write_share},
+                         {"--read-lock-share", o.read_lock_share},
                          {"--local-share", o.local_share},
                          {"--guarded-share", o.guarded_share},
                          {"--switch-share", o.switch_share},
@@ -188,11 +189,12 @@ namespace {
 
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 constexpr double kNestedForkChance = 0.5;
-constexpr double kEarlyJoinChance = 0.2;    // with early_joins, when a child can be joined
-constexpr int kLockProbes = 4;              // random probes for a free lock before giving up
-constexpr double kIdleChildChance = 0.125;  // random: a forked thread never runs
-constexpr EventId kStaleAfter = 64;         // stale variables: after this many events…
-constexpr uint64_t kStaleRarity = 2000;     // …only one access in this many keeps one
+constexpr double kEarlyJoinChance = 0.2;           // with early_joins, when a child can be joined
+constexpr uint32_t kReadMode = uint32_t{1} << 31;  // in ThreadState::held: held in read mode
+constexpr int kLockProbes = 4;                     // random probes for a free lock before giving up
+constexpr double kIdleChildChance = 0.125;         // random: a forked thread never runs
+constexpr EventId kStaleAfter = 64;                // stale variables: after this many events…
+constexpr uint64_t kStaleRarity = 2000;            // …only one access in this many keeps one
 
 class Generator {
  public:
@@ -204,6 +206,7 @@ class Generator {
     variable_ids_.assign(o_.variables, kNone);
     lock_ids_.assign(o_.locks, kNone);
     holder_.assign(o_.locks, kNone);
+    readers_.assign(o_.locks, 0);
     sites_ = o_.locations ? o_.locations
                           : static_cast<uint32_t>(std::clamp<uint64_t>(
                                 2ull * o_.variables + 2ull * o_.locks, 16, 9999));
@@ -431,14 +434,24 @@ class Generator {
     return true;
   }
 
+  // A lock is taken in write mode (held by one thread: holder_) or in read mode (readers_
+  // counts its readers; `held` marks it with kReadMode). No thread takes a lock it holds.
   bool acquire(uint32_t t) {
+    const bool read = o_.read_lock_share > 0 && rng_.chance(o_.read_lock_share);
+    std::vector<uint32_t>& held = threads_[t].held;
     for (int probe = 0; probe < kLockProbes; ++probe) {
       const uint32_t l = static_cast<uint32_t>(rng_.below(o_.locks));
       if (holder_[l] != kNone) continue;
-      holder_[l] = t;
-      threads_[t].held.push_back(l);
+      if (read ? std::find(held.begin(), held.end(), l | kReadMode) != held.end()
+               : readers_[l] != 0)
+        continue;
+      if (read)
+        ++readers_[l];
+      else
+        holder_[l] = t;
+      held.push_back(read ? l | kReadMode : l);
       ++held_;
-      emit(Op::Acquire, t, l, location_of(1, l));
+      emit(read ? Op::ReadAcquire : Op::Acquire, t, l, location_of(1, l));
       return true;
     }
     return false;
@@ -448,11 +461,15 @@ class Generator {
     std::vector<uint32_t>& held = threads_[t].held;
     size_t k = held.size() - 1;
     if (!o_.nested_releases && held.size() > 1) k = rng_.below(held.size());
-    const uint32_t l = held[k];
+    const uint32_t l = held[k] & ~kReadMode;
+    const bool read = held[k] & kReadMode;
     held.erase(held.begin() + static_cast<std::ptrdiff_t>(k));
-    holder_[l] = kNone;
+    if (read)
+      --readers_[l];
+    else
+      holder_[l] = kNone;
     --held_;
-    emit(Op::Release, t, l, location_of(2, l));
+    emit(read ? Op::ReadRelease : Op::Release, t, l, location_of(2, l));
   }
 
   void access(uint32_t t) {
@@ -460,7 +477,7 @@ class Generator {
     uint32_t v;
     uint64_t write_threshold = write_threshold_;
     if (!ts.held.empty()) {
-      v = bits() < guarded_threshold_ ? guarded_by(ts.held[rng_.below(ts.held.size())])
+      v = bits() < guarded_threshold_ ? guarded_by(ts.held[rng_.below(ts.held.size())] & ~kReadMode)
                                       : random_shared();
     } else if (bits() < local_threshold_) {
       v = local_of(t);
@@ -538,6 +555,8 @@ class Generator {
         break;
       case Op::Acquire:
       case Op::Release:
+      case Op::ReadAcquire:
+      case Op::ReadRelease:
         e.target = intern(lock_ids_, symbols_.locks, 'L', target);
         break;
       case Op::Fork:
@@ -574,6 +593,7 @@ class Generator {
   std::vector<uint32_t> runnable_;
   std::vector<uint32_t> waiting_;  // random: threads not forked yet
   std::vector<uint32_t> holder_;   // per lock: the generator's thread number holding it
+  std::vector<uint32_t> readers_;  // per lock: threads holding it in read mode
   uint32_t current_ = 0;
   uint64_t pending_forks_ = 0;
   uint64_t joins_ = 0;

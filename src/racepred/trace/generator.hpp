@@ -90,6 +90,10 @@ struct GeneratorOptions {
   // uniform in [0,1), so 1 is uniform and larger values make a few variables hot (a power law,
   // as in real programs where a few fields take most accesses).
   double skew = 1;
+  // Share of lock acquires made in read (shared) mode: racq/rrel, held by any number of
+  // readers at once. 0 (the default) draws no random number for it, so existing seeds give
+  // the same traces.
+  double read_lock_share = 0;
 };
 
 // Named shapes modelled on rows of the cross-thread paper's benchmark table (Fig. 11: events,

@@ -11,6 +11,8 @@ std::string_view Trace::target_name(const Event& e) const {
       return symbols.variables.name(e.target);
     case Op::Acquire:
     case Op::Release:
+    case Op::ReadAcquire:
+    case Op::ReadRelease:
       return symbols.locks.name(e.target);
     case Op::Fork:
     case Op::Join:

@@ -24,11 +24,25 @@ struct ThreadState {
   uint32_t join_line = 0;
 };
 
-struct LockState {
-  ThreadId holder = kNobody;
-  uint32_t depth = 0;           // acquires by the holder not yet released (> 1: re-entrant)
+// One holder of a lock: the writer, or one of the readers.
+struct Hold {
+  ThreadId thread = kNobody;
+  uint32_t depth = 0;           // acquires not yet released (> 1: re-entrant)
   EventId acquired = kNoEvent;  // the outermost acquire
   uint32_t acquire_line = 0;
+};
+
+// A lock is held by one writer (`holder`) or by any number of readers (`readers`, allocated
+// only for locks taken in read mode).
+struct LockState {
+  Hold writer;
+  std::vector<Hold> readers;
+  Hold* reader(ThreadId t) {
+    for (Hold& h : readers)
+      if (h.thread == t) return &h;
+    return nullptr;
+  }
+  bool held() const { return writer.thread != kNobody || !readers.empty(); }
 };
 
 std::string where(EventId id, uint32_t line) {
@@ -46,23 +60,28 @@ struct Validator::State {
   ValidationReport report;
   std::vector<ThreadState> threads;
   std::vector<LockState> locks;
-  // Per thread: acquires dropped as Lock-1 violations and not yet matched by a release, as
-  // (lock, count). Their releases are dropped with them rather than reported as Lock-2.
-  std::vector<std::vector<std::pair<LockId, uint32_t>>> dropped_acquires;
+  // Per thread: acquires dropped as Lock-1 violations and not yet matched by a release of the
+  // same mode. Their releases are dropped with them rather than reported as Lock-2.
+  struct Dropped {
+    LockId lock;
+    bool read;  // read mode
+    uint32_t count;
+  };
+  std::vector<std::vector<Dropped>> dropped_acquires;
 
-  uint32_t* dropped_count(ThreadId t, LockId l) {
+  uint32_t* dropped_count(ThreadId t, LockId l, bool read) {
     if (t >= dropped_acquires.size()) return nullptr;
-    for (auto& [lock, count] : dropped_acquires[t])
-      if (lock == l && count > 0) return &count;
+    for (Dropped& d : dropped_acquires[t])
+      if (d.lock == l && d.read == read && d.count > 0) return &d.count;
     return nullptr;
   }
-  void add_dropped(ThreadId t, LockId l) {
+  void add_dropped(ThreadId t, LockId l, bool read) {
     if (t >= dropped_acquires.size()) dropped_acquires.resize(static_cast<size_t>(t) + 1);
-    if (uint32_t* c = dropped_count(t, l)) {
+    if (uint32_t* c = dropped_count(t, l, read)) {
       ++*c;
       return;
     }
-    dropped_acquires[t].emplace_back(l, 1);
+    dropped_acquires[t].push_back(Dropped{l, read, 1});
   }
 
   ThreadState& thread(ThreadId t) {
@@ -94,7 +113,124 @@ struct Validator::State {
   }
 
   bool check(EventId id, const Event& e, uint32_t line);
+  // Inlined into check(): lock events are a third of a typical trace. The rare paths
+  // (re-entrancy, violations) are out of line.
+  [[gnu::always_inline]] inline bool acquire(EventId id, const Event& e, uint32_t line);
+  [[gnu::always_inline]] inline bool release(EventId id, const Event& e, uint32_t line);
+  [[gnu::noinline, gnu::cold]] void reentrant(EventId id, const Event& e, uint32_t line, Hold& own);
+  [[gnu::noinline, gnu::cold]] void held_elsewhere(EventId id, const Event& e, uint32_t line,
+                                                   LockState& l);
+  [[gnu::noinline, gnu::cold]] void released_elsewhere(EventId id, const Event& e, uint32_t line,
+                                                       LockState& l);
+  void first_event(ThreadId t, EventId id, uint32_t line) {
+    ThreadState& self = thread(t);
+    if (self.first == kNoEvent) self.first = id, self.first_line = line;
+  }
 };
+
+// acq(L) / racq(L): true when forwarded. A lock is held by one writer or by any number of
+// readers; a thread re-acquiring a lock in the mode it holds it in is re-entrant (normalised);
+// every other acquire of a held lock breaks Lock-1 (docs/WELLFORMEDNESS.md, "Read-write locks").
+inline bool Validator::State::acquire(EventId id, const Event& e, uint32_t line) {
+  const bool read = e.op == Op::ReadAcquire;
+  LockState& l = lock(e.target);
+  Hold* own = read ? l.reader(e.thread) : (l.writer.thread == e.thread ? &l.writer : nullptr);
+  if (own) [[unlikely]] {
+    reentrant(id, e, line, *own);
+    return false;
+  }
+  if (uint32_t* dropped = dropped_count(e.thread, e.target, read)) [[unlikely]] {
+    ++*dropped;  // nested in an acquire dropped before: goes with it
+    ++report.dropped_with_acquire;
+    return false;
+  }
+  if (l.writer.thread != kNobody || (!read && !l.readers.empty())) [[unlikely]] {
+    held_elsewhere(id, e, line, l);
+    return false;
+  }
+  const Hold hold{e.thread, 1, id, line};
+  if (read)
+    l.readers.push_back(hold);
+  else
+    l.writer = hold;
+  return true;
+}
+
+void Validator::State::reentrant(EventId id, const Event& e, uint32_t line, Hold& own) {
+  ++own.depth;
+  ++report.reentrant_acquires;
+  if (report.notes.size() < kKeptIssues)
+    report.notes.push_back(ValidationIssue{
+        id, line, kNoteReentrant,
+        where(id, line) + ": " + thread_name(e.thread) + " acquires " + lock_name(e.target) +
+            (e.op == Op::ReadAcquire ? " in read mode" : "") + " again while holding it since " +
+            where(own.acquired, own.acquire_line) +
+            " (re-entrant); this acquire and its matching release are dropped"});
+  first_event(e.thread, id, line);
+}
+
+void Validator::State::held_elsewhere(EventId id, const Event& e, uint32_t line, LockState& l) {
+  const bool read = e.op == Op::ReadAcquire;
+  std::string what = thread_name(e.thread) + " acquires " + lock_name(e.target);
+  if (l.writer.thread != kNobody) {
+    const bool mine = l.writer.thread == e.thread;
+    what += std::string(read ? " in read mode" : "") + ", which " +
+            (mine ? std::string("it") : thread_name(l.writer.thread)) + " holds" +
+            (mine ? " in write mode" : "") + " since " +
+            where(l.writer.acquired, l.writer.acquire_line);
+  } else if (const Hold* mine = l.reader(e.thread)) {
+    what += ", which it holds in read mode since " + where(mine->acquired, mine->acquire_line) +
+            " (an upgrade from read to write mode)";
+  } else {
+    const Hold& r = l.readers.front();
+    what += ", which " + thread_name(r.thread) + " holds in read mode since " +
+            where(r.acquired, r.acquire_line);
+  }
+  violation(kRuleLock1, id, line, std::move(what));
+  add_dropped(e.thread, e.target, read);
+}
+
+// rel(L) / rrel(L): true when forwarded. The release must match the mode the thread holds the
+// lock in (Lock-2 otherwise).
+inline bool Validator::State::release(EventId id, const Event& e, uint32_t line) {
+  const bool read = e.op == Op::ReadRelease;
+  LockState& l = lock(e.target);
+  Hold* own = read ? l.reader(e.thread) : (l.writer.thread == e.thread ? &l.writer : nullptr);
+  if (!own) [[unlikely]] {
+    if (uint32_t* dropped = dropped_count(e.thread, e.target, read)) {
+      --*dropped;  // matches an acquire dropped before
+      ++report.dropped_with_acquire;
+      return false;
+    }
+    released_elsewhere(id, e, line, l);
+    return false;
+  }
+  if (--own->depth > 0) {  // matches a dropped re-entrant acquire
+    first_event(e.thread, id, line);
+    return false;
+  }
+  if (read) {
+    *own = l.readers.back();
+    l.readers.pop_back();
+  } else {
+    l.writer.thread = kNobody;
+  }
+  return true;
+}
+
+void Validator::State::released_elsewhere(EventId id, const Event& e, uint32_t line, LockState& l) {
+  const bool read = e.op == Op::ReadRelease;
+  std::string what = thread_name(e.thread) + " releases " + lock_name(e.target) +
+                     (read ? " in read mode" : "") + ", which it does not hold";
+  if (const Hold* other =
+          read ? (l.writer.thread == e.thread ? &l.writer : nullptr) : l.reader(e.thread))
+    what += std::string(" in that mode (it holds it in ") + (read ? "write" : "read") +
+            " mode since " + where(other->acquired, other->acquire_line) + ")";
+  else if (l.writer.thread != kNobody)
+    what += " (" + thread_name(l.writer.thread) + " holds it since " +
+            where(l.writer.acquired, l.writer.acquire_line) + ")";
+  violation(kRuleLock2, id, line, std::move(what));
+}
 
 // True when the event may be forwarded; updates the state for it. Drops re-entrant pairs.
 bool Validator::State::check(EventId id, const Event& e, uint32_t line) {
@@ -109,61 +245,14 @@ bool Validator::State::check(EventId id, const Event& e, uint32_t line) {
     case Op::Read:
     case Op::Write:
       break;
-    case Op::Acquire: {
-      LockState& l = lock(e.target);
-      if (l.holder == e.thread) {
-        ++l.depth;
-        ++report.reentrant_acquires;
-        if (report.notes.size() < kKeptIssues)
-          report.notes.push_back(ValidationIssue{
-              id, line, kNoteReentrant,
-              where(id, line) + ": " + thread_name(e.thread) + " acquires " + lock_name(e.target) +
-                  " again while holding it since " + where(l.acquired, l.acquire_line) +
-                  " (re-entrant); this acquire and its matching release are dropped"});
-        if (self.first == kNoEvent) self.first = id, self.first_line = line;
-        return false;
-      }
-      if (uint32_t* dropped = dropped_count(e.thread, e.target)) {
-        ++*dropped;  // nested in an acquire dropped before: goes with it
-        ++report.dropped_with_acquire;
-        return false;
-      }
-      if (l.holder != kNobody) {
-        violation(kRuleLock1, id, line,
-                  thread_name(e.thread) + " acquires " + lock_name(e.target) + ", which " +
-                      thread_name(l.holder) + " holds since " + where(l.acquired, l.acquire_line));
-        add_dropped(e.thread, e.target);
-        return false;
-      }
-      l.holder = e.thread;
-      l.depth = 1;
-      l.acquired = id;
-      l.acquire_line = line;
+    case Op::Acquire:
+    case Op::ReadAcquire:
+      if (!acquire(id, e, line)) return false;
       break;
-    }
-    case Op::Release: {
-      LockState& l = lock(e.target);
-      if (l.holder != e.thread) {
-        if (uint32_t* dropped = dropped_count(e.thread, e.target)) {
-          --*dropped;  // matches an acquire dropped before
-          ++report.dropped_with_acquire;
-          return false;
-        }
-        std::string what =
-            thread_name(e.thread) + " releases " + lock_name(e.target) + ", which it does not hold";
-        if (l.holder != kNobody)
-          what += " (" + thread_name(l.holder) + " holds it since " +
-                  where(l.acquired, l.acquire_line) + ")";
-        violation(kRuleLock2, id, line, std::move(what));
-        return false;
-      }
-      if (--l.depth > 0) {  // matches a dropped re-entrant acquire
-        if (self.first == kNoEvent) self.first = id, self.first_line = line;
-        return false;
-      }
-      l.holder = kNobody;
+    case Op::Release:
+    case Op::ReadRelease:
+      if (!release(id, e, line)) return false;
       break;
-    }
     case Op::Fork: {
       if (e.target == e.thread) {
         violation(kRuleFork1, id, line, thread_name(e.thread) + " forks itself");
@@ -234,7 +323,7 @@ void Validator::on_event(EventId id, const Event& event, uint32_t line) {
 
 void Validator::on_end() {
   uint64_t held = 0;
-  for (const LockState& l : state_->locks) held += l.holder != kNobody;
+  for (const LockState& l : state_->locks) held += l.held();
   state_->report.unreleased_locks = held;
   ValidationReport& r = state_->report;
   for (size_t t = 0; t < state_->threads.size(); ++t) {

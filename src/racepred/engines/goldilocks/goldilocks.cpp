@@ -143,6 +143,11 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     increment_clock(threads_[e.target].epoch, e.target);
   }
 
+  void read_acquire(EventId id, const Event& e) {
+    read_locks_unsupported(rw_ ? "goldilocks-rw" : "goldilocks", id, e);
+  }
+  void read_release(EventId id, const Event& e) { read_acquire(id, e); }
+
   Annotator* annotator() override { return this; }
 
   void before_event(EventId /*id*/, const Event& e) override {

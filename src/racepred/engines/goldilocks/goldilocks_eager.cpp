@@ -93,6 +93,9 @@ class GoldilocksEager final : public Engine, public Annotator {
     const ThreadId t = e.thread;
     held_of(t);
     switch (e.op) {
+      case Op::ReadAcquire:
+      case Op::ReadRelease:
+        read_locks_unsupported("goldilocks (eager reference)", id, e);
       case Op::Read:
       case Op::Write: {
         if (e.target >= variables_.size()) variables_.resize(e.target + 1);

@@ -40,6 +40,9 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
   }
   void read(EventId id, const Event& e) { access(id, e); }
   void write(EventId id, const Event& e) { access(id, e); }
+  // Read locks synchronise in after() like every other event (ThreadClocks::apply).
+  void read_acquire(EventId, const Event&) {}
+  void read_release(EventId, const Event&) {}
   // Synchronisation (acq, rel, fork, join) and inc(Th(t), t), after the access checks.
   void after(EventId id, const Event& e) {
     clocks_.apply(e);

@@ -12,6 +12,13 @@
 //                   D(t) = D(t) ∪ {e};  W(x) = e
 //   e@read(t,x)     race (W(x),e) if W(x) ∉ D(t);  R(x) = {e} ∪ (R(x) \ D(t));  D(t) = D(t) ∪ {e}
 //
+// Read-write locks (docs/ENGINES.md, "Read-write locks"): RelR(y) collects the read releases of y,
+// which a later write acquire joins and a read acquire does not:
+//
+//   e@racq(t,y)     D(t) = D(t) ∪ Rel(y) ∪ {e}
+//   e@rrel(t,y)     D(t) = D(t) ∪ {e};  RelR(y) = RelR(y) ∪ D(t)
+//   e@acq(t,y)      D(t) = D(t) ∪ Rel(y) ∪ RelR(y) ∪ {e}
+//
 // Event sets are bit sets over the events' positions, so time and memory grow quadratically:
 // a reference for small traces, not a production engine. Only the most recent write is kept
 // (seed 004, "Earlier race not detected"), so its pairs are a subset of hb's.
@@ -48,7 +55,19 @@ class HbSets final : public DispatchEngine<HbSets>, public Annotator {
   void acquire(EventId, const Event& e) {
     EventSet& D = thread_set(e.thread);
     if (const EventSet* rel = rel_.find(e.target)) D.unite(*rel);
+    if (const EventSet* rrel = rrel_.find(e.target)) D.unite(*rrel);
     D.insert(pos_);
+  }
+  // e@racq(t,y): D(t) = D(t) ∪ Rel(y) ∪ {e}
+  void read_acquire(EventId, const Event& e) {
+    EventSet& D = thread_set(e.thread);
+    if (const EventSet* rel = rel_.find(e.target)) D.unite(*rel);
+    D.insert(pos_);
+  }
+  // e@rrel(t,y): D(t) = D(t) ∪ {e};  RelR(y) = RelR(y) ∪ D(t)
+  void read_release(EventId, const Event& e) {
+    thread_set(e.thread).insert(pos_);
+    rrel_[e.target].unite(thread_set(e.thread));
   }
   // e@rel(t,y): D(t) = D(t) ∪ {e};  Rel(y) = D(t)
   void release(EventId, const Event& e) {
@@ -104,6 +123,7 @@ class HbSets final : public DispatchEngine<HbSets>, public Annotator {
     }
     row.push_back({"D(t)", set_text(thread_set(e.thread))});
     row.push_back({"Rel(y)", e.op == Op::Release ? set_text(rel_[e.target]) : std::string()});
+    if (e.op == Op::ReadRelease) row.push_back({"RelR(y)", set_text(rrel_[e.target])});
     row.push_back({"W(x)", W});
     row.push_back({"R(x)", R});
     row.push_back({"races", races_text(partners_, id)});
@@ -145,8 +165,9 @@ class HbSets final : public DispatchEngine<HbSets>, public Annotator {
   RaceSink& sink_;
   std::vector<Event> events_;
   std::vector<EventId> ids_;
-  IdTable<EventSet> D_;    // D(t)
-  IdTable<EventSet> rel_;  // Rel(y)
+  IdTable<EventSet> D_;     // D(t)
+  IdTable<EventSet> rel_;   // Rel(y)
+  IdTable<EventSet> rrel_;  // RelR(y)
   IdTable<Variable> variables_;
 
   size_t pos_ = 0;  // the current event's position

@@ -100,6 +100,8 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
   }
   void acquire(EventId, const Event& e) { clocks_.acquire(e.thread, e.target); }
   void release(EventId, const Event& e) { clocks_.release(e.thread, e.target); }
+  void read_acquire(EventId, const Event& e) { clocks_.read_acquire(e.thread, e.target); }
+  void read_release(EventId, const Event& e) { clocks_.read_release(e.thread, e.target); }
   void fork(EventId, const Event& e) {
     if (clocks_.fork(e.thread, e.target)) derived().set_stride(clocks_.stride());
     th_ = clocks_.th(e.thread);

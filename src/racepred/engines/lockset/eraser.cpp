@@ -20,6 +20,11 @@
 // a lock stays quiet (the Exclusive state takes the unprotected first write for initialisation,
 // even when a reordering makes the two writes race), and C(x) can be empty while every two
 // accesses share a lock (LS {a,b}, {b,c}, {a,c}). Fork and join play no part, as in the paper.
+//
+// Read-write locks (the paper's §2.2; docs/ENGINES.md "Read-write locks"): a read refines C(x)
+// with the locks its thread holds in any mode, a write only with those held in write mode.
+// While a thread holds no lock in read mode the two sets are one (LS); WLS(t), the write-mode
+// set, is kept only while it holds some.
 #include <memory>
 #include <string>
 
@@ -37,9 +42,26 @@ class Eraser final : public DispatchEngine<Eraser>, public Annotator {
  public:
   explicit Eraser(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {}
 
-  // acq(t,y): LS(t) := LS(t) ∪ {y};  rel(t,y): LS(t) := LS(t) − {y}
-  void acquire(EventId, const Event& e) { ls_[e.thread] = table_.acquire(ls_[e.thread], e.target); }
-  void release(EventId, const Event& e) { ls_[e.thread] = table_.release(ls_[e.thread], e.target); }
+  // acq(t,y): LS(t) := LS(t) ∪ {y};  rel(t,y): LS(t) := LS(t) − {y}  (and WLS(t) alike)
+  void acquire(EventId, const Event& e) {
+    ls_[e.thread] = table_.acquire(ls_[e.thread], e.target);
+    if (reading_[e.thread]) [[unlikely]]
+      wls_[e.thread] = table_.acquire(wls_[e.thread], e.target);
+  }
+  void release(EventId, const Event& e) {
+    ls_[e.thread] = table_.release(ls_[e.thread], e.target);
+    if (reading_[e.thread]) [[unlikely]]
+      wls_[e.thread] = table_.release(wls_[e.thread], e.target);
+  }
+  // racq(t,y): LS(t) := LS(t) ∪ {y}, WLS(t) unchanged;  rrel(t,y): LS(t) := LS(t) − {y}
+  void read_acquire(EventId, const Event& e) {
+    if (reading_[e.thread]++ == 0) wls_[e.thread] = ls_[e.thread];
+    ls_[e.thread] = table_.acquire(ls_[e.thread], e.target);
+  }
+  void read_release(EventId, const Event& e) {
+    ls_[e.thread] = table_.release(ls_[e.thread], e.target);
+    --reading_[e.thread];
+  }
   void read(EventId id, const Event& e) { access(id, e, false); }
   void write(EventId id, const Event& e) { access(id, e, true); }
 
@@ -87,7 +109,7 @@ class Eraser final : public DispatchEngine<Eraser>, public Annotator {
 
   void access(EventId id, const Event& e, bool write) {
     Variable& v = variables_[e.target];
-    const SetId held = table_.set_of(ls_[e.thread]);
+    const SetId held = table_.set_of(write && reading_[e.thread] ? wls_[e.thread] : ls_[e.thread]);
     switch (v.state) {
       case State::Virgin:
         v.state = State::Exclusive;
@@ -113,7 +135,9 @@ class Eraser final : public DispatchEngine<Eraser>, public Annotator {
   const Symbols& symbols_;
   RaceSink& sink_;
   LockSetTable table_;
-  IdTable<NodeId> ls_{LockSetTable::kRoot};
+  IdTable<NodeId> ls_{LockSetTable::kRoot};   // LS(t): locks held in any mode
+  IdTable<NodeId> wls_{LockSetTable::kRoot};  // WLS(t): in write mode, while reading_(t) > 0
+  IdTable<uint32_t> reading_;                 // locks t holds in read mode
   IdTable<Variable> variables_;
 };
 

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "racepred/engines/dispatch.hpp"
+#include "racepred/engines/lockset/read_locks.hpp"
 
 namespace racepred {
 
@@ -44,6 +45,17 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
     NodeId& n = ls(e.thread);
     n = table_.release(n, e.target);
   }
+  // racq(t,y), rrel(t,y): y held in read mode, which protects only against write-mode holds
+  // (engines/lockset/read_locks.hpp)
+  void read_acquire(EventId, const Event& e) {
+    read_locks_ = true;
+    NodeId& n = ls(e.thread);
+    n = table_.acquire(n, read_hold(e.target));
+  }
+  void read_release(EventId, const Event& e) {
+    NodeId& n = ls(e.thread);
+    n = table_.release(n, read_hold(e.target));
+  }
   void read(EventId id, const Event& e) { access(id, e); }
   void write(EventId id, const Event& e) { access(id, e); }
   // Lock sets are agnostic of fork and join (seed 000).
@@ -52,18 +64,7 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   // Column "LS": the event's lock set LS(e) for reads and writes, as in the seed's tables.
   void annotate(EventId, const Event& e, Annotation& row) override {
     std::string value;
-    if (e.is_access()) {
-      std::vector<std::string_view> names;
-      for (LockId l : table_.sorted_locks(table_.set_of(ls(e.thread))))
-        names.push_back(symbols_.locks.name(l));
-      std::sort(names.begin(), names.end());
-      value.push_back('{');
-      for (size_t i = 0; i < names.size(); ++i) {
-        if (i) value.push_back(',');
-        value.append(names[i]);
-      }
-      value.push_back('}');
-    }
+    if (e.is_access()) value = lock_set_names(table_, table_.set_of(ls(e.thread)), symbols_);
     row.push_back({"LS", std::move(value)});
   }
 
@@ -130,7 +131,9 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   bool disjoint(const uint64_t* cell, const Query& q) const {
     if ((cell[0] & q.mask) == 0) return true;
     if ((cell[1] >> 32) && q.exact) return false;
-    return table_.disjoint(static_cast<SetId>(cell[1]), q.set);
+    // Until the first read lock, the table's plain test (no read-hold tokens exist).
+    return read_locks_ ? disjoint_rw(table_, static_cast<SetId>(cell[1]), q.set)
+                       : table_.disjoint(static_cast<SetId>(cell[1]), q.set);
   }
   // Entry j's lock set disjoint from entry k's (the query's).
   bool disjoint(const Variable& x, uint32_t k, uint32_t j, const Query& q) const {
@@ -159,7 +162,10 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
         other[2] |= uint64_t{1} << k;
         cell[2] |= uint64_t{1} << j;
       }
-      if (q.set == LockSetTable::kEmptySet) cell[2] |= uint64_t{1} << k;
+      // Accesses of one lock set race among themselves when it is empty or holds read locks
+      // only (two readers of a lock do not exclude each other).
+      if (q.set == LockSetTable::kEmptySet || (read_locks_ && disjoint_rw(table_, q.set, q.set)))
+        cell[2] |= uint64_t{1} << k;
     }
     return x.last_entry = k;
   }
@@ -303,6 +309,7 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   const size_t cap_;
   bool listing_;
   LockSetTable table_;
+  bool read_locks_ = false;                  // a read lock was seen: sets may hold read-hold tokens
   IdTable<NodeId> ls_{LockSetTable::kRoot};  // ls(t): the node of thread t's current lock set
   std::vector<Variable> variables_;
   std::vector<std::vector<Ids>> ids_;  // by variable, while listing

@@ -19,6 +19,7 @@
 #include "racepred/clock/lock_set.hpp"
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/engines/dispatch.hpp"
+#include "racepred/engines/lockset/read_locks.hpp"
 #include "racepred/report/notation.hpp"
 
 namespace racepred {
@@ -43,6 +44,14 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
   }
   void release(EventId, const Event& e) {
     node(e.thread) = locksets_.release(node(e.thread), e.target);
+  }
+  // racq(t,y), rrel(t,y): y held in read mode (engines/lockset/read_locks.hpp)
+  void read_acquire(EventId, const Event& e) {
+    read_locks_ = true;
+    node(e.thread) = locksets_.acquire(node(e.thread), read_hold(e.target));
+  }
+  void read_release(EventId, const Event& e) {
+    node(e.thread) = locksets_.release(node(e.thread), read_hold(e.target));
   }
   void read(EventId id, const Event& e) { access(id, e); }
   void write(EventId id, const Event& e) { access(id, e); }
@@ -99,7 +108,8 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
 
   void check(const std::vector<Entry>& set, SetId ls, EventId id, const Event& e) {
     for (const Entry& a : set) {
-      if (!locksets_.disjoint(a.locks, ls)) continue;
+      if (read_locks_ ? !disjoint_rw(locksets_, a.locks, ls) : !locksets_.disjoint(a.locks, ls))
+        continue;
       if (!enumerate_) {  // the sink keeps no more races: count them
         ++uncounted_;
         continue;
@@ -132,7 +142,8 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
     std::string s = "{";
     for (LockId y : locksets_.sorted_locks(set)) {
       if (s.size() > 1) s += ',';
-      s += symbols_.locks.name(y);
+      if (y & kReadHold) s += "r:";
+      s += symbols_.locks.name(y & ~kReadHold);
     }
     s += '}';
     return s;
@@ -162,6 +173,7 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
   RaceSink& sink_;
   ThreadClocks clocks_{/*lock_order=*/false};
   LockSetTable locksets_;
+  bool read_locks_ = false;  // a read lock was seen: sets may hold read-hold tokens
   IdTable<LockSetTable::NodeId> nodes_{LockSetTable::kRoot};  // each thread's current lock set
   IdTable<Variable> variables_;
   bool enumerate_ = true;  // the current access reports its pairs one by one

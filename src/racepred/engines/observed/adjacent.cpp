@@ -24,6 +24,9 @@ class Adjacent final : public DispatchEngine<Adjacent>, public Annotator {
   // The handlers the method needs; acquire, release, fork and join are left to after().
   void read(EventId id, const Event& e) { access(id, e); }
   void write(EventId id, const Event& e) { access(id, e); }
+  // Read locks, like every other non-access, only reset `last` (in after()).
+  void read_acquire(EventId, const Event&) {}
+  void read_release(EventId, const Event&) {}
   void after(EventId id, const Event& e) {
     has_last_ = e.is_access();
     last_id_ = id;

@@ -55,6 +55,9 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
     const ThreadId t = e.thread;
     ensure_thread(t);
     switch (e.op) {
+      case Op::ReadAcquire:
+      case Op::ReadRelease:
+        read_locks_unsupported("dc/wdc/dc-tp/wdp", id, e);
       case Op::Acquire: {
         uint64_t entry = 0;
         if constexpr (Config.rule_b) {
@@ -224,6 +227,9 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     if (t >= threads_) [[unlikely]]
       add_thread(t);
     switch (e.op) {
+      case Op::ReadAcquire:
+      case Op::ReadRelease:
+        read_locks_unsupported("dc/wdc/dc-tp/wdp", id, e);
       case Op::Acquire:
         open_.acquire(t, e.target, d(t)[t]);  // entry: D_t(t) at the acquire
         break;

@@ -22,6 +22,7 @@
 
 #include "racepred/clock/rows.hpp"
 #include "racepred/clock/vector_clock.hpp"
+#include "racepred/engines/dispatch.hpp"
 #include "racepred/engines/engine.hpp"
 
 namespace racepred::po {

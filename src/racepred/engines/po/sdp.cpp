@@ -54,6 +54,9 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
     ensure_thread(t);
     ran_[t] = true;
     switch (e.op) {
+      case Op::ReadAcquire:
+      case Op::ReadRelease:
+        read_locks_unsupported("sdp", id, e);
       case Op::Acquire:  // H_t ⊔= H_l; P_t ⊔= P_l (S5)
         acquire(t, e.target, Cs{t, n_[t], id, false, kNoEvent, {}, {}});
         break;

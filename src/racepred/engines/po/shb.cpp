@@ -18,6 +18,11 @@
 //   r(t,x):     race with every W_x(u) > C_t(u);  C_t := C_t ⊔ LW_x;  R_x(t) := C_t(t)
 //   w(t,x):     race with every W_x(u), R_x(u) > C_t(u);  W_x(t) := C_t(t);  LW_x := C_t;
 //               C_t(t) += 1
+// Read-write locks (docs/ENGINES.md, "Read-write locks"): LR_l joins the read releases of l,
+// which a write acquire joins and a read acquire does not (read sections are not ordered):
+//   racq(t,l):  C_t := C_t ⊔ L_l
+//   rrel(t,l):  LR_l := LR_l ⊔ C_t;  C_t(t) += 1
+//   acq(t,l):   C_t := C_t ⊔ L_l ⊔ LR_l
 // Every reported pair is a race under the enabled notion (`exact --enabled`): both events are
 // enabled after some correct reordering that keeps HB and every read's last write.
 #include <bit>
@@ -40,7 +45,16 @@ class ShbPlain final : public PoEngine<ShbPlain> {
     ensure_thread(t);
     switch (e.op) {
       case Op::Acquire:
+        if (e.target < l_.size()) c_[t].join(l_[e.target]);    // C_t := C_t ⊔ L_l
+        if (e.target < lr_.size()) c_[t].join(lr_[e.target]);  // ⊔ LR_l
+        break;
+      case Op::ReadAcquire:
         if (e.target < l_.size()) c_[t].join(l_[e.target]);  // C_t := C_t ⊔ L_l
+        break;
+      case Op::ReadRelease:
+        grow_to(lr_, e.target);
+        lr_[e.target].join(c_[t]);  // LR_l := LR_l ⊔ C_t
+        c_[t].increment(t);
         break;
       case Op::Release:
         grow_to(l_, e.target);
@@ -91,6 +105,7 @@ class ShbPlain final : public PoEngine<ShbPlain> {
 
   std::vector<VectorClock> c_;   // C_t
   std::vector<VectorClock> l_;   // L_l
+  std::vector<VectorClock> lr_;  // LR_l
   std::vector<VectorClock> lw_;  // LW_x
   History hist_;
 };
@@ -111,6 +126,16 @@ class Shb final : public PoEngine<Shb> {
     switch (e.op) {
       case Op::Acquire:
         if (e.target < l_.rows()) join_clocks(ct, l_.row(e.target), n);  // C_t := C_t ⊔ L_l
+        if (e.target < lr_.rows()) [[unlikely]]
+          join_clocks(ct, lr_.row(e.target), n);  // ⊔ LR_l
+        break;
+      case Op::ReadAcquire:
+        if (e.target < l_.rows()) join_clocks(ct, l_.row(e.target), n);  // C_t := C_t ⊔ L_l
+        break;
+      case Op::ReadRelease:
+        lr_.ensure_rows(size_t{e.target} + 1);
+        join_clocks(lr_.row(e.target), ct, n);  // LR_l := LR_l ⊔ C_t
+        ++ct[t];
         break;
       case Op::Release:
         l_.ensure_rows(size_t{e.target} + 1);
@@ -179,6 +204,7 @@ class Shb final : public PoEngine<Shb> {
       const size_t s = std::bit_ceil(need);
       c_.set_stride(s);
       l_.set_stride(s);
+      lr_.set_stride(s);
       lw_.set_stride(s);
       hist_.set_stride(s);
     }
@@ -190,6 +216,7 @@ class Shb final : public PoEngine<Shb> {
   size_t threads_ = 0;
   ClockRows c_;   // C_t
   ClockRows l_;   // L_l
+  ClockRows lr_;  // LR_l (rows only up to the last lock taken in read mode)
   ClockRows lw_;  // LW_x
   std::vector<Writer> writer_;
   FlatHistory hist_;

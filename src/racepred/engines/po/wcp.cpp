@@ -50,6 +50,9 @@ class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section>
     ensure_thread(t);
     ran_[t] = true;
     switch (e.op) {
+      case Op::ReadAcquire:
+      case Op::ReadRelease:
+        read_locks_unsupported("wcp", id, e);
       case Op::Acquire:  // H_t ⊔= H_l; P_t ⊔= P_l                                         (WCP-3)
         acquire(t, e.target, Section{t, n_[t], false, {}});
         break;
@@ -129,6 +132,9 @@ class Wcp final : public PoEngine<Wcp> {
       add_thread(t);
     ran_[t] = true;
     switch (e.op) {
+      case Op::ReadAcquire:
+      case Op::ReadRelease:
+        read_locks_unsupported("wcp", id, e);
       case Op::Acquire: {
         const LockId l = e.target;
         if (l >= sections_.size()) [[unlikely]]

@@ -45,6 +45,8 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
   void read(EventId id, const Event& e) { access(id, e, false); }
   void write(EventId id, const Event& e) { access(id, e, true); }
   void acquire(EventId, const Event& e) { clocks_.acquire(e.thread, e.target); }
+  void read_acquire(EventId id, const Event& e) { read_locks_unsupported("pwr-cs", id, e); }
+  void read_release(EventId id, const Event& e) { read_locks_unsupported("pwr-cs", id, e); }
   void release(EventId, const Event& e) {
     const ThreadId i = e.thread;
     clocks_.begin(i);  // Th(i) = PWR(rel)

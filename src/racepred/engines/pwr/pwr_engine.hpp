@@ -118,6 +118,8 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
   void write(EventId id, const Event& e) { access(id, e, true); }
   void acquire(EventId, const Event& e) { clocks_.acquire(e.thread, e.target); }
   void release(EventId, const Event& e) { clocks_.release(e.thread, e.target); }
+  void read_acquire(EventId id, const Event& e) { read_locks_unsupported("pwr", id, e); }
+  void read_release(EventId id, const Event& e) { read_locks_unsupported("pwr", id, e); }
   void fork(EventId, const Event& e) { clocks_.fork(e.thread, e.target); }
   void join(EventId, const Event& e) { clocks_.join(e.thread, e.target); }
   void after(EventId, const Event& e) { clocks_.end(e.thread); }
