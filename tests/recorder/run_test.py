@@ -124,7 +124,9 @@ def main():
     tmp = os.path.join(args.work, name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
-    build = run([wrapper, "-O1", "-g", "-o", exe, args.source, "-lpthread"],
+    # C++17 for every C++ program (std::shared_mutex): clang 14 defaults to C++14, gcc 12 to 17.
+    std = ["-std=c++17"] if cpp else []
+    build = run([wrapper, "-O1", "-g"] + std + ["-o", exe, args.source, "-lpthread"],
                 env=dict(os.environ, TMPDIR=tmp))
     if build.returncode != 0:
         print(f"build failed:\n{build.stderr}", file=sys.stderr)

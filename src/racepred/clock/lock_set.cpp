@@ -128,8 +128,7 @@ bool LockSetTable::same_set(SetId set, NodeId parent, LockId lock) const {
   // Equal sizes and distinct locks: the parent's locks all in `set` means equality.
   const uint32_t stamp = mark(set);
   bool all = true;
-  for_each_lock(nodes_[parent].set,
-                [&](LockId l) { all = all && l < stamp_.size() && stamp_[l] == stamp; });
+  for_each_lock(nodes_[parent].set, [&](LockId l) { all = all && stamped(l, stamp); });
   return all;
 }
 
@@ -141,7 +140,7 @@ LockSetTable::SetId LockSetTable::intersect_slow(SetId a, SetId b) {
   const uint32_t stamp = mark(a);
   std::vector<LockId> common;
   for_each_lock(b, [&](LockId l) {
-    if (l < stamp_.size() && stamp_[l] == stamp) common.push_back(l);
+    if (stamped(l, stamp)) common.push_back(l);
   });
   std::sort(common.begin(), common.end());
   NodeId node = kRoot;
@@ -157,8 +156,9 @@ uint32_t LockSetTable::mark(SetId set) const {
     stamp_now_ = 1;
   }
   for_each_lock(set, [&](LockId l) {
-    if (l >= stamp_.size()) stamp_.resize(size_t{l} + 1, 0);
-    stamp_[l] = stamp_now_;
+    const size_t i = stamp_index(l);
+    if (i >= stamp_.size()) stamp_.resize(i + 1, 0);
+    stamp_[i] = stamp_now_;
   });
   return stamp_now_;
 }
@@ -187,8 +187,7 @@ bool LockSetTable::disjoint_slow(SetId a, SetId b) const {
   const SetId small = large == a ? b : a;
   const uint32_t stamp = mark(large);
   bool result = true;
-  for_each_lock(small,
-                [&](LockId l) { result = result && !(l < stamp_.size() && stamp_[l] == stamp); });
+  for_each_lock(small, [&](LockId l) { result = result && !stamped(l, stamp); });
   if (memo_.size() >= kMemo) memo_.clear();
   memo_.emplace(key, result);
   return result;

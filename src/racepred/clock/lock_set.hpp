@@ -117,6 +117,16 @@ class LockSetTable {
   uint32_t mark(SetId set) const;
 
   std::vector<Node> nodes_;
+  // Stamps by lock, dense also for ids from 2^31 (read-hold tokens of the lock-set engines):
+  // lock l < 2^31 at 2l, l = 2^31 + k at 2k + 1.
+  static size_t stamp_index(LockId l) {
+    constexpr LockId kHigh = LockId{1} << 31;
+    return l < kHigh ? size_t{l} * 2 : size_t{l - kHigh} * 2 + 1;
+  }
+  bool stamped(LockId l, uint32_t stamp) const {
+    const size_t i = stamp_index(l);
+    return i < stamp_.size() && stamp_[i] == stamp;
+  }
   std::vector<NodeId> root_children_;  // by lock id; 0 = none yet (the root is nobody's child)
   std::vector<Set> sets_;
   std::vector<LockId> pool_;                            // the sorted lock lists of the small sets

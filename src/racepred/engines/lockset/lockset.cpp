@@ -101,9 +101,11 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
     bool bitmaps() const { return entries <= 64; }
     // Room for `words` more words: an eighth of slack, not the doubling of push_back (most
     // variables stop growing after a few records).
+    // Past a few thousand words the block doubles: reallocating a large block by an eighth at a
+    // time costs a fresh mapping and page faults each time (read-lock traces reach such sizes).
     void reserve_more(size_t words) {
       const size_t need = block.size() + words;
-      if (need > block.capacity()) block.reserve(need + need / 8 + 2);
+      if (need > block.capacity()) block.reserve(need > 4096 ? 2 * need : need + need / 8 + 2);
     }
   };
   static constexpr size_t kEntryWords = 5;   // mask, set | exact << 32, bitmap, reads, writes
