@@ -5,7 +5,7 @@ JOBS       ?= $(shell nproc)
 EXAMPLE    ?= examples/lockset/trace_a.std
 CMAKE_FLAGS ?=
 
-.PHONY: all build run test test-release test-asan bench fuzz format format-check clean help
+.PHONY: all build run test test-release test-asan bench fuzz fuzz-ci format format-check clean help
 
 all: build
 
@@ -16,6 +16,7 @@ help:
 	@echo "make test-release only the Release tests"
 	@echo "make bench        Google Benchmark programs and bench/run.sh"
 	@echo "make fuzz         libFuzzer targets, FUZZ_BUDGET seconds in total (scripts/fuzz.sh)"
+	@echo "make fuzz-ci      the CI fuzz run: 3000 seeded runs per target (docs/FUZZING.md)"
 	@echo "make format       clang-format every source file"
 
 build:
@@ -47,6 +48,11 @@ bench: build
 FUZZ_BUDGET ?= 180
 fuzz:
 	scripts/fuzz.sh --budget $(FUZZ_BUDGET)
+
+# CI: a fixed libFuzzer seed and a fixed number of runs per target, so the run is the same on
+# every machine (the time budget only caps a slow one).
+fuzz-ci:
+	scripts/fuzz.sh --budget 270 -- -seed=1 -runs=3000
 
 format:
 	find src tests bench -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i
