@@ -8,6 +8,7 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <string>
 
 #include "racepred/driver/run.hpp"
@@ -37,7 +38,7 @@ int iterations(int normal) {
 
 // Small random traces; every third one has forks and joins inside critical sections (the
 // cross-thread sections of Fig. 2).
-GeneratorOptions small_options(uint64_t seed, uint64_t max_events) {
+GeneratorOptions small_options(uint64_t seed, uint64_t max_events, double read_lock_share) {
   Rng rng(seed * 104729 + 7);
   GeneratorOptions o;
   o.seed = seed;
@@ -65,7 +66,23 @@ GeneratorOptions small_options(uint64_t seed, uint64_t max_events) {
     o.variables = 1;
     o.switch_share = 0.8;
   }
+  o.read_lock_share = read_lock_share;
   return o;
+}
+
+// The tests run on traces with exclusive locks only and again with half of the acquires in
+// read mode (docs/ENGINES.md, "Read-write locks"), on other seeds.
+struct Variant {
+  double read_lock_share;
+  uint64_t first_seed;
+  int divisor;  // the read-lock variant runs a share of the iterations
+};
+void PrintTo(const Variant& v, std::ostream* os) {
+  *os << "read_lock_share " << v.read_lock_share << ", seeds from " << v.first_seed;
+}
+class PwrProperties : public ::testing::TestWithParam<Variant> {};
+std::string variant_name(const ::testing::TestParamInfo<Variant>& p) {
+  return p.param.read_lock_share > 0 ? "ReadLocks" : "ExclusiveLocks";
 }
 
 // Random traces built around cross-thread critical sections (Fig. 2, 9, 14 of seed 003): T0
@@ -73,18 +90,25 @@ GeneratorOptions small_options(uint64_t seed, uint64_t max_events) {
 // and L0 or L1. Bodies are random accesses of x and y, some in small critical sections. A
 // random scheduler interleaves the threads (locks, forks and joins respected). The generic
 // generator rarely builds such sections with conflicting accesses around them.
-Trace cross_thread_trace(uint64_t seed) {
+// With read_lock_share, that share of the sections (also the ones around forks) is in read
+// mode (racq/rrel).
+Trace cross_thread_trace(uint64_t seed, double read_lock_share) {
   Rng rng(seed * 31337 + 3);
   using Program = std::vector<std::string>;
+  auto section = [&](Program& p, bool l0) {
+    const bool read = read_lock_share > 0 && rng.chance(read_lock_share);
+    const std::string lock = l0 ? "(L0)" : "(L1)";
+    p.push_back((read ? "racq" : "acq") + lock);
+    return (read ? "rrel" : "rel") + lock;
+  };
   auto body = [&](Program& p, uint64_t max) {
     for (uint64_t k = rng.below(max + 1); k > 0; --k) {
       static const char* const kAccesses[] = {"w(x)", "r(x)", "w(y)", "r(y)"};
       const std::string access = kAccesses[rng.below(2) + (rng.chance(0.7) ? 0 : 2)];
       if (rng.chance(0.3)) {
-        const bool l0 = rng.chance(0.5);
-        p.push_back(l0 ? "acq(L0)" : "acq(L1)");
+        const std::string release = section(p, rng.chance(0.5));
         p.push_back(access);
-        p.push_back(l0 ? "rel(L0)" : "rel(L1)");
+        p.push_back(release);
       } else {
         p.push_back(access);
       }
@@ -94,38 +118,49 @@ Trace cross_thread_trace(uint64_t seed) {
   body(prog[0], 1);
   prog[0].push_back("fork(T2)");
   body(prog[0], 1);
-  prog[0].push_back("acq(L0)");
+  const std::string release0 = section(prog[0], true);
   body(prog[0], 1);
   prog[0].push_back("fork(T1)");
   body(prog[0], 1);
   prog[0].push_back("join(T1)");
   body(prog[0], 1);
-  prog[0].push_back("rel(L0)");
+  prog[0].push_back(release0);
   body(prog[0], 2);
   body(prog[1], 3);
   body(prog[2], 2);
   const bool nested = rng.chance(0.6);
   if (nested) {
-    const bool l0 = rng.chance(0.6);
-    prog[2].push_back(l0 ? "acq(L0)" : "acq(L1)");
+    const std::string release2 = section(prog[2], rng.chance(0.6));
     prog[2].push_back("fork(T3)");
     body(prog[2], 1);
     prog[2].push_back("join(T3)");
-    prog[2].push_back(l0 ? "rel(L0)" : "rel(L1)");
+    prog[2].push_back(release2);
     body(prog[3], 2);
   }
   body(prog[2], 2);
   std::vector<size_t> pos(4, 0);
   std::vector<bool> started = {true, false, false, false};
-  std::map<std::string, int> holder;
+  struct Holds {
+    int writer = -1;
+    std::set<int> readers;
+  };
+  std::map<std::string, Holds> holds;  // by lock name
+  auto starts_with = [](const std::string& op, const char* prefix) {
+    return op.rfind(prefix, 0) == 0;
+  };
+  auto lock_of = [](const std::string& op) { return op.substr(op.find('(') + 1, 2); };
   std::string text;
   for (;;) {
     std::vector<int> runnable;
     for (int t = 0; t < 4; ++t) {
       if (!started[t] || pos[t] >= prog[t].size()) continue;
       const std::string& op = prog[t][pos[t]];
-      if (op.rfind("acq(", 0) == 0 && holder.count(op.substr(4, 2))) continue;
-      if (op.rfind("join(T", 0) == 0) {
+      if (starts_with(op, "acq(") || starts_with(op, "racq(")) {
+        const Holds& h = holds[lock_of(op)];
+        // (a re-entrant acquire blocks its thread, which ends the trace early)
+        if (h.writer >= 0 || (op[0] == 'a' && !h.readers.empty()) || h.readers.count(t)) continue;
+      }
+      if (starts_with(op, "join(T")) {
         const int u = op[6] - '0';
         if (pos[u] < prog[u].size()) continue;
       }
@@ -134,9 +169,11 @@ Trace cross_thread_trace(uint64_t seed) {
     if (runnable.empty()) break;
     const int t = runnable[rng.below(runnable.size())];
     const std::string& op = prog[t][pos[t]++];
-    if (op.rfind("acq(", 0) == 0) holder[op.substr(4, 2)] = t;
-    if (op.rfind("rel(", 0) == 0) holder.erase(op.substr(4, 2));
-    if (op.rfind("fork(T", 0) == 0) started[op[6] - '0'] = true;
+    if (starts_with(op, "acq(")) holds[lock_of(op)].writer = t;
+    if (starts_with(op, "rel(")) holds[lock_of(op)].writer = -1;
+    if (starts_with(op, "racq(")) holds[lock_of(op)].readers.insert(t);
+    if (starts_with(op, "rrel(")) holds[lock_of(op)].readers.erase(t);
+    if (starts_with(op, "fork(T")) started[op[6] - '0'] = true;
     text.append("T").append(std::to_string(t)).append("|").append(op).append("|");
     text.append(std::to_string(t * 100 + pos[t])).append("\n");
   }
@@ -171,10 +208,11 @@ Pairs engine_pairs(const char* engine, const Trace& trace) {
 }
 
 // Lemma 6.2, Lemma 6.3 (1) and (2), Cor. 6.4 for both readings of PWR-3.
-TEST(PwrProperties, ReferenceTheorems) {
-  const int n = iterations(3000);
-  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
-    const Trace trace = generate_trace(small_options(seed, 18));
+TEST_P(PwrProperties, ReferenceTheorems) {
+  const Variant v = GetParam();
+  const uint64_t n = static_cast<uint64_t>(iterations(3000 / v.divisor));
+  for (uint64_t seed = v.first_seed; seed < v.first_seed + n; ++seed) {
+    const Trace trace = generate_trace(small_options(seed, 18, v.read_lock_share));
     SCOPED_TRACE(context(seed, trace));
     const ExactTrace t(trace);
     const auto truth = exact::search(t);
@@ -218,10 +256,11 @@ TEST(PwrProperties, ReferenceTheorems) {
 // The vector-clock engines against the reference (closed reading, LH_S): pwr-edges-unbounded
 // reports exactly the reference's PWR races; pwr-unbounded a subset (the pairs still in RW(x));
 // every exact race is reported by pwr-edges-unbounded (Cor. 6.4 for the engine).
-TEST(PwrProperties, EnginesAgainstReference) {
-  const int n = iterations(4000);
-  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
-    const Trace trace = generate_trace(small_options(seed, 24));
+TEST_P(PwrProperties, EnginesAgainstReference) {
+  const Variant v = GetParam();
+  const uint64_t n = static_cast<uint64_t>(iterations(4000 / v.divisor));
+  for (uint64_t seed = v.first_seed; seed < v.first_seed + n; ++seed) {
+    const Trace trace = generate_trace(small_options(seed, 24, v.read_lock_share));
     SCOPED_TRACE(context(seed, trace));
     const ExactTrace t(trace);
     const PwrRelation closed(t, Rod::Closed);
@@ -243,12 +282,13 @@ TEST(PwrProperties, EnginesAgainstReference) {
 // of pwr-unbounded whose LH_pwr sets (closed reading) do not intersect under ∩'; with the
 // default bounds pwr-cs ⊆ pwr; pwr-e ⊆ pwr-cs (both bounds). The guarded pairs are pwr's pairs
 // that pwr-cs drops.
-TEST(PwrProperties, CrossThreadEnginesAgainstReference) {
-  const int n = iterations(4000);
+TEST_P(PwrProperties, CrossThreadEnginesAgainstReference) {
+  const Variant v = GetParam();
+  const uint64_t n = static_cast<uint64_t>(iterations(4000 / v.divisor));
   int guarded = 0, e_differs = 0;
-  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
-    const Trace trace =
-        seed % 2 ? cross_thread_trace(seed) : generate_trace(small_options(seed, 24));
+  for (uint64_t seed = v.first_seed; seed < v.first_seed + n; ++seed) {
+    const Trace trace = seed % 2 ? cross_thread_trace(seed, v.read_lock_share)
+                                 : generate_trace(small_options(seed, 24, v.read_lock_share));
     SCOPED_TRACE(context(seed, trace));
     const ExactTrace t(trace);
     const PwrRelation closed(t, Rod::Closed);
@@ -281,6 +321,10 @@ TEST(PwrProperties, CrossThreadEnginesAgainstReference) {
   std::cout << "traces with guarded pairs: " << guarded << ", pwr-e below pwr-cs: " << e_differs
             << "\n";
 }
+
+INSTANTIATE_TEST_SUITE_P(Locks, PwrProperties,
+                         ::testing::Values(Variant{0, 1, 1}, Variant{0.5, 500001, 2}),
+                         variant_name);
 
 }  // namespace
 }  // namespace racepred

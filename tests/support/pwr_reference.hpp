@@ -1,6 +1,11 @@
 // A definitional reference of PWR for small traces (seed 003 Def. 6.1; PWR lock sets LH_pwr of
 // §6.2), independent of the vector-clock engines: the relation as the least fixpoint of its
 // rules over explicit event sets, the PWR and WRD race pairs, and the thread-indexed lock sets.
+// Read-write locks follow the standard reduction (a read section of y by t holds (y,t), a write
+// section every (y,u)) with each block of reduced acquires or releases taken as the one event it
+// stands for: PWR-3 relates two sections of y unless both are read sections, and LH_pwr keeps
+// the mode of each hold (exact::disjoint / disjoint_indexed ignore a lock read-held on both
+// sides).
 #pragma once
 
 #include <algorithm>
@@ -55,7 +60,7 @@ class PwrRelation {
               rod == Rod::Literal ? (lo < pos && pos < hi) : (lo < pos && pos <= hi);
           if (!inside) continue;
           for (const auto& cs1 : sections) {
-            if (cs1.lock != cs2.lock || cs1.release == exact::kNoIndex ||
+            if (cs1.lock != cs2.lock || (cs1.read && cs2.read) || cs1.release == exact::kNoIndex ||
                 cs1.acquire >= cs2.acquire || b[cs1.release])
               continue;
             bool before = false;
@@ -95,7 +100,7 @@ class PwrRelation {
         const bool below_release = cs.release != exact::kNoIndex
                                        ? before(e, cs.release)
                                        : (e == th.back() || before(e, th.back()));
-        if (below_release) out[e].push_back(exact::HeldLock{cs.lock, cs.thread});
+        if (below_release) out[e].push_back(exact::HeldLock{cs.lock, cs.thread, cs.read});
       }
     }
     for (auto& s : out) {

@@ -56,6 +56,7 @@ std::string_view race_kind_name(RaceKind kind);
 struct GuardLock {
   LockId lock = 0;
   ThreadId thread = 0;
+  bool read = false;  // the guarding section holds the lock in read mode
   friend bool operator==(const GuardLock&, const GuardLock&) = default;
   friend auto operator<=>(const GuardLock&, const GuardLock&) = default;
 };

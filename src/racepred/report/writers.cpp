@@ -33,20 +33,23 @@ std::string describe_access(const Symbols& symbols, const Access& a, VariableId 
       printable(symbols.locations.name(a.location)), a.event);
 }
 
-// "x held by T1, y held by T3"
+// "x held by T1, y held in read mode by T3"
 std::string describe_guards(const Symbols& symbols, const std::vector<GuardLock>& guards) {
   std::string out;
   for (const GuardLock& g : guards) {
     if (!out.empty()) out += ", ";
-    out += fmt::format("{} held by {}", symbols.locks.name(g.lock), symbols.threads.name(g.thread));
+    out += fmt::format("{} held {}by {}", symbols.locks.name(g.lock), g.read ? "in read mode " : "",
+                       symbols.threads.name(g.thread));
   }
   return out.empty() ? "none" : out;
 }
 
 nlohmann::ordered_json guards_json(const Symbols& symbols, const std::vector<GuardLock>& guards) {
   nlohmann::ordered_json a = nlohmann::ordered_json::array();
-  for (const GuardLock& g : guards)
+  for (const GuardLock& g : guards) {
     a.push_back({{"lock", symbols.locks.name(g.lock)}, {"thread", symbols.threads.name(g.thread)}});
+    if (g.read) a.back()["mode"] = "read";
+  }
   return a;
 }
 

@@ -23,6 +23,15 @@
 // first event after an acquire. While i holds y no other thread releases y, so H(y) does not
 // change under i's feet. Errata applied: the WRD test is Th(i)[j] < LW(x)[j] (Alg. 3 prints >);
 // the forked thread's clock is joined with the parent's (its own entry stays 1).
+//
+// Read-write locks (docs/ENGINES.md, "Read-write locks"): the standard reduction, natively. A
+// read section of y by i holds (y,i), a write section every (y,u); so two sections of y exclude
+// each other unless both are read sections. y may have several read holders, each with its own
+// acquire epoch (Acq of the reduced lock (y,i)); H(y) keeps read and write sections, a read
+// section marked; w3 skips a read section of H(y) while i holds y in read mode (they share no
+// reduced lock). LSt(i) holds y in read mode as the token read_hold(y) (lockset/read_locks.hpp);
+// lock sets are disjoint under the read-write rule once a read lock was seen (disjoint()).
+// Traces without read locks take the same paths as before.
 #pragma once
 
 #include <algorithm>
@@ -33,6 +42,7 @@
 #include "racepred/clock/lock_set.hpp"
 #include "racepred/clock/rows.hpp"
 #include "racepred/clock/vector_clock.hpp"
+#include "racepred/engines/lockset/read_locks.hpp"
 #include "racepred/trace/event.hpp"
 
 namespace racepred::pwr {
@@ -54,9 +64,8 @@ struct PwrOptions {
 using LockSets = LockSetTable;
 using SetId = LockSetTable::SetId;
 
-inline bool set_contains(const LockSets& sets, SetId set, LockId y) {
-  return sets.contains(set, y);
-}
+// Marks the rows of read sections in H(y) (row ids stay below 2^31).
+inline constexpr uint32_t kReadRow = uint32_t{1} << 31;
 
 // Th, LSt, Acq, L_all, H and LW of the PWR vector-clock algorithm.
 class PwrClocks {
@@ -67,9 +76,18 @@ class PwrClocks {
   Clock* th(ThreadId i) { return th_.row(i); }
   const Clock* th(ThreadId i) const { return th_.row(i); }
   SetId lockset(ThreadId i) const { return threads_[i].set; }
-  const LockSets& locksets() const { return sets_; }
   size_t thread_count() const { return threads_.size(); }
   bool holds_any(ThreadId i) const { return threads_[i].set != LockSetTable::kEmptySet; }
+  // A read lock was taken somewhere in the trace (so far).
+  bool read_locks() const { return read_locks_; }
+  // LS(a) ∩ LS(b) = ∅; a lock held in read mode on both sides is no common lock.
+  bool disjoint(SetId a, SetId b) const {
+    return read_locks_ ? disjoint_rw(sets_, a, b) : sets_.disjoint(a, b);
+  }
+  // The set holds y in a mode that excludes a hold of y in mode `read` by another thread.
+  bool excludes(SetId set, LockId y, bool read) const {
+    return sets_.contains(set, y) || (!read && read_locks_ && sets_.contains(set, read_hold(y)));
+  }
   // An epoch j#k happened before the current event of i.
   bool ordered(Epoch f, ThreadId i) const { return f.clock() <= th_.row(i)[f.thread()]; }
 
@@ -133,15 +151,18 @@ class PwrClocks {
 
   // --- locks ---
   LockId lock_count() const { return static_cast<LockId>(locks_.size()); }
+  // The thread holding y in write mode.
   ThreadId holder(LockId y) const { return y < locks_.size() ? locks_[y].holder : kNone; }
-  Epoch acquire_epoch(LockId y) const { return locks_[y].acq; }
-  // L_all: the locks currently held by some thread.
-  const std::vector<LockId>& held_locks() const { return all_held_; }
-  // L_all with the holder and acquire epoch of each lock, contiguous for the guard-lock scan.
+  bool holds_read(ThreadId i, LockId y) const {
+    return y < locks_.size() && find_reader(locks_[y], i) != nullptr;
+  }
+  // L_all: the holds of locks by threads (one per write holder, one per read holder) with the
+  // acquire epoch of each, contiguous for the guard-lock scan.
   struct Held {
     Epoch acq;
     LockId lock;
     ThreadId holder;
+    bool read = false;
   };
   const std::vector<Held>& held() const { return held_; }
   // A foreign lock whose acquire happens before i's current event may be held: some thread
@@ -169,15 +190,19 @@ class PwrClocks {
     if (l.holder == i) return false;
     l.acq = Epoch(i, th_.row(i)[i]);
     l.holder = i;
-    l.all_pos = static_cast<uint32_t>(all_held_.size());
-    all_held_.push_back(y);
-    held_.push_back(Held{l.acq, y, i});
-    ++lock_version_;
-    min_acq_[i] = std::min(min_acq_[i], l.acq.clock());
-    Thread& t = threads_[i];
-    t.node = sets_.acquire(t.node, y);
-    t.set = sets_.set_of(t.node);
-    t.pending = true;
+    l.all_pos = hold(Held{l.acq, y, i, false}, y);
+    return true;
+  }
+  // racq(i,y): the same for a read hold of y, the token read_hold(y) in LSt(i).
+  bool read_acquire(ThreadId i, LockId y) {
+    begin(i);
+    ensure_lock(y);
+    read_locks_ = true;
+    Lock& l = locks_[y];
+    if (find_reader(l, i) != nullptr) return false;
+    const Epoch acq(i, th_.row(i)[i]);
+    l.readers.push_back(Reader{acq, i, 0});
+    l.readers.back().all_pos = hold(Held{acq, y, i, true}, read_hold(y));
     return true;
   }
   // rel(i,y): H(y) += (Acq(y), Th(i)); LSt(i) -= {y}; L_all -= {y}. False if i does not hold y.
@@ -186,35 +211,24 @@ class PwrClocks {
     ensure_lock(y);
     Lock& l = locks_[y];
     if (l.holder != i) return false;
-    uint32_t row;
-    if (history_ == kUnbounded || l.cs_acq.size() < history_) {
-      row = rel_used_++;
-      rel_.ensure_rows(rel_used_);
-      l.cs_acq.push_back(l.acq);
-      l.cs_row.push_back(row);
-    } else {  // overwrite the oldest entry
-      row = l.cs_row[l.next];
-      l.cs_acq[l.next] = l.acq;
-      l.next = (l.next + 1) % history_;
-    }
-    copy_row(rel_.row(row), th_.row(i));
+    record_section(l, l.acq, i, 0);
     l.holder = kNone;
-    const LockId last = all_held_.back();
-    all_held_[l.all_pos] = last;
-    held_[l.all_pos] = held_.back();
-    locks_[last].all_pos = l.all_pos;
-    all_held_.pop_back();
-    held_.pop_back();
-    ++lock_version_;
+    unhold(l.all_pos, l.acq, i, y);
     l.all_pos = kNone;
-    Thread& t = threads_[i];
-    t.node = sets_.release(t.node, y);
-    t.set = sets_.set_of(t.node);
-    if (min_acq_[i] == l.acq.clock()) {  // the earliest held acquire of i left: recompute
-      min_acq_[i] = kNoClock;
-      sets_.for_each_lock(
-          t.set, [&](LockId z) { min_acq_[i] = std::min(min_acq_[i], locks_[z].acq.clock()); });
-    }
+    return true;
+  }
+  // rrel(i,y): the same for i's read hold of y; the section enters H(y) marked as a read one.
+  bool read_release(ThreadId i, LockId y) {
+    begin(i);
+    ensure_lock(y);
+    Lock& l = locks_[y];
+    Reader* r = find_reader(l, i);
+    if (r == nullptr) return false;
+    const Reader gone = *r;
+    *r = l.readers.back();
+    l.readers.pop_back();
+    record_section(l, gone.acq, i, kReadRow);
+    unhold(gone.all_pos, gone.acq, i, read_hold(y));
     return true;
   }
   // fork(i,u): Th(u) = Th(u) ⊔ Th(i).
@@ -253,13 +267,16 @@ class PwrClocks {
     do {
       changed = false;
       sets_.for_each_lock(t.set, [&](LockId y) {
-        const Lock& l = locks_[y];
+        // A read hold skips the read sections of H(y): (y,i) and (y,j) are different locks.
+        const uint32_t skip = y & kReadHold ? kReadRow : 0;
+        const Lock& l = locks_[y & ~kReadHold];
         for (size_t k = 0, n = l.cs_acq.size(); k < n; ++k) {
           const Epoch a = l.cs_acq[k];
           const ThreadId j = a.thread();
           if (j == i) continue;
           if (a.clock() > th[j]) continue;  // acq(CS) not known: the release row stays untouched
-          const Clock* rel = rel_.row(l.cs_row[k]);
+          if (l.cs_row[k] & skip) continue;
+          const Clock* rel = rel_.row(l.cs_row[k] & ~kReadRow);
           if (rel[j] > th[j]) {  // acq(CS) <PWR now ⇒ rel(CS) <PWR now, and it adds something
             join_into(th, rel);
             ++t.version;
@@ -274,11 +291,13 @@ class PwrClocks {
   struct Section {
     Epoch acquire;
     const Clock* release;
+    bool read;
   };
   template <class F>
   void for_each_section(LockId y, F f) const {
     const Lock& l = locks_[y];
-    for (size_t k = 0; k < l.cs_acq.size(); ++k) f(Section{l.cs_acq[k], rel_.row(l.cs_row[k])});
+    for (size_t k = 0; k < l.cs_acq.size(); ++k)
+      f(Section{l.cs_acq[k], rel_.row(l.cs_row[k] & ~kReadRow), (l.cs_row[k] & kReadRow) != 0});
   }
 
   void join_into(Clock* dst, const Clock* src) const { join_clocks(dst, src, stride()); }
@@ -291,14 +310,89 @@ class PwrClocks {
     bool pending = false;  // ROD sync owed at the next event (set by acquire)
     uint64_t version = 0;  // see clock_version()
   };
+  struct Reader {
+    Epoch acq;
+    ThreadId thread;
+    uint32_t all_pos;
+  };
   struct Lock {
     Epoch acq;
     ThreadId holder = kNone;
     uint32_t all_pos = kNone;
     uint32_t next = 0;             // oldest entry of the ring (bounded history)
     std::vector<Epoch> cs_acq;     // H(y): acquire epochs
-    std::vector<uint32_t> cs_row;  // H(y): rows of rel_ holding the release clocks
+    std::vector<uint32_t> cs_row;  // H(y): rows of rel_ holding the release clocks | kReadRow
+    std::vector<Reader> readers;   // the read holds of y
   };
+
+  static const Reader* find_reader(const Lock& l, ThreadId i) {
+    for (const Reader& r : l.readers)
+      if (r.thread == i) return &r;
+    return nullptr;
+  }
+  static Reader* find_reader(Lock& l, ThreadId i) {
+    for (Reader& r : l.readers)
+      if (r.thread == i) return &r;
+    return nullptr;
+  }
+  // The acquire epoch of i's hold `token` (y, or read_hold(y)).
+  Epoch hold_acquire(ThreadId i, LockId token) const {
+    if (!(token & kReadHold)) return locks_[token].acq;
+    return find_reader(locks_[token & ~kReadHold], i)->acq;
+  }
+
+  // L_all ∪= {h}; LSt(h.holder) ∪= {token}; the sync owed. Returns h's position in held_.
+  uint32_t hold(const Held& h, LockId token) {
+    const uint32_t pos = static_cast<uint32_t>(held_.size());
+    held_.push_back(h);
+    ++lock_version_;
+    const ThreadId i = h.holder;
+    min_acq_[i] = std::min(min_acq_[i], h.acq.clock());
+    Thread& t = threads_[i];
+    t.node = sets_.acquire(t.node, token);
+    t.set = sets_.set_of(t.node);
+    t.pending = true;
+    return pos;
+  }
+  // L_all -= {the hold at pos}, acquired at acq; LSt(i) -= {token}.
+  void unhold(uint32_t pos, Epoch acq, ThreadId i, LockId token) {
+    const Held last = held_.back();
+    held_[pos] = last;
+    held_.pop_back();
+    if (pos < held_.size()) {  // the moved hold's position
+      Lock& m = locks_[last.lock];
+      if (last.read)
+        find_reader(m, last.holder)->all_pos = pos;
+      else
+        m.all_pos = pos;
+    }
+    ++lock_version_;
+    Thread& t = threads_[i];
+    t.node = sets_.release(t.node, token);
+    t.set = sets_.set_of(t.node);
+    if (min_acq_[i] == acq.clock()) {  // the earliest held acquire of i left: recompute
+      min_acq_[i] = kNoClock;
+      sets_.for_each_lock(t.set, [&](LockId z) {
+        min_acq_[i] = std::min(min_acq_[i], hold_acquire(i, z).clock());
+      });
+    }
+  }
+  // H(y) += (acq, Th(i)), `read` = kReadRow for a read section; bounded: overwrites the oldest.
+  void record_section(Lock& l, Epoch acq, ThreadId i, uint32_t read) {
+    uint32_t row;
+    if (history_ == kUnbounded || l.cs_acq.size() < history_) {
+      row = rel_used_++;
+      rel_.ensure_rows(rel_used_);
+      l.cs_acq.push_back(acq);
+      l.cs_row.push_back(row | read);
+    } else {  // overwrite the oldest entry
+      row = l.cs_row[l.next] & ~kReadRow;
+      l.cs_acq[l.next] = acq;
+      l.cs_row[l.next] = row | read;
+      l.next = (l.next + 1) % history_;
+    }
+    copy_row(rel_.row(row), th_.row(i));
+  }
 
   [[gnu::noinline]] void grow_threads(size_t n) {
     if (n > th_.stride()) {
@@ -330,8 +424,8 @@ class PwrClocks {
   std::vector<Thread> threads_;
   std::vector<LastWrite> vars_;
   std::vector<Lock> locks_;
-  std::vector<LockId> all_held_;
-  std::vector<Held> held_;  // parallel to all_held_
+  std::vector<Held> held_;  // L_all
+  bool read_locks_ = false;
   uint64_t lock_version_ = 0;
   static constexpr Clock kNoClock = UINT32_MAX;
   std::vector<Clock> min_acq_;  // per thread: the clock of its earliest held acquire

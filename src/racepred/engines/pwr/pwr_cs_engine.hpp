@@ -22,6 +22,11 @@
 //                     (ls_e ∪ gs_e) ∩' (ls_f ∪ gs_f) = ∅ (locks of different threads, Def. 5.9)
 // A lock still held at the end of the trace is released virtually after its thread's last
 // event (as the exact lock sets do), so every candidate is decided by finish().
+//
+// Read-write locks (the standard reduction, pwr_core.hpp): every read hold of z is a hold of
+// its own (the reduced lock (z,t)), so W(z) records the holder each record waits for and a read
+// release confirms only its own waiters; a confirmed guard keeps its mode, and in RACECHECK a
+// lock meets another hold of it unless both are read holds.
 #pragma once
 
 #include <memory>
@@ -45,13 +50,18 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
   void read(EventId id, const Event& e) { access(id, e, false); }
   void write(EventId id, const Event& e) { access(id, e, true); }
   void acquire(EventId, const Event& e) { clocks_.acquire(e.thread, e.target); }
-  void read_acquire(EventId id, const Event& e) { read_locks_unsupported("pwr-cs", id, e); }
-  void read_release(EventId id, const Event& e) { read_locks_unsupported("pwr-cs", id, e); }
+  void read_acquire(EventId, const Event& e) { clocks_.read_acquire(e.thread, e.target); }
   void release(EventId, const Event& e) {
     const ThreadId i = e.thread;
     clocks_.begin(i);  // Th(i) = PWR(rel)
-    if (clocks_.holder(e.target) == i) release_guards(e.target, i);
+    if (clocks_.holder(e.target) == i) release_guards(e.target, i, false);
     clocks_.release(i, e.target);
+  }
+  void read_release(EventId, const Event& e) {
+    const ThreadId i = e.thread;
+    clocks_.begin(i);
+    if (clocks_.holds_read(i, e.target)) release_guards(e.target, i, true);
+    clocks_.read_release(i, e.target);
   }
   void fork(EventId, const Event& e) { clocks_.fork(e.thread, e.target); }
   void join(EventId, const Event& e) { clocks_.join(e.thread, e.target); }
@@ -59,8 +69,8 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
 
   void finish() override {
     // Locks held at the end: virtual release after the holder's last event.
-    const std::vector<LockId> held = clocks_.held_locks();
-    for (LockId z : held) release_guards(z, clocks_.holder(z));
+    const std::vector<PwrClocks::Held> held = clocks_.held();
+    for (const PwrClocks::Held& h : held) release_guards(h.lock, h.holder, h.read);
     sink_.add_guard_confirmations(confirmations_);
   }
 
@@ -135,7 +145,7 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
         if constexpr (E1) records_[r].vc.assign(th, th + clocks_.stride());
       }
       if (h.lock >= waiting_.size()) waiting_.resize(static_cast<size_t>(h.lock) + 1);
-      waiting_[h.lock].push_back(r);
+      waiting_[h.lock].push_back(Wait{r, h.holder});
       ++records_[r].pending;
       ref(r);
     }
@@ -143,18 +153,24 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     return r;
   }
 
-  // RELEASE lines 5–15 for the records waiting for z, released by t (Th(t) = PWR(rel)).
-  void release_guards(LockId z, ThreadId t) {
+  // RELEASE lines 5–15 for the records waiting for z, released by t (Th(t) = PWR(rel)); `read`:
+  // t's read hold of z (the other holds of z keep their waiters).
+  void release_guards(LockId z, ThreadId t, bool read) {
     if (z >= waiting_.size() || waiting_[z].empty()) return;
-    std::vector<uint32_t> list;
+    std::vector<Wait> list;
     list.swap(waiting_[z]);
     const Clock* th = clocks_.th(t);
-    for (uint32_t r : list) {
+    for (const Wait w : list) {
+      if (w.holder != t) [[unlikely]] {  // another read hold of z
+        waiting_[z].push_back(w);
+        continue;
+      }
+      const uint32_t r = w.record;
       Record& rec = records_[r];
       if (rec.epoch.clock() <= th[rec.epoch.thread()]) {  // line 7: V ⪯ Th(t)
-        rec.guards.push_back(GuardLock{z, t});            // line 8
+        rec.guards.push_back(GuardLock{z, t, read});      // line 8
         ++confirmations_;
-        if constexpr (E1) rod_cross(r, z, t);
+        if constexpr (E1) rod_cross(r, z, t, read);
       }
       if (--rec.pending == 0) resolve(r);
       unref(r);
@@ -166,7 +182,8 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
   // PWRE-3 (pwr-e): the access f of record r is in the cross-thread section of z held by t.
   // Every earlier section (a1, r1) of z of another thread with a1 ⪯ V(f) has r1 <PWR-E f:
   // V(f) ⊔= V(r1), and so for every later event of f's thread: Th(u) ⊔= V(r1).
-  void rod_cross(uint32_t r, LockId z, ThreadId t) {
+  // A read section of t skips the read sections of z (no reduced lock in common).
+  void rod_cross(uint32_t r, LockId z, ThreadId t, bool read) {
     if constexpr (E1) {
       Record& rec = records_[r];
       const ThreadId u = rec.epoch.thread();
@@ -176,7 +193,9 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
         changed = false;
         clocks_.for_each_section(z, [&](const PwrClocks::Section& s) {
           const ThreadId j = s.acquire.thread();
-          if (j == t || s.release[j] <= rec.vc[j] || s.acquire.clock() > rec.vc[j]) return;
+          if (j == t || (read && s.read) || s.release[j] <= rec.vc[j] ||
+              s.acquire.clock() > rec.vc[j])
+            return;
           clocks_.join_into(rec.vc.data(), s.release);
           clocks_.join_into(rec.extra.data(), s.release);
           clocks_.merge_into_thread(u, s.release);
@@ -217,15 +236,15 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     }
     const auto& ga = guards_of(p.first);
     const auto& gb = guards_of(p.second);
-    const LockSets& sets = clocks_.locksets();
     const ThreadId ta = p.first.access.thread, tb = p.second.access.thread;
-    bool common = !sets.disjoint(p.first.lockset, p.second.lockset);
+    bool common = !clocks_.disjoint(p.first.lockset, p.second.lockset);
     for (const GuardLock& g : gb)
-      common = common || (g.thread != ta && set_contains(sets, p.first.lockset, g.lock));
+      common = common || (g.thread != ta && clocks_.excludes(p.first.lockset, g.lock, g.read));
     for (const GuardLock& g : ga)
-      common = common || (g.thread != tb && set_contains(sets, p.second.lockset, g.lock));
+      common = common || (g.thread != tb && clocks_.excludes(p.second.lockset, g.lock, g.read));
     for (const GuardLock& g : ga)
-      for (const GuardLock& h : gb) common = common || (g.lock == h.lock && g.thread != h.thread);
+      for (const GuardLock& h : gb)
+        common = common || (g.lock == h.lock && g.thread != h.thread && !(g.read && h.read));
     if (common)
       sink_.report_guarded(race);
     else
@@ -278,7 +297,7 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     if (!write) {
       if (clocks_.last_write_unordered(i, x)) [[unlikely]] {
         const auto& w = clocks_.last_write(x);
-        if (clocks_.locksets().disjoint(w.lockset, ls)) {
+        if (clocks_.disjoint(w.lockset, ls)) {
           wrd = true;
           lw = Side{Access{w.id, w.epoch.thread(), w.location, Op::Write}, w.lockset, w.record};
           lw_clock = w.epoch.clock();
@@ -298,7 +317,7 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     for (size_t k = 0, n = rc.size(); k < n; ++k) {
       const CsEntry f = rc[k];
       if (f.entry.epoch.clock() > th[f.entry.epoch.thread()]) {  // f ∥ e
-        if ((write || f.entry.write()) && clocks_.locksets().disjoint(f.entry.lockset, ls))
+        if ((write || f.entry.write()) && clocks_.disjoint(f.entry.lockset, ls))
           pair(Side{f.entry.access(), f.entry.lockset, f.record}, f.entry.epoch.clock(), cur, x);
         rc[kept++] = f;
       } else if (!write && f.entry.write()) {
@@ -319,8 +338,12 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
 
   RaceSink& sink_;
   PwrClocks clocks_;
-  std::vector<std::vector<CsEntry>> rc_;        // RC(a) = RW(a) with records
-  std::vector<std::vector<uint32_t>> waiting_;  // W(z)
+  std::vector<std::vector<CsEntry>> rc_;  // RC(a) = RW(a) with records
+  struct Wait {
+    uint32_t record;
+    ThreadId holder;  // the hold of z the record waits for
+  };
+  std::vector<std::vector<Wait>> waiting_;  // W(z)
   std::vector<Record> records_;
   std::vector<uint32_t> free_records_;
   std::vector<Pair> pairs_;

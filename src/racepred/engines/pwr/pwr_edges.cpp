@@ -41,8 +41,8 @@ class EdgeConstraints {
 
   // (f, cur) ∈ conc(x): walk the predecessors of f.
   template <class Report>
-  void conc(VariableId x, const Entry& f, const Entry& cur, const Clock* th, const LockSets& sets,
-            Report&& report) {
+  void conc(VariableId x, const Entry& f, const Entry& cur, const Clock* th,
+            const PwrClocks& clocks, Report&& report) {
     const Var& v = vars_[x];
     if (v.nodes.empty()) return;
     stack_.clear();
@@ -55,7 +55,7 @@ class EdgeConstraints {
         const Entry& g = n.entry;
         if (g.epoch.clock() <= th[g.epoch.thread()]) continue;  // [pwr] g <PWR e: prune
         if (!cur.write() && !g.write()) continue;  // read-read: g and its predecessors are reads
-        if (sets.disjoint(g.lockset, cur.lockset)) report(g);  // [ls]
+        if (clocks.disjoint(g.lockset, cur.lockset)) report(g);  // [ls]
         stack_.push_back(g.id());
       }
     }

@@ -102,7 +102,7 @@ struct NoEdges {
   explicit NoEdges(const PwrOptions&) {}
   void ensure_variable(VariableId) {}
   template <class Report>
-  void conc(VariableId, const Entry&, const Entry&, const Clock*, const LockSets&, Report&&) {}
+  void conc(VariableId, const Entry&, const Entry&, const Clock*, const PwrClocks&, Report&&) {}
   void replaced(VariableId, const Entry&, EventId) {}
 };
 
@@ -118,8 +118,8 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
   void write(EventId id, const Event& e) { access(id, e, true); }
   void acquire(EventId, const Event& e) { clocks_.acquire(e.thread, e.target); }
   void release(EventId, const Event& e) { clocks_.release(e.thread, e.target); }
-  void read_acquire(EventId id, const Event& e) { read_locks_unsupported("pwr", id, e); }
-  void read_release(EventId id, const Event& e) { read_locks_unsupported("pwr", id, e); }
+  void read_acquire(EventId, const Event& e) { clocks_.read_acquire(e.thread, e.target); }
+  void read_release(EventId, const Event& e) { clocks_.read_release(e.thread, e.target); }
   void fork(EventId, const Event& e) { clocks_.fork(e.thread, e.target); }
   void join(EventId, const Event& e) { clocks_.join(e.thread, e.target); }
   void after(EventId, const Event& e) { clocks_.end(e.thread); }
@@ -142,7 +142,7 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
       // [WRD] the read's last write, unordered before the sync (PWR paper: WRD race).
       if (clocks_.last_write_unordered(i, x)) [[unlikely]] {
         const auto& w = clocks_.last_write(x);
-        if (clocks_.locksets().disjoint(w.lockset, ls))
+        if (clocks_.disjoint(w.lockset, ls))
           report(Access{w.id, w.epoch.thread(), w.location, Op::Write}, id, e);
       }
       clocks_.sync_read(i, x);  // [sync]
@@ -171,9 +171,9 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
       const Entry& f = data[k];
       if (f.epoch.clock() > th[f.epoch.thread()]) {  // f ∥ e
         if (Write || f.write()) {                    // [race]
-          if (clocks_.locksets().disjoint(f.lockset, cur.lockset)) [[unlikely]]
+          if (clocks_.disjoint(f.lockset, cur.lockset)) [[unlikely]]
             report(f.access(), cur.id(), e);
-          edges_.conc(x, f, cur, th, clocks_.locksets(),
+          edges_.conc(x, f, cur, th, clocks_,
                       [&](const Entry& g) { report(g.access(), cur.id(), e); });
         }
       } else if (Write || !f.write()) {  // f ≺ e (Alg. 3: writes stay after a read)
