@@ -115,6 +115,7 @@ class PwrClocks {
   };
   const LastWrite& last_write(VariableId x) const { return vars_[x]; }
   LastWrite& last_write_mut(VariableId x) { return vars_[x]; }
+  size_t variable_count() const { return vars_.size(); }
   void ensure_variable(VariableId x) {
     if (x >= vars_.size()) [[unlikely]]
       grow_variables(x);
@@ -125,16 +126,16 @@ class PwrClocks {
     const LastWrite& w = vars_[x];
     return w.id != kNoEvent && !ordered(w.epoch, i);
   }
-  // read(i,x): Th(i) = Th(i) ⊔ LW(x); w3(i).
-  void sync_read(ThreadId i, VariableId x) {
-    const LastWrite& w = vars_[x];
-    bool grew = false;
-    if (w.id != kNoEvent && !ordered(w.epoch, i)) {
+  // read(i,x): Th(i) = Th(i) ⊔ LW(x); w3(i). `unordered`: last_write_unordered(i, x), which the
+  // caller has tested already for the WRD race.
+  void sync_read(ThreadId i, VariableId x, bool unordered) {
+    if (unordered) {
       join_into(th_.row(i), lw_.row(x));
       ++threads_[i].version;
-      grew = true;
+      if (holds_any(i)) w3(i);
+    } else if (threads_[i].pending) {
+      w3(i);
     }
-    if (grew ? holds_any(i) : threads_[i].pending) w3(i);
     threads_[i].pending = false;
   }
   // write(i,x): LW(x) = Th(i), LWt(x) = i#Th(i)[i], LWL(x) = LSt(i).

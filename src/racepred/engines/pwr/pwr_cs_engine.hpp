@@ -295,7 +295,8 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     Side lw;
     Clock lw_clock = 0;
     if (!write) {
-      if (clocks_.last_write_unordered(i, x)) [[unlikely]] {
+      const bool unordered = clocks_.last_write_unordered(i, x);
+      if (unordered) [[unlikely]] {
         const auto& w = clocks_.last_write(x);
         if (clocks_.disjoint(w.lockset, ls)) {
           wrd = true;
@@ -303,7 +304,7 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
           lw_clock = w.epoch.clock();
         }
       }
-      clocks_.sync_read(i, x);  // line 2
+      clocks_.sync_read(i, x, unordered);  // line 2
     } else {
       clocks_.begin(i);  // line 2
     }

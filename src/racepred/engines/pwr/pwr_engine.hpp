@@ -125,12 +125,18 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
   void after(EventId, const Event& e) { clocks_.end(e.thread); }
 
  private:
+  // One bound test per access for LW(x), RW(x) and the edges.
   void ensure_variable(VariableId x) {
+    if (x >= variables_) [[unlikely]]
+      grow_variables(x);
+  }
+  [[gnu::noinline]] void grow_variables(VariableId x) {
     clocks_.ensure_variable(x);
-    if (x >= rw_.size()) [[unlikely]] {
+    if (x >= rw_.size()) {
       rw_.resize(std::max<size_t>(static_cast<size_t>(x) + 1, rw_.size() * 3 / 2));
       edges_.ensure_variable(static_cast<VariableId>(rw_.size() - 1));
     }
+    variables_ = std::min(rw_.size(), clocks_.variable_count());
   }
 
   void access(EventId id, const Event& e, bool write) {
@@ -140,12 +146,13 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
     const uint32_t ls = clocks_.lockset(i);
     if (!write) {
       // [WRD] the read's last write, unordered before the sync (PWR paper: WRD race).
-      if (clocks_.last_write_unordered(i, x)) [[unlikely]] {
+      const bool unordered = clocks_.last_write_unordered(i, x);
+      if (unordered) [[unlikely]] {
         const auto& w = clocks_.last_write(x);
         if (clocks_.disjoint(w.lockset, ls))
           report(Access{w.id, w.epoch.thread(), w.location, Op::Write}, id, e);
       }
-      clocks_.sync_read(i, x);  // [sync]
+      clocks_.sync_read(i, x, unordered);  // [sync]
     } else {
       clocks_.begin(i);
     }
@@ -199,6 +206,7 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
   PwrClocks clocks_;
   Edges edges_;
   std::vector<Frontier> rw_;  // RW(x)
+  size_t variables_ = 0;      // the variables below this have LW(x) and RW(x)
 };
 
 }  // namespace racepred::pwr
