@@ -342,6 +342,21 @@ class PwrClocks {
     return find_reader(locks_[token & ~kReadHold], i)->acq;
   }
 
+  // LSt(t) ∪= {token} (acquire) or -= {token}: the lock-set trie's transition, memoised in a
+  // direct-mapped table (threads take the same locks from the same sets over and over).
+  void step(Thread& t, LockId token, bool acquire) {
+    uint32_t h = (t.node * 0x9E3779B1u) ^ (token * 0x85EBCA6Bu) ^ uint32_t { acquire };
+    h ^= h >> 16;
+    Step& s = steps_[h & ((1u << kStepBits) - 1)];
+    if (s.from != t.node || s.token != token || s.acquire != acquire) [[unlikely]] {
+      const LockSetTable::NodeId to =
+          acquire ? sets_.acquire(t.node, token) : sets_.release(t.node, token);
+      s = Step{t.node, token, to, sets_.set_of(to), acquire};
+    }
+    t.node = s.to;
+    t.set = s.set;
+  }
+
   // L_all ∪= {h}; LSt(h.holder) ∪= {token}; the sync owed. Returns h's position in held_.
   uint32_t hold(const Held& h, LockId token) {
     const uint32_t pos = static_cast<uint32_t>(held_.size());
@@ -350,8 +365,7 @@ class PwrClocks {
     const ThreadId i = h.holder;
     min_acq_[i] = std::min(min_acq_[i], h.acq.clock());
     Thread& t = threads_[i];
-    t.node = sets_.acquire(t.node, token);
-    t.set = sets_.set_of(t.node);
+    step(t, token, true);
     t.pending = true;
     return pos;
   }
@@ -369,8 +383,7 @@ class PwrClocks {
     }
     ++lock_version_;
     Thread& t = threads_[i];
-    t.node = sets_.release(t.node, token);
-    t.set = sets_.set_of(t.node);
+    step(t, token, false);
     if (min_acq_[i] == acq.clock()) {  // the earliest held acquire of i left: recompute
       min_acq_[i] = kNoClock;
       sets_.for_each_lock(t.set, [&](LockId z) {
@@ -390,7 +403,7 @@ class PwrClocks {
       row = l.cs_row[l.next] & ~kReadRow;
       l.cs_acq[l.next] = acq;
       l.cs_row[l.next] = row | read;
-      l.next = (l.next + 1) % history_;
+      if (++l.next == history_) l.next = 0;
     }
     copy_row(rel_.row(row), th_.row(i));
   }
@@ -426,6 +439,15 @@ class PwrClocks {
   std::vector<LastWrite> vars_;
   std::vector<Lock> locks_;
   std::vector<Held> held_;  // L_all
+  struct Step {
+    LockSetTable::NodeId from = UINT32_MAX;
+    LockId token = 0;
+    LockSetTable::NodeId to = 0;
+    SetId set = 0;
+    bool acquire = false;
+  };
+  static constexpr unsigned kStepBits = 9;
+  std::vector<Step> steps_ = std::vector<Step>(size_t{1} << kStepBits);  // see step()
   bool read_locks_ = false;
   uint64_t lock_version_ = 0;
   static constexpr Clock kNoClock = UINT32_MAX;

@@ -114,8 +114,8 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
 
   // DispatchEngine handlers.
   void before(EventId, const Event& e) { clocks_.ensure_thread(e.thread); }
-  void read(EventId id, const Event& e) { access(id, e, false); }
-  void write(EventId id, const Event& e) { access(id, e, true); }
+  void read(EventId id, const Event& e) { access<false>(id, e); }
+  void write(EventId id, const Event& e) { access<true>(id, e); }
   void acquire(EventId, const Event& e) { clocks_.acquire(e.thread, e.target); }
   void release(EventId, const Event& e) { clocks_.release(e.thread, e.target); }
   void read_acquire(EventId, const Event& e) { clocks_.read_acquire(e.thread, e.target); }
@@ -139,12 +139,14 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
     variables_ = std::min(rw_.size(), clocks_.variable_count());
   }
 
-  void access(EventId id, const Event& e, bool write) {
+  // Inlined into the dispatch loop, once per kind (Write: a write).
+  template <bool Write>
+  [[gnu::always_inline]] void access(EventId id, const Event& e) {
     const ThreadId i = e.thread;
     const VariableId x = e.target;
     ensure_variable(x);
     const uint32_t ls = clocks_.lockset(i);
-    if (!write) {
+    if constexpr (!Write) {
       // [WRD] the read's last write, unordered before the sync (PWR paper: WRD race).
       const bool unordered = clocks_.last_write_unordered(i, x);
       if (unordered) [[unlikely]] {
@@ -157,13 +159,9 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
       clocks_.begin(i);
     }
     const Clock* th = clocks_.th(i);
-    const Entry cur{Epoch(i, th[i]), id, e.location, ls, write};
-    if (write) {
-      scan<true>(x, cur, th, e);
-      clocks_.set_last_write(i, x, id, e.location);
-    } else {
-      scan<false>(x, cur, th, e);
-    }
+    const Entry cur{Epoch(i, th[i]), id, e.location, ls, Write};
+    scan<Write>(x, cur, th, e);
+    if constexpr (Write) clocks_.set_last_write(i, x, id, e.location);
   }
 
   // [race] and [RW] for the access cur of x (Write: cur is a write). Entries are moved down
