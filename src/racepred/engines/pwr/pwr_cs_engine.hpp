@@ -47,8 +47,8 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
 
   // DispatchEngine handlers.
   void before(EventId, const Event& e) { clocks_.ensure_thread(e.thread); }
-  void read(EventId id, const Event& e) { access(id, e, false); }
-  void write(EventId id, const Event& e) { access(id, e, true); }
+  void read(EventId id, const Event& e) { access<false>(id, e); }
+  void write(EventId id, const Event& e) { access<true>(id, e); }
   void acquire(EventId, const Event& e) { clocks_.acquire(e.thread, e.target); }
   void read_acquire(EventId, const Event& e) { clocks_.read_acquire(e.thread, e.target); }
   void release(EventId, const Event& e) {
@@ -284,7 +284,10 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
         records_[s->record].pairs.push_back(p);
   }
 
-  void access(EventId id, const Event& e, bool write) {
+  // Inlined into the dispatch loop, once per kind (Write: a write).
+  template <bool Write>
+  [[gnu::always_inline]] void access(EventId id, const Event& e) {
+    constexpr bool write = Write;
     const ThreadId i = e.thread;
     const VariableId x = e.target;
     clocks_.ensure_variable(x);
@@ -294,7 +297,7 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     bool wrd = false;
     Side lw;
     Clock lw_clock = 0;
-    if (!write) {
+    if constexpr (!write) {
       const bool unordered = clocks_.last_write_unordered(i, x);
       if (unordered) [[unlikely]] {
         const auto& w = clocks_.last_write(x);
@@ -330,7 +333,7 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     rc.resize(kept);
     ref(rec);
     rc.push_back(CsEntry{Entry{epoch, id, e.location, ls, write}, rec});  // line 5
-    if (write) {
+    if constexpr (write) {
       unref(clocks_.last_write(x).record);
       ref(rec);
       clocks_.set_last_write(i, x, id, e.location, rec);
