@@ -114,7 +114,6 @@ class DispatchEngine : public Engine {
   }
 
  public:
-
  protected:
   // The defaults: nothing happens. A handler of Self hides the one here.
   void read(EventId, const Event&) {}
