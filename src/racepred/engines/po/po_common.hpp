@@ -24,10 +24,32 @@
 #include "racepred/clock/vector_clock.hpp"
 #include "racepred/engines/dispatch.hpp"
 #include "racepred/engines/engine.hpp"
+#include "racepred/trace/error.hpp"
 
 namespace racepred::po {
 
 inline constexpr ThreadId kNoThread = UINT32_MAX;
+
+// Read-write locks (docs/ENGINES.md "Read-write locks", the standard reduction): a critical
+// section of lock l taken in read mode is recorded as the token l | kReadMode (in the open CSs
+// and the lock sets LH_S); a write section as l itself. Two sections share a reduced lock iff
+// they are of the same l and not both read sections (of different threads).
+inline constexpr LockId kReadMode = LockId{1} << 31;
+inline LockId read_mode(LockId l) {
+  if (l >= kReadMode) [[unlikely]]
+    throw InputError("error: more than 2^31 locks: read locks need the top bit of a lock id");
+  return l | kReadMode;
+}
+inline constexpr LockId lock_of(LockId token) {
+  return token & ~kReadMode;
+}
+inline constexpr bool is_read_mode(LockId token) {
+  return (token & kReadMode) != 0;
+}
+// The lock token an acquire or release event names.
+inline LockId section_token(const Event& e) {
+  return is_read_lock_op(e.op) ? read_mode(e.target) : e.target;
+}
 
 // The access behind an epoch: reported as the first event of a race pair.
 struct Who {
@@ -301,7 +323,8 @@ class FilteredHistory {
         if (kind == Op::Read && e.op == Op::Read) continue;
         const Entry* best = nullptr;
         for (const Entry& en : vars_[x][u])
-          if (en.kind == kind && en.time > k && disjoint(en.locks, held) &&
+          if (en.kind == kind && en.time > k &&
+              (read_modes_ ? disjoint_rw(en.locks, held) : disjoint(en.locks, held)) &&
               (!best || en.who.event > best->who.event))
             best = &en;
         if (best) [[unlikely]]
@@ -309,6 +332,8 @@ class FilteredHistory {
       }
     }
   }
+  // From the first read-lock event on, lock sets may hold read-mode tokens.
+  void allow_read_modes() { read_modes_ = true; }
   // An entry whose lock set includes the new access's is dropped: whenever it would qualify
   // (unordered, disjoint lock sets), the new, later access qualifies too. So the entries of one
   // (variable, thread, kind) have pairwise incomparable lock sets (few in practice).
@@ -357,7 +382,17 @@ class FilteredHistory {
     }
     return true;
   }
+  // No reduced lock in common: no lock l held by both unless both hold it in read mode.
+  static bool disjoint_rw(const std::vector<LockId>& a, const std::vector<LockId>& b) {
+    for (LockId la : a) {
+      const LockId l = lock_of(la);
+      if (std::binary_search(b.begin(), b.end(), l)) return false;
+      if (!is_read_mode(la) && std::binary_search(b.begin(), b.end(), l | kReadMode)) return false;
+    }
+    return true;
+  }
   std::vector<std::vector<std::vector<Entry>>> vars_;  // [x][u] -> entries
+  bool read_modes_ = false;
 };
 
 // The open critical sections of each thread (innermost last), with the variables read and
@@ -385,7 +420,8 @@ class OpenSections {
     std::string s = "{";
     for (LockId l : locks(t)) {
       if (s.size() > 1) s += ',';
-      s += std::string(symbols.locks.name(l));
+      if (is_read_mode(l)) s += "r:";
+      s += std::string(symbols.locks.name(lock_of(l)));
     }
     return {"LH_t", s + "}"};
   }
