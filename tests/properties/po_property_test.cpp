@@ -153,7 +153,7 @@ TEST(PoProperty, WdpEqualsItsDefinition) {
 
 // Read-write locks: half of the acquires in read mode, against the reduction in the reference.
 TEST(PoProperty, EnginesWithReadLocksEqualTheirDefinitions) {
-  for (const char* engine : {"shb", "wcp", "dc", "wdc", "dc-tp", "wdp"})
+  for (const char* engine : {"shb", "wcp", "sdp", "dc", "wdc", "dc-tp", "wdp"})
     check_engine_against_reference(engine, 30000, iterations(6000), false, 0.5);
 }
 

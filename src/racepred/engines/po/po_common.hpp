@@ -500,6 +500,13 @@ class PairSlots {
     return row[x];
   }
   uint32_t count() const { return count_; }
+  // fn(x, slot) for every slot of lock l.
+  template <class Fn>
+  void for_each(LockId l, Fn&& fn) const {
+    if (l >= slot_.size()) return;
+    for (size_t x = 0; x < slot_[l].size(); ++x)
+      if (slot_[l][x] != kNone) fn(static_cast<VariableId>(x), slot_[l][x]);
+  }
 
  private:
   std::vector<std::vector<uint32_t>> slot_;
@@ -563,8 +570,9 @@ struct PlainWcpState {
     open_.acquire(t, l, sections_[l].size() - 1);
   }
   // WCP-2 (S3) at a release of l by t: the CSs of l whose acquire is WCP-before it are a prefix
-  // (acquires of l are HB-ordered and WCP composes with HB); the last one stands for all.
-  void rule_b(ThreadId t, LockId l) {
+  // (acquires of l are HB-ordered and WCP composes with HB); the last one stands for all. True if
+  // one was joined.
+  bool rule_b(ThreadId t, LockId l) {
     ensure_lock(l);
     const auto& list = sections_[l];
     grow_to(cursor_[l], t);
@@ -572,18 +580,20 @@ struct PlainWcpState {
     size_t last = SIZE_MAX;
     while (i < list.size() && list[i].closed && list[i].acq <= p_[t].get(list[i].thread))
       last = i++;
-    if (last != SIZE_MAX) p_[t].join(list[last].rel);
+    if (last == SIZE_MAX) return false;
+    p_[t].join(list[last].rel);
+    return true;
   }
   // The rest of the release: rule-(a) bookkeeping, H_l := H_t, P_l := P_t, the CS closed with
-  // H_t, N_t += 1.
-  void close(ThreadId t, LockId l, const OpenSections::Cs& cs) {
+  // H_t, N_t += 1 (unless `then_tick` is false: more locks are released by the same event).
+  void close(ThreadId t, LockId l, const OpenSections::Cs& cs, bool then_tick = true) {
     for (VariableId x : cs.reads) rule_a_slot(l, x)[0].update(t, h_[t]);
     for (VariableId x : cs.writes) rule_a_slot(l, x)[1].update(t, h_[t]);
     hl_[l].assign(h_[t]);
     pl_[l].assign(p_[t]);
     sections_[l][cs.entry].closed = true;
     sections_[l][cs.entry].rel.assign(h_[t]);
-    tick(t);
+    if (then_tick) tick(t);
   }
   std::array<LatestRelease, 2>& rule_a_slot(LockId l, VariableId x) {
     const uint32_t s = slots_.get_or_add(l, x);

@@ -23,6 +23,17 @@
 //   S5  composition with HB (P flows along HB; P values are joins of HB times)
 //   S6, S7 fork/join as WCP-4/5
 //
+// Read-write locks (docs/ENGINES.md "Read-write locks"): the standard reduction, literally. The
+// engine's lock ids are reduced locks: (l,*) for every real lock l (the CSs of l's write
+// sections, standing for every (l,u) of a thread u that never took l in read mode) and (l,u) for
+// each thread u that did; (l,u) starts as a copy of (l,*)'s state at u's first read acquire of l
+// (until then both had exactly l's write sections). A read section of l by u is a CS on (l,u)
+// only; a write section one on (l,*) and every (l,u), acquired and released by the one event:
+// the joins of the acquire commute, and at the release S4 runs per reduced lock, S3 on all of
+// them until nothing is joined, then every CS is closed and N_t ticks once. The lock sets of the
+// filter hold real locks with their mode (l, or l | kReadMode: po_common.hpp), which decides
+// "a reduced lock in common" also against accesses made before some (l,u) existed.
+//
 // Cost: the S4 records grow with the number of write-write conflicts under a common lock and
 // every release scans them, so sdp is quadratic in that number and its memory grows with the
 // trace. It is exact, for traces of moderate size; docs/ENGINES.md.
@@ -55,14 +66,21 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
     ran_[t] = true;
     switch (e.op) {
       case Op::ReadAcquire:
+      case Op::Acquire: {  // H_t ⊔= H_l; P_t ⊔= P_l (S5), for each reduced lock
+        for (LockId l : reduced(e, t)) acquire(t, l, Cs{t, n_[t], id, false, kNoEvent, {}, {}});
+        auto& held = held_of(t);
+        const LockId token = section_token(e);
+        held.insert(std::upper_bound(held.begin(), held.end(), token), token);
+        break;
+      }
       case Op::ReadRelease:
-        read_locks_unsupported("sdp", id, e);
-      case Op::Acquire:  // H_t ⊔= H_l; P_t ⊔= P_l (S5)
-        acquire(t, e.target, Cs{t, n_[t], id, false, kNoEvent, {}, {}});
+      case Op::Release: {
+        if (!release(id, t, reduced(e, t))) break;
+        auto& held = held_of(t);
+        const auto it = std::lower_bound(held.begin(), held.end(), section_token(e));
+        if (it != held.end() && *it == section_token(e)) held.erase(it);
         break;
-      case Op::Release:
-        release(id, t, e.target);
-        break;
+      }
       case Op::Read:
       case Op::Write:
         access(id, e);
@@ -132,18 +150,97 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
         sections_[cs.lock][cs.entry].writes.emplace_back(x, id);
       }
     }
-    filtered_.check(*this, id, e, p_[t], open_.locks(t));
-    filtered_.record(id, e, n_[t], open_.locks(t));
+    filtered_.check(*this, id, e, p_[t], held_of(t));
+    filtered_.record(id, e, n_[t], held_of(t));
     open_.access(e);
   }
 
-  void release(EventId id, ThreadId t, LockId l) {
-    bool held = false;
-    const OpenSections::Cs cs = open_.release(t, l, held);
-    if (!held) return;
+  // The reduced locks of a lock event of t: (l,t) for a read-mode event, (l,*) and every (l,u)
+  // for a write-mode one.
+  const std::vector<LockId>& reduced(const Event& e, ThreadId t) {
+    const LockId l = e.target;
+    if (l >= base_.size()) base_.resize(size_t{l} + 1, kNoLock);
+    if (base_[l] == kNoLock) base_[l] = next_++;
+    ids_.clear();
+    if (is_read_lock_op(e.op)) [[unlikely]] {
+      if (!read_locks_) {
+        read_locks_ = true;
+        filtered_.allow_read_modes();
+      }
+      grow_to(readers_, l);
+      if (t >= readers_[l].size()) readers_[l].resize(size_t{t} + 1, kNoLock);
+      LockId& r = readers_[l][t];
+      if (r == kNoLock) r = copy_lock(base_[l]);
+      ids_.push_back(r);
+    } else {
+      ids_.push_back(base_[l]);
+      if (l < readers_.size()) [[unlikely]]
+        for (LockId r : readers_[l])
+          if (r != kNoLock) ids_.push_back(r);
+    }
+    return ids_;
+  }
+  // A new reduced lock with the state of `from` (no CS of `from` is open: a read acquire).
+  [[gnu::noinline]] LockId copy_lock(LockId from) {
+    const LockId to = next_++;
+    ensure_lock(std::max(from, to));
+    hl_[to] = hl_[from];
+    pl_[to] = pl_[from];
+    sections_[to] = sections_[from];
+    cursor_[to] = cursor_[from];
+    std::vector<std::pair<VariableId, uint32_t>> slots;
+    slots_.for_each(from, [&](VariableId x, uint32_t s) { slots.emplace_back(x, s); });
+    for (const auto& [x, s] : slots) {
+      const uint32_t c = slots_.get_or_add(to, x);
+      if (std::max(s, c) >= rule_a_.size()) rule_a_.resize(size_t{std::max(s, c)} + 1);
+      rule_a_[c] = rule_a_[s];
+      if (s < writers_.size()) {
+        grow_to(writers_, c);
+        writers_[c] = writers_[s];
+      }
+    }
+    for (size_t k = 0, n = records_.size(); k < n; ++k)
+      if (records_[k].m == from) {
+        Record r = records_[k];
+        r.m = to;
+        records_.push_back(std::move(r));
+      }
+    return to;
+  }
+
+  // The release of the CSs of `locks` (reduced locks) by one event; false if t held none.
+  bool release(EventId id, ThreadId t, const std::vector<LockId>& locks) {
+    released_.clear();
+    for (LockId l : locks) {
+      bool held = false;
+      OpenSections::Cs cs = open_.release(t, l, held);
+      if (held) released_.push_back(std::move(cs));
+    }
+    if (released_.empty()) return false;
+    for (const OpenSections::Cs& cs : released_) s4(t, cs.lock, cs.entry);
+    for (bool again = true; again;) {  // S3 (WCP-2), until nothing is joined
+      again = false;
+      for (const OpenSections::Cs& cs : released_) again = rule_b(t, cs.lock) || again;
+      again = again && released_.size() > 1;
+    }
+    for (const OpenSections::Cs& cs : released_) {
+      const LockId l = cs.lock;
+      for (VariableId x : cs.writes) {
+        const uint32_t s = slots_.get_or_add(l, x);
+        grow_to(writers_, s);
+        if (writers_[s].empty() || writers_[s].back() != cs.entry) writers_[s].push_back(cs.entry);
+      }
+      sections_[l][cs.entry].rel_event = id;
+      close(t, l, cs, false);  // rule-(a) bookkeeping, H_l, P_l, the CS's H
+    }
+    tick(t);  // N_t += 1
+    return true;
+  }
+
+  // S4 at the release of the CS c2 of l by t.
+  void s4(ThreadId t, LockId l, size_t c2) {
     ensure_lock(l);
     auto& list = sections_[l];
-    const size_t c2 = cs.entry;
     // S4: premises use HB and trace order only, so the edges are fixed at this release.
     for (const Record& r : records_) {
       if (r.n2 > h_[t].get(r.t2)) continue;  // e2 <hb r2
@@ -170,14 +267,6 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
       }
       p_[t].join(list[k].rel);  // r1 <sdp r2
     }
-    rule_b(t, l);  // S3 (WCP-2)
-    for (VariableId x : cs.writes) {
-      const uint32_t s = slots_.get_or_add(l, x);
-      grow_to(writers_, s);
-      if (writers_[s].empty() || writers_[s].back() != c2) writers_[s].push_back(c2);
-    }
-    list[c2].rel_event = id;
-    close(t, l, cs);  // rule-(a) bookkeeping, H_l, P_l, the CS's H, N_t += 1
   }
 
   // e (an event of the CS's thread, given by id) lies inside the closed CS c.
@@ -189,6 +278,21 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
   std::vector<std::vector<VectorClock>> pending_;  // F_{t,x}
   std::vector<Record> records_;
   FilteredHistory filtered_;
+  // Reduced locks: base_[l] = (l,*), readers_[l][u] = (l,u) (kNoLock until u's first read
+  // acquire of l); ids_ and released_: scratch of the current lock event.
+  static constexpr LockId kNoLock = UINT32_MAX;
+  std::vector<LockId> base_;
+  std::vector<std::vector<LockId>> readers_;
+  LockId next_ = 0;
+  std::vector<LockId> ids_;
+  std::vector<OpenSections::Cs> released_;
+  bool read_locks_ = false;
+  // Per thread: the held real locks with their mode, sorted (LH_S of the filter).
+  std::vector<std::vector<LockId>> held_;
+  std::vector<LockId>& held_of(ThreadId t) {
+    grow_to(held_, t);
+    return held_[t];
+  }
 };
 
 }  // namespace
