@@ -313,6 +313,16 @@ class FilteredHistory {
   template <class Engine, class Known>
   void check_with(Engine& engine, EventId id, const Event& e, Known&& known,
                   const std::vector<LockId>& held) {
+    if (read_modes_) [[unlikely]]
+      check_modes<true>(engine, id, e, known, held);
+    else
+      check_modes<false>(engine, id, e, known, held);
+  }
+  // From the first read-lock event on, lock sets may hold read-mode tokens.
+  void allow_read_modes() { read_modes_ = true; }
+  template <bool kModes, class Engine, class Known>
+  void check_modes(Engine& engine, EventId id, const Event& e, Known& known,
+                   const std::vector<LockId>& held) {
     const size_t x = e.target;
     if (x >= vars_.size()) return;
     const ThreadId t = e.thread;
@@ -324,7 +334,7 @@ class FilteredHistory {
         const Entry* best = nullptr;
         for (const Entry& en : vars_[x][u])
           if (en.kind == kind && en.time > k &&
-              (read_modes_ ? disjoint_rw(en.locks, held) : disjoint(en.locks, held)) &&
+              (kModes ? disjoint_rw(en.locks, held) : disjoint(en.locks, held)) &&
               (!best || en.who.event > best->who.event))
             best = &en;
         if (best) [[unlikely]]
@@ -332,8 +342,6 @@ class FilteredHistory {
       }
     }
   }
-  // From the first read-lock event on, lock sets may hold read-mode tokens.
-  void allow_read_modes() { read_modes_ = true; }
   // An entry whose lock set includes the new access's is dropped: whenever it would qualify
   // (unordered, disjoint lock sets), the new, later access qualifies too. So the entries of one
   // (variable, thread, kind) have pairwise incomparable lock sets (few in practice).
