@@ -320,12 +320,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     const VariableId x = e.target;
     Clock* dt = d(t);
     if constexpr (!Config.write_read) {
-      if (x < ra_.size() && !ra_[x].locks.empty())
-        for (const OpenSections::Cs& cs : open_.of(t)) {  // rule (a) into f
-          join_rule_a(dt, x, lock_of(cs.lock), e.op);     // write sections of l
-          if (read_locks_ && !is_read_mode(cs.lock)) [[unlikely]]
-            join_rule_a(dt, x, cs.lock | kReadMode, e.op);  // read sections, from a write section
-        }
+      if (x < ra_.size() && !ra_[x].locks.empty()) rule_a(dt, t, x, e.op);  // rule (a) into f
     }
     if constexpr (Config.lockset) {
       const size_t n = stride();
@@ -338,15 +333,27 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     }
     if constexpr (Config.write_read) {
       if (e.op == Op::Read && x < ra_.size())
-        for (const OpenSections::Cs& cs : open_.of(t)) {  // rule (a) into the branch after f
-          join_rule_a(dt, x, lock_of(cs.lock), Op::Read);
-          if (read_locks_ && !is_read_mode(cs.lock)) [[unlikely]]
-            join_rule_a(dt, x, cs.lock | kReadMode, Op::Read);
-        }
+        rule_a(dt, t, x, Op::Read);  // rule (a) into the branch after f
     }
     open_.access(e);
   }
 
+  // Rule (a) for an access `op` of x by t from the earlier CSs of the locks t holds.
+  void rule_a(Clock* dt, ThreadId t, VariableId x, Op op) {
+    if (read_locks_) [[unlikely]] {
+      rule_a_modes(dt, t, x, op);
+      return;
+    }
+    for (const OpenSections::Cs& cs : open_.of(t)) join_rule_a(dt, x, cs.lock, op);
+  }
+  // The same once a lock was taken in read mode: a read section meets the write sections of l,
+  // a write section also the read sections.
+  [[gnu::noinline]] void rule_a_modes(Clock* dt, ThreadId t, VariableId x, Op op) {
+    for (const OpenSections::Cs& cs : open_.of(t)) {
+      join_rule_a(dt, x, lock_of(cs.lock), op);
+      if (!is_read_mode(cs.lock)) join_rule_a(dt, x, cs.lock | kReadMode, op);
+    }
+  }
   // D_t ⊔= the rule-(a) slot of (key, x) for an access `op` (key: l for the write sections of
   // l, l | kReadMode for its read sections).
   void join_rule_a(Clock* dt, VariableId x, LockId key, Op op) const {

@@ -314,9 +314,14 @@ class FilteredHistory {
   void check_with(Engine& engine, EventId id, const Event& e, Known&& known,
                   const std::vector<LockId>& held) {
     if (read_modes_) [[unlikely]]
-      check_modes<true>(engine, id, e, known, held);
+      check_read_modes(engine, id, e, known, held);
     else
       check_modes<false>(engine, id, e, known, held);
+  }
+  template <class Engine, class Known>
+  [[gnu::noinline]] void check_read_modes(Engine& engine, EventId id, const Event& e, Known& known,
+                                          const std::vector<LockId>& held) {
+    check_modes<true>(engine, id, e, known, held);
   }
   // From the first read-lock event on, lock sets may hold read-mode tokens.
   void allow_read_modes() { read_modes_ = true; }
@@ -641,6 +646,90 @@ struct PlainWcpState {
       sections_.resize(size_t{l} + 1);
       cursor_.resize(size_t{l} + 1);
     }
+  }
+
+  // ---- Read-write locks: the standard reduction, literally (docs/ENGINES.md) ----------------
+  // The lock ids of this state are reduced locks: (l,*) for every real lock l (the CSs of l's
+  // write sections, standing for every (l,u) of a thread u that never took l in read mode) and
+  // (l,u) for each thread u that did; (l,u) starts as a copy of (l,*)'s state at u's first read
+  // acquire of l (until then both had exactly l's write sections). A read section of l by u is a
+  // CS on (l,u) only; a write section one on (l,*) and every (l,u), acquired and released by the
+  // one event (release_all).
+  static constexpr LockId kNoLock = UINT32_MAX;
+  std::vector<LockId> base_;                  // (l,*)
+  std::vector<std::vector<LockId>> readers_;  // (l,u), kNoLock until u's first read acquire
+  LockId next_ = 0;
+  std::vector<LockId> ids_;                 // scratch: the reduced locks of the current event
+  std::vector<OpenSections::Cs> released_;  // scratch: the CSs the current release closes
+
+  // The reduced locks of a lock event of t: (l,t) for a read-mode event, (l,*) and every (l,u)
+  // for a write-mode one. copied(from, to, slots) is called when (l,t) is made, with the rule-(a)
+  // slot pairs (of from, of to) copied.
+  template <class Copied>
+  const std::vector<LockId>& reduced(const Event& e, ThreadId t, Copied&& copied) {
+    const LockId l = e.target;
+    if (l >= base_.size()) base_.resize(size_t{l} + 1, kNoLock);
+    if (base_[l] == kNoLock) base_[l] = next_++;
+    ids_.clear();
+    if (is_read_lock_op(e.op)) [[unlikely]] {
+      grow_to(readers_, l);
+      if (t >= readers_[l].size()) readers_[l].resize(size_t{t} + 1, kNoLock);
+      if (readers_[l][t] == kNoLock) {
+        const LockId to = next_++;
+        copied(base_[l], to, copy_lock(base_[l], to));
+        readers_[l][t] = to;
+      }
+      ids_.push_back(readers_[l][t]);
+    } else {
+      ids_.push_back(base_[l]);
+      if (l < readers_.size()) [[unlikely]]
+        for (LockId r : readers_[l])
+          if (r != kNoLock) ids_.push_back(r);
+    }
+    return ids_;
+  }
+  // The state of `from` copied to `to` (no CS of `from` is open: a read acquire); returns the
+  // rule-(a) slot pairs (of from, of to).
+  [[gnu::noinline]] std::vector<std::pair<uint32_t, uint32_t>> copy_lock(LockId from, LockId to) {
+    ensure_lock(std::max(from, to));
+    hl_[to] = hl_[from];
+    pl_[to] = pl_[from];
+    sections_[to] = sections_[from];
+    cursor_[to] = cursor_[from];
+    std::vector<std::pair<uint32_t, uint32_t>> slots;
+    slots_.for_each(from, [&](VariableId x, uint32_t s) { slots.emplace_back(s, x); });
+    for (auto& [s, c] : slots) {
+      c = slots_.get_or_add(to, static_cast<VariableId>(c));
+      if (std::max(s, c) >= rule_a_.size()) rule_a_.resize(size_t{std::max(s, c)} + 1);
+      rule_a_[c] = rule_a_[s];
+    }
+    return slots;
+  }
+  // The release of t's CSs on `locks` by one event: before(cs) for each, WCP-2 (S3) on all of
+  // them until nothing is joined, then on_close(cs) and close() for each and N_t += 1 once.
+  // False if t held none of them.
+  template <class Before, class OnClose>
+  bool release_all(ThreadId t, const std::vector<LockId>& locks, Before&& before,
+                   OnClose&& on_close) {
+    released_.clear();
+    for (LockId l : locks) {
+      bool held = false;
+      OpenSections::Cs cs = open_.release(t, l, held);
+      if (held) released_.push_back(std::move(cs));
+    }
+    if (released_.empty()) return false;
+    for (const OpenSections::Cs& cs : released_) before(cs);
+    for (bool again = true; again;) {
+      again = false;
+      for (const OpenSections::Cs& cs : released_) again = rule_b(t, cs.lock) || again;
+      again = again && released_.size() > 1;
+    }
+    for (const OpenSections::Cs& cs : released_) {
+      on_close(cs);
+      close(t, cs.lock, cs, false);
+    }
+    tick(t);
+    return true;
   }
 };
 

@@ -23,16 +23,13 @@
 //   S5  composition with HB (P flows along HB; P values are joins of HB times)
 //   S6, S7 fork/join as WCP-4/5
 //
-// Read-write locks (docs/ENGINES.md "Read-write locks"): the standard reduction, literally. The
-// engine's lock ids are reduced locks: (l,*) for every real lock l (the CSs of l's write
-// sections, standing for every (l,u) of a thread u that never took l in read mode) and (l,u) for
-// each thread u that did; (l,u) starts as a copy of (l,*)'s state at u's first read acquire of l
-// (until then both had exactly l's write sections). A read section of l by u is a CS on (l,u)
-// only; a write section one on (l,*) and every (l,u), acquired and released by the one event:
-// the joins of the acquire commute, and at the release S4 runs per reduced lock, S3 on all of
-// them until nothing is joined, then every CS is closed and N_t ticks once. The lock sets of the
-// filter hold real locks with their mode (l, or l | kReadMode: po_common.hpp), which decides
-// "a reduced lock in common" also against accesses made before some (l,u) existed.
+// Read-write locks (docs/ENGINES.md "Read-write locks"): the standard reduction, literally, as
+// PlainWcpState (po_common.hpp) does it with reduced locks (l,*) and (l,u); a copy of (l,*) also
+// copies its S4 records and CS writers. The joins of an acquire commute; at a release S4 runs
+// per reduced lock, S3 on all of them until nothing is joined, then every CS is closed and N_t
+// ticks once. The lock sets of the filter hold real locks with their mode (l, or l | kReadMode:
+// po_common.hpp), which decides "a reduced lock in common" also against accesses made before some
+// (l,u) existed.
 //
 // Cost: the S4 records grow with the number of write-write conflicts under a common lock and
 // every release scans them, so sdp is quadratic in that number and its memory grows with the
@@ -67,7 +64,8 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
     switch (e.op) {
       case Op::ReadAcquire:
       case Op::Acquire: {  // H_t ⊔= H_l; P_t ⊔= P_l (S5), for each reduced lock
-        for (LockId l : reduced(e, t)) acquire(t, l, Cs{t, n_[t], id, false, kNoEvent, {}, {}});
+        for (LockId l : reduced_locks(e, t))
+          acquire(t, l, Cs{t, n_[t], id, false, kNoEvent, {}, {}});
         auto& held = held_of(t);
         const LockId token = section_token(e);
         held.insert(std::upper_bound(held.begin(), held.end(), token), token);
@@ -75,7 +73,7 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
       }
       case Op::ReadRelease:
       case Op::Release: {
-        if (!release(id, t, reduced(e, t))) break;
+        if (!release(id, t, reduced_locks(e, t))) break;
         auto& held = held_of(t);
         const auto it = std::lower_bound(held.begin(), held.end(), section_token(e));
         if (it != held.end() && *it == section_token(e)) held.erase(it);
@@ -155,86 +153,40 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
     open_.access(e);
   }
 
-  // The reduced locks of a lock event of t: (l,t) for a read-mode event, (l,*) and every (l,u)
-  // for a write-mode one.
-  const std::vector<LockId>& reduced(const Event& e, ThreadId t) {
-    const LockId l = e.target;
-    if (l >= base_.size()) base_.resize(size_t{l} + 1, kNoLock);
-    if (base_[l] == kNoLock) base_[l] = next_++;
-    ids_.clear();
-    if (is_read_lock_op(e.op)) [[unlikely]] {
-      if (!read_locks_) {
-        read_locks_ = true;
-        filtered_.allow_read_modes();
-      }
-      grow_to(readers_, l);
-      if (t >= readers_[l].size()) readers_[l].resize(size_t{t} + 1, kNoLock);
-      LockId& r = readers_[l][t];
-      if (r == kNoLock) r = copy_lock(base_[l]);
-      ids_.push_back(r);
-    } else {
-      ids_.push_back(base_[l]);
-      if (l < readers_.size()) [[unlikely]]
-        for (LockId r : readers_[l])
-          if (r != kNoLock) ids_.push_back(r);
+  // The reduced locks of a lock event of t (PlainWcpState::reduced), the S4 state copied along.
+  const std::vector<LockId>& reduced_locks(const Event& e, ThreadId t) {
+    if (is_read_lock_op(e.op) && !read_locks_) [[unlikely]] {
+      read_locks_ = true;
+      filtered_.allow_read_modes();
     }
-    return ids_;
-  }
-  // A new reduced lock with the state of `from` (no CS of `from` is open: a read acquire).
-  [[gnu::noinline]] LockId copy_lock(LockId from) {
-    const LockId to = next_++;
-    ensure_lock(std::max(from, to));
-    hl_[to] = hl_[from];
-    pl_[to] = pl_[from];
-    sections_[to] = sections_[from];
-    cursor_[to] = cursor_[from];
-    std::vector<std::pair<VariableId, uint32_t>> slots;
-    slots_.for_each(from, [&](VariableId x, uint32_t s) { slots.emplace_back(x, s); });
-    for (const auto& [x, s] : slots) {
-      const uint32_t c = slots_.get_or_add(to, x);
-      if (std::max(s, c) >= rule_a_.size()) rule_a_.resize(size_t{std::max(s, c)} + 1);
-      rule_a_[c] = rule_a_[s];
-      if (s < writers_.size()) {
-        grow_to(writers_, c);
-        writers_[c] = writers_[s];
-      }
-    }
-    for (size_t k = 0, n = records_.size(); k < n; ++k)
-      if (records_[k].m == from) {
-        Record r = records_[k];
-        r.m = to;
-        records_.push_back(std::move(r));
-      }
-    return to;
+    return reduced(e, t, [&](LockId from, LockId to, const auto& slots) {
+      for (const auto& [s, c] : slots)
+        if (s < writers_.size()) {
+          grow_to(writers_, c);
+          writers_[c] = writers_[s];
+        }
+      for (size_t k = 0, n = records_.size(); k < n; ++k)
+        if (records_[k].m == from) {
+          Record r = records_[k];
+          r.m = to;
+          records_.push_back(std::move(r));
+        }
+    });
   }
 
   // The release of the CSs of `locks` (reduced locks) by one event; false if t held none.
   bool release(EventId id, ThreadId t, const std::vector<LockId>& locks) {
-    released_.clear();
-    for (LockId l : locks) {
-      bool held = false;
-      OpenSections::Cs cs = open_.release(t, l, held);
-      if (held) released_.push_back(std::move(cs));
-    }
-    if (released_.empty()) return false;
-    for (const OpenSections::Cs& cs : released_) s4(t, cs.lock, cs.entry);
-    for (bool again = true; again;) {  // S3 (WCP-2), until nothing is joined
-      again = false;
-      for (const OpenSections::Cs& cs : released_) again = rule_b(t, cs.lock) || again;
-      again = again && released_.size() > 1;
-    }
-    for (const OpenSections::Cs& cs : released_) {
-      const LockId l = cs.lock;
-      for (VariableId x : cs.writes) {
-        const uint32_t s = slots_.get_or_add(l, x);
-        grow_to(writers_, s);
-        if (writers_[s].empty() || writers_[s].back() != cs.entry) writers_[s].push_back(cs.entry);
-      }
-      sections_[l][cs.entry].rel_event = id;
-      close(t, l, cs, false);  // rule-(a) bookkeeping, H_l, P_l, the CS's H
-    }
-    tick(t);  // N_t += 1
-    return true;
+    return release_all(
+        t, locks, [&](const OpenSections::Cs& cs) { s4(t, cs.lock, cs.entry); },
+        [&](const OpenSections::Cs& cs) {
+          for (VariableId x : cs.writes) {
+            const uint32_t s = slots_.get_or_add(cs.lock, x);
+            grow_to(writers_, s);
+            if (writers_[s].empty() || writers_[s].back() != cs.entry)
+              writers_[s].push_back(cs.entry);
+          }
+          sections_[cs.lock][cs.entry].rel_event = id;
+        });
   }
 
   // S4 at the release of the CS c2 of l by t.
@@ -278,14 +230,6 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
   std::vector<std::vector<VectorClock>> pending_;  // F_{t,x}
   std::vector<Record> records_;
   FilteredHistory filtered_;
-  // Reduced locks: base_[l] = (l,*), readers_[l][u] = (l,u) (kNoLock until u's first read
-  // acquire of l); ids_ and released_: scratch of the current lock event.
-  static constexpr LockId kNoLock = UINT32_MAX;
-  std::vector<LockId> base_;
-  std::vector<std::vector<LockId>> readers_;
-  LockId next_ = 0;
-  std::vector<LockId> ids_;
-  std::vector<OpenSections::Cs> released_;
   bool read_locks_ = false;
   // Per thread: the held real locks with their mode, sorted (LH_S of the filter).
   std::vector<std::vector<LockId>> held_;

@@ -53,8 +53,9 @@
 namespace racepred::po {
 namespace {
 
-// The plain version: every clock a VectorClock, every rule as written above. The engine `wcp`
-// is the flat version below; tests check both against the definition.
+// The plain version: every clock a VectorClock, every rule as written above, and read-write
+// locks by the literal reduction (PlainWcpState::reduced, po_common.hpp). The engine `wcp` is the
+// flat version below (the reduction natively); tests check both against the definition.
 class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section> {
  public:
   using PoEngine<WcpPlain>::PoEngine;
@@ -65,19 +66,16 @@ class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section>
     ran_[t] = true;
     switch (e.op) {
       case Op::ReadAcquire:
+      case Op::Acquire:  // H_t ⊔= H_l; P_t ⊔= P_l, for each reduced lock                   (WCP-3)
+        for (LockId l : reduced(e, t, [](LockId, LockId, const auto&) {}))
+          acquire(t, l, Section{t, n_[t], false, {}});
+        break;
       case Op::ReadRelease:
-        read_locks_unsupported("wcp", id, e);
-      case Op::Acquire:  // H_t ⊔= H_l; P_t ⊔= P_l                                         (WCP-3)
-        acquire(t, e.target, Section{t, n_[t], false, {}});
+      case Op::Release:  // WCP-2 on every reduced lock until nothing is joined; close them
+        release_all(
+            t, reduced(e, t, [](LockId, LockId, const auto&) {}), [](const OpenSections::Cs&) {},
+            [](const OpenSections::Cs&) {});
         break;
-      case Op::Release: {
-        bool held = false;
-        const OpenSections::Cs cs = open_.release(t, e.target, held);
-        if (!held) break;
-        rule_b(t, e.target);  // WCP-2
-        close(t, e.target, cs);
-        break;
-      }
       case Op::Read:
       case Op::Write:
         access(id, e);
