@@ -339,7 +339,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   }
 
   // Rule (a) for an access `op` of x by t from the earlier CSs of the locks t holds.
-  void rule_a(Clock* dt, ThreadId t, VariableId x, Op op) {
+  [[gnu::always_inline]] void rule_a(Clock* dt, ThreadId t, VariableId x, Op op) {
     if (read_locks_) [[unlikely]] {
       rule_a_modes(dt, t, x, op);
       return;
@@ -356,7 +356,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   }
   // D_t ⊔= the rule-(a) slot of (key, x) for an access `op` (key: l for the write sections of
   // l, l | kReadMode for its read sections).
-  void join_rule_a(Clock* dt, VariableId x, LockId key, Op op) const {
+  [[gnu::always_inline]] void join_rule_a(Clock* dt, VariableId x, LockId key, Op op) const {
     const size_t k = find_slot(x, key);
     if (k == kNotFound) return;
     join_kind(dt, ra_[x], k, 1);
@@ -365,8 +365,8 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
 
   // Rule (b) over the lanes `lanes` (CS_{l,u} or RCS_{l,u}) with t's cursors into them; true if
   // something was joined.
-  bool walk_lanes(ThreadId t, const std::vector<std::vector<Sec>>& lanes,
-                  std::vector<size_t>& cursors) {
+  [[gnu::always_inline]] bool walk_lanes(ThreadId t, const std::vector<std::vector<Sec>>& lanes,
+                                         std::vector<size_t>& cursors) {
     Clock* dt = d(t);
     bool joined = false;
     const size_t us = std::min<size_t>(lanes.size(), threads_);

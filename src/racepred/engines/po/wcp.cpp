@@ -145,6 +145,8 @@ class Wcp final : public PoEngine<Wcp> {
     ran_[t] = true;
     switch (e.op) {
       case Op::ReadAcquire:
+        read_acquire(t, e.target);
+        break;
       case Op::Acquire: {
         const LockId l = e.target;
         if (l >= sections_.size()) [[unlikely]]
@@ -152,10 +154,6 @@ class Wcp final : public PoEngine<Wcp> {
         const size_t n = stride();
         join_clocks(h(t), hl_.row(l), n);  // H_t := H_t ⊔ H_l
         join_clocks(p(t), pl_.row(l), n);  // P_t := P_t ⊔ P_l                            (WCP-3)
-        if (e.op == Op::ReadAcquire) [[unlikely]] {
-          read_acquire(t, l);
-          break;
-        }
         if (l < hrl_.rows()) [[unlikely]] {  // H_t ⊔= HR_l, P_t ⊔= PR_l
           join_clocks(h(t), hrl_.row(l), n);
           join_clocks(p(t), prl_.row(l), n);
@@ -165,9 +163,11 @@ class Wcp final : public PoEngine<Wcp> {
         open_.acquire(t, l, lane.base + lane.v.size() - 1);
         break;
       }
-      case Op::ReadRelease:
       case Op::Release:
-        release(t, section_token(e));
+        release(t, e.target);
+        break;
+      case Op::ReadRelease:
+        read_release(t, e.target);
         break;
       case Op::Read:
       case Op::Write:
@@ -231,7 +231,7 @@ class Wcp final : public PoEngine<Wcp> {
 
   // P_t := P_t ⊔ snapshot, unless the snapshot's release is already WCP-before (O(1) test);
   // true if joined.
-  bool join_release(ThreadId t, uint32_t snap) {
+  [[gnu::always_inline]] bool join_release(ThreadId t, uint32_t snap) {
     const ThreadId u = snaps_.thread(snap);
     const Clock* c = snaps_.row(snap);
     Clock* pt = p(t);
@@ -279,7 +279,7 @@ class Wcp final : public PoEngine<Wcp> {
   // WCP-2 on one lane from the absolute index `from`: walks the closed CSs whose acquire is
   // WCP-before the current release (N(a1) <= P_t(thread(a1))) and joins the last one; returns
   // the absolute index of the first CS not walked. `joined` is set if P_t grew.
-  uint64_t walk(ThreadId t, const Lane& lane, uint64_t from, bool& joined) {
+  [[gnu::always_inline]] uint64_t walk(ThreadId t, const Lane& lane, uint64_t from, bool& joined) {
     const Clock* pt = p(t);
     const auto& list = lane.v;
     size_t i = static_cast<size_t>(from - lane.base), last = SIZE_MAX;
@@ -290,7 +290,7 @@ class Wcp final : public PoEngine<Wcp> {
   }
   // Drops the CSs before the absolute index `to` (their releases are WCP-before every later
   // release that walks the lane).
-  void drop(Lane& lane, uint64_t to) {
+  [[gnu::always_inline]] void drop(Lane& lane, uint64_t to) {
     auto& list = lane.v;
     const size_t i = static_cast<size_t>(to - lane.base);
     for (size_t k = lane.head; k < i; ++k) snaps_.unref(list[k].rel);
@@ -302,43 +302,30 @@ class Wcp final : public PoEngine<Wcp> {
     }
   }
 
-  // `token`: l, or l | kReadMode for a read section.
-  void release(ThreadId t, LockId token) {
-    if (!open_.release(t, token, released_)) return;
-    const LockId l = lock_of(token);
+  // A write release (the read releases: read_release).
+  void release(ThreadId t, LockId l) {
+    if (!open_.release(t, l, released_)) return;
     if (l >= sections_.size()) add_lock(l);
     Lane& lane = sections_[l];
-    const bool read = is_read_mode(token);
     // WCP-2: the CSs whose acquire is WCP-before this release are a prefix of CS_l (acquires of
     // l are HB-ordered and WCP composes with HB); join the last one. The prefix is dropped: every
     // later release of l follows an acquire of l, which joins P_l ⊒ P_t ⊒ H(r) of every dropped
     // CS, so no later walk needs them (the list holds only CSs not yet WCP-before the last
     // release of l; one cursor per lock suffices).
-    if (read) [[unlikely]] {
-      read_rule_b(t, l);
-    } else if (l < readers_.size() && !readers_[l].lanes.empty()) [[unlikely]] {
+    if (l < readers_.size() && !readers_[l].lanes.empty()) [[unlikely]] {
       write_rule_b_with_readers(t, l);
     } else {
       bool joined = false;
       drop(lane, walk(t, lane, lane.base + lane.head, joined));
     }
     const uint32_t snap = snaps_.take(h(t), t);  // H at this release
+    for (VariableId x : released_.reads) update(slot(l, x, 0), t, snap);
+    for (VariableId x : released_.writes) update(slot(l, x, 1), t, snap);
+    lane.v[released_.entry - lane.base].rel = snap;
     snaps_.ref(snap);
     const size_t n = stride();
-    if (read) [[unlikely]] {
-      for (VariableId x : released_.reads) update_reader(l, x, 0, t, snap);
-      for (VariableId x : released_.writes) update_reader(l, x, 1, t, snap);
-      Lane& own = readers_[l].lanes[t];
-      own.v[released_.entry - own.base].rel = snap;
-      join_clocks(hrl_.row(l), h(t), n);  // HR_l := HR_l ⊔ H_t
-      join_clocks(prl_.row(l), p(t), n);  // PR_l := PR_l ⊔ P_t
-    } else {
-      for (VariableId x : released_.reads) update(slot(l, x, 0), t, snap);
-      for (VariableId x : released_.writes) update(slot(l, x, 1), t, snap);
-      lane.v[released_.entry - lane.base].rel = snap;
-      copy_clock(hl_.row(l), h(t), n);  // H_l := H_t
-      copy_clock(pl_.row(l), p(t), n);  // P_l := P_t
-    }
+    copy_clock(hl_.row(l), h(t), n);  // H_l := H_t
+    copy_clock(pl_.row(l), p(t), n);  // P_l := P_t
     tick(t);
   }
 
@@ -348,11 +335,14 @@ class Wcp final : public PoEngine<Wcp> {
     std::vector<uint64_t> in_cs;  // per thread: how far its read releases walked CS_l
     std::vector<uint64_t> at;     // scratch: a cursor per lane during a write release
   };
+  // racq(t, l): H_t ⊔= H_l, P_t ⊔= P_l (the last write release), a new CS on RCS_{l,t}.
   [[gnu::noinline]] void read_acquire(ThreadId t, LockId l) {
-    if (!read_locks_) {
-      read_locks_ = true;
-      (void)read_mode(l);  // lock ids beyond 2^31 cannot be told from read-mode tokens
-    }
+    read_locks_ = true;
+    const LockId token = read_mode(l);  // lock ids beyond 2^31 cannot be told from tokens
+    if (l >= sections_.size()) add_lock(l);
+    const size_t n = stride();
+    join_clocks(h(t), hl_.row(l), n);  // H_t := H_t ⊔ H_l
+    join_clocks(p(t), pl_.row(l), n);  // P_t := P_t ⊔ P_l
     grow_to(readers_, l);
     Readers& r = readers_[l];
     grow_to(r.lanes, t);
@@ -362,7 +352,22 @@ class Wcp final : public PoEngine<Wcp> {
     prl_.ensure_rows(size_t{l} + 1);
     Lane& lane = r.lanes[t];
     lane.v.push_back(Sec{t, n_[t], kNoSnap});
-    open_.acquire(t, read_mode(l), lane.base + lane.v.size() - 1);
+    open_.acquire(t, token, lane.base + lane.v.size() - 1);
+  }
+  // rrel(t, l): WCP-2, the rule-(a) state of t's read section, HR_l ⊔= H_t, PR_l ⊔= P_t.
+  [[gnu::noinline]] void read_release(ThreadId t, LockId l) {
+    if (!open_.release(t, read_mode(l), released_)) return;
+    read_rule_b(t, l);
+    const uint32_t snap = snaps_.take(h(t), t);  // H at this release
+    snaps_.ref(snap);
+    for (VariableId x : released_.reads) update_reader(l, x, 0, t, snap);
+    for (VariableId x : released_.writes) update_reader(l, x, 1, t, snap);
+    Lane& own = readers_[l].lanes[t];
+    own.v[released_.entry - own.base].rel = snap;
+    const size_t n = stride();
+    join_clocks(hrl_.row(l), h(t), n);  // HR_l := HR_l ⊔ H_t
+    join_clocks(prl_.row(l), p(t), n);  // PR_l := PR_l ⊔ P_t
+    tick(t);
   }
   // A read release of t meets CS_l (from t's own cursor: the write acquires of other threads do
   // not join t's P) and RCS_{l,t}; the walked prefix of RCS_{l,t} is dropped (a later write
