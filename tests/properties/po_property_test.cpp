@@ -165,19 +165,10 @@ TEST(PoProperty, EnginesWithReadLocksEqualTheirDefinitions) {
 TEST(PoProperty, WcpWithReadLocksEqualsThePlainReductionOnLargerTraces) {
   for (int k = 0; k < iterations(800); ++k) {
     const uint64_t seed = 50000 + static_cast<uint64_t>(k);
-    Rng rng(seed);
-    GeneratorOptions o;
-    o.seed = seed;
-    o.threads = 3 + static_cast<uint32_t>(rng.below(8));
-    o.events = 200 + rng.below(400);
-    o.variables = 2 + static_cast<uint32_t>(rng.below(6));
-    o.locks = 1 + static_cast<uint32_t>(rng.below(3));
-    o.nesting = 1 + static_cast<uint32_t>(rng.below(2));
-    o.shape = seed % 2 ? ForkShape::Nested : ForkShape::None;
-    o.cs_share = 0.8;
-    o.local_share = 0.1;
-    o.guarded_share = 0.5;
-    o.read_lock_share = 0.3 + 0.4 * static_cast<double>(rng.below(2));
+    GeneratorOptions o = random_options(seed);  // the mixes above, longer and with more threads
+    o.threads += static_cast<uint32_t>(seed % 7);
+    o.events *= 10;
+    o.read_lock_share = seed % 3 == 0 ? 0.7 : 0.4;
     const Trace trace = generate_trace(o);
     const testing::PoVerdict plain = verdict_of(run_plain("wcp", trace));
     const testing::PoVerdict engine = verdict_of(run_engine("wcp", trace));
