@@ -25,11 +25,13 @@
 //
 // Read-write locks (docs/ENGINES.md "Read-write locks"): the standard reduction, literally, as
 // PlainWcpState (po_common.hpp) does it with reduced locks (l,*) and (l,u); a copy of (l,*) also
-// copies its S4 records and CS writers. The joins of an acquire commute; at a release S4 runs
-// per reduced lock, S3 on all of them until nothing is joined, then every CS is closed and N_t
-// ticks once. The lock sets of the filter hold real locks with their mode (l, or l | kReadMode:
-// po_common.hpp), which decides "a reduced lock in common" also against accesses made before some
-// (l,u) existed.
+// copies its CS writers (the S4 records need no copy: S4 scans all of them at every release, and
+// a record's lock only locates s1's release, which every reduced lock of s1 has alike; for the
+// same reason a write records each (e2, s1) once, not once per reduced lock). The joins of an
+// acquire commute; at a release S4 runs per reduced lock, S3 on all of them until nothing is
+// joined, then every CS is closed and N_t ticks once. The lock sets of the filter hold real locks
+// with their mode (l, or l | kReadMode: po_common.hpp), which decides "a reduced lock in common"
+// also against accesses made before some (l,u) existed.
 //
 // Cost: the S4 records grow with the number of write-write conflicts under a common lock and
 // every release scans them, so sdp is quadratic in that number and its memory grows with the
@@ -134,12 +136,17 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
       }
     }
     if (e.op == Op::Write) {
+      seen_.clear();                                    // s1 by its acquire event
       for (const OpenSections::Cs& cs : open_.of(t)) {  // S4 records
         const uint32_t s = slots_.find(cs.lock, x);
         if (s != PairSlots::kNone && s < writers_.size())
           for (size_t s1 : writers_[s]) {
             const Cs& c1 = sections_[cs.lock][s1];
             if (c1.thread == t || !c1.closed) continue;
+            if (read_locks_) [[unlikely]] {  // one record per (e2, s1), not per reduced lock
+              if (std::find(seen_.begin(), seen_.end(), c1.acq_event) != seen_.end()) continue;
+              seen_.push_back(c1.acq_event);
+            }
             Record r{t, n_[t], id, cs.lock, s1, c1.thread, {}};
             for (const auto& [y, w] : c1.writes)
               if (y == x) r.e1.push_back(w);
@@ -159,17 +166,11 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
       read_locks_ = true;
       filtered_.allow_read_modes();
     }
-    return reduced(e, t, [&](LockId from, LockId to, const auto& slots) {
+    return reduced(e, t, [&](LockId, LockId, const auto& slots) {
       for (const auto& [s, c] : slots)
         if (s < writers_.size()) {
           grow_to(writers_, c);
           writers_[c] = writers_[s];
-        }
-      for (size_t k = 0, n = records_.size(); k < n; ++k)
-        if (records_[k].m == from) {
-          Record r = records_[k];
-          r.m = to;
-          records_.push_back(std::move(r));
         }
     });
   }
@@ -231,6 +232,7 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
   std::vector<Record> records_;
   FilteredHistory filtered_;
   bool read_locks_ = false;
+  std::vector<EventId> seen_;  // scratch: the s1 of the current write's records
   // Per thread: the held real locks with their mode, sorted (LH_S of the filter).
   std::vector<std::vector<LockId>> held_;
   std::vector<LockId>& held_of(ThreadId t) {
