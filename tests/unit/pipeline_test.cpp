@@ -140,6 +140,31 @@ TEST(Pipeline, EngineThreadsGiveEachEngineItsOwnResults) {
   }
 }
 
+// fasttrack prefetches per-variable state ahead once it has more than 32K variables
+// (engines/dispatch.hpp): in batches of one event nothing is ahead, in large batches every
+// access is prefetched; the results are the same.
+TEST(Pipeline, PrefetchingEnginesGiveTheSameResultsInEveryBatchSize) {
+  GeneratorOptions o;
+  o.seed = 5;
+  o.threads = 6;
+  o.variables = 60000;
+  o.locks = 4;
+  o.events = 200000;
+  const std::string text = to_std_text(generate_trace(o));
+  const auto engines = resolve_engines({"fasttrack"});
+  std::vector<RaceSink> sinks;
+  for (size_t batch : {size_t{1}, size_t{1} << 16}) {
+    PipelineOptions options;
+    options.batch_size = batch;
+    options.max_races = 100;
+    PipelineResult result = run_pipeline_on_text(text, "v.std", engines, options);
+    EXPECT_GT(result.symbols.variables.size(), 40000u);
+    EXPECT_GT(result.runs[0].sink.race_count(), 0u);
+    sinks.push_back(std::move(result.runs[0].sink));
+  }
+  expect_same(sinks[0], sinks[1]);
+}
+
 // An engine that throws at its n-th batch, beside engines that do not.
 class FailingEngine : public Engine {
  public:

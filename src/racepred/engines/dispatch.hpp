@@ -26,6 +26,7 @@
 // driver pays one virtual call per batch, not per event.
 #pragma once
 
+#include <concepts>
 #include <span>
 #include <string>
 
@@ -49,6 +50,7 @@ namespace racepred {
 template <class Self>
 class DispatchEngine : public Engine {
  public:
+  static constexpr size_t kPrefetchAhead = 8;
   void on_events(std::span<const EventId> ids, std::span<const Event> events) final {
     static_assert(
         requires(Self & s, EventId id, const Event& e) {
@@ -56,10 +58,30 @@ class DispatchEngine : public Engine {
           s.read_release(id, e);
         },
         "an engine defines read_acquire and read_release (engines/dispatch.hpp)");
+    // An engine whose per-variable state outgrows the caches may define prefetching() (asked
+    // once per batch) and prefetch(const Event&): while prefetching() holds, prefetch is called
+    // kPrefetchAhead events ahead and starts loading that event's state, so the cache misses
+    // of consecutive events overlap instead of each stalling its event. Other batches, and
+    // other engines, run the loop without it.
+    if constexpr (requires(Self & s, const Event& e) {
+                    s.prefetch(e);
+                    { s.prefetching() } -> std::same_as<bool>;
+                  }) {
+      if (static_cast<Self&>(*this).prefetching()) return run<true>(ids, events);
+    }
+    run<false>(ids, events);
+  }
+
+ private:
+  template <bool kPrefetch>
+  [[gnu::always_inline]] inline void run(std::span<const EventId> ids,
+                                         std::span<const Event> events) {
     Self& self = static_cast<Self&>(*this);
     for (size_t k = 0, n = events.size(); k < n; ++k) {
       const EventId id = ids[k];
       const Event& e = events[k];
+      if constexpr (kPrefetch)
+        if (k + kPrefetchAhead < n) self.prefetch(events[k + kPrefetchAhead]);
       self.before(id, e);
       switch (e.op) {
         case Op::Read:
@@ -91,6 +113,7 @@ class DispatchEngine : public Engine {
     }
   }
 
+ public:
  protected:
   // The defaults: nothing happens. A handler of Self hides the one here.
   void read(EventId, const Event&) {}

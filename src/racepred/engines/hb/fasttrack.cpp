@@ -54,6 +54,16 @@ class FastTrack final : public LocationEngine<FastTrack> {
     }
   }
 
+  // Past a few ten thousand variables their state no longer fits the caches: the dispatch
+  // loop loads it a few events ahead (LocationEngine::prefetching).
+  size_t variables() const { return vars_.size(); }
+  void prefetch_variable(VariableId x) const {
+    if (x < vars_.size()) {
+      __builtin_prefetch(&vars_[x], 1);
+      __builtin_prefetch(&who_[x], 1);
+    }
+  }
+
   void write(EventId id, const Event& e, const Clock* th) {
     const size_t x = e.target;
     if (x >= vars_.size()) [[unlikely]]

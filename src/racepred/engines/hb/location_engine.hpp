@@ -111,6 +111,18 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
     th_ = clocks_.th(e.thread);
   }
   void after(EventId, const Event& e) { increment_clock(th_[slot_], e.thread); }  // inc(Th(i), i)
+  // The dispatch base's prefetch hooks, for engines that keep per-variable state in arrays.
+  bool prefetching() const requires requires(const Derived& d) {
+    d.prefetch_variable(VariableId{});
+  }
+  { return static_cast<const Derived&>(*this).variables() > kPrefetchFrom; }
+  void prefetch(const Event& e) requires requires(const Derived& d) {
+    d.prefetch_variable(VariableId{});
+  }
+  {
+    if (e.is_access()) derived().prefetch_variable(e.target);
+  }
+  static constexpr size_t kPrefetchFrom = size_t{1} << 15;  // variables: ~1 MB of state and more
 
   // The annotated view shows clocks indexed by thread: no slot reuse there.
   Annotator* annotator() override {
