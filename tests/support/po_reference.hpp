@@ -15,6 +15,12 @@
 // - Pairs: for a racy event e2 and a thread u, the pair (e1, e2) with e1 the latest earlier
 //   access of u of each conflicting kind (read, write) that is unordered with e2 (and, for sdp
 //   and wdp, whose standard lock set is disjoint from e2's). Racy events: every e2 with a pair.
+// - Read-write locks (docs/ENGINES.md "Read-write locks"): the standard reduction, with each
+//   acquire and release one event. A read section of l by t holds the lock (l,t), a write
+//   section of l holds (l,u) for every u; two CSs "share a lock" when they hold a common reduced
+//   lock: same l, and not two read sections of different threads. Every rule that speaks of
+//   "the same lock" (HB's rel -> acq, rule (a), rule (b), S4, the lock-set filter) reads "share
+//   a lock".
 #pragma once
 
 #include <algorithm>
@@ -81,10 +87,12 @@ struct PoFacts {
     size_t acq;
     size_t rel;  // n if the CS is still open at the end
     std::vector<size_t> members;
+    bool read = false;  // a read section (racq/rrel)
   };
   std::vector<Cs> cs;                        // in trace order of their acquires
   std::vector<std::vector<size_t>> cs_of;    // per event: the CSs it is a member of
   std::vector<std::set<LockId>> locks_held;  // LH_S(e)
+  std::vector<std::set<LockId>> read_held;   // the locks of LH_S(e) held in read mode
   std::vector<size_t> lw;                    // last write of a read, or n
   BitMatrix to;                              // thread order (same thread, earlier)
   BitMatrix hb;                              // HB with fork/join, strict
@@ -95,10 +103,10 @@ struct PoFacts {
       : trace(t), n(t.size()), to(t.size()), hb(t.size()), hbcs(t.size()) {
     cs_of.resize(n);
     locks_held.resize(n);
+    read_held.resize(n);
     lw.assign(n, n);
     std::vector<std::vector<size_t>> open;  // per thread: indices into cs of open CSs
     std::vector<size_t> last_write;
-    std::vector<size_t> last_release;
     std::vector<std::vector<size_t>> by_thread;
     auto grow = [](auto& v, size_t k, auto init) {
       if (v.size() <= k) v.resize(k + 1, init);
@@ -109,10 +117,11 @@ struct PoFacts {
       grow(by_thread, e.thread, std::vector<size_t>{});
       if (e.op == Op::Fork || e.op == Op::Join) grow(by_thread, e.target, std::vector<size_t>{});
       for (size_t c : open[e.thread]) {
-        if (e.op == Op::Release && cs[c].lock == e.target) continue;
+        if (is_release_op(e.op) && cs[c].lock == e.target) continue;
         cs[c].members.push_back(i);
         cs_of[i].push_back(c);
         locks_held[i].insert(cs[c].lock);
+        if (cs[c].read) read_held[i].insert(cs[c].lock);
       }
       for (size_t j : by_thread[e.thread]) {
         to.set(j, i);
@@ -122,17 +131,20 @@ struct PoFacts {
       by_thread[e.thread].push_back(i);
       switch (e.op) {
         case Op::Acquire:
-          grow(last_release, e.target, n);
-          if (last_release[e.target] != n) {
-            hb.set(last_release[e.target], i);
-            hbcs.set(last_release[e.target], i);
-          }
-          cs.push_back(Cs{e.target, e.thread, i, n, {}});
+        case Op::ReadAcquire: {
+          // rel -> acq from every earlier release of a CS sharing a lock (the closure is the
+          // same as from the last release of each reduced lock).
+          cs.push_back(Cs{e.target, e.thread, i, n, {}, e.op == Op::ReadAcquire});
+          for (size_t c = 0; c + 1 < cs.size(); ++c)
+            if (cs[c].rel < i && shares(c, cs.size() - 1)) {
+              hb.set(cs[c].rel, i);
+              hbcs.set(cs[c].rel, i);
+            }
           open[e.thread].push_back(cs.size() - 1);
           break;
-        case Op::Release: {
-          grow(last_release, e.target, n);
-          last_release[e.target] = i;
+        }
+        case Op::Release:
+        case Op::ReadRelease: {
           auto& o = open[e.thread];
           for (size_t k = 0; k < o.size(); ++k)
             if (cs[o[k]].lock == e.target) {
@@ -157,9 +169,6 @@ struct PoFacts {
         case Op::Join:
           for (size_t j : by_thread[e.target]) hb.set(j, i);
           break;
-        case Op::ReadAcquire:
-        case Op::ReadRelease:  // the po engines have no read-write lock rule yet
-          throw std::logic_error("po reference: read-write locks are not modelled");
       }
     }
     // Fork edges: the fork is before every event of the child.
@@ -171,13 +180,18 @@ struct PoFacts {
     close_transitively(hbcs);
   }
 
+  // CSs c1, c2 hold a common reduced lock.
+  bool shares(size_t c1, size_t c2) const {
+    return cs[c1].lock == cs[c2].lock &&
+           (!cs[c1].read || !cs[c2].read || cs[c1].thread == cs[c2].thread);
+  }
   const Event& ev(size_t i) const { return trace.events[i]; }
   bool hb_or_eq(size_t a, size_t b) const { return a == b || hb.get(a, b); }
   bool is(size_t i, Op op) const { return ev(i).op == op; }
   bool conflict(size_t a, size_t b) const { return conflicting(ev(a), ev(b)); }
   bool disjoint_locks(size_t a, size_t b) const {
     for (LockId l : locks_held[a])
-      if (locks_held[b].count(l)) return false;
+      if (locks_held[b].count(l) && !(read_held[a].count(l) && read_held[b].count(l))) return false;
     return true;
   }
   // The fork and join edges (WCP-4/5, S6/S7, D3/D4): fork(t, s) before every event of s; every
@@ -197,7 +211,7 @@ struct PoFacts {
     for (size_t c1 = 0; c1 < cs.size(); ++c1) {
       if (cs[c1].rel == n) continue;
       for (size_t c2 = c1 + 1; c2 < cs.size(); ++c2) {
-        if (cs[c2].lock != cs[c1].lock) continue;
+        if (!shares(c1, c2)) continue;
         for (size_t e : cs[c1].members)
           for (size_t f : cs[c2].members)
             if (conflict(e, f)) fn(cs[c1].rel, e, f, c1, c2);
@@ -236,7 +250,7 @@ inline bool release_release(BitMatrix& r, const PoFacts& f, bool same_thread = t
   for (size_t c1 = 0; c1 < f.cs.size(); ++c1) {
     if (f.cs[c1].rel == f.n) continue;
     for (size_t c2 = c1 + 1; c2 < f.cs.size(); ++c2)
-      if (f.cs[c2].lock == f.cs[c1].lock && f.cs[c2].rel != f.n &&
+      if (f.shares(c1, c2) && f.cs[c2].rel != f.n &&
           (same_thread || f.cs[c1].thread != f.cs[c2].thread) && r.get(f.cs[c1].acq, f.cs[c2].rel))
         changed = r.set(f.cs[c1].rel, f.cs[c2].rel) || changed;
   }
@@ -279,7 +293,7 @@ inline BitMatrix sdp_relation(const PoFacts& f, Rules rules = {}) {
   for (size_t s1 = 0; s1 < f.cs.size() && rules.s4; ++s1) {
     if (f.cs[s1].rel == n) continue;
     for (size_t s2 = s1 + 1; s2 < f.cs.size(); ++s2) {
-      if (f.cs[s2].lock != f.cs[s1].lock) continue;
+      if (!f.shares(s1, s2)) continue;
       for (size_t e1 : f.cs[s1].members)
         for (size_t e2 : f.cs[s2].members) {
           if (!f.is(e1, Op::Write) || !f.is(e2, Op::Write) || !f.conflict(e1, e2)) continue;
@@ -287,7 +301,7 @@ inline BitMatrix sdp_relation(const PoFacts& f, Rules rules = {}) {
           for (size_t c1 = 0; c1 < f.cs.size(); ++c1) {
             if (f.cs[c1].rel == n || !f.hbcs.get(f.cs[c1].acq, f.cs[s1].rel)) continue;
             for (size_t c2 = 0; c2 < f.cs.size(); ++c2) {
-              if (f.cs[c2].lock != f.cs[c1].lock || f.cs[c2].rel == n) continue;
+              if (!f.shares(c1, c2) || f.cs[c2].rel == n) continue;
               if (!(f.cs[c1].rel < f.cs[c2].rel) || !f.hbcs.get(e2, f.cs[c2].rel)) continue;
               if (!f.member(e1, c1) || !f.member(e2, c2)) r.set(f.cs[c1].rel, f.cs[c2].rel);
             }

@@ -26,6 +26,14 @@
 //               D^r_{l,x} ⊔= D_t for x read inside, D^w_{l,x} ⊔= D_t for x written;
 //               close the CS with D_t;  D_t(t) += 1
 //   fork(t,u):  D_u ⊔= D_t;  D_t(t) += 1          join(t,u): D_t ⊔= D_u
+//
+// Read-write locks (DcFlat; docs/ENGINES.md "Read-write locks"): the standard reduction, where
+// two CSs of l share a reduced lock unless both are read sections (of different threads). A
+// read section is the open CS l | kReadMode (po_common.hpp); its releases go to the rule-(a)
+// slot keyed l | kReadMode and to the lanes RCS_{l,u}, a write section's to the slot keyed l and
+// CS_{l,u}. An access in a read section joins the write-section slot of (l, x) only, one in a
+// write section both; a read release walks the CS_{l,u} of the other threads, a write release
+// also RCS_{l,u}. The relation has no lock clocks (no HB composition), so nothing else changes.
 #pragma once
 
 #include <array>
@@ -228,13 +236,14 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       add_thread(t);
     switch (e.op) {
       case Op::ReadAcquire:
-      case Op::ReadRelease:
-        read_locks_unsupported("dc/wdc/dc-tp/wdp", id, e);
+        if (!read_locks_) first_read_lock();
+        [[fallthrough]];
       case Op::Acquire:
-        open_.acquire(t, e.target, d(t)[t]);  // entry: D_t(t) at the acquire
+        open_.acquire(t, section_token(e), d(t)[t]);  // entry: D_t(t) at the acquire
         break;
+      case Op::ReadRelease:
       case Op::Release:
-        release(t, e.target);
+        release(t, section_token(e));
         break;
       case Op::Read:
       case Op::Write:
@@ -269,6 +278,14 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   // its latest such release: the O(1) test) or several. Stored per variable: the locks that
   // guard it in one small array (scanned at every access), the rest in parallel arrays.
   static constexpr ThreadId kSeveral = kNoThread - 1;
+  // CS_{l,u}: u's CSs on l with a release or fork inside, in thread order: D_u(u) at the acquire
+  // and at the release, and the snapshot of D at the release.
+  struct Sec {
+    Clock acq, own;
+    uint32_t snap;
+  };
+  using Lanes = std::vector<std::vector<std::vector<Sec>>>;       // [l][u]
+  using Cursors = std::vector<std::vector<std::vector<size_t>>>;  // [l][t][u]
   struct Contributors {
     ThreadId thread = kNoThread;
     Clock own = 0;
@@ -303,13 +320,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     const VariableId x = e.target;
     Clock* dt = d(t);
     if constexpr (!Config.write_read) {
-      if (x < ra_.size() && !ra_[x].locks.empty())
-        for (const OpenSections::Cs& cs : open_.of(t)) {  // rule (a) into f
-          const size_t k = find_slot(x, cs.lock);
-          if (k == kNotFound) continue;
-          join_kind(dt, ra_[x], k, 1);
-          if (e.op == Op::Write) join_kind(dt, ra_[x], k, 0);
-        }
+      if (x < ra_.size() && !ra_[x].locks.empty()) rule_a(dt, t, x, e.op);  // rule (a) into f
     }
     if constexpr (Config.lockset) {
       const size_t n = stride();
@@ -322,42 +333,87 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     }
     if constexpr (Config.write_read) {
       if (e.op == Op::Read && x < ra_.size())
-        for (const OpenSections::Cs& cs : open_.of(t)) {  // rule (a) into the branch after f
-          const size_t k = find_slot(x, cs.lock);
-          if (k != kNotFound) join_kind(dt, ra_[x], k, 1);
-        }
+        rule_a(dt, t, x, Op::Read);  // rule (a) into the branch after f
     }
     open_.access(e);
   }
 
-  void release(ThreadId t, LockId l) {
-    if (!open_.release(t, l, released_)) return;
+  // Rule (a) for an access `op` of x by t from the earlier CSs of the locks t holds.
+  [[gnu::always_inline]] void rule_a(Clock* dt, ThreadId t, VariableId x, Op op) {
+    if (read_locks_) [[unlikely]] {
+      rule_a_modes(dt, t, x, op);
+      return;
+    }
+    for (const OpenSections::Cs& cs : open_.of(t)) join_rule_a(dt, x, cs.lock, op);
+  }
+  // The same once a lock was taken in read mode: a read section meets the write sections of l,
+  // a write section also the read sections.
+  [[gnu::noinline]] void rule_a_modes(Clock* dt, ThreadId t, VariableId x, Op op) {
+    for (const OpenSections::Cs& cs : open_.of(t)) {
+      join_rule_a(dt, x, lock_of(cs.lock), op);
+      if (!is_read_mode(cs.lock)) join_rule_a(dt, x, cs.lock | kReadMode, op);
+    }
+  }
+  // D_t ⊔= the rule-(a) slot of (key, x) for an access `op` (key: l for the write sections of
+  // l, l | kReadMode for its read sections).
+  [[gnu::always_inline]] void join_rule_a(Clock* dt, VariableId x, LockId key, Op op) const {
+    const size_t k = find_slot(x, key);
+    if (k == kNotFound) return;
+    join_kind(dt, ra_[x], k, 1);
+    if (op == Op::Write) join_kind(dt, ra_[x], k, 0);
+  }
+
+  // Rule (b) over the lanes `lanes` (CS_{l,u} or RCS_{l,u}) with t's cursors into them; true if
+  // something was joined.
+  [[gnu::always_inline]] bool walk_lanes(ThreadId t, const std::vector<std::vector<Sec>>& lanes,
+                                         std::vector<size_t>& cursors) {
+    Clock* dt = d(t);
+    bool joined = false;
+    const size_t us = std::min<size_t>(lanes.size(), threads_);
+    for (ThreadId u = 0; u < us; ++u) {
+      if (u == t) continue;
+      const std::vector<Sec>& lane = lanes[u];
+      size_t i = cursors[u];
+      while (i < lane.size() && lane[i].own <= dt[u]) ++i;  // r1 already before us
+      if (i < lane.size() && lane[i].acq <= dt[u]) {        // a1 before us, r1 not yet
+        join_clocks(dt, snaps_.row(lane[i].snap), stride());
+        joined = true;
+        ++i;
+      }
+      cursors[u] = i;
+    }
+    return joined;
+  }
+
+  // `token`: l, or l | kReadMode for a read section.
+  void release(ThreadId t, LockId token) {
+    if (!open_.release(t, token, released_)) return;
     Clock* dt = d(t);
     const size_t n = stride();
+    const LockId l = lock_of(token);
     if constexpr (Config.rule_b) {
-      if (l < lists_.size()) {
-        auto& lanes = lists_[l];
-        auto& cursors = cursors_of(l, t);
-        const size_t us = std::min<size_t>(lanes.size(), threads_);
-        for (ThreadId u = 0; u < us; ++u) {
-          if (u == t) continue;
-          const std::vector<Sec>& lane = lanes[u];
-          size_t i = cursors[u];
-          while (i < lane.size() && lane[i].own <= dt[u]) ++i;  // r1 already before us
-          if (i < lane.size() && lane[i].acq <= dt[u]) {        // a1 before us, r1 not yet
-            join_clocks(dt, snaps_.row(lane[i].snap), n);
-            ++i;
-          }
-          cursors[u] = i;
-        }
+      // A read release meets the write sections of l (one pass, as above); a write release
+      // also the read sections, and joining one of those can make a CS of another thread due
+      // that the read release of the joined one did not meet (two read sections): repeat.
+      const bool readers = !is_read_mode(token) && l < rlists_.size();
+      for (bool again = true; again;) {
+        again = false;
+        if (l < lists_.size()) again = walk_lanes(t, lists_[l], cursors_of(cursors_, l, t));
+        if (readers) again = walk_lanes(t, rlists_[l], cursors_of(rcursors_, l, t)) || again;
+        again = again && readers;
       }
     }
     const Clock own = dt[t];
     if constexpr (!Config.write_read) {
-      for (VariableId x : released_.reads) add(l, x, 0, t, own, dt);
+      for (VariableId x : released_.reads) add(token, x, 0, t, own, dt);
       // A write-release is after every earlier read- and write-release of (l, x) (rule (a) at
-      // the write inside): it alone stands for all of them.
+      // the write inside): it alone stands for all of them. Not so for a read section (two
+      // read sections share no reduced lock): its write-releases are joined like the reads.
       for (VariableId x : released_.writes) {
+        if (is_read_mode(token)) [[unlikely]] {
+          add(token, x, 1, t, own, dt);
+          continue;
+        }
         const size_t k = slot(l, x);
         VarSlots& v = ra_[x];
         copy_clock(v.row(k, 1, n), dt, n);
@@ -365,14 +421,14 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
         v.entries[k].kind[0] = Contributors{};
       }
     } else {
-      for (VariableId x : released_.writes) add(l, x, 1, t, own, dt);
+      for (VariableId x : released_.writes) add(token, x, 1, t, own, dt);
     }
     if constexpr (Config.rule_b) {
       const Clock acq = static_cast<Clock>(released_.entry);
       if (own > acq) {  // a release or fork inside: the CS may be joined by rule (b)
         const uint32_t snap = snaps_.take(dt, t);
         snaps_.ref(snap);
-        lane_of(l, t).push_back(Sec{acq, own, snap});
+        lane_of(is_read_mode(token) ? rlists_ : lists_, l, t).push_back(Sec{acq, own, snap});
       }
     }
     ++dt[t];
@@ -411,23 +467,21 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     return v.locks.size() - 1;
   }
 
-  // CS_{l,u}: u's CSs on l with a release or fork inside, in thread order: D_u(u) at the acquire
-  // and at the release, and the snapshot of D at the release.
-  struct Sec {
-    Clock acq, own;
-    uint32_t snap;
-  };
-  std::vector<Sec>& lane_of(LockId l, ThreadId u) {
-    grow_to(lists_, l);
-    grow_to(lists_[l], u);
-    return lists_[l][u];
+  static std::vector<Sec>& lane_of(Lanes& lists, LockId l, ThreadId u) {
+    grow_to(lists, l);
+    grow_to(lists[l], u);
+    return lists[l][u];
   }
-  std::vector<size_t>& cursors_of(LockId l, ThreadId t) {
-    grow_to(cursors_, l);
-    grow_to(cursors_[l], t);
-    auto& c = cursors_[l][t];
+  std::vector<size_t>& cursors_of(Cursors& cursors, LockId l, ThreadId t) {
+    grow_to(cursors, l);
+    grow_to(cursors[l], t);
+    auto& c = cursors[l][t];
     if (c.size() < threads_) c.resize(threads_, 0);
     return c;
+  }
+  [[gnu::noinline, gnu::cold]] void first_read_lock() {
+    read_locks_ = true;
+    filtered_.allow_read_modes();
   }
   [[gnu::noinline]] void add_thread(ThreadId t) {
     const size_t need = size_t{t} + 1;
@@ -450,11 +504,14 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   }
 
   size_t threads_ = 0;
-  ClockRows d_;                                            // D_t
-  std::vector<VarSlots> ra_;                               // rule (a), per variable
-  std::vector<std::vector<std::vector<Sec>>> lists_;       // CS_{l,u}
-  std::vector<std::vector<std::vector<size_t>>> cursors_;  // cursor_{l,t,u}
-  SnapshotPool snaps_;                                     // D at the releases of CS_{l,u}
+  ClockRows d_;               // D_t
+  std::vector<VarSlots> ra_;  // rule (a), per variable
+  Lanes lists_;               // CS_{l,u}
+  Cursors cursors_;           // cursor_{l,t,u}
+  Lanes rlists_;              // RCS_{l,u}: u's read sections
+  Cursors rcursors_;          // cursors into RCS_{l,u}
+  bool read_locks_ = false;   // a read lock was taken
+  SnapshotPool snaps_;        // D at the releases of CS_{l,u}
   OpenSections open_{Config.lockset};
   OpenSections::Cs released_{0, 0, {}, {}};
   FlatHistory hist_;

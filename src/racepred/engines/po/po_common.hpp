@@ -24,10 +24,32 @@
 #include "racepred/clock/vector_clock.hpp"
 #include "racepred/engines/dispatch.hpp"
 #include "racepred/engines/engine.hpp"
+#include "racepred/trace/error.hpp"
 
 namespace racepred::po {
 
 inline constexpr ThreadId kNoThread = UINT32_MAX;
+
+// Read-write locks (docs/ENGINES.md "Read-write locks", the standard reduction): a critical
+// section of lock l taken in read mode is recorded as the token l | kReadMode (in the open CSs
+// and the lock sets LH_S); a write section as l itself. Two sections share a reduced lock iff
+// they are of the same l and not both read sections (of different threads).
+inline constexpr LockId kReadMode = LockId{1} << 31;
+inline LockId read_mode(LockId l) {
+  if (l >= kReadMode) [[unlikely]]
+    throw InputError("error: more than 2^31 locks: read locks need the top bit of a lock id");
+  return l | kReadMode;
+}
+inline constexpr LockId lock_of(LockId token) {
+  return token & ~kReadMode;
+}
+inline constexpr bool is_read_mode(LockId token) {
+  return (token & kReadMode) != 0;
+}
+// The lock token an acquire or release event names.
+inline LockId section_token(const Event& e) {
+  return is_read_lock_op(e.op) ? read_mode(e.target) : e.target;
+}
 
 // The access behind an epoch: reported as the first event of a race pair.
 struct Who {
@@ -291,6 +313,21 @@ class FilteredHistory {
   template <class Engine, class Known>
   void check_with(Engine& engine, EventId id, const Event& e, Known&& known,
                   const std::vector<LockId>& held) {
+    if (read_modes_) [[unlikely]]
+      check_read_modes(engine, id, e, known, held);
+    else
+      check_modes<false>(engine, id, e, known, held);
+  }
+  template <class Engine, class Known>
+  [[gnu::noinline]] void check_read_modes(Engine& engine, EventId id, const Event& e, Known& known,
+                                          const std::vector<LockId>& held) {
+    check_modes<true>(engine, id, e, known, held);
+  }
+  // From the first read-lock event on, lock sets may hold read-mode tokens.
+  void allow_read_modes() { read_modes_ = true; }
+  template <bool kModes, class Engine, class Known>
+  void check_modes(Engine& engine, EventId id, const Event& e, Known& known,
+                   const std::vector<LockId>& held) {
     const size_t x = e.target;
     if (x >= vars_.size()) return;
     const ThreadId t = e.thread;
@@ -301,7 +338,8 @@ class FilteredHistory {
         if (kind == Op::Read && e.op == Op::Read) continue;
         const Entry* best = nullptr;
         for (const Entry& en : vars_[x][u])
-          if (en.kind == kind && en.time > k && disjoint(en.locks, held) &&
+          if (en.kind == kind && en.time > k &&
+              (kModes ? disjoint_rw(en.locks, held) : disjoint(en.locks, held)) &&
               (!best || en.who.event > best->who.event))
             best = &en;
         if (best) [[unlikely]]
@@ -357,7 +395,17 @@ class FilteredHistory {
     }
     return true;
   }
+  // No reduced lock in common: no lock l held by both unless both hold it in read mode.
+  static bool disjoint_rw(const std::vector<LockId>& a, const std::vector<LockId>& b) {
+    for (LockId la : a) {
+      const LockId l = lock_of(la);
+      if (std::binary_search(b.begin(), b.end(), l)) return false;
+      if (!is_read_mode(la) && std::binary_search(b.begin(), b.end(), l | kReadMode)) return false;
+    }
+    return true;
+  }
   std::vector<std::vector<std::vector<Entry>>> vars_;  // [x][u] -> entries
+  bool read_modes_ = false;
 };
 
 // The open critical sections of each thread (innermost last), with the variables read and
@@ -385,7 +433,8 @@ class OpenSections {
     std::string s = "{";
     for (LockId l : locks(t)) {
       if (s.size() > 1) s += ',';
-      s += std::string(symbols.locks.name(l));
+      if (is_read_mode(l)) s += "r:";
+      s += std::string(symbols.locks.name(lock_of(l)));
     }
     return {"LH_t", s + "}"};
   }
@@ -464,6 +513,13 @@ class PairSlots {
     return row[x];
   }
   uint32_t count() const { return count_; }
+  // fn(x, slot) for every slot of lock l.
+  template <class Fn>
+  void for_each(LockId l, Fn&& fn) const {
+    if (l >= slot_.size()) return;
+    for (size_t x = 0; x < slot_[l].size(); ++x)
+      if (slot_[l][x] != kNone) fn(static_cast<VariableId>(x), slot_[l][x]);
+  }
 
  private:
   std::vector<std::vector<uint32_t>> slot_;
@@ -527,8 +583,9 @@ struct PlainWcpState {
     open_.acquire(t, l, sections_[l].size() - 1);
   }
   // WCP-2 (S3) at a release of l by t: the CSs of l whose acquire is WCP-before it are a prefix
-  // (acquires of l are HB-ordered and WCP composes with HB); the last one stands for all.
-  void rule_b(ThreadId t, LockId l) {
+  // (acquires of l are HB-ordered and WCP composes with HB); the last one stands for all. True if
+  // one was joined.
+  bool rule_b(ThreadId t, LockId l) {
     ensure_lock(l);
     const auto& list = sections_[l];
     grow_to(cursor_[l], t);
@@ -536,18 +593,20 @@ struct PlainWcpState {
     size_t last = SIZE_MAX;
     while (i < list.size() && list[i].closed && list[i].acq <= p_[t].get(list[i].thread))
       last = i++;
-    if (last != SIZE_MAX) p_[t].join(list[last].rel);
+    if (last == SIZE_MAX) return false;
+    p_[t].join(list[last].rel);
+    return true;
   }
   // The rest of the release: rule-(a) bookkeeping, H_l := H_t, P_l := P_t, the CS closed with
-  // H_t, N_t += 1.
-  void close(ThreadId t, LockId l, const OpenSections::Cs& cs) {
+  // H_t, N_t += 1 (unless `then_tick` is false: more locks are released by the same event).
+  void close(ThreadId t, LockId l, const OpenSections::Cs& cs, bool then_tick = true) {
     for (VariableId x : cs.reads) rule_a_slot(l, x)[0].update(t, h_[t]);
     for (VariableId x : cs.writes) rule_a_slot(l, x)[1].update(t, h_[t]);
     hl_[l].assign(h_[t]);
     pl_[l].assign(p_[t]);
     sections_[l][cs.entry].closed = true;
     sections_[l][cs.entry].rel.assign(h_[t]);
-    tick(t);
+    if (then_tick) tick(t);
   }
   std::array<LatestRelease, 2>& rule_a_slot(LockId l, VariableId x) {
     const uint32_t s = slots_.get_or_add(l, x);
@@ -587,6 +646,90 @@ struct PlainWcpState {
       sections_.resize(size_t{l} + 1);
       cursor_.resize(size_t{l} + 1);
     }
+  }
+
+  // ---- Read-write locks: the standard reduction, literally (docs/ENGINES.md) ----------------
+  // The lock ids of this state are reduced locks: (l,*) for every real lock l (the CSs of l's
+  // write sections, standing for every (l,u) of a thread u that never took l in read mode) and
+  // (l,u) for each thread u that did; (l,u) starts as a copy of (l,*)'s state at u's first read
+  // acquire of l (until then both had exactly l's write sections). A read section of l by u is a
+  // CS on (l,u) only; a write section one on (l,*) and every (l,u), acquired and released by the
+  // one event (release_all).
+  static constexpr LockId kNoLock = UINT32_MAX;
+  std::vector<LockId> base_;                  // (l,*)
+  std::vector<std::vector<LockId>> readers_;  // (l,u), kNoLock until u's first read acquire
+  LockId next_ = 0;
+  std::vector<LockId> ids_;                 // scratch: the reduced locks of the current event
+  std::vector<OpenSections::Cs> released_;  // scratch: the CSs the current release closes
+
+  // The reduced locks of a lock event of t: (l,t) for a read-mode event, (l,*) and every (l,u)
+  // for a write-mode one. copied(from, to, slots) is called when (l,t) is made, with the rule-(a)
+  // slot pairs (of from, of to) copied.
+  template <class Copied>
+  const std::vector<LockId>& reduced(const Event& e, ThreadId t, Copied&& copied) {
+    const LockId l = e.target;
+    if (l >= base_.size()) base_.resize(size_t{l} + 1, kNoLock);
+    if (base_[l] == kNoLock) base_[l] = next_++;
+    ids_.clear();
+    if (is_read_lock_op(e.op)) [[unlikely]] {
+      grow_to(readers_, l);
+      if (t >= readers_[l].size()) readers_[l].resize(size_t{t} + 1, kNoLock);
+      if (readers_[l][t] == kNoLock) {
+        const LockId to = next_++;
+        copied(base_[l], to, copy_lock(base_[l], to));
+        readers_[l][t] = to;
+      }
+      ids_.push_back(readers_[l][t]);
+    } else {
+      ids_.push_back(base_[l]);
+      if (l < readers_.size()) [[unlikely]]
+        for (LockId r : readers_[l])
+          if (r != kNoLock) ids_.push_back(r);
+    }
+    return ids_;
+  }
+  // The state of `from` copied to `to` (no CS of `from` is open: a read acquire); returns the
+  // rule-(a) slot pairs (of from, of to).
+  [[gnu::noinline]] std::vector<std::pair<uint32_t, uint32_t>> copy_lock(LockId from, LockId to) {
+    ensure_lock(std::max(from, to));
+    hl_[to] = hl_[from];
+    pl_[to] = pl_[from];
+    sections_[to] = sections_[from];
+    cursor_[to] = cursor_[from];
+    std::vector<std::pair<uint32_t, uint32_t>> slots;
+    slots_.for_each(from, [&](VariableId x, uint32_t s) { slots.emplace_back(s, x); });
+    for (auto& [s, c] : slots) {
+      c = slots_.get_or_add(to, static_cast<VariableId>(c));
+      if (std::max(s, c) >= rule_a_.size()) rule_a_.resize(size_t{std::max(s, c)} + 1);
+      rule_a_[c] = rule_a_[s];
+    }
+    return slots;
+  }
+  // The release of t's CSs on `locks` by one event: before(cs) for each, WCP-2 (S3) on all of
+  // them until nothing is joined, then on_close(cs) and close() for each and N_t += 1 once.
+  // False if t held none of them.
+  template <class Before, class OnClose>
+  bool release_all(ThreadId t, const std::vector<LockId>& locks, Before&& before,
+                   OnClose&& on_close) {
+    released_.clear();
+    for (LockId l : locks) {
+      bool held = false;
+      OpenSections::Cs cs = open_.release(t, l, held);
+      if (held) released_.push_back(std::move(cs));
+    }
+    if (released_.empty()) return false;
+    for (const OpenSections::Cs& cs : released_) before(cs);
+    for (bool again = true; again;) {
+      again = false;
+      for (const OpenSections::Cs& cs : released_) again = rule_b(t, cs.lock) || again;
+      again = again && released_.size() > 1;
+    }
+    for (const OpenSections::Cs& cs : released_) {
+      on_close(cs);
+      close(t, cs.lock, cs, false);
+    }
+    tick(t);
+    return true;
   }
 };
 

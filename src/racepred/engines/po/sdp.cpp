@@ -23,6 +23,16 @@
 //   S5  composition with HB (P flows along HB; P values are joins of HB times)
 //   S6, S7 fork/join as WCP-4/5
 //
+// Read-write locks (docs/ENGINES.md "Read-write locks"): the standard reduction, literally, as
+// PlainWcpState (po_common.hpp) does it with reduced locks (l,*) and (l,u); a copy of (l,*) also
+// copies its CS writers (the S4 records need no copy: S4 scans all of them at every release, and
+// a record's lock only locates s1's release, which every reduced lock of s1 has alike; for the
+// same reason a write records each (e2, s1) once, not once per reduced lock). The joins of an
+// acquire commute; at a release S4 runs per reduced lock, S3 on all of them until nothing is
+// joined, then every CS is closed and N_t ticks once. The lock sets of the filter hold real locks
+// with their mode (l, or l | kReadMode: po_common.hpp), which decides "a reduced lock in common"
+// also against accesses made before some (l,u) existed.
+//
 // Cost: the S4 records grow with the number of write-write conflicts under a common lock and
 // every release scans them, so sdp is quadratic in that number and its memory grows with the
 // trace. It is exact, for traces of moderate size; docs/ENGINES.md.
@@ -55,14 +65,22 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
     ran_[t] = true;
     switch (e.op) {
       case Op::ReadAcquire:
+      case Op::Acquire: {  // H_t ⊔= H_l; P_t ⊔= P_l (S5), for each reduced lock
+        for (LockId l : reduced_locks(e, t))
+          acquire(t, l, Cs{t, n_[t], id, false, kNoEvent, {}, {}});
+        auto& held = held_of(t);
+        const LockId token = section_token(e);
+        held.insert(std::upper_bound(held.begin(), held.end(), token), token);
+        break;
+      }
       case Op::ReadRelease:
-        read_locks_unsupported("sdp", id, e);
-      case Op::Acquire:  // H_t ⊔= H_l; P_t ⊔= P_l (S5)
-        acquire(t, e.target, Cs{t, n_[t], id, false, kNoEvent, {}, {}});
+      case Op::Release: {
+        if (!release(id, t, reduced_locks(e, t))) break;
+        auto& held = held_of(t);
+        const auto it = std::lower_bound(held.begin(), held.end(), section_token(e));
+        if (it != held.end() && *it == section_token(e)) held.erase(it);
         break;
-      case Op::Release:
-        release(id, t, e.target);
-        break;
+      }
       case Op::Read:
       case Op::Write:
         access(id, e);
@@ -118,12 +136,17 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
       }
     }
     if (e.op == Op::Write) {
+      seen_.clear();                                    // s1 by its acquire event
       for (const OpenSections::Cs& cs : open_.of(t)) {  // S4 records
         const uint32_t s = slots_.find(cs.lock, x);
         if (s != PairSlots::kNone && s < writers_.size())
           for (size_t s1 : writers_[s]) {
             const Cs& c1 = sections_[cs.lock][s1];
             if (c1.thread == t || !c1.closed) continue;
+            if (read_locks_) [[unlikely]] {  // one record per (e2, s1), not per reduced lock
+              if (std::find(seen_.begin(), seen_.end(), c1.acq_event) != seen_.end()) continue;
+              seen_.push_back(c1.acq_event);
+            }
             Record r{t, n_[t], id, cs.lock, s1, c1.thread, {}};
             for (const auto& [y, w] : c1.writes)
               if (y == x) r.e1.push_back(w);
@@ -132,18 +155,45 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
         sections_[cs.lock][cs.entry].writes.emplace_back(x, id);
       }
     }
-    filtered_.check(*this, id, e, p_[t], open_.locks(t));
-    filtered_.record(id, e, n_[t], open_.locks(t));
+    filtered_.check(*this, id, e, p_[t], held_of(t));
+    filtered_.record(id, e, n_[t], held_of(t));
     open_.access(e);
   }
 
-  void release(EventId id, ThreadId t, LockId l) {
-    bool held = false;
-    const OpenSections::Cs cs = open_.release(t, l, held);
-    if (!held) return;
+  // The reduced locks of a lock event of t (PlainWcpState::reduced), the S4 state copied along.
+  const std::vector<LockId>& reduced_locks(const Event& e, ThreadId t) {
+    if (is_read_lock_op(e.op) && !read_locks_) [[unlikely]] {
+      read_locks_ = true;
+      filtered_.allow_read_modes();
+    }
+    return reduced(e, t, [&](LockId, LockId, const auto& slots) {
+      for (const auto& [s, c] : slots)
+        if (s < writers_.size()) {
+          grow_to(writers_, c);
+          writers_[c] = writers_[s];
+        }
+    });
+  }
+
+  // The release of the CSs of `locks` (reduced locks) by one event; false if t held none.
+  bool release(EventId id, ThreadId t, const std::vector<LockId>& locks) {
+    return release_all(
+        t, locks, [&](const OpenSections::Cs& cs) { s4(t, cs.lock, cs.entry); },
+        [&](const OpenSections::Cs& cs) {
+          for (VariableId x : cs.writes) {
+            const uint32_t s = slots_.get_or_add(cs.lock, x);
+            grow_to(writers_, s);
+            if (writers_[s].empty() || writers_[s].back() != cs.entry)
+              writers_[s].push_back(cs.entry);
+          }
+          sections_[cs.lock][cs.entry].rel_event = id;
+        });
+  }
+
+  // S4 at the release of the CS c2 of l by t.
+  void s4(ThreadId t, LockId l, size_t c2) {
     ensure_lock(l);
     auto& list = sections_[l];
-    const size_t c2 = cs.entry;
     // S4: premises use HB and trace order only, so the edges are fixed at this release.
     for (const Record& r : records_) {
       if (r.n2 > h_[t].get(r.t2)) continue;  // e2 <hb r2
@@ -170,14 +220,6 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
       }
       p_[t].join(list[k].rel);  // r1 <sdp r2
     }
-    rule_b(t, l);  // S3 (WCP-2)
-    for (VariableId x : cs.writes) {
-      const uint32_t s = slots_.get_or_add(l, x);
-      grow_to(writers_, s);
-      if (writers_[s].empty() || writers_[s].back() != c2) writers_[s].push_back(c2);
-    }
-    list[c2].rel_event = id;
-    close(t, l, cs);  // rule-(a) bookkeeping, H_l, P_l, the CS's H, N_t += 1
   }
 
   // e (an event of the CS's thread, given by id) lies inside the closed CS c.
@@ -189,6 +231,14 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
   std::vector<std::vector<VectorClock>> pending_;  // F_{t,x}
   std::vector<Record> records_;
   FilteredHistory filtered_;
+  bool read_locks_ = false;
+  std::vector<EventId> seen_;  // scratch: the s1 of the current write's records
+  // Per thread: the held real locks with their mode, sorted (LH_S of the filter).
+  std::vector<std::vector<LockId>> held_;
+  std::vector<LockId>& held_of(ThreadId t) {
+    grow_to(held_, t);
+    return held_[t];
+  }
 };
 
 }  // namespace

@@ -29,6 +29,20 @@
 //              HB edges (P_t ⊔= P_l at acquires, P_u ⊔= H_t at forks)          [acq, fork]
 //   WCP-4/5    fork/join: P_u ⊔= H_t at fork(t,u); P_t ⊔= H_u at join(t,u)   [fork, join]
 //   race       conflicting e1 (earlier, thread u != t) not <wcp e2: N(e1) > P_t(u)
+//
+// Read-write locks (engine `wcp`; docs/ENGINES.md "Read-write locks"): the standard reduction, a
+// read section of l by t holding (l,t), a write section every (l,u), each acquire and release
+// one event. In the state above H_l, P_l and CS_l are those of the write sections; besides:
+//   HR_l, PR_l the join of H and P at the read releases of l. A read acquire joins H_l, P_l (the
+//              last release of (l,t) is the last write release or t's own); a write acquire also
+//              HR_l, PR_l (the last releases of every (l,u))
+//   RCS_{l,u}  u's read sections of l, in trace order (with CS_l they make the CSs of (l,u))
+//   L_{l,x,u}  HB time of u's latest read release of l whose section read / wrote x
+// Rule (a) in a read section of l meets the write sections only (L^r, L^w above), in a write
+// section also every other thread's read sections (L_{l,x,u}, u != t). Rule (b) at a read
+// release of t walks CS_l and RCS_{l,t}, at a write release CS_l and every RCS_{l,u}; each lane
+// is a subsequence of the CSs of one reduced lock, so the CSs due are a prefix of it. Joining a
+// read section's release can make a CS of another lane due: repeat until nothing is joined.
 #include <bit>
 #include <memory>
 #include <vector>
@@ -39,8 +53,9 @@
 namespace racepred::po {
 namespace {
 
-// The plain version: every clock a VectorClock, every rule as written above. The engine `wcp`
-// is the flat version below; tests check both against the definition.
+// The plain version: every clock a VectorClock, every rule as written above, and read-write
+// locks by the literal reduction (PlainWcpState::reduced, po_common.hpp). The engine `wcp` is the
+// flat version below (the reduction natively); tests check both against the definition.
 class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section> {
  public:
   using PoEngine<WcpPlain>::PoEngine;
@@ -51,19 +66,16 @@ class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section>
     ran_[t] = true;
     switch (e.op) {
       case Op::ReadAcquire:
+      case Op::Acquire:  // H_t ⊔= H_l; P_t ⊔= P_l, for each reduced lock                   (WCP-3)
+        for (LockId l : reduced(e, t, [](LockId, LockId, const auto&) {}))
+          acquire(t, l, Section{t, n_[t], false, {}});
+        break;
       case Op::ReadRelease:
-        read_locks_unsupported("wcp", id, e);
-      case Op::Acquire:  // H_t ⊔= H_l; P_t ⊔= P_l                                         (WCP-3)
-        acquire(t, e.target, Section{t, n_[t], false, {}});
+      case Op::Release:  // WCP-2 on every reduced lock until nothing is joined; close them
+        release_all(
+            t, reduced(e, t, [](LockId, LockId, const auto&) {}), [](const OpenSections::Cs&) {},
+            [](const OpenSections::Cs&) {});
         break;
-      case Op::Release: {
-        bool held = false;
-        const OpenSections::Cs cs = open_.release(t, e.target, held);
-        if (!held) break;
-        rule_b(t, e.target);  // WCP-2
-        close(t, e.target, cs);
-        break;
-      }
       case Op::Read:
       case Op::Write:
         access(id, e);
@@ -133,8 +145,8 @@ class Wcp final : public PoEngine<Wcp> {
     ran_[t] = true;
     switch (e.op) {
       case Op::ReadAcquire:
-      case Op::ReadRelease:
-        read_locks_unsupported("wcp", id, e);
+        read_acquire(t, e.target);
+        break;
       case Op::Acquire: {
         const LockId l = e.target;
         if (l >= sections_.size()) [[unlikely]]
@@ -142,6 +154,10 @@ class Wcp final : public PoEngine<Wcp> {
         const size_t n = stride();
         join_clocks(h(t), hl_.row(l), n);  // H_t := H_t ⊔ H_l
         join_clocks(p(t), pl_.row(l), n);  // P_t := P_t ⊔ P_l                            (WCP-3)
+        if (l < hrl_.rows()) [[unlikely]] {  // H_t ⊔= HR_l, P_t ⊔= PR_l
+          join_clocks(h(t), hrl_.row(l), n);
+          join_clocks(p(t), prl_.row(l), n);
+        }
         Lane& lane = sections_[l];
         lane.v.push_back(Sec{t, n_[t], kNoSnap});
         open_.acquire(t, l, lane.base + lane.v.size() - 1);
@@ -149,6 +165,9 @@ class Wcp final : public PoEngine<Wcp> {
       }
       case Op::Release:
         release(t, e.target);
+        break;
+      case Op::ReadRelease:
+        read_release(t, e.target);
         break;
       case Op::Read:
       case Op::Write:
@@ -210,12 +229,15 @@ class Wcp final : public PoEngine<Wcp> {
   const Clock* p(ThreadId t) const { return th_.row(2 * size_t{t} + 1); }
   size_t stride() const { return th_.stride(); }
 
-  // P_t := P_t ⊔ snapshot, unless the snapshot's release is already WCP-before (O(1) test).
-  void join_release(ThreadId t, uint32_t snap) {
+  // P_t := P_t ⊔ snapshot, unless the snapshot's release is already WCP-before (O(1) test);
+  // true if joined.
+  [[gnu::always_inline]] bool join_release(ThreadId t, uint32_t snap) {
     const ThreadId u = snaps_.thread(snap);
     const Clock* c = snaps_.row(snap);
     Clock* pt = p(t);
-    if (c[u] > pt[u]) join_clocks(pt, c, stride());
+    if (c[u] <= pt[u]) return false;
+    join_clocks(pt, c, stride());
+    return true;
   }
 
   void access(EventId id, const Event& e) {
@@ -224,7 +246,7 @@ class Wcp final : public PoEngine<Wcp> {
     Clock* pt = p(t);
     if (x < latest_.size() && !latest_[x].locks.empty())
       for (const OpenSections::Cs& cs : open_.of(t)) {  // WCP-1, other threads' releases only
-        const LatestPair* found = find_slot(x, cs.lock);
+        const LatestPair* found = find_slot(x, lock_of(cs.lock));
         if (found == nullptr) continue;
         const LatestPair& slot = *found;
         for (int kind = 1; kind >= (e.op == Op::Write ? 0 : 1); --kind) {
@@ -237,6 +259,8 @@ class Wcp final : public PoEngine<Wcp> {
           }
         }
       }
+    if (read_locks_ && x < rlatest_.size() && !rlatest_[x].empty()) [[unlikely]]
+      reader_rule_a(t, x, e.op == Op::Write);
     const Clock own = pt[t];
     pt[t] = n_[t];  // C_t = P_t[t := N_t]; own entries never race
     hist_.check(*this, id, e, pt);
@@ -245,37 +269,167 @@ class Wcp final : public PoEngine<Wcp> {
     open_.access(e);
   }
 
-  void release(ThreadId t, LockId l) {
-    if (!open_.release(t, l, released_)) return;
-    if (l >= sections_.size()) add_lock(l);
-    Lane& lane = sections_[l];
-    auto& list = lane.v;
-    Clock* pt = p(t);
-    // WCP-2: the CSs whose acquire is WCP-before this release are a prefix of CS_l (acquires of
-    // l are HB-ordered and WCP composes with HB); join the last one. The prefix is dropped: every
-    // later release of l follows an acquire of l, which joins P_l ⊒ P_t ⊒ H(r) of every dropped
-    // CS, so no later walk needs them (the list holds only CSs not yet WCP-before the last
-    // release of l; one cursor per lock suffices).
-    size_t i = lane.head, last = SIZE_MAX;
+  // Lanes of CSs (CS_l, RCS_{l,u}) from a cursor on: v[head..] (absolute index of v[i]: base + i).
+  struct Lane {
+    std::vector<Sec> v;
+    size_t head = 0;
+    uint64_t base = 0;
+  };
+
+  // WCP-2 on one lane from the absolute index `from`: walks the closed CSs whose acquire is
+  // WCP-before the current release (N(a1) <= P_t(thread(a1))) and joins the last one; returns
+  // the absolute index of the first CS not walked. `joined` is set if P_t grew.
+  [[gnu::always_inline]] uint64_t walk(ThreadId t, const Lane& lane, uint64_t from, bool& joined) {
+    const Clock* pt = p(t);
+    const auto& list = lane.v;
+    size_t i = static_cast<size_t>(from - lane.base), last = SIZE_MAX;
     while (i < list.size() && list[i].rel != kNoSnap && list[i].acq <= pt[list[i].thread])
       last = i++;
-    if (last != SIZE_MAX) join_release(t, list[last].rel);
+    if (last != SIZE_MAX && join_release(t, list[last].rel)) joined = true;
+    return lane.base + i;
+  }
+  // Drops the CSs before the absolute index `to` (their releases are WCP-before every later
+  // release that walks the lane).
+  [[gnu::always_inline]] void drop(Lane& lane, uint64_t to) {
+    auto& list = lane.v;
+    const size_t i = static_cast<size_t>(to - lane.base);
     for (size_t k = lane.head; k < i; ++k) snaps_.unref(list[k].rel);
-    lane.head = i;
+    lane.head = std::max(lane.head, i);
     if (lane.head >= 4 && 2 * lane.head >= list.size()) {
       list.erase(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(lane.head));
       lane.base += lane.head;
       lane.head = 0;
     }
+  }
+
+  // A write release (the read releases: read_release).
+  void release(ThreadId t, LockId l) {
+    if (!open_.release(t, l, released_)) return;
+    if (l >= sections_.size()) add_lock(l);
+    Lane& lane = sections_[l];
+    // WCP-2: the CSs whose acquire is WCP-before this release are a prefix of CS_l (acquires of
+    // l are HB-ordered and WCP composes with HB); join the last one. The prefix is dropped: every
+    // later release of l follows an acquire of l, which joins P_l ⊒ P_t ⊒ H(r) of every dropped
+    // CS, so no later walk needs them (the list holds only CSs not yet WCP-before the last
+    // release of l; one cursor per lock suffices).
+    if (l < readers_.size() && !readers_[l].lanes.empty()) [[unlikely]] {
+      write_rule_b_with_readers(t, l);
+    } else {
+      bool joined = false;
+      drop(lane, walk(t, lane, lane.base + lane.head, joined));
+    }
     const uint32_t snap = snaps_.take(h(t), t);  // H at this release
     for (VariableId x : released_.reads) update(slot(l, x, 0), t, snap);
     for (VariableId x : released_.writes) update(slot(l, x, 1), t, snap);
-    list[released_.entry - lane.base].rel = snap;
+    lane.v[released_.entry - lane.base].rel = snap;
     snaps_.ref(snap);
     const size_t n = stride();
     copy_clock(hl_.row(l), h(t), n);  // H_l := H_t
-    copy_clock(pl_.row(l), pt, n);    // P_l := P_t
+    copy_clock(pl_.row(l), p(t), n);  // P_l := P_t
     tick(t);
+  }
+
+  // ---- Read-write locks (see the top of the file) ----
+  struct Readers {                // per lock taken in read mode
+    std::vector<Lane> lanes;      // RCS_{l,u}
+    std::vector<uint64_t> in_cs;  // per thread: how far its read releases walked CS_l
+    std::vector<uint64_t> at;     // scratch: a cursor per lane during a write release
+  };
+  // racq(t, l): H_t ⊔= H_l, P_t ⊔= P_l (the last write release), a new CS on RCS_{l,t}.
+  [[gnu::noinline]] void read_acquire(ThreadId t, LockId l) {
+    read_locks_ = true;
+    const LockId token = read_mode(l);  // lock ids beyond 2^31 cannot be told from tokens
+    if (l >= sections_.size()) add_lock(l);
+    const size_t n = stride();
+    join_clocks(h(t), hl_.row(l), n);  // H_t := H_t ⊔ H_l
+    join_clocks(p(t), pl_.row(l), n);  // P_t := P_t ⊔ P_l
+    grow_to(readers_, l);
+    Readers& r = readers_[l];
+    grow_to(r.lanes, t);
+    grow_to(r.in_cs, t);
+    r.at.resize(r.lanes.size());
+    hrl_.ensure_rows(size_t{l} + 1);
+    prl_.ensure_rows(size_t{l} + 1);
+    Lane& lane = r.lanes[t];
+    lane.v.push_back(Sec{t, n_[t], kNoSnap});
+    open_.acquire(t, token, lane.base + lane.v.size() - 1);
+  }
+  // rrel(t, l): WCP-2, the rule-(a) state of t's read section, HR_l ⊔= H_t, PR_l ⊔= P_t.
+  [[gnu::noinline]] void read_release(ThreadId t, LockId l) {
+    if (!open_.release(t, read_mode(l), released_)) return;
+    read_rule_b(t, l);
+    const uint32_t snap = snaps_.take(h(t), t);  // H at this release
+    snaps_.ref(snap);
+    for (VariableId x : released_.reads) update_reader(l, x, 0, t, snap);
+    for (VariableId x : released_.writes) update_reader(l, x, 1, t, snap);
+    Lane& own = readers_[l].lanes[t];
+    own.v[released_.entry - own.base].rel = snap;
+    const size_t n = stride();
+    join_clocks(hrl_.row(l), h(t), n);  // HR_l := HR_l ⊔ H_t
+    join_clocks(prl_.row(l), p(t), n);  // PR_l := PR_l ⊔ P_t
+    tick(t);
+  }
+  // A read release of t meets CS_l (from t's own cursor: the write acquires of other threads do
+  // not join t's P) and RCS_{l,t}; the walked prefix of RCS_{l,t} is dropped (a later write
+  // acquire joins PR_l).
+  [[gnu::noinline]] void read_rule_b(ThreadId t, LockId l) {
+    Readers& r = readers_[l];
+    Lane& cs = sections_[l];
+    Lane& own = r.lanes[t];
+    uint64_t i = std::max<uint64_t>(r.in_cs[t], cs.base + cs.head), j = own.base + own.head;
+    for (bool again = true; again;) {
+      again = false;
+      i = walk(t, cs, i, again);
+      j = walk(t, own, j, again);
+    }
+    r.in_cs[t] = i;
+    drop(own, j);
+  }
+  // A write release meets CS_l and every RCS_{l,u}; the walked prefixes are dropped (every later
+  // acquire of l joins P_l).
+  [[gnu::noinline]] void write_rule_b_with_readers(ThreadId t, LockId l) {
+    Readers& r = readers_[l];
+    Lane& cs = sections_[l];
+    uint64_t i = cs.base + cs.head;
+    for (size_t u = 0; u < r.lanes.size(); ++u) r.at[u] = r.lanes[u].base + r.lanes[u].head;
+    for (bool again = true; again;) {
+      again = false;
+      i = walk(t, cs, i, again);
+      for (size_t u = 0; u < r.lanes.size(); ++u) r.at[u] = walk(t, r.lanes[u], r.at[u], again);
+    }
+    drop(cs, i);
+    for (size_t u = 0; u < r.lanes.size(); ++u) drop(r.lanes[u], r.at[u]);
+  }
+  // Rule (a) in t's write sections from the read sections of other threads (L_{l,x,u}).
+  struct ReaderLatest {  // u's latest read release of l whose section read ([0]) / wrote ([1]) x
+    LockId lock;
+    ThreadId thread;
+    uint32_t snap[2] = {kNoSnap, kNoSnap};
+    Clock time[2] = {0, 0};  // N of those releases
+  };
+  [[gnu::noinline]] void reader_rule_a(ThreadId t, VariableId x, bool write) {
+    Clock* pt = p(t);
+    for (const OpenSections::Cs& cs : open_.of(t)) {
+      if (is_read_mode(cs.lock)) continue;
+      for (const ReaderLatest& a : rlatest_[x]) {
+        if (a.lock != cs.lock || a.thread == t) continue;
+        for (int kind = 1; kind >= (write ? 0 : 1); --kind)
+          if (a.snap[kind] != kNoSnap && a.time[kind] > pt[a.thread])
+            join_clocks(pt, snaps_.row(a.snap[kind]), stride());
+      }
+    }
+  }
+  void update_reader(LockId l, VariableId x, int kind, ThreadId t, uint32_t snap) {
+    grow_to(rlatest_, x);
+    ReaderLatest* a = nullptr;
+    for (ReaderLatest& b : rlatest_[x])
+      if (b.lock == l && b.thread == t) a = &b;
+    if (a == nullptr) a = &rlatest_[x].emplace_back(ReaderLatest{l, t});
+    if (a->snap[kind] == snap) return;  // the variable appeared twice in the CS's set
+    snaps_.unref(a->snap[kind]);
+    a->snap[kind] = snap;
+    a->time[kind] = n_[t];
+    snaps_.ref(snap);
   }
 
   // Rule-(a) slots stored per variable: the locks in one small array (scanned), the slots in a
@@ -327,6 +481,8 @@ class Wcp final : public PoEngine<Wcp> {
       th_.set_stride(s);
       hl_.set_stride(s);
       pl_.set_stride(s);
+      hrl_.set_stride(s);
+      prl_.set_stride(s);
       snaps_.set_stride(s);
       hist_.set_stride(s);
     }
@@ -345,18 +501,17 @@ class Wcp final : public PoEngine<Wcp> {
     sections_.resize(std::max(need, sections_.size()));
   }
 
-  std::vector<Clock> n_;   // N_t
-  std::vector<bool> ran_;  // the thread had an event
-  ClockRows th_;           // row 2t: H_t, row 2t+1: P_t
-  ClockRows hl_, pl_;      // H_l, P_l
-  struct Lane {            // CS_l from its cursor on: v[head..] (absolute index of v[i]: base + i)
-    std::vector<Sec> v;
-    size_t head = 0;
-    uint64_t base = 0;
-  };
+  std::vector<Clock> n_;          // N_t
+  std::vector<bool> ran_;         // the thread had an event
+  ClockRows th_;                  // row 2t: H_t, row 2t+1: P_t
+  ClockRows hl_, pl_;             // H_l, P_l
+  ClockRows hrl_, prl_;           // HR_l, PR_l (rows up to the last lock taken in read mode)
   std::vector<Lane> sections_;    // CS_l
-  std::vector<VarSlots> latest_;  // per variable
-  SnapshotPool snaps_;            // H at releases (rule-(a) slots and CS_l refer to them)
+  bool read_locks_ = false;       // a lock was taken in read mode
+  std::vector<Readers> readers_;  // per lock: RCS_{l,u} and cursors
+  std::vector<std::vector<ReaderLatest>> rlatest_;  // per variable: L_{l,x,u}
+  std::vector<VarSlots> latest_;                    // per variable
+  SnapshotPool snaps_;  // H at releases (rule-(a) slots and CS_l refer to them)
   OpenSections open_{false};
   OpenSections::Cs released_{0, 0, {}, {}};
   FlatHistory hist_;
