@@ -12,6 +12,13 @@
 //   rel(u, l):  u ∈ S ⇒ l ∈ S        acq(u, l):  l ∈ S ⇒ u ∈ S
 //   fork(u, w): u ∈ S ⇒ w ∈ S        join(u, w): w ∈ S ⇒ u ∈ S
 // and the paper's LS is S ∪ {locks held by the threads of S} (annotations print that).
+// Read-write locks follow the standard reduction (a read section of l by u holds (l,u), a write
+// section holds (l,u) for every u). Of the tokens (l,u) only two facts matter: W(l), all of them
+// are in S (a write release by a member), and R(l), some are (a read release by a member; a
+// token (l,u) with u ∈ S matters only to write acquires, as u ∈ S already):
+//   rel(u, l):  u ∈ S ⇒ W(l) ∈ S     acq(u, l):   W(l) ∈ S or R(l) ∈ S ⇒ u ∈ S
+//   rrel(u, l): u ∈ S ⇒ R(l) ∈ S     racq(u, l):  W(l) ∈ S ⇒ u ∈ S
+// A read release is an outgoing event (it starts an epoch), a read acquire an incoming one.
 //
 // Checks, cheapest first (an access of thread j at list position p, epoch c, current thread t):
 //   1. j = t (short-circuit: same thread);
@@ -42,6 +49,7 @@
 #include <bit>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "racepred/clock/thread_clocks.hpp"
@@ -99,6 +107,8 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     ensure_variable(e.target);
     rw_ ? write_rw(id, e) : access(id, e);
   }
+  // A write section (acq/rel) and a read section (racq/rrel) follow the standard reduction
+  // (docs/ENGINES.md "Read-write locks"): the header comment gives the replay rules.
   void acquire(EventId, const Event& e) {
     const ThreadId t = e.thread;
     ensure_lock(e.target);
@@ -107,23 +117,41 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     holder_[e.target] = t;
     if (const LastRelease last = last_release_[e.target]; last.thread != kNone)
       raise_reach(t, last.thread, last.epoch);
+    if (read_locks_) {
+      if (const LastRelease last = last_read_release_[e.target]; last.thread != kNone)
+        raise_reach(t, last.thread, last.epoch);
+    }
     append(SyncEntry{t, e.target, Op::Acquire});
     threads_[t].in_next = end_;
   }
   void release(EventId, const Event& e) {
     const ThreadId t = e.thread;
     ensure_lock(e.target);
-    std::vector<LockId>& held = held_[t];
-    for (size_t i = held.size(); i-- > 0;) {
-      if (held[i] == e.target) {
-        held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
-        break;
-      }
-    }
-    threads_[t].innermost = held.empty() ? kNone : held.back();
+    drop_held(t, e.target);
     if (holder_[e.target] == t) holder_[e.target] = kNone;
     last_release_[e.target] = LastRelease{t, threads_[t].epoch};
     append(SyncEntry{t, e.target, Op::Release});
+    increment_clock(threads_[t].epoch, t);
+  }
+  // A read section is held in held_ as l | kReadHold; it is never the innermost lock of check 2
+  // (two read holds of l do not order each other) and never in holder_.
+  void read_acquire(EventId, const Event& e) {
+    const ThreadId t = e.thread;
+    enable_read_locks();
+    ensure_lock(e.target);
+    held_[t].push_back(e.target | kReadHold);
+    if (const LastRelease last = last_release_[e.target]; last.thread != kNone)
+      raise_reach(t, last.thread, last.epoch);
+    append(SyncEntry{t, e.target, Op::ReadAcquire});
+    threads_[t].in_next = end_;
+  }
+  void read_release(EventId, const Event& e) {
+    const ThreadId t = e.thread;
+    enable_read_locks();
+    ensure_lock(e.target);
+    drop_held(t, e.target | kReadHold);
+    last_read_release_[e.target] = LastRelease{t, threads_[t].epoch};
+    append(SyncEntry{t, e.target, Op::ReadRelease});
     increment_clock(threads_[t].epoch, t);
   }
   void fork(EventId, const Event& e) {
@@ -143,11 +171,6 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     increment_clock(threads_[e.target].epoch, e.target);
   }
 
-  void read_acquire(EventId id, const Event& e) {
-    read_locks_unsupported(rw_ ? "goldilocks-rw" : "goldilocks", id, e);
-  }
-  void read_release(EventId id, const Event& e) { read_acquire(id, e); }
-
   Annotator* annotator() override { return this; }
 
   void before_event(EventId /*id*/, const Event& e) override {
@@ -162,8 +185,8 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     GoldilocksSet lh;
     lh.undefined = false;
     lh.threads = {e.thread};
-    lh.locks = held_[e.thread];
-    std::sort(lh.locks.begin(), lh.locks.end());
+    add_held(e.thread, lh);
+    normalize(lh);
     row.push_back({"LH", format_goldilocks_set(lh, symbols_)});
     std::vector<std::string> after;
     if (e.is_access()) describe_variable(e.target, after);
@@ -194,6 +217,32 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     AccessRecord reader;
   };
 
+  // --- locks held ---------------------------------------------------------------------------
+  static constexpr LockId kReadHold = LockId{1} << 31;  // in held_: l held in read mode
+
+  void drop_held(ThreadId t, LockId hold) {
+    std::vector<LockId>& held = held_[t];
+    for (size_t i = held.size(); i-- > 0;) {
+      if (held[i] == hold) {
+        held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+    }
+    LockId innermost = kNone;
+    for (size_t i = held.size(); i-- > 0;) {
+      if (!(held[i] & kReadHold)) {
+        innermost = held[i];
+        break;
+      }
+    }
+    threads_[t].innermost = innermost;
+  }
+  // The locks thread t holds, into `set` (write holds as locks, read holds as read_locks).
+  void add_held(ThreadId t, GoldilocksSet& set) const {
+    for (LockId h : held_[t])
+      (h & kReadHold ? set.read_locks : set.locks).push_back(h & ~kReadHold);
+  }
+
   // --- state growth -------------------------------------------------------------------------
   void ensure_thread(ThreadId t) {
     if (t >= threads_.size()) grow_threads(t);
@@ -207,6 +256,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     live_.resize(n);
     for (LiveReplay& live : live_) live.epoch = 0;
     live_lock_stamp_.resize(n, std::vector<uint32_t>(holder_.size(), 0));
+    if (read_locks_) live_rlock_stamp_.resize(n, std::vector<uint32_t>(holder_.size(), 0));
     sigma_threads_.resize(n);
     for (size_t k = old; k < n; ++k) sigma_threads_[k].set(static_cast<ThreadId>(k), 1);
     if (n > stride_) {  // re-layout the thread × thread tables
@@ -242,6 +292,22 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     last_release_.resize(holder_.size());
     for (std::vector<uint32_t>& row : live_lock_stamp_) row.resize(holder_.size(), 0);
     sigma_locks_.resize(holder_.size());
+    if (read_locks_) grow_read_tokens();
+  }
+  // The R tokens of locks exist from the first read-lock event on (traces without read locks
+  // pay nothing for them).
+  void enable_read_locks() {
+    if (read_locks_) return;
+    read_locks_ = true;
+    grow_read_tokens();
+  }
+  [[gnu::noinline]] void grow_read_tokens() {
+    const size_t locks = holder_.size();
+    rlock_stamp_.resize(locks, 0);
+    last_read_release_.resize(locks);
+    live_rlock_stamp_.resize(threads_.size());
+    for (std::vector<uint32_t>& row : live_rlock_stamp_) row.resize(locks, 0);
+    sigma_rlocks_.resize(locks);
   }
   void ensure_variable(VariableId x) {
     if (x >= variables_.size()) variables_.resize(static_cast<size_t>(x) + 1);
@@ -369,6 +435,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     if (++generation_ == 0) {
       std::fill(thread_stamp_.begin(), thread_stamp_.end(), 0);
       std::fill(lock_stamp_.begin(), lock_stamp_.end(), 0);
+      std::fill(rlock_stamp_.begin(), rlock_stamp_.end(), 0);
       generation_ = 1;
     }
     return generation_;
@@ -397,6 +464,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
       if (++live.generation == 0) {
         std::fill(ts, ts + stride_, 0);
         std::fill(live_lock_stamp_[j].begin(), live_lock_stamp_[j].end(), 0);
+        if (read_locks_) std::fill(live_rlock_stamp_[j].begin(), live_rlock_stamp_[j].end(), 0);
         live.generation = 1;
       }
       live.epoch = c;
@@ -407,6 +475,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     if (ts[target] == g) return true;
     if (live.end >= to) return false;
     uint32_t* ls = live_lock_stamp_[j].data();
+    uint32_t* rls = read_locks_ ? live_rlock_stamp_[j].data() : nullptr;
     uint32_t* reach_column = reach_.data() + j;
     const size_t stride = stride_;
     auto add_thread = [&](ThreadId k) {
@@ -421,6 +490,12 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     for (; p < stop; ++p) {
       switch (p->op) {
         case Op::Acquire:
+          if ((ls[p->target] == g || (rls && rls[p->target] == g)) && ts[p->thread] != g) {
+            add_thread(p->thread);
+            if (p->thread == target) found = true;
+          }
+          break;
+        case Op::ReadAcquire:
           if (ls[p->target] == g && ts[p->thread] != g) {
             add_thread(p->thread);
             if (p->thread == target) found = true;
@@ -428,6 +503,9 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
           break;
         case Op::Release:
           if (ts[p->thread] == g) ls[p->target] = g;
+          break;
+        case Op::ReadRelease:
+          if (ts[p->thread] == g) rls[p->target] = g;
           break;
         case Op::Fork:
           if (ts[p->thread] == g && ts[p->target] != g) {
@@ -460,11 +538,15 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     const uint32_t g = next_generation();
     uint32_t* ts = thread_stamp_.data();
     uint32_t* ls = lock_stamp_.data();
+    uint32_t* rls = rlock_stamp_.data();
     auto in_thread = [&](ThreadId k) {
       return ts[k] == g || (kFromSummary && sigma_threads_[k].get(j) >= c);
     };
     auto in_lock = [&](LockId l) {
       return ls[l] == g || (kFromSummary && sigma_locks_[l].get(j) >= c);
+    };
+    auto in_rlock = [&](LockId l) {
+      return read_locks_ && (rls[l] == g || (kFromSummary && sigma_rlocks_[l].get(j) >= c));
     };
     auto add_thread = [&](ThreadId k) {
       ts[k] = g;
@@ -478,6 +560,12 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     for (; p < stop; ++p) {
       switch (p->op) {
         case Op::Acquire:
+          if ((in_lock(p->target) || in_rlock(p->target)) && !in_thread(p->thread)) {
+            add_thread(p->thread);
+            if (p->thread == target) return true;
+          }
+          break;
+        case Op::ReadAcquire:
           if (in_lock(p->target) && !in_thread(p->thread)) {
             add_thread(p->thread);
             if (p->thread == target) return true;
@@ -485,6 +573,9 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
           break;
         case Op::Release:
           if (in_thread(p->thread)) ls[p->target] = g;
+          break;
+        case Op::ReadRelease:
+          if (in_thread(p->thread)) rls[p->target] = g;
           break;
         case Op::Fork:
           if (in_thread(p->thread) && !in_thread(p->target)) {
@@ -516,14 +607,17 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     for (ThreadId k = 0; k < threads_.size(); ++k) {
       if (thread_stamp_[k] == g || (summary && sigma_threads_[k].get(r.thread) >= r.epoch)) {
         set.threads.push_back(k);
-        set.locks.insert(set.locks.end(), held_[k].begin(), held_[k].end());
+        add_held(k, set);
       }
     }
-    for (LockId l = 0; l < holder_.size(); ++l)
+    for (LockId l = 0; l < holder_.size(); ++l) {
       if (lock_stamp_[l] == g || (summary && sigma_locks_[l].get(r.thread) >= r.epoch))
         set.locks.push_back(l);
-    std::sort(set.locks.begin(), set.locks.end());
-    set.locks.erase(std::unique(set.locks.begin(), set.locks.end()), set.locks.end());
+      if (read_locks_ &&
+          (rlock_stamp_[l] == g || (summary && sigma_rlocks_[l].get(r.thread) >= r.epoch)))
+        set.read_locks.push_back(l);
+    }
+    normalize(set);
     return set;
   }
 
@@ -590,6 +684,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   void advance_own_epoch(const SyncEntry& e) {
     switch (e.op) {
       case Op::Release:
+      case Op::ReadRelease:
       case Op::Fork:
         sigma_threads_[e.thread].increment(e.thread);
         break;
@@ -606,9 +701,17 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     switch (e.op) {
       case Op::Acquire:
         sigma_threads_[e.thread].join(sigma_locks_[e.target]);
+        if (read_locks_) sigma_threads_[e.thread].join(sigma_rlocks_[e.target]);
+        break;
+      case Op::ReadAcquire:
+        sigma_threads_[e.thread].join(sigma_locks_[e.target]);
         break;
       case Op::Release:
         sigma_locks_[e.target].join(sigma_threads_[e.thread]);
+        sigma_threads_[e.thread].increment(e.thread);
+        break;
+      case Op::ReadRelease:
+        sigma_rlocks_[e.target].join(sigma_threads_[e.thread]);
         sigma_threads_[e.thread].increment(e.thread);
         break;
       case Op::Fork:
@@ -644,7 +747,9 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     ThreadId thread = kNone;
     uint32_t epoch = 0;
   };
-  std::vector<LastRelease> last_release_;
+  std::vector<LastRelease> last_release_;       // write releases
+  std::vector<LastRelease> last_read_release_;  // read releases (once read_locks_)
+  bool read_locks_ = false;                     // a read-lock event was seen: R tokens exist
   std::vector<VariableState> variables_;
   std::vector<AccessRecord> shared_reads_;  // slices of stride_ records (one per thread)
   std::vector<uint64_t> free_slices_;
@@ -657,7 +762,8 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   uint64_t end_ = 0;
   uint64_t trim_at_;
   std::vector<VectorClock> sigma_threads_;  // Σ rows of threads (at position base_)
-  std::vector<VectorClock> sigma_locks_;    // Σ rows of locks
+  std::vector<VectorClock> sigma_locks_;    // Σ rows of locks (W tokens)
+  std::vector<VectorClock> sigma_rlocks_;   // Σ rows of the R tokens of locks
 
   // Live replay states, one per thread j (check 7): S(j, live.epoch) at list position live.end;
   // members are stamped with live.generation in row j of the live stamp tables.
@@ -667,11 +773,13 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     uint64_t end = 0;
   };
   std::vector<LiveReplay> live_;
-  std::vector<uint32_t> live_thread_stamp_;             // row j, column k (stride_)
-  std::vector<std::vector<uint32_t>> live_lock_stamp_;  // row j: per lock
+  std::vector<uint32_t> live_thread_stamp_;              // row j, column k (stride_)
+  std::vector<std::vector<uint32_t>> live_lock_stamp_;   // row j: per lock (W tokens)
+  std::vector<std::vector<uint32_t>> live_rlock_stamp_;  // row j: per lock (R tokens)
 
   std::vector<uint32_t> thread_stamp_;  // replay membership: stamp == generation_
   std::vector<uint32_t> lock_stamp_;
+  std::vector<uint32_t> rlock_stamp_;
   uint32_t generation_ = 0;
 
   std::vector<std::string> before_;  // annotation: the lock sets before the current access
@@ -679,20 +787,29 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
 
 }  // namespace
 
+void normalize(GoldilocksSet& set) {
+  for (std::vector<LockId>* v : {&set.locks, &set.read_locks}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  std::erase_if(set.read_locks, [&](LockId l) {
+    return std::binary_search(set.locks.begin(), set.locks.end(), l);
+  });
+}
+
 std::string format_goldilocks_set(const GoldilocksSet& set, const Symbols& symbols) {
   if (set.undefined) return "⊥";
   std::string s = "{";
   bool first = true;
-  for (ThreadId t : set.threads) {
+  auto item = [&](std::string_view prefix, std::string_view name) {
     if (!first) s += ", ";
     first = false;
-    s += symbols.threads.name(t);
-  }
-  for (LockId l : set.locks) {
-    if (!first) s += ", ";
-    first = false;
-    s += symbols.locks.name(l);
-  }
+    s += prefix;
+    s += name;
+  };
+  for (ThreadId t : set.threads) item("", symbols.threads.name(t));
+  for (LockId l : set.locks) item("", symbols.locks.name(l));
+  for (LockId l : set.read_locks) item("r:", symbols.locks.name(l));
   return s + "}";
 }
 
