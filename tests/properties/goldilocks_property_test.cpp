@@ -209,6 +209,9 @@ Maker lazy(GoldilocksDiscipline d, GoldilocksLazyOptions options = {}) {
   return [d, options](EngineContext& c) { return make_goldilocks_lazy(c, d, options); };
 }
 const GoldilocksLazyOptions kTinyList{2, false};  // trims at nearly every synchronisation event
+// Reuses the slot of a joined thread at every fork where it may (from the second slot on).
+const GoldilocksLazyOptions kReuseSlots{uint64_t{1} << 16, true, 1};
+const GoldilocksLazyOptions kTinyListReuseSlots{2, false, 1};
 Maker eager(GoldilocksDiscipline d) {
   return [d](EngineContext& c) { return make_goldilocks_eager(c, d); };
 }
@@ -248,6 +251,12 @@ std::string check_trace(const Trace& trace, bool with_annotations) {
        &rw_expected},
       {"goldilocks-rw lazy, tiny list vs HB oracle",
        lazy(GoldilocksDiscipline::ConcurrentReads, kTinyList), &rw_expected},
+      {"goldilocks lazy, slot reuse vs HB oracle", lazy(GoldilocksDiscipline::MutEx, kReuseSlots),
+       &mutex_expected},
+      {"goldilocks-rw lazy, slot reuse vs HB oracle",
+       lazy(GoldilocksDiscipline::ConcurrentReads, kReuseSlots), &rw_expected},
+      {"goldilocks-rw lazy, tiny list and slot reuse vs HB oracle",
+       lazy(GoldilocksDiscipline::ConcurrentReads, kTinyListReuseSlots), &rw_expected},
   };
   for (const auto& r : runs) {
     const Pairs got = run(r.make, trace);
@@ -313,6 +322,40 @@ TEST(GoldilocksProperty, LongTracesTrimTheList) {
     std::set<EventId> flagged;
     EXPECT_EQ(run(registered("goldilocks"), trace), oracle.mutex_pairs()) << "seed " << seed;
     EXPECT_EQ(run(registered("goldilocks-rw"), trace), oracle.rw_pairs(flagged)) << "seed " << seed;
+  }
+}
+
+// Many short-lived threads (the generator's churn shape, like the goroutines preset): with slot
+// reuse from the second slot on and with the default budget (no reuse at this size), the engines
+// report exactly the HB oracle's pairs. Most forks reuse a slot there.
+TEST(GoldilocksProperty, ChurnReusesSlotsWithTheSameReports) {
+  const int traces = sanitized() ? 2 : 12;
+  for (int i = 0; i < traces; ++i) {
+    GeneratorOptions o;
+    o.seed = 300 + static_cast<uint64_t>(i);
+    o.shape = ForkShape::Churn;
+    o.threads = 400;
+    o.live = 2 + static_cast<uint32_t>(i % 4) * 3;
+    o.variables = 40;
+    o.locks = 4;
+    o.nesting = 2;
+    o.events = sanitized() ? 4000 : 20000;
+    o.read_lock_share = i % 2 ? 0.5 : 0;
+    const Trace trace = generate_trace(o);
+    const Oracle oracle(trace);
+    std::set<EventId> flagged;
+    const Pairs mutex_expected = oracle.mutex_pairs();
+    const Pairs rw_expected = oracle.rw_pairs(flagged);
+    for (const GoldilocksLazyOptions& options :
+         {kReuseSlots, kTinyListReuseSlots, GoldilocksLazyOptions{}}) {
+      EXPECT_EQ(run(lazy(GoldilocksDiscipline::MutEx, options), trace), mutex_expected)
+          << "seed " << o.seed << " budget " << options.slot_budget;
+      std::set<EventId> racy;
+      EXPECT_EQ(run(lazy(GoldilocksDiscipline::ConcurrentReads, options), trace, &racy),
+                rw_expected)
+          << "seed " << o.seed << " budget " << options.slot_budget;
+      EXPECT_EQ(racy, flagged) << "seed " << o.seed;
+    }
   }
 }
 

@@ -82,7 +82,6 @@ struct AccessRecord {
   bool defined() const { return event != kNoEvent; }
   uint64_t position() const { return bits >> 1; }
   Op op() const { return bits & 1 ? Op::Write : Op::Read; }
-  Access access() const { return Access{event, thread, location, op()}; }
 };
 static_assert(sizeof(AccessRecord) == 32);
 constexpr EventId kSharedReads = UINT64_MAX;
@@ -96,9 +95,12 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
         rw_(discipline == GoldilocksDiscipline::ConcurrentReads),
         min_trim_(std::max<uint64_t>(options.min_trim, 2)),
         records_factor_(options.scale_with_records ? 4 : 0),
+        slot_budget_(options.slot_budget),
         trim_at_(min_trim_) {}
 
-  void before(EventId, const Event& e) { ensure_thread(e.thread); }
+  // Every handler works on slots (section "Thread slots" below): cur_ is the slot of the
+  // event's thread.
+  void before(EventId, const Event& e) { cur_ = slot_for(e.thread); }
   void read(EventId id, const Event& e) {
     ensure_variable(e.target);
     rw_ ? read_rw(id, e) : access(id, e);
@@ -110,7 +112,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   // A write section (acq/rel) and a read section (racq/rrel) follow the standard reduction
   // (docs/ENGINES.md "Read-write locks"): the header comment gives the replay rules.
   void acquire(EventId, const Event& e) {
-    const ThreadId t = e.thread;
+    const uint32_t t = cur_;
     ensure_lock(e.target);
     held_[t].push_back(e.target);
     threads_[t].innermost = e.target;
@@ -125,18 +127,18 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     threads_[t].in_next = end_;
   }
   void release(EventId, const Event& e) {
-    const ThreadId t = e.thread;
+    const uint32_t t = cur_;
     ensure_lock(e.target);
     drop_held(t, e.target);
     if (holder_[e.target] == t) holder_[e.target] = kNone;
     last_release_[e.target] = LastRelease{t, threads_[t].epoch};
     append(SyncEntry{t, e.target, Op::Release});
-    increment_clock(threads_[t].epoch, t);
+    increment_clock(threads_[t].epoch, e.thread);
   }
   // A read section is held in held_ as l | kReadHold; it is never the innermost lock of check 2
   // (two read holds of l do not order each other) and never in holder_.
   void read_acquire(EventId, const Event& e) {
-    const ThreadId t = e.thread;
+    const uint32_t t = cur_;
     enable_read_locks();
     ensure_lock(e.target);
     held_[t].push_back(e.target | kReadHold);
@@ -146,37 +148,47 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     threads_[t].in_next = end_;
   }
   void read_release(EventId, const Event& e) {
-    const ThreadId t = e.thread;
+    const uint32_t t = cur_;
     enable_read_locks();
     ensure_lock(e.target);
     drop_held(t, e.target | kReadHold);
     last_read_release_[e.target] = LastRelease{t, threads_[t].epoch};
     append(SyncEntry{t, e.target, Op::ReadRelease});
-    increment_clock(threads_[t].epoch, t);
+    increment_clock(threads_[t].epoch, e.thread);
   }
   void fork(EventId, const Event& e) {
-    const ThreadId t = e.thread;
-    ensure_thread(e.target);
-    raise_reach(e.target, t, threads_[t].epoch);
-    append(SyncEntry{t, e.target, Op::Fork});
-    threads_[e.target].in_next = end_;
-    increment_clock(threads_[t].epoch, t);
+    const uint32_t t = cur_;
+    const uint32_t u = fork_slot(e.target, t);
+    raise_reach(u, t, threads_[t].epoch);
+    append(SyncEntry{t, u, Op::Fork});
+    threads_[u].in_next = end_;
+    increment_clock(threads_[t].epoch, e.thread);
   }
   void join(EventId, const Event& e) {
-    const ThreadId t = e.thread;
-    ensure_thread(e.target);
-    raise_reach(t, e.target, threads_[e.target].epoch);
-    append(SyncEntry{t, e.target, Op::Join});
+    const uint32_t t = cur_;
+    const uint32_t u = slot_for(e.target);
+    const uint32_t last = threads_[u].epoch;  // the epoch of u's last events
+    raise_reach(t, u, last);
+    const uint64_t at = end_;
+    append(SyncEntry{t, u, Op::Join});
     threads_[t].in_next = end_;
-    increment_clock(threads_[e.target].epoch, e.target);
+    increment_clock(threads_[u].epoch, e.target);
+    if (!threads_[u].free) {
+      threads_[u].free = true;
+      free_slots_.push_back(FreeSlot{u, last, at});
+    }
   }
 
-  Annotator* annotator() override { return this; }
+  // Annotations name every thread of a lock set: annotating runs without slot reuse.
+  Annotator* annotator() override {
+    slot_budget_ = SIZE_MAX;
+    return this;
+  }
 
   void before_event(EventId /*id*/, const Event& e) override {
     before_.clear();
     if (!e.is_access()) return;
-    ensure_thread(e.thread);
+    slot_for(e.thread);
     ensure_variable(e.target);
     describe_variable(e.target, before_);
   }
@@ -185,7 +197,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     GoldilocksSet lh;
     lh.undefined = false;
     lh.threads = {e.thread};
-    add_held(e.thread, lh);
+    add_held(slot_for(e.thread), lh);
     normalize(lh);
     row.push_back({"LH", format_goldilocks_set(lh, symbols_)});
     std::vector<std::string> after;
@@ -208,6 +220,8 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     uint32_t epoch = 1;        // 1 + outgoing events (release, fork, being joined)
     LockId innermost = kNone;  // the last acquired lock still held
     uint64_t in_next = 0;      // 1 + position of the last incoming entry (acquire, forked, join)
+    uint32_t first_epoch = 1;  // the first epoch of the slot's current thread
+    bool free = false;         // its thread was joined: listed in free_slots_
   };
   // §3: the last access. §6: the last write (LSW) and the reads since (LSR): inline while one
   // thread reads; once a second one does, `reader` is a marker (event = kSharedReads) naming a
@@ -241,6 +255,73 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   void add_held(ThreadId t, GoldilocksSet& set) const {
     for (LockId h : held_[t])
       (h & kReadHold ? set.read_locks : set.locks).push_back(h & ~kReadHold);
+  }
+
+  // --- thread slots ---------------------------------------------------------------------------
+  // Thread × thread state (reach_, negative_, live replays, Σ, read slices) is indexed by slot,
+  // not by thread id. A thread gets a fresh slot when it first appears; once there are
+  // slot_budget_ slots, a forked thread w takes instead the slot s of a joined thread u whose
+  // last events happen before the fork (ordered(), with u's last epoch). w continues s's epochs
+  // (its first epoch follows u's last), and s's token stands for u and then w: every record of
+  // u happens before w's events, so S(s, c) ⊇ S(s, c') for c ≤ c' still holds, u ∈ S ⇒ w ∈ S
+  // is right, and every memo stays valid. The slot's history of threads (owners_) names the
+  // thread of a record (its epoch) in reports. A thread joined again after its slot went to
+  // another thread starts a fresh slot (it passes on no order then, as in ThreadClocks).
+  uint32_t slot_for(ThreadId t) {
+    if (t < slot_of_.size() && slot_of_[t] != kNone) [[likely]]
+      return slot_of_[t];
+    return new_slot(t);
+  }
+  [[gnu::noinline]] uint32_t new_slot(ThreadId t) {
+    if (t >= slot_of_.size()) slot_of_.resize(static_cast<size_t>(t) + 1, kNone);
+    const auto s = static_cast<uint32_t>(threads_.size());
+    grow_threads(s);
+    owners_.push_back({Owner{1, t}});
+    slot_of_[t] = s;
+    return s;
+  }
+  // The slot of thread w forked by the thread in slot i.
+  uint32_t fork_slot(ThreadId w, uint32_t i) {
+    if ((w < slot_of_.size() && slot_of_[w] != kNone) || threads_.size() < slot_budget_ ||
+        free_slots_.empty()) [[likely]]
+      return slot_for(w);
+    return reuse_slot(w, i);
+  }
+  [[gnu::noinline]] uint32_t reuse_slot(ThreadId w, uint32_t i) {
+    // The most recently freed slots first; a bounded look keeps a fork O(1) in slot count.
+    const size_t n = free_slots_.size();
+    for (size_t q = n; q > 0 && q + 16 > n; --q) {
+      const FreeSlot f = free_slots_[q - 1];
+      AccessRecord last;  // u's last events
+      last.event = 0;
+      last.bits = f.joined_at << 1;
+      last.thread = f.slot;
+      last.epoch = f.epoch;
+      if (!ordered(last, i)) continue;
+      free_slots_.erase(free_slots_.begin() + static_cast<std::ptrdiff_t>(q - 1));
+      ThreadState& ts = threads_[f.slot];
+      slot_of_[owners_[f.slot].back().thread] = kNone;
+      owners_[f.slot].push_back(Owner{ts.epoch, w});
+      ts.first_epoch = ts.epoch;
+      ts.innermost = kNone;
+      ts.free = false;
+      held_[f.slot].clear();
+      if (w >= slot_of_.size()) slot_of_.resize(static_cast<size_t>(w) + 1, kNone);
+      slot_of_[w] = f.slot;
+      return f.slot;
+    }
+    return slot_for(w);
+  }
+  // The thread of the access with epoch `epoch` in slot s.
+  ThreadId thread_at(uint32_t s, uint32_t epoch) const {
+    const std::vector<Owner>& owners = owners_[s];
+    auto it = std::upper_bound(owners.begin(), owners.end(), epoch,
+                               [](uint32_t c, const Owner& o) { return c < o.first_epoch; });
+    return std::prev(it)->thread;
+  }
+  // The record belongs to the thread now in its slot.
+  bool current_owner(const AccessRecord& r) const {
+    return r.epoch >= threads_[r.thread].first_epoch;
   }
 
   // --- state growth -------------------------------------------------------------------------
@@ -314,10 +395,9 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   }
 
   AccessRecord record(EventId id, const Event& e) const {
-    const ThreadState& ts = threads_[e.thread];
-    return AccessRecord{id,           end_ << 1 | (e.op == Op::Write ? 1u : 0u),
-                        e.thread,     ts.epoch,
-                        ts.innermost, e.location};
+    const ThreadState& ts = threads_[cur_];
+    return AccessRecord{
+        id, end_ << 1 | (e.op == Op::Write ? 1u : 0u), cur_, ts.epoch, ts.innermost, e.location};
   }
   AccessRecord* shared_slice(const AccessRecord& marker) {
     return shared_reads_.data() + marker.bits * stride_;
@@ -329,32 +409,38 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
       AccessRecord* slice = shared_slice(v.reader);
       for (size_t k = 0; k < threads_.size(); ++k)
         if (slice[k].defined()) f(slice[k]);
+      if (v.reader.bits < earlier_readers_.size())
+        for (AccessRecord& r : earlier_readers_[v.reader.bits]) f(r);
     } else if (v.reader.defined()) {
       f(v.reader);
     }
   }
 
   void report(const AccessRecord& first, EventId id, const Event& e) {
-    sink_.report(Race{first.access(), Access::of(id, e), e.target});
+    const Access a{first.event, thread_at(first.thread, first.epoch), first.location, first.op()};
+    sink_.report(Race{a, Access::of(id, e), e.target});
   }
 
   // --- the three access rules -------------------------------------------------------------
   // §3 rules 2/3: LS(q) ∩ LH(t) = ∅ is a race; LS(q) := LH(t) in both cases (restart rule).
   void access(EventId id, const Event& e) {
     VariableState& v = variables_[e.target];
-    if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
+    if (v.last.defined() && !ordered(v.last, cur_)) report(v.last, id, e);
     v.last = record(id, e);
   }
 
   // §6 read: the last write must be ordered before; LSR(q, t) := LH(t).
   void read_rw(EventId id, const Event& e) {
     VariableState& v = variables_[e.target];
-    if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
+    if (v.last.defined() && !ordered(v.last, cur_)) report(v.last, id, e);
     const AccessRecord now = record(id, e);
     if (v.reader.event == kSharedReads) {
-      shared_slice(v.reader)[e.thread] = now;
-      slice_mask_[v.reader.bits] |= thread_bit(e.thread);
-    } else if (!v.reader.defined() || v.reader.thread == e.thread) {
+      AccessRecord& mine = shared_slice(v.reader)[cur_];
+      if (mine.defined() && !current_owner(mine)) [[unlikely]]
+        keep_earlier_reader(v.reader.bits, mine);
+      mine = now;
+      slice_mask_[v.reader.bits] |= thread_bit(cur_);
+    } else if (!v.reader.defined() || (v.reader.thread == cur_ && current_owner(v.reader))) {
       v.reader = now;
     } else {  // a second thread reads: switch to a shared slice
       uint64_t index;
@@ -370,24 +456,37 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
       marker.event = kSharedReads;
       marker.bits = index;
       AccessRecord* slice = shared_slice(marker);
-      slice[v.reader.thread] = v.reader;
-      slice[e.thread] = now;
-      slice_mask_[index] = thread_bit(v.reader.thread) | thread_bit(e.thread);
+      if (v.reader.thread == cur_)  // the earlier thread of this slot read it
+        keep_earlier_reader(index, v.reader);
+      else
+        slice[v.reader.thread] = v.reader;
+      slice[cur_] = now;
+      slice_mask_[index] = thread_bit(v.reader.thread) | thread_bit(cur_);
       v.reader = marker;
     }
+  }
+  // A read of a thread whose slot went to another thread, still to be checked by the next
+  // write (goldilocks-rw keeps every thread's last read since the write, slot reuse or not).
+  [[gnu::noinline]] void keep_earlier_reader(uint64_t slice, const AccessRecord& r) {
+    if (slice >= earlier_readers_.size()) earlier_readers_.resize(slice + 1);
+    earlier_readers_[slice].push_back(r);
   }
 
   // §6 write: the last write and every read since must be ordered before; LSW(q) := LH(t) and
   // no reads since.
   void write_rw(EventId id, const Event& e) {
     VariableState& v = variables_[e.target];
-    if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
+    if (v.last.defined() && !ordered(v.last, cur_)) report(v.last, id, e);
     if (v.reader.event == kSharedReads) {
       AccessRecord* slice = shared_slice(v.reader);
       auto check = [&](AccessRecord& r) {
-        if (!ordered(r, e.thread)) report(r, id, e);
+        if (!ordered(r, cur_)) report(r, id, e);
         r = AccessRecord{};
       };
+      if (v.reader.bits < earlier_readers_.size()) [[unlikely]] {
+        for (AccessRecord& r : earlier_readers_[v.reader.bits]) check(r);
+        earlier_readers_[v.reader.bits].clear();
+      }
       uint64_t& mask = slice_mask_[v.reader.bits];
       if (threads_.size() <= 64) {  // the mask names every reader
         for (uint64_t m = mask; m != 0; m &= m - 1) check(slice[std::countr_zero(m)]);
@@ -397,7 +496,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
       }
       mask = 0;
       free_slices_.push_back(v.reader.bits);
-    } else if (v.reader.defined() && !ordered(v.reader, e.thread)) {
+    } else if (v.reader.defined() && !ordered(v.reader, cur_)) {
       report(v.reader, id, e);
     }
     v.last = record(id, e);
@@ -596,7 +695,8 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     return false;
   }
 
-  // The paper's lock set of record `r` now: S ∪ {locks held by threads of S}.
+  // The paper's lock set of record `r` now: S ∪ {locks held by threads of S}. (Annotating runs
+  // without slot reuse: each slot has one thread.)
   GoldilocksSet materialize(const AccessRecord& r) {
     GoldilocksSet set;
     if (!r.defined()) return set;
@@ -604,12 +704,13 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     replay(r, end_, kNone);
     const uint32_t g = generation_;
     const bool summary = r.position() < base_;
-    for (ThreadId k = 0; k < threads_.size(); ++k) {
+    for (uint32_t k = 0; k < threads_.size(); ++k) {
       if (thread_stamp_[k] == g || (summary && sigma_threads_[k].get(r.thread) >= r.epoch)) {
-        set.threads.push_back(k);
+        set.threads.push_back(owners_[k].back().thread);
         add_held(k, set);
       }
     }
+    std::sort(set.threads.begin(), set.threads.end());
     for (LockId l = 0; l < holder_.size(); ++l) {
       if (lock_stamp_[l] == g || (summary && sigma_locks_[l].get(r.thread) >= r.epoch))
         set.locks.push_back(l);
@@ -626,14 +727,14 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     VariableState& v = variables_[x];
     out.push_back(format_goldilocks_set(materialize(v.last), symbols_));
     if (!rw_) return;
-    std::vector<const AccessRecord*> readers;
-    for_each_reader(v, [&](const AccessRecord& r) { readers.push_back(&r); });
-    std::sort(readers.begin(), readers.end(),
-              [](const AccessRecord* a, const AccessRecord* b) { return a->thread < b->thread; });
+    std::vector<std::pair<ThreadId, const AccessRecord*>> readers;
+    for_each_reader(
+        v, [&](const AccessRecord& r) { readers.emplace_back(thread_at(r.thread, r.epoch), &r); });
+    std::sort(readers.begin(), readers.end());
     std::string lsr;
-    for (const AccessRecord* r : readers) {
+    for (const auto& [thread, r] : readers) {
       if (!lsr.empty()) lsr += "; ";
-      lsr += std::string(symbols_.threads.name(r->thread)) + ":" +
+      lsr += std::string(symbols_.threads.name(thread)) + ":" +
              format_goldilocks_set(materialize(*r), symbols_);
     }
     out.push_back(lsr.empty() ? "-" : lsr);
@@ -733,7 +834,25 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   const uint64_t min_trim_;
   const uint64_t records_factor_;
 
-  std::vector<ThreadState> threads_;
+  // Thread slots (section "thread slots"): slot_of_ per thread id (kNone: none yet, or its
+  // slot went to another thread), the threads of each slot with their first epochs, and the
+  // slots of joined threads.
+  struct Owner {
+    uint32_t first_epoch;
+    ThreadId thread;
+  };
+  struct FreeSlot {
+    uint32_t slot;
+    uint32_t epoch;      // the last epoch of its thread's events
+    uint64_t joined_at;  // list position of the (first) join of that thread
+  };
+  std::vector<uint32_t> slot_of_;
+  std::vector<std::vector<Owner>> owners_;
+  std::vector<FreeSlot> free_slots_;
+  size_t slot_budget_;
+  uint32_t cur_ = 0;  // the slot of the current event's thread
+
+  std::vector<ThreadState> threads_;       // per slot
   std::vector<std::vector<LockId>> held_;  // LH(t) without t, in acquisition order
   // Thread × thread tables, row t, column j (stride_ ≥ threads): reach: the largest epoch of j
   // known to happen before t's next event; negative: check 6.
@@ -753,6 +872,8 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   std::vector<VariableState> variables_;
   std::vector<AccessRecord> shared_reads_;  // slices of stride_ records (one per thread)
   std::vector<uint64_t> free_slices_;
+  // Per slice: reads of threads whose slot was reused since (rare; see keep_earlier_reader).
+  std::vector<std::vector<AccessRecord>> earlier_readers_;
   // Per slice: bit k set iff slice[k] is defined (threads k < 64; used while there are ≤ 64).
   std::vector<uint64_t> slice_mask_;
   static uint64_t thread_bit(ThreadId t) { return t < 64 ? uint64_t{1} << t : 0; }

@@ -51,9 +51,12 @@ inline constexpr const char* kGoldilocksArrow = " → ";
 // trimmed once it holds trim_at = max(min_trim, 4 × records) entries (records: the accesses the
 // next ones are checked against); the older half is dropped. Tests pass a tiny min_trim without
 // the records term to trim at nearly every event and so exercise the epoch summary.
+// Thread × thread state is indexed by slots; once slot_budget slots exist, a forked thread
+// reuses the slot of a joined thread that happens before the fork (tests pass a tiny budget).
 struct GoldilocksLazyOptions {
   uint64_t min_trim = uint64_t{1} << 16;
   bool scale_with_records = true;
+  size_t slot_budget = 256;
 };
 std::unique_ptr<Engine> make_goldilocks_lazy(EngineContext& context,
                                              GoldilocksDiscipline discipline,
