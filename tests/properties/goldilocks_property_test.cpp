@@ -359,6 +359,33 @@ TEST(GoldilocksProperty, ChurnReusesSlotsWithTheSameReports) {
   }
 }
 
+// Variables read by many threads between writes (goldilocks-rw's read slices past 16 readers get
+// a per-slot index, and the stride grows while they exist): the oracle's pairs and racy events.
+TEST(GoldilocksProperty, ManyReadersPerWrite) {
+  const int traces = sanitized() ? 2 : 10;
+  for (int i = 0; i < traces; ++i) {
+    GeneratorOptions o;
+    o.seed = 700 + static_cast<uint64_t>(i);
+    o.shape = i % 2 ? ForkShape::Random : ForkShape::Fork;
+    o.threads = 20 + 10 * static_cast<uint32_t>(i);
+    o.variables = 3;
+    o.locks = 3;
+    o.write_share = 0.03;
+    o.events = 6000;
+    o.read_lock_share = i % 3 == 0 ? 0.5 : 0;
+    const Trace trace = generate_trace(o);
+    const Oracle oracle(trace);
+    std::set<EventId> flagged;
+    const Pairs expected = oracle.rw_pairs(flagged);
+    for (const GoldilocksLazyOptions& options : {GoldilocksLazyOptions{}, kTinyListReuseSlots}) {
+      std::set<EventId> racy;
+      EXPECT_EQ(run(lazy(GoldilocksDiscipline::ConcurrentReads, options), trace, &racy), expected)
+          << "seed " << o.seed;
+      EXPECT_EQ(racy, flagged) << "seed " << o.seed;
+    }
+  }
+}
+
 // The standard reduction made explicit: lock (l,u) is named "l/u"; a write section of l takes
 // (l,0), (l,1), … and releases them in reverse order, a read section of l by u takes (l,u).
 // Event i of the trace keeps its id times `scale`; the added acquires and releases of a write

@@ -225,11 +225,18 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   };
   // §3: the last access. §6: the last write (LSW) and the reads since (LSR): inline while one
   // thread reads; once a second one does, `reader` is a marker (event = kSharedReads) naming a
-  // slice of shared_reads_ with one record per thread, like FastTrack's read-shared clocks.
+  // slice of slices_: the last read of each thread that read since the write, like FastTrack's
+  // read-shared clocks but only as long as the readers (a variable read by 3 of 200 threads
+  // keeps 3 records). Past kIndexFrom readers a slice also gets a per-slot index.
   struct VariableState {
     AccessRecord last;
     AccessRecord reader;
   };
+  struct ReadSlice {
+    std::vector<AccessRecord> reads;  // in the order of their first read since the write
+    std::vector<uint32_t> index;      // empty, or per slot: the position of its current read
+  };
+  static constexpr size_t kIndexFrom = 16;
 
   // --- locks held ---------------------------------------------------------------------------
   static constexpr LockId kReadHold = LockId{1} << 31;  // in held_: l held in read mode
@@ -351,16 +358,12 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
           negative[a * stride + b] = negative_[a * stride_ + b];
         }
       }
-      const size_t slices = stride_ ? shared_reads_.size() / stride_ : 0;
-      std::vector<AccessRecord> shared(slices * stride);
-      for (size_t a = 0; a < slices; ++a)
-        for (size_t b = 0; b < stride_; ++b)
-          shared[a * stride + b] = shared_reads_[a * stride_ + b];
+      for (ReadSlice& slice : slices_)
+        if (!slice.index.empty()) slice.index.resize(stride, kNone);
       reach_.swap(reach);
       negative_.swap(negative);
       // Fresh live stamps (zero never equals a generation ≥ 1); the live states restart.
       live_thread_stamp_.assign(stride * stride, 0);
-      shared_reads_.swap(shared);
       stride_ = stride;
     }
   }
@@ -399,18 +402,31 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     return AccessRecord{
         id, end_ << 1 | (e.op == Op::Write ? 1u : 0u), cur_, ts.epoch, ts.innermost, e.location};
   }
-  AccessRecord* shared_slice(const AccessRecord& marker) {
-    return shared_reads_.data() + marker.bits * stride_;
+  // The read of the thread now in slot s in the slice, or nullptr.
+  AccessRecord* find_reader(ReadSlice& slice, uint32_t s) {
+    if (!slice.index.empty()) {
+      const uint32_t p = slice.index[s];
+      return p != kNone && current_owner(slice.reads[p]) ? &slice.reads[p] : nullptr;
+    }
+    for (AccessRecord& r : slice.reads)
+      if (r.thread == s && current_owner(r)) return &r;
+    return nullptr;
+  }
+  void add_reader(ReadSlice& slice, const AccessRecord& r) {
+    slice.reads.push_back(r);
+    if (!slice.index.empty()) {
+      slice.index[r.thread] = static_cast<uint32_t>(slice.reads.size() - 1);
+    } else if (slice.reads.size() > kIndexFrom) {
+      slice.index.assign(stride_, kNone);
+      for (size_t p = 0; p < slice.reads.size(); ++p)
+        slice.index[slice.reads[p].thread] = static_cast<uint32_t>(p);
+    }
   }
   // Calls f(record) for every read since the last write (LSR).
   template <typename F>
   void for_each_reader(VariableState& v, F f) {
     if (v.reader.event == kSharedReads) {
-      AccessRecord* slice = shared_slice(v.reader);
-      for (size_t k = 0; k < threads_.size(); ++k)
-        if (slice[k].defined()) f(slice[k]);
-      if (v.reader.bits < earlier_readers_.size())
-        for (AccessRecord& r : earlier_readers_[v.reader.bits]) f(r);
+      for (AccessRecord& r : slices_[v.reader.bits].reads) f(r);
     } else if (v.reader.defined()) {
       f(v.reader);
     }
@@ -435,41 +451,29 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     if (v.last.defined() && !ordered(v.last, cur_)) report(v.last, id, e);
     const AccessRecord now = record(id, e);
     if (v.reader.event == kSharedReads) {
-      AccessRecord& mine = shared_slice(v.reader)[cur_];
-      if (mine.defined() && !current_owner(mine)) [[unlikely]]
-        keep_earlier_reader(v.reader.bits, mine);
-      mine = now;
-      slice_mask_[v.reader.bits] |= thread_bit(cur_);
+      ReadSlice& slice = slices_[v.reader.bits];
+      if (AccessRecord* mine = find_reader(slice, cur_))
+        *mine = now;
+      else
+        add_reader(slice, now);
     } else if (!v.reader.defined() || (v.reader.thread == cur_ && current_owner(v.reader))) {
       v.reader = now;
-    } else {  // a second thread reads: switch to a shared slice
+    } else {  // a second thread reads: switch to a shared slice (an earlier thread of the same
+              // slot keeps its record there too)
       uint64_t index;
       if (free_slices_.empty()) {
-        index = shared_reads_.size() / stride_;
-        shared_reads_.resize(shared_reads_.size() + stride_);
-        slice_mask_.resize(index + 1, 0);
+        index = slices_.size();
+        slices_.emplace_back();
       } else {
         index = free_slices_.back();
         free_slices_.pop_back();
       }
-      AccessRecord marker;
-      marker.event = kSharedReads;
-      marker.bits = index;
-      AccessRecord* slice = shared_slice(marker);
-      if (v.reader.thread == cur_)  // the earlier thread of this slot read it
-        keep_earlier_reader(index, v.reader);
-      else
-        slice[v.reader.thread] = v.reader;
-      slice[cur_] = now;
-      slice_mask_[index] = thread_bit(v.reader.thread) | thread_bit(cur_);
-      v.reader = marker;
+      ReadSlice& slice = slices_[index];
+      add_reader(slice, v.reader);
+      add_reader(slice, now);
+      v.reader.event = kSharedReads;
+      v.reader.bits = index;
     }
-  }
-  // A read of a thread whose slot went to another thread, still to be checked by the next
-  // write (goldilocks-rw keeps every thread's last read since the write, slot reuse or not).
-  [[gnu::noinline]] void keep_earlier_reader(uint64_t slice, const AccessRecord& r) {
-    if (slice >= earlier_readers_.size()) earlier_readers_.resize(slice + 1);
-    earlier_readers_[slice].push_back(r);
   }
 
   // §6 write: the last write and every read since must be ordered before; LSW(q) := LH(t) and
@@ -478,23 +482,11 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     VariableState& v = variables_[e.target];
     if (v.last.defined() && !ordered(v.last, cur_)) report(v.last, id, e);
     if (v.reader.event == kSharedReads) {
-      AccessRecord* slice = shared_slice(v.reader);
-      auto check = [&](AccessRecord& r) {
+      ReadSlice& slice = slices_[v.reader.bits];
+      for (const AccessRecord& r : slice.reads)
         if (!ordered(r, cur_)) report(r, id, e);
-        r = AccessRecord{};
-      };
-      if (v.reader.bits < earlier_readers_.size()) [[unlikely]] {
-        for (AccessRecord& r : earlier_readers_[v.reader.bits]) check(r);
-        earlier_readers_[v.reader.bits].clear();
-      }
-      uint64_t& mask = slice_mask_[v.reader.bits];
-      if (threads_.size() <= 64) {  // the mask names every reader
-        for (uint64_t m = mask; m != 0; m &= m - 1) check(slice[std::countr_zero(m)]);
-      } else {
-        for (size_t k = 0; k < threads_.size(); ++k)
-          if (slice[k].defined()) check(slice[k]);
-      }
-      mask = 0;
+      slice.reads.clear();
+      slice.index.clear();
       free_slices_.push_back(v.reader.bits);
     } else if (v.reader.defined() && !ordered(v.reader, cur_)) {
       report(v.reader, id, e);
@@ -870,13 +862,8 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   std::vector<LastRelease> last_read_release_;  // read releases (once read_locks_)
   bool read_locks_ = false;                     // a read-lock event was seen: R tokens exist
   std::vector<VariableState> variables_;
-  std::vector<AccessRecord> shared_reads_;  // slices of stride_ records (one per thread)
+  std::vector<ReadSlice> slices_;
   std::vector<uint64_t> free_slices_;
-  // Per slice: reads of threads whose slot was reused since (rare; see keep_earlier_reader).
-  std::vector<std::vector<AccessRecord>> earlier_readers_;
-  // Per slice: bit k set iff slice[k] is defined (threads k < 64; used while there are ≤ 64).
-  std::vector<uint64_t> slice_mask_;
-  static uint64_t thread_bit(ThreadId t) { return t < 64 ? uint64_t{1} << t : 0; }
 
   std::vector<SyncEntry> list_;  // positions [base_, end_)
   uint64_t base_ = 0;
