@@ -91,6 +91,13 @@ TraceShape random_shape(Rng& rng) {
   return s;
 }
 
+// A trace of the next random shape with that share of read-mode acquires.
+Trace next_trace(Rng& shapes, uint64_t seed, double read_lock_share) {
+  TraceShape shape = random_shape(shapes);
+  shape.read_lock_share = read_lock_share;
+  return random_trace(seed, shape);
+}
+
 // --- independent happens-before oracle (vector clocks per event) ----------------------------
 // With read-write locks: HB of the standard reduction (a read section is ordered after the
 // earlier write sections, a write section after every earlier section).
@@ -289,9 +296,7 @@ TEST(GoldilocksProperty, AgreesWithHappensBeforeAndEagerRules) {
   int with_races = 0;
   for (int i = 0; i < iterations; ++i) {
     const uint64_t seed = 1000 + static_cast<uint64_t>(i);
-    TraceShape shape = random_shape(shapes);
-    if (i % 2 == 1) shape.read_lock_share = 0.5;
-    const Trace trace = random_trace(seed, shape);
+    const Trace trace = next_trace(shapes, seed, i % 2 == 1 ? 0.5 : 0);
     const std::string failure = check_trace(trace, /*with_annotations=*/i % 4 == 0);
     if (!failure.empty()) {
       FAIL() << "seed " << seed << ": " << failure << "\ntrace (STD):\n" << to_std_text(trace);
@@ -438,9 +443,8 @@ TEST(GoldilocksProperty, ReadLocksReportAsOnTheReducedTrace) {
   int with_read_locks = 0;
   for (int i = 0; i < iterations; ++i) {
     const uint64_t seed = 50000 + static_cast<uint64_t>(i);
-    TraceShape shape = random_shape(shapes);
-    shape.read_lock_share = 0.25 * static_cast<double>(1 + i % 4);  // up to all in read mode
-    const Trace trace = random_trace(seed, shape);
+    // up to all acquires in read mode
+    const Trace trace = next_trace(shapes, seed, 0.25 * static_cast<double>(1 + i % 4));
     const EventId scale = trace.symbols.threads.size() + 1;
     const Trace reduced = reduce_read_locks(trace, scale);
     if (std::any_of(trace.events.begin(), trace.events.end(),

@@ -117,23 +117,13 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     held_[t].push_back(e.target);
     threads_[t].innermost = e.target;
     holder_[e.target] = t;
-    if (const LastRelease last = last_release_[e.target]; last.thread != kNone)
-      raise_reach(t, last.thread, last.epoch);
-    if (read_locks_) {
-      if (const LastRelease last = last_read_release_[e.target]; last.thread != kNone)
-        raise_reach(t, last.thread, last.epoch);
-    }
-    append(SyncEntry{t, e.target, Op::Acquire});
-    threads_[t].in_next = end_;
+    take(t, e.target, Op::Acquire);
   }
   void release(EventId, const Event& e) {
     const uint32_t t = cur_;
     ensure_lock(e.target);
-    drop_held(t, e.target);
     if (holder_[e.target] == t) holder_[e.target] = kNone;
-    last_release_[e.target] = LastRelease{t, threads_[t].epoch};
-    append(SyncEntry{t, e.target, Op::Release});
-    increment_clock(threads_[t].epoch, e.thread);
+    give(t, e, e.target, Op::Release);
   }
   // A read section is held in held_ as l | kReadHold; it is never the innermost lock of check 2
   // (two read holds of l do not order each other) and never in holder_.
@@ -142,18 +132,33 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     enable_read_locks();
     ensure_lock(e.target);
     held_[t].push_back(e.target | kReadHold);
-    if (const LastRelease last = last_release_[e.target]; last.thread != kNone)
-      raise_reach(t, last.thread, last.epoch);
-    append(SyncEntry{t, e.target, Op::ReadAcquire});
-    threads_[t].in_next = end_;
+    take(t, e.target, Op::ReadAcquire);
   }
   void read_release(EventId, const Event& e) {
     const uint32_t t = cur_;
     enable_read_locks();
     ensure_lock(e.target);
-    drop_held(t, e.target | kReadHold);
-    last_read_release_[e.target] = LastRelease{t, threads_[t].epoch};
-    append(SyncEntry{t, e.target, Op::ReadRelease});
+    give(t, e, e.target | kReadHold, Op::ReadRelease);
+  }
+  // An acquire in either mode: the direct edges into check 3's memo from the lock's last write
+  // release (and, for a write acquire, its last read release), then the list entry.
+  void take(uint32_t t, LockId l, Op op) {
+    if (const LastRelease last = last_release_[l]; last.thread != kNone)
+      raise_reach(t, last.thread, last.epoch);
+    if (op == Op::Acquire && read_locks_) {
+      if (const LastRelease last = last_read_release_[l]; last.thread != kNone)
+        raise_reach(t, last.thread, last.epoch);
+    }
+    append(SyncEntry{t, l, op});
+    threads_[t].in_next = end_;
+  }
+  // A release in either mode (`hold`: the entry of held_), remembered for the next acquires'
+  // direct edges; it starts the thread's next epoch.
+  void give(uint32_t t, const Event& e, LockId hold, Op op) {
+    drop_held(t, hold);
+    (op == Op::Release ? last_release_ : last_read_release_)[e.target] =
+        LastRelease{t, threads_[t].epoch};
+    append(SyncEntry{t, e.target, op});
     increment_clock(threads_[t].epoch, e.thread);
   }
   void fork(EventId, const Event& e) {
