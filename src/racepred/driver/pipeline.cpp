@@ -65,7 +65,8 @@ Report PipelineResult::report() const {
   r.trace = trace_info();
   r.symbols = &symbols;
   for (const EngineRun& run : runs)
-    r.results.push_back({run.info->name, &run.sink, run.seconds, run.error});
+    r.results.push_back({run.info->name, &run.sink, run.seconds, run.error,
+                         run.info->guarantee.soundness != Soundness::None});
   return r;
 }
 
