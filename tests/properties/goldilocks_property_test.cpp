@@ -5,11 +5,16 @@
 //    that write is not HB-before it (pairs: with each thread's last read since the write);
 //  - the lazy engines report the same pairs as the eager reference, with the default list
 //    trimming and with a tiny one (which folds into the epoch summary all the time);
-//  - the annotated lock sets of the lazy engines equal those of the eager reference.
+//  - the annotated lock sets of the lazy engines equal those of the eager reference;
+//  - with read-write locks (half of the traces, half of their acquires in read mode) all of the
+//    above against HB of the standard reduction, and the engines report on a trace exactly what
+//    they report on its explicitly reduced trace (read section of l by u: lock (l,u); write
+//    section: every (l,u)).
 // Traces come from a small local generator (nested and interleaved locks, optional fork/join,
 // threads that start without a fork). Fixed seeds; a failure prints the seed and the trace.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -48,6 +53,7 @@ struct TraceShape {
   double forked_share = 0.5;     // chance that a thread other than T0 is started by a fork
   uint32_t stale_variables = 0;  // variables touched only in the first events (list folding)
   bool joins = true;
+  double read_lock_share = 0;  // share of the acquires in read mode
 };
 
 // Forks and joins at random points (joined threads may still hold locks), threads unforked
@@ -71,6 +77,7 @@ Trace random_trace(uint64_t seed, const TraceShape& shape) {
   o.write_share = 0.5;
   o.switch_share = 1;
   o.cs_share = 0.5;
+  o.read_lock_share = shape.read_lock_share;
   return generate_trace(o);
 }
 
@@ -84,7 +91,16 @@ TraceShape random_shape(Rng& rng) {
   return s;
 }
 
+// A trace of the next random shape with that share of read-mode acquires.
+Trace next_trace(Rng& shapes, uint64_t seed, double read_lock_share) {
+  TraceShape shape = random_shape(shapes);
+  shape.read_lock_share = read_lock_share;
+  return random_trace(seed, shape);
+}
+
 // --- independent happens-before oracle (vector clocks per event) ----------------------------
+// With read-write locks: HB of the standard reduction (a read section is ordered after the
+// earlier write sections, a write section after every earlier section).
 struct Oracle {
   std::vector<VectorClock> clock;  // per event index
   const Trace& trace;
@@ -92,15 +108,23 @@ struct Oracle {
   explicit Oracle(const Trace& tr) : trace(tr) {
     std::vector<VectorClock> threads(tr.symbols.threads.size());
     std::vector<VectorClock> locks(tr.symbols.locks.size());
+    std::vector<VectorClock> read_releases(tr.symbols.locks.size());
     for (const Event& e : tr.events) {
       VectorClock& c = threads[e.thread];
       c.increment(e.thread);
       switch (e.op) {
         case Op::Acquire:
           c.join(locks[e.target]);
+          c.join(read_releases[e.target]);
+          break;
+        case Op::ReadAcquire:
+          c.join(locks[e.target]);
           break;
         case Op::Release:
           locks[e.target].join(c);
+          break;
+        case Op::ReadRelease:
+          read_releases[e.target].join(c);
           break;
         case Op::Fork:
           threads[e.target].join(c);
@@ -192,6 +216,9 @@ Maker lazy(GoldilocksDiscipline d, GoldilocksLazyOptions options = {}) {
   return [d, options](EngineContext& c) { return make_goldilocks_lazy(c, d, options); };
 }
 const GoldilocksLazyOptions kTinyList{2, false};  // trims at nearly every synchronisation event
+// Reuses the slot of a joined thread at every fork where it may (from the second slot on).
+const GoldilocksLazyOptions kReuseSlots{uint64_t{1} << 16, true, 1};
+const GoldilocksLazyOptions kTinyListReuseSlots{2, false, 1};
 Maker eager(GoldilocksDiscipline d) {
   return [d](EngineContext& c) { return make_goldilocks_eager(c, d); };
 }
@@ -231,6 +258,12 @@ std::string check_trace(const Trace& trace, bool with_annotations) {
        &rw_expected},
       {"goldilocks-rw lazy, tiny list vs HB oracle",
        lazy(GoldilocksDiscipline::ConcurrentReads, kTinyList), &rw_expected},
+      {"goldilocks lazy, slot reuse vs HB oracle", lazy(GoldilocksDiscipline::MutEx, kReuseSlots),
+       &mutex_expected},
+      {"goldilocks-rw lazy, slot reuse vs HB oracle",
+       lazy(GoldilocksDiscipline::ConcurrentReads, kReuseSlots), &rw_expected},
+      {"goldilocks-rw lazy, tiny list and slot reuse vs HB oracle",
+       lazy(GoldilocksDiscipline::ConcurrentReads, kTinyListReuseSlots), &rw_expected},
   };
   for (const auto& r : runs) {
     const Pairs got = run(r.make, trace);
@@ -263,8 +296,7 @@ TEST(GoldilocksProperty, AgreesWithHappensBeforeAndEagerRules) {
   int with_races = 0;
   for (int i = 0; i < iterations; ++i) {
     const uint64_t seed = 1000 + static_cast<uint64_t>(i);
-    const TraceShape shape = random_shape(shapes);
-    const Trace trace = random_trace(seed, shape);
+    const Trace trace = next_trace(shapes, seed, i % 2 == 1 ? 0.5 : 0);
     const std::string failure = check_trace(trace, /*with_annotations=*/i % 4 == 0);
     if (!failure.empty()) {
       FAIL() << "seed " << seed << ": " << failure << "\ntrace (STD):\n" << to_std_text(trace);
@@ -296,6 +328,151 @@ TEST(GoldilocksProperty, LongTracesTrimTheList) {
     EXPECT_EQ(run(registered("goldilocks"), trace), oracle.mutex_pairs()) << "seed " << seed;
     EXPECT_EQ(run(registered("goldilocks-rw"), trace), oracle.rw_pairs(flagged)) << "seed " << seed;
   }
+}
+
+// Many short-lived threads (the generator's churn shape, like the goroutines preset): with slot
+// reuse from the second slot on and with the default budget (no reuse at this size), the engines
+// report exactly the HB oracle's pairs. Most forks reuse a slot there.
+TEST(GoldilocksProperty, ChurnReusesSlotsWithTheSameReports) {
+  const int traces = sanitized() ? 2 : 12;
+  for (int i = 0; i < traces; ++i) {
+    GeneratorOptions o;
+    o.seed = 300 + static_cast<uint64_t>(i);
+    o.shape = ForkShape::Churn;
+    o.threads = 400;
+    o.live = 2 + static_cast<uint32_t>(i % 4) * 3;
+    o.variables = 40;
+    o.locks = 4;
+    o.nesting = 2;
+    o.events = sanitized() ? 4000 : 20000;
+    o.read_lock_share = i % 2 ? 0.5 : 0;
+    const Trace trace = generate_trace(o);
+    const Oracle oracle(trace);
+    std::set<EventId> flagged;
+    const Pairs mutex_expected = oracle.mutex_pairs();
+    const Pairs rw_expected = oracle.rw_pairs(flagged);
+    for (const GoldilocksLazyOptions& options :
+         {kReuseSlots, kTinyListReuseSlots, GoldilocksLazyOptions{}}) {
+      EXPECT_EQ(run(lazy(GoldilocksDiscipline::MutEx, options), trace), mutex_expected)
+          << "seed " << o.seed << " budget " << options.slot_budget;
+      std::set<EventId> racy;
+      EXPECT_EQ(run(lazy(GoldilocksDiscipline::ConcurrentReads, options), trace, &racy),
+                rw_expected)
+          << "seed " << o.seed << " budget " << options.slot_budget;
+      EXPECT_EQ(racy, flagged) << "seed " << o.seed;
+    }
+  }
+}
+
+// Variables read by many threads between writes (goldilocks-rw's read slices past 16 readers get
+// a per-slot index, and the stride grows while they exist): the oracle's pairs and racy events.
+TEST(GoldilocksProperty, ManyReadersPerWrite) {
+  const int traces = sanitized() ? 2 : 10;
+  for (int i = 0; i < traces; ++i) {
+    GeneratorOptions o;
+    o.seed = 700 + static_cast<uint64_t>(i);
+    o.shape = i % 2 ? ForkShape::Random : ForkShape::Fork;
+    o.threads = 20 + 10 * static_cast<uint32_t>(i);
+    o.variables = 3;
+    o.locks = 3;
+    o.write_share = 0.03;
+    o.events = 6000;
+    o.read_lock_share = i % 3 == 0 ? 0.5 : 0;
+    const Trace trace = generate_trace(o);
+    const Oracle oracle(trace);
+    std::set<EventId> flagged;
+    const Pairs expected = oracle.rw_pairs(flagged);
+    for (const GoldilocksLazyOptions& options : {GoldilocksLazyOptions{}, kTinyListReuseSlots}) {
+      std::set<EventId> racy;
+      EXPECT_EQ(run(lazy(GoldilocksDiscipline::ConcurrentReads, options), trace, &racy), expected)
+          << "seed " << o.seed;
+      EXPECT_EQ(racy, flagged) << "seed " << o.seed;
+    }
+  }
+}
+
+// The standard reduction made explicit: lock (l,u) is named "l/u"; a write section of l takes
+// (l,0), (l,1), … and releases them in reverse order, a read section of l by u takes (l,u).
+// Event i of the trace keeps its id times `scale`; the added acquires and releases of a write
+// section get the ids in between.
+Trace reduce_read_locks(const Trace& trace, EventId scale) {
+  Trace out;
+  out.symbols.threads = trace.symbols.threads;
+  out.symbols.variables = trace.symbols.variables;
+  out.symbols.locations = trace.symbols.locations;
+  const uint32_t threads = trace.symbols.threads.size();
+  auto token = [&](LockId l, ThreadId u) {
+    return out.symbols.locks.intern(std::string(trace.lock_name(l)) + "/" +
+                                    std::string(trace.thread_name(u)));
+  };
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const Event& e = trace.events[i];
+    const EventId id = trace.ids[i] * scale;
+    auto emit = [&](Op op, uint32_t target, EventId k) {
+      Event r = e;
+      r.op = op;
+      r.target = target;
+      out.events.push_back(r);
+      out.ids.push_back(id + k);
+      out.lines.push_back(0);
+    };
+    switch (e.op) {
+      case Op::Acquire:
+        for (ThreadId u = 0; u < threads; ++u) emit(Op::Acquire, token(e.target, u), u);
+        break;
+      case Op::Release:
+        for (ThreadId u = threads; u-- > 0;) emit(Op::Release, token(e.target, u), threads - 1 - u);
+        break;
+      case Op::ReadAcquire:
+        emit(Op::Acquire, token(e.target, e.thread), 0);
+        break;
+      case Op::ReadRelease:
+        emit(Op::Release, token(e.target, e.thread), 0);
+        break;
+      default:
+        emit(e.op, e.target, 0);
+        break;
+    }
+  }
+  return out;
+}
+
+TEST(GoldilocksProperty, ReadLocksReportAsOnTheReducedTrace) {
+  const int iterations = sanitized() ? 300 : 3000;
+  Rng shapes(0x2ead'10c5);
+  int with_read_locks = 0;
+  for (int i = 0; i < iterations; ++i) {
+    const uint64_t seed = 50000 + static_cast<uint64_t>(i);
+    // up to all acquires in read mode
+    const Trace trace = next_trace(shapes, seed, 0.25 * static_cast<double>(1 + i % 4));
+    const EventId scale = trace.symbols.threads.size() + 1;
+    const Trace reduced = reduce_read_locks(trace, scale);
+    if (std::any_of(trace.events.begin(), trace.events.end(),
+                    [](const Event& e) { return e.op == Op::ReadAcquire; }))
+      ++with_read_locks;
+    for (const char* name : {"goldilocks", "goldilocks-rw"}) {
+      for (const bool tiny : {false, true}) {
+        const Maker make =
+            tiny ? lazy(std::string(name) == "goldilocks" ? GoldilocksDiscipline::MutEx
+                                                          : GoldilocksDiscipline::ConcurrentReads,
+                        kTinyList)
+                 : registered(name);
+        std::set<EventId> racy;
+        std::set<EventId> reduced_racy;
+        const Pairs got = run(make, trace, &racy);
+        Pairs want;
+        for (const auto& [a, b] : run(make, reduced, &reduced_racy))
+          want.emplace(a / scale, b / scale);
+        std::set<EventId> want_racy;
+        for (EventId e : reduced_racy) want_racy.insert(e / scale);
+        if (got != want || racy != want_racy)
+          FAIL() << "seed " << seed << ": " << name << (tiny ? " (tiny list)" : "") << ": got "
+                 << show(got) << " on the reduced trace " << show(want) << "\ntrace (STD):\n"
+                 << to_std_text(trace);
+      }
+    }
+  }
+  EXPECT_GT(with_read_locks, iterations / 2);
 }
 
 }  // namespace

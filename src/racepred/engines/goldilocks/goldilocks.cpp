@@ -12,6 +12,13 @@
 //   rel(u, l):  u ∈ S ⇒ l ∈ S        acq(u, l):  l ∈ S ⇒ u ∈ S
 //   fork(u, w): u ∈ S ⇒ w ∈ S        join(u, w): w ∈ S ⇒ u ∈ S
 // and the paper's LS is S ∪ {locks held by the threads of S} (annotations print that).
+// Read-write locks follow the standard reduction (a read section of l by u holds (l,u), a write
+// section holds (l,u) for every u). Of the tokens (l,u) only two facts matter: W(l), all of them
+// are in S (a write release by a member), and R(l), some are (a read release by a member; a
+// token (l,u) with u ∈ S matters only to write acquires, as u ∈ S already):
+//   rel(u, l):  u ∈ S ⇒ W(l) ∈ S     acq(u, l):   W(l) ∈ S or R(l) ∈ S ⇒ u ∈ S
+//   rrel(u, l): u ∈ S ⇒ R(l) ∈ S     racq(u, l):  W(l) ∈ S ⇒ u ∈ S
+// A read release is an outgoing event (it starts an epoch), a read acquire an incoming one.
 //
 // Checks, cheapest first (an access of thread j at list position p, epoch c, current thread t):
 //   1. j = t (short-circuit: same thread);
@@ -42,6 +49,7 @@
 #include <bit>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "racepred/clock/thread_clocks.hpp"
@@ -74,7 +82,6 @@ struct AccessRecord {
   bool defined() const { return event != kNoEvent; }
   uint64_t position() const { return bits >> 1; }
   Op op() const { return bits & 1 ? Op::Write : Op::Read; }
-  Access access() const { return Access{event, thread, location, op()}; }
 };
 static_assert(sizeof(AccessRecord) == 32);
 constexpr EventId kSharedReads = UINT64_MAX;
@@ -88,9 +95,12 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
         rw_(discipline == GoldilocksDiscipline::ConcurrentReads),
         min_trim_(std::max<uint64_t>(options.min_trim, 2)),
         records_factor_(options.scale_with_records ? 4 : 0),
+        slot_budget_(options.slot_budget),
         trim_at_(min_trim_) {}
 
-  void before(EventId, const Event& e) { ensure_thread(e.thread); }
+  // Every handler works on slots (section "Thread slots" below): cur_ is the slot of the
+  // event's thread.
+  void before(EventId, const Event& e) { cur_ = slot_for(e.thread); }
   void read(EventId id, const Event& e) {
     ensure_variable(e.target);
     rw_ ? read_rw(id, e) : access(id, e);
@@ -99,61 +109,91 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     ensure_variable(e.target);
     rw_ ? write_rw(id, e) : access(id, e);
   }
+  // A write section (acq/rel) and a read section (racq/rrel) follow the standard reduction
+  // (docs/ENGINES.md "Read-write locks"): the header comment gives the replay rules.
   void acquire(EventId, const Event& e) {
-    const ThreadId t = e.thread;
+    const uint32_t t = cur_;
     ensure_lock(e.target);
     held_[t].push_back(e.target);
     threads_[t].innermost = e.target;
     holder_[e.target] = t;
-    if (const LastRelease last = last_release_[e.target]; last.thread != kNone)
-      raise_reach(t, last.thread, last.epoch);
-    append(SyncEntry{t, e.target, Op::Acquire});
-    threads_[t].in_next = end_;
+    take(t, e.target, Op::Acquire);
   }
   void release(EventId, const Event& e) {
-    const ThreadId t = e.thread;
+    const uint32_t t = cur_;
     ensure_lock(e.target);
-    std::vector<LockId>& held = held_[t];
-    for (size_t i = held.size(); i-- > 0;) {
-      if (held[i] == e.target) {
-        held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
-        break;
-      }
-    }
-    threads_[t].innermost = held.empty() ? kNone : held.back();
     if (holder_[e.target] == t) holder_[e.target] = kNone;
-    last_release_[e.target] = LastRelease{t, threads_[t].epoch};
-    append(SyncEntry{t, e.target, Op::Release});
-    increment_clock(threads_[t].epoch, t);
+    give(t, e, e.target, Op::Release);
+  }
+  // A read section is held in held_ as l | kReadHold; it is never the innermost lock of check 2
+  // (two read holds of l do not order each other) and never in holder_.
+  void read_acquire(EventId, const Event& e) {
+    const uint32_t t = cur_;
+    enable_read_locks();
+    ensure_lock(e.target);
+    held_[t].push_back(e.target | kReadHold);
+    take(t, e.target, Op::ReadAcquire);
+  }
+  void read_release(EventId, const Event& e) {
+    const uint32_t t = cur_;
+    enable_read_locks();
+    ensure_lock(e.target);
+    give(t, e, e.target | kReadHold, Op::ReadRelease);
+  }
+  // An acquire in either mode: the direct edges into check 3's memo from the lock's last write
+  // release (and, for a write acquire, its last read release), then the list entry.
+  void take(uint32_t t, LockId l, Op op) {
+    if (const LastRelease last = last_release_[l]; last.thread != kNone)
+      raise_reach(t, last.thread, last.epoch);
+    if (op == Op::Acquire && read_locks_) {
+      if (const LastRelease last = last_read_release_[l]; last.thread != kNone)
+        raise_reach(t, last.thread, last.epoch);
+    }
+    append(SyncEntry{t, l, op});
+    threads_[t].in_next = end_;
+  }
+  // A release in either mode (`hold`: the entry of held_), remembered for the next acquires'
+  // direct edges; it starts the thread's next epoch.
+  void give(uint32_t t, const Event& e, LockId hold, Op op) {
+    drop_held(t, hold);
+    (op == Op::Release ? last_release_ : last_read_release_)[e.target] =
+        LastRelease{t, threads_[t].epoch};
+    append(SyncEntry{t, e.target, op});
+    increment_clock(threads_[t].epoch, e.thread);
   }
   void fork(EventId, const Event& e) {
-    const ThreadId t = e.thread;
-    ensure_thread(e.target);
-    raise_reach(e.target, t, threads_[t].epoch);
-    append(SyncEntry{t, e.target, Op::Fork});
-    threads_[e.target].in_next = end_;
-    increment_clock(threads_[t].epoch, t);
+    const uint32_t t = cur_;
+    const uint32_t u = fork_slot(e.target, t);
+    raise_reach(u, t, threads_[t].epoch);
+    append(SyncEntry{t, u, Op::Fork});
+    threads_[u].in_next = end_;
+    increment_clock(threads_[t].epoch, e.thread);
   }
   void join(EventId, const Event& e) {
-    const ThreadId t = e.thread;
-    ensure_thread(e.target);
-    raise_reach(t, e.target, threads_[e.target].epoch);
-    append(SyncEntry{t, e.target, Op::Join});
+    const uint32_t t = cur_;
+    const uint32_t u = slot_for(e.target);
+    const uint32_t last = threads_[u].epoch;  // the epoch of u's last events
+    raise_reach(t, u, last);
+    const uint64_t at = end_;
+    append(SyncEntry{t, u, Op::Join});
     threads_[t].in_next = end_;
-    increment_clock(threads_[e.target].epoch, e.target);
+    increment_clock(threads_[u].epoch, e.target);
+    if (!threads_[u].free) {
+      threads_[u].free = true;
+      free_slots_.push_back(FreeSlot{u, last, at});
+    }
   }
 
-  void read_acquire(EventId id, const Event& e) {
-    read_locks_unsupported(rw_ ? "goldilocks-rw" : "goldilocks", id, e);
+  // Annotations name every thread of a lock set: annotating runs without slot reuse.
+  Annotator* annotator() override {
+    slot_budget_ = SIZE_MAX;
+    return this;
   }
-  void read_release(EventId id, const Event& e) { read_acquire(id, e); }
-
-  Annotator* annotator() override { return this; }
 
   void before_event(EventId /*id*/, const Event& e) override {
     before_.clear();
     if (!e.is_access()) return;
-    ensure_thread(e.thread);
+    slot_for(e.thread);
     ensure_variable(e.target);
     describe_variable(e.target, before_);
   }
@@ -162,8 +202,8 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     GoldilocksSet lh;
     lh.undefined = false;
     lh.threads = {e.thread};
-    lh.locks = held_[e.thread];
-    std::sort(lh.locks.begin(), lh.locks.end());
+    add_held(slot_for(e.thread), lh);
+    normalize(lh);
     row.push_back({"LH", format_goldilocks_set(lh, symbols_)});
     std::vector<std::string> after;
     if (e.is_access()) describe_variable(e.target, after);
@@ -185,14 +225,116 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     uint32_t epoch = 1;        // 1 + outgoing events (release, fork, being joined)
     LockId innermost = kNone;  // the last acquired lock still held
     uint64_t in_next = 0;      // 1 + position of the last incoming entry (acquire, forked, join)
+    uint32_t first_epoch = 1;  // the first epoch of the slot's current thread
+    bool free = false;         // its thread was joined: listed in free_slots_
   };
   // §3: the last access. §6: the last write (LSW) and the reads since (LSR): inline while one
   // thread reads; once a second one does, `reader` is a marker (event = kSharedReads) naming a
-  // slice of shared_reads_ with one record per thread, like FastTrack's read-shared clocks.
+  // slice of slices_: the last read of each thread that read since the write, like FastTrack's
+  // read-shared clocks but only as long as the readers (a variable read by 3 of 200 threads
+  // keeps 3 records). Past kIndexFrom readers a slice also gets a per-slot index.
   struct VariableState {
     AccessRecord last;
     AccessRecord reader;
   };
+  struct ReadSlice {
+    std::vector<AccessRecord> reads;  // in the order of their first read since the write
+    std::vector<uint32_t> index;      // empty, or per slot: the position of its current read
+  };
+  static constexpr size_t kIndexFrom = 16;
+
+  // --- locks held ---------------------------------------------------------------------------
+  static constexpr LockId kReadHold = LockId{1} << 31;  // in held_: l held in read mode
+
+  void drop_held(ThreadId t, LockId hold) {
+    std::vector<LockId>& held = held_[t];
+    for (size_t i = held.size(); i-- > 0;) {
+      if (held[i] == hold) {
+        held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+    }
+    LockId innermost = kNone;
+    for (size_t i = held.size(); i-- > 0;) {
+      if (!(held[i] & kReadHold)) {
+        innermost = held[i];
+        break;
+      }
+    }
+    threads_[t].innermost = innermost;
+  }
+  // The locks thread t holds, into `set` (write holds as locks, read holds as read_locks).
+  void add_held(ThreadId t, GoldilocksSet& set) const {
+    for (LockId h : held_[t])
+      (h & kReadHold ? set.read_locks : set.locks).push_back(h & ~kReadHold);
+  }
+
+  // --- thread slots ---------------------------------------------------------------------------
+  // Thread × thread state (reach_, negative_, live replays, Σ, read slices) is indexed by slot,
+  // not by thread id. A thread gets a fresh slot when it first appears; once there are
+  // slot_budget_ slots, a forked thread w takes instead the slot s of a joined thread u whose
+  // last events happen before the fork (ordered(), with u's last epoch). w continues s's epochs
+  // (its first epoch follows u's last), and s's token stands for u and then w: every record of
+  // u happens before w's events, so S(s, c) ⊇ S(s, c') for c ≤ c' still holds, u ∈ S ⇒ w ∈ S
+  // is right, and every memo stays valid. The slot's history of threads (owners_) names the
+  // thread of a record (its epoch) in reports. A thread joined again after its slot went to
+  // another thread starts a fresh slot (it passes on no order then, as in ThreadClocks).
+  uint32_t slot_for(ThreadId t) {
+    if (t < slot_of_.size() && slot_of_[t] != kNone) [[likely]]
+      return slot_of_[t];
+    return new_slot(t);
+  }
+  [[gnu::noinline]] uint32_t new_slot(ThreadId t) {
+    if (t >= slot_of_.size()) slot_of_.resize(static_cast<size_t>(t) + 1, kNone);
+    const auto s = static_cast<uint32_t>(threads_.size());
+    grow_threads(s);
+    owners_.push_back({Owner{1, t}});
+    slot_of_[t] = s;
+    return s;
+  }
+  // The slot of thread w forked by the thread in slot i.
+  uint32_t fork_slot(ThreadId w, uint32_t i) {
+    if ((w < slot_of_.size() && slot_of_[w] != kNone) || threads_.size() < slot_budget_ ||
+        free_slots_.empty()) [[likely]]
+      return slot_for(w);
+    return reuse_slot(w, i);
+  }
+  [[gnu::noinline]] uint32_t reuse_slot(ThreadId w, uint32_t i) {
+    // The most recently freed slots first; a bounded look keeps a fork O(1) in slot count.
+    const size_t n = free_slots_.size();
+    for (size_t q = n; q > 0 && q + 16 > n; --q) {
+      const FreeSlot f = free_slots_[q - 1];
+      AccessRecord last;  // u's last events
+      last.event = 0;
+      last.bits = f.joined_at << 1;
+      last.thread = f.slot;
+      last.epoch = f.epoch;
+      if (!ordered(last, i)) continue;
+      free_slots_.erase(free_slots_.begin() + static_cast<std::ptrdiff_t>(q - 1));
+      ThreadState& ts = threads_[f.slot];
+      slot_of_[owners_[f.slot].back().thread] = kNone;
+      owners_[f.slot].push_back(Owner{ts.epoch, w});
+      ts.first_epoch = ts.epoch;
+      ts.innermost = kNone;
+      ts.free = false;
+      held_[f.slot].clear();
+      if (w >= slot_of_.size()) slot_of_.resize(static_cast<size_t>(w) + 1, kNone);
+      slot_of_[w] = f.slot;
+      return f.slot;
+    }
+    return slot_for(w);
+  }
+  // The thread of the access with epoch `epoch` in slot s.
+  ThreadId thread_at(uint32_t s, uint32_t epoch) const {
+    const std::vector<Owner>& owners = owners_[s];
+    auto it = std::upper_bound(owners.begin(), owners.end(), epoch,
+                               [](uint32_t c, const Owner& o) { return c < o.first_epoch; });
+    return std::prev(it)->thread;
+  }
+  // The record belongs to the thread now in its slot.
+  bool current_owner(const AccessRecord& r) const {
+    return r.epoch >= threads_[r.thread].first_epoch;
+  }
 
   // --- state growth -------------------------------------------------------------------------
   void ensure_thread(ThreadId t) {
@@ -207,6 +349,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     live_.resize(n);
     for (LiveReplay& live : live_) live.epoch = 0;
     live_lock_stamp_.resize(n, std::vector<uint32_t>(holder_.size(), 0));
+    if (read_locks_) live_rlock_stamp_.resize(n, std::vector<uint32_t>(holder_.size(), 0));
     sigma_threads_.resize(n);
     for (size_t k = old; k < n; ++k) sigma_threads_[k].set(static_cast<ThreadId>(k), 1);
     if (n > stride_) {  // re-layout the thread × thread tables
@@ -220,16 +363,12 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
           negative[a * stride + b] = negative_[a * stride_ + b];
         }
       }
-      const size_t slices = stride_ ? shared_reads_.size() / stride_ : 0;
-      std::vector<AccessRecord> shared(slices * stride);
-      for (size_t a = 0; a < slices; ++a)
-        for (size_t b = 0; b < stride_; ++b)
-          shared[a * stride + b] = shared_reads_[a * stride_ + b];
+      for (ReadSlice& slice : slices_)
+        if (!slice.index.empty()) slice.index.resize(stride, kNone);
       reach_.swap(reach);
       negative_.swap(negative);
       // Fresh live stamps (zero never equals a generation ≥ 1); the live states restart.
       live_thread_stamp_.assign(stride * stride, 0);
-      shared_reads_.swap(shared);
       stride_ = stride;
     }
   }
@@ -242,72 +381,103 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     last_release_.resize(holder_.size());
     for (std::vector<uint32_t>& row : live_lock_stamp_) row.resize(holder_.size(), 0);
     sigma_locks_.resize(holder_.size());
+    if (read_locks_) grow_read_tokens();
+  }
+  // The R tokens of locks exist from the first read-lock event on (traces without read locks
+  // pay nothing for them).
+  void enable_read_locks() {
+    if (read_locks_) return;
+    read_locks_ = true;
+    grow_read_tokens();
+  }
+  [[gnu::noinline]] void grow_read_tokens() {
+    const size_t locks = holder_.size();
+    rlock_stamp_.resize(locks, 0);
+    last_read_release_.resize(locks);
+    live_rlock_stamp_.resize(threads_.size());
+    for (std::vector<uint32_t>& row : live_rlock_stamp_) row.resize(locks, 0);
+    sigma_rlocks_.resize(locks);
   }
   void ensure_variable(VariableId x) {
     if (x >= variables_.size()) variables_.resize(static_cast<size_t>(x) + 1);
   }
 
   AccessRecord record(EventId id, const Event& e) const {
-    const ThreadState& ts = threads_[e.thread];
-    return AccessRecord{id,           end_ << 1 | (e.op == Op::Write ? 1u : 0u),
-                        e.thread,     ts.epoch,
-                        ts.innermost, e.location};
+    const ThreadState& ts = threads_[cur_];
+    return AccessRecord{
+        id, end_ << 1 | (e.op == Op::Write ? 1u : 0u), cur_, ts.epoch, ts.innermost, e.location};
   }
-  AccessRecord* shared_slice(const AccessRecord& marker) {
-    return shared_reads_.data() + marker.bits * stride_;
+  // The read of the thread now in slot s in the slice, or nullptr.
+  AccessRecord* find_reader(ReadSlice& slice, uint32_t s) {
+    if (!slice.index.empty()) {
+      const uint32_t p = slice.index[s];
+      return p != kNone && current_owner(slice.reads[p]) ? &slice.reads[p] : nullptr;
+    }
+    for (AccessRecord& r : slice.reads)
+      if (r.thread == s && current_owner(r)) return &r;
+    return nullptr;
+  }
+  void add_reader(ReadSlice& slice, const AccessRecord& r) {
+    slice.reads.push_back(r);
+    if (!slice.index.empty()) {
+      slice.index[r.thread] = static_cast<uint32_t>(slice.reads.size() - 1);
+    } else if (slice.reads.size() > kIndexFrom) {
+      slice.index.assign(stride_, kNone);
+      for (size_t p = 0; p < slice.reads.size(); ++p)
+        slice.index[slice.reads[p].thread] = static_cast<uint32_t>(p);
+    }
   }
   // Calls f(record) for every read since the last write (LSR).
   template <typename F>
   void for_each_reader(VariableState& v, F f) {
     if (v.reader.event == kSharedReads) {
-      AccessRecord* slice = shared_slice(v.reader);
-      for (size_t k = 0; k < threads_.size(); ++k)
-        if (slice[k].defined()) f(slice[k]);
+      for (AccessRecord& r : slices_[v.reader.bits].reads) f(r);
     } else if (v.reader.defined()) {
       f(v.reader);
     }
   }
 
   void report(const AccessRecord& first, EventId id, const Event& e) {
-    sink_.report(Race{first.access(), Access::of(id, e), e.target});
+    const Access a{first.event, thread_at(first.thread, first.epoch), first.location, first.op()};
+    sink_.report(Race{a, Access::of(id, e), e.target});
   }
 
   // --- the three access rules -------------------------------------------------------------
   // §3 rules 2/3: LS(q) ∩ LH(t) = ∅ is a race; LS(q) := LH(t) in both cases (restart rule).
   void access(EventId id, const Event& e) {
     VariableState& v = variables_[e.target];
-    if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
+    if (v.last.defined() && !ordered(v.last, cur_)) report(v.last, id, e);
     v.last = record(id, e);
   }
 
   // §6 read: the last write must be ordered before; LSR(q, t) := LH(t).
   void read_rw(EventId id, const Event& e) {
     VariableState& v = variables_[e.target];
-    if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
+    if (v.last.defined() && !ordered(v.last, cur_)) report(v.last, id, e);
     const AccessRecord now = record(id, e);
     if (v.reader.event == kSharedReads) {
-      shared_slice(v.reader)[e.thread] = now;
-      slice_mask_[v.reader.bits] |= thread_bit(e.thread);
-    } else if (!v.reader.defined() || v.reader.thread == e.thread) {
+      ReadSlice& slice = slices_[v.reader.bits];
+      if (AccessRecord* mine = find_reader(slice, cur_))
+        *mine = now;
+      else
+        add_reader(slice, now);
+    } else if (!v.reader.defined() || (v.reader.thread == cur_ && current_owner(v.reader))) {
       v.reader = now;
-    } else {  // a second thread reads: switch to a shared slice
+    } else {  // a second thread reads: switch to a shared slice (an earlier thread of the same
+              // slot keeps its record there too)
       uint64_t index;
       if (free_slices_.empty()) {
-        index = shared_reads_.size() / stride_;
-        shared_reads_.resize(shared_reads_.size() + stride_);
-        slice_mask_.resize(index + 1, 0);
+        index = slices_.size();
+        slices_.emplace_back();
       } else {
         index = free_slices_.back();
         free_slices_.pop_back();
       }
-      AccessRecord marker;
-      marker.event = kSharedReads;
-      marker.bits = index;
-      AccessRecord* slice = shared_slice(marker);
-      slice[v.reader.thread] = v.reader;
-      slice[e.thread] = now;
-      slice_mask_[index] = thread_bit(v.reader.thread) | thread_bit(e.thread);
-      v.reader = marker;
+      ReadSlice& slice = slices_[index];
+      add_reader(slice, v.reader);
+      add_reader(slice, now);
+      v.reader.event = kSharedReads;
+      v.reader.bits = index;
     }
   }
 
@@ -315,23 +485,15 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   // no reads since.
   void write_rw(EventId id, const Event& e) {
     VariableState& v = variables_[e.target];
-    if (v.last.defined() && !ordered(v.last, e.thread)) report(v.last, id, e);
+    if (v.last.defined() && !ordered(v.last, cur_)) report(v.last, id, e);
     if (v.reader.event == kSharedReads) {
-      AccessRecord* slice = shared_slice(v.reader);
-      auto check = [&](AccessRecord& r) {
-        if (!ordered(r, e.thread)) report(r, id, e);
-        r = AccessRecord{};
-      };
-      uint64_t& mask = slice_mask_[v.reader.bits];
-      if (threads_.size() <= 64) {  // the mask names every reader
-        for (uint64_t m = mask; m != 0; m &= m - 1) check(slice[std::countr_zero(m)]);
-      } else {
-        for (size_t k = 0; k < threads_.size(); ++k)
-          if (slice[k].defined()) check(slice[k]);
-      }
-      mask = 0;
+      ReadSlice& slice = slices_[v.reader.bits];
+      for (const AccessRecord& r : slice.reads)
+        if (!ordered(r, cur_)) report(r, id, e);
+      slice.reads.clear();
+      slice.index.clear();
       free_slices_.push_back(v.reader.bits);
-    } else if (v.reader.defined() && !ordered(v.reader, e.thread)) {
+    } else if (v.reader.defined() && !ordered(v.reader, cur_)) {
       report(v.reader, id, e);
     }
     v.last = record(id, e);
@@ -369,6 +531,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     if (++generation_ == 0) {
       std::fill(thread_stamp_.begin(), thread_stamp_.end(), 0);
       std::fill(lock_stamp_.begin(), lock_stamp_.end(), 0);
+      std::fill(rlock_stamp_.begin(), rlock_stamp_.end(), 0);
       generation_ = 1;
     }
     return generation_;
@@ -397,6 +560,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
       if (++live.generation == 0) {
         std::fill(ts, ts + stride_, 0);
         std::fill(live_lock_stamp_[j].begin(), live_lock_stamp_[j].end(), 0);
+        if (read_locks_) std::fill(live_rlock_stamp_[j].begin(), live_rlock_stamp_[j].end(), 0);
         live.generation = 1;
       }
       live.epoch = c;
@@ -407,6 +571,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     if (ts[target] == g) return true;
     if (live.end >= to) return false;
     uint32_t* ls = live_lock_stamp_[j].data();
+    uint32_t* rls = read_locks_ ? live_rlock_stamp_[j].data() : nullptr;
     uint32_t* reach_column = reach_.data() + j;
     const size_t stride = stride_;
     auto add_thread = [&](ThreadId k) {
@@ -421,6 +586,12 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     for (; p < stop; ++p) {
       switch (p->op) {
         case Op::Acquire:
+          if ((ls[p->target] == g || (rls && rls[p->target] == g)) && ts[p->thread] != g) {
+            add_thread(p->thread);
+            if (p->thread == target) found = true;
+          }
+          break;
+        case Op::ReadAcquire:
           if (ls[p->target] == g && ts[p->thread] != g) {
             add_thread(p->thread);
             if (p->thread == target) found = true;
@@ -428,6 +599,9 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
           break;
         case Op::Release:
           if (ts[p->thread] == g) ls[p->target] = g;
+          break;
+        case Op::ReadRelease:
+          if (ts[p->thread] == g) rls[p->target] = g;
           break;
         case Op::Fork:
           if (ts[p->thread] == g && ts[p->target] != g) {
@@ -460,11 +634,15 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     const uint32_t g = next_generation();
     uint32_t* ts = thread_stamp_.data();
     uint32_t* ls = lock_stamp_.data();
+    uint32_t* rls = rlock_stamp_.data();
     auto in_thread = [&](ThreadId k) {
       return ts[k] == g || (kFromSummary && sigma_threads_[k].get(j) >= c);
     };
     auto in_lock = [&](LockId l) {
       return ls[l] == g || (kFromSummary && sigma_locks_[l].get(j) >= c);
+    };
+    auto in_rlock = [&](LockId l) {
+      return read_locks_ && (rls[l] == g || (kFromSummary && sigma_rlocks_[l].get(j) >= c));
     };
     auto add_thread = [&](ThreadId k) {
       ts[k] = g;
@@ -478,6 +656,12 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     for (; p < stop; ++p) {
       switch (p->op) {
         case Op::Acquire:
+          if ((in_lock(p->target) || in_rlock(p->target)) && !in_thread(p->thread)) {
+            add_thread(p->thread);
+            if (p->thread == target) return true;
+          }
+          break;
+        case Op::ReadAcquire:
           if (in_lock(p->target) && !in_thread(p->thread)) {
             add_thread(p->thread);
             if (p->thread == target) return true;
@@ -485,6 +669,9 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
           break;
         case Op::Release:
           if (in_thread(p->thread)) ls[p->target] = g;
+          break;
+        case Op::ReadRelease:
+          if (in_thread(p->thread)) rls[p->target] = g;
           break;
         case Op::Fork:
           if (in_thread(p->thread) && !in_thread(p->target)) {
@@ -505,7 +692,8 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     return false;
   }
 
-  // The paper's lock set of record `r` now: S ∪ {locks held by threads of S}.
+  // The paper's lock set of record `r` now: S ∪ {locks held by threads of S}. (Annotating runs
+  // without slot reuse: each slot has one thread.)
   GoldilocksSet materialize(const AccessRecord& r) {
     GoldilocksSet set;
     if (!r.defined()) return set;
@@ -513,17 +701,21 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     replay(r, end_, kNone);
     const uint32_t g = generation_;
     const bool summary = r.position() < base_;
-    for (ThreadId k = 0; k < threads_.size(); ++k) {
+    for (uint32_t k = 0; k < threads_.size(); ++k) {
       if (thread_stamp_[k] == g || (summary && sigma_threads_[k].get(r.thread) >= r.epoch)) {
-        set.threads.push_back(k);
-        set.locks.insert(set.locks.end(), held_[k].begin(), held_[k].end());
+        set.threads.push_back(owners_[k].back().thread);
+        add_held(k, set);
       }
     }
-    for (LockId l = 0; l < holder_.size(); ++l)
+    std::sort(set.threads.begin(), set.threads.end());
+    for (LockId l = 0; l < holder_.size(); ++l) {
       if (lock_stamp_[l] == g || (summary && sigma_locks_[l].get(r.thread) >= r.epoch))
         set.locks.push_back(l);
-    std::sort(set.locks.begin(), set.locks.end());
-    set.locks.erase(std::unique(set.locks.begin(), set.locks.end()), set.locks.end());
+      if (read_locks_ &&
+          (rlock_stamp_[l] == g || (summary && sigma_rlocks_[l].get(r.thread) >= r.epoch)))
+        set.read_locks.push_back(l);
+    }
+    normalize(set);
     return set;
   }
 
@@ -532,14 +724,14 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     VariableState& v = variables_[x];
     out.push_back(format_goldilocks_set(materialize(v.last), symbols_));
     if (!rw_) return;
-    std::vector<const AccessRecord*> readers;
-    for_each_reader(v, [&](const AccessRecord& r) { readers.push_back(&r); });
-    std::sort(readers.begin(), readers.end(),
-              [](const AccessRecord* a, const AccessRecord* b) { return a->thread < b->thread; });
+    std::vector<std::pair<ThreadId, const AccessRecord*>> readers;
+    for_each_reader(
+        v, [&](const AccessRecord& r) { readers.emplace_back(thread_at(r.thread, r.epoch), &r); });
+    std::sort(readers.begin(), readers.end());
     std::string lsr;
-    for (const AccessRecord* r : readers) {
+    for (const auto& [thread, r] : readers) {
       if (!lsr.empty()) lsr += "; ";
-      lsr += std::string(symbols_.threads.name(r->thread)) + ":" +
+      lsr += std::string(symbols_.threads.name(thread)) + ":" +
              format_goldilocks_set(materialize(*r), symbols_);
     }
     out.push_back(lsr.empty() ? "-" : lsr);
@@ -590,6 +782,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   void advance_own_epoch(const SyncEntry& e) {
     switch (e.op) {
       case Op::Release:
+      case Op::ReadRelease:
       case Op::Fork:
         sigma_threads_[e.thread].increment(e.thread);
         break;
@@ -606,9 +799,17 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     switch (e.op) {
       case Op::Acquire:
         sigma_threads_[e.thread].join(sigma_locks_[e.target]);
+        if (read_locks_) sigma_threads_[e.thread].join(sigma_rlocks_[e.target]);
+        break;
+      case Op::ReadAcquire:
+        sigma_threads_[e.thread].join(sigma_locks_[e.target]);
         break;
       case Op::Release:
         sigma_locks_[e.target].join(sigma_threads_[e.thread]);
+        sigma_threads_[e.thread].increment(e.thread);
+        break;
+      case Op::ReadRelease:
+        sigma_rlocks_[e.target].join(sigma_threads_[e.thread]);
         sigma_threads_[e.thread].increment(e.thread);
         break;
       case Op::Fork:
@@ -630,7 +831,25 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   const uint64_t min_trim_;
   const uint64_t records_factor_;
 
-  std::vector<ThreadState> threads_;
+  // Thread slots (section "thread slots"): slot_of_ per thread id (kNone: none yet, or its
+  // slot went to another thread), the threads of each slot with their first epochs, and the
+  // slots of joined threads.
+  struct Owner {
+    uint32_t first_epoch;
+    ThreadId thread;
+  };
+  struct FreeSlot {
+    uint32_t slot;
+    uint32_t epoch;      // the last epoch of its thread's events
+    uint64_t joined_at;  // list position of the (first) join of that thread
+  };
+  std::vector<uint32_t> slot_of_;
+  std::vector<std::vector<Owner>> owners_;
+  std::vector<FreeSlot> free_slots_;
+  size_t slot_budget_;
+  uint32_t cur_ = 0;  // the slot of the current event's thread
+
+  std::vector<ThreadState> threads_;       // per slot
   std::vector<std::vector<LockId>> held_;  // LH(t) without t, in acquisition order
   // Thread × thread tables, row t, column j (stride_ ≥ threads): reach: the largest epoch of j
   // known to happen before t's next event; negative: check 6.
@@ -644,20 +863,20 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     ThreadId thread = kNone;
     uint32_t epoch = 0;
   };
-  std::vector<LastRelease> last_release_;
+  std::vector<LastRelease> last_release_;       // write releases
+  std::vector<LastRelease> last_read_release_;  // read releases (once read_locks_)
+  bool read_locks_ = false;                     // a read-lock event was seen: R tokens exist
   std::vector<VariableState> variables_;
-  std::vector<AccessRecord> shared_reads_;  // slices of stride_ records (one per thread)
+  std::vector<ReadSlice> slices_;
   std::vector<uint64_t> free_slices_;
-  // Per slice: bit k set iff slice[k] is defined (threads k < 64; used while there are ≤ 64).
-  std::vector<uint64_t> slice_mask_;
-  static uint64_t thread_bit(ThreadId t) { return t < 64 ? uint64_t{1} << t : 0; }
 
   std::vector<SyncEntry> list_;  // positions [base_, end_)
   uint64_t base_ = 0;
   uint64_t end_ = 0;
   uint64_t trim_at_;
   std::vector<VectorClock> sigma_threads_;  // Σ rows of threads (at position base_)
-  std::vector<VectorClock> sigma_locks_;    // Σ rows of locks
+  std::vector<VectorClock> sigma_locks_;    // Σ rows of locks (W tokens)
+  std::vector<VectorClock> sigma_rlocks_;   // Σ rows of the R tokens of locks
 
   // Live replay states, one per thread j (check 7): S(j, live.epoch) at list position live.end;
   // members are stamped with live.generation in row j of the live stamp tables.
@@ -667,11 +886,13 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     uint64_t end = 0;
   };
   std::vector<LiveReplay> live_;
-  std::vector<uint32_t> live_thread_stamp_;             // row j, column k (stride_)
-  std::vector<std::vector<uint32_t>> live_lock_stamp_;  // row j: per lock
+  std::vector<uint32_t> live_thread_stamp_;              // row j, column k (stride_)
+  std::vector<std::vector<uint32_t>> live_lock_stamp_;   // row j: per lock (W tokens)
+  std::vector<std::vector<uint32_t>> live_rlock_stamp_;  // row j: per lock (R tokens)
 
   std::vector<uint32_t> thread_stamp_;  // replay membership: stamp == generation_
   std::vector<uint32_t> lock_stamp_;
+  std::vector<uint32_t> rlock_stamp_;
   uint32_t generation_ = 0;
 
   std::vector<std::string> before_;  // annotation: the lock sets before the current access
@@ -679,20 +900,29 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
 
 }  // namespace
 
+void normalize(GoldilocksSet& set) {
+  for (std::vector<LockId>* v : {&set.locks, &set.read_locks}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  std::erase_if(set.read_locks, [&](LockId l) {
+    return std::binary_search(set.locks.begin(), set.locks.end(), l);
+  });
+}
+
 std::string format_goldilocks_set(const GoldilocksSet& set, const Symbols& symbols) {
   if (set.undefined) return "⊥";
   std::string s = "{";
   bool first = true;
-  for (ThreadId t : set.threads) {
+  auto item = [&](std::string_view prefix, std::string_view name) {
     if (!first) s += ", ";
     first = false;
-    s += symbols.threads.name(t);
-  }
-  for (LockId l : set.locks) {
-    if (!first) s += ", ";
-    first = false;
-    s += symbols.locks.name(l);
-  }
+    s += prefix;
+    s += name;
+  };
+  for (ThreadId t : set.threads) item("", symbols.threads.name(t));
+  for (LockId l : set.locks) item("", symbols.locks.name(l));
+  for (LockId l : set.read_locks) item("r:", symbols.locks.name(l));
   return s + "}";
 }
 

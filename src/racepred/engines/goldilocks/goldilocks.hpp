@@ -19,14 +19,22 @@ namespace racepred {
 
 // A lock set of the paper: locks and thread ids. `undefined` is the paper's ⊥ (no access yet;
 // the first access always passes, as with the paper's initial value Addr ∪ Tid).
+// With read-write locks the sets are those of the standard reduction (a read section of l by u
+// holds the lock (l,u), a write section holds (l,u) for every u): `locks` lists the l whose
+// tokens (l,u) are all in the set, `read_locks` the other l with some token (l,u) in it.
 struct GoldilocksSet {
   bool undefined = true;
-  std::vector<ThreadId> threads;  // sorted, distinct
-  std::vector<LockId> locks;      // sorted, distinct
+  std::vector<ThreadId> threads;   // sorted, distinct
+  std::vector<LockId> locks;       // sorted, distinct
+  std::vector<LockId> read_locks;  // sorted, distinct, none of them in `locks`
   friend bool operator==(const GoldilocksSet&, const GoldilocksSet&) = default;
 };
 
-// "{T1, m}" with the trace's names (threads first), "⊥" when undefined.
+// Sorts and deduplicates the lock lists and drops read_locks that are also in locks.
+void normalize(GoldilocksSet& set);
+
+// "{T1, m, r:n}" with the trace's names (threads, locks, then read tokens as r:l), "⊥" when
+// undefined.
 std::string format_goldilocks_set(const GoldilocksSet& set, const Symbols& symbols);
 
 enum class GoldilocksDiscipline {
@@ -43,9 +51,12 @@ inline constexpr const char* kGoldilocksArrow = " → ";
 // trimmed once it holds trim_at = max(min_trim, 4 × records) entries (records: the accesses the
 // next ones are checked against); the older half is dropped. Tests pass a tiny min_trim without
 // the records term to trim at nearly every event and so exercise the epoch summary.
+// Thread × thread state is indexed by slots; once slot_budget slots exist, a forked thread
+// reuses the slot of a joined thread that happens before the fork (tests pass a tiny budget).
 struct GoldilocksLazyOptions {
   uint64_t min_trim = uint64_t{1} << 16;
   bool scale_with_records = true;
+  size_t slot_budget = 256;
 };
 std::unique_ptr<Engine> make_goldilocks_lazy(EngineContext& context,
                                              GoldilocksDiscipline discipline,

@@ -14,25 +14,38 @@
 namespace racepred {
 namespace {
 
-// A lock set; `universal` is the paper's initial Addr ∪ Tid (nothing accessed yet).
+// A lock set; `universal` is the paper's initial Addr ∪ Tid (nothing accessed yet). With
+// read-write locks, the locks of the standard reduction: `locks` holds l for all tokens (l,u)
+// (write sections), `read_tokens` single tokens (l,u) (read sections of l by u).
 struct TokenSet {
   bool universal = true;
   std::set<ThreadId> threads;
   std::set<LockId> locks;
+  std::set<std::pair<LockId, ThreadId>> read_tokens;
 
   static TokenSet empty() {
     TokenSet s;
     s.universal = false;
     return s;
   }
-  bool is_empty() const { return !universal && threads.empty() && locks.empty(); }
+  bool is_empty() const {
+    return !universal && threads.empty() && locks.empty() && read_tokens.empty();
+  }
+  // Some token (l,u) of l in the set.
+  bool has_token_of(LockId l) const {
+    if (locks.count(l)) return true;
+    auto it = read_tokens.lower_bound({l, 0});
+    return it != read_tokens.end() && it->first == l;
+  }
   bool intersects(const TokenSet& o) const {
     if (universal) return !o.is_empty();
     if (o.universal) return !is_empty();
     for (ThreadId t : threads)
       if (o.threads.count(t)) return true;
     for (LockId l : locks)
-      if (o.locks.count(l)) return true;
+      if (o.has_token_of(l)) return true;
+    for (const auto& token : read_tokens)
+      if (o.locks.count(token.first) || o.read_tokens.count(token)) return true;
     return false;
   }
   void unite(const TokenSet& o) {
@@ -43,6 +56,7 @@ struct TokenSet {
     }
     threads.insert(o.threads.begin(), o.threads.end());
     locks.insert(o.locks.begin(), o.locks.end());
+    read_tokens.insert(o.read_tokens.begin(), o.read_tokens.end());
   }
   TokenSet intersection(const TokenSet& o) const {
     if (universal) return o;
@@ -52,6 +66,10 @@ struct TokenSet {
                           std::inserter(r.threads, r.threads.end()));
     std::set_intersection(locks.begin(), locks.end(), o.locks.begin(), o.locks.end(),
                           std::inserter(r.locks, r.locks.end()));
+    for (const auto& token : read_tokens)
+      if (o.locks.count(token.first) || o.read_tokens.count(token)) r.read_tokens.insert(token);
+    for (const auto& token : o.read_tokens)
+      if (locks.count(token.first)) r.read_tokens.insert(token);
     return r;
   }
   GoldilocksSet to_set() const {
@@ -60,6 +78,8 @@ struct TokenSet {
     if (!universal) {
       s.threads.assign(threads.begin(), threads.end());
       s.locks.assign(locks.begin(), locks.end());
+      for (const auto& token : read_tokens) s.read_locks.push_back(token.first);
+      normalize(s);
     }
     return s;
   }
@@ -93,9 +113,6 @@ class GoldilocksEager final : public Engine, public Annotator {
     const ThreadId t = e.thread;
     held_of(t);
     switch (e.op) {
-      case Op::ReadAcquire:
-      case Op::ReadRelease:
-        read_locks_unsupported("goldilocks (eager reference)", id, e);
       case Op::Read:
       case Op::Write: {
         if (e.target >= variables_.size()) variables_.resize(e.target + 1);
@@ -111,8 +128,9 @@ class GoldilocksEager final : public Engine, public Annotator {
         }
         break;
       }
-      case Op::Acquire: {
-        held_of(t).insert(e.target);
+      case Op::Acquire:
+      case Op::ReadAcquire: {  // the reduction: acq((l,t)) for a read section
+        (e.op == Op::Acquire ? held_of(t) : read_held_of(t)).insert(e.target);
         const TokenSet lh = lh_of(t);
         for (VariableState& v : variables_) {
           if (!v.accessed) continue;
@@ -133,9 +151,13 @@ class GoldilocksEager final : public Engine, public Annotator {
       case Op::Release:
         held_of(t).erase(e.target);
         break;
+      case Op::ReadRelease:
+        read_held_of(t).erase(e.target);
+        break;
       case Op::Fork: {
         const TokenSet lh = lh_of(t);
         held_of(e.target).clear();  // LH(u) := {u}
+        read_held_of(e.target).clear();
         TokenSet child = TokenSet::empty();
         child.threads.insert(e.target);
         for (VariableState& v : variables_) {
@@ -203,10 +225,15 @@ class GoldilocksEager final : public Engine, public Annotator {
     if (t >= held_.size()) held_.resize(t + 1);
     return held_[t];
   }
+  std::set<LockId>& read_held_of(ThreadId t) {
+    if (t >= read_held_.size()) read_held_.resize(t + 1);
+    return read_held_[t];
+  }
   TokenSet lh_of(ThreadId t) {
     TokenSet s = TokenSet::empty();
     s.threads.insert(t);
     s.locks = held_of(t);
+    for (LockId l : read_held_of(t)) s.read_tokens.insert({l, t});
     return s;
   }
   template <typename F>
@@ -310,7 +337,8 @@ class GoldilocksEager final : public Engine, public Annotator {
   RaceSink& sink_;
   const bool rw_;
   const bool printed_;
-  std::vector<std::set<LockId>> held_;
+  std::vector<std::set<LockId>> held_;       // write holds
+  std::vector<std::set<LockId>> read_held_;  // read holds
   std::vector<VariableState> variables_;
   std::vector<std::string> before_;
 };
