@@ -9,6 +9,7 @@ PACKAGES=(
   nlohmann-json3-dev       # JSON reports
   libfmt-dev               # text formatting
   zlib1g-dev libzstd-dev liblzma-dev  # reading .gz, .zst and .xz traces without unpacking them
+  liblz4-dev pkgconf       # LZ4 blocks of the binary trace format (fastest to read); pkg-config finds liblz4
   libgtest-dev libgmock-dev  # tests
   libbenchmark-dev         # benchmarks (make bench)
   clang-format             # make format / format-check

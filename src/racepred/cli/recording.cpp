@@ -400,7 +400,8 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
   if (data.size() < fmt::kHeaderSize || !fmt::has_magic(bytes, data.size()) ||
       fmt::get_u32(bytes + 12) != fmt::kFileRecording)
     throw InputError(raw + ": byte 0: error: not a racepred raw recording");
-  if (!fmt::supported_version(fmt::get_u32(bytes + 8)))
+  const uint32_t version = fmt::get_u32(bytes + 8);
+  if (!fmt::supported_version(version))
     throw InputError(raw + ": byte 8: error: unsupported recording version");
 
   // ---- blocks ----
@@ -417,7 +418,7 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
     std::memcpy(&h, bytes + pos, sizeof h);
     const uint8_t* payload = bytes + pos + fmt::kBlockHeaderSize;
     if (h.stored_size > data.size() - pos - fmt::kBlockHeaderSize ||
-        fmt::block_checksum(h, payload) != h.checksum) {
+        fmt::block_checksum(h, payload, version) != h.checksum) {
       if (h.stored_size > data.size() - pos - fmt::kBlockHeaderSize ||
           pos + fmt::kBlockHeaderSize + h.stored_size == data.size()) {
         result.torn = true;  // the last block was being written when the process died
@@ -691,9 +692,7 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
     std_writer = w.get();
     writer = std::move(w);
   } else {
-    BinaryWriteOptions o;
-    o.zstd_level = options.zstd_level;
-    auto w = std::make_unique<BinaryWriter>(symbols, out, o);
+    auto w = std::make_unique<BinaryWriter>(symbols, out);
     binary = w.get();
     writer = std::move(w);
   }

@@ -11,8 +11,11 @@
 namespace racepred {
 
 struct BinaryWriteOptions {
-  // zstd level per events/symbols block; 0 stores blocks uncompressed.
-  int zstd_level = 3;
+  // Codec of the events/symbols blocks (docs/FORMATS.md "Binary"): LZ4 by default (reads
+  // fastest, ~3.6 bytes/event), zstd for the smallest files, none for uncompressed blocks.
+  format::Codec codec = format::kCodecLz4;
+  // Codec level: LZ4_compress_HC level (1..12), or zstd level (1..19).
+  int level = 9;
   uint32_t chunk_events = format::kChunkEvents;  // events per block (1 .. kChunkEvents)
 };
 
