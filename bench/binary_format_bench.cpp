@@ -4,7 +4,7 @@
 //   binary_format_bench [--trace=FILE.std] [benchmark flags]
 //
 // FILE defaults to bench/data/t8_5m.std (bench/run.sh generates it with `racepred generate
-// --threads 8 --events 5000000 --seed 1`). The binary copies (the default LZ4 level 9, zstd
+// --threads 8 --events 5000000 --seed 1`). The binary copies (the default LZ4 level 4, zstd
 // level 3 and uncompressed) are written next to it before timing; their sizes are printed.
 // CPU time counts the helper thread that decompresses ahead of the decoder.
 #include <benchmark/benchmark.h>
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
   g_lz4 = g_trace + ".lz4.rpt";
   g_zstd = g_trace + ".zstd.rpt";
   g_raw = g_trace + ".raw.rpt";
-  convert(g_lz4, racepred::format::kCodecLz4, 9);
+  convert(g_lz4, racepred::format::kCodecLz4, 4);
   convert(g_zstd, racepred::format::kCodecZstd, 3);
   convert(g_raw, racepred::format::kCodecNone, 0);
   benchmark::Initialize(&argc, argv);
