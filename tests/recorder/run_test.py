@@ -15,7 +15,10 @@ with `racepred record`, and checks the expectations written in the program's com
 Every build runs with a private TMPDIR, which must be empty afterwards: the wrappers leave
 no temporary files behind.
 Usage: run_test.py --racepred BIN --bin-dir DIR --work DIR SOURCE   (RACEPRED_CC /
-RACEPRED_CXX choose the compilers, e.g. clang and clang++)."""
+RACEPRED_CXX choose the compilers, e.g. clang and clang++).
+With --cmake SNIPPET the program is built instead by a CMake project written into the work
+directory that includes the snippet (BUILD/racepred.cmake) and calls racepred_instrument(), as
+docs/RECORDER.md tells users to."""
 import argparse
 import json
 import os
@@ -105,20 +108,8 @@ def check_trace(args, trace, expects):
     return failures
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--racepred", required=True)
-    p.add_argument("--bin-dir", required=True)
-    p.add_argument("--work", required=True)
-    p.add_argument("source")
-    args = p.parse_args()
-    expects, child_expects, record_args, retries = parse_expectations(args.source)
-    if not expects:
-        print(f"{args.source}: no expectations", file=sys.stderr)
-        return 2
-    os.makedirs(args.work, exist_ok=True)
-    name = os.path.splitext(os.path.basename(args.source))[0]
-    cpp = args.source.endswith((".cpp", ".cc"))
+def build_with_wrapper(args, name, cpp):
+    """Builds SOURCE with racepred-cc / racepred-c++; the executable's path, or None."""
     wrapper = os.path.join(args.bin_dir, "racepred-c++" if cpp else "racepred-cc")
     exe = os.path.join(args.work, name)
     tmp = os.path.join(args.work, name + ".tmp")
@@ -130,11 +121,56 @@ def main():
                 env=dict(os.environ, TMPDIR=tmp))
     if build.returncode != 0:
         print(f"build failed:\n{build.stderr}", file=sys.stderr)
-        return 1
+        return None
     if os.listdir(tmp):
         print(f"{wrapper} left files in TMPDIR: {os.listdir(tmp)}", file=sys.stderr)
-        return 1
+        return None
     os.rmdir(tmp)
+    return exe
+
+
+def build_with_cmake(args, name):
+    """Configures and builds SOURCE with a CMake project that uses the snippet."""
+    proj = os.path.join(args.work, name + ".cmake")
+    shutil.rmtree(proj, ignore_errors=True)
+    os.makedirs(proj)
+    with open(os.path.join(proj, "CMakeLists.txt"), "w") as f:
+        f.write(f"""cmake_minimum_required(VERSION 3.16)
+project(snippet_{name} C CXX)
+set(CMAKE_CXX_STANDARD 17)
+include("{args.cmake}")
+add_executable({name} "{os.path.abspath(args.source)}")
+target_compile_options({name} PRIVATE -O1)
+racepred_instrument({name})
+""")
+    build_dir = os.path.join(proj, "build")
+    for cmd in (["cmake", "-S", proj, "-B", build_dir, "-DCMAKE_BUILD_TYPE="],
+                ["cmake", "--build", build_dir]):
+        out = run(cmd)
+        if out.returncode != 0:
+            print(f"{' '.join(cmd)} failed:\n{out.stdout}\n{out.stderr}", file=sys.stderr)
+            return None
+    return os.path.join(build_dir, name)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--racepred", required=True)
+    p.add_argument("--bin-dir", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--cmake", help="build with this CMake snippet instead of the wrappers")
+    p.add_argument("source")
+    args = p.parse_args()
+    expects, child_expects, record_args, retries = parse_expectations(args.source)
+    if not expects:
+        print(f"{args.source}: no expectations", file=sys.stderr)
+        return 2
+    os.makedirs(args.work, exist_ok=True)
+    name = os.path.splitext(os.path.basename(args.source))[0]
+    cpp = args.source.endswith((".cpp", ".cc"))
+    exe = build_with_cmake(args, name) if args.cmake else build_with_wrapper(args, name, cpp)
+    if exe is None:
+        return 1
     trace = os.path.join(args.work, name + ".rpt")
     for attempt in range(1, retries + 1):
         failures = check_once(args, exe, trace, expects, child_expects, record_args)
