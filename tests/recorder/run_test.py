@@ -6,6 +6,8 @@ with `racepred record`, and checks the expectations written in the program's com
   // expect ENGINE: race NAME      some reported race is on a variable whose name starts with NAME
   // expect ENGINE: no-race NAME   no reported race is on such a variable
   // expect check: well-formed     `racepred check` accepts the trace
+  // expect location-OP: TEXT      the location of every OP event (fork, join, acq, ...) of
+                                   the trace contains TEXT (e.g. the user's file and line)
   // record-args: ARGS             extra arguments of `racepred record`
   // retries: N                    re-record up to N times while an expectation fails (for
                                    programs whose verdict needs a particular schedule)
@@ -72,9 +74,21 @@ def check_once(args, exe, trace, expects, child_expects, record_args):
     return failures
 
 
+def check_locations(args, trace, op, text):
+    std = run([args.racepred, "convert", "--to", "std", trace])
+    if std.returncode != 0:
+        return [f"convert failed ({std.returncode}): {std.stderr.strip()}"]
+    locations = [line.split("|", 2)[2] for line in std.stdout.splitlines()
+                 if "|" in line and line.split("|")[1].startswith(op + "(")]
+    if not locations:
+        return [f"location-{op}: no {op} event in the trace"]
+    bad = sorted({loc for loc in locations if text not in loc})
+    return [f"location-{op}: expected '{text}' in every location, got {bad}"] if bad else []
+
+
 def check_trace(args, trace, expects):
     failures = []
-    engines = sorted({e for e, _ in expects if e != "check"})
+    engines = sorted({e for e, _ in expects if e != "check" and not e.startswith("location-")})
     results = {}
     if engines:
         out = run([args.racepred, "analyze", "--format", "json", "-e", ",".join(engines), trace])
@@ -83,6 +97,9 @@ def check_trace(args, trace, expects):
         for r in json.loads(out.stdout)["results"]:
             results[r["engine"]] = r["races"]
     for engine, what in expects:
+        if engine.startswith("location-"):
+            failures += check_locations(args, trace, engine[len("location-"):], what)
+            continue
         if engine == "check":
             chk = run([args.racepred, "check", trace])
             ok = chk.returncode == 0

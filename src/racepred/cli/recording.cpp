@@ -484,6 +484,7 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
     fmt::RawUnpacker unpacker;
     fmt::RawRecord record{};
     bool valid = false;
+    uint64_t caller = 0;  // of the thread's next event (a kRawCaller record), or 0
     void start() {
       unpacker =
           fmt::RawUnpacker{stream->blocks[0].data, stream->blocks[0].end, stream->blocks[0].count};
@@ -555,6 +556,19 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
     return var_ids.id(key_of(addr));
   };
   auto thread_id = [&](uint32_t tid) { return ids.threads.intern("T" + std::to_string(tid)); };
+  // Locations of events with a caller record: (pc, caller) -> location index; the callers'
+  // pcs are symbolised after the allocation sites.
+  std::map<std::pair<uint64_t, uint64_t>, uint32_t> caller_locs;
+  std::vector<std::pair<uint32_t, uint64_t>> callers;  // location index, caller pc
+  auto caller_location_id = [&](uint64_t pc, uint64_t caller) {
+    auto [it, fresh] =
+        caller_locs.emplace(std::pair{pc, caller}, static_cast<uint32_t>(pcs.size()));
+    if (fresh) {
+      pcs.push_back(pc);
+      callers.push_back({it->second, caller});
+    }
+    return it->second;
+  };
   auto location_id = [&](uint64_t pc) {
     auto [it, fresh] = loc_ids.emplace(pc, static_cast<uint32_t>(pcs.size()));
     if (fresh) pcs.push_back(pc);
@@ -618,6 +632,9 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
           heap_changed(start, end);
         }
         cur.next();
+      } else if (op == fmt::kRawCaller) {
+        cur.caller = r->addr;
+        cur.next();
       } else if (op < fmt::kOpCount) {
         Event e;
         e.op = static_cast<Op>(op);
@@ -630,7 +647,9 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
         } else {
           e.target = lock_cache.get(addr, [&] { return lock_ids.id(key_of(addr)); });
         }
-        e.location = loc_cache.get(pc, [&] { return location_id(pc); });
+        e.location = cur.caller ? caller_location_id(pc, cur.caller)
+                                : loc_cache.get(pc, [&] { return location_id(pc); });
+        cur.caller = 0;
         events.push_back(e);
         cur.next();
       } else {
@@ -646,7 +665,17 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
   std::vector<uint64_t> all_pcs = pcs;
   const size_t n_locs = pcs.size();
   for (uint64_t s : sites) all_pcs.push_back(s);
-  const std::vector<std::string> code = symbolizer.code_names(all_pcs);
+  for (const auto& c : callers) all_pcs.push_back(c.second);
+  std::vector<std::string> code = symbolizer.code_names(all_pcs);
+  // A fork or join in a system header's code (std::thread's constructor) is named by its caller.
+  for (size_t k = 0; k < callers.size(); ++k) {
+    const std::string& caller = code[n_locs + sites.size() + k];
+    std::string& name = code[callers[k].first];
+    // (only by a source line: "FILE:LINE (FUNCTION)", not "module+0xOFF")
+    if (name.rfind("/usr/", 0) == 0 && caller.rfind("/usr/", 0) != 0 &&
+        caller.find(" (") != std::string::npos)
+      name = caller;
+  }
   for (const std::string& p : symbolizer.problems) result.notes.push_back(p);
   auto key_name = [&](const Key& k) {
     const bool atomic = k.addr & fmt::kAtomicLockBit;

@@ -58,8 +58,11 @@ struct RawRecord {
   uint64_t op_pc;
 };
 static_assert(sizeof(RawRecord) == 24, "RawRecord is 24 bytes");
-// Raw ops beyond EventOp: allocation bookkeeping, used for naming heap memory.
-enum RawOp : uint8_t { kRawAlloc = 8, kRawFree = 9, kRawSize = 10 };
+// Raw ops beyond EventOp: allocation bookkeeping, used for naming heap memory; kRawCaller
+// (addr = a return address) precedes a fork or join that a system library made for the user:
+// the event's pc is the first user frame past the library, and the caller is the frame after
+// it, named instead when the first is code of a system header (std::thread's constructor).
+enum RawOp : uint8_t { kRawAlloc = 8, kRawFree = 9, kRawSize = 10, kRawCaller = 11 };
 inline constexpr uint64_t kAtomicLockBit = uint64_t{1} << 63;
 // kCodecLz4 (version 3): an LZ4 block (LZ4_compress_HC), about twice as fast to decompress as
 // zstd for a few tenths of a byte per event more.
