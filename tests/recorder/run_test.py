@@ -6,6 +6,7 @@ with `racepred record`, and checks the expectations written in the program's com
   // expect ENGINE: race NAME      some reported race is on a variable whose name starts with NAME
   // expect ENGINE: no-race NAME   no reported race is on such a variable
   // expect check: well-formed     `racepred check` accepts the trace
+  // expect events: at-most N       the trace has at most N events
   // expect location-OP: TEXT      the location of every OP event (fork, join, acq, ...) of
                                    the trace contains TEXT (e.g. the user's file and line)
   // record-args: ARGS             extra arguments of `racepred record`
@@ -74,6 +75,17 @@ def check_once(args, exe, trace, expects, child_expects, record_args):
     return failures
 
 
+def check_size(args, trace, what):
+    m = re.fullmatch(r"at-most (\d+)", what)
+    if not m:
+        return [f"unknown expectation 'events: {what}'"]
+    std = run([args.racepred, "convert", "--to", "std", trace])
+    if std.returncode != 0:
+        return [f"convert failed ({std.returncode}): {std.stderr.strip()}"]
+    n = sum(1 for line in std.stdout.splitlines() if line and not line.startswith("#"))
+    return [f"events: expected at most {m.group(1)}, got {n}"] if n > int(m.group(1)) else []
+
+
 def check_locations(args, trace, op, text):
     std = run([args.racepred, "convert", "--to", "std", trace])
     if std.returncode != 0:
@@ -88,7 +100,8 @@ def check_locations(args, trace, op, text):
 
 def check_trace(args, trace, expects):
     failures = []
-    engines = sorted({e for e, _ in expects if e != "check" and not e.startswith("location-")})
+    engines = sorted({e for e, _ in expects
+                      if e not in ("check", "events") and not e.startswith("location-")})
     results = {}
     if engines:
         out = run([args.racepred, "analyze", "--format", "json", "-e", ",".join(engines), trace])
@@ -97,6 +110,9 @@ def check_trace(args, trace, expects):
         for r in json.loads(out.stdout)["results"]:
             results[r["engine"]] = r["races"]
     for engine, what in expects:
+        if engine == "events":
+            failures += check_size(args, trace, what)
+            continue
         if engine.startswith("location-"):
             failures += check_locations(args, trace, engine[len("location-"):], what)
             continue
