@@ -16,6 +16,7 @@ PACKAGES=(
   clang libclang-rt-14-dev # libFuzzer targets (make fuzz, .ci/run): clang's fuzzer runtime
   python3                  # independent counts in tests and bench scripts
   binutils                 # addr2line and nm: racepred record names locations and globals
+  llvm                     # llvm-symbolizer: racepred record's locations get columns (file:line:col)
   gzip zstd xz-utils       # compressed seeds of the fuzz corpus and compressed-input tests
   bsdutils                 # script(1): the progress-line test runs racepred on a terminal
 )

@@ -225,16 +225,18 @@ class Symbolizer {
     for (const auto& [fa, i] : list) input += hex(fa > 0 ? fa - 1 : fa) + "\n";  // the call
     const bool ok = ::write(fd, input.data(), input.size()) == static_cast<ssize_t>(input.size());
     ::close(fd);
-    const std::string out = ok ? run_capture("addr2line -a -C -f -i -e " + shell_quote(mod.path) +
-                                             " < " + tmpl + " 2>/dev/null")
-                               : "";
+    // llvm-symbolizer prints columns ("file:line:col"); addr2line does not.
+    const std::string tool =
+        llvm_symbolizer() ? "llvm-symbolizer -a -C -f -i --obj=" : "addr2line -a -C -f -i -e ";
+    const std::string out =
+        ok ? run_capture(tool + shell_quote(mod.path) + " < " + tmpl + " 2>/dev/null") : "";
     ::unlink(tmpl);
     if (out.empty()) {
       problems.push_back("addr2line gave nothing for " + mod.path +
                          " (binutils missing?): locations stay module+offset");
       return;
     }
-    // Output: "0xADDR" then (function, file:line) pairs, innermost frame first.
+    // Output: "0xADDR" then (function, file:line[:col]) pairs, innermost frame first.
     std::istringstream in(out);
     std::string line;
     size_t k = SIZE_MAX;
@@ -251,10 +253,13 @@ class Symbolizer {
       if (file.rfind("??", 0) == 0) return;  // no debug information: keep module+offset
       const size_t disc = file.find(" (discriminator");
       if (disc != std::string::npos) file.resize(disc);
+      if (file.ends_with(":0") && std::count(file.begin(), file.end(), ':') >= 2)
+        file.resize(file.size() - 2);  // llvm-symbolizer's column 0: no column known
       if (!cwd_.empty() && file.rfind(cwd_, 0) == 0) file = file.substr(cwd_.size());
       names[list[k].second] = file + " (" + pick->first + ")";
     };
     while (std::getline(in, line)) {
+      if (line.empty()) continue;  // llvm-symbolizer ends each address with a blank line
       if (line.rfind("0x", 0) == 0) {
         emit();
         frames.clear();
@@ -268,7 +273,15 @@ class Symbolizer {
     emit();
   }
 
+  // True when llvm-symbolizer is on the PATH (asked once).
+  bool llvm_symbolizer() {
+    if (llvm_symbolizer_ < 0)
+      llvm_symbolizer_ = run_capture("command -v llvm-symbolizer 2>/dev/null").empty() ? 0 : 1;
+    return llvm_symbolizer_ == 1;
+  }
+
   std::vector<Mapping> maps_;
+  int llvm_symbolizer_ = -1;
   bool enabled_;
   std::string cwd_;
   std::map<std::string, std::unique_ptr<Module>> modules_;
