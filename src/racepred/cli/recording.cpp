@@ -16,6 +16,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "racepred/cli/dwarf_types.hpp"
 #include "racepred/format/trace_format.hpp"
 #include "racepred/io/binary_writer.hpp"
 #include "racepred/io/input.hpp"
@@ -83,6 +84,8 @@ struct Module {
     std::string name;
   };
   std::vector<Symbol> data;  // objects of .data/.bss/.rodata, sorted by start
+  bool types_loaded = false;
+  cli::DwarfTypes types;  // the globals' types (field names), when it has debug information
 };
 
 bool elf_is_exec(const std::string& path) {
@@ -163,6 +166,14 @@ class Symbolizer {
     if (it == mod->data.begin()) return "";
     --it;
     if (fa >= it->start + std::max<uint64_t>(it->size, 1)) return "";
+    // With debug information, the member at the offset: "obj.field", "table[3].y".
+    if (!mod->types_loaded) {
+      mod->types_loaded = true;
+      mod->types.parse(run_capture("readelf --debug-dump=info,addr --wide " +
+                                   shell_quote(mod->path) + " 2>/dev/null"));
+    }
+    std::string path;
+    if (mod->types.member_path(it->start, fa - it->start, path)) return it->name + path;
     return fa == it->start ? it->name : it->name + "+" + std::to_string(fa - it->start);
   }
 
