@@ -4,6 +4,7 @@
 // the seed; built by the one generator (trace/generator.hpp).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -60,9 +61,15 @@ inline GeneratorOptions medium_trace_options(uint64_t seed) {
   return o;
 }
 
-// Fewer iterations under the sanitizers (RACEPRED_SANITIZED is set by `make test-asan`).
+// Fewer iterations under the sanitizers (RACEPRED_SANITIZED is set by `make test-asan`); more
+// for long local runs: RACEPRED_PROPERTY_SCALE=K multiplies the count by K (README, "Building by hand").
 inline int property_iterations(int normal) {
-  return std::getenv("RACEPRED_SANITIZED") ? std::max(300, normal / 10) : normal;
+  if (std::getenv("RACEPRED_SANITIZED")) return std::max(300, normal / 10);
+  if (const char* scale = std::getenv("RACEPRED_PROPERTY_SCALE")) {
+    const long k = std::strtol(scale, nullptr, 10);
+    if (k > 1) return static_cast<int>(std::min<long>(long{normal} * k, 1L << 30));
+  }
+  return normal;
 }
 
 inline std::string trace_context(uint64_t seed, const Trace& trace) {

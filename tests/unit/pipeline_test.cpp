@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <random>
+#include <span>
 #include <string>
 
 #include "racepred/driver/pipeline.hpp"
@@ -100,6 +101,94 @@ TEST(Pipeline, SameResultsInEveryBatchingAndThreadingMode) {
         EXPECT_GE(result.runs[0].seconds, 0.0);
       }
   }
+}
+
+// Several engines on several engine threads: each engine sees every batch in order whichever
+// thread runs it, so every engine reports what it reports alone, for every thread count and
+// batch size (batch 1 lets the engines drift apart by the whole queue).
+TEST(Pipeline, EngineThreadsGiveEachEngineItsOwnResults) {
+  const auto engines = resolve_engines(
+      {"lockset", "fasttrack", "hb-pairs", "tsan1", "goldilocks", "shb", "djit", "adjacent"});
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    GeneratorOptions o;
+    o.seed = seed;
+    o.threads = 5;
+    o.variables = 4;
+    o.locks = 3;
+    o.events = 400;
+    const std::string text = to_std_text(generate_trace(o));
+    const Trace trace = parse_trace(text);
+    std::vector<RaceSink> expected;
+    for (const EngineInfo* info : engines) expected.push_back(run_engine(info->name, trace, 10));
+    for (size_t threads : {size_t{1}, size_t{2}, size_t{3}, size_t{8}})
+      for (size_t batch : {size_t{1}, size_t{5}, size_t{1} << 16}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "seed " << seed << " threads " << threads << " batch " << batch);
+        PipelineOptions options;
+        options.engine_threads = threads;
+        options.batch_size = batch;
+        options.max_races = 10;
+        const PipelineResult result = run_pipeline_on_text(text, "p.std", engines, options);
+        EXPECT_EQ(result.events, trace.size());
+        ASSERT_EQ(result.runs.size(), engines.size());
+        for (size_t i = 0; i < engines.size(); ++i) {
+          SCOPED_TRACE(engines[i]->name);
+          EXPECT_EQ(result.runs[i].info, engines[i]);
+          expect_same(result.runs[i].sink, expected[i]);
+        }
+      }
+  }
+}
+
+// An engine that throws at its n-th batch, beside engines that do not.
+class FailingEngine : public Engine {
+ public:
+  explicit FailingEngine(int batches) : batches_(batches) {}
+  void on_events(std::span<const EventId>, std::span<const Event>) override {
+    if (--batches_ == 0) throw InputError("error: event 7: the test engine gives up");
+  }
+
+ private:
+  int batches_;
+};
+
+// An engine's error stops every engine thread and the reader (no thread waits for a batch the
+// reader can no longer fill, however far the others are) and reaches the caller.
+TEST(Pipeline, AnEngineErrorStopsEveryThreadAndPropagates) {
+  std::string text;
+  for (int i = 0; i < 2000; ++i) text += "T0|w(x)|1\nT1|r(y)|2\n";
+  static const EngineInfo failing_early{
+      "failing-early",
+      "test",
+      EngineMode::Online,
+      "throws at its first batch",
+      "",
+      {},
+      [](EngineContext&) -> std::unique_ptr<Engine> { return std::make_unique<FailingEngine>(1); }};
+  static const EngineInfo failing_late{"failing-late",
+                                       "test",
+                                       EngineMode::Online,
+                                       "throws at its 30th batch",
+                                       "",
+                                       {},
+                                       [](EngineContext&) -> std::unique_ptr<Engine> {
+                                         return std::make_unique<FailingEngine>(30);
+                                       }};
+  for (const EngineInfo* failing : {&failing_early, &failing_late})
+    for (size_t threads : {size_t{1}, size_t{2}, size_t{4}}) {
+      SCOPED_TRACE(::testing::Message() << failing->name << " threads " << threads);
+      std::vector<const EngineInfo*> engines = resolve_engines({"fasttrack", "lockset"});
+      engines.insert(engines.begin() + 1, failing);
+      PipelineOptions options;
+      options.engine_threads = threads;
+      options.batch_size = 4;
+      try {
+        run_pipeline_on_text(text, "f.std", engines, options);
+        FAIL() << "expected InputError";
+      } catch (const InputError& e) {
+        EXPECT_STREQ(e.what(), "error: event 7: the test engine gives up");
+      }
+    }
 }
 
 TEST(Pipeline, CountsSkippedEventsAndReportsThem) {

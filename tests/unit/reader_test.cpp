@@ -250,6 +250,98 @@ TEST(StdReader, FastPathsAgreeWithTheReferenceParserOnRandomLines) {
   }
 }
 
+// Past a few ten thousand names the reader prefetches name slots a few lines ahead and
+// delivers the lines late (StdParser::stage): the events, their ids, lines and names are those
+// of the line-by-line reference parser, also around comments, skipped ops, CRLF lines and
+// malformed lines (--lenient), and a name past the limit is reported at its own line.
+TEST(StdReader, StagedLookupsOfLargeNameTablesKeepEveryLineInOrder) {
+  std::mt19937_64 rng(11);
+  std::string text;
+  for (int i = 0; i < 300000; ++i) {
+    switch (rng() % 20) {
+      case 0:
+        text += "# c\n";
+        break;
+      case 1:
+        text += "T1|begin|3\n";
+        break;
+      case 2:
+        text += "T1|w(x y)|3\n";  // malformed
+        break;
+      case 3:
+        text.append("T2|acq(L").append(std::to_string(rng() % 50)).append(")|9\r\n");
+        break;
+      default:  // appends: g++ 12 warns (-Wrestrict) about chains of string operator+
+        text.append("T").append(std::to_string(rng() % 8)).append(rng() % 2 ? "|r(V" : "|w(V");
+        text.append(std::to_string(rng() % 150000)).append(")|");
+        text.append(std::to_string(rng() % 200000)).append("\n");
+    }
+  }
+  Symbols symbols;
+  std::vector<Event> events;
+  std::vector<EventId> ids;
+  std::vector<uint32_t> lines;
+  EventId id = 0;
+  uint32_t line = 0;
+  for (size_t p = 0; p < text.size();) {
+    const size_t nl = text.find('\n', p);
+    const io::StdLine r = io::parse_std_line(std::string_view(text).substr(p, nl - p));
+    p = nl + 1;
+    ++line;
+    if (r.kind == io::StdLine::Kind::Blank) continue;
+    ++id;
+    if (r.kind != io::StdLine::Kind::Event) continue;
+    Event e;
+    e.op = r.op;
+    e.thread = symbols.threads.intern(r.thread);
+    e.target = (r.op == Op::Read || r.op == Op::Write ? symbols.variables : symbols.locks)
+                   .intern(r.argument);
+    e.location = symbols.locations.intern(r.location);
+    events.push_back(e);
+    ids.push_back(id);
+    lines.push_back(line);
+  }
+  const TempFile file(text);
+  for (bool from_file : {false, true}) {
+    SCOPED_TRACE(from_file ? "file" : "string");
+    const ReadOptions lenient{InputFormat::Std, true};
+    const Trace t =
+        from_file ? load_trace(file.path, lenient) : parse_trace(text, lenient, "t.std");
+    ASSERT_GT(t.symbols.variables.size(), 100000u);
+    EXPECT_EQ(t.events, events);
+    EXPECT_EQ(t.ids, ids);
+    EXPECT_EQ(t.lines, lines);
+    for (auto table :
+         {&Symbols::threads, &Symbols::variables, &Symbols::locks, &Symbols::locations}) {
+      ASSERT_EQ((t.symbols.*table).size(), (symbols.*table).size());
+      for (uint32_t i = 0; i < (t.symbols.*table).size(); ++i)
+        ASSERT_EQ((t.symbols.*table).name(i), (symbols.*table).name(i));
+    }
+  }
+  // The limit on names while staging: the error names the line of the first name past it.
+  Symbols limited;
+  limited.variables.set_max_names(100000);
+  struct Discard : EventConsumer {
+    void on_event(EventId, const Event&, uint32_t) override {}
+  } sink;
+  uint32_t past = 0;  // the line of the 100,001st distinct variable
+  {
+    SymbolTable names;
+    for (size_t k = 0; k < events.size() && past == 0; ++k)
+      if (events[k].op == Op::Read || events[k].op == Op::Write)
+        if (names.intern(symbols.variables.name(events[k].target)) == 100000) past = lines[k];
+  }
+  ASSERT_GT(past, 0u);
+  try {
+    read_events_from_string(text, "n.std", ReadOptions{InputFormat::Std, true}, limited, sink);
+    ADD_FAILURE() << "no error past the name limit";
+  } catch (const InputError& e) {
+    const std::string expected =
+        std::string("n.std:").append(std::to_string(past)).append(":1: error: more than 100000");
+    EXPECT_EQ(std::string(e.what()).rfind(expected, 0), 0u) << e.what();
+  }
+}
+
 std::string big_text(size_t lines) {
   std::mt19937_64 rng(3);
   std::string text;

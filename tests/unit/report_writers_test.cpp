@@ -159,8 +159,8 @@ TEST(TextReport, BlocksPerLocationPairAndSummary) {
             "  Read of x by thread T2 at B (event 2)\n"
             "  Previous write of x by thread T1 at A (event 1)\n"
             "  2 races at this pair of locations (A, B); the first detected is shown\n"
-            "  This is the first race lockset detected (by the later event): the one its "
-            "guarantee is about\n"
+            "  This is the first race lockset detected (by the later event); lockset does not "
+            "claim that it is real\n"
             "==================\n"
             "WARNING: data race (engine lockset)\n"
             "  Write of y by thread T1 at D (event 5)\n"
@@ -169,6 +169,20 @@ TEST(TextReport, BlocksPerLocationPairAndSummary) {
             "==================\n"
             "SUMMARY: racepred: 3 races (3 racy events, 2 racy locations) with engine lockset "
             "in t.std (5 events, 0.250 s)\n");
+}
+
+// An engine whose guarantee says its first race is real points at it.
+TEST(TextReport, FirstRaceClaimIsNamedForEnginesThatMakeIt) {
+  Fixture f;
+  RaceSink sink;
+  sink.report(f.race(1, 2));
+  sink.finalize();
+  std::ostringstream out;
+  write_text_report(out, f.report({{"fasttrack", &sink, 0, {}, true}}));
+  EXPECT_NE(out.str().find("  This is the first race fasttrack detected (by the later event): "
+                           "the one its guarantee is about\n"),
+            std::string::npos)
+      << out.str();
 }
 
 TEST(TextReport, NoRacesUnknownFirstAndTruncation) {

@@ -109,7 +109,11 @@ LockSetTable::SetId LockSetTable::intern(NodeId parent, LockId lock, NodeId node
   if (s.size <= kListed) {  // the parent's list (also listed: one lock shorter) plus `lock`
     s.begin = static_cast<uint32_t>(pool_.size());
     const uint32_t from = base.begin;
-    pool_.reserve(pool_.size() + s.size);
+    // Geometric growth: reserving exactly the new size copied the whole pool for every new set
+    // (quadratic: 47% of lockset's time on the tradebeans preset). The pushes below read the
+    // pool itself, so it must not reallocate during them.
+    if (pool_.capacity() < pool_.size() + s.size)
+      pool_.reserve(std::max(2 * pool_.capacity(), pool_.size() + s.size));
     for (uint32_t i = 0; i < base.size; ++i) pool_.push_back(pool_[from + i]);
     const auto at = std::upper_bound(pool_.begin() + s.begin, pool_.end(), lock);
     pool_.insert(at, lock);

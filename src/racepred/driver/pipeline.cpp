@@ -65,7 +65,8 @@ Report PipelineResult::report() const {
   r.trace = trace_info();
   r.symbols = &symbols;
   for (const EngineRun& run : runs)
-    r.results.push_back({run.info->name, &run.sink, run.seconds, run.error});
+    r.results.push_back({run.info->name, &run.sink, run.seconds, run.error,
+                         run.info->guarantee.soundness != Soundness::None});
   return r;
 }
 
@@ -118,11 +119,12 @@ class BatchQueue {
     changed_.notify_all();
   }
 
-  // Main side: the next full batch, or nullptr at the end (or after a reader error).
+  // Main side: the next full batch, or nullptr at the end (or after a reader error, or once
+  // aborted).
   Batch* take_full() {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return !full_.empty() || closed_; });
-    if (error_ || full_.empty()) return nullptr;
+    changed_.wait(lock, [&] { return !full_.empty() || closed_ || aborted_; });
+    if (error_ || aborted_ || full_.empty()) return nullptr;
     Batch* b = full_.front();
     full_.pop_front();
     return b;
@@ -199,84 +201,127 @@ void run_batch(std::vector<LiveEngine>& engines, const Batch& batch) {
   }
 }
 
-// Runs the engines over each batch on several threads: group 0 on the calling thread, the other
-// groups on helper threads, which all see the same batch (engines share nothing but the symbol
-// tables, which they do not touch while events arrive). run() returns once every group is done
-// with the batch, so the batch can be reused; an exception of any group is rethrown there.
-// Each engine's time is still its own (measured on the thread that runs it).
-class ParallelEngines {
+// Runs several engines over the batches of `queue` on `threads` threads (the calling thread and
+// threads - 1 helpers). Each engine sees every batch in order and runs on one thread at a time,
+// but not on a fixed one: a thread that is free takes the engine that is furthest behind among
+// those not running and with a batch ready, so a slow engine keeps one core busy while the
+// others share the rest (a fixed assignment of engines to threads waited for the slowest group
+// at every batch). A batch goes back to the reader once every engine has passed it, so the
+// engines may drift apart by the queue's batches. Engines share nothing but the symbol tables,
+// which they do not touch while events arrive; the mutex hands an engine's state from one
+// thread to the next. An exception of any engine stops all threads and is rethrown by run().
+class EngineScheduler {
  public:
-  ParallelEngines(std::vector<LiveEngine>& engines, size_t groups) : groups_(groups) {
-    for (size_t i = 0; i < engines.size(); ++i) groups_[i % groups].push_back(&engines[i]);
-    errors_.resize(groups);
-    for (size_t g = 1; g < groups; ++g) helpers_.emplace_back([this, g] { serve(g); });
+  EngineScheduler(std::vector<LiveEngine>& engines, BatchQueue& queue, size_t threads)
+      : engines_(engines), queue_(queue), next_(engines.size(), 0), busy_(engines.size(), 0) {
+    helpers_.reserve(threads - 1);
+    for (size_t t = 1; t < threads; ++t) helpers_.emplace_back([this] { work(); });
   }
-  ~ParallelEngines() {
+  ~EngineScheduler() {
     {
       std::lock_guard lock(mutex_);
-      stop_ = true;
+      if (!error_) error_ = std::make_exception_ptr(Aborted{});  // only if run() never ran
       changed_.notify_all();
     }
+    if (!helpers_.empty()) queue_.abort();
     for (std::thread& t : helpers_) t.join();
   }
 
-  void run(const Batch& batch) {
+  // Runs until every engine has seen every batch; returns the number of events.
+  uint64_t run() {
+    work();
+    bool failed;
     {
       std::lock_guard lock(mutex_);
-      batch_ = &batch;
-      ++generation_;
-      pending_ = helpers_.size();
-      changed_.notify_all();
+      failed = error_ != nullptr;
     }
-    try {
-      run_group(0, batch);
-    } catch (...) {
-      errors_[0] = std::current_exception();
-    }
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
-    for (std::exception_ptr& e : errors_)
-      if (e) std::rethrow_exception(std::exchange(e, nullptr));
+    if (failed) queue_.abort();  // a helper may wait for a batch the reader cannot fill
+    for (std::thread& t : helpers_) t.join();
+    helpers_.clear();
+    if (error_) std::rethrow_exception(error_);
+    return events_;
   }
 
  private:
-  void run_group(size_t g, const Batch& batch) {
-    for (LiveEngine* live : groups_[g]) {
-      const auto start = Clock::now();
-      live->engine->on_events(batch.ids, batch.events);
-      live->run->seconds += std::chrono::duration<double>(Clock::now() - start).count();
-    }
-  }
-  void serve(size_t g) {
-    uint64_t seen = 0;
+  void work() {
+    std::unique_lock lock(mutex_);
     for (;;) {
-      const Batch* batch;
-      {
-        std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
-        batch = batch_;
+      if (error_) return;
+      // The engine furthest behind that is free and has a batch to run.
+      size_t pick = engines_.size();
+      for (size_t i = 0; i < engines_.size(); ++i)
+        if (!busy_[i] && next_[i] < end_ && (pick == engines_.size() || next_[i] < next_[pick]))
+          pick = i;
+      if (pick < engines_.size()) {
+        busy_[pick] = 1;
+        const Batch& batch = *window_[next_[pick] - begin_];
+        lock.unlock();
+        LiveEngine& live = engines_[pick];
+        try {
+          const auto start = Clock::now();
+          live.engine->on_events(batch.ids, batch.events);
+          live.run->seconds += std::chrono::duration<double>(Clock::now() - start).count();
+        } catch (...) {
+          lock.lock();
+          if (!error_) error_ = std::current_exception();
+          changed_.notify_all();
+          return;
+        }
+        lock.lock();
+        busy_[pick] = 0;
+        ++next_[pick];
+        release_passed();
+        changed_.notify_all();
+        continue;
       }
-      try {
-        if (!errors_[g]) run_group(g, *batch);
-      } catch (...) {
-        errors_[g] = std::current_exception();
+      const bool all_done =
+          std::all_of(next_.begin(), next_.end(), [&](uint64_t n) { return n == end_; });
+      if (input_done_ && all_done) {
+        changed_.notify_all();
+        return;
       }
-      std::lock_guard lock(mutex_);
-      if (--pending_ == 0) done_.notify_all();
+      if (!input_done_ && !fetching_) {  // every free engine is at the end: fetch a batch
+        fetching_ = true;
+        lock.unlock();
+        Batch* batch = queue_.take_full();
+        lock.lock();
+        fetching_ = false;
+        if (batch) {
+          events_ += batch->events.size();
+          window_.push_back(batch);
+          ++end_;
+        } else {
+          input_done_ = true;
+        }
+        changed_.notify_all();
+        continue;
+      }
+      changed_.wait(lock);
     }
   }
 
-  std::vector<std::vector<LiveEngine*>> groups_;
-  std::vector<std::exception_ptr> errors_;  // per group; group g's is written by its thread
+  // Gives the batches every engine has passed back to the reader.
+  void release_passed() {
+    const uint64_t passed = *std::min_element(next_.begin(), next_.end());
+    while (begin_ < passed) {
+      queue_.give_back(window_.front());
+      window_.pop_front();
+      ++begin_;
+    }
+  }
+
+  std::vector<LiveEngine>& engines_;
+  BatchQueue& queue_;
   std::vector<std::thread> helpers_;
   std::mutex mutex_;
-  std::condition_variable changed_, done_;
-  const Batch* batch_ = nullptr;
-  uint64_t generation_ = 0;
-  size_t pending_ = 0;
-  bool stop_ = false;
+  std::condition_variable changed_;
+  std::deque<Batch*> window_;  // batches begin_ .. end_ - 1, not yet passed by every engine
+  uint64_t begin_ = 0, end_ = 0;
+  std::vector<uint64_t> next_;  // per engine: the next batch it runs
+  std::vector<char> busy_;      // per engine: running on some thread now
+  bool fetching_ = false, input_done_ = false;
+  uint64_t events_ = 0;
+  std::exception_ptr error_;
 };
 
 // `read` streams the trace into the consumer it is given and returns the reader's summary.
@@ -314,16 +359,17 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
     validator.on_end();
     result.validation = validator.report();
   } else {
-    // A few batches in flight: the reader may run ahead of the engines by at most that much.
-    BatchQueue queue(4, batch_size);
+    // Several engines: as many engine threads as cores (the reader runs beside them).
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const size_t threads =
+        std::min(engines.size(), options.engine_threads ? options.engine_threads : cores);
+    // A few batches in flight: the reader may run ahead of the engines by at most that much
+    // (and, with several engine threads, the fastest engine ahead of the slowest).
+    BatchQueue queue(threads > 1 ? 4 + 2 * threads : 4, batch_size);
     ValidationReport validation_report;
     ReadSummary summary;
-    // Several engines: as many groups as cores (the reader runs beside them).
-    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    const size_t groups =
-        std::min(engines.size(), options.engine_threads ? options.engine_threads : cores);
-    std::optional<ParallelEngines> parallel;
-    if (groups > 1) parallel.emplace(engines, groups);
+    std::optional<EngineScheduler> scheduler;
+    if (threads > 1) scheduler.emplace(engines, queue, threads);
     std::thread reader([&] {
       std::exception_ptr error;
       try {
@@ -345,13 +391,14 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
       queue.close(error);
     });
     try {
-      while (Batch* batch = queue.take_full()) {
-        result.events += batch->events.size();
-        if (parallel)
-          parallel->run(*batch);
-        else
+      if (scheduler) {
+        result.events = scheduler->run();
+      } else {
+        while (Batch* batch = queue.take_full()) {
+          result.events += batch->events.size();
           run_batch(engines, *batch);
-        queue.give_back(batch);
+          queue.give_back(batch);
+        }
       }
     } catch (...) {
       queue.abort();
@@ -359,7 +406,7 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
       throw;
     }
     reader.join();
-    parallel.reset();
+    scheduler.reset();
     if (std::exception_ptr error = queue.error()) std::rethrow_exception(error);
     result.read = std::move(summary);
     result.validation = std::move(validation_report);

@@ -4,10 +4,12 @@
 //   └──────── reader thread ────────┘   bounded queue   └──── main thread ────┘
 //
 // The reader and validator run in a second thread and hand over batches through a bounded
-// queue (memory stays bounded whatever the trace length). With several engines, the engines are
-// spread over one thread per core (PipelineOptions::engine_threads), each running its engines
-// over the same batch; otherwise the main thread runs each engine over each batch in turn. Each
-// engine is timed on the thread that runs it, so "seconds" is that engine's own time. Engines never
+// queue (memory stays bounded whatever the trace length). With several engines, one thread per
+// core (PipelineOptions::engine_threads) runs them: each engine sees every batch in order, one
+// thread at a time, and a free thread takes the free engine that is furthest behind, so the
+// load balances itself; otherwise the main thread runs each engine over each batch in turn.
+// Each engine's time is summed over the threads that ran it, so "seconds" is that engine's own
+// time. Engines never
 // touch the symbol tables in on_event (engines/engine.hpp), which the reader thread is still
 // filling.
 #pragma once
@@ -44,8 +46,8 @@ struct PipelineOptions {
   uint64_t max_memory = 0;
   EngineBounds bounds;   // bounded engines' bounds (EngineContext; 0: their default)
   bool threaded = true;  // read and validate in a second thread
-  // Threaded with several engines: threads that run the engines over each batch (engines are
-  // spread over them round robin); 0 = one per core.
+  // Threaded with several engines: threads that run the engines (each engine on one of them at a
+  // time, taken by whichever is free); 0 = one per core.
   size_t engine_threads = 0;
   // Called with the number of events read so far after each batch (from the reader thread
   // when threaded): for a progress line. May be empty.

@@ -1,6 +1,7 @@
 #include "racepred/io/std_parser.hpp"
 
 #include <cstring>
+#include <utility>
 
 #include "racepred/trace/printable.hpp"
 
@@ -193,13 +194,51 @@ inline bool StdParser::fast_line(const char* s, const char*& next, const char* r
 inline void StdParser::deliver(Op op, const char* thread, const char* thread_end, const char* arg,
                                const char* arg_end, const char* loc, const char* loc_end,
                                const char* readable_end) {
+  if (__builtin_expect(staging_, false))
+    return stage({op, thread, thread_end, arg, arg_end, loc, loc_end, readable_end, line_});
+  deliver_now(op, thread, thread_end, arg, arg_end, loc, loc_end, readable_end, line_);
+}
+
+void StdParser::stage(const Staged& line) {
+  // Prefetch only where it can pay: padded names (16 readable bytes) of large tables.
+  const SymbolTable& target = *targets_[static_cast<size_t>(line.op)];
+  if (line.arg + 16 <= line.readable_end) {
+    if (target.large())
+      target.prefetch_padded(line.arg, static_cast<size_t>(line.arg_end - line.arg));
+    if (symbols_.locations.large())
+      symbols_.locations.prefetch_padded(line.loc, static_cast<size_t>(line.loc_end - line.loc));
+  }
+  staged_[staged_count_] = line;
+  if (++staged_count_ == kStaged) flush();
+}
+
+[[gnu::always_inline]] inline void StdParser::deliver_now(Op op, const char* thread,
+                                                          const char* thread_end, const char* arg,
+                                                          const char* arg_end, const char* loc,
+                                                          const char* loc_end,
+                                                          const char* readable_end, uint64_t line) {
   Event event;
   event.op = op;
   event.thread = intern(symbols_.threads, thread, thread_end, readable_end);
   event.target = intern(*targets_[static_cast<size_t>(op)], arg, arg_end, readable_end);
   event.location = intern(symbols_.locations, loc, loc_end, readable_end);
   ++delivered_;
-  consumer_.on_event(++event_lines_, event, static_cast<uint32_t>(line_));
+  consumer_.on_event(++event_lines_, event, static_cast<uint32_t>(line));
+}
+
+void StdParser::flush() {
+  const size_t n = std::exchange(staged_count_, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const Staged& s = staged_[i];
+    try {
+      deliver_now(s.op, s.thread, s.thread_end, s.arg, s.arg_end, s.loc, s.loc_end, s.readable_end,
+                  s.line);
+    } catch (const NameLimitError& e) {  // named at its own line, not the last one parsed
+      throw InputError(std::string(file_name_) + ":" + std::to_string(s.line) +
+                       ":1: error: " + e.what());
+    }
+  }
+  staging_ = symbols_.variables.large() || symbols_.locations.large();
 }
 
 // The common case for lines of up to 31 bytes, with SSE2: finds the line's end and its two
@@ -325,9 +364,11 @@ void StdParser::parse_lines(const char* begin, const char* end, const char* read
       }
     }
     const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+    flush();  // the slow path delivers, counts or fails in line order
     slow_line(p, nl);
     p = nl + 1;
   }
+  flush();
   summary_.lines = line_;
   summary_.event_lines = event_lines_;
   summary_.delivered = delivered_;

@@ -51,6 +51,12 @@ class StdParser {
   bool fast_line(const char* s, const char*& next, const char* readable_end);
   void deliver(Op op, const char* thread, const char* thread_end, const char* arg,
                const char* arg_end, const char* loc, const char* loc_end, const char* readable_end);
+  void deliver_now(Op op, const char* thread, const char* thread_end, const char* arg,
+                   const char* arg_end, const char* loc, const char* loc_end,
+                   const char* readable_end, uint64_t line);
+  struct Staged;
+  [[gnu::noinline]] void stage(const Staged& line);
+  void flush();
   void slow_line(const char* s, const char* nl);
   void parse_lines(const char* begin, const char* end, const char* readable_end);
   void error(size_t column, const std::string& what);
@@ -69,6 +75,19 @@ class StdParser {
   uint64_t event_lines_ = 0;
   uint64_t delivered_ = 0;
   std::array<uint64_t, kStdSkippedOps.size()> skipped_{};
+  // Lines parsed but not yet delivered (in order): while a name table is larger than the
+  // caches, the slots of up to kStaged lines' names are prefetched together before they are
+  // looked up, so the cache misses overlap instead of one stalling each event. Always empty
+  // between blocks and before a line of the slow path.
+  struct Staged {
+    Op op;
+    const char *thread, *thread_end, *arg, *arg_end, *loc, *loc_end, *readable_end;
+    uint64_t line;
+  };
+  static constexpr size_t kStaged = 16;
+  std::array<Staged, kStaged> staged_;
+  size_t staged_count_ = 0;
+  bool staging_ = false;  // some name table is large()
 };
 
 }  // namespace racepred::io

@@ -74,9 +74,13 @@ void write_engine_blocks(std::ostream& out, const Report& report, const EngineRe
           << printable(symbols.locations.name(race.first.location)) << ", "
           << printable(symbols.locations.name(race.second.location)) << ")"
           << (pair.count > 1 ? "; the first detected is shown" : "") << '\n';
-      if (&pair == &pairs.front())
-        out << "  This is the first race " << result.engine
-            << " detected (by the later event): the one its guarantee is about\n";
+      if (&pair == &pairs.front()) {
+        out << "  This is the first race " << result.engine << " detected (by the later event)";
+        if (result.first_race_claim)
+          out << ": the one its guarantee is about\n";
+        else
+          out << "; " << result.engine << " does not claim that it is real\n";
+      }
       if (const RaceGuards* g = sink.guards(race))
         out << "  Cross-thread guard locks: previous access " << describe_guards(symbols, g->first)
             << "; access " << describe_guards(symbols, g->second) << '\n';

@@ -48,6 +48,9 @@ struct EngineReport {
   const RaceSink* sink = nullptr;
   double seconds = 0;
   std::string error{};  // non-empty: the engine failed (budget) and has no result
+  // The engine's guarantee says its first race is real (`racepred engines`): the text report
+  // then says that the first block is the race the claim is about.
+  bool first_race_claim = false;
 };
 
 struct Report {
