@@ -9,12 +9,14 @@ PACKAGES=(
   nlohmann-json3-dev       # JSON reports
   libfmt-dev               # text formatting
   zlib1g-dev libzstd-dev liblzma-dev  # reading .gz, .zst and .xz traces without unpacking them
+  liblz4-dev pkgconf       # LZ4 blocks of the binary trace format (fastest to read); pkg-config finds liblz4
   libgtest-dev libgmock-dev  # tests
   libbenchmark-dev         # benchmarks (make bench)
   clang-format             # make format / format-check
   clang libclang-rt-14-dev # libFuzzer targets (make fuzz, .ci/run): clang's fuzzer runtime
   python3                  # independent counts in tests and bench scripts
   binutils                 # addr2line and nm: racepred record names locations and globals
+  llvm                     # llvm-symbolizer: racepred record's locations get columns (file:line:col)
   gzip zstd xz-utils       # compressed seeds of the fuzz corpus and compressed-input tests
   bsdutils                 # script(1): the progress-line test runs racepred on a terminal
 )

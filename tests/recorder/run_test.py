@@ -6,6 +6,9 @@ with `racepred record`, and checks the expectations written in the program's com
   // expect ENGINE: race NAME      some reported race is on a variable whose name starts with NAME
   // expect ENGINE: no-race NAME   no reported race is on such a variable
   // expect check: well-formed     `racepred check` accepts the trace
+  // expect events: at-most N       the trace has at most N events
+  // expect location-OP: TEXT      the location of every OP event (fork, join, acq, ...) of
+                                   the trace contains TEXT (e.g. the user's file and line)
   // record-args: ARGS             extra arguments of `racepred record`
   // retries: N                    re-record up to N times while an expectation fails (for
                                    programs whose verdict needs a particular schedule)
@@ -15,7 +18,10 @@ with `racepred record`, and checks the expectations written in the program's com
 Every build runs with a private TMPDIR, which must be empty afterwards: the wrappers leave
 no temporary files behind.
 Usage: run_test.py --racepred BIN --bin-dir DIR --work DIR SOURCE   (RACEPRED_CC /
-RACEPRED_CXX choose the compilers, e.g. clang and clang++)."""
+RACEPRED_CXX choose the compilers, e.g. clang and clang++).
+With --cmake SNIPPET the program is built instead by a CMake project written into the work
+directory that includes the snippet (BUILD/racepred.cmake) and calls racepred_instrument(), as
+docs/RECORDER.md tells users to."""
 import argparse
 import json
 import os
@@ -69,9 +75,33 @@ def check_once(args, exe, trace, expects, child_expects, record_args):
     return failures
 
 
+def check_size(args, trace, what):
+    m = re.fullmatch(r"at-most (\d+)", what)
+    if not m:
+        return [f"unknown expectation 'events: {what}'"]
+    std = run([args.racepred, "convert", "--to", "std", trace])
+    if std.returncode != 0:
+        return [f"convert failed ({std.returncode}): {std.stderr.strip()}"]
+    n = sum(1 for line in std.stdout.splitlines() if line and not line.startswith("#"))
+    return [f"events: expected at most {m.group(1)}, got {n}"] if n > int(m.group(1)) else []
+
+
+def check_locations(args, trace, op, text):
+    std = run([args.racepred, "convert", "--to", "std", trace])
+    if std.returncode != 0:
+        return [f"convert failed ({std.returncode}): {std.stderr.strip()}"]
+    locations = [line.split("|", 2)[2] for line in std.stdout.splitlines()
+                 if "|" in line and line.split("|")[1].startswith(op + "(")]
+    if not locations:
+        return [f"location-{op}: no {op} event in the trace"]
+    bad = sorted({loc for loc in locations if text not in loc})
+    return [f"location-{op}: expected '{text}' in every location, got {bad}"] if bad else []
+
+
 def check_trace(args, trace, expects):
     failures = []
-    engines = sorted({e for e, _ in expects if e != "check"})
+    engines = sorted({e for e, _ in expects
+                      if e not in ("check", "events") and not e.startswith("location-")})
     results = {}
     if engines:
         out = run([args.racepred, "analyze", "--format", "json", "-e", ",".join(engines), trace])
@@ -80,6 +110,12 @@ def check_trace(args, trace, expects):
         for r in json.loads(out.stdout)["results"]:
             results[r["engine"]] = r["races"]
     for engine, what in expects:
+        if engine == "events":
+            failures += check_size(args, trace, what)
+            continue
+        if engine.startswith("location-"):
+            failures += check_locations(args, trace, engine[len("location-"):], what)
+            continue
         if engine == "check":
             chk = run([args.racepred, "check", trace])
             ok = chk.returncode == 0
@@ -105,20 +141,8 @@ def check_trace(args, trace, expects):
     return failures
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--racepred", required=True)
-    p.add_argument("--bin-dir", required=True)
-    p.add_argument("--work", required=True)
-    p.add_argument("source")
-    args = p.parse_args()
-    expects, child_expects, record_args, retries = parse_expectations(args.source)
-    if not expects:
-        print(f"{args.source}: no expectations", file=sys.stderr)
-        return 2
-    os.makedirs(args.work, exist_ok=True)
-    name = os.path.splitext(os.path.basename(args.source))[0]
-    cpp = args.source.endswith((".cpp", ".cc"))
+def build_with_wrapper(args, name, cpp):
+    """Builds SOURCE with racepred-cc / racepred-c++; the executable's path, or None."""
     wrapper = os.path.join(args.bin_dir, "racepred-c++" if cpp else "racepred-cc")
     exe = os.path.join(args.work, name)
     tmp = os.path.join(args.work, name + ".tmp")
@@ -130,11 +154,56 @@ def main():
                 env=dict(os.environ, TMPDIR=tmp))
     if build.returncode != 0:
         print(f"build failed:\n{build.stderr}", file=sys.stderr)
-        return 1
+        return None
     if os.listdir(tmp):
         print(f"{wrapper} left files in TMPDIR: {os.listdir(tmp)}", file=sys.stderr)
-        return 1
+        return None
     os.rmdir(tmp)
+    return exe
+
+
+def build_with_cmake(args, name):
+    """Configures and builds SOURCE with a CMake project that uses the snippet."""
+    proj = os.path.join(args.work, name + ".cmake")
+    shutil.rmtree(proj, ignore_errors=True)
+    os.makedirs(proj)
+    with open(os.path.join(proj, "CMakeLists.txt"), "w") as f:
+        f.write(f"""cmake_minimum_required(VERSION 3.16)
+project(snippet_{name} C CXX)
+set(CMAKE_CXX_STANDARD 17)
+include("{args.cmake}")
+add_executable({name} "{os.path.abspath(args.source)}")
+target_compile_options({name} PRIVATE -O1)
+racepred_instrument({name})
+""")
+    build_dir = os.path.join(proj, "build")
+    for cmd in (["cmake", "-S", proj, "-B", build_dir, "-DCMAKE_BUILD_TYPE="],
+                ["cmake", "--build", build_dir]):
+        out = run(cmd)
+        if out.returncode != 0:
+            print(f"{' '.join(cmd)} failed:\n{out.stdout}\n{out.stderr}", file=sys.stderr)
+            return None
+    return os.path.join(build_dir, name)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--racepred", required=True)
+    p.add_argument("--bin-dir", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--cmake", help="build with this CMake snippet instead of the wrappers")
+    p.add_argument("source")
+    args = p.parse_args()
+    expects, child_expects, record_args, retries = parse_expectations(args.source)
+    if not expects:
+        print(f"{args.source}: no expectations", file=sys.stderr)
+        return 2
+    os.makedirs(args.work, exist_ok=True)
+    name = os.path.splitext(os.path.basename(args.source))[0]
+    cpp = args.source.endswith((".cpp", ".cc"))
+    exe = build_with_cmake(args, name) if args.cmake else build_with_wrapper(args, name, cpp)
+    if exe is None:
+        return 1
     trace = os.path.join(args.work, name + ".rpt")
     for attempt in range(1, retries + 1):
         failures = check_once(args, exe, trace, expects, child_expects, record_args)

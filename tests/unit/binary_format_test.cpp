@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -42,6 +43,22 @@ void write_binary(const Trace& trace, const std::string& path, BinaryWriteOption
     writer.on_event(trace.ids[i], trace.events[i], trace.lines[i]);
   writer.on_end();
   writer.close();
+}
+
+// `bytes`, a complete file of this version, as a file of an older `version`: the version field
+// and the checksums of the blocks (one-lane before version 3) rewritten.
+std::string as_version(std::string bytes, uint32_t version) {
+  format::put_u32(reinterpret_cast<uint8_t*>(bytes.data()) + 8, version);
+  size_t pos = format::kHeaderSize;
+  while (pos + format::kBlockHeaderSize + format::kTrailerSize <= bytes.size()) {
+    format::BlockHeader h;
+    std::memcpy(&h, bytes.data() + pos, sizeof h);
+    const auto* payload = reinterpret_cast<const uint8_t*>(bytes.data()) + pos + sizeof h;
+    h.checksum = format::block_checksum(h, payload, version);
+    std::memcpy(bytes.data() + pos, &h, sizeof h);
+    pos += sizeof h + h.stored_size;
+  }
+  return bytes;
 }
 
 void expect_same(const Trace& a, const Trace& b) {
@@ -89,9 +106,12 @@ TEST(BinaryFormat, GeneratedTracesRoundTripAcrossChunksAndCodecs) {
     g.events = 5000 + seed * 777;
     g.shape = seed % 2 ? ForkShape::Nested : ForkShape::ForkJoin;
     const Trace a = generate_trace(g);
-    for (int level : {0, 1, 5}) {
+    for (auto [codec, level] : {std::pair{format::kCodecNone, 0}, std::pair{format::kCodecZstd, 1},
+                                std::pair{format::kCodecZstd, 5}, std::pair{format::kCodecLz4, 1},
+                                std::pair{format::kCodecLz4, 9}}) {
       BinaryWriteOptions o;
-      o.zstd_level = level;
+      o.codec = codec;
+      o.level = level;
       o.chunk_events = static_cast<uint32_t>(1 + seed * 97);  // many small chunks
       const std::string path = temp_path("gen");
       write_binary(a, path, o);
@@ -113,17 +133,56 @@ TEST(BinaryFormat, ReadLocksRoundTripAndVersionOneFilesStillRead) {
   std::string bytes = slurp(path);
   EXPECT_EQ(format::get_u32(reinterpret_cast<const uint8_t*>(bytes.data()) + 8), format::kVersion);
   expect_same(a, load_trace(path));
-  // The same file claiming version 1 (which had no read-lock ops): its events are malformed.
-  bytes[8] = 1;
-  spit(path, bytes);
-  EXPECT_THROW(load_trace(path), InputError);
+  // The same file as version 1 (which had no read-lock ops): its events are malformed.
+  spit(path, as_version(bytes, 1));
+  try {
+    load_trace(path);
+    ADD_FAILURE() << "read-lock op accepted in a version-1 file";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("malformed event"), std::string::npos) << e.what();
+  }
   // A version-1 file without read locks is read as before.
   const Trace plain = parse_trace("T0|acq(l)|1\nT0|w(x)|2\nT0|rel(l)|3\n");
   write_binary(plain, path);
-  bytes = slurp(path);
-  bytes[8] = 1;
-  spit(path, bytes);
+  spit(path, as_version(slurp(path), 1));
   expect_same(plain, load_trace(path));
+  std::remove(path.c_str());
+}
+
+// Files of every older version (one-lane checksum, no LZ4) read as before: a generated trace
+// written with zstd and uncompressed blocks, turned into a version-1 and a version-2 file.
+TEST(BinaryFormat, OlderVersionsStillRead) {
+  GeneratorOptions g;
+  g.seed = 11;
+  g.events = 20000;
+  const Trace a = generate_trace(g);
+  for (format::Codec codec : {format::kCodecNone, format::kCodecZstd}) {
+    BinaryWriteOptions o;
+    o.codec = codec;
+    o.level = 3;
+    o.chunk_events = 3000;
+    const std::string path = temp_path("old");
+    write_binary(a, path, o);
+    const std::string bytes = slurp(path);
+    for (uint32_t version : {1u, 2u}) {
+      spit(path, as_version(bytes, version));
+      expect_same(a, load_trace(path));
+      EXPECT_TRUE(binary_trace_info(path).complete);
+    }
+    std::remove(path.c_str());
+  }
+  // An LZ4 block in a version-2 file is a bad block header (version 3 brought the codec).
+  BinaryWriteOptions o;
+  o.chunk_events = 3000;
+  const std::string path = temp_path("old_lz4");
+  write_binary(a, path, o);
+  spit(path, as_version(slurp(path), 2));
+  try {
+    load_trace(path);
+    ADD_FAILURE() << "LZ4 block accepted in a version-2 file";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad block header"), std::string::npos) << e.what();
+  }
   std::remove(path.c_str());
 }
 
@@ -175,19 +234,21 @@ TEST(BinaryFormat, TruncatedFileIsAnErrorUnlessLenientAndCanBeRepaired) {
 }
 
 // A generated trace of `events` events written as binary in chunks of `chunk` events; its path.
-std::string write_generated(const std::string& tag, uint64_t events, uint32_t chunk, int level) {
+std::string write_generated(const std::string& tag, uint64_t events, uint32_t chunk,
+                            format::Codec codec, int level = 3) {
   GeneratorOptions g;
   g.events = events;
   const std::string path = temp_path(tag);
   BinaryWriteOptions o;
   o.chunk_events = chunk;
-  o.zstd_level = level;
+  o.codec = codec;
+  o.level = level;
   write_binary(generate_trace(g), path, o);
   return path;
 }
 
 TEST(BinaryFormat, CorruptBlockNamesItsByteOffset) {
-  const std::string path = write_generated("corrupt", 2000, 300, 0);
+  const std::string path = write_generated("corrupt", 2000, 300, format::kCodecNone);
   std::string data = slurp(path);
   data[data.size() / 2] ^= 0x5a;  // inside some middle block
   spit(path, data);
@@ -210,47 +271,51 @@ class CountEvents : public EventConsumer {
   uint64_t count = 0;
 };
 
-// zstd blocks are decompressed ahead of the decoder (on a helper thread): a block whose
+// Compressed blocks are decompressed ahead of the decoder (on a helper thread): a block whose
 // checksum is right but whose compressed data is not is still reported at its own byte offset,
 // after exactly the events of the blocks before it.
 TEST(BinaryFormat, UndecompressableBlockIsReportedInFileOrder) {
-  const std::string path = write_generated("zstd_bad", 3000, 200, 3);
-  std::string data = slurp(path);
-  // Walk the blocks; spoil the 4th zstd events block and fix its checksum.
-  size_t pos = format::kHeaderSize, zstd_blocks = 0, bad_at = 0;
-  uint64_t events_before = 0;
-  while (pos + format::kBlockHeaderSize <= data.size()) {
-    format::BlockHeader h;
-    std::memcpy(&h, data.data() + pos, sizeof h);
-    if (h.kind == format::kBlockIndex) break;
-    auto* payload = reinterpret_cast<uint8_t*>(data.data() + pos + format::kBlockHeaderSize);
-    if (h.kind == format::kBlockEvents && h.codec == format::kCodecZstd && ++zstd_blocks == 4) {
-      for (uint32_t i = 0; i < h.stored_size; ++i) payload[i] = static_cast<uint8_t>(i * 37);
-      h.checksum = format::block_checksum(h, payload);
-      std::memcpy(data.data() + pos, &h, sizeof h);
-      bad_at = pos;
-      break;
+  for (format::Codec codec : {format::kCodecZstd, format::kCodecLz4}) {
+    SCOPED_TRACE(codec);
+    const std::string path = write_generated("zstd_bad", 3000, 200, codec);
+    std::string data = slurp(path);
+    // Walk the blocks; spoil the 4th compressed events block and fix its checksum.
+    size_t pos = format::kHeaderSize, zstd_blocks = 0, bad_at = 0;
+    uint64_t events_before = 0;
+    while (pos + format::kBlockHeaderSize <= data.size()) {
+      format::BlockHeader h;
+      std::memcpy(&h, data.data() + pos, sizeof h);
+      if (h.kind == format::kBlockIndex) break;
+      auto* payload = reinterpret_cast<uint8_t*>(data.data() + pos + format::kBlockHeaderSize);
+      if (h.kind == format::kBlockEvents && h.codec == codec && ++zstd_blocks == 4) {
+        for (uint32_t i = 0; i < h.stored_size; ++i) payload[i] = static_cast<uint8_t>(i * 37);
+        h.checksum = format::block_checksum(h, payload);
+        std::memcpy(data.data() + pos, &h, sizeof h);
+        bad_at = pos;
+        break;
+      }
+      // Events blocks the writer left uncompressed (zstd blocks hold 200 events each).
+      if (h.kind == format::kBlockEvents && h.codec == format::kCodecNone)
+        events_before += format::get_u32(payload);
+      pos += format::kBlockHeaderSize + h.stored_size;
     }
-    // Events blocks the writer left uncompressed (zstd blocks hold 200 events each).
-    if (h.kind == format::kBlockEvents && h.codec == format::kCodecNone)
-      events_before += format::get_u32(payload);
-    pos += format::kBlockHeaderSize + h.stored_size;
+    ASSERT_GT(bad_at, 0u) << "fewer than 4 zstd events blocks";
+    spit(path, data);
+    Symbols symbols;
+    CountEvents sink;
+    try {
+      read_events(path, {}, symbols, sink);
+      ADD_FAILURE() << "undecompressable block accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("cannot decompress block"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find(path + ": byte " + std::to_string(bad_at) + ":"),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(sink.count, 3u * 200u + events_before);  // the three whole blocks before it
+    std::remove(path.c_str());
   }
-  ASSERT_GT(bad_at, 0u) << "fewer than 4 zstd events blocks";
-  spit(path, data);
-  Symbols symbols;
-  CountEvents sink;
-  try {
-    read_events(path, {}, symbols, sink);
-    ADD_FAILURE() << "undecompressable block accepted";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot decompress block"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find(path + ": byte " + std::to_string(bad_at) + ":"),
-              std::string::npos)
-        << e.what();
-  }
-  EXPECT_EQ(sink.count, 3u * 200u + events_before);  // the three whole zstd blocks before it
-  std::remove(path.c_str());
 }
 
 TEST(BinaryFormat, DetectedByMagicAndFromStandardInputFormatOption) {

@@ -101,6 +101,40 @@ TEST(Validator, EveryRuleUnderEveryMode) {
   }
 }
 
+// Runs of events (on_events, as the binary reader delivers them) are judged exactly as the same
+// events one by one: what is forwarded, in which runs' order, and the report; under Strict the
+// events before the violation are forwarded before the error.
+TEST(Validator, RunsOfEventsAreJudgedAsOneByOne) {
+  for (const RuleCase& c : kRuleCases) {
+    SCOPED_TRACE(c.name);
+    const Trace in = parse_trace(c.trace);
+    for (ValidationMode mode :
+         {ValidationMode::Strict, ValidationMode::Lenient, ValidationMode::Collect}) {
+      Trace one, runs;
+      TraceCollector to_one(one), to_runs(runs);
+      Validator by_event(in.symbols, {mode, "t.std"}, to_one);
+      Validator by_run(in.symbols, {mode, "t.std"}, to_runs);
+      std::string error_one, error_runs;
+      try {
+        for (size_t i = 0; i < in.size(); ++i) by_event.on_event(in.ids[i], in.events[i], 0);
+      } catch (const InputError& e) {
+        error_one = e.what();
+      }
+      try {
+        by_run.on_events(in.ids, in.events);
+      } catch (const InputError& e) {
+        error_runs = e.what();
+      }
+      EXPECT_EQ(error_runs, error_one);
+      EXPECT_EQ(runs.events, one.events);
+      EXPECT_EQ(runs.ids, one.ids);
+      EXPECT_EQ(by_run.report().forwarded, by_event.report().forwarded);
+      EXPECT_EQ(by_run.report().violations, by_event.report().violations);
+      EXPECT_EQ(one.size(), mode == ValidationMode::Strict ? c.event - 1 : c.kept);
+    }
+  }
+}
+
 TEST(Validator, ReadersShareALockAndRecursiveReadLocksAreNormalised) {
   ValidationReport r;
   const Trace t = checked(

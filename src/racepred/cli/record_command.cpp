@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -86,6 +88,45 @@ std::string child_output(const std::string& output, uint64_t pid) {
   return q.string();
 }
 
+// The executable `command` names (as execvp finds it), or "" when there is none.
+std::string find_program(const std::string& command) {
+  if (command.find('/') != std::string::npos) return command;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (size_t at = 0; at <= dirs.size();) {
+    const size_t end = std::min(dirs.find(':', at), dirs.size());
+    const std::string dir = end > at ? dirs.substr(at, end - at) : ".";
+    const std::string candidate = dir + "/" + command;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    at = end + 1;
+  }
+  return "";
+}
+
+// True when `path` is an ELF file linked with the real ThreadSanitizer runtime (pitfall 17:
+// `-fsanitize=thread` at link time): it names libtsan.so (dynamic) or carries ThreadSanitizer's
+// messages (-static-libtsan). Such a program runs under ThreadSanitizer and records nothing.
+bool linked_with_real_tsan(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  if (!in.read(magic, 4) || std::memcmp(magic,
+                                        "\x7f"
+                                        "ELF",
+                                        4) != 0)
+    return false;
+  static const std::string needles[] = {"libtsan.so", "ThreadSanitizer: "};
+  std::string window;
+  std::vector<char> chunk(1 << 20);
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+    const size_t keep = window.size() > 32 ? 32 : window.size();
+    window.erase(0, window.size() - keep);
+    window.append(chunk.data(), static_cast<size_t>(in.gcount()));
+    for (const std::string& n : needles)
+      if (window.find(n) != std::string::npos) return true;
+  }
+  return false;
+}
+
 int record(const RecordOptions& o) {
   FinishOptions fo;
   fo.output = o.output;
@@ -103,6 +144,13 @@ int record(const RecordOptions& o) {
     return kExitNoRace;
   }
   if (o.command.empty()) throw UsageError("record: give the program to run after --");
+  if (const std::string exe = find_program(o.command[0]);
+      !exe.empty() && linked_with_real_tsan(exe))
+    throw InputError("record: " + exe +
+                     " is linked with the real ThreadSanitizer runtime (libtsan): it would run "
+                     "under ThreadSanitizer and record nothing. Link it with racepred-cc / "
+                     "racepred-c++ or racepred.cmake's racepred_instrument(), without "
+                     "-fsanitize=thread on the link line (docs/RECORDER.md)");
   const std::string raw = o.raw.empty() ? o.output + ".raw" : o.raw;
   std::remove(raw.c_str());
   for (const auto& child : child_recordings(raw)) std::remove(child.first.c_str());

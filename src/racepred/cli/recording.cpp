@@ -16,6 +16,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "racepred/cli/dwarf_types.hpp"
 #include "racepred/format/trace_format.hpp"
 #include "racepred/io/binary_writer.hpp"
 #include "racepred/io/input.hpp"
@@ -83,6 +84,8 @@ struct Module {
     std::string name;
   };
   std::vector<Symbol> data;  // objects of .data/.bss/.rodata, sorted by start
+  bool types_loaded = false;
+  cli::DwarfTypes types;  // the globals' types (field names), when it has debug information
 };
 
 bool elf_is_exec(const std::string& path) {
@@ -163,6 +166,14 @@ class Symbolizer {
     if (it == mod->data.begin()) return "";
     --it;
     if (fa >= it->start + std::max<uint64_t>(it->size, 1)) return "";
+    // With debug information, the member at the offset: "obj.field", "table[3].y".
+    if (!mod->types_loaded) {
+      mod->types_loaded = true;
+      mod->types.parse(run_capture("readelf --debug-dump=info,addr --wide " +
+                                   shell_quote(mod->path) + " 2>/dev/null"));
+    }
+    std::string path;
+    if (mod->types.member_path(it->start, fa - it->start, path)) return it->name + path;
     return fa == it->start ? it->name : it->name + "+" + std::to_string(fa - it->start);
   }
 
@@ -225,16 +236,18 @@ class Symbolizer {
     for (const auto& [fa, i] : list) input += hex(fa > 0 ? fa - 1 : fa) + "\n";  // the call
     const bool ok = ::write(fd, input.data(), input.size()) == static_cast<ssize_t>(input.size());
     ::close(fd);
-    const std::string out = ok ? run_capture("addr2line -a -C -f -i -e " + shell_quote(mod.path) +
-                                             " < " + tmpl + " 2>/dev/null")
-                               : "";
+    // llvm-symbolizer prints columns ("file:line:col"); addr2line does not.
+    const std::string tool =
+        llvm_symbolizer() ? "llvm-symbolizer -a -C -f -i --obj=" : "addr2line -a -C -f -i -e ";
+    const std::string out =
+        ok ? run_capture(tool + shell_quote(mod.path) + " < " + tmpl + " 2>/dev/null") : "";
     ::unlink(tmpl);
     if (out.empty()) {
       problems.push_back("addr2line gave nothing for " + mod.path +
                          " (binutils missing?): locations stay module+offset");
       return;
     }
-    // Output: "0xADDR" then (function, file:line) pairs, innermost frame first.
+    // Output: "0xADDR" then (function, file:line[:col]) pairs, innermost frame first.
     std::istringstream in(out);
     std::string line;
     size_t k = SIZE_MAX;
@@ -251,10 +264,13 @@ class Symbolizer {
       if (file.rfind("??", 0) == 0) return;  // no debug information: keep module+offset
       const size_t disc = file.find(" (discriminator");
       if (disc != std::string::npos) file.resize(disc);
+      if (file.ends_with(":0") && std::count(file.begin(), file.end(), ':') >= 2)
+        file.resize(file.size() - 2);  // llvm-symbolizer's column 0: no column known
       if (!cwd_.empty() && file.rfind(cwd_, 0) == 0) file = file.substr(cwd_.size());
       names[list[k].second] = file + " (" + pick->first + ")";
     };
     while (std::getline(in, line)) {
+      if (line.empty()) continue;  // llvm-symbolizer ends each address with a blank line
       if (line.rfind("0x", 0) == 0) {
         emit();
         frames.clear();
@@ -268,7 +284,15 @@ class Symbolizer {
     emit();
   }
 
+  // True when llvm-symbolizer is on the PATH (asked once).
+  bool llvm_symbolizer() {
+    if (llvm_symbolizer_ < 0)
+      llvm_symbolizer_ = run_capture("command -v llvm-symbolizer 2>/dev/null").empty() ? 0 : 1;
+    return llvm_symbolizer_ == 1;
+  }
+
   std::vector<Mapping> maps_;
+  int llvm_symbolizer_ = -1;
   bool enabled_;
   std::string cwd_;
   std::map<std::string, std::unique_ptr<Module>> modules_;
@@ -400,7 +424,8 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
   if (data.size() < fmt::kHeaderSize || !fmt::has_magic(bytes, data.size()) ||
       fmt::get_u32(bytes + 12) != fmt::kFileRecording)
     throw InputError(raw + ": byte 0: error: not a racepred raw recording");
-  if (!fmt::supported_version(fmt::get_u32(bytes + 8)))
+  const uint32_t version = fmt::get_u32(bytes + 8);
+  if (!fmt::supported_version(version))
     throw InputError(raw + ": byte 8: error: unsupported recording version");
 
   // ---- blocks ----
@@ -417,7 +442,7 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
     std::memcpy(&h, bytes + pos, sizeof h);
     const uint8_t* payload = bytes + pos + fmt::kBlockHeaderSize;
     if (h.stored_size > data.size() - pos - fmt::kBlockHeaderSize ||
-        fmt::block_checksum(h, payload) != h.checksum) {
+        fmt::block_checksum(h, payload, version) != h.checksum) {
       if (h.stored_size > data.size() - pos - fmt::kBlockHeaderSize ||
           pos + fmt::kBlockHeaderSize + h.stored_size == data.size()) {
         result.torn = true;  // the last block was being written when the process died
@@ -483,6 +508,7 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
     fmt::RawUnpacker unpacker;
     fmt::RawRecord record{};
     bool valid = false;
+    uint64_t caller = 0;  // of the thread's next event (a kRawCaller record), or 0
     void start() {
       unpacker =
           fmt::RawUnpacker{stream->blocks[0].data, stream->blocks[0].end, stream->blocks[0].count};
@@ -554,6 +580,19 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
     return var_ids.id(key_of(addr));
   };
   auto thread_id = [&](uint32_t tid) { return ids.threads.intern("T" + std::to_string(tid)); };
+  // Locations of events with a caller record: (pc, caller) -> location index; the callers'
+  // pcs are symbolised after the allocation sites.
+  std::map<std::pair<uint64_t, uint64_t>, uint32_t> caller_locs;
+  std::vector<std::pair<uint32_t, uint64_t>> callers;  // location index, caller pc
+  auto caller_location_id = [&](uint64_t pc, uint64_t caller) {
+    auto [it, fresh] =
+        caller_locs.emplace(std::pair{pc, caller}, static_cast<uint32_t>(pcs.size()));
+    if (fresh) {
+      pcs.push_back(pc);
+      callers.push_back({it->second, caller});
+    }
+    return it->second;
+  };
   auto location_id = [&](uint64_t pc) {
     auto [it, fresh] = loc_ids.emplace(pc, static_cast<uint32_t>(pcs.size()));
     if (fresh) pcs.push_back(pc);
@@ -617,6 +656,9 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
           heap_changed(start, end);
         }
         cur.next();
+      } else if (op == fmt::kRawCaller) {
+        cur.caller = r->addr;
+        cur.next();
       } else if (op < fmt::kOpCount) {
         Event e;
         e.op = static_cast<Op>(op);
@@ -629,7 +671,9 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
         } else {
           e.target = lock_cache.get(addr, [&] { return lock_ids.id(key_of(addr)); });
         }
-        e.location = loc_cache.get(pc, [&] { return location_id(pc); });
+        e.location = cur.caller ? caller_location_id(pc, cur.caller)
+                                : loc_cache.get(pc, [&] { return location_id(pc); });
+        cur.caller = 0;
         events.push_back(e);
         cur.next();
       } else {
@@ -645,7 +689,17 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
   std::vector<uint64_t> all_pcs = pcs;
   const size_t n_locs = pcs.size();
   for (uint64_t s : sites) all_pcs.push_back(s);
-  const std::vector<std::string> code = symbolizer.code_names(all_pcs);
+  for (const auto& c : callers) all_pcs.push_back(c.second);
+  std::vector<std::string> code = symbolizer.code_names(all_pcs);
+  // A fork or join in a system header's code (std::thread's constructor) is named by its caller.
+  for (size_t k = 0; k < callers.size(); ++k) {
+    const std::string& caller = code[n_locs + sites.size() + k];
+    std::string& name = code[callers[k].first];
+    // (only by a source line: "FILE:LINE (FUNCTION)", not "module+0xOFF")
+    if (name.rfind("/usr/", 0) == 0 && caller.rfind("/usr/", 0) != 0 &&
+        caller.find(" (") != std::string::npos)
+      name = caller;
+  }
   for (const std::string& p : symbolizer.problems) result.notes.push_back(p);
   auto key_name = [&](const Key& k) {
     const bool atomic = k.addr & fmt::kAtomicLockBit;
@@ -691,9 +745,7 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
     std_writer = w.get();
     writer = std::move(w);
   } else {
-    BinaryWriteOptions o;
-    o.zstd_level = options.zstd_level;
-    auto w = std::make_unique<BinaryWriter>(symbols, out, o);
+    auto w = std::make_unique<BinaryWriter>(symbols, out);
     binary = w.get();
     writer = std::move(w);
   }

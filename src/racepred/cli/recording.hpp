@@ -11,7 +11,6 @@ namespace racepred::cli {
 
 struct FinishOptions {
   std::string output;     // .std / .txt: STD text; anything else: binary
-  int zstd_level = 3;     // binary output
   bool symbolize = true;  // addr2line / nm; false keeps module+offset and hex addresses
 };
 

@@ -168,6 +168,15 @@ class Batcher : public EventConsumer {
     batch_->events.push_back(event);
     if (batch_->events.size() >= batch_size_) batch_ = handoff_(batch_);
   }
+  void on_events(std::span<const EventId> ids, std::span<const Event> events) override {
+    for (size_t i = 0; i < events.size();) {
+      const size_t n = std::min(events.size() - i, batch_size_ - batch_->events.size());
+      batch_->ids.insert(batch_->ids.end(), ids.begin() + i, ids.begin() + i + n);
+      batch_->events.insert(batch_->events.end(), events.begin() + i, events.begin() + i + n);
+      i += n;
+      if (batch_->events.size() >= batch_size_) batch_ = handoff_(batch_);
+    }
+  }
   void on_end() override {
     if (!batch_->events.empty()) batch_ = handoff_(batch_);
   }

@@ -1,6 +1,7 @@
 #include "racepred/io/binary_writer.hpp"
 
 #include <fcntl.h>
+#include <lz4hc.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -70,12 +71,20 @@ void BinaryWriter::write_block(uint8_t kind, const uint8_t* raw, size_t size, bo
   format::BlockHeader header{
       kind, format::kCodecNone, 0, static_cast<uint32_t>(size), static_cast<uint32_t>(size), 0};
   const uint8_t* payload = raw;
-  if (compress && options_.zstd_level > 0 && size > 64) {
-    scratch_.resize(ZSTD_compressBound(size));
-    const size_t n =
-        ZSTD_compress(scratch_.data(), scratch_.size(), raw, size, options_.zstd_level);
-    if (!ZSTD_isError(n) && n < size) {
-      header.codec = format::kCodecZstd;
+  if (compress && options_.codec != format::kCodecNone && size > 64) {
+    size_t n = 0;
+    if (options_.codec == format::kCodecLz4) {
+      scratch_.resize(static_cast<size_t>(LZ4_compressBound(static_cast<int>(size))));
+      n = static_cast<size_t>(LZ4_compress_HC(
+          reinterpret_cast<const char*>(raw), reinterpret_cast<char*>(scratch_.data()),
+          static_cast<int>(size), static_cast<int>(scratch_.size()), options_.level));
+    } else {
+      scratch_.resize(ZSTD_compressBound(size));
+      n = ZSTD_compress(scratch_.data(), scratch_.size(), raw, size, options_.level);
+      if (ZSTD_isError(n)) n = 0;
+    }
+    if (n > 0 && n < size) {  // a block that does not shrink is stored as it is
+      header.codec = options_.codec;
       header.stored_size = static_cast<uint32_t>(n);
       payload = scratch_.data();
     }

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,11 @@ class EventConsumer {
   virtual ~EventConsumer() = default;
   // `line` is the 1-based line of the event in its input (0 when there is none).
   virtual void on_event(EventId id, const Event& event, uint32_t line) = 0;
+  // A run of events without input lines (line 0), as the binary reader decodes them a block at
+  // a time: one call instead of one per event. By default, on_event for each.
+  virtual void on_events(std::span<const EventId> ids, std::span<const Event> events) {
+    for (size_t i = 0; i < events.size(); ++i) on_event(ids[i], events[i], 0);
+  }
   // Called once after the last event.
   virtual void on_end() {}
 };
@@ -74,6 +80,11 @@ class TraceCollector : public EventConsumer {
     trace_.ids.push_back(id);
     trace_.lines.push_back(line);
   }
+  void on_events(std::span<const EventId> ids, std::span<const Event> events) override {
+    trace_.events.insert(trace_.events.end(), events.begin(), events.end());
+    trace_.ids.insert(trace_.ids.end(), ids.begin(), ids.end());
+    trace_.lines.resize(trace_.lines.size() + events.size(), 0);
+  }
 
  private:
   Trace& trace_;
@@ -85,6 +96,9 @@ class Fanout : public EventConsumer {
   void add(EventConsumer* consumer) { consumers_.push_back(consumer); }
   void on_event(EventId id, const Event& event, uint32_t line) override {
     for (EventConsumer* c : consumers_) c->on_event(id, event, line);
+  }
+  void on_events(std::span<const EventId> ids, std::span<const Event> events) override {
+    for (EventConsumer* c : consumers_) c->on_events(ids, events);
   }
   void on_end() override {
     for (EventConsumer* c : consumers_) c->on_end();

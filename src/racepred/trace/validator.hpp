@@ -80,6 +80,8 @@ class Validator : public EventConsumer {
   Validator& operator=(const Validator&) = delete;
 
   void on_event(EventId id, const Event& event, uint32_t line) override;
+  // Checks each event; forwards the runs of events it keeps as runs.
+  void on_events(std::span<const EventId> ids, std::span<const Event> events) override;
   // Counts the locks still held, then calls next.on_end().
   void on_end() override;
   const ValidationReport& report() const;
