@@ -193,12 +193,15 @@ struct LiveEngine {
 };
 
 // Runs every engine over one batch, timing each.
+// One engine over one batch, timed (on whichever thread runs it).
+void run_engine_on(LiveEngine& live, const Batch& batch) {
+  const auto start = Clock::now();
+  live.engine->on_events(batch.ids, batch.events);
+  live.run->seconds += std::chrono::duration<double>(Clock::now() - start).count();
+}
+
 void run_batch(std::vector<LiveEngine>& engines, const Batch& batch) {
-  for (LiveEngine& live : engines) {
-    const auto start = Clock::now();
-    live.engine->on_events(batch.ids, batch.events);
-    live.run->seconds += std::chrono::duration<double>(Clock::now() - start).count();
-  }
+  for (LiveEngine& live : engines) run_engine_on(live, batch);
 }
 
 // Runs several engines over the batches of `queue` on `threads` threads (the calling thread and
@@ -256,11 +259,8 @@ class EngineScheduler {
         busy_[pick] = 1;
         const Batch& batch = *window_[next_[pick] - begin_];
         lock.unlock();
-        LiveEngine& live = engines_[pick];
         try {
-          const auto start = Clock::now();
-          live.engine->on_events(batch.ids, batch.events);
-          live.run->seconds += std::chrono::duration<double>(Clock::now() - start).count();
+          run_engine_on(engines_[pick], batch);
         } catch (...) {
           lock.lock();
           if (!error_) error_ = std::current_exception();
