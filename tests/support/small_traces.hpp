@@ -62,7 +62,8 @@ inline GeneratorOptions medium_trace_options(uint64_t seed) {
 }
 
 // Fewer iterations under the sanitizers (RACEPRED_SANITIZED is set by `make test-asan`); more
-// for long local runs: RACEPRED_PROPERTY_SCALE=K multiplies the count by K (README, "Building by hand").
+// for long local runs: RACEPRED_PROPERTY_SCALE=K multiplies the count by K (README, "Building by
+// hand").
 inline int property_iterations(int normal) {
   if (std::getenv("RACEPRED_SANITIZED")) return std::max(300, normal / 10);
   if (const char* scale = std::getenv("RACEPRED_PROPERTY_SCALE")) {
