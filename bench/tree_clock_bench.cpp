@@ -44,51 +44,50 @@ const Trace& trace(uint32_t threads, uint32_t locks) {
   return it->second;
 }
 
-// The epoch test of fasttrack's accesses: the last writer's epoch against Th(i).
-template <class Get>
-uint64_t access(std::vector<std::pair<ThreadId, Clock>>& last, const Event& e, Get get) {
-  if (e.target >= last.size()) last.resize(size_t{e.target} + 1, {0, 0});
-  auto& [t, k] = last[e.target];
-  const uint64_t unordered = k > get(e.thread, t) ? 1 : 0;
-  if (e.op == Op::Write) last[e.target] = {e.thread, get(e.thread, e.thread)};
-  return unordered;
-}
+// The clock work of fasttrack over the trace: before each access the epoch test of the
+// variable's last writer against Th(i) (a write then becomes the last writer), after each event
+// its synchronisation and tick. Returns the number of failed tests.
+struct Flat {
+  ThreadClocks clocks;
+  Clock get(ThreadId i, ThreadId j) {
+    clocks.add_thread(i);
+    return clocks.th(i)[j];
+  }
+  void apply(const Event& e) { clocks.apply(e); }
+};
+struct Tree {
+  TreeHbClocks clocks;
+  Clock get(ThreadId i, ThreadId j) const { return clocks.get(i, j); }
+  void apply(const Event& e) { clocks.apply(e); }
+};
 
+template <class Clocks>
+void BM_Clocks(benchmark::State& state) {
+  const Trace& t =
+      trace(static_cast<uint32_t>(state.range(0)), static_cast<uint32_t>(state.range(1)));
+  uint64_t unordered = 0;
+  for (auto _ : state) {
+    Clocks clocks;
+    std::vector<std::pair<ThreadId, Clock>> last;  // per variable: the last write's epoch
+    for (const Event& e : t.events) {
+      if (e.op == Op::Read || e.op == Op::Write) {
+        if (e.target >= last.size()) last.resize(size_t{e.target} + 1, {0, 0});
+        auto& [writer, k] = last[e.target];
+        unordered += k > clocks.get(e.thread, writer) ? 1 : 0;
+        if (e.op == Op::Write) last[e.target] = {e.thread, clocks.get(e.thread, e.thread)};
+      }
+      clocks.apply(e);
+    }
+    benchmark::DoNotOptimize(unordered);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * t.size()));
+  state.counters["unordered"] = static_cast<double>(unordered / state.iterations());
+}
 void BM_Flat(benchmark::State& state) {
-  const Trace& t =
-      trace(static_cast<uint32_t>(state.range(0)), static_cast<uint32_t>(state.range(1)));
-  uint64_t unordered = 0;
-  for (auto _ : state) {
-    ThreadClocks clocks;
-    std::vector<std::pair<ThreadId, Clock>> last;
-    for (const Event& e : t.events) {
-      clocks.add_thread(e.thread);
-      if (e.op == Op::Read || e.op == Op::Write)
-        unordered += access(last, e, [&](ThreadId i, ThreadId j) { return clocks.th(i)[j]; });
-      clocks.apply(e);
-    }
-    benchmark::DoNotOptimize(unordered);
-  }
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * t.size()));
-  state.counters["unordered"] = static_cast<double>(unordered / state.iterations());
+  BM_Clocks<Flat>(state);
 }
-
 void BM_Tree(benchmark::State& state) {
-  const Trace& t =
-      trace(static_cast<uint32_t>(state.range(0)), static_cast<uint32_t>(state.range(1)));
-  uint64_t unordered = 0;
-  for (auto _ : state) {
-    TreeHbClocks clocks;
-    std::vector<std::pair<ThreadId, Clock>> last;
-    for (const Event& e : t.events) {
-      if (e.op == Op::Read || e.op == Op::Write)
-        unordered += access(last, e, [&](ThreadId i, ThreadId j) { return clocks.get(i, j); });
-      clocks.apply(e);
-    }
-    benchmark::DoNotOptimize(unordered);
-  }
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * t.size()));
-  state.counters["unordered"] = static_cast<double>(unordered / state.iterations());
+  BM_Clocks<Tree>(state);
 }
 
 void shapes(benchmark::internal::Benchmark* b) {
