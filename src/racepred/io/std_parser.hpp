@@ -47,10 +47,19 @@ class StdParser {
   uint64_t lines() const { return line_; }
 
  private:
-  bool vector_line(const char* s, const char*& next, const char* readable_end);
-  bool fast_line(const char* s, const char*& next, const char* readable_end);
-  void deliver(Op op, const char* thread, const char* thread_end, const char* arg,
-               const char* arg_end, const char* loc, const char* loc_end, const char* readable_end);
+  // The fields of a line the fast paths accepted.
+  struct Fields {
+    Op op;
+    const char* thread;
+    const char* thread_end;
+    const char* arg;
+    const char* arg_end;
+    const char* loc;
+    const char* loc_end;
+  };
+  bool vector_line(const char* s, const char*& next, const char* readable_end, Fields& f);
+  bool fast_line(const char* s, const char*& next, Fields& f);
+  void deliver(const Fields& f, const char* readable_end);
   void deliver_now(Op op, const char* thread, const char* thread_end, const char* arg,
                    const char* arg_end, const char* loc, const char* loc_end,
                    const char* readable_end, uint64_t line);
@@ -60,8 +69,9 @@ class StdParser {
   void slow_line(const char* s, const char* nl);
   void parse_lines(const char* begin, const char* end, const char* readable_end);
   void error(size_t column, const std::string& what);
+  template <bool kRepeats = true>
   uint32_t intern(SymbolTable& table, const char* s, const char* e, const char* readable_end) {
-    return s + 16 <= readable_end ? table.intern_padded(s, static_cast<size_t>(e - s))
+    return s + 16 <= readable_end ? table.intern_padded<kRepeats>(s, static_cast<size_t>(e - s))
                                   : table.intern(std::string_view(s, static_cast<size_t>(e - s)));
   }
 

@@ -25,8 +25,11 @@ class SymbolTable {
   }
   // The same, for readers: the caller guarantees that 16 bytes from `data` are readable even
   // when `size` is smaller (the bytes past the name are ignored). Saves a copy per name.
+  // Names that rarely repeat on consecutive events (source locations) skip the one-entry cache
+  // of the last name: its test and update cost more than it saves there.
+  template <bool kRepeats = true>
   uint32_t intern_padded(const char* data, size_t size) {
-    return intern_key(load_key_padded(data, size), data);
+    return intern_key<kRepeats>(load_key_padded(data, size), data);
   }
   // For readers that look names up a few lines ahead: starts loading the slot that `data`
   // (padded as for intern_padded) hashes to, so that the intern_padded that follows finds it
@@ -111,16 +114,19 @@ class SymbolTable {
   }
   bool same_name(uint32_t id, const Key& key, const char* data) const;
 
+  template <bool kRepeats = true>
   uint32_t intern_key(const Key& key, const char* data) {
     // One-entry cache: consecutive events often repeat a name (the same thread, lock, variable).
-    if (key.lo == last_.lo && key.hi == last_.hi && key.size == last_.size &&
+    if (kRepeats && key.lo == last_.lo && key.hi == last_.hi && key.size == last_.size &&
         (key.size <= 16 || same_name(last_id_, key, data)))
       return last_id_;
     const uint64_t h = hash(key, data);
     const Slot& slot = slots_[h & mask_];
     if (slot.lo == key.lo && slot.meta == meta(key, h) && key.size <= 8) {
-      last_ = key;
-      last_id_ = slot.id;
+      if (kRepeats) {
+        last_ = key;
+        last_id_ = slot.id;
+      }
       return slot.id;
     }
     return probe(key, h, data);  // longer name, collision or a new name
