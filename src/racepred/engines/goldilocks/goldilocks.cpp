@@ -86,6 +86,123 @@ struct AccessRecord {
 static_assert(sizeof(AccessRecord) == 32);
 constexpr EventId kSharedReads = UINT64_MAX;
 
+// --- state that follows the threads in use (issue 13: 20,000 threads alive at once) ---------
+// A thread × thread table (row t, column j) of T, default T{}. Dense: rows of one stride in a
+// flat array, lookups one multiply-add. Sparse: each row is the list of the columns set so
+// far, sorted, found by binary search; memory follows the cells used, not slots².
+template <class T>
+class ThreadTable {
+ public:
+  bool sparse() const { return sparse_; }
+  T get(size_t row, size_t column) const {
+    if (!sparse_) [[likely]]
+      return dense_[row * stride_ + column];
+    const std::vector<Cell>& cells = rows_[row];
+    const auto it = lower(cells, column);
+    return it != cells.end() && it->column == column ? it->value : T{};
+  }
+  T& at(size_t row, size_t column) {
+    if (!sparse_) [[likely]]
+      return dense_[row * stride_ + column];
+    std::vector<Cell>& cells = rows_[row];
+    auto it = lower(cells, column);
+    if (it == cells.end() || it->column != column)
+      it = cells.insert(it, Cell{static_cast<uint32_t>(column), T{}});
+    return it->value;
+  }
+  // Dense: stride × stride cells, the old ones kept (stride only grows). Sparse: stride rows.
+  void set_stride(size_t stride) {
+    if (sparse_) {
+      rows_.resize(stride);
+    } else if (stride != stride_) {
+      std::vector<T> dense(stride * stride);
+      for (size_t a = 0; a < stride_; ++a)
+        std::copy_n(dense_.begin() + static_cast<std::ptrdiff_t>(a * stride_), stride_,
+                    dense.begin() + static_cast<std::ptrdiff_t>(a * stride));
+      dense_.swap(dense);
+    }
+    stride_ = stride;
+  }
+  // Keeps the cells that differ from T{} as sorted rows.
+  void make_sparse() {
+    if (sparse_) return;
+    rows_.assign(stride_, {});
+    for (size_t a = 0; a < stride_; ++a)
+      for (size_t b = 0; b < stride_; ++b)
+        if (!(dense_[a * stride_ + b] == T{}))
+          rows_[a].push_back(Cell{static_cast<uint32_t>(b), dense_[a * stride_ + b]});
+    std::vector<T>().swap(dense_);
+    sparse_ = true;
+  }
+
+ private:
+  struct Cell {
+    uint32_t column;
+    T value;
+  };
+  template <class Cells>
+  static auto lower(Cells& cells, size_t column) {
+    return std::lower_bound(cells.begin(), cells.end(), column,
+                            [](const Cell& c, size_t col) { return c.column < col; });
+  }
+  bool sparse_ = false;
+  size_t stride_ = 0;
+  std::vector<T> dense_;
+  std::vector<std::vector<Cell>> rows_;
+};
+
+// A row of the epoch summary Σ (below): the non-zero epochs per slot, sorted by slot. Rows of
+// threads that know few others stay short whatever the number of slots.
+class EpochRow {
+ public:
+  struct Cell {
+    uint32_t slot;
+    uint32_t epoch;
+  };
+  uint32_t get(uint32_t slot) const {
+    const auto it = lower(slot);
+    return it != cells_.end() && it->slot == slot ? it->epoch : 0;
+  }
+  void increment(uint32_t slot) {
+    const auto it = lower(slot);
+    if (it != cells_.end() && it->slot == slot)
+      ++it->epoch;
+    else
+      cells_.insert(it, Cell{slot, 1});
+  }
+  // this := this ⊔ o (point-wise maximum); `scratch` is reused between calls.
+  void join(const EpochRow& o, std::vector<Cell>& scratch) {
+    if (o.cells_.empty()) return;
+    scratch.clear();
+    auto a = cells_.begin();
+    auto b = o.cells_.begin();
+    while (a != cells_.end() || b != o.cells_.end()) {
+      if (b == o.cells_.end() || (a != cells_.end() && a->slot < b->slot)) {
+        scratch.push_back(*a++);
+      } else if (a == cells_.end() || b->slot < a->slot) {
+        scratch.push_back(*b++);
+      } else {
+        scratch.push_back(Cell{a->slot, std::max(a->epoch, b->epoch)});
+        ++a;
+        ++b;
+      }
+    }
+    cells_.swap(scratch);
+  }
+  const std::vector<Cell>& cells() const { return cells_; }
+
+ private:
+  std::vector<Cell>::iterator lower(uint32_t slot) {
+    return std::lower_bound(cells_.begin(), cells_.end(), slot,
+                            [](const Cell& c, uint32_t s) { return c.slot < s; });
+  }
+  std::vector<Cell>::const_iterator lower(uint32_t slot) const {
+    return std::lower_bound(cells_.begin(), cells_.end(), slot,
+                            [](const Cell& c, uint32_t s) { return c.slot < s; });
+  }
+  std::vector<Cell> cells_;
+};
+
 class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annotator {
  public:
   GoldilocksLazy(EngineContext& context, GoldilocksDiscipline discipline,
@@ -96,7 +213,9 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
         min_trim_(std::max<uint64_t>(options.min_trim, 2)),
         records_factor_(options.scale_with_records ? 4 : 0),
         slot_budget_(options.slot_budget),
-        trim_at_(min_trim_) {}
+        sparse_beyond_(options.sparse_beyond),
+        trim_at_(min_trim_),
+        live_rows_budget_(options.live_rows) {}
 
   // Every handler works on slots (section "Thread slots" below): cur_ is the slot of the
   // event's thread.
@@ -220,6 +339,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   struct Negative {
     uint32_t epoch = kNone;         // S(j, epoch) did not contain the thread …
     uint64_t in_next = UINT64_MAX;  // … while its in_next had this value
+    friend bool operator==(const Negative&, const Negative&) = default;
   };
   struct ThreadState {
     uint32_t epoch = 1;        // 1 + outgoing events (release, fork, being joined)
@@ -237,9 +357,14 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     AccessRecord last;
     AccessRecord reader;
   };
+  struct ReaderAt {
+    uint32_t slot;
+    uint32_t position;  // in reads
+  };
   struct ReadSlice {
     std::vector<AccessRecord> reads;  // in the order of their first read since the write
     std::vector<uint32_t> index;      // empty, or per slot: the position of its current read
+    std::vector<ReaderAt> sorted;     // sparse: the same as (slot, position), sorted by slot
   };
   static constexpr size_t kIndexFrom = 16;
 
@@ -347,30 +472,79 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     held_.resize(n);
     thread_stamp_.resize(n, 0);
     live_.resize(n);
-    for (LiveReplay& live : live_) live.epoch = 0;
-    live_lock_stamp_.resize(n, std::vector<uint32_t>(holder_.size(), 0));
-    if (read_locks_) live_rlock_stamp_.resize(n, std::vector<uint32_t>(holder_.size(), 0));
     sigma_threads_.resize(n);
-    for (size_t k = old; k < n; ++k) sigma_threads_[k].set(static_cast<ThreadId>(k), 1);
+    for (size_t k = old; k < n; ++k) sigma_threads_[k].increment(static_cast<uint32_t>(k));
+    if (n > sparse_beyond_ && !sparse_) make_sparse();
     if (n > stride_) {  // re-layout the thread × thread tables
       size_t stride = std::max<size_t>(stride_, 8);
       while (stride < n) stride *= 2;
-      std::vector<uint32_t> reach(stride * stride, 0);
-      std::vector<Negative> negative(stride * stride);
-      for (size_t a = 0; a < stride_; ++a) {
-        for (size_t b = 0; b < stride_; ++b) {
-          reach[a * stride + b] = reach_[a * stride_ + b];
-          negative[a * stride + b] = negative_[a * stride_ + b];
-        }
-      }
-      for (ReadSlice& slice : slices_)
-        if (!slice.index.empty()) slice.index.resize(stride, kNone);
-      reach_.swap(reach);
-      negative_.swap(negative);
-      // Fresh live stamps (zero never equals a generation ≥ 1); the live states restart.
-      live_thread_stamp_.assign(stride * stride, 0);
+      reach_.set_stride(stride);
+      negative_.set_stride(stride);
+      if (!sparse_)
+        for (ReadSlice& slice : slices_)
+          if (!slice.index.empty()) slice.index.resize(stride, kNone);
       stride_ = stride;
+      // Fresh live stamps (zero never equals a generation ≥ 1); the live states restart.
+      for (LiveReplay& live : live_) live.epoch = 0;
+      if (live_rows_.size() > live_rows_cap()) {
+        for (size_t row = live_rows_cap(); row < live_rows_.size(); ++row)
+          live_[live_rows_[row].owner].row = kNone;
+        live_rows_.resize(live_rows_cap());
+        live_rows_hand_ = 0;
+      }
+      live_thread_stamp_.assign(live_rows_.size() * stride_, 0);
     }
+  }
+
+  // --- many threads ---------------------------------------------------------------------------
+  // Past sparse_beyond_ slots (default 1024) the thread × thread state would be slots² cells of
+  // which a thread uses few (20,000 threads alive at once: gigabytes). Then reach_ and
+  // negative_ keep per row only the columns set, a read slice's index is a sorted list of
+  // (slot, position), and the live replays share a bounded set of stamp rows (about 32 MB).
+  // Σ rows are sorted lists in both modes. Tests switch early (sparse_beyond 0) and compare.
+  [[gnu::noinline]] void make_sparse() {
+    sparse_ = true;
+    reach_.make_sparse();
+    negative_.make_sparse();
+    for (ReadSlice& slice : slices_) {
+      if (slice.index.empty()) continue;
+      slice.index.clear();
+      for (size_t p = 0; p < slice.reads.size(); ++p)
+        note_reader(slice, slice.reads[p].thread, static_cast<uint32_t>(p));
+    }
+  }
+  size_t live_rows_cap() const {
+    if (!sparse_) return SIZE_MAX;
+    if (live_rows_budget_ != 0) return live_rows_budget_;
+    const size_t words = stride_ + 2 * holder_.size() + 1;
+    return std::max<size_t>(16, (size_t{8} << 20) / words);
+  }
+  uint32_t* live_thread_stamps(uint32_t row) {
+    return live_thread_stamp_.data() + static_cast<size_t>(row) * stride_;
+  }
+  // Gives slot j a row of live stamps: a new one, or (at the cap) the next one in turn.
+  [[gnu::noinline]] void take_live_row(uint32_t j) {
+    uint32_t row;
+    if (live_rows_.size() < live_rows_cap()) {
+      row = static_cast<uint32_t>(live_rows_.size());
+      LiveRow& fresh = live_rows_.emplace_back();
+      fresh.locks.assign(holder_.size(), 0);
+      if (read_locks_) fresh.read_locks.assign(holder_.size(), 0);
+      live_thread_stamp_.resize(live_rows_.size() * stride_, 0);
+    } else {
+      row = static_cast<uint32_t>(live_rows_hand_);
+      live_rows_hand_ = (live_rows_hand_ + 1) % live_rows_.size();
+      LiveReplay& evicted = live_[live_rows_[row].owner];
+      evicted.row = kNone;
+      evicted.epoch = 0;
+    }
+    live_rows_[row].owner = j;
+    live_[j].row = row;
+  }
+  void clear_live_row(uint32_t row) {
+    std::fill_n(live_thread_stamps(row), stride_, 0);
+    std::fill(live_rows_[row].locks.begin(), live_rows_[row].locks.end(), 0);
+    std::fill(live_rows_[row].read_locks.begin(), live_rows_[row].read_locks.end(), 0);
   }
   void ensure_lock(LockId l) {
     if (l >= holder_.size()) grow_locks(l);
@@ -379,8 +553,8 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     holder_.resize(static_cast<size_t>(l) + 1, kNone);
     lock_stamp_.resize(holder_.size(), 0);
     last_release_.resize(holder_.size());
-    for (std::vector<uint32_t>& row : live_lock_stamp_) row.resize(holder_.size(), 0);
     sigma_locks_.resize(holder_.size());
+    for (LiveRow& row : live_rows_) row.locks.resize(holder_.size(), 0);
     if (read_locks_) grow_read_tokens();
   }
   // The R tokens of locks exist from the first read-lock event on (traces without read locks
@@ -394,8 +568,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     const size_t locks = holder_.size();
     rlock_stamp_.resize(locks, 0);
     last_read_release_.resize(locks);
-    live_rlock_stamp_.resize(threads_.size());
-    for (std::vector<uint32_t>& row : live_rlock_stamp_) row.resize(locks, 0);
+    for (LiveRow& row : live_rows_) row.read_locks.resize(locks, 0);
     sigma_rlocks_.resize(locks);
   }
   void ensure_variable(VariableId x) {
@@ -413,19 +586,41 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
       const uint32_t p = slice.index[s];
       return p != kNone && current_owner(slice.reads[p]) ? &slice.reads[p] : nullptr;
     }
+    if (!slice.sorted.empty()) {
+      const auto it = lower_reader(slice, s);
+      if (it == slice.sorted.end() || it->slot != s) return nullptr;
+      AccessRecord& r = slice.reads[it->position];
+      return current_owner(r) ? &r : nullptr;
+    }
     for (AccessRecord& r : slice.reads)
       if (r.thread == s && current_owner(r)) return &r;
     return nullptr;
   }
   void add_reader(ReadSlice& slice, const AccessRecord& r) {
     slice.reads.push_back(r);
-    if (!slice.index.empty()) {
-      slice.index[r.thread] = static_cast<uint32_t>(slice.reads.size() - 1);
+    const auto last = static_cast<uint32_t>(slice.reads.size() - 1);
+    if (!slice.index.empty() || !slice.sorted.empty()) {
+      note_reader(slice, r.thread, last);
     } else if (slice.reads.size() > kIndexFrom) {
-      slice.index.assign(stride_, kNone);
-      for (size_t p = 0; p < slice.reads.size(); ++p)
-        slice.index[slice.reads[p].thread] = static_cast<uint32_t>(p);
+      if (!sparse_) slice.index.assign(stride_, kNone);
+      for (uint32_t p = 0; p <= last; ++p) note_reader(slice, slice.reads[p].thread, p);
     }
+  }
+  // The index entry of slot s: its read is reads[p].
+  void note_reader(ReadSlice& slice, uint32_t s, uint32_t p) {
+    if (!sparse_) {
+      slice.index[s] = p;
+      return;
+    }
+    const auto it = lower_reader(slice, s);
+    if (it != slice.sorted.end() && it->slot == s)
+      it->position = p;
+    else
+      slice.sorted.insert(it, ReaderAt{s, p});
+  }
+  static std::vector<ReaderAt>::iterator lower_reader(ReadSlice& slice, uint32_t s) {
+    return std::lower_bound(slice.sorted.begin(), slice.sorted.end(), s,
+                            [](const ReaderAt& a, uint32_t slot) { return a.slot < slot; });
   }
   // Calls f(record) for every read since the last write (LSR).
   template <typename F>
@@ -492,6 +687,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
         if (!ordered(r, cur_)) report(r, id, e);
       slice.reads.clear();
       slice.index.clear();
+      slice.sorted.clear();
       free_slices_.push_back(v.reader.bits);
     } else if (v.reader.defined() && !ordered(v.reader, cur_)) {
       report(v.reader, id, e);
@@ -505,25 +701,24 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     const ThreadId j = r.thread;
     if (j == t) return true;                                   // 1
     if (r.lock != kNone && holder_[r.lock] == t) return true;  // 2
-    const size_t cell = static_cast<size_t>(t) * stride_ + j;
-    if (reach_[cell] >= r.epoch) return true;  // 3
-    return ordered_slow(r, t, cell);
+    if (reach_.get(t, j) >= r.epoch) return true;  // 3
+    return ordered_slow(r, t);
   }
-  [[gnu::noinline]] bool ordered_slow(const AccessRecord& r, ThreadId t, size_t cell) {
+  [[gnu::noinline]] bool ordered_slow(const AccessRecord& r, ThreadId t) {
     const ThreadId j = r.thread;
     if (threads_[j].epoch == r.epoch) return false;  // 4
     const uint64_t in_next = threads_[t].in_next;
     if (in_next <= r.position()) return false;  // 5
-    Negative& no = negative_[cell];
+    const Negative no = negative_.get(t, j);
     if (no.in_next == in_next && r.epoch >= no.epoch) return false;  // 6
     const bool yes = replay_live(r, in_next, t);                     // 7
-    if (!yes) no = Negative{r.epoch, in_next};
+    if (!yes) negative_.at(t, j) = Negative{r.epoch, in_next};
     return yes;
   }
 
   // Direct edges into check 3's memo: epoch c of thread j happens before thread t's next event.
   void raise_reach(ThreadId t, ThreadId j, uint32_t c) {
-    uint32_t& reach = reach_[static_cast<size_t>(t) * stride_ + j];
+    uint32_t& reach = reach_.at(t, j);
     reach = std::max(reach, c);
   }
 
@@ -554,29 +749,27 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     const ThreadId j = r.thread;
     const uint32_t c = r.epoch;
     LiveReplay& live = live_[j];
-    uint32_t* ts = live_thread_stamp_.data() + static_cast<size_t>(j) * stride_;
     if (live.epoch != c || live.end < base_) {
       if (r.position() < base_) return replay_from<true>(r, to, target);
-      if (++live.generation == 0) {
-        std::fill(ts, ts + stride_, 0);
-        std::fill(live_lock_stamp_[j].begin(), live_lock_stamp_[j].end(), 0);
-        if (read_locks_) std::fill(live_rlock_stamp_[j].begin(), live_rlock_stamp_[j].end(), 0);
-        live.generation = 1;
+      if (live.row == kNone) take_live_row(j);
+      LiveRow& row = live_rows_[live.row];
+      if (++row.generation == 0) {
+        clear_live_row(live.row);
+        row.generation = 1;
       }
       live.epoch = c;
       live.end = r.position();
-      ts[j] = live.generation;
+      live_thread_stamps(live.row)[j] = row.generation;
     }
-    const uint32_t g = live.generation;
+    const uint32_t g = live_rows_[live.row].generation;
+    uint32_t* ts = live_thread_stamps(live.row);
     if (ts[target] == g) return true;
     if (live.end >= to) return false;
-    uint32_t* ls = live_lock_stamp_[j].data();
-    uint32_t* rls = read_locks_ ? live_rlock_stamp_[j].data() : nullptr;
-    uint32_t* reach_column = reach_.data() + j;
-    const size_t stride = stride_;
+    uint32_t* ls = live_rows_[live.row].locks.data();
+    uint32_t* rls = read_locks_ ? live_rows_[live.row].read_locks.data() : nullptr;
     auto add_thread = [&](ThreadId k) {
       ts[k] = g;
-      uint32_t& reach = reach_column[static_cast<size_t>(k) * stride];
+      uint32_t& reach = reach_.at(k, j);
       reach = std::max(reach, c);
     };
     const SyncEntry* const begin = list_.data() - base_;
@@ -646,7 +839,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     };
     auto add_thread = [&](ThreadId k) {
       ts[k] = g;
-      uint32_t& reach = reach_[static_cast<size_t>(k) * stride_ + j];
+      uint32_t& reach = reach_.at(k, j);
       reach = std::max(reach, c);
     };
     if (!kFromSummary) ts[j] = g;
@@ -770,10 +963,14 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
         folded = true;
       }
     }
-    if (folded)
-      for (size_t k = 0; k < threads_.size(); ++k)
-        for (ThreadId j = 0; j < sigma_threads_[k].size(); ++j)
-          reach_[k * stride_ + j] = std::max(reach_[k * stride_ + j], sigma_threads_[k].get(j));
+    if (folded) {
+      for (size_t k = 0; k < threads_.size(); ++k) {
+        for (const EpochRow::Cell& cell : sigma_threads_[k].cells()) {
+          uint32_t& reach = reach_.at(k, cell.slot);
+          reach = std::max(reach, cell.epoch);
+        }
+      }
+    }
     list_.erase(list_.begin(), list_.begin() + static_cast<std::ptrdiff_t>(cut - base_));
     base_ = cut;
     trim_at_ = std::max(min_trim_, records_factor_ * records);
@@ -798,26 +995,26 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   void fold(const SyncEntry& e) {
     switch (e.op) {
       case Op::Acquire:
-        sigma_threads_[e.thread].join(sigma_locks_[e.target]);
-        if (read_locks_) sigma_threads_[e.thread].join(sigma_rlocks_[e.target]);
+        sigma_threads_[e.thread].join(sigma_locks_[e.target], sigma_scratch_);
+        if (read_locks_) sigma_threads_[e.thread].join(sigma_rlocks_[e.target], sigma_scratch_);
         break;
       case Op::ReadAcquire:
-        sigma_threads_[e.thread].join(sigma_locks_[e.target]);
+        sigma_threads_[e.thread].join(sigma_locks_[e.target], sigma_scratch_);
         break;
       case Op::Release:
-        sigma_locks_[e.target].join(sigma_threads_[e.thread]);
+        sigma_locks_[e.target].join(sigma_threads_[e.thread], sigma_scratch_);
         sigma_threads_[e.thread].increment(e.thread);
         break;
       case Op::ReadRelease:
-        sigma_rlocks_[e.target].join(sigma_threads_[e.thread]);
+        sigma_rlocks_[e.target].join(sigma_threads_[e.thread], sigma_scratch_);
         sigma_threads_[e.thread].increment(e.thread);
         break;
       case Op::Fork:
-        sigma_threads_[e.target].join(sigma_threads_[e.thread]);
+        sigma_threads_[e.target].join(sigma_threads_[e.thread], sigma_scratch_);
         sigma_threads_[e.thread].increment(e.thread);
         break;
       case Op::Join:
-        sigma_threads_[e.thread].join(sigma_threads_[e.target]);
+        sigma_threads_[e.thread].join(sigma_threads_[e.target], sigma_scratch_);
         sigma_threads_[e.target].increment(e.target);
         break;
       default:
@@ -854,8 +1051,12 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   // Thread × thread tables, row t, column j (stride_ ≥ threads): reach: the largest epoch of j
   // known to happen before t's next event; negative: check 6.
   size_t stride_ = 0;
-  std::vector<uint32_t> reach_;
-  std::vector<Negative> negative_;
+  ThreadTable<uint32_t> reach_;
+  ThreadTable<Negative> negative_;
+  // Past sparse_beyond_ slots the tables above, the read slices' indexes and the live replays
+  // switch to the forms that follow the threads in use (section "Many threads").
+  const size_t sparse_beyond_;
+  bool sparse_ = false;
   std::vector<ThreadId> holder_;  // per lock: the thread holding it, kNone if free
   // Per lock: the thread that released it last and its epoch before that release; an acquire
   // puts that epoch into the acquirer's row of reach_ (check 3) without a replay.
@@ -874,21 +1075,34 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   uint64_t base_ = 0;
   uint64_t end_ = 0;
   uint64_t trim_at_;
-  std::vector<VectorClock> sigma_threads_;  // Σ rows of threads (at position base_)
-  std::vector<VectorClock> sigma_locks_;    // Σ rows of locks (W tokens)
-  std::vector<VectorClock> sigma_rlocks_;   // Σ rows of the R tokens of locks
+  std::vector<EpochRow> sigma_threads_;  // Σ rows of threads (at position base_)
+  std::vector<EpochRow> sigma_locks_;    // Σ rows of locks (W tokens)
+  std::vector<EpochRow> sigma_rlocks_;   // Σ rows of the R tokens of locks
+  std::vector<EpochRow::Cell> sigma_scratch_;
 
   // Live replay states, one per thread j (check 7): S(j, live.epoch) at list position live.end;
   // members are stamped with live.generation in row j of the live stamp tables.
+  // The members of a live state are stamped with the generation of its row of stamps. Dense:
+  // a thread gets a row at its first replay and keeps it. Sparse: at most live_rows_cap_ rows;
+  // a thread without one takes the next row in turn, whose owner's live state is dropped (its
+  // next replay restarts at the record: only the speed-up is lost).
   struct LiveReplay {
     uint32_t epoch = 0;  // 0: none
-    uint32_t generation = 0;
+    uint32_t row = kNone;
     uint64_t end = 0;
   };
-  std::vector<LiveReplay> live_;
-  std::vector<uint32_t> live_thread_stamp_;              // row j, column k (stride_)
-  std::vector<std::vector<uint32_t>> live_lock_stamp_;   // row j: per lock (W tokens)
-  std::vector<std::vector<uint32_t>> live_rlock_stamp_;  // row j: per lock (R tokens)
+  struct LiveRow {
+    uint32_t owner = kNone;
+    uint32_t generation = 0;
+    std::vector<uint32_t> locks;       // per lock (W tokens)
+    std::vector<uint32_t> read_locks;  // per lock (R tokens)
+  };
+  std::vector<LiveReplay> live_;  // per slot
+  std::vector<LiveRow> live_rows_;
+  std::vector<uint32_t> live_thread_stamp_;  // per row: per slot (stride_)
+  const size_t live_rows_budget_;
+  size_t live_rows_cap_ = SIZE_MAX;
+  size_t live_rows_hand_ = 0;
 
   std::vector<uint32_t> thread_stamp_;  // replay membership: stamp == generation_
   std::vector<uint32_t> lock_stamp_;
