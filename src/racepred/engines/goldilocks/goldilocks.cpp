@@ -701,7 +701,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     const ThreadId j = r.thread;
     if (j == t) return true;                                   // 1
     if (r.lock != kNone && holder_[r.lock] == t) return true;  // 2
-    if (reach_.get(t, j) >= r.epoch) return true;  // 3
+    if (reach_.get(t, j) >= r.epoch) return true;              // 3
     return ordered_slow(r, t);
   }
   [[gnu::noinline]] bool ordered_slow(const AccessRecord& r, ThreadId t) {
