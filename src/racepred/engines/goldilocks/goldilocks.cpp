@@ -46,6 +46,7 @@
 #include "racepred/engines/goldilocks/goldilocks.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <string>
@@ -60,10 +61,16 @@ namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
 
+// Links (section "Replay index"): distances to later entries, 0 while there is none yet.
+//   next_out:   the next outgoing entry of `thread` (release, read release, fork by it, its join);
+//   next_other: for an entry on a lock, the next acquire (either mode) of that lock; for a fork or
+//               join, the next outgoing entry of the thread `target`.
 struct SyncEntry {
   ThreadId thread;
   uint32_t target;  // lock (acquire, release) or thread (fork, join)
   Op op;
+  uint32_t next_out = 0;
+  uint32_t next_other = 0;
 };
 
 // An access the next accesses are checked against: the last access (§3), the last write (LSW)
@@ -149,6 +156,57 @@ class ThreadTable {
   size_t stride_ = 0;
   std::vector<T> dense_;
   std::vector<std::vector<Cell>> rows_;
+};
+
+// A monotone priority queue of list positions (a radix heap): every position pushed is larger
+// than the last one taken. Bucket b holds the positions whose highest bit differing from the
+// last one taken is bit b - 1 (bucket 0: equal to it); taking the smallest refills the low
+// buckets from the lowest non-empty one. A push is O(1), and each position moves down at most
+// once per bit: cheaper than a binary heap's unpredictable sifts.
+class PositionQueue {
+ public:
+  bool empty() const { return size_ == 0; }
+  void clear() {
+    for (uint64_t m = mask_; m != 0; m &= m - 1) buckets_[std::countr_zero(m)].clear();
+    mask_ = 0;
+    size_ = 0;
+    last_ = 0;
+  }
+  void push(uint64_t position) {
+    const int b = std::bit_width(position ^ last_);
+    buckets_[b].push_back(position);
+    mask_ |= uint64_t{1} << b;
+    ++size_;
+  }
+  // The smallest position (not empty()).
+  uint64_t top() {
+    if (buckets_[0].empty()) refill();
+    return last_;
+  }
+  void pop() {
+    buckets_[0].pop_back();
+    if (buckets_[0].empty()) mask_ &= ~uint64_t{1};
+    --size_;
+  }
+
+ private:
+  void refill() {
+    const int b = std::countr_zero(mask_);
+    std::vector<uint64_t>& from = buckets_[b];
+    last_ = *std::min_element(from.begin(), from.end());
+    for (const uint64_t p : from) {
+      const int to = std::bit_width(p ^ last_);
+      buckets_[to].push_back(p);
+      mask_ |= uint64_t{1} << to;
+    }
+    from.clear();
+    mask_ &= ~(uint64_t{1} << b);
+  }
+  // Positions stay below 2^63, so bit_width(p ^ last) ≤ 63.
+  std::array<std::vector<uint64_t>, 64> buckets_;
+  uint64_t mask_ = 0;
+  uint64_t size_ = 0;
+  uint64_t last_ = 0;
 };
 
 // A row of the epoch summary Σ (below): the non-zero epochs per slot, sorted by slot. Rows of
@@ -472,6 +530,8 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     held_.resize(n);
     thread_stamp_.resize(n, 0);
     live_.resize(n);
+    pending_thread_.resize(n);
+    epoch_ends_.resize(n);
     sigma_threads_.resize(n);
     for (size_t k = old; k < n; ++k) sigma_threads_[k].increment(static_cast<uint32_t>(k));
     if (n > sparse_beyond_ && !sparse_) make_sparse();
@@ -553,6 +613,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     holder_.resize(static_cast<size_t>(l) + 1, kNone);
     lock_stamp_.resize(holder_.size(), 0);
     last_release_.resize(holder_.size());
+    pending_lock_.resize(holder_.size());
     sigma_locks_.resize(holder_.size());
     for (LiveRow& row : live_rows_) row.locks.resize(holder_.size(), 0);
     if (read_locks_) grow_read_tokens();
@@ -745,6 +806,12 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   // live state of the same epoch is S(j, c) for every record of that epoch, whatever position
   // it started from; the replay continues from live.end instead of restarting at the record. If
   // live.end ≥ to, t ∈ S is already decided: t has no incoming entry at positions ≥ to.
+  //
+  // The replay visits only the entries that can change S (section "Replay index"): the outgoing
+  // entries of its threads and the acquires of its locks, in list order, by following the links
+  // of the entries from a min-heap of positions (one per member thread, one per member lock).
+  // Entries no member touches are never read: with thousands of locks S(j, c) = {j, l} can wait
+  // across tens of thousands of entries for the next acquire of l.
   bool replay_live(const AccessRecord& r, uint64_t to, ThreadId target) {
     const ThreadId j = r.thread;
     const uint32_t c = r.epoch;
@@ -760,64 +827,186 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
       live.epoch = c;
       live.end = r.position();
       live_thread_stamps(live.row)[j] = row.generation;
+      row.heap.clear();
+      row.waiting.clear();
+      // The first entry that can change S(j, c) = {j}: j's outgoing entry that ended epoch c.
+      push_position(row, epoch_ends_[j][c - 1]);
     }
-    const uint32_t g = live_rows_[live.row].generation;
+    LiveRow& row = live_rows_[live.row];
+    const uint32_t g = row.generation;
     uint32_t* ts = live_thread_stamps(live.row);
     if (ts[target] == g) return true;
     if (live.end >= to) return false;
-    uint32_t* ls = live_rows_[live.row].locks.data();
-    uint32_t* rls = read_locks_ ? live_rows_[live.row].read_locks.data() : nullptr;
-    auto add_thread = [&](ThreadId k) {
+    resume_waiting(row);
+    uint32_t* ls = row.locks.data();
+    uint32_t* rls = read_locks_ ? row.read_locks.data() : nullptr;
+    const SyncEntry* const begin = list_.data() - base_;
+    bool found = false;
+    // k joins S at the entry at `at`; its next outgoing entry is the entry's link `link`.
+    auto add_thread = [&](ThreadId k, uint64_t at, uint32_t SyncEntry::*link) {
       ts[k] = g;
       uint32_t& reach = reach_.at(k, j);
       reach = std::max(reach, c);
+      if (k == target) found = true;
+      follow(row, at, link);
     };
-    const SyncEntry* const begin = list_.data() - base_;
-    const SyncEntry* p = begin + live.end;
-    const SyncEntry* const stop = begin + to;
-    bool found = false;
-    for (; p < stop; ++p) {
-      switch (p->op) {
+    // A token of lock l joins S at the release at `at`: the acquires of l after it matter (one
+    // heap position per lock, whichever of its tokens came first).
+    auto add_lock = [&](uint32_t* stamps, LockId l, uint64_t at) {
+      if (stamps[l] == g) return;
+      const bool watched = ls[l] == g || (rls && rls[l] == g);
+      stamps[l] = g;
+      if (!watched) follow(row, at, &SyncEntry::next_other);
+    };
+    while (!row.heap.empty() && row.heap.top() < to) {
+      const uint64_t at = row.heap.top();
+      row.heap.pop();
+      const SyncEntry& e = begin[at];
+      switch (e.op) {  // acquires come from a lock's position, the others from a thread's
         case Op::Acquire:
-          if ((ls[p->target] == g || (rls && rls[p->target] == g)) && ts[p->thread] != g) {
-            add_thread(p->thread);
-            if (p->thread == target) found = true;
-          }
+          if ((ls[e.target] == g || (rls && rls[e.target] == g)) && ts[e.thread] != g)
+            add_thread(e.thread, at, &SyncEntry::next_out);
+          follow(row, at, &SyncEntry::next_other);
           break;
         case Op::ReadAcquire:
-          if (ls[p->target] == g && ts[p->thread] != g) {
-            add_thread(p->thread);
-            if (p->thread == target) found = true;
-          }
+          if (ls[e.target] == g && ts[e.thread] != g)
+            add_thread(e.thread, at, &SyncEntry::next_out);
+          follow(row, at, &SyncEntry::next_other);
           break;
         case Op::Release:
-          if (ts[p->thread] == g) ls[p->target] = g;
+          add_lock(ls, e.target, at);
+          follow(row, at, &SyncEntry::next_out);
           break;
         case Op::ReadRelease:
-          if (ts[p->thread] == g) rls[p->target] = g;
+          add_lock(rls, e.target, at);
+          follow(row, at, &SyncEntry::next_out);
           break;
         case Op::Fork:
-          if (ts[p->thread] == g && ts[p->target] != g) {
-            add_thread(p->target);
-            if (p->target == target) found = true;
-          }
+          if (ts[e.target] != g) add_thread(e.target, at, &SyncEntry::next_other);
+          follow(row, at, &SyncEntry::next_out);
           break;
-        case Op::Join:
-          if (ts[p->target] == g && ts[p->thread] != g) {
-            add_thread(p->thread);
-            if (p->thread == target) found = true;
-          }
+        case Op::Join:  // from the joined thread's position
+          if (ts[e.thread] != g) add_thread(e.thread, at, &SyncEntry::next_out);
+          follow(row, at, &SyncEntry::next_other);
           break;
         default:
           break;
       }
       if (found) {
-        ++p;
-        break;
+        live.end = at + 1;
+        return true;
       }
     }
-    live.end = static_cast<uint64_t>(p - begin);
-    return found;
+    live.end = to;
+    return false;
+  }
+
+  // --- replay index ---------------------------------------------------------------------------
+  // Every entry links to the next entry its thread and its lock (or target thread) can be
+  // followed to (SyncEntry). A link is filled in when that later entry is appended: each thread
+  // and each lock keeps the entries still waiting for it (pending_). epoch_ends_ gives the entry
+  // that ended each epoch of a slot (a replay of epoch c starts there).
+  struct Pending {
+    uint64_t position;
+    uint32_t SyncEntry::*link;
+  };
+  void link_entry(const SyncEntry& entry, uint64_t position) {
+    auto settle = [&](std::vector<Pending>& pending) {
+      for (const Pending& p : pending)
+        if (p.position >= base_)
+          list_[p.position - base_].*p.link = static_cast<uint32_t>(position - p.position);
+      pending.clear();
+    };
+    switch (entry.op) {
+      case Op::Acquire:
+      case Op::ReadAcquire:
+        settle(pending_lock_[entry.target]);
+        pending_lock_[entry.target].push_back(Pending{position, &SyncEntry::next_other});
+        break;
+      case Op::Release:
+      case Op::ReadRelease:
+        settle(pending_thread_[entry.thread]);
+        epoch_ends_[entry.thread].at.push_back(position);
+        pending_lock_[entry.target].push_back(Pending{position, &SyncEntry::next_other});
+        break;
+      case Op::Fork:
+        settle(pending_thread_[entry.thread]);
+        epoch_ends_[entry.thread].at.push_back(position);
+        pending_thread_[entry.target].push_back(Pending{position, &SyncEntry::next_other});
+        break;
+      case Op::Join:
+        settle(pending_thread_[entry.target]);
+        epoch_ends_[entry.target].at.push_back(position);
+        pending_thread_[entry.target].push_back(Pending{position, &SyncEntry::next_other});
+        break;
+      default:
+        break;
+    }
+    pending_thread_[entry.thread].push_back(Pending{position, &SyncEntry::next_out});
+  }
+  // Per slot: the list position of the entry that ended epoch c is at[c - 1 - dropped].
+  struct EpochEnds {
+    std::vector<uint64_t> at;
+    uint64_t dropped = 0;
+    uint64_t operator[](uint64_t i) const { return at[i - dropped]; }
+  };
+  // The members of a live state are stamped with the generation of its row of stamps. Dense:
+  // a thread gets a row at its first replay and keeps it. Sparse: at most live_rows_cap_ rows;
+  // a thread without one takes the next row in turn, whose owner's live state is dropped (its
+  // next replay restarts at the record: only the speed-up is lost).
+  struct LiveReplay {
+    uint32_t epoch = 0;  // 0: none
+    uint32_t row = kNone;
+    uint64_t end = 0;
+  };
+  struct LiveRow {
+    uint32_t owner = kNone;
+    uint32_t generation = 0;
+    PositionQueue heap;                // positions of the members' next entries
+    std::vector<Pending> waiting;      // members whose next entry is not in the list yet
+    std::vector<uint32_t> locks;       // per lock (W tokens)
+    std::vector<uint32_t> read_locks;  // per lock (R tokens)
+  };
+  // After a trim to `cut`: entries below it wait for no link any more, and a live replay that
+  // waits at such an entry restarts (its link cannot be read).
+  void drop_links_below(uint64_t cut) {
+    auto below = [cut](const Pending& p) { return p.position < cut; };
+    for (std::vector<Pending>& pending : pending_thread_) std::erase_if(pending, below);
+    for (std::vector<Pending>& pending : pending_lock_) std::erase_if(pending, below);
+    for (EpochEnds& ends : epoch_ends_) {
+      const auto kept = std::lower_bound(ends.at.begin(), ends.at.end(), cut);
+      ends.dropped += static_cast<uint64_t>(kept - ends.at.begin());
+      ends.at.erase(ends.at.begin(), kept);
+    }
+    for (LiveRow& row : live_rows_) {
+      if (row.owner == kNone) continue;
+      if (std::any_of(row.waiting.begin(), row.waiting.end(), below)) {
+        live_[row.owner].epoch = 0;
+        row.waiting.clear();
+      }
+    }
+  }
+  void push_position(LiveRow& row, uint64_t position) { row.heap.push(position); }
+  // Continues at the entry `link` of the entry at `at` leads to, or waits for it.
+  void follow(LiveRow& row, uint64_t at, uint32_t SyncEntry::*link) {
+    const uint32_t step = list_[at - base_].*link;
+    if (step != 0)
+      push_position(row, at + step);
+    else
+      row.waiting.push_back(Pending{at, link});
+  }
+  // Links filled in since a position waited go to the heap.
+  void resume_waiting(LiveRow& row) {
+    size_t kept = 0;
+    for (size_t i = 0; i < row.waiting.size(); ++i) {
+      const Pending w = row.waiting[i];
+      const uint32_t step = list_[w.position - base_].*w.link;
+      if (step != 0)
+        push_position(row, w.position + step);
+      else
+        row.waiting[kept++] = w;
+    }
+    row.waiting.resize(kept);
   }
 
   template <bool kFromSummary>
@@ -934,6 +1123,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   void append(const SyncEntry& entry) {
     if (list_.size() >= trim_at_) trim();
     list_.push_back(entry);
+    link_entry(entry, end_);
     ++end_;
   }
 
@@ -973,7 +1163,9 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     }
     list_.erase(list_.begin(), list_.begin() + static_cast<std::ptrdiff_t>(cut - base_));
     base_ = cut;
-    trim_at_ = std::max(min_trim_, records_factor_ * records);
+    drop_links_below(cut);
+    // Links are 32-bit distances: the list stays below 2^31 entries.
+    trim_at_ = std::min(std::max(min_trim_, records_factor_ * records), uint64_t{1} << 31);
   }
 
   void advance_own_epoch(const SyncEntry& e) {
@@ -1071,7 +1263,10 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   std::vector<ReadSlice> slices_;
   std::vector<uint64_t> free_slices_;
 
-  std::vector<SyncEntry> list_;  // positions [base_, end_)
+  std::vector<SyncEntry> list_;                       // positions [base_, end_)
+  std::vector<std::vector<Pending>> pending_thread_;  // per slot
+  std::vector<std::vector<Pending>> pending_lock_;    // per lock
+  std::vector<EpochEnds> epoch_ends_;                 // per slot
   uint64_t base_ = 0;
   uint64_t end_ = 0;
   uint64_t trim_at_;
@@ -1082,21 +1277,6 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
 
   // Live replay states, one per thread j (check 7): S(j, live.epoch) at list position live.end;
   // members are stamped with live.generation in row j of the live stamp tables.
-  // The members of a live state are stamped with the generation of its row of stamps. Dense:
-  // a thread gets a row at its first replay and keeps it. Sparse: at most live_rows_cap_ rows;
-  // a thread without one takes the next row in turn, whose owner's live state is dropped (its
-  // next replay restarts at the record: only the speed-up is lost).
-  struct LiveReplay {
-    uint32_t epoch = 0;  // 0: none
-    uint32_t row = kNone;
-    uint64_t end = 0;
-  };
-  struct LiveRow {
-    uint32_t owner = kNone;
-    uint32_t generation = 0;
-    std::vector<uint32_t> locks;       // per lock (W tokens)
-    std::vector<uint32_t> read_locks;  // per lock (R tokens)
-  };
   std::vector<LiveReplay> live_;  // per slot
   std::vector<LiveRow> live_rows_;
   std::vector<uint32_t> live_thread_stamp_;  // per row: per slot (stride_)
