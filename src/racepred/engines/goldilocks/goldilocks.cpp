@@ -31,7 +31,8 @@
 //   6. the same question failed before and t had no incoming event since → no;
 //   7. replay list[p .. t's last incoming event], stopping as soon as t ∈ S. The replay of j's
 //      epoch c is kept live (one per thread j): a later question about epoch c of j continues
-//      from where the last one stopped instead of restarting at the record's position.
+//      from where the last one stopped instead of restarting at the record's position. The
+//      replay reads only its members' entries, by links between entries (section "Replay index").
 // An epoch of j counts j's outgoing events: all accesses of j within one epoch have the same S,
 // and S(j, c) ⊇ S(j, c') for c ≤ c', which makes the memo of check 3 valid.
 //
@@ -42,7 +43,8 @@
 // of all older accesses at once, kept in O((threads + locks) × threads) space; a replay of a record
 // older than the list start starts from it. So memory is O(variables + threads × (threads +
 // locks)) plus at most max(65536, 4 × records) list entries, whatever the trace length (the live
-// replay states of check 7 add threads × (threads + locks) stamps).
+// replay states of check 7 add threads × (threads + locks) stamps). Past 1024 slots the thread ×
+// thread state turns sparse (section "Many threads"): memory then follows the cells in use.
 #include "racepred/engines/goldilocks/goldilocks.hpp"
 
 #include <algorithm>
