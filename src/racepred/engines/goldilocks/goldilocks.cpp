@@ -164,38 +164,45 @@ class ThreadTable {
 // than the last one taken. Bucket b holds the positions whose highest bit differing from the
 // last one taken is bit b - 1 (bucket 0: equal to it); taking the smallest refills the low
 // buckets from the lowest non-empty one. A push is O(1), and each position moves down at most
-// once per bit: cheaper than a binary heap's unpredictable sifts.
+// once per bit: cheaper here than a binary heap's unpredictable sifts (measured).
 class PositionQueue {
  public:
-  bool empty() const { return size_ == 0; }
-  void clear() {
+  // Empties the queue for positions ≥ start.
+  void clear(uint64_t start) {
     for (uint64_t m = mask_; m != 0; m &= m - 1) buckets_[std::countr_zero(m)].clear();
     mask_ = 0;
-    size_ = 0;
-    last_ = 0;
+    last_ = start;
   }
   void push(uint64_t position) {
     const int b = std::bit_width(position ^ last_);
     buckets_[b].push_back(position);
     mask_ |= uint64_t{1} << b;
-    ++size_;
   }
-  // The smallest position (not empty()).
-  uint64_t top() {
-    if (buckets_[0].empty()) refill();
-    return last_;
-  }
-  void pop() {
+  // Takes the smallest position if it is below `limit`. Otherwise the queue is left as it was
+  // (the last position taken stays the bound for later pushes, which may be below the
+  // smallest one queued now).
+  bool pop_below(uint64_t limit, uint64_t& position) {
+    if (mask_ == 0) return false;
+    if (!buckets_[0].empty()) {
+      position = last_;
+    } else {
+      const std::vector<uint64_t>& from = buckets_[std::countr_zero(mask_)];
+      position = *std::min_element(from.begin(), from.end());
+      if (position >= limit) return false;
+      refill(position);
+    }
+    if (position >= limit) return false;
     buckets_[0].pop_back();
     if (buckets_[0].empty()) mask_ &= ~uint64_t{1};
-    --size_;
+    return true;
   }
 
  private:
-  void refill() {
+  // The lowest non-empty bucket goes down to the buckets of its smallest position `least`.
+  void refill(uint64_t least) {
     const int b = std::countr_zero(mask_);
     std::vector<uint64_t>& from = buckets_[b];
-    last_ = *std::min_element(from.begin(), from.end());
+    last_ = least;
     for (const uint64_t p : from) {
       const int to = std::bit_width(p ^ last_);
       buckets_[to].push_back(p);
@@ -207,12 +214,13 @@ class PositionQueue {
   // Positions stay below 2^63, so bit_width(p ^ last) ≤ 63.
   std::array<std::vector<uint64_t>, 64> buckets_;
   uint64_t mask_ = 0;
-  uint64_t size_ = 0;
   uint64_t last_ = 0;
 };
 
-// A row of the epoch summary Σ (below): the non-zero epochs per slot, sorted by slot. Rows of
-// threads that know few others stay short whatever the number of slots.
+// A row of the epoch summary Σ (below): epochs per slot. Dense (an array over the slots seen)
+// while the engine's thread × thread state is; sparse (the non-zero epochs, sorted by slot) once
+// it switched, so rows of threads that know few others stay short whatever the number of slots.
+// Rows are joined only with rows of the same form.
 class EpochRow {
  public:
   struct Cell {
@@ -220,10 +228,16 @@ class EpochRow {
     uint32_t epoch;
   };
   uint32_t get(uint32_t slot) const {
+    if (!sparse_) return slot < dense_.size() ? dense_[slot] : 0;
     const auto it = lower(slot);
     return it != cells_.end() && it->slot == slot ? it->epoch : 0;
   }
   void increment(uint32_t slot) {
+    if (!sparse_) {
+      if (slot >= dense_.size()) dense_.resize(static_cast<size_t>(slot) + 1, 0);
+      ++dense_[slot];
+      return;
+    }
     const auto it = lower(slot);
     if (it != cells_.end() && it->slot == slot)
       ++it->epoch;
@@ -232,6 +246,11 @@ class EpochRow {
   }
   // this := this ⊔ o (point-wise maximum); `scratch` is reused between calls.
   void join(const EpochRow& o, std::vector<Cell>& scratch) {
+    if (!sparse_) {
+      if (o.dense_.size() > dense_.size()) dense_.resize(o.dense_.size(), 0);
+      for (size_t i = 0; i < o.dense_.size(); ++i) dense_[i] = std::max(dense_[i], o.dense_[i]);
+      return;
+    }
     if (o.cells_.empty()) return;
     scratch.clear();
     auto a = cells_.begin();
@@ -249,7 +268,23 @@ class EpochRow {
     }
     cells_.swap(scratch);
   }
-  const std::vector<Cell>& cells() const { return cells_; }
+  // Calls f(slot, epoch) for every non-zero epoch.
+  template <class F>
+  void for_each(F f) const {
+    if (!sparse_) {
+      for (size_t i = 0; i < dense_.size(); ++i)
+        if (dense_[i] != 0) f(static_cast<uint32_t>(i), dense_[i]);
+      return;
+    }
+    for (const Cell& c : cells_) f(c.slot, c.epoch);
+  }
+  void make_sparse() {
+    if (sparse_) return;
+    for (size_t i = 0; i < dense_.size(); ++i)
+      if (dense_[i] != 0) cells_.push_back(Cell{static_cast<uint32_t>(i), dense_[i]});
+    std::vector<uint32_t>().swap(dense_);
+    sparse_ = true;
+  }
 
  private:
   std::vector<Cell>::iterator lower(uint32_t slot) {
@@ -260,6 +295,8 @@ class EpochRow {
     return std::lower_bound(cells_.begin(), cells_.end(), slot,
                             [](const Cell& c, uint32_t s) { return c.slot < s; });
   }
+  bool sparse_ = false;
+  std::vector<uint32_t> dense_;
   std::vector<Cell> cells_;
 };
 
@@ -535,8 +572,11 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     pending_thread_.resize(n);
     epoch_ends_.resize(n);
     sigma_threads_.resize(n);
-    for (size_t k = old; k < n; ++k) sigma_threads_[k].increment(static_cast<uint32_t>(k));
     if (n > sparse_beyond_ && !sparse_) make_sparse();
+    for (size_t k = old; k < n; ++k) {
+      if (sparse_) sigma_threads_[k].make_sparse();
+      sigma_threads_[k].increment(static_cast<uint32_t>(k));
+    }
     if (n > stride_) {  // re-layout the thread × thread tables
       size_t stride = std::max<size_t>(stride_, 8);
       while (stride < n) stride *= 2;
@@ -568,12 +608,21 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     sparse_ = true;
     reach_.make_sparse();
     negative_.make_sparse();
+    for (std::vector<EpochRow>* rows : {&sigma_threads_, &sigma_locks_, &sigma_rlocks_})
+      for (EpochRow& row : *rows) row.make_sparse();
     for (ReadSlice& slice : slices_) {
       if (slice.index.empty()) continue;
       slice.index.clear();
       for (size_t p = 0; p < slice.reads.size(); ++p)
         note_reader(slice, slice.reads[p].thread, static_cast<uint32_t>(p));
     }
+  }
+  // Σ rows for new ids, in the current form.
+  void grow_sparse_rows(std::vector<EpochRow>& rows, size_t n) {
+    const size_t old = rows.size();
+    rows.resize(n);
+    if (sparse_)
+      for (size_t i = old; i < n; ++i) rows[i].make_sparse();
   }
   size_t live_rows_cap() const {
     if (!sparse_) return SIZE_MAX;
@@ -616,7 +665,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     lock_stamp_.resize(holder_.size(), 0);
     last_release_.resize(holder_.size());
     pending_lock_.resize(holder_.size());
-    sigma_locks_.resize(holder_.size());
+    grow_sparse_rows(sigma_locks_, holder_.size());
     for (LiveRow& row : live_rows_) row.locks.resize(holder_.size(), 0);
     if (read_locks_) grow_read_tokens();
   }
@@ -632,7 +681,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     rlock_stamp_.resize(locks, 0);
     last_read_release_.resize(locks);
     for (LiveRow& row : live_rows_) row.read_locks.resize(locks, 0);
-    sigma_rlocks_.resize(locks);
+    grow_sparse_rows(sigma_rlocks_, locks);
   }
   void ensure_variable(VariableId x) {
     if (x >= variables_.size()) variables_.resize(static_cast<size_t>(x) + 1);
@@ -829,7 +878,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
       live.epoch = c;
       live.end = r.position();
       live_thread_stamps(live.row)[j] = row.generation;
-      row.heap.clear();
+      row.heap.clear(r.position());
       row.waiting.clear();
       // The first entry that can change S(j, c) = {j}: j's outgoing entry that ended epoch c.
       push_position(row, epoch_ends_[j][c - 1]);
@@ -860,9 +909,8 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
       stamps[l] = g;
       if (!watched) follow(row, at, &SyncEntry::next_other);
     };
-    while (!row.heap.empty() && row.heap.top() < to) {
-      const uint64_t at = row.heap.top();
-      row.heap.pop();
+    uint64_t at;
+    while (row.heap.pop_below(to, at)) {
       const SyncEntry& e = begin[at];
       switch (e.op) {  // acquires come from a lock's position, the others from a thread's
         case Op::Acquire:
@@ -1157,10 +1205,10 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     }
     if (folded) {
       for (size_t k = 0; k < threads_.size(); ++k) {
-        for (const EpochRow::Cell& cell : sigma_threads_[k].cells()) {
-          uint32_t& reach = reach_.at(k, cell.slot);
-          reach = std::max(reach, cell.epoch);
-        }
+        sigma_threads_[k].for_each([&](uint32_t slot, uint32_t epoch) {
+          uint32_t& reach = reach_.at(k, slot);
+          reach = std::max(reach, epoch);
+        });
       }
     }
     list_.erase(list_.begin(), list_.begin() + static_cast<std::ptrdiff_t>(cut - base_));
