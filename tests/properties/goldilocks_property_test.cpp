@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -345,6 +346,25 @@ TEST(GoldilocksProperty, LongTracesTrimTheList) {
   }
 }
 
+// Both lazy engines with each of `variants` report exactly the HB oracle's pairs and racy events.
+void expect_oracle_reports(const Trace& trace, uint64_t seed,
+                           std::initializer_list<GoldilocksLazyOptions> variants) {
+  const Oracle oracle(trace);
+  std::set<EventId> flagged;
+  const Pairs mutex_expected = oracle.mutex_pairs();
+  const Pairs rw_expected = oracle.rw_pairs(flagged);
+  for (const GoldilocksLazyOptions& options : variants) {
+    const std::string what = "seed " + std::to_string(seed) + " slot budget " +
+                             std::to_string(options.slot_budget) + " sparse beyond " +
+                             std::to_string(options.sparse_beyond);
+    EXPECT_EQ(run(lazy(GoldilocksDiscipline::MutEx, options), trace), mutex_expected) << what;
+    std::set<EventId> racy;
+    EXPECT_EQ(run(lazy(GoldilocksDiscipline::ConcurrentReads, options), trace, &racy), rw_expected)
+        << what;
+    EXPECT_EQ(racy, flagged) << what;
+  }
+}
+
 // Many short-lived threads (the generator's churn shape, like the goroutines preset): with slot
 // reuse from the second slot on and with the default budget (no reuse at this size), the engines
 // report exactly the HB oracle's pairs. Most forks reuse a slot there.
@@ -361,21 +381,8 @@ TEST(GoldilocksProperty, ChurnReusesSlotsWithTheSameReports) {
     o.nesting = 2;
     o.events = sanitized() ? 4000 : 20000;
     o.read_lock_share = i % 2 ? 0.5 : 0;
-    const Trace trace = generate_trace(o);
-    const Oracle oracle(trace);
-    std::set<EventId> flagged;
-    const Pairs mutex_expected = oracle.mutex_pairs();
-    const Pairs rw_expected = oracle.rw_pairs(flagged);
-    for (const GoldilocksLazyOptions& options :
-         {kReuseSlots, kTinyListReuseSlots, GoldilocksLazyOptions{}}) {
-      EXPECT_EQ(run(lazy(GoldilocksDiscipline::MutEx, options), trace), mutex_expected)
-          << "seed " << o.seed << " budget " << options.slot_budget;
-      std::set<EventId> racy;
-      EXPECT_EQ(run(lazy(GoldilocksDiscipline::ConcurrentReads, options), trace, &racy),
-                rw_expected)
-          << "seed " << o.seed << " budget " << options.slot_budget;
-      EXPECT_EQ(racy, flagged) << "seed " << o.seed;
-    }
+    expect_oracle_reports(generate_trace(o), o.seed,
+                          {kReuseSlots, kTinyListReuseSlots, GoldilocksLazyOptions{}});
   }
 }
 
@@ -423,22 +430,9 @@ TEST(GoldilocksProperty, ManyThreadsSparseEqualsDense) {
     o.write_share = i % 2 ? 0.05 : 0.3;
     o.events = sanitized() ? 3000 : 8000;
     o.read_lock_share = i % 3 == 0 ? 0.5 : 0;
-    const Trace trace = generate_trace(o);
-    const Oracle oracle(trace);
-    std::set<EventId> flagged;
-    const Pairs mutex_expected = oracle.mutex_pairs();
-    const Pairs rw_expected = oracle.rw_pairs(flagged);
     const GoldilocksLazyOptions sparse_rows{uint64_t{1} << 16, true, 256, 0, 3};
-    for (const GoldilocksLazyOptions& options :
-         {kDense, kSparse, sparse_rows, kSparseTinyListReuseSlots}) {
-      EXPECT_EQ(run(lazy(GoldilocksDiscipline::MutEx, options), trace), mutex_expected)
-          << "seed " << o.seed << " sparse beyond " << options.sparse_beyond;
-      std::set<EventId> racy;
-      EXPECT_EQ(run(lazy(GoldilocksDiscipline::ConcurrentReads, options), trace, &racy),
-                rw_expected)
-          << "seed " << o.seed << " sparse beyond " << options.sparse_beyond;
-      EXPECT_EQ(racy, flagged) << "seed " << o.seed;
-    }
+    expect_oracle_reports(generate_trace(o), o.seed,
+                          {kDense, kSparse, sparse_rows, kSparseTinyListReuseSlots});
   }
 }
 
