@@ -71,6 +71,7 @@ struct SyncEntry {
   ThreadId thread;
   uint32_t target;  // lock (acquire, release) or thread (fork, join)
   Op op;
+  uint32_t epoch;  // the epoch of `thread` at the entry (before an outgoing entry's increment)
   uint32_t next_out = 0;
   uint32_t next_other = 0;
 };
@@ -365,7 +366,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
       if (const LastRelease last = last_read_release_[l]; last.thread != kNone)
         raise_reach(t, last.thread, last.epoch);
     }
-    append(SyncEntry{t, l, op});
+    append(SyncEntry{t, l, op, threads_[t].epoch});
     threads_[t].in_next = end_;
   }
   // A release in either mode (`hold`: the entry of held_), remembered for the next acquires'
@@ -374,14 +375,14 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     drop_held(t, hold);
     (op == Op::Release ? last_release_ : last_read_release_)[e.target] =
         LastRelease{t, threads_[t].epoch};
-    append(SyncEntry{t, e.target, op});
+    append(SyncEntry{t, e.target, op, threads_[t].epoch});
     increment_clock(threads_[t].epoch, e.thread);
   }
   void fork(EventId, const Event& e) {
     const uint32_t t = cur_;
     const uint32_t u = fork_slot(e.target, t);
     raise_reach(u, t, threads_[t].epoch);
-    append(SyncEntry{t, u, Op::Fork});
+    append(SyncEntry{t, u, Op::Fork, threads_[t].epoch});
     threads_[u].in_next = end_;
     increment_clock(threads_[t].epoch, e.thread);
   }
@@ -391,7 +392,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     const uint32_t last = threads_[u].epoch;  // the epoch of u's last events
     raise_reach(t, u, last);
     const uint64_t at = end_;
-    append(SyncEntry{t, u, Op::Join});
+    append(SyncEntry{t, u, Op::Join, threads_[t].epoch});
     threads_[t].in_next = end_;
     increment_clock(threads_[u].epoch, e.target);
     if (!threads_[u].free) {
@@ -894,11 +895,17 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     const SyncEntry* const begin = list_.data() - base_;
     bool found = false;
     // k joins S at the entry at `at`; its next outgoing entry is the entry's link `link`.
+    // Shortcut: k joins S in its epoch e (k is the entry's thread: an acquire or a join), so
+    // from k's next outgoing entry on S(j, c) ⊇ S(k, e); the memo reach[t][k] ≥ e says t is in
+    // S(k, e) by its next event, so t is in S(j, c) by then too.
     auto add_thread = [&](ThreadId k, uint64_t at, uint32_t SyncEntry::*link) {
       ts[k] = g;
       uint32_t& reach = reach_.at(k, j);
       reach = std::max(reach, c);
-      if (k == target) found = true;
+      if (k == target ||
+          (link == &SyncEntry::next_out && reach_.get(target, k) >= begin[at].epoch)) {
+        found = true;
+      }
       follow(row, at, link);
     };
     // A token of lock l joins S at the release at `at`: the acquires of l after it matter (one
@@ -944,6 +951,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
       }
       if (found) {
         live.end = at + 1;
+        raise_reach(target, j, c);
         return true;
       }
     }
