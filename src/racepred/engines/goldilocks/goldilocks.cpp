@@ -32,7 +32,8 @@
 //   7. replay list[p .. t's last incoming event], stopping as soon as t ∈ S. The replay of j's
 //      epoch c is kept live (one per thread j): a later question about epoch c of j continues
 //      from where the last one stopped instead of restarting at the record's position. The
-//      replay reads only its members' entries, by links between entries (section "Replay index").
+//      replay reads only its members' entries, by links between entries (section "Replay index"),
+//      and stops early when a thread k that joined S in epoch e has reach[t][k] ≥ e.
 // An epoch of j counts j's outgoing events: all accesses of j within one epoch have the same S,
 // and S(j, c) ⊇ S(j, c') for c ≤ c', which makes the memo of check 3 valid.
 //
