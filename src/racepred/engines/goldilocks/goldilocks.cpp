@@ -1090,6 +1090,13 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
       uint32_t& reach = reach_.at(k, j);
       reach = std::max(reach, c);
     };
+    // The entry's thread joined S in the entry's epoch: the shortcut of replay_live (not when
+    // materialising a whole set, target kNone).
+    auto shortcut = [&](const SyncEntry& e) {
+      if (target == kNone || reach_.get(target, e.thread) < e.epoch) return false;
+      raise_reach(target, j, c);
+      return true;
+    };
     if (!kFromSummary) ts[j] = g;
     const uint64_t from = std::max(r.position(), base_);
     const SyncEntry* p = list_.data() + (from - base_);
@@ -1099,13 +1106,13 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
         case Op::Acquire:
           if ((in_lock(p->target) || in_rlock(p->target)) && !in_thread(p->thread)) {
             add_thread(p->thread);
-            if (p->thread == target) return true;
+            if (p->thread == target || shortcut(*p)) return true;
           }
           break;
         case Op::ReadAcquire:
           if (in_lock(p->target) && !in_thread(p->thread)) {
             add_thread(p->thread);
-            if (p->thread == target) return true;
+            if (p->thread == target || shortcut(*p)) return true;
           }
           break;
         case Op::Release:
@@ -1123,7 +1130,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
         case Op::Join:
           if (in_thread(p->target) && !in_thread(p->thread)) {
             add_thread(p->thread);
-            if (p->thread == target) return true;
+            if (p->thread == target || shortcut(*p)) return true;
           }
           break;
         default:
