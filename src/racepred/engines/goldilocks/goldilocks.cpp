@@ -57,7 +57,6 @@
 #include <vector>
 
 #include "racepred/clock/thread_clocks.hpp"
-#include "racepred/clock/vector_clock.hpp"
 
 namespace racepred {
 namespace {
