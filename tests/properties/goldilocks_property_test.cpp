@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -219,6 +220,12 @@ const GoldilocksLazyOptions kTinyList{2, false};  // trims at nearly every synch
 // Reuses the slot of a joined thread at every fork where it may (from the second slot on).
 const GoldilocksLazyOptions kReuseSlots{uint64_t{1} << 16, true, 1};
 const GoldilocksLazyOptions kTinyListReuseSlots{2, false, 1};
+// The sparse thread × thread state from the first slot on, with two live replay rows shared by
+// all threads (so live states are evicted all the time); and with a tiny list and slot reuse.
+const GoldilocksLazyOptions kSparse{uint64_t{1} << 16, true, 256, 0, 2};
+const GoldilocksLazyOptions kSparseTinyListReuseSlots{2, false, 1, 0, 1};
+// Dense whatever the number of slots.
+const GoldilocksLazyOptions kDense{uint64_t{1} << 16, true, 256, SIZE_MAX, 0};
 Maker eager(GoldilocksDiscipline d) {
   return [d](EngineContext& c) { return make_goldilocks_eager(c, d); };
 }
@@ -264,6 +271,14 @@ std::string check_trace(const Trace& trace, bool with_annotations) {
        lazy(GoldilocksDiscipline::ConcurrentReads, kReuseSlots), &rw_expected},
       {"goldilocks-rw lazy, tiny list and slot reuse vs HB oracle",
        lazy(GoldilocksDiscipline::ConcurrentReads, kTinyListReuseSlots), &rw_expected},
+      {"goldilocks lazy, sparse vs HB oracle", lazy(GoldilocksDiscipline::MutEx, kSparse),
+       &mutex_expected},
+      {"goldilocks-rw lazy, sparse vs HB oracle",
+       lazy(GoldilocksDiscipline::ConcurrentReads, kSparse), &rw_expected},
+      {"goldilocks lazy, sparse, tiny list and slot reuse vs HB oracle",
+       lazy(GoldilocksDiscipline::MutEx, kSparseTinyListReuseSlots), &mutex_expected},
+      {"goldilocks-rw lazy, sparse, tiny list and slot reuse vs HB oracle",
+       lazy(GoldilocksDiscipline::ConcurrentReads, kSparseTinyListReuseSlots), &rw_expected},
   };
   for (const auto& r : runs) {
     const Pairs got = run(r.make, trace);
@@ -277,13 +292,14 @@ std::string check_trace(const Trace& trace, bool with_annotations) {
     for (GoldilocksDiscipline d :
          {GoldilocksDiscipline::MutEx, GoldilocksDiscipline::ConcurrentReads}) {
       const std::vector<std::string> want = annotations(eager(d), trace);
-      for (const bool tiny : {false, true}) {
-        const std::vector<std::string> got =
-            annotations(lazy(d, tiny ? kTinyList : GoldilocksLazyOptions{}), trace);
+      const std::pair<const char*, GoldilocksLazyOptions> variants[] = {
+          {"", GoldilocksLazyOptions{}}, {" (tiny list)", kTinyList}, {" (sparse)", kSparse}};
+      for (const auto& [what, options] : variants) {
+        const std::vector<std::string> got = annotations(lazy(d, options), trace);
         for (size_t i = 0; i < want.size(); ++i)
           if (got[i] != want[i])
-            return std::string("annotation differs") + (tiny ? " (tiny list)" : "") +
-                   ":\n  lazy:  " + got[i] + "\n  eager: " + want[i];
+            return std::string("annotation differs") + what + ":\n  lazy:  " + got[i] +
+                   "\n  eager: " + want[i];
       }
     }
   }
@@ -330,6 +346,25 @@ TEST(GoldilocksProperty, LongTracesTrimTheList) {
   }
 }
 
+// Both lazy engines with each of `variants` report exactly the HB oracle's pairs and racy events.
+void expect_oracle_reports(const Trace& trace, uint64_t seed,
+                           std::initializer_list<GoldilocksLazyOptions> variants) {
+  const Oracle oracle(trace);
+  std::set<EventId> flagged;
+  const Pairs mutex_expected = oracle.mutex_pairs();
+  const Pairs rw_expected = oracle.rw_pairs(flagged);
+  for (const GoldilocksLazyOptions& options : variants) {
+    const std::string what = "seed " + std::to_string(seed) + " slot budget " +
+                             std::to_string(options.slot_budget) + " sparse beyond " +
+                             std::to_string(options.sparse_beyond);
+    EXPECT_EQ(run(lazy(GoldilocksDiscipline::MutEx, options), trace), mutex_expected) << what;
+    std::set<EventId> racy;
+    EXPECT_EQ(run(lazy(GoldilocksDiscipline::ConcurrentReads, options), trace, &racy), rw_expected)
+        << what;
+    EXPECT_EQ(racy, flagged) << what;
+  }
+}
+
 // Many short-lived threads (the generator's churn shape, like the goroutines preset): with slot
 // reuse from the second slot on and with the default budget (no reuse at this size), the engines
 // report exactly the HB oracle's pairs. Most forks reuse a slot there.
@@ -346,21 +381,8 @@ TEST(GoldilocksProperty, ChurnReusesSlotsWithTheSameReports) {
     o.nesting = 2;
     o.events = sanitized() ? 4000 : 20000;
     o.read_lock_share = i % 2 ? 0.5 : 0;
-    const Trace trace = generate_trace(o);
-    const Oracle oracle(trace);
-    std::set<EventId> flagged;
-    const Pairs mutex_expected = oracle.mutex_pairs();
-    const Pairs rw_expected = oracle.rw_pairs(flagged);
-    for (const GoldilocksLazyOptions& options :
-         {kReuseSlots, kTinyListReuseSlots, GoldilocksLazyOptions{}}) {
-      EXPECT_EQ(run(lazy(GoldilocksDiscipline::MutEx, options), trace), mutex_expected)
-          << "seed " << o.seed << " budget " << options.slot_budget;
-      std::set<EventId> racy;
-      EXPECT_EQ(run(lazy(GoldilocksDiscipline::ConcurrentReads, options), trace, &racy),
-                rw_expected)
-          << "seed " << o.seed << " budget " << options.slot_budget;
-      EXPECT_EQ(racy, flagged) << "seed " << o.seed;
-    }
+    expect_oracle_reports(generate_trace(o), o.seed,
+                          {kReuseSlots, kTinyListReuseSlots, GoldilocksLazyOptions{}});
   }
 }
 
@@ -388,6 +410,29 @@ TEST(GoldilocksProperty, ManyReadersPerWrite) {
           << "seed " << o.seed;
       EXPECT_EQ(racy, flagged) << "seed " << o.seed;
     }
+  }
+}
+
+// Many threads alive at once (the threads20k preset's fork shape, scaled down), many readers
+// per variable: the dense thread × thread state and the sparse one (from the first slot on,
+// with few live replay rows, with and without a tiny list and slot reuse) report exactly the
+// HB oracle's pairs and racy events.
+TEST(GoldilocksProperty, ManyThreadsSparseEqualsDense) {
+  const int traces = sanitized() ? 3 : 16;
+  for (int i = 0; i < traces; ++i) {
+    GeneratorOptions o;
+    o.seed = 900 + static_cast<uint64_t>(i);
+    o.shape = i % 3 == 2 ? ForkShape::Random : ForkShape::Fork;
+    o.threads = 40 + 25 * static_cast<uint32_t>(i % 8);
+    o.variables = 6 + static_cast<uint32_t>(i % 5) * 20;
+    o.locks = 2 + static_cast<uint32_t>(i % 4) * 6;
+    o.nesting = 2;
+    o.write_share = i % 2 ? 0.05 : 0.3;
+    o.events = sanitized() ? 3000 : 8000;
+    o.read_lock_share = i % 3 == 0 ? 0.5 : 0;
+    const GoldilocksLazyOptions sparse_rows{uint64_t{1} << 16, true, 256, 0, 3};
+    expect_oracle_reports(generate_trace(o), o.seed,
+                          {kDense, kSparse, sparse_rows, kSparseTinyListReuseSlots});
   }
 }
 

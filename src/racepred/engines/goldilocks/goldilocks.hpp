@@ -53,10 +53,15 @@ inline constexpr const char* kGoldilocksArrow = " → ";
 // the records term to trim at nearly every event and so exercise the epoch summary.
 // Thread × thread state is indexed by slots; once slot_budget slots exist, a forked thread
 // reuses the slot of a joined thread that happens before the fork (tests pass a tiny budget).
+// Past sparse_beyond slots the thread × thread state turns sparse, and at most live_rows
+// threads keep a live replay (0: as many as fit in about 32 MB); tests pass 0 and a few rows
+// to compare the sparse form with the dense one on small traces.
 struct GoldilocksLazyOptions {
   uint64_t min_trim = uint64_t{1} << 16;
   bool scale_with_records = true;
   size_t slot_budget = 256;
+  size_t sparse_beyond = 1024;
+  size_t live_rows = 0;
 };
 std::unique_ptr<Engine> make_goldilocks_lazy(EngineContext& context,
                                              GoldilocksDiscipline discipline,
