@@ -118,7 +118,8 @@ class ShbPlain final : public PoEngine<ShbPlain> {
 //    thread's slot is given to a new thread once its forker knows all of the old one
 //    (reuse_slots_beyond; clock/thread_clocks.hpp), so with thread churn the stride follows the
 //    threads alive at once. The tick discipline is shb's (after release, fork, write only).
-//  - W_x, R_x: per variable only the threads that accessed it (SparseHistory below), each entry
+//  - W_x, R_x: per variable only the threads that accessed it (SparseHistory, po_common.hpp), each
+//  entry
 //    with its thread, its slot and its time there: an entry of a thread whose slot was reused
 //    keeps its epoch s#k, which a later event knows iff k <= C(s) (the new tenant of s starts
 //    past every value of the old one), so the reported pairs are those of per-thread rows.
@@ -127,64 +128,6 @@ class ShbPlain final : public PoEngine<ShbPlain> {
 //    (SnapshotPool), whose own entry may be older than k (joined as max(snapshot, u#k)).
 //  An O(1) test before the last-write join: a thread that knows u's time k already knows all of
 //  LW_x (LW_x ⊑ C_t iff k <= C_t(u)).
-class SparseHistory {
- public:
-  struct Entry {
-    ThreadId thread;
-    uint32_t slot;
-    Clock time;
-    Who who;
-  };
-  // Reports every entry of another thread whose access is not known to `known` (indexed by
-  // slot): the latest writes, and for a write also the latest reads, each in thread order.
-  template <class Engine>
-  void check(Engine& engine, EventId id, const Event& e, const Clock* known) {
-    const size_t x = e.target;
-    if (x >= vars_.size()) return;
-    const Var& v = vars_[x];
-    for (const Entry& en : v.w)
-      if (en.time > known[en.slot] && en.thread != e.thread) [[unlikely]]
-        engine.report(en.who, en.thread, Op::Write, id, e);
-    if (e.op == Op::Write)
-      for (const Entry& en : v.r)
-        if (en.time > known[en.slot] && en.thread != e.thread) [[unlikely]]
-          engine.report(en.who, en.thread, Op::Read, id, e);
-  }
-  void record(EventId id, const Event& e, uint32_t slot, Clock time) {
-    const size_t x = e.target;
-    if (x >= vars_.size()) [[unlikely]]
-      grow_to(vars_, x);
-    auto& list = e.op == Op::Write ? vars_[x].w : vars_[x].r;
-    const ThreadId t = e.thread;
-    if (!list.empty() && list.back().thread == t) [[likely]] {
-      list.back() = Entry{t, slot, time, Who{id, e.location}};
-      return;
-    }
-    auto it = std::lower_bound(list.begin(), list.end(), t,
-                               [](const Entry& a, ThreadId u) { return a.thread < u; });
-    if (it != list.end() && it->thread == t)
-      *it = Entry{t, slot, time, Who{id, e.location}};
-    else
-      list.insert(it, Entry{t, slot, time, Who{id, e.location}});
-  }
-  // "W_x" / "R_x" columns: the epochs u#k of the latest accesses.
-  std::string show(VariableId x, bool write) const {
-    std::string s = "{";
-    if (x < vars_.size())
-      for (const Entry& en : write ? vars_[x].w : vars_[x].r) {
-        if (s.size() > 1) s += ',';
-        s += Epoch(en.thread, en.time).to_string();
-      }
-    return s + "}";
-  }
-
- private:
-  struct Var {
-    std::vector<Entry> w, r;  // sorted by thread
-  };
-  std::vector<Var> vars_;
-};
-
 class Shb final : public PoEngine<Shb> {
  public:
   explicit Shb(EngineContext& context) : PoEngine<Shb>(context) {
