@@ -135,6 +135,38 @@ inline std::string show_row(const Clock* c, size_t stride, size_t width) {
   return show(v, width);
 }
 
+// Clock rows in chunks of kRows rows: growing adds a chunk and never copies the rows already
+// there, so a table of many snapshots peaks at its size, not at 2.5× it (ClockRows' geometric
+// growth copies everything).
+class ChunkedRows {
+ public:
+  static constexpr size_t kRows = 1024;
+  Clock* row(size_t r) { return chunks_[r / kRows].data() + (r % kRows) * stride_; }
+  const Clock* row(size_t r) const { return chunks_[r / kRows].data() + (r % kRows) * stride_; }
+  size_t stride() const { return stride_; }
+  // Makes rows [0, n) valid (new rows are zero).
+  void ensure_rows(size_t n) {
+    while (chunks_.size() * kRows < n) chunks_.emplace_back(kRows * stride_, Clock{0});
+  }
+  void set_stride(size_t stride) {
+    if (stride == stride_) return;
+    const size_t keep = std::min(stride, stride_);
+    for (auto& chunk : chunks_) {
+      std::vector<Clock> c(kRows * stride, 0);
+      for (size_t r = 0; r < kRows; ++r)
+        std::copy(chunk.begin() + static_cast<std::ptrdiff_t>(r * stride_),
+                  chunk.begin() + static_cast<std::ptrdiff_t>(r * stride_ + keep),
+                  c.begin() + static_cast<std::ptrdiff_t>(r * stride));
+      chunk.swap(c);
+    }
+    stride_ = stride;
+  }
+
+ private:
+  std::vector<std::vector<Clock>> chunks_;
+  size_t stride_ = kClockBlock;
+};
+
 // Reference-counted clock snapshots (the clock of a thread at a release), shared by everything
 // that refers to that release: rule-(a) slots and rule-(b) critical-section lists. One copy per
 // release instead of one per slot; rows are reused once nothing refers to them.
@@ -171,7 +203,7 @@ class SnapshotPool {
   size_t live() const { return refs_.size() - free_.size(); }
 
  private:
-  ClockRows rows_;
+  ChunkedRows rows_;
   std::vector<uint32_t> refs_;
   std::vector<ThreadId> thread_;
   std::vector<uint32_t> free_;
