@@ -147,12 +147,18 @@ class Shb final : public PoEngine<Shb> {
     const uint32_t s = clocks_.slot(t);
     switch (e.op) {
       case Op::Acquire:
+        // Re-acquiring a lock whose last release t already knows (often its own) changes
+        // nothing: the snapshot stays valid. LR_l is not looked at: any read use invalidates.
+        if ((e.target < read_locked_.size() && read_locked_[e.target]) || learns(s, e.target))
+          changed(s);
         clocks_.acquire(t, e.target);  // C_t := C_t ⊔ L_l ⊔ LR_l
-        changed(s);
         break;
       case Op::ReadAcquire:
+        if (e.target >= read_locked_.size()) [[unlikely]]
+          read_locked_.resize(size_t{e.target} + 1, false);
+        read_locked_[e.target] = true;
+        if (learns(s, e.target)) changed(s);
         clocks_.read_acquire(t, e.target);  // C_t := C_t ⊔ L_l
-        changed(s);
         break;
       case Op::ReadRelease:
         clocks_.read_release(t, e.target);  // LR_l := LR_l ⊔ C_t
@@ -247,10 +253,15 @@ class Shb final : public PoEngine<Shb> {
       current_[s] = SnapshotPool::kNone;
     }
   }
+  // L_l has an entry C_t (slot s) does not know yet.
+  bool learns(uint32_t s, LockId l) {
+    return any_unordered(clocks_.rel(l), clocks_.th_at_slot(s), clocks_.stride());
+  }
   [[gnu::noinline]] void restride() { snapshots_.set_stride(clocks_.stride()); }
 
   ThreadClocks clocks_;  // C_t (by slot), L_l, LR_l
   std::vector<Writer> writer_;
+  std::vector<bool> read_locked_;  // per lock: taken in read mode at least once
   std::vector<uint32_t> current_;  // per slot: its snapshot, or kNone
   SnapshotPool snapshots_;         // LW_x
   SparseHistory hist_;
