@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "racepred/clock/thread_clocks.hpp"
 #include "racepred/driver/run.hpp"
 #include "racepred/engines/po/plain.hpp"
 #include "racepred/exact/exact_trace.hpp"
@@ -206,6 +207,56 @@ TEST(PoProperty, EveryRuleMattersOnTheRandomTraces) {
   EXPECT_GT(s2_matters, 0);
   EXPECT_GT(s4_matters, 0);
   EXPECT_GT(wdp_lockset, 0);
+}
+
+// Thread churn (short-lived threads, as goroutines or a pool's tasks) with slot reuse
+// (clock/thread_clocks.hpp; budgets of 2..4 slots): engines on the clock kit's ThreadClocks
+// (shb) give a joined thread's slot to a new thread, and keep per-variable entries per thread,
+// so they report exactly what the plain versions (one clock entry per thread) report, and what
+// the definition does on the traces small enough for the reference.
+TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
+  const size_t saved = ThreadClocks::default_slot_budget();
+  int reusing = 0;
+  const int count = iterations(2000);
+  for (int k = 0; k < count; ++k) {
+    const uint64_t seed = 60000 + static_cast<uint64_t>(k);
+    Rng rng(seed);
+    GeneratorOptions o = random_options(seed);
+    o.shape = ForkShape::Churn;
+    o.threads = 4 + static_cast<uint32_t>(rng.below(20));
+    o.live = 1 + static_cast<uint32_t>(rng.below(3));
+    o.events = 40 + rng.below(k % 10 == 0 ? 60 : 300);
+    o.early_joins = true;
+    o.read_lock_share = k % 3 == 0 ? 0.4 : 0;
+    const Trace trace = generate_trace(o);
+    const size_t budget = 2 + static_cast<size_t>(seed % 3);
+    ThreadClocks clocks;
+    clocks.reuse_slots_beyond(budget);
+    for (const Event& e : trace.events) clocks.apply(e);
+    reusing += clocks.threads() < trace.symbols.threads.size();
+    for (const char* engine : {"shb"}) {
+      ThreadClocks::set_default_slot_budget(budget);
+      const RaceSink reused = run_engine(engine, trace);
+      ThreadClocks::set_default_slot_budget(saved);
+      const testing::PoVerdict got = verdict_of(reused);
+      const testing::PoVerdict plain = verdict_of(run_plain(engine, trace));
+      ASSERT_EQ(got.pairs, plain.pairs)
+          << engine << " seed " << seed << " budget " << budget << ": engine " << show(got)
+          << " plain " << show(plain) << "\n"
+          << to_std_text(trace);
+      ASSERT_EQ(got.racy_events, plain.racy_events) << engine << " seed " << seed;
+      for (const Race& r : reused.races()) {  // threads are named, not slots
+        ASSERT_EQ(r.first.thread, trace.events[r.first.event - 1].thread) << engine << seed;
+        ASSERT_EQ(r.second.thread, trace.events[r.second.event - 1].thread) << engine << seed;
+      }
+      if (k % 10 == 0) {
+        ASSERT_EQ(got.pairs, testing::po_reference(trace, engine).pairs)
+            << engine << " seed " << seed << "\n"
+            << to_std_text(trace);
+      }
+    }
+  }
+  EXPECT_GT(reusing, count / 2);
 }
 
 }  // namespace

@@ -329,7 +329,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       filtered_.record(id, e, dt[t], open_.locks(t));
     } else {
       hist_.check(*this, id, e, dt);
-      hist_.record(id, e, dt[t]);
+      hist_.record(id, e, t, dt[t]);
     }
     if constexpr (Config.write_read) {
       if (e.op == Op::Read && x < ra_.size())
@@ -496,7 +496,6 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       }
       d_.set_stride(s);
       snaps_.set_stride(s);
-      hist_.set_stride(s);
     }
     d_.ensure_rows(need);
     for (size_t u = threads_; u < need; ++u) d_.row(u)[u] = 1;
@@ -514,7 +513,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   SnapshotPool snaps_;        // D at the releases of CS_{l,u}
   OpenSections open_{Config.lockset};
   OpenSections::Cs released_{0, 0, {}, {}};
-  FlatHistory hist_;
+  SparseHistory hist_;
   FilteredHistory filtered_;
 };
 

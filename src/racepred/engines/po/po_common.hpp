@@ -135,6 +135,38 @@ inline std::string show_row(const Clock* c, size_t stride, size_t width) {
   return show(v, width);
 }
 
+// Clock rows in chunks of kRows rows: growing adds a chunk and never copies the rows already
+// there, so a table of many snapshots peaks at its size, not at 2.5× it (ClockRows' geometric
+// growth copies everything).
+class ChunkedRows {
+ public:
+  static constexpr size_t kRows = 1024;
+  Clock* row(size_t r) { return chunks_[r / kRows].data() + (r % kRows) * stride_; }
+  const Clock* row(size_t r) const { return chunks_[r / kRows].data() + (r % kRows) * stride_; }
+  size_t stride() const { return stride_; }
+  // Makes rows [0, n) valid (new rows are zero).
+  void ensure_rows(size_t n) {
+    while (chunks_.size() * kRows < n) chunks_.emplace_back(kRows * stride_, Clock{0});
+  }
+  void set_stride(size_t stride) {
+    if (stride == stride_) return;
+    const size_t keep = std::min(stride, stride_);
+    for (auto& chunk : chunks_) {
+      std::vector<Clock> c(kRows * stride, 0);
+      for (size_t r = 0; r < kRows; ++r)
+        std::copy(chunk.begin() + static_cast<std::ptrdiff_t>(r * stride_),
+                  chunk.begin() + static_cast<std::ptrdiff_t>(r * stride_ + keep),
+                  c.begin() + static_cast<std::ptrdiff_t>(r * stride));
+      chunk.swap(c);
+    }
+    stride_ = stride;
+  }
+
+ private:
+  std::vector<std::vector<Clock>> chunks_;
+  size_t stride_ = kClockBlock;
+};
+
 // Reference-counted clock snapshots (the clock of a thread at a release), shared by everything
 // that refers to that release: rule-(a) slots and rule-(b) critical-section lists. One copy per
 // release instead of one per slot; rows are reused once nothing refers to them.
@@ -171,75 +203,76 @@ class SnapshotPool {
   size_t live() const { return refs_.size() - free_.size(); }
 
  private:
-  ClockRows rows_;
+  ChunkedRows rows_;
   std::vector<uint32_t> refs_;
   std::vector<ThreadId> thread_;
   std::vector<uint32_t> free_;
 };
 
-// History on flat rows: row 2x = W_x, row 2x+1 = R_x (local times per thread), and the access
-// behind each entry. check() compares with `known` (a row of the same stride; the caller makes
-// the own entry large enough, e.g. C_t = P_t[t := N_t]).
-class FlatHistory {
+// Per variable x: W_x(u), R_x(u) as entries only for the threads u that accessed x (memory
+// proportional to the accesses' threads, not variables × threads; issue 13), each with the
+// slot of its clock entry (the thread itself unless the engine reuses slots, ThreadClocks) and
+// its time there. check() compares with `known`, a clock row indexed by slot (the caller makes
+// the own entry large enough, e.g. C_t = P_t[t := N_t]): an entry of a thread whose slot was
+// given to a later thread keeps its epoch s#k, which an event knows iff k <= known(s) (the new
+// tenant of s starts past every value of the old one), so the pairs are those of per-thread
+// rows. Reports go in thread order, writes first.
+class SparseHistory {
  public:
-  void set_stride(size_t stride) {
-    clocks_.set_stride(stride);
-    std::vector<Who> w(clocks_.rows() * stride);
-    for (size_t r = 0; r < clocks_.rows(); ++r)
-      for (size_t j = 0; j < std::min(stride, stride_); ++j)
-        w[r * stride + j] = who_[r * stride_ + j];
-    who_.swap(w);
-    stride_ = stride;
-  }
+  struct Entry {
+    ThreadId thread;
+    uint32_t slot;
+    Clock time;
+    Who who;
+  };
+  // Reports every entry of another thread whose access is not known to `known` (indexed by
+  // slot): the latest writes, and for a write also the latest reads, each in thread order.
   template <class Engine>
   void check(Engine& engine, EventId id, const Event& e, const Clock* known) {
     const size_t x = e.target;
-    if (2 * x + 1 >= clocks_.rows()) return;
-    const size_t n = clocks_.stride();
-    const Clock* w = clocks_.row(2 * x);
-    if (any_unordered(w, known, n)) [[unlikely]]
-      report(engine, 2 * x, Op::Write, id, e, known);
-    if (e.op == Op::Write) {
-      const Clock* r = clocks_.row(2 * x + 1);
-      if (any_unordered(r, known, n)) [[unlikely]]
-        report(engine, 2 * x + 1, Op::Read, id, e, known);
+    if (x >= vars_.size()) return;
+    const Var& v = vars_[x];
+    for (const Entry& en : v.w)
+      if (en.time > known[en.slot] && en.thread != e.thread) [[unlikely]]
+        engine.report(en.who, en.thread, Op::Write, id, e);
+    if (e.op == Op::Write)
+      for (const Entry& en : v.r)
+        if (en.time > known[en.slot] && en.thread != e.thread) [[unlikely]]
+          engine.report(en.who, en.thread, Op::Read, id, e);
+  }
+  void record(EventId id, const Event& e, uint32_t slot, Clock time) {
+    const size_t x = e.target;
+    if (x >= vars_.size()) [[unlikely]]
+      grow_to(vars_, x);
+    auto& list = e.op == Op::Write ? vars_[x].w : vars_[x].r;
+    const ThreadId t = e.thread;
+    if (!list.empty() && list.back().thread == t) [[likely]] {
+      list.back() = Entry{t, slot, time, Who{id, e.location}};
+      return;
     }
+    auto it = std::lower_bound(list.begin(), list.end(), t,
+                               [](const Entry& a, ThreadId u) { return a.thread < u; });
+    if (it != list.end() && it->thread == t)
+      *it = Entry{t, slot, time, Who{id, e.location}};
+    else
+      list.insert(it, Entry{t, slot, time, Who{id, e.location}});
   }
-  void record(EventId id, const Event& e, Clock time) {
-    const size_t r = 2 * size_t{e.target} + (e.op == Op::Write ? 0 : 1);
-    if (r >= clocks_.rows()) [[unlikely]]
-      grow(r);
-    clocks_.row(r)[e.thread] = time;
-    who_[r * stride_ + e.thread] = Who{id, e.location};
-  }
+  // "W_x" / "R_x" columns: the epochs u#k of the latest accesses.
   std::string show(VariableId x, bool write) const {
     std::string s = "{";
-    const size_t r = 2 * size_t{x} + (write ? 0 : 1);
-    if (r < clocks_.rows())
-      for (size_t u = 0; u < stride_; ++u)
-        if (clocks_.row(r)[u] != 0) {
-          if (s.size() > 1) s += ',';
-          s += Epoch(static_cast<ThreadId>(u), clocks_.row(r)[u]).to_string();
-        }
+    if (x < vars_.size())
+      for (const Entry& en : write ? vars_[x].w : vars_[x].r) {
+        if (s.size() > 1) s += ',';
+        s += Epoch(en.thread, en.time).to_string();
+      }
     return s + "}";
   }
 
  private:
-  template <class Engine>
-  [[gnu::noinline, gnu::cold]] void report(Engine& engine, size_t r, Op op, EventId id,
-                                           const Event& e, const Clock* known) {
-    const Clock* c = clocks_.row(r);
-    for (size_t u = 0; u < stride_; ++u)
-      if (u != e.thread && c[u] > known[u])
-        engine.report(who_[r * stride_ + u], static_cast<ThreadId>(u), op, id, e);
-  }
-  [[gnu::noinline]] void grow(size_t r) {
-    clocks_.ensure_rows(r + 1);
-    who_.resize(clocks_.rows() * stride_);
-  }
-  ClockRows clocks_;
-  std::vector<Who> who_;
-  size_t stride_ = kClockBlock;
+  struct Var {
+    std::vector<Entry> w, r;  // sorted by thread
+  };
+  std::vector<Var> vars_;
 };
 
 // Per variable x: W_x(u), R_x(u) = the local time of u's latest write / read of x, with the

@@ -25,10 +25,13 @@
 //   acq(t,l):   C_t := C_t ⊔ L_l ⊔ LR_l
 // Every reported pair is a race under the enabled notion (`exact --enabled`): both events are
 // enabled after some correct reordering that keeps HB and every read's last write.
-#include <bit>
+#include <algorithm>
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "racepred/clock/thread_clocks.hpp"
 #include "racepred/engines/po/plain.hpp"
 #include "racepred/engines/po/po_common.hpp"
 
@@ -110,66 +113,98 @@ class ShbPlain final : public PoEngine<ShbPlain> {
   History hist_;
 };
 
-// The optimised version (engine `shb`): flat clock rows, and an O(1) test before the last-write
-// join: LW_x is C_u at the write w, whose own entry k = C_u(u) ticks right after w, so a thread
-// that knows u's time k already knows all of LW_x (LW_x ⊑ C_t iff k <= C_t(u)).
+// The optimised version (engine `shb`), with memory proportional to what is live (issue 13):
+//  - C_t, L_l, LR_l are the clock kit's ThreadClocks: rows indexed by slot, and a joined
+//    thread's slot is given to a new thread once its forker knows all of the old one
+//    (reuse_slots_beyond; clock/thread_clocks.hpp), so with thread churn the stride follows the
+//    threads alive at once. The tick discipline is shb's (after release, fork, write only).
+//  - W_x, R_x: per variable only the threads that accessed it (SparseHistory, po_common.hpp), each
+//  entry
+//    with its thread, its slot and its time there: an entry of a thread whose slot was reused
+//    keeps its epoch s#k, which a later event knows iff k <= C(s) (the new tenant of s starts
+//    past every value of the old one), so the reported pairs are those of per-thread rows.
+//  - LW_x: the writer's slot and own entry k = C_u(u), and a shared snapshot of C_u: all writes
+//    of u between two changes of C_u's other entries share one reference-counted snapshot
+//    (SnapshotPool), whose own entry may be older than k (joined as max(snapshot, u#k)).
+//  An O(1) test before the last-write join: a thread that knows u's time k already knows all of
+//  LW_x (LW_x ⊑ C_t iff k <= C_t(u)).
 class Shb final : public PoEngine<Shb> {
  public:
-  using PoEngine<Shb>::PoEngine;
+  explicit Shb(EngineContext& context) : PoEngine<Shb>(context) {
+    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+    clocks_.sparse_beyond(SIZE_MAX);  // LW_x joins write rows of C_t directly
+  }
+
+  Annotator* annotator() override {  // the annotated view shows clocks indexed by thread
+    if (clocks_.threads() == 0) clocks_.reuse_slots_beyond(SIZE_MAX);
+    return PoEngine<Shb>::annotator();
+  }
 
   void handle(EventId id, const Event& e) {
     const ThreadId t = e.thread;
-    if (t >= threads_) [[unlikely]]
-      add_thread(t);
-    Clock* ct = c_.row(t);
-    const size_t n = c_.stride();
+    if (clocks_.add_thread(t)) [[unlikely]]
+      restride();
+    const uint32_t s = clocks_.slot(t);
     switch (e.op) {
       case Op::Acquire:
-        if (e.target < l_.rows()) join_clocks(ct, l_.row(e.target), n);  // C_t := C_t ⊔ L_l
-        if (e.target < lr_.rows()) [[unlikely]]
-          join_clocks(ct, lr_.row(e.target), n);  // ⊔ LR_l
+        // Re-acquiring a lock whose last release t already knows (often its own) changes
+        // nothing: the snapshot stays valid. LR_l is not looked at: any read use invalidates.
+        if ((e.target < read_locked_.size() && read_locked_[e.target]) || learns(s, e.target))
+          changed(s);
+        clocks_.acquire(t, e.target);  // C_t := C_t ⊔ L_l ⊔ LR_l
         break;
       case Op::ReadAcquire:
-        if (e.target < l_.rows()) join_clocks(ct, l_.row(e.target), n);  // C_t := C_t ⊔ L_l
+        if (e.target >= read_locked_.size()) [[unlikely]]
+          read_locked_.resize(size_t{e.target} + 1, false);
+        read_locked_[e.target] = true;
+        if (learns(s, e.target)) changed(s);
+        clocks_.read_acquire(t, e.target);  // C_t := C_t ⊔ L_l
         break;
       case Op::ReadRelease:
-        lr_.ensure_rows(size_t{e.target} + 1);
-        join_clocks(lr_.row(e.target), ct, n);  // LR_l := LR_l ⊔ C_t
-        ++ct[t];
+        clocks_.read_release(t, e.target);  // LR_l := LR_l ⊔ C_t
+        clocks_.tick_slot(s, t);
         break;
       case Op::Release:
-        l_.ensure_rows(size_t{e.target} + 1);
-        copy_clock(l_.row(e.target), ct, n);  // L_l := C_t
-        ++ct[t];
+        clocks_.release(t, e.target);  // L_l := C_t
+        clocks_.tick_slot(s, t);
         break;
-      case Op::Fork:
-        if (e.target >= threads_) add_thread(e.target);
-        ct = c_.row(t);
-        join_clocks(c_.row(e.target), ct, n);  // C_u := C_u ⊔ C_t
-        ++ct[t];
+      case Op::Fork: {
+        if (clocks_.fork(t, e.target)) restride();  // C_u := C_u ⊔ C_t
+        changed(clocks_.slot(e.target));
+        clocks_.tick(t);
         break;
+      }
       case Op::Join:
-        if (e.target >= threads_) add_thread(e.target);
-        join_clocks(c_.row(t), c_.row(e.target), n);  // C_t := C_t ⊔ C_u
+        if (clocks_.join(t, e.target)) restride();  // C_t := C_t ⊔ C_u
+        changed(clocks_.slot(t));
         break;
       case Op::Read: {
+        Clock* ct = clocks_.th_at_slot(s);
         hist_.check(*this, id, e, ct);  // before the last-write edge
         const size_t x = e.target;
-        if (x < writer_.size() && writer_[x].thread != kNoThread &&
-            writer_[x].time > ct[writer_[x].thread])
-          join_clocks(ct, lw_.row(x), n);  // C_t := C_t ⊔ LW_x
-        hist_.record(id, e, ct[t]);        // R_x(t) := C_t(t)
+        if (x < writer_.size() && writer_[x].snapshot != SnapshotPool::kNone) {
+          const Writer& w = writer_[x];
+          if (w.time > ct[w.slot]) {  // C_t := C_t ⊔ LW_x
+            join_clocks(ct, snapshots_.row(w.snapshot), clocks_.stride());
+            ct[w.slot] = std::max(ct[w.slot], w.time);
+            changed(s);
+          }
+        }
+        hist_.record(id, e, s, ct[s]);  // R_x(t) := C_t(t)
         break;
       }
       case Op::Write: {
+        Clock* ct = clocks_.th_at_slot(s);
         hist_.check(*this, id, e, ct);
-        hist_.record(id, e, ct[t]);  // W_x(t) := C_t(t)
+        hist_.record(id, e, s, ct[s]);  // W_x(t) := C_t(t)
         const size_t x = e.target;
         if (x >= writer_.size()) [[unlikely]]
-          grow_variables(x);
-        copy_clock(lw_.row(x), ct, n);  // LW_x := C_t
-        writer_[x] = Writer{t, ct[t]};
-        ++ct[t];
+          writer_.resize(std::max(x + 1, writer_.size() * 3 / 2));
+        Writer& w = writer_[x];
+        snapshots_.unref(w.snapshot);  // LW_x := C_t
+        w = Writer{s, ct[s], current_snapshot(s, t)};
+        snapshots_.ref(w.snapshot);
+        clocks_.tick_slot(s, t);
         break;
       }
     }
@@ -178,48 +213,58 @@ class Shb final : public PoEngine<Shb> {
  protected:
   void columns(const Event& e, Annotation& row) override {
     const size_t w = width(e);
-    const size_t n = c_.stride();
-    row.push_back({"C_t", show_row(c_.row(e.thread), n, w)});
+    const size_t n = clocks_.stride();
+    row.push_back({"C_t", show_row(clocks_.th(e.thread), n, w)});
     const bool access = e.is_access();
-    const bool has_lw =
-        access && e.target < writer_.size() && writer_[e.target].thread != kNoThread;
-    row.push_back({"LW_x", has_lw ? show_row(lw_.row(e.target), n, w) : ""});
+    std::string lw;
+    if (access && e.target < writer_.size() && writer_[e.target].snapshot != SnapshotPool::kNone) {
+      const Writer& wr = writer_[e.target];
+      std::vector<Clock> c(snapshots_.row(wr.snapshot), snapshots_.row(wr.snapshot) + n);
+      c[wr.slot] = std::max(c[wr.slot], wr.time);
+      lw = show_row(c.data(), n, w);
+    }
+    row.push_back({"LW_x", lw});
     row.push_back({"W_x", access ? hist_.show(e.target, true) : ""});
     row.push_back({"R_x", access ? hist_.show(e.target, false) : ""});
   }
 
  private:
-  struct Writer {  // the last write of x: its thread and its own entry C_u(u)
-    ThreadId thread = kNoThread;
+  struct Writer {  // the last write of x: its slot, its own entry C_u(u), the snapshot of C_u
+    uint32_t slot = 0;
     Clock time = 0;
+    uint32_t snapshot = SnapshotPool::kNone;
   };
 
-  [[gnu::noinline]] void grow_variables(size_t x) {
-    writer_.resize(std::max(x + 1, writer_.size() * 3 / 2));
-    lw_.ensure_rows(writer_.size());
-  }
-  [[gnu::noinline]] void add_thread(ThreadId t) {
-    const size_t need = size_t{t} + 1;
-    if (need > c_.stride()) {
-      const size_t s = std::bit_ceil(need);
-      c_.set_stride(s);
-      l_.set_stride(s);
-      lr_.set_stride(s);
-      lw_.set_stride(s);
-      hist_.set_stride(s);
+  // The snapshot of C_t (slot s) shared by t's writes since its other entries last changed.
+  uint32_t current_snapshot(uint32_t s, ThreadId t) {
+    if (s >= current_.size()) [[unlikely]]
+      current_.resize(std::max<size_t>(size_t{s} + 1, current_.size() * 3 / 2),
+                      SnapshotPool::kNone);
+    if (current_[s] == SnapshotPool::kNone) {
+      current_[s] = snapshots_.take(clocks_.th_at_slot(s), t);
+      snapshots_.ref(current_[s]);  // the thread's own reference
     }
-    c_.ensure_rows(need);
-    for (size_t u = threads_; u < need; ++u) c_.row(u)[u] = 1;
-    threads_ = need;
+    return current_[s];
   }
+  // Entries of C in slot s other than its own may have changed: its snapshot is stale.
+  void changed(uint32_t s) {
+    if (s < current_.size() && current_[s] != SnapshotPool::kNone) {
+      snapshots_.unref(current_[s]);
+      current_[s] = SnapshotPool::kNone;
+    }
+  }
+  // L_l has an entry C_t (slot s) does not know yet.
+  bool learns(uint32_t s, LockId l) {
+    return any_unordered(clocks_.rel(l), clocks_.th_at_slot(s), clocks_.stride());
+  }
+  [[gnu::noinline]] void restride() { snapshots_.set_stride(clocks_.stride()); }
 
-  size_t threads_ = 0;
-  ClockRows c_;   // C_t
-  ClockRows l_;   // L_l
-  ClockRows lr_;  // LR_l (rows only up to the last lock taken in read mode)
-  ClockRows lw_;  // LW_x
+  ThreadClocks clocks_;  // C_t (by slot), L_l, LR_l
   std::vector<Writer> writer_;
-  FlatHistory hist_;
+  std::vector<bool> read_locked_;  // per lock: taken in read mode at least once
+  std::vector<uint32_t> current_;  // per slot: its snapshot, or kNone
+  SnapshotPool snapshots_;         // LW_x
+  SparseHistory hist_;
 };
 
 }  // namespace

@@ -265,7 +265,7 @@ class Wcp final : public PoEngine<Wcp> {
     pt[t] = n_[t];  // C_t = P_t[t := N_t]; own entries never race
     hist_.check(*this, id, e, pt);
     pt[t] = own;
-    hist_.record(id, e, n_[t]);
+    hist_.record(id, e, t, n_[t]);
     open_.access(e);
   }
 
@@ -484,7 +484,6 @@ class Wcp final : public PoEngine<Wcp> {
       hrl_.set_stride(s);
       prl_.set_stride(s);
       snaps_.set_stride(s);
-      hist_.set_stride(s);
     }
     th_.ensure_rows(2 * need);
     while (n_.size() < need) {
@@ -514,7 +513,7 @@ class Wcp final : public PoEngine<Wcp> {
   SnapshotPool snaps_;  // H at releases (rule-(a) slots and CS_l refer to them)
   OpenSections open_{false};
   OpenSections::Cs released_{0, 0, {}, {}};
-  FlatHistory hist_;
+  SparseHistory hist_;
 };
 
 }  // namespace
