@@ -55,6 +55,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "racepred/clock/lock_set.hpp"
@@ -82,6 +83,44 @@ struct PwrOptions {
 // the node's set id; disjointness is a bit test for lock ids below 64).
 using LockSets = LockSetTable;
 using SetId = LockSetTable::SetId;
+
+// Snapshot rows handed out and given back (a free list), kept in chunks of 1024 rows so that
+// growing the pool never copies the rows in use (a contiguous pool of a few hundred MB would
+// briefly need its old and its new copy: max RSS 2.5× what is live).
+class SnapshotRows {
+ public:
+  uint32_t allocate() {
+    const uint32_t r = ids_.take();
+    if (r >> kChunkBits >= chunks_.size())
+      chunks_.emplace_back(std::make_unique<Clock[]>(stride_ << kChunkBits));
+    return r;
+  }
+  void release(uint32_t r) { ids_.give_back(r); }
+  Clock* row(uint32_t r) { return chunks_[r >> kChunkBits].get() + (r & kChunkMask) * stride_; }
+  const Clock* row(uint32_t r) const {
+    return chunks_[r >> kChunkBits].get() + (r & kChunkMask) * stride_;
+  }
+  size_t in_use() const { return ids_.in_use(); }
+  // A wider stride (the thread capacity grew): every chunk is laid out again.
+  void set_stride(size_t stride) {
+    if (stride == stride_) return;
+    const size_t keep = std::min(stride, stride_);
+    for (auto& chunk : chunks_) {
+      auto wide = std::make_unique<Clock[]>(stride << kChunkBits);
+      for (size_t k = 0; k <= kChunkMask; ++k)
+        std::copy_n(chunk.get() + k * stride_, keep, wide.get() + k * stride);
+      chunk = std::move(wide);
+    }
+    stride_ = stride;
+  }
+
+ private:
+  static constexpr unsigned kChunkBits = 10;
+  static constexpr uint32_t kChunkMask = (uint32_t{1} << kChunkBits) - 1;
+  std::vector<std::unique_ptr<Clock[]>> chunks_;
+  IdRecycler ids_;
+  size_t stride_ = kClockBlock;
+};
 
 // Marks the rows of read sections in H(y) (row ids stay below 2^31).
 inline constexpr uint32_t kReadRow = uint32_t{1} << 31;
@@ -519,7 +558,7 @@ class PwrClocks {
 
   uint32_t history_;
   ThreadClocks tc_;                  // Th(i), by slot (no lock order: PWR has its own)
-  RowPool<Clock> snaps_;             // snapshots: the rows of LW(x) and of H(y)'s releases
+  SnapshotRows snaps_;               // snapshots: the rows of LW(x) and of H(y)'s releases
   std::vector<uint32_t> snap_refs_;  // per snapshot row: its references
   std::vector<Thread> threads_;
   std::vector<LastWrite> vars_;
