@@ -71,7 +71,7 @@ print("  ".join(f"{k} {v:.3f} s" for k, v in s.items()), f"| goldilocks-rw/fastt
 done
 
 echo "== engine benchmarks (events already in memory)"
-for b in hb_engines_bench hb_pairs_bench goldilocks_bench lockset_bench; do
+for b in hb_engines_bench hb_pairs_bench goldilocks_bench lockset_bench tree_clock_bench; do
   if [ -x "$BUILD/bench/$b" ]; then
     "$BUILD/bench/$b" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
       --benchmark_counters_tabular=true 2>/dev/null | grep -E 'median|Benchmark' || true

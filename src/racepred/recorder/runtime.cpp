@@ -73,7 +73,14 @@ struct Ctx {
 int g_state;  // 0 = not initialised, 1 = recording, 2 = stopped
 int g_fd = -1;
 int g_write_lock;
-uint64_t g_seq;
+// The global event counter, incremented by every thread at (almost) every event, has a cache
+// line of its own: next to g_state (read at every event) it made every event's state test miss
+// (perf: 17% of the racy benchmark on that load).
+struct alignas(64) Counter {
+  uint64_t value;
+};
+Counter g_seq_line;
+uint64_t& g_seq = g_seq_line.value;
 uint32_t g_next_tid;
 uint64_t g_bytes;
 uint64_t g_max_bytes;
