@@ -82,8 +82,9 @@ namespace racepred {
 namespace {
 
 // Slot reuse (clock/thread_clocks.hpp): with a budget of 2 slots, threads forked after joins
-// take the slots of joined threads. The engines that drop ordered accesses report exactly what
-// they report with a slot per thread; those that keep one entry per thread (djit, fasttrack's
+// take the slots of joined threads. The engines that drop ordered accesses (the PWR family
+// too: its Th(i), LW(x) and release clocks are indexed by slot) report exactly what they report
+// with a slot per thread; those that keep one entry per thread (djit, fasttrack's
 // and hb-adaptive's read clocks) keep one per slot, so a later tenant's access replaces an
 // earlier tenant's (which happens before it): the same racy events, pairs among the others.
 GeneratorOptions churn_trace_options(uint64_t seed) {
@@ -121,7 +122,10 @@ std::set<std::pair<EventId, EventId>> pairs_of(const RaceSink& sink) {
 
 TEST(SlotReuse, SameRacyEventsAndPairsWithinAPerThreadSlot) {
   const int n = testing::property_iterations(2000);
-  const char* exact_pairs[] = {"hb-epochs", "hb-pairs", "tsan1"};
+  const char* exact_pairs[] = {
+      "hb-epochs",           "hb-pairs",         "tsan1",          "pwr",
+      "pwr-edges",           "pwr-cs",           "pwr-e",          "pwr-unbounded",
+      "pwr-edges-unbounded", "pwr-cs-unbounded", "pwr-e-unbounded"};
   const char* fewer_pairs[] = {"djit", "fasttrack", "hb-adaptive"};
   int reusing = 0;  // traces on which slots were reused
   for (int seed = 1; seed <= n; ++seed) {

@@ -103,6 +103,10 @@ class ThreadClocks {
   bool reuses_slots() const { return reuse_; }
   // The slot of a known thread: the index of its row and of its entry in every clock.
   uint32_t slot(ThreadId t) const { return mapped_ ? slot_of_[t] : t; }
+  // Thread t has a slot: it is known and, with slot reuse, not joined.
+  bool has_slot(ThreadId t) const {
+    return mapped_ ? t < slot_of_.size() && slot_of_[t] != kNoSlot : t < threads_;
+  }
   // The thread whose clock value k is in slot s (an epoch s#k of an access). Cold path.
   ThreadId thread_at(uint32_t s, Clock k) const;
 

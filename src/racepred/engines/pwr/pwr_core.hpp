@@ -14,6 +14,14 @@
 //              newest `history` of them (0: all)
 //   LW(x)      clock of the last write of x, with its epoch, lock set, event and location
 //
+// Snapshots (issue 13: memory that follows what is live). Between two growths of Th(i) other
+// than its own increments (clock_version) Th(i) changes only in entry i, so the clocks of
+// every write and every release i makes in that stretch are one row, `snapshot`, plus the
+// event's own clock value: LW(x) and the release clocks of H(y) keep a reference to a shared,
+// reference-counted row (a RowPool) and their own entry, instead of a row each. Joining one is
+// join(row) then raising entry i to the own value, exactly the joined clock of before; a row
+// goes back to the pool when the last last write and section using it were overwritten.
+//
 // ROD ("w3" of the PWR paper, rule PWR-3): while thread i holds y, every critical section
 // (j#k, V') of another thread in H(y) whose acquire happens before i's current event
 // (k <= Th(i)[j]) has its release ordered before it too: Th(i) = Th(i) ⊔ V'. The test uses the
@@ -23,6 +31,16 @@
 // first event after an acquire. While i holds y no other thread releases y, so H(y) does not
 // change under i's feet. Errata applied: the WRD test is Th(i)[j] < LW(x)[j] (Alg. 3 prints >);
 // the forked thread's clock is joined with the parent's (its own entry stays 1).
+//
+// Slots (issue 13: 100,000 goroutines, few alive at once). Th lives in a ThreadClocks
+// (clock/thread_clocks.hpp) without its lock order, which reuses the slot of a joined thread
+// for a later fork once more than its budget of slots exist (fasttrack's rule: the forking
+// thread knows every event of the slot's last thread). Every clock and epoch is indexed by
+// slot: "thread j" in the rules above is slot(j) in the code, and the epoch s#k of an access
+// names the thread thread_at(s#k) in reports. The rules hold per slot as they did per thread:
+// an earlier tenant's events happen before every event of a later one. Per-thread state that
+// is not a clock entry (lock sets, histories' holders, guard locks) stays indexed by thread.
+// A thread joined while it holds a lock keeps its slot (its hold stays in L_all).
 //
 // Read-write locks (docs/ENGINES.md, "Read-write locks"): the standard reduction, natively. A
 // read section of y by i holds (y,i), a write section every (y,u); so two sections of y exclude
@@ -37,10 +55,12 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "racepred/clock/lock_set.hpp"
 #include "racepred/clock/rows.hpp"
+#include "racepred/clock/thread_clocks.hpp"
 #include "racepred/clock/vector_clock.hpp"
 #include "racepred/engines/lockset/read_locks.hpp"
 #include "racepred/trace/event.hpp"
@@ -64,17 +84,68 @@ struct PwrOptions {
 using LockSets = LockSetTable;
 using SetId = LockSetTable::SetId;
 
+// Snapshot rows handed out and given back (a free list), kept in chunks of 1024 rows so that
+// growing the pool never copies the rows in use (a contiguous pool of a few hundred MB would
+// briefly need its old and its new copy: max RSS 2.5× what is live).
+class SnapshotRows {
+ public:
+  uint32_t allocate() {
+    const uint32_t r = ids_.take();
+    if (r >> kChunkBits >= chunks_.size())
+      chunks_.emplace_back(std::make_unique<Clock[]>(stride_ << kChunkBits));
+    return r;
+  }
+  void release(uint32_t r) { ids_.give_back(r); }
+  Clock* row(uint32_t r) { return chunks_[r >> kChunkBits].get() + (r & kChunkMask) * stride_; }
+  const Clock* row(uint32_t r) const {
+    return chunks_[r >> kChunkBits].get() + (r & kChunkMask) * stride_;
+  }
+  size_t in_use() const { return ids_.in_use(); }
+  // A wider stride (the thread capacity grew): every chunk is laid out again.
+  void set_stride(size_t stride) {
+    if (stride == stride_) return;
+    const size_t keep = std::min(stride, stride_);
+    for (auto& chunk : chunks_) {
+      auto wide = std::make_unique<Clock[]>(stride << kChunkBits);
+      for (size_t k = 0; k <= kChunkMask; ++k)
+        std::copy_n(chunk.get() + k * stride_, keep, wide.get() + k * stride);
+      chunk = std::move(wide);
+    }
+    stride_ = stride;
+  }
+
+ private:
+  static constexpr unsigned kChunkBits = 10;
+  static constexpr uint32_t kChunkMask = (uint32_t{1} << kChunkBits) - 1;
+  std::vector<std::unique_ptr<Clock[]>> chunks_;
+  IdRecycler ids_;
+  size_t stride_ = kClockBlock;
+};
+
 // Marks the rows of read sections in H(y) (row ids stay below 2^31).
 inline constexpr uint32_t kReadRow = uint32_t{1} << 31;
 
 // Th, LSt, Acq, L_all, H and LW of the PWR vector-clock algorithm.
 class PwrClocks {
  public:
-  explicit PwrClocks(const PwrOptions& options) : history_(options.history) {}
+  explicit PwrClocks(const PwrOptions& options) : history_(options.history), tc_(false) {
+    tc_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+    tc_.sparse_beyond(SIZE_MAX);  // th() rows stay valid (w3 and the engines hold them)
+  }
 
-  size_t stride() const { return th_.stride(); }
-  Clock* th(ThreadId i) { return th_.row(i); }
-  const Clock* th(ThreadId i) const { return th_.row(i); }
+  size_t stride() const { return tc_.stride(); }
+  // Th(i), indexed by slot.
+  Clock* th(ThreadId i) { return tc_.th(i); }
+  const Clock* th(ThreadId i) const { return tc_.th(i); }
+  // The slot of a known thread (its entry in every clock).
+  uint32_t slot(ThreadId i) const { return tc_.slot(i); }
+  // The epoch of i's current event: slot(i)#Th(i)[slot(i)].
+  Epoch now(ThreadId i) const {
+    const uint32_t s = slot(i);
+    return Epoch(s, tc_.th(i)[s]);
+  }
+  // The thread of an epoch's event (cold: reports).
+  ThreadId thread_at(Epoch e) const { return tc_.thread_at(e.thread(), e.clock()); }
   SetId lockset(ThreadId i) const { return threads_[i].set; }
   size_t thread_count() const { return threads_.size(); }
   bool holds_any(ThreadId i) const { return threads_[i].set != LockSetTable::kEmptySet; }
@@ -89,12 +160,12 @@ class PwrClocks {
     return sets_.contains(set, y) || (!read && read_locks_ && sets_.contains(set, read_hold(y)));
   }
   // An epoch j#k happened before the current event of i.
-  bool ordered(Epoch f, ThreadId i) const { return f.clock() <= th_.row(i)[f.thread()]; }
+  bool ordered(Epoch f, ThreadId i) const { return f.clock() <= th(i)[f.thread()]; }
 
   void ensure_thread(ThreadId t) {
     if (t < threads_.size()) [[likely]]
       return;
-    grow_threads(static_cast<size_t>(t) + 1);
+    grow_threads(t);
   }
 
   // Start of every event of thread i except reads (which call sync_read): the ROD syncs owed
@@ -112,6 +183,7 @@ class PwrClocks {
     LocationId location = 0;
     SetId lockset = LockSetTable::kEmptySet;
     uint32_t record = kNone;  // pwr-cs: the access record of the write
+    uint32_t snap = kNone;    // the snapshot row of LW(x) (entry epoch.thread() is epoch's)
   };
   const LastWrite& last_write(VariableId x) const { return vars_[x]; }
   LastWrite& last_write_mut(VariableId x) { return vars_[x]; }
@@ -130,7 +202,8 @@ class PwrClocks {
   // caller has tested already for the WRD race.
   void sync_read(ThreadId i, VariableId x, bool unordered) {
     if (unordered) {
-      join_into(th_.row(i), lw_.row(x));
+      const LastWrite& w = vars_[x];
+      join_snapshot(th(i), snaps_.row(w.snap), w.epoch);
       ++threads_[i].version;
       if (holds_any(i)) w3(i);
     } else if (threads_[i].pending) {
@@ -142,12 +215,14 @@ class PwrClocks {
   void set_last_write(ThreadId i, VariableId x, EventId id, LocationId location,
                       uint32_t record = kNone) {
     LastWrite& w = vars_[x];
-    w.epoch = Epoch(i, th_.row(i)[i]);
+    const uint32_t snap = snapshot(i);
+    if (w.snap != kNone) unref_snapshot(w.snap);
+    w.epoch = now(i);
     w.id = id;
     w.location = location;
     w.lockset = threads_[i].set;
     w.record = record;
-    copy_row(lw_.row(x), th_.row(i));
+    w.snap = snap;
   }
 
   // --- locks ---
@@ -170,10 +245,11 @@ class PwrClocks {
   // j ≠ i holds a lock acquired at j#k with k ⪯ Th(i)[j] (its earliest held acquire suffices).
   // A branch-free pass over T entries; the guard-lock scan runs only when this is true.
   bool may_have_guards(ThreadId i) const {
-    const Clock* th = th_.row(i);
+    const Clock* t = th(i);
+    const uint32_t s = slot(i);
     unsigned any = 0;
     for (size_t j = 0, n = min_acq_.size(); j < n; ++j)
-      any |= static_cast<unsigned>(min_acq_[j] <= th[j]) & static_cast<unsigned>(j != i);
+      any |= static_cast<unsigned>(min_acq_[j] <= t[j]) & static_cast<unsigned>(j != s);
     return any != 0;
   }
   // Changes whenever L_all changes (acquire, release).
@@ -189,7 +265,7 @@ class PwrClocks {
     ensure_lock(y);
     Lock& l = locks_[y];
     if (l.holder == i) return false;
-    l.acq = Epoch(i, th_.row(i)[i]);
+    l.acq = now(i);
     l.holder = i;
     l.all_pos = hold(Held{l.acq, y, i, false}, y);
     return true;
@@ -201,7 +277,7 @@ class PwrClocks {
     read_locks_ = true;
     Lock& l = locks_[y];
     if (find_reader(l, i) != nullptr) return false;
-    const Epoch acq(i, th_.row(i)[i]);
+    const Epoch acq = now(i);
     l.readers.push_back(Reader{acq, i, 0});
     l.readers.back().all_pos = hold(Held{acq, y, i, true}, read_hold(y));
     return true;
@@ -232,38 +308,48 @@ class PwrClocks {
     unhold(gone.all_pos, gone.acq, i, read_hold(y));
     return true;
   }
-  // fork(i,u): Th(u) = Th(u) ⊔ Th(i).
+  // fork(i,u): Th(u) = Th(u) ⊔ Th(i) (a new thread may take a joined thread's slot).
   void fork(ThreadId i, ThreadId u) {
     begin(i);
+    if (tc_.fork(i, u)) restride();
     ensure_thread(u);
-    if (u != i) join_into(th_.row(u), th_.row(i));
     ++threads_[u].version;
   }
-  // join(i,u): Th(i) = Th(i) ⊔ Th(u); w3(i).
+  // join(i,u): Th(i) = Th(i) ⊔ Th(u); w3(i). u's slot becomes free unless u holds a lock.
   void join(ThreadId i, ThreadId u) {
     begin(i);
     ensure_thread(u);
     if (u == i) return;
-    join_into(th_.row(i), th_.row(u));
+    if (holds_any(u)) {
+      join_into(th(i), th(u));
+    } else {
+      if (tc_.join(i, u)) restride();
+      Thread& t = threads_[u];
+      if (t.snap != kNone) unref_snapshot(t.snap);
+      t.snap = kNone;
+    }
     ++threads_[i].version;
     w3(i);
   }
-  // Th(u) = Th(u) ⊔ V for a clock V of an event ordered before u's next event (pwr-e); the
-  // ROD sync is owed again.
-  void merge_into_thread(ThreadId u, const Clock* v) {
-    join_into(th_.row(u), v);
+  // Th(u) = Th(u) ⊔ V for the clock V of a kept section's release, ordered before u's next
+  // event (pwr-e); the ROD sync is owed again.
+  struct Section;
+  void merge_into_thread(ThreadId u, const Section& s) {
+    if (!tc_.has_slot(u)) return;  // joined: no later event to order
+    join_section(th(u), s);
     ++threads_[u].version;
     threads_[u].pending = holds_any(u);
   }
   // After every event of i: Th(i)[i]++.
-  void end(ThreadId i) { ++th_.row(i)[i]; }
+  void end(ThreadId i) { tc_.tick(i); }
 
   // w3(i): ROD for every lock i holds, to a fixpoint.
   void w3(ThreadId i) {
     Thread& t = threads_[i];
     t.pending = false;
     if (t.set == LockSetTable::kEmptySet) return;
-    Clock* th = th_.row(i);
+    Clock* th = this->th(i);
+    const uint32_t s = slot(i);
     bool changed;
     do {
       changed = false;
@@ -274,12 +360,11 @@ class PwrClocks {
         for (size_t k = 0, n = l.cs_acq.size(); k < n; ++k) {
           const Epoch a = l.cs_acq[k];
           const ThreadId j = a.thread();
-          if (j == i) continue;
+          if (j == s) continue;
           if (a.clock() > th[j]) continue;  // acq(CS) not known: the release row stays untouched
           if (l.cs_row[k] & skip) continue;
-          const Clock* rel = rel_.row(l.cs_row[k] & ~kReadRow);
-          if (rel[j] > th[j]) {  // acq(CS) <PWR now ⇒ rel(CS) <PWR now, and it adds something
-            join_into(th, rel);
+          if (l.cs_rel[k] > th[j]) {  // acq(CS) <PWR now ⇒ rel(CS) <PWR now, and it adds something
+            join_snapshot(th, snaps_.row(l.cs_row[k] & ~kReadRow), Epoch(j, l.cs_rel[k]));
             ++t.version;
             changed = true;
           }
@@ -288,17 +373,28 @@ class PwrClocks {
     } while (changed);
   }
 
-  // The release clock of the k-th kept critical section of y, for pwr-e.
+  // The k-th kept critical section of y, for pwr-e: its release clock is the snapshot row
+  // `release` with the entry of the section's thread raised to `release_clock`.
   struct Section {
     Epoch acquire;
     const Clock* release;
+    Clock release_clock;
     bool read;
+    // The release clock's entry j.
+    Clock at(size_t j) const {
+      return j == acquire.thread() ? std::max(release[j], release_clock) : release[j];
+    }
   };
   template <class F>
   void for_each_section(LockId y, F f) const {
     const Lock& l = locks_[y];
     for (size_t k = 0; k < l.cs_acq.size(); ++k)
-      f(Section{l.cs_acq[k], rel_.row(l.cs_row[k] & ~kReadRow), (l.cs_row[k] & kReadRow) != 0});
+      f(Section{l.cs_acq[k], snaps_.row(l.cs_row[k] & ~kReadRow), l.cs_rel[k],
+                (l.cs_row[k] & kReadRow) != 0});
+  }
+  // dst = dst ⊔ the release clock of s.
+  void join_section(Clock* dst, const Section& s) const {
+    join_snapshot(dst, s.release, Epoch(s.acquire.thread(), s.release_clock));
   }
 
   void join_into(Clock* dst, const Clock* src) const { join_clocks(dst, src, stride()); }
@@ -308,8 +404,10 @@ class PwrClocks {
   struct Thread {
     LockSetTable::NodeId node = LockSetTable::kRoot;
     SetId set = LockSetTable::kEmptySet;
-    bool pending = false;  // ROD sync owed at the next event (set by acquire)
-    uint64_t version = 0;  // see clock_version()
+    bool pending = false;   // ROD sync owed at the next event (set by acquire)
+    uint64_t version = 0;   // see clock_version()
+    uint32_t snap = kNone;  // the snapshot of Th(i) at version snap_version (a reference)
+    uint64_t snap_version = 0;
   };
   struct Reader {
     Epoch acq;
@@ -322,7 +420,8 @@ class PwrClocks {
     uint32_t all_pos = kNone;
     uint32_t next = 0;             // oldest entry of the ring (bounded history)
     std::vector<Epoch> cs_acq;     // H(y): acquire epochs
-    std::vector<uint32_t> cs_row;  // H(y): rows of rel_ holding the release clocks | kReadRow
+    std::vector<uint32_t> cs_row;  // H(y): snapshot rows of the release clocks | kReadRow
+    std::vector<Clock> cs_rel;     // H(y): the release's own clock value
     std::vector<Reader> readers;   // the read holds of y
   };
 
@@ -363,7 +462,8 @@ class PwrClocks {
     held_.push_back(h);
     ++lock_version_;
     const ThreadId i = h.holder;
-    min_acq_[i] = std::min(min_acq_[i], h.acq.clock());
+    const uint32_t s = slot(i);
+    min_acq_[s] = std::min(min_acq_[s], h.acq.clock());
     Thread& t = threads_[i];
     step(t, token, true);
     t.pending = true;
@@ -384,46 +484,72 @@ class PwrClocks {
     ++lock_version_;
     Thread& t = threads_[i];
     step(t, token, false);
-    if (min_acq_[i] == acq.clock()) {  // the earliest held acquire of i left: recompute
-      min_acq_[i] = kNoClock;
-      sets_.for_each_lock(t.set, [&](LockId z) {
-        min_acq_[i] = std::min(min_acq_[i], hold_acquire(i, z).clock());
-      });
+    Clock& min = min_acq_[slot(i)];
+    if (min == acq.clock()) {  // the earliest held acquire of i left: recompute
+      min = kNoClock;
+      sets_.for_each_lock(t.set,
+                          [&](LockId z) { min = std::min(min, hold_acquire(i, z).clock()); });
     }
   }
   // H(y) += (acq, Th(i)), `read` = kReadRow for a read section; bounded: overwrites the oldest.
   void record_section(Lock& l, Epoch acq, ThreadId i, uint32_t read) {
-    uint32_t row;
+    const uint32_t row = snapshot(i);
+    const Clock own = now(i).clock();
     if (history_ == kUnbounded || l.cs_acq.size() < history_) {
-      row = rel_used_++;
-      rel_.ensure_rows(rel_used_);
       l.cs_acq.push_back(acq);
       l.cs_row.push_back(row | read);
+      l.cs_rel.push_back(own);
     } else {  // overwrite the oldest entry
-      row = l.cs_row[l.next] & ~kReadRow;
+      unref_snapshot(l.cs_row[l.next] & ~kReadRow);
       l.cs_acq[l.next] = acq;
       l.cs_row[l.next] = row | read;
+      l.cs_rel[l.next] = own;
       if (++l.next == history_) l.next = 0;
     }
-    copy_row(rel_.row(row), th_.row(i));
   }
 
-  [[gnu::noinline]] void grow_threads(size_t n) {
-    if (n > th_.stride()) {
-      const size_t s = std::bit_ceil(n);
-      th_.set_stride(s);
-      lw_.set_stride(s);
-      rel_.set_stride(s);
+  // --- snapshots (see the top of the file) ---
+  // A reference to the snapshot row of Th(i) (entry i as of the snapshot, at most Th(i)[i]).
+  uint32_t snapshot(ThreadId i) {
+    Thread& t = threads_[i];
+    if (t.snap != kNone && t.snap_version == t.version) [[likely]] {
+      ++snap_refs_[t.snap];
+      return t.snap;
     }
-    th_.ensure_rows(n);
-    for (size_t t = threads_.size(); t < n; ++t) th_.row(t)[t] = 1;
-    min_acq_.resize(n, kNoClock);
-    threads_.resize(n);
+    return new_snapshot(i);
   }
+  [[gnu::noinline]] uint32_t new_snapshot(ThreadId i) {
+    Thread& t = threads_[i];
+    if (t.snap != kNone) unref_snapshot(t.snap);
+    const uint32_t r = snaps_.allocate();
+    if (r >= snap_refs_.size()) snap_refs_.resize(std::max<size_t>(r + 1, snap_refs_.size() * 2));
+    copy_row(snaps_.row(r), th(i));
+    snap_refs_[r] = 2;  // the thread's and the caller's
+    t.snap = r;
+    t.snap_version = t.version;
+    return r;
+  }
+  void unref_snapshot(uint32_t r) {
+    if (--snap_refs_[r] == 0) snaps_.release(r);
+  }
+  // dst = dst ⊔ (row with entry e.thread() raised to e.clock()).
+  void join_snapshot(Clock* dst, const Clock* row, Epoch e) const {
+    join_into(dst, row);
+    Clock& own = dst[e.thread()];
+    own = std::max(own, e.clock());
+  }
+
+  // Makes thread t known (a slot, Th(t) = [0,…,1,…,0] unless forked into a reused slot).
+  [[gnu::noinline]] void grow_threads(ThreadId t) {
+    if (tc_.add_thread(t)) restride();
+    if (tc_.threads() > min_acq_.size()) min_acq_.resize(tc_.threads(), kNoClock);
+    threads_.resize(static_cast<size_t>(t) + 1);
+  }
+  // The thread capacity grew: the snapshot rows follow.
+  void restride() { snaps_.set_stride(tc_.stride()); }
   [[gnu::noinline]] void grow_variables(VariableId x) {
     const size_t n = std::max<size_t>(static_cast<size_t>(x) + 1, vars_.size() * 3 / 2);
     vars_.resize(n);
-    lw_.ensure_rows(n);
   }
   void ensure_lock(LockId y) {
     if (y >= locks_.size()) [[unlikely]]
@@ -431,10 +557,9 @@ class PwrClocks {
   }
 
   uint32_t history_;
-  Rows<Clock> th_;   // Th(i)
-  Rows<Clock> lw_;   // LW(x)
-  Rows<Clock> rel_;  // release clocks of H(y)
-  uint32_t rel_used_ = 0;
+  ThreadClocks tc_;                  // Th(i), by slot (no lock order: PWR has its own)
+  SnapshotRows snaps_;               // snapshots: the rows of LW(x) and of H(y)'s releases
+  std::vector<uint32_t> snap_refs_;  // per snapshot row: its references
   std::vector<Thread> threads_;
   std::vector<LastWrite> vars_;
   std::vector<Lock> locks_;
@@ -451,7 +576,7 @@ class PwrClocks {
   bool read_locks_ = false;
   uint64_t lock_version_ = 0;
   static constexpr Clock kNoClock = UINT32_MAX;
-  std::vector<Clock> min_acq_;  // per thread: the clock of its earliest held acquire
+  std::vector<Clock> min_acq_;  // per slot: the clock of its thread's earliest held acquire
   LockSets sets_;
 };
 

@@ -80,8 +80,9 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     uint32_t record = kNone;  // kNone: no potential guard locks at the access
   };
   struct Record {
-    Epoch epoch;
-    uint32_t pending = 0;  // potential guard locks z? not decided yet
+    Epoch epoch;              // by slot
+    ThreadId thread = kNone;  // the access's thread
+    uint32_t pending = 0;     // potential guard locks z? not decided yet
     uint32_t refs = 0;
     std::vector<GuardLock> guards;  // confirmed (z, t)
     std::vector<uint32_t> pairs;    // undecided pairs that wait for this record
@@ -100,7 +101,7 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
   };
 
   // --- records ---
-  uint32_t new_record(Epoch epoch) {
+  uint32_t new_record(Epoch epoch, ThreadId thread) {
     uint32_t r;
     if (!free_records_.empty()) {
       r = free_records_.back();
@@ -111,6 +112,7 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     }
     Record& rec = records_[r];
     rec.epoch = epoch;
+    rec.thread = thread;
     rec.pending = 0;
     rec.refs = 0;
     return r;
@@ -141,7 +143,7 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     for (const PwrClocks::Held& h : clocks_.held()) {
       if (h.holder == i || h.acq.clock() > th[h.acq.thread()]) continue;
       if (r == kNone) {
-        r = new_record(epoch);
+        r = new_record(epoch, i);
         if constexpr (E1) records_[r].vc.assign(th, th + clocks_.stride());
       }
       if (h.lock >= waiting_.size()) waiting_.resize(static_cast<size_t>(h.lock) + 1);
@@ -186,19 +188,19 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
   void rod_cross(uint32_t r, LockId z, ThreadId t, bool read) {
     if constexpr (E1) {
       Record& rec = records_[r];
-      const ThreadId u = rec.epoch.thread();
+      const ThreadId u = rec.thread;
+      const uint32_t ts = clocks_.slot(t);
       rec.vc.resize(clocks_.stride(), 0);
       rec.extra.resize(clocks_.stride(), 0);
       for (bool changed = true; changed;) {
         changed = false;
         clocks_.for_each_section(z, [&](const PwrClocks::Section& s) {
           const ThreadId j = s.acquire.thread();
-          if (j == t || (read && s.read) || s.release[j] <= rec.vc[j] ||
-              s.acquire.clock() > rec.vc[j])
+          if (j == ts || (read && s.read) || s.at(j) <= rec.vc[j] || s.acquire.clock() > rec.vc[j])
             return;
-          clocks_.join_into(rec.vc.data(), s.release);
-          clocks_.join_into(rec.extra.data(), s.release);
-          clocks_.merge_into_thread(u, s.release);
+          clocks_.join_section(rec.vc.data(), s);
+          clocks_.join_section(rec.extra.data(), s);
+          clocks_.merge_into_thread(u, s);
           changed = true;
         });
       }
@@ -230,8 +232,8 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
         // Ordered through a release PWRE-3 added (for a WRD pair: something between the write
         // and the read): no race.
         const std::vector<Clock>& extra = records_[p.second.record].extra;
-        const ThreadId ft = p.first.access.thread;
-        if (ft < extra.size() && first_clock(p) <= extra[ft]) return;
+        const Epoch f = first_epoch(p);
+        if (f.thread() < extra.size() && f.clock() <= extra[f.thread()]) return;
       }
     }
     const auto& ga = guards_of(p.first);
@@ -250,10 +252,10 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     else
       sink_.report(race, ga, gb);
   }
-  Clock first_clock(const Pair& p) const { return first_clocks_[&p - pairs_.data()]; }
+  Epoch first_epoch(const Pair& p) const { return first_epochs_[&p - pairs_.data()]; }
 
   // A PWR race pair (concurrent or WRD, standard lock sets disjoint): RACECHECK now or later.
-  void pair(const Side& first, Clock first_clock, const Side& second, VariableId x) {
+  void pair(const Side& first, Epoch first_epoch, const Side& second, VariableId x) {
     uint32_t waiting = 0;
     for (const Side* s : {&first, &second})
       if (s->record != kNone && records_[s->record].pending > 0) ++waiting;
@@ -268,10 +270,10 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     } else {
       p = static_cast<uint32_t>(pairs_.size());
       pairs_.emplace_back();
-      first_clocks_.emplace_back();
+      first_epochs_.emplace_back();
     }
     pairs_[p] = Pair{first, second, x, waiting};
-    first_clocks_[p] = first_clock;
+    first_epochs_[p] = first_epoch;
     if (waiting == 0) {
       decide(pairs_[p]);
       free_pairs_.push_back(p);
@@ -296,15 +298,16 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     const uint32_t ls = clocks_.lockset(i);
     bool wrd = false;
     Side lw;
-    Clock lw_clock = 0;
+    Epoch lw_epoch;
     if constexpr (!write) {
       const bool unordered = clocks_.last_write_unordered(i, x);
       if (unordered) [[unlikely]] {
         const auto& w = clocks_.last_write(x);
         if (clocks_.disjoint(w.lockset, ls)) {
           wrd = true;
-          lw = Side{Access{w.id, w.epoch.thread(), w.location, Op::Write}, w.lockset, w.record};
-          lw_clock = w.epoch.clock();
+          lw = Side{Access{w.id, clocks_.thread_at(w.epoch), w.location, Op::Write}, w.lockset,
+                    w.record};
+          lw_epoch = w.epoch;
         }
       }
       clocks_.sync_read(i, x, unordered);  // line 2
@@ -312,17 +315,18 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
       clocks_.begin(i);  // line 2
     }
     const Clock* th = clocks_.th(i);
-    const Epoch epoch(i, th[i]);
+    const Epoch epoch = clocks_.now(i);
     const uint32_t rec = clocks_.may_have_guards(i) ? candidate(i, epoch) : kNone;  // line 3
     const Side cur{Access::of(id, e), ls, rec};
-    if (wrd) pair(lw, lw_clock, cur, x);
+    if (wrd) pair(lw, lw_epoch, cur, x);
     std::vector<CsEntry>& rc = rc_[x];
     size_t kept = 0;
     for (size_t k = 0, n = rc.size(); k < n; ++k) {
       const CsEntry f = rc[k];
       if (f.entry.epoch.clock() > th[f.entry.epoch.thread()]) {  // f ∥ e
         if ((write || f.entry.write()) && clocks_.disjoint(f.entry.lockset, ls))
-          pair(Side{f.entry.access(), f.entry.lockset, f.record}, f.entry.epoch.clock(), cur, x);
+          pair(Side{f.entry.access(clocks_.thread_at(f.entry.epoch)), f.entry.lockset, f.record},
+               f.entry.epoch, cur, x);
         rc[kept++] = f;
       } else if (!write && f.entry.write()) {
         rc[kept++] = f;
@@ -351,7 +355,7 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
   std::vector<Record> records_;
   std::vector<uint32_t> free_records_;
   std::vector<Pair> pairs_;
-  std::vector<Clock> first_clocks_;  // the first access's clock entry, per pair (pwr-e)
+  std::vector<Epoch> first_epochs_;  // the first access's epoch, per pair (pwr-e)
   std::vector<uint32_t> free_pairs_;
   struct Scan {
     uint64_t locks = 0, clock = 0;

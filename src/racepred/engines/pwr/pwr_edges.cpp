@@ -14,6 +14,8 @@
 // so edges(x) is a forest and every pair is generated once. With every edge kept this reports
 // exactly the PWR races (concurrent, standard lock sets disjoint) plus the WRD races; a bound
 // loses the races behind the dropped edges (27 writes in a row need 26 edges).
+#include <algorithm>
+
 #include "racepred/engines/pwr/pwr.hpp"
 #include "racepred/engines/pwr/pwr_engine.hpp"
 
@@ -32,6 +34,9 @@ class EdgeConstraints {
   void replaced(VariableId x, const Entry& f, EventId succ) {
     Var& v = vars_[x];
     if (bound_ == kUnbounded || v.nodes.size() < bound_) {
+      // Bounded: grow by half up to the bound (doubling would keep up to 2× the bound).
+      if (bound_ != kUnbounded && v.nodes.size() == v.nodes.capacity())
+        v.nodes.reserve(std::min<size_t>(bound_, v.nodes.size() + v.nodes.size() / 2 + 2));
       v.nodes.push_back(Node{f, succ});
     } else {  // overwrite the oldest edge
       v.nodes[v.next] = Node{f, succ};

@@ -43,8 +43,9 @@ struct Entry {
 
   EventId id() const { return bits_ & ~(uint64_t{1} << 63); }
   bool write() const { return (bits_ >> 63) != 0; }
-  Access access() const {
-    return Access{id(), epoch.thread(), location, write() ? Op::Write : Op::Read};
+  // The access, done by `thread` (the thread of the epoch's slot, PwrClocks::thread_at).
+  Access access(ThreadId thread) const {
+    return Access{id(), thread, location, write() ? Op::Write : Op::Read};
   }
 };
 static_assert(sizeof(Entry) == 24);
@@ -152,14 +153,14 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
       if (unordered) [[unlikely]] {
         const auto& w = clocks_.last_write(x);
         if (clocks_.disjoint(w.lockset, ls))
-          report(Access{w.id, w.epoch.thread(), w.location, Op::Write}, id, e);
+          report(Access{w.id, clocks_.thread_at(w.epoch), w.location, Op::Write}, id, e);
       }
       clocks_.sync_read(i, x, unordered);  // [sync]
     } else {
       clocks_.begin(i);
     }
     const Clock* th = clocks_.th(i);
-    const Entry cur{Epoch(i, th[i]), id, e.location, ls, Write};
+    const Entry cur{clocks_.now(i), id, e.location, ls, Write};
     scan<Write>(x, cur, th, e);
     if constexpr (Write) clocks_.set_last_write(i, x, id, e.location);
   }
@@ -177,9 +178,9 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
       if (f.epoch.clock() > th[f.epoch.thread()]) {  // f ∥ e
         if (Write || f.write()) {                    // [race]
           if (clocks_.disjoint(f.lockset, cur.lockset)) [[unlikely]]
-            report(f.access(), cur.id(), e);
+            report(access_of(f), cur.id(), e);
           edges_.conc(x, f, cur, th, clocks_,
-                      [&](const Entry& g) { report(g.access(), cur.id(), e); });
+                      [&](const Entry& g) { report(access_of(g), cur.id(), e); });
         }
       } else if (Write || !f.write()) {  // f ≺ e (Alg. 3: writes stay after a read)
         edges_.replaced(x, f, cur.id());
@@ -196,6 +197,7 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
     }
   }
 
+  Access access_of(const Entry& f) const { return f.access(clocks_.thread_at(f.epoch)); }
   [[gnu::noinline, gnu::cold]] void report(const Access& first, EventId id, const Event& e) {
     sink_.report(Race{first, Access::of(id, e), e.target});
   }
