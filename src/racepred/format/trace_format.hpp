@@ -120,20 +120,23 @@ struct IndexEntry {
 };
 
 // ---- little-endian fixed-size fields (x86-64 and aarch64 are little-endian) ----
+// __builtin_memcpy, not memcpy: the recording runtime defines memcpy (its interceptor), and
+// gcc then emitted a call to it for every 8 bytes the block checksum read (6% of a recorded
+// run's time).
 inline void put_u32(uint8_t* p, uint32_t v) {
-  std::memcpy(p, &v, 4);
+  __builtin_memcpy(p, &v, 4);
 }
 inline void put_u64(uint8_t* p, uint64_t v) {
-  std::memcpy(p, &v, 8);
+  __builtin_memcpy(p, &v, 8);
 }
 inline uint32_t get_u32(const uint8_t* p) {
   uint32_t v;
-  std::memcpy(&v, p, 4);
+  __builtin_memcpy(&v, p, 4);
   return v;
 }
 inline uint64_t get_u64(const uint8_t* p) {
   uint64_t v;
-  std::memcpy(&v, p, 8);
+  __builtin_memcpy(&v, p, 8);
   return v;
 }
 
