@@ -168,6 +168,10 @@ class Batcher : public EventConsumer {
     batch_->events.push_back(event);
     if (batch_->events.size() >= batch_size_) batch_ = handoff_(batch_);
   }
+  void on_lines(std::span<const EventId> ids, std::span<const Event> events,
+                std::span<const uint32_t> /*lines*/) override {
+    on_events(ids, events);
+  }
   void on_events(std::span<const EventId> ids, std::span<const Event> events) override {
     for (size_t i = 0; i < events.size();) {
       const size_t n = std::min(events.size() - i, batch_size_ - batch_->events.size());

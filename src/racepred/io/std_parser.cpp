@@ -225,7 +225,11 @@ void StdParser::stage(const Staged& line) {
   event.target = intern(*targets_[static_cast<size_t>(op)], arg, arg_end, readable_end);
   event.location = intern<false>(symbols_.locations, loc, loc_end, readable_end);
   ++delivered_;
-  consumer_.on_event(++event_lines_, event, static_cast<uint32_t>(line));
+  const size_t i = out_count_;
+  out_ids_[i] = ++event_lines_;
+  out_events_[i] = event;
+  out_lines_[i] = static_cast<uint32_t>(line);
+  if (++out_count_ == kOut) emit();
 }
 
 void StdParser::flush() {
@@ -304,6 +308,7 @@ inline bool StdParser::vector_line(const char* s, const char*& next, const char*
 
 // A malformed line: an InputError, or under --lenient counted and skipped.
 void StdParser::error(size_t column, const std::string& what) {
+  emit();  // the events before it first, as one by one
   ++event_lines_;
   std::string message = std::string(file_name_) + ":" + std::to_string(line_) + ":" +
                         std::to_string(column) + ": error: " + what;
@@ -328,6 +333,7 @@ void StdParser::slow_line(const char* s, const char* nl) {
     case StdLine::Kind::Error:
       return error(r.column, r.message);
     case StdLine::Kind::Event: {
+      emit();
       Event event;
       event.op = r.op;
       event.thread = symbols_.threads.intern(r.thread);
@@ -375,6 +381,7 @@ void StdParser::parse_lines(const char* begin, const char* end, const char* read
     p = nl + 1;
   }
   flush();
+  emit();
   summary_.lines = line_;
   summary_.event_lines = event_lines_;
   summary_.delivered = delivered_;

@@ -4,8 +4,10 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "racepred/io/reader.hpp"
 
@@ -66,6 +68,13 @@ class StdParser {
   struct Staged;
   [[gnu::noinline]] void stage(const Staged& line);
   void flush();
+  // Hands the events parsed so far to the consumer, as one run (emit()).
+  void emit() {
+    if (out_count_ == 0) return;
+    const size_t n = std::exchange(out_count_, 0);
+    consumer_.on_lines(std::span(out_ids_.data(), n), std::span(out_events_.data(), n),
+                       std::span(out_lines_.data(), n));
+  }
   void slow_line(const char* s, const char* nl);
   void parse_lines(const char* begin, const char* end, const char* readable_end);
   void error(size_t column, const std::string& what);
@@ -98,6 +107,15 @@ class StdParser {
   std::array<Staged, kStaged> staged_;
   size_t staged_count_ = 0;
   bool staging_ = false;  // some name table is large()
+  // Events parsed and not yet handed to the consumer: delivered kOut at a time (one virtual
+  // call per run, and the validator and the pipeline's batcher work on runs), and always
+  // before anything else reaches the consumer, so the order stays the input's. Empty between
+  // blocks.
+  static constexpr size_t kOut = 256;
+  std::array<EventId, kOut> out_ids_;
+  std::array<Event, kOut> out_events_;
+  std::array<uint32_t, kOut> out_lines_;
+  size_t out_count_ = 0;
 };
 
 }  // namespace racepred::io

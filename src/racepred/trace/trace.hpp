@@ -25,6 +25,12 @@ class EventConsumer {
   virtual void on_events(std::span<const EventId> ids, std::span<const Event> events) {
     for (size_t i = 0; i < events.size(); ++i) on_event(ids[i], events[i], 0);
   }
+  // A run of events with their input lines, as the STD reader delivers them (a few hundred at
+  // a time: one virtual call per run instead of one per event). By default, on_event for each.
+  virtual void on_lines(std::span<const EventId> ids, std::span<const Event> events,
+                        std::span<const uint32_t> lines) {
+    for (size_t i = 0; i < events.size(); ++i) on_event(ids[i], events[i], lines[i]);
+  }
   // Called once after the last event.
   virtual void on_end() {}
 };
@@ -85,6 +91,12 @@ class TraceCollector : public EventConsumer {
     trace_.ids.insert(trace_.ids.end(), ids.begin(), ids.end());
     trace_.lines.resize(trace_.lines.size() + events.size(), 0);
   }
+  void on_lines(std::span<const EventId> ids, std::span<const Event> events,
+                std::span<const uint32_t> lines) override {
+    trace_.events.insert(trace_.events.end(), events.begin(), events.end());
+    trace_.ids.insert(trace_.ids.end(), ids.begin(), ids.end());
+    trace_.lines.insert(trace_.lines.end(), lines.begin(), lines.end());
+  }
 
  private:
   Trace& trace_;
@@ -99,6 +111,10 @@ class Fanout : public EventConsumer {
   }
   void on_events(std::span<const EventId> ids, std::span<const Event> events) override {
     for (EventConsumer* c : consumers_) c->on_events(ids, events);
+  }
+  void on_lines(std::span<const EventId> ids, std::span<const Event> events,
+                std::span<const uint32_t> lines) override {
+    for (EventConsumer* c : consumers_) c->on_lines(ids, events, lines);
   }
   void on_end() override {
     for (EventConsumer* c : consumers_) c->on_end();

@@ -68,6 +68,7 @@ struct Validator::State {
     uint32_t count;
   };
   std::vector<std::vector<Dropped>> dropped_acquires;
+  bool any_dropped = false;  // some acquire was ever dropped (the fast path then steps aside)
 
   uint32_t* dropped_count(ThreadId t, LockId l, bool read) {
     if (t >= dropped_acquires.size()) return nullptr;
@@ -82,6 +83,7 @@ struct Validator::State {
       return;
     }
     dropped_acquires[t].push_back(Dropped{l, read, 1});
+    any_dropped = true;
   }
 
   ThreadState& thread(ThreadId t) {
@@ -113,6 +115,31 @@ struct Validator::State {
   }
 
   bool check(EventId id, const Event& e, uint32_t line);
+  // check() for the common cases, inline: an access, an acquire of a free lock, the release
+  // of the lock the thread holds once, by a thread that has run and is not joined. Everything
+  // else (first events, rwlocks, re-entrancy, violations, dropped acquires) goes to check().
+  [[gnu::always_inline]] bool check_fast(EventId id, const Event& e, uint32_t line) {
+    const ThreadId t = e.thread;
+    if (t < threads.size()) [[likely]] {
+      const ThreadState& self = threads[t];
+      if (self.joined == kNoEvent && self.first != kNoEvent) [[likely]] {
+        if (e.op == Op::Read || e.op == Op::Write) return true;
+        if (!any_dropped && e.target < locks.size()) {
+          LockState& l = locks[e.target];
+          if (e.op == Op::Acquire && l.writer.thread == kNobody && l.readers.empty()) {
+            l.writer = Hold{t, 1, id, line};
+            return true;
+          }
+          if (e.op == Op::Release && l.writer.thread == t && l.writer.depth == 1) {
+            l.writer.thread = kNobody;
+            l.writer.depth = 0;
+            return true;
+          }
+        }
+      }
+    }
+    return check(id, e, line);
+  }
   // Inlined into check(): lock events are a third of a typical trace. The rare paths
   // (re-entrancy, violations) are out of line.
   [[gnu::always_inline]] inline bool acquire(EventId id, const Event& e, uint32_t line);
@@ -315,23 +342,30 @@ Validator::Validator(const Symbols& symbols, ValidationOptions options, EventCon
 Validator::~Validator() = default;
 
 void Validator::on_event(EventId id, const Event& event, uint32_t line) {
-  if (state_->check(id, event, line)) {
+  if (state_->check_fast(id, event, line)) {
     ++state_->report.forwarded;
     state_->next.on_event(id, event, line);
   }
 }
 
-void Validator::on_events(std::span<const EventId> ids, std::span<const Event> events) {
+// Checks a run of events (lines: their input lines, or empty for none) and forwards the runs
+// of kept events as runs.
+void Validator::check_run(std::span<const EventId> ids, std::span<const Event> events,
+                          std::span<const uint32_t> lines) {
   size_t run = 0;  // start of the run of kept events not yet forwarded
   uint64_t kept = 0;
   auto forward = [&](size_t end) {
-    if (end > run)
+    if (end <= run) return;
+    if (lines.empty())
       state_->next.on_events(ids.subspan(run, end - run), events.subspan(run, end - run));
+    else
+      state_->next.on_lines(ids.subspan(run, end - run), events.subspan(run, end - run),
+                            lines.subspan(run, end - run));
   };
   size_t i = 0;
   try {
     for (; i < events.size(); ++i) {
-      if (state_->check(ids[i], events[i], 0)) {
+      if (state_->check_fast(ids[i], events[i], lines.empty() ? 0 : lines[i])) {
         ++kept;
         continue;
       }
@@ -345,6 +379,15 @@ void Validator::on_events(std::span<const EventId> ids, std::span<const Event> e
   }
   state_->report.forwarded += kept;
   forward(events.size());
+}
+
+void Validator::on_events(std::span<const EventId> ids, std::span<const Event> events) {
+  check_run(ids, events, {});
+}
+
+void Validator::on_lines(std::span<const EventId> ids, std::span<const Event> events,
+                         std::span<const uint32_t> lines) {
+  check_run(ids, events, lines);
 }
 
 void Validator::on_end() {

@@ -82,11 +82,16 @@ class Validator : public EventConsumer {
   void on_event(EventId id, const Event& event, uint32_t line) override;
   // Checks each event; forwards the runs of events it keeps as runs.
   void on_events(std::span<const EventId> ids, std::span<const Event> events) override;
+  // The same with input lines (named in the messages).
+  void on_lines(std::span<const EventId> ids, std::span<const Event> events,
+                std::span<const uint32_t> lines) override;
   // Counts the locks still held, then calls next.on_end().
   void on_end() override;
   const ValidationReport& report() const;
 
  private:
+  void check_run(std::span<const EventId> ids, std::span<const Event> events,
+                 std::span<const uint32_t> lines);
   struct State;
   std::unique_ptr<State> state_;
 };
