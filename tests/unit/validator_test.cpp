@@ -135,6 +135,53 @@ TEST(Validator, RunsOfEventsAreJudgedAsOneByOne) {
   }
 }
 
+// Runs with input lines (on_lines, as the STD reader delivers them) are judged as the same
+// events one by one with their lines: same forwarded events and lines, same messages (which
+// name the line), same report; the fast path for accesses and lock pairs changes nothing.
+TEST(Validator, RunsWithLinesAreJudgedAsOneByOne) {
+  for (const RuleCase& c : kRuleCases) {
+    SCOPED_TRACE(c.name);
+    const Trace in = parse_trace(c.trace);
+    std::vector<uint32_t> lines(in.size());
+    for (size_t i = 0; i < lines.size(); ++i) lines[i] = static_cast<uint32_t>(10 + 2 * i);
+    for (ValidationMode mode :
+         {ValidationMode::Strict, ValidationMode::Lenient, ValidationMode::Collect}) {
+      Trace one, runs;
+      TraceCollector to_one(one), to_runs(runs);
+      Validator by_event(in.symbols, {mode, "t.std"}, to_one);
+      Validator by_run(in.symbols, {mode, "t.std"}, to_runs);
+      std::string error_one, error_runs;
+      try {
+        for (size_t i = 0; i < in.size(); ++i) by_event.on_event(in.ids[i], in.events[i], lines[i]);
+      } catch (const InputError& e) {
+        error_one = e.what();
+      }
+      try {
+        // Split in two runs: the state carries over from one run to the next.
+        const size_t half = in.size() / 2;
+        by_run.on_lines(std::span(in.ids).first(half), std::span(in.events).first(half),
+                        std::span(lines).first(half));
+        by_run.on_lines(std::span(in.ids).subspan(half), std::span(in.events).subspan(half),
+                        std::span(lines).subspan(half));
+      } catch (const InputError& e) {
+        error_runs = e.what();
+      }
+      EXPECT_EQ(error_runs, error_one);
+      if (mode == ValidationMode::Strict) {
+        EXPECT_NE(error_one.find("t.std:"), std::string::npos);
+      }
+      EXPECT_EQ(runs.events, one.events);
+      EXPECT_EQ(runs.ids, one.ids);
+      EXPECT_EQ(runs.lines, one.lines);
+      EXPECT_EQ(by_run.report().forwarded, by_event.report().forwarded);
+      EXPECT_EQ(by_run.report().violations, by_event.report().violations);
+      ASSERT_EQ(by_run.report().errors.size(), by_event.report().errors.size());
+      for (size_t i = 0; i < by_run.report().errors.size(); ++i)
+        EXPECT_EQ(by_run.report().errors[i].message, by_event.report().errors[i].message);
+    }
+  }
+}
+
 TEST(Validator, ReadersShareALockAndRecursiveReadLocksAreNormalised) {
   ValidationReport r;
   const Trace t = checked(
