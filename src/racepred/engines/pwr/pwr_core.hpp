@@ -398,8 +398,8 @@ class PwrClocks {
     LockSetTable::NodeId node = LockSetTable::kRoot;
     SetId set = LockSetTable::kEmptySet;
     LockId pending = kNoPending;  // ROD sync owed at the next event: the hold acquired, or all
-    uint64_t version = 0;   // see clock_version()
-    uint32_t snap = kNone;  // the snapshot of Th(i) at version snap_version (a reference)
+    uint64_t version = 0;         // see clock_version()
+    uint32_t snap = kNone;        // the snapshot of Th(i) at version snap_version (a reference)
     uint64_t snap_version = 0;
   };
   struct Reader {
@@ -592,9 +592,9 @@ class PwrClocks {
   }
 
   uint32_t history_;
-  ThreadId cur_ = 0;          // the current event's thread
-  uint32_t cur_slot_ = 0;     // its slot
-  Clock* cur_th_ = nullptr;   // Th(cur_)
+  ThreadId cur_ = 0;                 // the current event's thread
+  uint32_t cur_slot_ = 0;            // its slot
+  Clock* cur_th_ = nullptr;          // Th(cur_)
   ThreadClocks tc_;                  // Th(i), by slot (no lock order: PWR has its own)
   SnapshotRows snaps_;               // snapshots: the rows of LW(x) and of H(y)'s releases
   std::vector<uint32_t> snap_refs_;  // per snapshot row: its references
