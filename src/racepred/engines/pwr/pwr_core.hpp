@@ -139,11 +139,13 @@ class PwrClocks {
   const Clock* th(ThreadId i) const { return tc_.th(i); }
   // The slot of a known thread (its entry in every clock).
   uint32_t slot(ThreadId i) const { return tc_.slot(i); }
-  // The epoch of i's current event: slot(i)#Th(i)[slot(i)].
-  Epoch now(ThreadId i) const {
-    const uint32_t s = slot(i);
-    return Epoch(s, tc_.th(i)[s]);
-  }
+  // Th and slot of the current event's thread (the one given to ensure_thread last): looked up
+  // once per event instead of at every use (rows move only at fork, join and a new thread,
+  // which refresh them).
+  Clock* cur_th() const { return cur_th_; }
+  uint32_t cur_slot() const { return cur_slot_; }
+  // The epoch of i's current event: slot(i)#Th(i)[slot(i)] (i is the current event's thread).
+  Epoch now([[maybe_unused]] ThreadId i) const { return Epoch(cur_slot_, cur_th_[cur_slot_]); }
   // The thread of an epoch's event (cold: reports).
   ThreadId thread_at(Epoch e) const { return tc_.thread_at(e.thread(), e.clock()); }
   SetId lockset(ThreadId i) const { return threads_[i].set; }
@@ -159,20 +161,24 @@ class PwrClocks {
   bool excludes(SetId set, LockId y, bool read) const {
     return sets_.contains(set, y) || (!read && read_locks_ && sets_.contains(set, read_hold(y)));
   }
-  // An epoch j#k happened before the current event of i.
-  bool ordered(Epoch f, ThreadId i) const { return f.clock() <= th(i)[f.thread()]; }
+  // An epoch j#k happened before the current event of i (i is the current event's thread).
+  bool ordered(Epoch f, [[maybe_unused]] ThreadId i) const {
+    return f.clock() <= cur_th_[f.thread()];
+  }
 
+  // Before every event: t is the current event's thread from here to end(t).
   void ensure_thread(ThreadId t) {
-    if (t < threads_.size()) [[likely]]
-      return;
-    grow_threads(t);
+    if (t >= threads_.size()) [[unlikely]]
+      grow_threads(t);
+    cur_ = t;
+    refresh();
   }
 
   // Start of every event of thread i except reads (which call sync_read): the ROD syncs owed
   // since the last acquire.
   void begin(ThreadId i) {
-    if (threads_[i].pending) [[unlikely]]
-      w3(i);
+    if (threads_[i].pending != kNoPending) [[unlikely]]
+      rod_pending(i);
   }
 
   // --- last write (WRD) ---
@@ -203,13 +209,13 @@ class PwrClocks {
   void sync_read(ThreadId i, VariableId x, bool unordered) {
     if (unordered) {
       const LastWrite& w = vars_[x];
-      join_snapshot(th(i), snaps_.row(w.snap), w.epoch);
+      join_snapshot(cur_th_, snaps_.row(w.snap), w.epoch);
       ++threads_[i].version;
       if (holds_any(i)) w3(i);
-    } else if (threads_[i].pending) {
-      w3(i);
+    } else if (threads_[i].pending != kNoPending) {
+      rod_pending(i);
     }
-    threads_[i].pending = false;
+    threads_[i].pending = kNoPending;
   }
   // write(i,x): LW(x) = Th(i), LWt(x) = i#Th(i)[i], LWL(x) = LSt(i).
   void set_last_write(ThreadId i, VariableId x, EventId id, LocationId location,
@@ -244,9 +250,9 @@ class PwrClocks {
   // A foreign lock whose acquire happens before i's current event may be held: some thread
   // j ≠ i holds a lock acquired at j#k with k ⪯ Th(i)[j] (its earliest held acquire suffices).
   // A branch-free pass over T entries; the guard-lock scan runs only when this is true.
-  bool may_have_guards(ThreadId i) const {
-    const Clock* t = th(i);
-    const uint32_t s = slot(i);
+  bool may_have_guards([[maybe_unused]] ThreadId i) const {
+    const Clock* t = cur_th_;
+    const uint32_t s = cur_slot_;
     unsigned any = 0;
     for (size_t j = 0, n = min_acq_.size(); j < n; ++j)
       any |= static_cast<unsigned>(min_acq_[j] <= t[j]) & static_cast<unsigned>(j != s);
@@ -312,18 +318,21 @@ class PwrClocks {
   void fork(ThreadId i, ThreadId u) {
     begin(i);
     if (tc_.fork(i, u)) restride();
-    ensure_thread(u);
+    if (u >= threads_.size()) grow_threads(u);
     ++threads_[u].version;
+    refresh();
   }
   // join(i,u): Th(i) = Th(i) ⊔ Th(u); w3(i). u's slot becomes free unless u holds a lock.
   void join(ThreadId i, ThreadId u) {
     begin(i);
-    ensure_thread(u);
+    if (u >= threads_.size()) grow_threads(u);
+    refresh();
     if (u == i) return;
     if (holds_any(u)) {
-      join_into(th(i), th(u));
+      join_into(cur_th_, th(u));
     } else {
       if (tc_.join(i, u)) restride();
+      refresh();
       Thread& t = threads_[u];
       if (t.snap != kNone) unref_snapshot(t.snap);
       t.snap = kNone;
@@ -338,38 +347,22 @@ class PwrClocks {
     if (!tc_.has_slot(u)) return;  // joined: no later event to order
     join_section(th(u), s);
     ++threads_[u].version;
-    threads_[u].pending = holds_any(u);
+    threads_[u].pending = holds_any(u) ? kAllLocks : kNoPending;
   }
   // After every event of i: Th(i)[i]++.
-  void end(ThreadId i) { tc_.tick(i); }
+  void end(ThreadId i) { increment_clock(cur_th_[cur_slot_], i); }
 
-  // w3(i): ROD for every lock i holds, to a fixpoint.
+  // w3(i): ROD for every lock i holds, to a fixpoint (i is the current event's thread). A
+  // section of i's own slot is never joined: its release is in i's past or an earlier tenant's,
+  // so cs_rel <= Th(i)[j] already (no test for j == slot(i) needed).
   void w3(ThreadId i) {
     Thread& t = threads_[i];
-    t.pending = false;
+    t.pending = kNoPending;
     if (t.set == LockSetTable::kEmptySet) return;
-    Clock* th = this->th(i);
-    const uint32_t s = slot(i);
     bool changed;
     do {
       changed = false;
-      sets_.for_each_lock(t.set, [&](LockId y) {
-        // A read hold skips the read sections of H(y): (y,i) and (y,j) are different locks.
-        const uint32_t skip = y & kReadHold ? kReadRow : 0;
-        const Lock& l = locks_[y & ~kReadHold];
-        for (size_t k = 0, n = l.cs_acq.size(); k < n; ++k) {
-          const Epoch a = l.cs_acq[k];
-          const ThreadId j = a.thread();
-          if (j == s) continue;
-          if (a.clock() > th[j]) continue;  // acq(CS) not known: the release row stays untouched
-          if (l.cs_row[k] & skip) continue;
-          if (l.cs_rel[k] > th[j]) {  // acq(CS) <PWR now ⇒ rel(CS) <PWR now, and it adds something
-            join_snapshot(th, snaps_.row(l.cs_row[k] & ~kReadRow), Epoch(j, l.cs_rel[k]));
-            ++t.version;
-            changed = true;
-          }
-        }
-      });
+      sets_.for_each_lock(t.set, [&](LockId y) { changed |= rod_lock(t, y); });
     } while (changed);
   }
 
@@ -404,9 +397,9 @@ class PwrClocks {
   struct Thread {
     LockSetTable::NodeId node = LockSetTable::kRoot;
     SetId set = LockSetTable::kEmptySet;
-    bool pending = false;   // ROD sync owed at the next event (set by acquire)
-    uint64_t version = 0;   // see clock_version()
-    uint32_t snap = kNone;  // the snapshot of Th(i) at version snap_version (a reference)
+    LockId pending = kNoPending;  // ROD sync owed at the next event: the hold acquired, or all
+    uint64_t version = 0;         // see clock_version()
+    uint32_t snap = kNone;        // the snapshot of Th(i) at version snap_version (a reference)
     uint64_t snap_version = 0;
   };
   struct Reader {
@@ -424,6 +417,43 @@ class PwrClocks {
     std::vector<Clock> cs_rel;     // H(y): the release's own clock value
     std::vector<Reader> readers;   // the read holds of y
   };
+
+  // The ROD sync owed at i's first event after acquiring the hold t.pending. Since the last
+  // full w3, Th(i) changed only in i's own entry (every other growth runs w3 or owes all of
+  // it: kAllLocks), and the sections of the other locks i holds did not change (nobody else
+  // releases them while i holds them; a read hold skips the read sections others add), so
+  // only the new hold's sections can add something; if one does, all of them are looked at
+  // again, to the fixpoint.
+  void rod_pending(ThreadId i) {
+    Thread& t = threads_[i];
+    const LockId y = t.pending;
+    t.pending = kNoPending;
+    if (y == kAllLocks || rod_lock(t, y)) w3(i);
+  }
+  // One pass of ROD over H(y) for the hold `token` (y, or read_hold(y)) of the current thread;
+  // true if it joined something.
+  bool rod_lock(Thread& t, LockId token) {
+    Clock* const th = cur_th_;
+    bool changed = false;
+    // A read hold skips the read sections of H(y): (y,i) and (y,j) are different locks.
+    const uint32_t skip = token & kReadHold ? kReadRow : 0;
+    const Lock& l = locks_[token & ~kReadHold];
+    const Epoch* acq = l.cs_acq.data();
+    const Clock* rel = l.cs_rel.data();
+    for (size_t k = 0, n = l.cs_acq.size(); k < n; ++k) {
+      const ThreadId j = acq[k].thread();
+      const Clock known = th[j];
+      // acq(CS) <PWR now ⇒ rel(CS) <PWR now; joined only when it adds something.
+      if ((acq[k].clock() <= known) & (rel[k] > known)) [[unlikely]] {
+        const uint32_t row = l.cs_row[k];
+        if (row & skip) continue;
+        join_snapshot(th, snaps_.row(row & ~kReadRow), Epoch(j, rel[k]));
+        ++t.version;
+        changed = true;
+      }
+    }
+    return changed;
+  }
 
   static const Reader* find_reader(const Lock& l, ThreadId i) {
     for (const Reader& r : l.readers)
@@ -466,7 +496,7 @@ class PwrClocks {
     min_acq_[s] = std::min(min_acq_[s], h.acq.clock());
     Thread& t = threads_[i];
     step(t, token, true);
-    t.pending = true;
+    t.pending = t.pending == kNoPending ? token : kAllLocks;
     return pos;
   }
   // L_all -= {the hold at pos}, acquired at acq; LSt(i) -= {token}.
@@ -523,7 +553,7 @@ class PwrClocks {
     if (t.snap != kNone) unref_snapshot(t.snap);
     const uint32_t r = snaps_.allocate();
     if (r >= snap_refs_.size()) snap_refs_.resize(std::max<size_t>(r + 1, snap_refs_.size() * 2));
-    copy_row(snaps_.row(r), th(i));
+    copy_row(snaps_.row(r), cur_th_);
     snap_refs_[r] = 2;  // the thread's and the caller's
     t.snap = r;
     t.snap_version = t.version;
@@ -545,6 +575,11 @@ class PwrClocks {
     if (tc_.threads() > min_acq_.size()) min_acq_.resize(tc_.threads(), kNoClock);
     threads_.resize(static_cast<size_t>(t) + 1);
   }
+  // The current thread's slot and row, again (after its row may have moved).
+  void refresh() {
+    cur_slot_ = tc_.slot(cur_);
+    cur_th_ = tc_.th_at_slot(cur_slot_);
+  }
   // The thread capacity grew: the snapshot rows follow.
   void restride() { snaps_.set_stride(tc_.stride()); }
   [[gnu::noinline]] void grow_variables(VariableId x) {
@@ -557,6 +592,9 @@ class PwrClocks {
   }
 
   uint32_t history_;
+  ThreadId cur_ = 0;                 // the current event's thread
+  uint32_t cur_slot_ = 0;            // its slot
+  Clock* cur_th_ = nullptr;          // Th(cur_)
   ThreadClocks tc_;                  // Th(i), by slot (no lock order: PWR has its own)
   SnapshotRows snaps_;               // snapshots: the rows of LW(x) and of H(y)'s releases
   std::vector<uint32_t> snap_refs_;  // per snapshot row: its references
@@ -576,6 +614,8 @@ class PwrClocks {
   bool read_locks_ = false;
   uint64_t lock_version_ = 0;
   static constexpr Clock kNoClock = UINT32_MAX;
+  static constexpr LockId kNoPending = UINT32_MAX;     // Thread::pending: nothing owed
+  static constexpr LockId kAllLocks = UINT32_MAX - 1;  // every held lock (Th(i) grew)
   std::vector<Clock> min_acq_;  // per slot: the clock of its thread's earliest held acquire
   LockSets sets_;
 };

@@ -314,7 +314,7 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     } else {
       clocks_.begin(i);  // line 2
     }
-    const Clock* th = clocks_.th(i);
+    const Clock* th = clocks_.cur_th();
     const Epoch epoch = clocks_.now(i);
     const uint32_t rec = clocks_.may_have_guards(i) ? candidate(i, epoch) : kNone;  // line 3
     const Side cur{Access::of(id, e), ls, rec};

@@ -115,8 +115,8 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
 
   // DispatchEngine handlers.
   void before(EventId, const Event& e) { clocks_.ensure_thread(e.thread); }
-  void read(EventId id, const Event& e) { access<false>(id, e); }
-  void write(EventId id, const Event& e) { access<true>(id, e); }
+  [[gnu::always_inline]] void read(EventId id, const Event& e) { access<false>(id, e); }
+  [[gnu::always_inline]] void write(EventId id, const Event& e) { access<true>(id, e); }
   void acquire(EventId, const Event& e) { clocks_.acquire(e.thread, e.target); }
   void release(EventId, const Event& e) { clocks_.release(e.thread, e.target); }
   void read_acquire(EventId, const Event& e) { clocks_.read_acquire(e.thread, e.target); }
@@ -159,7 +159,7 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
     } else {
       clocks_.begin(i);
     }
-    const Clock* th = clocks_.th(i);
+    const Clock* th = clocks_.cur_th();
     const Entry cur{clocks_.now(i), id, e.location, ls, Write};
     scan<Write>(x, cur, th, e);
     if constexpr (Write) clocks_.set_last_write(i, x, id, e.location);
