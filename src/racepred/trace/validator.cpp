@@ -59,6 +59,8 @@ struct Validator::State {
   EventConsumer& next;
   ValidationReport report;
   std::vector<ThreadState> threads;
+  // Per thread: 1 when it has run and is not joined (check_fast's test, one byte per thread).
+  std::vector<uint8_t> running;
   std::vector<LockState> locks;
   // Per thread: acquires dropped as Lock-1 violations and not yet matched by a release of the
   // same mode. Their releases are dropped with them rather than reported as Lock-2.
@@ -114,27 +116,35 @@ struct Validator::State {
     if (report.errors.size() < options.max_issues) report.errors.push_back(std::move(issue));
   }
 
-  bool check(EventId id, const Event& e, uint32_t line);
+  bool check(EventId id, const Event& e, uint32_t line) {
+    const bool kept = check_state(id, e, line);
+    refresh(e.thread);
+    if (e.op == Op::Fork || e.op == Op::Join) refresh(e.target);
+    return kept;
+  }
+  bool check_state(EventId id, const Event& e, uint32_t line);
+  void refresh(ThreadId t) {
+    if (t >= threads.size()) return;
+    if (running.size() < threads.size()) running.resize(threads.size(), 0);
+    running[t] = threads[t].first != kNoEvent && threads[t].joined == kNoEvent;
+  }
   // check() for the common cases, inline: an access, an acquire of a free lock, the release
   // of the lock the thread holds once, by a thread that has run and is not joined. Everything
   // else (first events, rwlocks, re-entrancy, violations, dropped acquires) goes to check().
   [[gnu::always_inline]] bool check_fast(EventId id, const Event& e, uint32_t line) {
     const ThreadId t = e.thread;
-    if (t < threads.size()) [[likely]] {
-      const ThreadState& self = threads[t];
-      if (self.joined == kNoEvent && self.first != kNoEvent) [[likely]] {
-        if (e.op == Op::Read || e.op == Op::Write) return true;
-        if (!any_dropped && e.target < locks.size()) {
-          LockState& l = locks[e.target];
-          if (e.op == Op::Acquire && l.writer.thread == kNobody && l.readers.empty()) {
-            l.writer = Hold{t, 1, id, line};
-            return true;
-          }
-          if (e.op == Op::Release && l.writer.thread == t && l.writer.depth == 1) {
-            l.writer.thread = kNobody;
-            l.writer.depth = 0;
-            return true;
-          }
+    if (t < running.size() && running[t]) [[likely]] {
+      if (e.op == Op::Read || e.op == Op::Write) return true;
+      if (!any_dropped && e.target < locks.size()) {
+        LockState& l = locks[e.target];
+        if (e.op == Op::Acquire && l.writer.thread == kNobody && l.readers.empty()) {
+          l.writer = Hold{t, 1, id, line};
+          return true;
+        }
+        if (e.op == Op::Release && l.writer.thread == t && l.writer.depth == 1) {
+          l.writer.thread = kNobody;
+          l.writer.depth = 0;
+          return true;
         }
       }
     }
@@ -260,7 +270,7 @@ void Validator::State::released_elsewhere(EventId id, const Event& e, uint32_t l
 }
 
 // True when the event may be forwarded; updates the state for it. Drops re-entrant pairs.
-bool Validator::State::check(EventId id, const Event& e, uint32_t line) {
+bool Validator::State::check_state(EventId id, const Event& e, uint32_t line) {
   ThreadState& self = thread(e.thread);
   if (self.joined != kNoEvent) {
     violation(kRuleJoin, id, line,
@@ -337,7 +347,7 @@ std::string validation_error(const std::string& file_name, const ValidationIssue
 }
 
 Validator::Validator(const Symbols& symbols, ValidationOptions options, EventConsumer& next)
-    : state_(new State{symbols, std::move(options), next, {}, {}, {}, {}}) {}
+    : state_(new State{symbols, std::move(options), next, {}, {}, {}, {}, {}}) {}
 
 Validator::~Validator() = default;
 
