@@ -67,7 +67,12 @@ void RaceSink::report(const Race& race) {
     first_detected_ = race;
     has_first_detected_ = true;
   }
-  reported_pairs_.insert(location_pair(race));
+  const uint64_t pair = location_pair(race);
+  uint64_t& cached = pair_cache_[(pair * 0x9E3779B97F4A7C15ULL) >> 54];
+  if (cached != pair) {
+    reported_pairs_.insert(pair);
+    cached = pair;
+  }
   if (max_kept_ > 0) {
     if (kept_.size() < max_kept_) {
       kept_.push_back(race);

@@ -1,6 +1,7 @@
 // Races and the sink every engine reports into (DESIGN.md "Engines").
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -81,7 +82,9 @@ struct LocationPairSummary {
 class RaceSink {
  public:
   explicit RaceSink(size_t max_kept = 1000, size_t max_listed = SIZE_MAX)
-      : max_kept_(max_kept), max_listed_(max_listed) {}
+      : max_kept_(max_kept), max_listed_(max_listed) {
+    pair_cache_.fill(UINT64_MAX);
+  }
 
   void report(const Race& race);
   // A race with the cross-thread guard locks found for its accesses (pwr-cs, pwr-e); kept with
@@ -164,6 +167,11 @@ class RaceSink {
   std::vector<LocationId> racy_locations_;  // filled by finalize()
   bool finalized_ = false;
   std::unordered_set<uint64_t> reported_pairs_;
+  // Location pairs known to be in reported_pairs_, direct-mapped by a hash (UINT64_MAX: empty;
+  // no pair has a second location of UINT32_MAX): an engine reports the same few pairs again and
+  // again, and the set's insert was most of report()'s cost.
+  static constexpr size_t kPairCache = 1024;
+  std::array<uint64_t, kPairCache> pair_cache_;
   std::unordered_set<uint64_t> guarded_pairs_;
   std::map<std::pair<EventId, EventId>, RaceGuards> guards_;
   bool tracks_guards_ = false;
