@@ -185,11 +185,12 @@ class ThreadClocks {
     return grew;
   }
   // join(i,j): Th(i) = sync(Th(i), Th(j)) (seed 004 with the erratum: a point-wise max). With
-  // slot reuse, j's slot becomes free.
-  bool join(ThreadId i, ThreadId j) {
+  // slot reuse, j's slot becomes free. sync = false: only that (for relations whose join edge
+  // needs an event of j, e.g. WCP-5: a thread that never ran orders nothing before its join).
+  bool join(ThreadId i, ThreadId j, bool sync = true) {
     const bool grew = add_thread(j);
     if (i != j) {
-      join_slots(slot(i), slot(j));
+      if (sync) join_slots(slot(i), slot(j));
       if (reuse_) retire(j);  // (before the mapping starts: remembered for it)
     }
     return grew;
