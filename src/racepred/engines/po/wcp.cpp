@@ -240,10 +240,13 @@ class Wcp final : public PoEngine<Wcp> {
 
  private:
   static constexpr uint32_t kNoSnap = SnapshotPool::kNone;
-  struct Sec {  // a CS of CS_l: slot of its thread, N at the acquire, snapshot of H at the release
+  // A CS of CS_l: slot of its thread, N at the acquire, snapshot of H at the release and N
+  // there (a shared snapshot's own entry may be older: current_snapshot).
+  struct Sec {
     uint32_t slot;
     Clock acq;
     uint32_t rel;  // kNoSnap while open
+    Clock rel_time = 0;
   };
   // Rule-(a) slot of (l, x, kind): the latest qualifying release (by `last`) and the latest by
   // another thread, as snapshots.
@@ -267,13 +270,40 @@ class Wcp final : public PoEngine<Wcp> {
 
   // P_t := P_t ⊔ snapshot, unless the snapshot's release is already WCP-before (O(1) test);
   // true if joined. (The pool's "thread" of a snapshot is the slot of the releasing thread.)
-  [[gnu::always_inline]] bool join_release(uint32_t s, uint32_t snap) {
-    const ThreadId u = snaps_.thread(snap);
-    const Clock* c = snaps_.row(snap);
+  [[gnu::always_inline]] bool join_release(uint32_t s, const Sec& cs) {
+    const uint32_t u = cs.slot;
     Clock* pt = p(s);
-    if (c[u] <= pt[u]) return false;
-    join_clocks(pt, c, stride());
+    if (cs.rel_time <= pt[u]) return false;
+    join_snapshot(pt, cs.rel, u, cs.rel_time);
     return true;
+  }
+  // pt ⊔= the H of a release of the thread in slot u at N = time: its snapshot, whose own
+  // entry may be older (> pt[u] or not, time is).
+  [[gnu::always_inline]] void join_snapshot(Clock* pt, uint32_t snap, uint32_t u, Clock time) {
+    join_clocks(pt, snaps_.row(snap), stride());
+    pt[u] = std::max(pt[u], time);
+  }
+  // A snapshot of H_t (slot s) shared by t's releases while H_t's other entries stay the same
+  // (often: a thread re-acquiring a lock it released last learns nothing). H only grows in a
+  // slot (a later tenant starts from a clock that knows the earlier one's), so it is unchanged
+  // iff H_t <= the snapshot outside the own entry.
+  uint32_t current_snapshot(uint32_t s) {
+    if (s >= current_.size()) [[unlikely]]
+      current_.resize(std::max<size_t>(size_t{s} + 1, current_.size() * 3 / 2), kNoSnap);
+    uint32_t& cur = current_[s];
+    Clock* ht = h(s);
+    if (cur != kNoSnap) {
+      const Clock* c = snaps_.row(cur);
+      const Clock own = ht[s];
+      ht[s] = c[s];
+      const bool same = !any_unordered(ht, c, stride());
+      ht[s] = own;
+      if (same) return cur;
+      snaps_.unref(cur);
+    }
+    cur = snaps_.take(ht, s);
+    snaps_.ref(cur);  // the slot's own reference
+    return cur;
   }
 
   void access(EventId id, const Event& e, uint32_t s) {
@@ -290,9 +320,9 @@ class Wcp final : public PoEngine<Wcp> {
           // The release is already WCP-before the current event iff N(r1) <= P_t(thread(r1)).
           if (a.last != t) {
             if (a.h != kNoSnap && a.h_time > pt[a.last_slot])
-              join_clocks(pt, snaps_.row(a.h), stride());
+              join_snapshot(pt, a.h, a.last_slot, a.h_time);
           } else if (a.other != kNoSnap && a.other_time > pt[a.other_slot]) {
-            join_clocks(pt, snaps_.row(a.other), stride());
+            join_snapshot(pt, a.other, a.other_slot, a.other_time);
           }
         }
       }
@@ -322,7 +352,7 @@ class Wcp final : public PoEngine<Wcp> {
     const auto& list = lane.v;
     size_t i = static_cast<size_t>(from - lane.base), last = SIZE_MAX;
     while (i < list.size() && list[i].rel != kNoSnap && list[i].acq <= pt[list[i].slot]) last = i++;
-    if (last != SIZE_MAX && join_release(s, list[last].rel)) joined = true;
+    if (last != SIZE_MAX && join_release(s, list[last])) joined = true;
     return lane.base + i;
   }
   // Drops the CSs before the absolute index `to` (their releases are WCP-before every later
@@ -355,10 +385,12 @@ class Wcp final : public PoEngine<Wcp> {
       bool joined = false;
       drop(lane, walk(s, lane, lane.base + lane.head, joined));
     }
-    const uint32_t snap = snaps_.take(h(s), s);  // H at this release
+    const uint32_t snap = current_snapshot(s);  // H at this release
     for (VariableId x : released_.reads) update(slot(l, x, 0), t, s, snap);
     for (VariableId x : released_.writes) update(slot(l, x, 1), t, s, snap);
-    lane.v[released_.entry - lane.base].rel = snap;
+    Sec& closed = lane.v[released_.entry - lane.base];
+    closed.rel = snap;
+    closed.rel_time = now(s);
     snaps_.ref(snap);
     clocks_.release(t, l);                   // H_l := H_t
     copy_clock(pl_.row(l), p(s), stride());  // P_l := P_t
@@ -392,12 +424,14 @@ class Wcp final : public PoEngine<Wcp> {
   [[gnu::noinline]] void read_release(ThreadId t, uint32_t s, LockId l) {
     if (!open_.release(t, read_mode(l), released_)) return;
     read_rule_b(t, s, l);
-    const uint32_t snap = snaps_.take(h(s), s);  // H at this release
+    const uint32_t snap = current_snapshot(s);  // H at this release
     snaps_.ref(snap);
     for (VariableId x : released_.reads) update_reader(l, x, 0, t, s, snap);
     for (VariableId x : released_.writes) update_reader(l, x, 1, t, s, snap);
     Lane& own = readers_[l].lanes[t];
-    own.v[released_.entry - own.base].rel = snap;
+    Sec& closed = own.v[released_.entry - own.base];
+    closed.rel = snap;
+    closed.rel_time = now(s);
     clocks_.read_release(t, l);                // HR_l := HR_l ⊔ H_t
     join_clocks(prl_.row(l), p(s), stride());  // PR_l := PR_l ⊔ P_t
     clocks_.tick_slot(s, t);
@@ -449,7 +483,7 @@ class Wcp final : public PoEngine<Wcp> {
         if (a.lock != cs.lock || a.thread == t) continue;
         for (int kind = 1; kind >= (write ? 0 : 1); --kind)
           if (a.snap[kind] != kNoSnap && a.time[kind] > pt[a.slot])
-            join_clocks(pt, snaps_.row(a.snap[kind]), stride());
+            join_snapshot(pt, a.snap[kind], a.slot, a.time[kind]);
       }
     }
   }
@@ -459,11 +493,11 @@ class Wcp final : public PoEngine<Wcp> {
     for (ReaderLatest& b : rlatest_[x])
       if (b.lock == l && b.thread == t) a = &b;
     if (a == nullptr) a = &rlatest_[x].emplace_back(ReaderLatest{l, t, s});
-    if (a->snap[kind] == snap) return;  // the variable appeared twice in the CS's set
+    if (a->snap[kind] == snap && a->time[kind] == now(s)) return;  // x twice in the CS's set
+    snaps_.ref(snap);
     snaps_.unref(a->snap[kind]);
     a->snap[kind] = snap;
     a->time[kind] = now(s);
-    snaps_.ref(snap);
   }
 
   // Rule-(a) slots stored per variable: the locks in one small array (scanned), the slots in a
@@ -488,7 +522,8 @@ class Wcp final : public PoEngine<Wcp> {
     return v.pairs.back().kind[kind];
   }
   void update(Latest& a, ThreadId t, uint32_t s, uint32_t snap) {
-    if (a.h == snap) return;  // the variable appeared twice in the CS's set
+    if (a.h == snap && a.last == t && a.h_time == now(s)) return;  // x twice in the CS's set
+    snaps_.ref(snap);
     if (a.last != t) {
       snaps_.unref(a.other);
       a.other = a.h;
@@ -501,7 +536,6 @@ class Wcp final : public PoEngine<Wcp> {
     a.h = snap;
     a.last_slot = s;
     a.h_time = now(s);
-    snaps_.ref(snap);
   }
 
   // The stride of ThreadClocks grew: P rows and snapshots follow.
@@ -537,7 +571,8 @@ class Wcp final : public PoEngine<Wcp> {
   std::vector<Readers> readers_;  // per lock: RCS_{l,u} and cursors
   std::vector<std::vector<ReaderLatest>> rlatest_;  // per variable: L_{l,x,u}
   std::vector<VarSlots> latest_;                    // per variable
-  SnapshotPool snaps_;  // H at releases (rule-(a) slots and CS_l refer to them)
+  SnapshotPool snaps_;             // H at releases (rule-(a) slots and CS_l refer to them)
+  std::vector<uint32_t> current_;  // per slot: its current snapshot (current_snapshot)
   OpenSections open_{false};
   OpenSections::Cs released_{0, 0, {}, {}};
   SparseHistory hist_;
