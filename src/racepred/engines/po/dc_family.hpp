@@ -558,9 +558,24 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     rows_.set_stride(stride());
   }
 
-  ThreadClocks clocks_;            // D_t, by slot (no lock order)
-  std::vector<VarSlots> ra_;       // rule (a), per variable
-  RowPool<Clock> rows_;            // rule (a): joins of several slots' releases
+  ThreadClocks clocks_;       // D_t, by slot (no lock order)
+  std::vector<VarSlots> ra_;  // rule (a), per variable
+  // Rule (a): joins of several slots' releases, rows handed out and given back (in chunks: no
+  // copy of every row when the pool grows).
+  struct RowPool {
+    ChunkedRows rows;
+    IdRecycler ids;
+    uint32_t allocate() {
+      const uint32_t r = ids.take();
+      rows.ensure_rows(ids.used());
+      return r;
+    }
+    void release(uint32_t r) { ids.give_back(r); }
+    Clock* row(uint32_t r) { return rows.row(r); }
+    const Clock* row(uint32_t r) const { return rows.row(r); }
+    void set_stride(size_t stride) { rows.set_stride(stride); }
+  };
+  RowPool rows_;
   std::vector<uint32_t> current_;  // per slot: its current snapshot (current_snapshot)
   Lanes lists_;                    // CS_{l,u}
   Cursors cursors_;                // cursor_{l,t,u}

@@ -240,6 +240,7 @@ class Wcp final : public PoEngine<Wcp> {
 
  private:
   static constexpr uint32_t kNoSnap = SnapshotPool::kNone;
+  static constexpr uint32_t kNoRel = UINT32_MAX;
   // A CS of CS_l: slot of its thread, N at the acquire, snapshot of H at the release and N
   // there (a shared snapshot's own entry may be older: current_snapshot).
   struct Sec {
@@ -248,15 +249,10 @@ class Wcp final : public PoEngine<Wcp> {
     uint32_t rel;  // kNoSnap while open
     Clock rel_time = 0;
   };
-  // Rule-(a) slot of (l, x, kind): the latest qualifying release (by `last`) and the latest by
-  // another thread, as snapshots.
+  // Rule-(a) slot of (l, x, kind): the latest qualifying release and the latest by another
+  // thread than that one's, as records of releases shared by every (l, x) of the release.
   struct Latest {
-    ThreadId last = kNoThread;  // thread of h
-    uint32_t h = kNoSnap, other = kNoSnap;
-    uint32_t last_slot = 0;   // slot of h's thread
-    Clock h_time = 0;         // N of h's release (its own entry)
-    uint32_t other_slot = 0;  // slot of other's thread
-    Clock other_time = 0;     // N of other's release
+    uint32_t h = kNoRel, other = kNoRel;  // release records (rels_)
   };
   struct LatestPair {  // rule-(a) slots of (l, x): [0] read-releases, [1] write-releases
     Latest kind[2];
@@ -317,13 +313,14 @@ class Wcp final : public PoEngine<Wcp> {
         const LatestPair& slot = *found;
         for (int kind = 1; kind >= (e.op == Op::Write ? 0 : 1); --kind) {
           const Latest& a = slot.kind[kind];
+          if (a.h == kNoRel) continue;
           // The release is already WCP-before the current event iff N(r1) <= P_t(thread(r1)).
-          if (a.last != t) {
-            if (a.h != kNoSnap && a.h_time > pt[a.last_slot])
-              join_snapshot(pt, a.h, a.last_slot, a.h_time);
-          } else if (a.other != kNoSnap && a.other_time > pt[a.other_slot]) {
-            join_snapshot(pt, a.other, a.other_slot, a.other_time);
+          const Rel* r = &rels_[a.h];
+          if (r->thread == t) {
+            if (a.other == kNoRel) continue;
+            r = &rels_[a.other];
           }
+          if (r->time > pt[r->slot]) join_snapshot(pt, r->snap, r->slot, r->time);
         }
       }
     if (read_locks_ && x < rlatest_.size() && !rlatest_[x].empty()) [[unlikely]]
@@ -386,8 +383,12 @@ class Wcp final : public PoEngine<Wcp> {
       drop(lane, walk(s, lane, lane.base + lane.head, joined));
     }
     const uint32_t snap = current_snapshot(s);  // H at this release
-    for (VariableId x : released_.reads) update(slot(l, x, 0), t, s, snap);
-    for (VariableId x : released_.writes) update(slot(l, x, 1), t, s, snap);
+    if (!released_.reads.empty() || !released_.writes.empty()) {
+      const uint32_t rec = new_rel(Rel{t, s, now(s), snap});
+      for (VariableId x : released_.reads) update(slot(l, x, 0), t, rec);
+      for (VariableId x : released_.writes) update(slot(l, x, 1), t, rec);
+      drop_rel_if_unused(rec);
+    }
     Sec& closed = lane.v[released_.entry - lane.base];
     closed.rel = snap;
     closed.rel_time = now(s);
@@ -521,21 +522,48 @@ class Wcp final : public PoEngine<Wcp> {
     v.pairs.emplace_back();
     return v.pairs.back().kind[kind];
   }
-  void update(Latest& a, ThreadId t, uint32_t s, uint32_t snap) {
-    if (a.h == snap && a.last == t && a.h_time == now(s)) return;  // x twice in the CS's set
-    snaps_.ref(snap);
-    if (a.last != t) {
-      snaps_.unref(a.other);
+  void update(Latest& a, ThreadId t, uint32_t rec) {
+    if (a.h == rec) return;  // the variable appeared twice in the CS's set
+    ++rels_refs_[rec];
+    if (a.h != kNoRel && rels_[a.h].thread != t) {
+      unref_rel(a.other);
       a.other = a.h;
-      a.other_slot = a.last_slot;
-      a.other_time = a.h_time;
-      a.last = t;
     } else {
-      snaps_.unref(a.h);
+      unref_rel(a.h);
     }
-    a.h = snap;
-    a.last_slot = s;
-    a.h_time = now(s);
+    a.h = rec;
+  }
+  // Release records: a release's thread, slot, N and H snapshot, shared by the rule-(a) slots
+  // of its (l, x) pairs (one snapshot reference per record), reference-counted.
+  struct Rel {
+    ThreadId thread;
+    uint32_t slot;
+    Clock time;
+    uint32_t snap;
+  };
+  uint32_t new_rel(const Rel& r) {
+    uint32_t k;
+    if (!rels_free_.empty()) {
+      k = rels_free_.back();
+      rels_free_.pop_back();
+      rels_[k] = r;
+    } else {
+      k = static_cast<uint32_t>(rels_.size());
+      rels_.push_back(r);
+      rels_refs_.push_back(0);
+    }
+    snaps_.ref(r.snap);
+    return k;
+  }
+  void unref_rel(uint32_t k) {
+    if (k != kNoRel && --rels_refs_[k] == 0) free_rel(k);
+  }
+  void drop_rel_if_unused(uint32_t k) {
+    if (rels_refs_[k] == 0) free_rel(k);
+  }
+  void free_rel(uint32_t k) {
+    snaps_.unref(rels_[k].snap);
+    rels_free_.push_back(k);
   }
 
   // The stride of ThreadClocks grew: P rows and snapshots follow.
@@ -573,6 +601,8 @@ class Wcp final : public PoEngine<Wcp> {
   std::vector<VarSlots> latest_;                    // per variable
   SnapshotPool snaps_;             // H at releases (rule-(a) slots and CS_l refer to them)
   std::vector<uint32_t> current_;  // per slot: its current snapshot (current_snapshot)
+  std::vector<Rel> rels_;          // release records (rule (a))
+  std::vector<uint32_t> rels_refs_, rels_free_;
   OpenSections open_{false};
   OpenSections::Cs released_{0, 0, {}, {}};
   SparseHistory hist_;
