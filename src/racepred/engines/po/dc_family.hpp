@@ -427,6 +427,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       }
     }
     const Clock own = dt[t];
+    release_snap_ = SnapshotPool::kNone;  // D_t is final for this release from here on
     if constexpr (!Config.write_read) {
       for (VariableId x : released_.reads) add(token, x, 0, t, own, dt);
       // A write-release is after every earlier read- and write-release of (l, x) (rule (a) at
@@ -439,7 +440,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
         }
         const size_t k = slot(l, x);
         Entry& en = ra_[x].entries[k];
-        const uint32_t snap = current_snapshot(t, dt);
+        const uint32_t snap = release_snapshot(t, dt);
         if (en.kind[1].thread != t || en.kind[1].clock != snap) {
           forget(en.kind[1]);
           en.kind[1] = Contributors{t, own, snap};
@@ -455,7 +456,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     if constexpr (Config.rule_b) {
       const Clock acq = static_cast<Clock>(released_.entry);
       if (own > acq) {  // a release or fork inside: the CS may be joined by rule (b)
-        const uint32_t snap = current_snapshot(t, dt);
+        const uint32_t snap = release_snapshot(t, dt);
         snaps_.ref(snap);
         lane_of(is_read_mode(token) ? rlists_ : lists_, l, t).push_back(Sec{acq, own, snap});
       }
@@ -468,7 +469,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     const size_t k = slot(l, x);
     Contributors& c = ra_[x].entries[k].kind[kind];
     if (c.thread == kNoThread || c.thread == t) {  // t's release is after its earlier ones
-      const uint32_t snap = current_snapshot(t, dt);
+      const uint32_t snap = release_snapshot(t, dt);
       if (c.thread == t && c.clock == snap) {
         c.own = own;
         return;
@@ -495,6 +496,11 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     else if (c.thread != kNoThread)
       snaps_.unref(c.clock);
     c = Contributors{};
+  }
+  // The snapshot of D_t at the current release (looked up once per release).
+  uint32_t release_snapshot(uint32_t t, Clock* dt) {
+    if (release_snap_ == SnapshotPool::kNone) release_snap_ = current_snapshot(t, dt);
+    return release_snap_;
   }
   // A snapshot of D_t (slot t) shared by t's releases while D_t's other entries stay the same:
   // its own entry may be older than D_t(t) (users keep the release's own time beside it).
@@ -577,12 +583,13 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   };
   RowPool rows_;
   std::vector<uint32_t> current_;  // per slot: its current snapshot (current_snapshot)
-  Lanes lists_;                    // CS_{l,u}
-  Cursors cursors_;                // cursor_{l,t,u}
-  Lanes rlists_;                   // RCS_{l,u}: u's read sections
-  Cursors rcursors_;               // cursors into RCS_{l,u}
-  bool read_locks_ = false;        // a read lock was taken
-  SnapshotPool snaps_;             // D at releases: rule (a) and CS_{l,u}
+  uint32_t release_snap_ = SnapshotPool::kNone;  // the current release's (release_snapshot)
+  Lanes lists_;                                  // CS_{l,u}
+  Cursors cursors_;                              // cursor_{l,t,u}
+  Lanes rlists_;                                 // RCS_{l,u}: u's read sections
+  Cursors rcursors_;                             // cursors into RCS_{l,u}
+  bool read_locks_ = false;                      // a read lock was taken
+  SnapshotPool snaps_;                           // D at releases: rule (a) and CS_{l,u}
   OpenSections open_{Config.lockset};
   OpenSections::Cs released_{0, 0, {}, {}};
   SparseHistory hist_;
