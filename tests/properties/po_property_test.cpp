@@ -253,6 +253,19 @@ TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
         ASSERT_EQ(r.first.thread, trace.events[r.first.event - 1].thread) << engine << seed;
         ASSERT_EQ(r.second.thread, trace.events[r.second.event - 1].thread) << engine << seed;
       }
+      if (std::string(engine) != "shb" && std::string(engine) != "wcp") {
+        // The dc family also with sparse thread clocks (ThreadClocks past 2 slots), with and
+        // without slot reuse.
+        const size_t saved_sparse = ThreadClocks::default_sparse_threshold();
+        ThreadClocks::set_default_sparse_threshold(2);
+        ThreadClocks::set_default_slot_budget(k % 2 == 0 ? budget : SIZE_MAX);
+        const RaceSink sparse = run_engine(engine, trace);
+        ThreadClocks::set_default_slot_budget(saved);
+        ThreadClocks::set_default_sparse_threshold(saved_sparse);
+        ASSERT_EQ(verdict_of(sparse).pairs, plain.pairs)
+            << engine << " sparse, seed " << seed << "\n"
+            << to_std_text(trace);
+      }
       if (k % 10 == 0) {
         ASSERT_EQ(got.pairs, testing::po_reference(trace, engine).pairs)
             << engine << " seed " << seed << "\n"

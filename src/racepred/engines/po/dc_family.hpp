@@ -242,7 +242,8 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
  public:
   explicit DcFlat(EngineContext& context) : Base(context), clocks_(false) {
     if constexpr (!Config.lockset) clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
-    clocks_.sparse_beyond(SIZE_MAX);  // rows are joined directly
+    // Sparse clocks past the kit's threshold (many threads alive): every write into D_t goes
+    // through clocks_ (join_into_slot, raise_slot, tick); D_t is read directly.
   }
 
   Annotator* annotator() override {  // the annotated view shows clocks indexed by thread
@@ -326,15 +327,16 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
 
   // D_t ⊔= the kind's row, unless its only contributor's release is already before the
   // current event (a release r of u is iff D(r)(u) <= D_t(u); contributors are slots).
-  void join_kind(Clock* dt, const VarSlots& v, size_t k, int kind) const {
+  // (dt: D of slot s; joins go through ThreadClocks, which keeps sparse clocks' entry lists.)
+  void join_kind(uint32_t s, const Clock* dt, const VarSlots& v, size_t k, int kind) {
     const Contributors& c = v.entries[k].kind[kind];
     if (c.thread == kNoThread || (c.thread != kSeveral && c.own <= dt[c.thread])) return;
     if (c.thread == kSeveral) {
-      join_clocks(dt, rows_.row(c.clock), stride());
+      clocks_.join_into_slot(s, rows_.row(c.clock));
       return;
     }
-    join_clocks(dt, snaps_.row(c.clock), stride());  // the snapshot's own entry may be older
-    dt[c.thread] = c.own;                            // (> dt[c.thread] here)
+    clocks_.join_into_slot(s, snaps_.row(c.clock));  // the snapshot's own entry may be older
+    clocks_.raise_slot(s, c.thread, c.own);          // (> dt[c.thread] here)
   }
 
   void access(EventId id, const Event& e, uint32_t s) {
@@ -342,7 +344,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     const VariableId x = e.target;
     Clock* dt = d(s);
     if constexpr (!Config.write_read) {
-      if (x < ra_.size() && !ra_[x].locks.empty()) rule_a(dt, t, x, e.op);  // rule (a) into f
+      if (x < ra_.size() && !ra_[x].locks.empty()) rule_a(s, dt, t, x, e.op);  // rule (a) into f
     }
     if constexpr (Config.lockset) {  // no slot reuse: slot == thread
       const size_t n = stride();
@@ -355,34 +357,34 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     }
     if constexpr (Config.write_read) {
       if (e.op == Op::Read && x < ra_.size())
-        rule_a(dt, t, x, Op::Read);  // rule (a) into the branch after f
+        rule_a(s, dt, t, x, Op::Read);  // rule (a) into the branch after f
     }
     open_.access(e);
   }
 
   // Rule (a) for an access `op` of x by t from the earlier CSs of the locks t holds.
-  [[gnu::always_inline]] void rule_a(Clock* dt, ThreadId t, VariableId x, Op op) {
+  [[gnu::always_inline]] void rule_a(uint32_t s, Clock* dt, ThreadId t, VariableId x, Op op) {
     if (read_locks_) [[unlikely]] {
-      rule_a_modes(dt, t, x, op);
+      rule_a_modes(s, dt, t, x, op);
       return;
     }
-    for (const OpenSections::Cs& cs : open_.of(t)) join_rule_a(dt, x, cs.lock, op);
+    for (const OpenSections::Cs& cs : open_.of(t)) join_rule_a(s, dt, x, cs.lock, op);
   }
   // The same once a lock was taken in read mode: a read section meets the write sections of l,
   // a write section also the read sections.
-  [[gnu::noinline]] void rule_a_modes(Clock* dt, ThreadId t, VariableId x, Op op) {
+  [[gnu::noinline]] void rule_a_modes(uint32_t s, Clock* dt, ThreadId t, VariableId x, Op op) {
     for (const OpenSections::Cs& cs : open_.of(t)) {
-      join_rule_a(dt, x, lock_of(cs.lock), op);
-      if (!is_read_mode(cs.lock)) join_rule_a(dt, x, cs.lock | kReadMode, op);
+      join_rule_a(s, dt, x, lock_of(cs.lock), op);
+      if (!is_read_mode(cs.lock)) join_rule_a(s, dt, x, cs.lock | kReadMode, op);
     }
   }
   // D_t ⊔= the rule-(a) slot of (key, x) for an access `op` (key: l for the write sections of
   // l, l | kReadMode for its read sections).
-  [[gnu::always_inline]] void join_rule_a(Clock* dt, VariableId x, LockId key, Op op) const {
+  [[gnu::always_inline]] void join_rule_a(uint32_t s, Clock* dt, VariableId x, LockId key, Op op) {
     const size_t k = find_slot(x, key);
     if (k == kNotFound) return;
-    join_kind(dt, ra_[x], k, 1);
-    if (op == Op::Write) join_kind(dt, ra_[x], k, 0);
+    join_kind(s, dt, ra_[x], k, 1);
+    if (op == Op::Write) join_kind(s, dt, ra_[x], k, 0);
   }
 
   // Rule (b) over the lanes `lanes` (CS_{l,u} or RCS_{l,u}) with t's cursors into them; true if
@@ -399,8 +401,8 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       size_t i = cursors[u];
       while (i < lane.size() && lane[i].own <= dt[u]) ++i;  // r1 already before us
       if (i < lane.size() && lane[i].acq <= dt[u]) {        // a1 before us, r1 not yet
-        join_clocks(dt, snaps_.row(lane[i].snap), stride());
-        dt[u] = std::max(dt[u], lane[i].own);  // a shared snapshot's own entry may be older
+        clocks_.join_into_slot(t, snaps_.row(lane[i].snap));
+        clocks_.raise_slot(t, u, lane[i].own);  // a shared snapshot's own entry may be older
         joined = true;
         ++i;
       }
