@@ -211,9 +211,9 @@ TEST(PoProperty, EveryRuleMattersOnTheRandomTraces) {
 
 // Thread churn (short-lived threads, as goroutines or a pool's tasks) with slot reuse
 // (clock/thread_clocks.hpp; budgets of 2..4 slots): engines on the clock kit's ThreadClocks
-// (shb) give a joined thread's slot to a new thread, and keep per-variable entries per thread,
-// so they report exactly what the plain versions (one clock entry per thread) report, and what
-// the definition does on the traces small enough for the reference.
+// (shb, wcp, dc, wdc, dc-tp) give a joined thread's slot to a new thread, and keep per-variable
+// entries per thread, so they report exactly what the plain versions (one clock entry per thread)
+// report, and what the definition does on the traces small enough for the reference.
 TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
   const size_t saved = ThreadClocks::default_slot_budget();
   int reusing = 0;
@@ -234,12 +234,16 @@ TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
     clocks.reuse_slots_beyond(budget);
     for (const Event& e : trace.events) clocks.apply(e);
     reusing += clocks.threads() < trace.symbols.threads.size();
-    for (const char* engine : {"shb"}) {
+    for (const char* engine : {"shb", "wcp", "dc", "wdc", "dc-tp"}) {
       ThreadClocks::set_default_slot_budget(budget);
       const RaceSink reused = run_engine(engine, trace);
       ThreadClocks::set_default_slot_budget(saved);
       const testing::PoVerdict got = verdict_of(reused);
-      const testing::PoVerdict plain = verdict_of(run_plain(engine, trace));
+      // The plain dc family has no read-write locks: the definition judges those traces.
+      const bool by_reference =
+          o.read_lock_share > 0 && std::string(engine) != "shb" && std::string(engine) != "wcp";
+      const testing::PoVerdict plain = by_reference ? testing::po_reference(trace, engine)
+                                                    : verdict_of(run_plain(engine, trace));
       ASSERT_EQ(got.pairs, plain.pairs)
           << engine << " seed " << seed << " budget " << budget << ": engine " << show(got)
           << " plain " << show(plain) << "\n"
@@ -248,6 +252,19 @@ TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
       for (const Race& r : reused.races()) {  // threads are named, not slots
         ASSERT_EQ(r.first.thread, trace.events[r.first.event - 1].thread) << engine << seed;
         ASSERT_EQ(r.second.thread, trace.events[r.second.event - 1].thread) << engine << seed;
+      }
+      if (std::string(engine) != "shb" && std::string(engine) != "wcp") {
+        // The dc family also with sparse thread clocks (ThreadClocks past 2 slots), with and
+        // without slot reuse.
+        const size_t saved_sparse = ThreadClocks::default_sparse_threshold();
+        ThreadClocks::set_default_sparse_threshold(2);
+        ThreadClocks::set_default_slot_budget(k % 2 == 0 ? budget : SIZE_MAX);
+        const RaceSink sparse = run_engine(engine, trace);
+        ThreadClocks::set_default_slot_budget(saved);
+        ThreadClocks::set_default_sparse_threshold(saved_sparse);
+        ASSERT_EQ(verdict_of(sparse).pairs, plain.pairs)
+            << engine << " sparse, seed " << seed << "\n"
+            << to_std_text(trace);
       }
       if (k % 10 == 0) {
         ASSERT_EQ(got.pairs, testing::po_reference(trace, engine).pairs)

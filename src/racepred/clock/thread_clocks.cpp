@@ -110,6 +110,13 @@ void ThreadClocks::sparse_join(uint32_t d, uint32_t s) {
   for (const uint32_t k : touched_[resident_[s]]) raise(cd, dst, k, src[k]);
 }
 
+void ThreadClocks::sparse_join_into(uint32_t s, const Clock* src) {
+  Clock* t = resident(s);
+  const uint32_t c = resident_[s];
+  for (size_t k = 0, n = stride(); k < n; ++k)
+    if (src[k] != 0) raise(c, t, static_cast<uint32_t>(k), src[k]);
+}
+
 void ThreadClocks::sparse_acquire(uint32_t s, LockId y) {
   Clock* t = resident(s);
   const uint32_t c = resident_[s];

@@ -127,6 +127,22 @@ class ThreadClocks {
   Clock* th_at_slot(uint32_t s) { return row(s); }
   void tick_slot(uint32_t s, ThreadId i) { increment_clock(row(s)[s], i); }
   const Clock* th(ThreadId i) const { return row(slot(i)); }
+  // Th of slot s ⊔= src (stride() entries), and Th(s)(k) = max(Th(s)(k), v): for engines that
+  // join clocks of their own (release snapshots) into a thread's clock; in sparse mode they
+  // keep the row's list of non-zero entries (writing a row from th() directly would not).
+  void join_into_slot(uint32_t s, const Clock* src) {
+    if (sparse_) [[unlikely]]
+      return sparse_join_into(s, src);
+    join_clocks(th_.row(s), src, stride());
+  }
+  void raise_slot(uint32_t s, uint32_t k, Clock v) {
+    if (sparse_) [[unlikely]] {
+      Clock* r = resident(s);
+      return raise(resident_[s], r, k, v);
+    }
+    Clock& c = th_.row(s)[k];
+    c = std::max(c, v);
+  }
   ClockRef view(ThreadId i) const { return {row(slot(i)), threads_}; }
   // Rel(y), `stride()` entries; all zero before the first release of y. Sparse mode: a copy,
   // valid until the next call.
@@ -185,11 +201,12 @@ class ThreadClocks {
     return grew;
   }
   // join(i,j): Th(i) = sync(Th(i), Th(j)) (seed 004 with the erratum: a point-wise max). With
-  // slot reuse, j's slot becomes free.
-  bool join(ThreadId i, ThreadId j) {
+  // slot reuse, j's slot becomes free. sync = false: only that (for relations whose join edge
+  // needs an event of j, e.g. WCP-5: a thread that never ran orders nothing before its join).
+  bool join(ThreadId i, ThreadId j, bool sync = true) {
     const bool grew = add_thread(j);
     if (i != j) {
-      join_slots(slot(i), slot(j));
+      if (sync) join_slots(slot(i), slot(j));
       if (reuse_) retire(j);  // (before the mapping starts: remembered for it)
     }
     return grew;
@@ -295,6 +312,7 @@ class ThreadClocks {
     row[k] = v;
   }
   void sparse_join(uint32_t d, uint32_t s);
+  void sparse_join_into(uint32_t s, const Clock* src);
   void sparse_acquire(uint32_t s, LockId y);
   void sparse_release(uint32_t s, LockId y);
   // Th(d) = Th(s), d != s.

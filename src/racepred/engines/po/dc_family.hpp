@@ -41,6 +41,7 @@
 #include <memory>
 #include <vector>
 
+#include "racepred/clock/thread_clocks.hpp"
 #include "racepred/engines/po/po_common.hpp"
 
 namespace racepred::po {
@@ -223,47 +224,66 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
 //    another thread's CS newly due (its release is already in D(r1) by rule (b) at r1), so no
 //    repetition. Time per release: O(T) plus the joins; each CS is joined at most once per
 //    thread.
+//  - thread slots (issue 13): D_t is the clock kit's ThreadClocks without lock order (fork and
+//    join only), indexed by slot; a joined thread's slot is given to a thread forked by one whose
+//    D knows all of the old thread, the new thread starting past the old one's last time there
+//    (clock/thread_clocks.hpp). The relation contains fork and join edges and is transitive, so
+//    every event after a new tenant's event is after all of the old tenant's: an old time s#k is
+//    known to an event iff k <= its D(s), and one slot's events are totally ordered. Everything
+//    stored is then by slot: rule-(a) contributors (a later tenant's release is after the earlier
+//    tenants' ones, as a thread's own later release is), CS_{l,s} and the cursors of rule (b)
+//    (a slot's lane is in the relation's order; the cursors of an old tenant are valid for the
+//    new one, whose D contains the old one's), the race history (SparseHistory). wdp's lock-set
+//    filter keeps per-thread entries (FilteredHistory): no slot reuse there.
 template <DcConfig Config>
 class DcFlat final : public PoEngine<DcFlat<Config>> {
   using Base = PoEngine<DcFlat<Config>>;
 
  public:
-  using Base::Base;
+  explicit DcFlat(EngineContext& context) : Base(context), clocks_(false) {
+    if constexpr (!Config.lockset) clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+    // Sparse clocks past the kit's threshold (many threads alive): every write into D_t goes
+    // through clocks_ (join_into_slot, raise_slot, tick); D_t is read directly.
+  }
+
+  Annotator* annotator() override {  // the annotated view shows clocks indexed by thread
+    if (clocks_.threads() == 0) clocks_.reuse_slots_beyond(SIZE_MAX);
+    return Base::annotator();
+  }
 
   void handle(EventId id, const Event& e) {
     const ThreadId t = e.thread;
-    if (t >= threads_) [[unlikely]]
-      add_thread(t);
+    if (clocks_.add_thread(t)) [[unlikely]]
+      restride();
+    const uint32_t s = clocks_.slot(t);
     switch (e.op) {
       case Op::ReadAcquire:
         if (!read_locks_) first_read_lock();
         [[fallthrough]];
       case Op::Acquire:
-        open_.acquire(t, section_token(e), d(t)[t]);  // entry: D_t(t) at the acquire
+        open_.acquire(t, section_token(e), d(s)[s]);  // entry: D_t(t) at the acquire
         break;
       case Op::ReadRelease:
       case Op::Release:
-        release(t, section_token(e));
+        release(t, s, section_token(e));
         break;
       case Op::Read:
       case Op::Write:
-        access(id, e);
+        access(id, e, s);
         break;
       case Op::Fork:
-        if (e.target >= threads_) add_thread(e.target);
-        join_clocks(d(e.target), d(t), stride());  // D_u := D_u ⊔ D_t
-        ++d(t)[t];
+        if (clocks_.fork(t, e.target)) restride();  // D_u := D_u ⊔ D_t
+        clocks_.tick_slot(s, t);
         break;
       case Op::Join:
-        if (e.target >= threads_) add_thread(e.target);
-        join_clocks(d(t), d(e.target), stride());  // D_t := D_t ⊔ D_u
+        if (clocks_.join(t, e.target)) restride();  // D_t := D_t ⊔ D_u; u's slot free
         break;
     }
   }
 
  protected:
   void columns(const Event& e, Annotation& row) override {
-    row.push_back({"D_t", show_row(d(e.thread), stride(), this->width(e))});
+    row.push_back({"D_t", show_row(d(clocks_.slot(e.thread)), stride(), this->width(e))});
     if constexpr (Config.lockset) {
       row.push_back(open_.lock_set_column(e.thread, this->symbols_));
     } else {
@@ -273,10 +293,11 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   }
 
  private:
-  // Rule-(a) state of (l, x), per kind ([0]: read-releases, [1]: write-releases): a clock row,
-  // the join of D at those releases, and who contributed: nobody, one thread (with D_u(u) at
-  // its latest such release: the O(1) test) or several. Stored per variable: the locks that
-  // guard it in one small array (scanned at every access), the rest in parallel arrays.
+  // Rule-(a) state of (l, x), per kind ([0]: read-releases, [1]: write-releases): the join of D
+  // at those releases, and who contributed: nobody, one slot (with D_u(u) at its latest such
+  // release: the O(1) test, and a shared snapshot of D there) or several (a pooled row with
+  // the join). Stored per variable: the locks that guard it in one small array (scanned at
+  // every access), the rest in a parallel array.
   static constexpr ThreadId kSeveral = kNoThread - 1;
   // CS_{l,u}: u's CSs on l with a release or fork inside, in thread order: D_u(u) at the acquire
   // and at the release, and the snapshot of D at the release.
@@ -287,8 +308,9 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   using Lanes = std::vector<std::vector<std::vector<Sec>>>;       // [l][u]
   using Cursors = std::vector<std::vector<std::vector<size_t>>>;  // [l][t][u]
   struct Contributors {
-    ThreadId thread = kNoThread;
+    ThreadId thread = kNoThread;  // the slot, kNoThread (nobody) or kSeveral
     Clock own = 0;
+    uint32_t clock = SnapshotPool::kNone;  // one slot: its snapshot; several: a row of rows_
   };
   struct Entry {
     Contributors kind[2];
@@ -296,87 +318,91 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   struct VarSlots {
     std::vector<LockId> locks;  // entry k is of lock locks[k]
     std::vector<Entry> entries;
-    std::vector<Clock> clocks;  // entry k, kind j: row 2k + j
-    Clock* row(size_t k, int j, size_t stride) { return clocks.data() + (2 * k + j) * stride; }
-    const Clock* row(size_t k, int j, size_t stride) const {
-      return clocks.data() + (2 * k + j) * stride;
-    }
   };
 
-  Clock* d(ThreadId t) { return d_.row(t); }
-  const Clock* d(ThreadId t) const { return d_.row(t); }
-  size_t stride() const { return d_.stride(); }
+  // D of the thread in slot s.
+  Clock* d(uint32_t s) { return clocks_.th_at_slot(s); }
+  size_t stride() const { return clocks_.stride(); }
+  size_t threads() const { return clocks_.threads(); }
 
   // D_t ⊔= the kind's row, unless its only contributor's release is already before the
-  // current event (a release r of u is iff D(r)(u) <= D_t(u)).
-  void join_kind(Clock* dt, const VarSlots& v, size_t k, int kind) const {
+  // current event (a release r of u is iff D(r)(u) <= D_t(u); contributors are slots).
+  // (dt: D of slot s; joins go through ThreadClocks, which keeps sparse clocks' entry lists.)
+  void join_kind(uint32_t s, const Clock* dt, const VarSlots& v, size_t k, int kind) {
     const Contributors& c = v.entries[k].kind[kind];
     if (c.thread == kNoThread || (c.thread != kSeveral && c.own <= dt[c.thread])) return;
-    join_clocks(dt, v.row(k, kind, stride()), stride());
+    if (c.thread == kSeveral) {
+      clocks_.join_into_slot(s, rows_.row(c.clock));
+      return;
+    }
+    clocks_.join_into_slot(s, snaps_.row(c.clock));  // the snapshot's own entry may be older
+    clocks_.raise_slot(s, c.thread, c.own);          // (> dt[c.thread] here)
   }
 
-  void access(EventId id, const Event& e) {
+  void access(EventId id, const Event& e, uint32_t s) {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
-    Clock* dt = d(t);
+    Clock* dt = d(s);
     if constexpr (!Config.write_read) {
-      if (x < ra_.size() && !ra_[x].locks.empty()) rule_a(dt, t, x, e.op);  // rule (a) into f
+      if (x < ra_.size() && !ra_[x].locks.empty()) rule_a(s, dt, t, x, e.op);  // rule (a) into f
     }
-    if constexpr (Config.lockset) {
+    if constexpr (Config.lockset) {  // no slot reuse: slot == thread
       const size_t n = stride();
       filtered_.check_with(
           *this, id, e, [&](size_t u) { return u < n ? dt[u] : Clock{0}; }, open_.locks(t));
-      filtered_.record(id, e, dt[t], open_.locks(t));
+      filtered_.record(id, e, dt[s], open_.locks(t));
     } else {
       hist_.check(*this, id, e, dt);
-      hist_.record(id, e, t, dt[t]);
+      hist_.record(id, e, s, dt[s]);
     }
     if constexpr (Config.write_read) {
       if (e.op == Op::Read && x < ra_.size())
-        rule_a(dt, t, x, Op::Read);  // rule (a) into the branch after f
+        rule_a(s, dt, t, x, Op::Read);  // rule (a) into the branch after f
     }
     open_.access(e);
   }
 
   // Rule (a) for an access `op` of x by t from the earlier CSs of the locks t holds.
-  [[gnu::always_inline]] void rule_a(Clock* dt, ThreadId t, VariableId x, Op op) {
+  [[gnu::always_inline]] void rule_a(uint32_t s, Clock* dt, ThreadId t, VariableId x, Op op) {
     if (read_locks_) [[unlikely]] {
-      rule_a_modes(dt, t, x, op);
+      rule_a_modes(s, dt, t, x, op);
       return;
     }
-    for (const OpenSections::Cs& cs : open_.of(t)) join_rule_a(dt, x, cs.lock, op);
+    for (const OpenSections::Cs& cs : open_.of(t)) join_rule_a(s, dt, x, cs.lock, op);
   }
   // The same once a lock was taken in read mode: a read section meets the write sections of l,
   // a write section also the read sections.
-  [[gnu::noinline]] void rule_a_modes(Clock* dt, ThreadId t, VariableId x, Op op) {
+  [[gnu::noinline]] void rule_a_modes(uint32_t s, Clock* dt, ThreadId t, VariableId x, Op op) {
     for (const OpenSections::Cs& cs : open_.of(t)) {
-      join_rule_a(dt, x, lock_of(cs.lock), op);
-      if (!is_read_mode(cs.lock)) join_rule_a(dt, x, cs.lock | kReadMode, op);
+      join_rule_a(s, dt, x, lock_of(cs.lock), op);
+      if (!is_read_mode(cs.lock)) join_rule_a(s, dt, x, cs.lock | kReadMode, op);
     }
   }
   // D_t ⊔= the rule-(a) slot of (key, x) for an access `op` (key: l for the write sections of
   // l, l | kReadMode for its read sections).
-  [[gnu::always_inline]] void join_rule_a(Clock* dt, VariableId x, LockId key, Op op) const {
+  [[gnu::always_inline]] void join_rule_a(uint32_t s, Clock* dt, VariableId x, LockId key, Op op) {
     const size_t k = find_slot(x, key);
     if (k == kNotFound) return;
-    join_kind(dt, ra_[x], k, 1);
-    if (op == Op::Write) join_kind(dt, ra_[x], k, 0);
+    join_kind(s, dt, ra_[x], k, 1);
+    if (op == Op::Write) join_kind(s, dt, ra_[x], k, 0);
   }
 
   // Rule (b) over the lanes `lanes` (CS_{l,u} or RCS_{l,u}) with t's cursors into them; true if
   // something was joined.
-  [[gnu::always_inline]] bool walk_lanes(ThreadId t, const std::vector<std::vector<Sec>>& lanes,
+  // (By slot: t is the releasing thread's slot, u another slot.)
+  [[gnu::always_inline]] bool walk_lanes(uint32_t t, const std::vector<std::vector<Sec>>& lanes,
                                          std::vector<size_t>& cursors) {
     Clock* dt = d(t);
     bool joined = false;
-    const size_t us = std::min<size_t>(lanes.size(), threads_);
-    for (ThreadId u = 0; u < us; ++u) {
+    const size_t us = std::min<size_t>(lanes.size(), threads());
+    for (uint32_t u = 0; u < us; ++u) {
       if (u == t) continue;
       const std::vector<Sec>& lane = lanes[u];
       size_t i = cursors[u];
       while (i < lane.size() && lane[i].own <= dt[u]) ++i;  // r1 already before us
       if (i < lane.size() && lane[i].acq <= dt[u]) {        // a1 before us, r1 not yet
-        join_clocks(dt, snaps_.row(lane[i].snap), stride());
+        clocks_.join_into_slot(t, snaps_.row(lane[i].snap));
+        clocks_.raise_slot(t, u, lane[i].own);  // a shared snapshot's own entry may be older
         joined = true;
         ++i;
       }
@@ -386,10 +412,9 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   }
 
   // `token`: l, or l | kReadMode for a read section.
-  void release(ThreadId t, LockId token) {
-    if (!open_.release(t, token, released_)) return;
+  void release(ThreadId thread, uint32_t t, LockId token) {
+    if (!open_.release(thread, token, released_)) return;
     Clock* dt = d(t);
-    const size_t n = stride();
     const LockId l = lock_of(token);
     if constexpr (Config.rule_b) {
       // A read release meets the write sections of l (one pass, as above); a write release
@@ -404,6 +429,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       }
     }
     const Clock own = dt[t];
+    release_snap_ = SnapshotPool::kNone;  // D_t is final for this release from here on
     if constexpr (!Config.write_read) {
       for (VariableId x : released_.reads) add(token, x, 0, t, own, dt);
       // A write-release is after every earlier read- and write-release of (l, x) (rule (a) at
@@ -415,10 +441,16 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
           continue;
         }
         const size_t k = slot(l, x);
-        VarSlots& v = ra_[x];
-        copy_clock(v.row(k, 1, n), dt, n);
-        v.entries[k].kind[1] = Contributors{t, own};
-        v.entries[k].kind[0] = Contributors{};
+        Entry& en = ra_[x].entries[k];
+        const uint32_t snap = release_snapshot(t, dt);
+        if (en.kind[1].thread != t || en.kind[1].clock != snap) {
+          forget(en.kind[1]);
+          en.kind[1] = Contributors{t, own, snap};
+          snaps_.ref(snap);
+        } else {
+          en.kind[1].own = own;
+        }
+        forget(en.kind[0]);
       }
     } else {
       for (VariableId x : released_.writes) add(token, x, 1, t, own, dt);
@@ -426,7 +458,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     if constexpr (Config.rule_b) {
       const Clock acq = static_cast<Clock>(released_.entry);
       if (own > acq) {  // a release or fork inside: the CS may be joined by rule (b)
-        const uint32_t snap = snaps_.take(dt, t);
+        const uint32_t snap = release_snapshot(t, dt);
         snaps_.ref(snap);
         lane_of(is_read_mode(token) ? rlists_ : lists_, l, t).push_back(Sec{acq, own, snap});
       }
@@ -434,19 +466,65 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     ++dt[t];
   }
 
-  // The kind's row of (l, x) ⊔= D_t at a release of t (D_t(t) = own).
-  void add(LockId l, VariableId x, int kind, ThreadId t, Clock own, const Clock* dt) {
+  // The kind's join of (l, x) ⊔= D_t at a release of slot t (D_t(t) = own).
+  void add(LockId l, VariableId x, int kind, uint32_t t, Clock own, Clock* dt) {
     const size_t k = slot(l, x);
-    VarSlots& v = ra_[x];
-    Clock* row = v.row(k, kind, stride());
-    Contributors& c = v.entries[k].kind[kind];
+    Contributors& c = ra_[x].entries[k].kind[kind];
     if (c.thread == kNoThread || c.thread == t) {  // t's release is after its earlier ones
-      copy_clock(row, dt, stride());
-      c = Contributors{t, own};
-    } else {
+      const uint32_t snap = release_snapshot(t, dt);
+      if (c.thread == t && c.clock == snap) {
+        c.own = own;
+        return;
+      }
+      forget(c);
+      c = Contributors{t, own, snap};
+      snaps_.ref(snap);
+    } else if (c.thread != kSeveral) {  // a second slot: the join gets a row of its own
+      const uint32_t r = rows_.allocate();
+      Clock* row = rows_.row(r);
+      copy_clock(row, snaps_.row(c.clock), stride());
+      row[c.thread] = std::max(row[c.thread], c.own);
       join_clocks(row, dt, stride());
-      c.thread = kSeveral;
+      snaps_.unref(c.clock);
+      c = Contributors{kSeveral, 0, r};
+    } else {
+      join_clocks(rows_.row(c.clock), dt, stride());
     }
+  }
+  // The kind's join becomes empty.
+  void forget(Contributors& c) {
+    if (c.thread == kSeveral)
+      rows_.release(c.clock);
+    else if (c.thread != kNoThread)
+      snaps_.unref(c.clock);
+    c = Contributors{};
+  }
+  // The snapshot of D_t at the current release (looked up once per release).
+  uint32_t release_snapshot(uint32_t t, Clock* dt) {
+    if (release_snap_ == SnapshotPool::kNone) release_snap_ = current_snapshot(t, dt);
+    return release_snap_;
+  }
+  // A snapshot of D_t (slot t) shared by t's releases while D_t's other entries stay the same:
+  // its own entry may be older than D_t(t) (users keep the release's own time beside it).
+  // D_t only grows (a slot's later tenant starts from a clock that contains the earlier one's),
+  // so it is unchanged iff D_t <= the snapshot outside the own entry.
+  uint32_t current_snapshot(uint32_t t, Clock* dt) {
+    if (t >= current_.size()) [[unlikely]]
+      current_.resize(std::max<size_t>(size_t{t} + 1, current_.size() * 3 / 2),
+                      SnapshotPool::kNone);
+    uint32_t& cur = current_[t];
+    if (cur != SnapshotPool::kNone) {
+      const Clock* c = snaps_.row(cur);
+      const Clock own = dt[t];
+      dt[t] = c[t];
+      const bool same = !any_unordered(dt, c, stride());
+      dt[t] = own;
+      if (same) return cur;
+      snaps_.unref(cur);
+    }
+    cur = snaps_.take(dt, t);
+    snaps_.ref(cur);  // the slot's own reference
+    return cur;
   }
 
   static constexpr size_t kNotFound = SIZE_MAX;
@@ -463,7 +541,6 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       if (v.locks[k] == l) return k;
     v.locks.push_back(l);
     v.entries.emplace_back();
-    v.clocks.resize(v.locks.size() * 2 * stride(), 0);
     return v.locks.size() - 1;
   }
 
@@ -472,45 +549,49 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     grow_to(lists[l], u);
     return lists[l][u];
   }
-  std::vector<size_t>& cursors_of(Cursors& cursors, LockId l, ThreadId t) {
+  std::vector<size_t>& cursors_of(Cursors& cursors, LockId l, uint32_t t) {
     grow_to(cursors, l);
     grow_to(cursors[l], t);
     auto& c = cursors[l][t];
-    if (c.size() < threads_) c.resize(threads_, 0);
+    if (c.size() < threads()) c.resize(threads(), 0);
     return c;
   }
   [[gnu::noinline, gnu::cold]] void first_read_lock() {
     read_locks_ = true;
     filtered_.allow_read_modes();
   }
-  [[gnu::noinline]] void add_thread(ThreadId t) {
-    const size_t need = size_t{t} + 1;
-    if (need > stride()) {
-      const size_t s = std::bit_ceil(need);
-      for (VarSlots& v : ra_) {
-        std::vector<Clock> c(v.locks.size() * 2 * s, 0);
-        for (size_t r = 0; r < 2 * v.locks.size(); ++r)
-          std::copy_n(v.clocks.begin() + static_cast<std::ptrdiff_t>(r * stride()), stride(),
-                      c.begin() + static_cast<std::ptrdiff_t>(r * s));
-        v.clocks.swap(c);
-      }
-      d_.set_stride(s);
-      snaps_.set_stride(s);
-    }
-    d_.ensure_rows(need);
-    for (size_t u = threads_; u < need; ++u) d_.row(u)[u] = 1;
-    threads_ = need;
+  // The stride of the clocks grew (from old_): rule-(a) rows and snapshots follow.
+  [[gnu::noinline]] void restride() {
+    snaps_.set_stride(stride());
+    rows_.set_stride(stride());
   }
 
-  size_t threads_ = 0;
-  ClockRows d_;               // D_t
+  ThreadClocks clocks_;       // D_t, by slot (no lock order)
   std::vector<VarSlots> ra_;  // rule (a), per variable
-  Lanes lists_;               // CS_{l,u}
-  Cursors cursors_;           // cursor_{l,t,u}
-  Lanes rlists_;              // RCS_{l,u}: u's read sections
-  Cursors rcursors_;          // cursors into RCS_{l,u}
-  bool read_locks_ = false;   // a read lock was taken
-  SnapshotPool snaps_;        // D at the releases of CS_{l,u}
+  // Rule (a): joins of several slots' releases, rows handed out and given back (in chunks: no
+  // copy of every row when the pool grows).
+  struct RowPool {
+    ChunkedRows rows;
+    IdRecycler ids;
+    uint32_t allocate() {
+      const uint32_t r = ids.take();
+      rows.ensure_rows(ids.used());
+      return r;
+    }
+    void release(uint32_t r) { ids.give_back(r); }
+    Clock* row(uint32_t r) { return rows.row(r); }
+    const Clock* row(uint32_t r) const { return rows.row(r); }
+    void set_stride(size_t stride) { rows.set_stride(stride); }
+  };
+  RowPool rows_;
+  std::vector<uint32_t> current_;  // per slot: its current snapshot (current_snapshot)
+  uint32_t release_snap_ = SnapshotPool::kNone;  // the current release's (release_snapshot)
+  Lanes lists_;                                  // CS_{l,u}
+  Cursors cursors_;                              // cursor_{l,t,u}
+  Lanes rlists_;                                 // RCS_{l,u}: u's read sections
+  Cursors rcursors_;                             // cursors into RCS_{l,u}
+  bool read_locks_ = false;                      // a read lock was taken
+  SnapshotPool snaps_;                           // D at releases: rule (a) and CS_{l,u}
   OpenSections open_{Config.lockset};
   OpenSections::Cs released_{0, 0, {}, {}};
   SparseHistory hist_;

@@ -47,6 +47,7 @@
 #include <memory>
 #include <vector>
 
+#include "racepred/clock/thread_clocks.hpp"
 #include "racepred/engines/po/plain.hpp"
 #include "racepred/engines/po/po_common.hpp"
 
@@ -134,60 +135,93 @@ class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section>
 // before the current event iff N(r1) <= P_t(thread(r1))), the own entry of P_t set in place for
 // the race check (C_t = P_t[t := N_t]), the CS sets reused, and one HB snapshot per release shared
 // by the rule-(a) slots and the CS list instead of one copy per variable.
+//
+// Thread slots (issue 13): H_t, H_l and HR_l are the clock kit's ThreadClocks (N_t = H_t(t)),
+// P_t, P_l and PR_l rows of the same stride, all indexed by slot: a joined thread's slot is
+// given to a thread forked by one whose H knows all of the old thread (reuse_slots_beyond;
+// clock/thread_clocks.hpp), the new thread starting past the old one's last time in the slot.
+// Every clock entry and every stored time (CS lanes, rule-(a) slots, release snapshots, the
+// race history) is then by slot, and an old thread's time s#k is known to an event iff k <=
+// its P(s): a later tenant's event e_new in P (e_new <=hb r1 <wcp e2, or e_new <=hb fork edge)
+// implies the old thread's events, which are HB-before the fork of the new tenant, are
+// WCP-before too (WCP composes with HB). "Another thread" tests (rule (a)) compare threads.
 class Wcp final : public PoEngine<Wcp> {
  public:
-  using PoEngine<Wcp>::PoEngine;
+  explicit Wcp(EngineContext& context) : PoEngine<Wcp>(context) {
+    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+    clocks_.sparse_beyond(SIZE_MAX);  // rows are joined directly
+  }
+
+  Annotator* annotator() override {  // the annotated view shows clocks indexed by thread
+    if (clocks_.threads() == 0) clocks_.reuse_slots_beyond(SIZE_MAX);
+    return PoEngine<Wcp>::annotator();
+  }
 
   void handle(EventId id, const Event& e) {
     const ThreadId t = e.thread;
-    if (t >= n_.size()) [[unlikely]]
+    if (clocks_.add_thread(t)) [[unlikely]]
+      restride();
+    if (t >= ran_.size()) [[unlikely]]
       add_thread(t);
+    ensure_p_rows();
     ran_[t] = true;
+    const uint32_t s = clocks_.slot(t);
     switch (e.op) {
       case Op::ReadAcquire:
-        read_acquire(t, e.target);
+        read_acquire(t, s, e.target);
         break;
       case Op::Acquire: {
         const LockId l = e.target;
         if (l >= sections_.size()) [[unlikely]]
           add_lock(l);
         const size_t n = stride();
-        join_clocks(h(t), hl_.row(l), n);  // H_t := H_t ⊔ H_l
-        join_clocks(p(t), pl_.row(l), n);  // P_t := P_t ⊔ P_l                            (WCP-3)
-        if (l < hrl_.rows()) [[unlikely]] {  // H_t ⊔= HR_l, P_t ⊔= PR_l
-          join_clocks(h(t), hrl_.row(l), n);
-          join_clocks(p(t), prl_.row(l), n);
-        }
+        clocks_.acquire(t, l);             // H_t := H_t ⊔ H_l (⊔ HR_l)
+        join_clocks(p(s), pl_.row(l), n);  // P_t := P_t ⊔ P_l                            (WCP-3)
+        if (l < prl_.rows()) [[unlikely]]  // P_t ⊔= PR_l
+          join_clocks(p(s), prl_.row(l), n);
         Lane& lane = sections_[l];
-        lane.v.push_back(Sec{t, n_[t], kNoSnap});
+        lane.v.push_back(Sec{s, now(s), kNoSnap});
         open_.acquire(t, l, lane.base + lane.v.size() - 1);
         break;
       }
       case Op::Release:
-        release(t, e.target);
+        release(t, s, e.target);
         break;
       case Op::ReadRelease:
-        read_release(t, e.target);
+        read_release(t, s, e.target);
         break;
       case Op::Read:
       case Op::Write:
-        access(id, e);
+        access(id, e, s);
         break;
       case Op::Fork: {
         const ThreadId u = e.target;
-        if (u >= n_.size()) add_thread(u);
-        join_clocks(h(u), h(t), stride());  // H_u := H_u ⊔ H_t
-        join_clocks(p(u), h(t), stride());  // P_u := P_u ⊔ H_t                            (WCP-4)
-        tick(t);
+        if (u >= ran_.size()) add_thread(u);
+        // A thread without a slot gets a fresh one or a reused one: its P starts empty.
+        const bool fresh = !clocks_.has_slot(u);
+        if (clocks_.fork(t, u)) restride();  // H_u := H_u ⊔ H_t
+        const uint32_t su = clocks_.slot(u);
+        ensure_p_rows();
+        if (fresh)
+          copy_clock(p(su), h(s), stride());  // P_u := P_u ⊔ H_t                          (WCP-4)
+        else
+          join_clocks(p(su), h(s), stride());
+        clocks_.tick_slot(s, t);
         break;
       }
       case Op::Join: {
         const ThreadId u = e.target;
-        if (u >= n_.size()) add_thread(u);
-        if (ran_[u]) {
-          join_clocks(h(t), h(u), stride());  // H_t := H_t ⊔ H_u
-          join_clocks(p(t), h(u), stride());  // P_t := P_t ⊔ H_u                          (WCP-5)
-        }
+        if (u >= ran_.size()) add_thread(u);
+        if (clocks_.add_thread(u)) restride();
+        ensure_p_rows();
+        const uint32_t su = clocks_.slot(u);
+        if (ran_[u])
+          join_clocks(p(s), h(su), stride());  // P_t := P_t ⊔ H_u                        (WCP-5)
+        else if (h(su)[su] > 0)
+          // No event of u, and its own entry (its forker's + 1) went nowhere: the slot is
+          // free for a thread forked by one that knows the forker's time (u's "last" time).
+          --h(su)[su];
+        if (clocks_.join(t, u, ran_[u])) restride();  // H_t := H_t ⊔ H_u; u's slot free
         break;
       }
     }
@@ -196,54 +230,82 @@ class Wcp final : public PoEngine<Wcp> {
  protected:
   void columns(const Event& e, Annotation& row) override {
     const size_t w = width(e);
-    row.push_back({"N_t", std::to_string(n_[e.thread])});
-    row.push_back({"H_t", show_row(h(e.thread), stride(), w)});
-    row.push_back({"P_t", show_row(p(e.thread), stride(), w)});
+    const uint32_t s = clocks_.slot(e.thread);
+    row.push_back({"N_t", std::to_string(now(s))});
+    row.push_back({"H_t", show_row(h(s), stride(), w)});
+    row.push_back({"P_t", show_row(p(s), stride(), w)});
     row.push_back({"W_x", e.is_access() ? hist_.show(e.target, true) : ""});
     row.push_back({"R_x", e.is_access() ? hist_.show(e.target, false) : ""});
   }
 
  private:
   static constexpr uint32_t kNoSnap = SnapshotPool::kNone;
-  struct Sec {  // a CS of CS_l: thread, N at the acquire, snapshot of H at the release
-    ThreadId thread;
+  static constexpr uint32_t kNoRel = UINT32_MAX;
+  // A CS of CS_l: slot of its thread, N at the acquire, snapshot of H at the release and N
+  // there (a shared snapshot's own entry may be older: current_snapshot).
+  struct Sec {
+    uint32_t slot;
     Clock acq;
     uint32_t rel;  // kNoSnap while open
+    Clock rel_time = 0;
   };
-  // Rule-(a) slot of (l, x, kind): the latest qualifying release (by `last`) and the latest by
-  // another thread, as snapshots.
+  // Rule-(a) slot of (l, x, kind): the latest qualifying release and the latest by another
+  // thread than that one's, as records of releases shared by every (l, x) of the release.
   struct Latest {
-    ThreadId last = kNoThread;  // thread of h
-    uint32_t h = kNoSnap, other = kNoSnap;
-    Clock h_time = 0;           // N of h's release (its own entry)
-    ThreadId other_thread = 0;  // thread of other
-    Clock other_time = 0;       // N of other's release
+    uint32_t h = kNoRel, other = kNoRel;  // release records (rels_)
   };
   struct LatestPair {  // rule-(a) slots of (l, x): [0] read-releases, [1] write-releases
     Latest kind[2];
   };
 
-  Clock* h(ThreadId t) { return th_.row(2 * size_t{t}); }
-  Clock* p(ThreadId t) { return th_.row(2 * size_t{t} + 1); }
-  const Clock* h(ThreadId t) const { return th_.row(2 * size_t{t}); }
-  const Clock* p(ThreadId t) const { return th_.row(2 * size_t{t} + 1); }
-  size_t stride() const { return th_.stride(); }
+  // H and P of the thread in slot s; N of that thread (H_t(t) = N_t).
+  Clock* h(uint32_t s) { return clocks_.th_at_slot(s); }
+  Clock* p(uint32_t s) { return p_.row(s); }
+  Clock now(uint32_t s) { return h(s)[s]; }
+  size_t stride() const { return clocks_.stride(); }
 
   // P_t := P_t ⊔ snapshot, unless the snapshot's release is already WCP-before (O(1) test);
-  // true if joined.
-  [[gnu::always_inline]] bool join_release(ThreadId t, uint32_t snap) {
-    const ThreadId u = snaps_.thread(snap);
-    const Clock* c = snaps_.row(snap);
-    Clock* pt = p(t);
-    if (c[u] <= pt[u]) return false;
-    join_clocks(pt, c, stride());
+  // true if joined. (The pool's "thread" of a snapshot is the slot of the releasing thread.)
+  [[gnu::always_inline]] bool join_release(uint32_t s, const Sec& cs) {
+    const uint32_t u = cs.slot;
+    Clock* pt = p(s);
+    if (cs.rel_time <= pt[u]) return false;
+    join_snapshot(pt, cs.rel, u, cs.rel_time);
     return true;
   }
+  // pt ⊔= the H of a release of the thread in slot u at N = time: its snapshot, whose own
+  // entry may be older (> pt[u] or not, time is).
+  [[gnu::always_inline]] void join_snapshot(Clock* pt, uint32_t snap, uint32_t u, Clock time) {
+    join_clocks(pt, snaps_.row(snap), stride());
+    pt[u] = std::max(pt[u], time);
+  }
+  // A snapshot of H_t (slot s) shared by t's releases while H_t's other entries stay the same
+  // (often: a thread re-acquiring a lock it released last learns nothing). H only grows in a
+  // slot (a later tenant starts from a clock that knows the earlier one's), so it is unchanged
+  // iff H_t <= the snapshot outside the own entry.
+  uint32_t current_snapshot(uint32_t s) {
+    if (s >= current_.size()) [[unlikely]]
+      current_.resize(std::max<size_t>(size_t{s} + 1, current_.size() * 3 / 2), kNoSnap);
+    uint32_t& cur = current_[s];
+    Clock* ht = h(s);
+    if (cur != kNoSnap) {
+      const Clock* c = snaps_.row(cur);
+      const Clock own = ht[s];
+      ht[s] = c[s];
+      const bool same = !any_unordered(ht, c, stride());
+      ht[s] = own;
+      if (same) return cur;
+      snaps_.unref(cur);
+    }
+    cur = snaps_.take(ht, s);
+    snaps_.ref(cur);  // the slot's own reference
+    return cur;
+  }
 
-  void access(EventId id, const Event& e) {
+  void access(EventId id, const Event& e, uint32_t s) {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
-    Clock* pt = p(t);
+    Clock* pt = p(s);
     if (x < latest_.size() && !latest_[x].locks.empty())
       for (const OpenSections::Cs& cs : open_.of(t)) {  // WCP-1, other threads' releases only
         const LatestPair* found = find_slot(x, lock_of(cs.lock));
@@ -251,21 +313,24 @@ class Wcp final : public PoEngine<Wcp> {
         const LatestPair& slot = *found;
         for (int kind = 1; kind >= (e.op == Op::Write ? 0 : 1); --kind) {
           const Latest& a = slot.kind[kind];
+          if (a.h == kNoRel) continue;
           // The release is already WCP-before the current event iff N(r1) <= P_t(thread(r1)).
-          if (a.last != t) {
-            if (a.h != kNoSnap && a.h_time > pt[a.last]) join_clocks(pt, snaps_.row(a.h), stride());
-          } else if (a.other != kNoSnap && a.other_time > pt[a.other_thread]) {
-            join_clocks(pt, snaps_.row(a.other), stride());
+          const Rel* r = &rels_[a.h];
+          if (r->thread == t) {
+            if (a.other == kNoRel) continue;
+            r = &rels_[a.other];
           }
+          if (r->time > pt[r->slot]) join_snapshot(pt, r->snap, r->slot, r->time);
         }
       }
     if (read_locks_ && x < rlatest_.size() && !rlatest_[x].empty()) [[unlikely]]
-      reader_rule_a(t, x, e.op == Op::Write);
-    const Clock own = pt[t];
-    pt[t] = n_[t];  // C_t = P_t[t := N_t]; own entries never race
+      reader_rule_a(t, s, x, e.op == Op::Write);
+    const Clock own = pt[s];
+    const Clock n = now(s);
+    pt[s] = n;  // C_t = P_t[t := N_t]; own entries never race
     hist_.check(*this, id, e, pt);
-    pt[t] = own;
-    hist_.record(id, e, t, n_[t]);
+    pt[s] = own;
+    hist_.record(id, e, s, n);
     open_.access(e);
   }
 
@@ -279,13 +344,12 @@ class Wcp final : public PoEngine<Wcp> {
   // WCP-2 on one lane from the absolute index `from`: walks the closed CSs whose acquire is
   // WCP-before the current release (N(a1) <= P_t(thread(a1))) and joins the last one; returns
   // the absolute index of the first CS not walked. `joined` is set if P_t grew.
-  [[gnu::always_inline]] uint64_t walk(ThreadId t, const Lane& lane, uint64_t from, bool& joined) {
-    const Clock* pt = p(t);
+  [[gnu::always_inline]] uint64_t walk(uint32_t s, const Lane& lane, uint64_t from, bool& joined) {
+    const Clock* pt = p(s);
     const auto& list = lane.v;
     size_t i = static_cast<size_t>(from - lane.base), last = SIZE_MAX;
-    while (i < list.size() && list[i].rel != kNoSnap && list[i].acq <= pt[list[i].thread])
-      last = i++;
-    if (last != SIZE_MAX && join_release(t, list[last].rel)) joined = true;
+    while (i < list.size() && list[i].rel != kNoSnap && list[i].acq <= pt[list[i].slot]) last = i++;
+    if (last != SIZE_MAX && join_release(s, list[last])) joined = true;
     return lane.base + i;
   }
   // Drops the CSs before the absolute index `to` (their releases are WCP-before every later
@@ -303,7 +367,7 @@ class Wcp final : public PoEngine<Wcp> {
   }
 
   // A write release (the read releases: read_release).
-  void release(ThreadId t, LockId l) {
+  void release(ThreadId t, uint32_t s, LockId l) {
     if (!open_.release(t, l, released_)) return;
     if (l >= sections_.size()) add_lock(l);
     Lane& lane = sections_[l];
@@ -313,20 +377,25 @@ class Wcp final : public PoEngine<Wcp> {
     // CS, so no later walk needs them (the list holds only CSs not yet WCP-before the last
     // release of l; one cursor per lock suffices).
     if (l < readers_.size() && !readers_[l].lanes.empty()) [[unlikely]] {
-      write_rule_b_with_readers(t, l);
+      write_rule_b_with_readers(s, l);
     } else {
       bool joined = false;
-      drop(lane, walk(t, lane, lane.base + lane.head, joined));
+      drop(lane, walk(s, lane, lane.base + lane.head, joined));
     }
-    const uint32_t snap = snaps_.take(h(t), t);  // H at this release
-    for (VariableId x : released_.reads) update(slot(l, x, 0), t, snap);
-    for (VariableId x : released_.writes) update(slot(l, x, 1), t, snap);
-    lane.v[released_.entry - lane.base].rel = snap;
+    const uint32_t snap = current_snapshot(s);  // H at this release
+    if (!released_.reads.empty() || !released_.writes.empty()) {
+      const uint32_t rec = new_rel(Rel{t, s, now(s), snap});
+      for (VariableId x : released_.reads) update(slot(l, x, 0), t, rec);
+      for (VariableId x : released_.writes) update(slot(l, x, 1), t, rec);
+      drop_rel_if_unused(rec);
+    }
+    Sec& closed = lane.v[released_.entry - lane.base];
+    closed.rel = snap;
+    closed.rel_time = now(s);
     snaps_.ref(snap);
-    const size_t n = stride();
-    copy_clock(hl_.row(l), h(t), n);  // H_l := H_t
-    copy_clock(pl_.row(l), p(t), n);  // P_l := P_t
-    tick(t);
+    clocks_.release(t, l);                   // H_l := H_t
+    copy_clock(pl_.row(l), p(s), stride());  // P_l := P_t
+    clocks_.tick_slot(s, t);
   }
 
   // ---- Read-write locks (see the top of the file) ----
@@ -336,66 +405,65 @@ class Wcp final : public PoEngine<Wcp> {
     std::vector<uint64_t> at;     // scratch: a cursor per lane during a write release
   };
   // racq(t, l): H_t ⊔= H_l, P_t ⊔= P_l (the last write release), a new CS on RCS_{l,t}.
-  [[gnu::noinline]] void read_acquire(ThreadId t, LockId l) {
+  [[gnu::noinline]] void read_acquire(ThreadId t, uint32_t s, LockId l) {
     read_locks_ = true;
     const LockId token = read_mode(l);  // lock ids beyond 2^31 cannot be told from tokens
     if (l >= sections_.size()) add_lock(l);
-    const size_t n = stride();
-    join_clocks(h(t), hl_.row(l), n);  // H_t := H_t ⊔ H_l
-    join_clocks(p(t), pl_.row(l), n);  // P_t := P_t ⊔ P_l
+    clocks_.read_acquire(t, l);               // H_t := H_t ⊔ H_l
+    join_clocks(p(s), pl_.row(l), stride());  // P_t := P_t ⊔ P_l
     grow_to(readers_, l);
     Readers& r = readers_[l];
     grow_to(r.lanes, t);
     grow_to(r.in_cs, t);
     r.at.resize(r.lanes.size());
-    hrl_.ensure_rows(size_t{l} + 1);
     prl_.ensure_rows(size_t{l} + 1);
     Lane& lane = r.lanes[t];
-    lane.v.push_back(Sec{t, n_[t], kNoSnap});
+    lane.v.push_back(Sec{s, now(s), kNoSnap});
     open_.acquire(t, token, lane.base + lane.v.size() - 1);
   }
   // rrel(t, l): WCP-2, the rule-(a) state of t's read section, HR_l ⊔= H_t, PR_l ⊔= P_t.
-  [[gnu::noinline]] void read_release(ThreadId t, LockId l) {
+  [[gnu::noinline]] void read_release(ThreadId t, uint32_t s, LockId l) {
     if (!open_.release(t, read_mode(l), released_)) return;
-    read_rule_b(t, l);
-    const uint32_t snap = snaps_.take(h(t), t);  // H at this release
+    read_rule_b(t, s, l);
+    const uint32_t snap = current_snapshot(s);  // H at this release
     snaps_.ref(snap);
-    for (VariableId x : released_.reads) update_reader(l, x, 0, t, snap);
-    for (VariableId x : released_.writes) update_reader(l, x, 1, t, snap);
+    for (VariableId x : released_.reads) update_reader(l, x, 0, t, s, snap);
+    for (VariableId x : released_.writes) update_reader(l, x, 1, t, s, snap);
     Lane& own = readers_[l].lanes[t];
-    own.v[released_.entry - own.base].rel = snap;
-    const size_t n = stride();
-    join_clocks(hrl_.row(l), h(t), n);  // HR_l := HR_l ⊔ H_t
-    join_clocks(prl_.row(l), p(t), n);  // PR_l := PR_l ⊔ P_t
-    tick(t);
+    Sec& closed = own.v[released_.entry - own.base];
+    closed.rel = snap;
+    closed.rel_time = now(s);
+    clocks_.read_release(t, l);                // HR_l := HR_l ⊔ H_t
+    join_clocks(prl_.row(l), p(s), stride());  // PR_l := PR_l ⊔ P_t
+    clocks_.tick_slot(s, t);
   }
   // A read release of t meets CS_l (from t's own cursor: the write acquires of other threads do
   // not join t's P) and RCS_{l,t}; the walked prefix of RCS_{l,t} is dropped (a later write
   // acquire joins PR_l).
-  [[gnu::noinline]] void read_rule_b(ThreadId t, LockId l) {
+  [[gnu::noinline]] void read_rule_b(ThreadId t, uint32_t s, LockId l) {
     Readers& r = readers_[l];
     Lane& cs = sections_[l];
     Lane& own = r.lanes[t];
     uint64_t i = std::max<uint64_t>(r.in_cs[t], cs.base + cs.head), j = own.base + own.head;
     for (bool again = true; again;) {
       again = false;
-      i = walk(t, cs, i, again);
-      j = walk(t, own, j, again);
+      i = walk(s, cs, i, again);
+      j = walk(s, own, j, again);
     }
     r.in_cs[t] = i;
     drop(own, j);
   }
   // A write release meets CS_l and every RCS_{l,u}; the walked prefixes are dropped (every later
   // acquire of l joins P_l).
-  [[gnu::noinline]] void write_rule_b_with_readers(ThreadId t, LockId l) {
+  [[gnu::noinline]] void write_rule_b_with_readers(uint32_t s, LockId l) {
     Readers& r = readers_[l];
     Lane& cs = sections_[l];
     uint64_t i = cs.base + cs.head;
     for (size_t u = 0; u < r.lanes.size(); ++u) r.at[u] = r.lanes[u].base + r.lanes[u].head;
     for (bool again = true; again;) {
       again = false;
-      i = walk(t, cs, i, again);
-      for (size_t u = 0; u < r.lanes.size(); ++u) r.at[u] = walk(t, r.lanes[u], r.at[u], again);
+      i = walk(s, cs, i, again);
+      for (size_t u = 0; u < r.lanes.size(); ++u) r.at[u] = walk(s, r.lanes[u], r.at[u], again);
     }
     drop(cs, i);
     for (size_t u = 0; u < r.lanes.size(); ++u) drop(r.lanes[u], r.at[u]);
@@ -404,32 +472,33 @@ class Wcp final : public PoEngine<Wcp> {
   struct ReaderLatest {  // u's latest read release of l whose section read ([0]) / wrote ([1]) x
     LockId lock;
     ThreadId thread;
+    uint32_t slot;  // of the thread
     uint32_t snap[2] = {kNoSnap, kNoSnap};
     Clock time[2] = {0, 0};  // N of those releases
   };
-  [[gnu::noinline]] void reader_rule_a(ThreadId t, VariableId x, bool write) {
-    Clock* pt = p(t);
+  [[gnu::noinline]] void reader_rule_a(ThreadId t, uint32_t s, VariableId x, bool write) {
+    Clock* pt = p(s);
     for (const OpenSections::Cs& cs : open_.of(t)) {
       if (is_read_mode(cs.lock)) continue;
       for (const ReaderLatest& a : rlatest_[x]) {
         if (a.lock != cs.lock || a.thread == t) continue;
         for (int kind = 1; kind >= (write ? 0 : 1); --kind)
-          if (a.snap[kind] != kNoSnap && a.time[kind] > pt[a.thread])
-            join_clocks(pt, snaps_.row(a.snap[kind]), stride());
+          if (a.snap[kind] != kNoSnap && a.time[kind] > pt[a.slot])
+            join_snapshot(pt, a.snap[kind], a.slot, a.time[kind]);
       }
     }
   }
-  void update_reader(LockId l, VariableId x, int kind, ThreadId t, uint32_t snap) {
+  void update_reader(LockId l, VariableId x, int kind, ThreadId t, uint32_t s, uint32_t snap) {
     grow_to(rlatest_, x);
     ReaderLatest* a = nullptr;
     for (ReaderLatest& b : rlatest_[x])
       if (b.lock == l && b.thread == t) a = &b;
-    if (a == nullptr) a = &rlatest_[x].emplace_back(ReaderLatest{l, t});
-    if (a->snap[kind] == snap) return;  // the variable appeared twice in the CS's set
+    if (a == nullptr) a = &rlatest_[x].emplace_back(ReaderLatest{l, t, s});
+    if (a->snap[kind] == snap && a->time[kind] == now(s)) return;  // x twice in the CS's set
+    snaps_.ref(snap);
     snaps_.unref(a->snap[kind]);
     a->snap[kind] = snap;
-    a->time[kind] = n_[t];
-    snaps_.ref(snap);
+    a->time[kind] = now(s);
   }
 
   // Rule-(a) slots stored per variable: the locks in one small array (scanned), the slots in a
@@ -453,64 +522,87 @@ class Wcp final : public PoEngine<Wcp> {
     v.pairs.emplace_back();
     return v.pairs.back().kind[kind];
   }
-  void update(Latest& a, ThreadId t, uint32_t snap) {
-    if (a.h == snap) return;  // the variable appeared twice in the CS's set
-    if (a.last != t) {
-      snaps_.unref(a.other);
+  void update(Latest& a, ThreadId t, uint32_t rec) {
+    if (a.h == rec) return;  // the variable appeared twice in the CS's set
+    ++rels_refs_[rec];
+    if (a.h != kNoRel && rels_[a.h].thread != t) {
+      unref_rel(a.other);
       a.other = a.h;
-      a.other_thread = a.last;
-      a.other_time = a.h_time;
-      a.last = t;
     } else {
-      snaps_.unref(a.h);
+      unref_rel(a.h);
     }
-    a.h = snap;
-    a.h_time = n_[t];
-    snaps_.ref(snap);
+    a.h = rec;
+  }
+  // Release records: a release's thread, slot, N and H snapshot, shared by the rule-(a) slots
+  // of its (l, x) pairs (one snapshot reference per record), reference-counted.
+  struct Rel {
+    ThreadId thread;
+    uint32_t slot;
+    Clock time;
+    uint32_t snap;
+  };
+  uint32_t new_rel(const Rel& r) {
+    uint32_t k;
+    if (!rels_free_.empty()) {
+      k = rels_free_.back();
+      rels_free_.pop_back();
+      rels_[k] = r;
+    } else {
+      k = static_cast<uint32_t>(rels_.size());
+      rels_.push_back(r);
+      rels_refs_.push_back(0);
+    }
+    snaps_.ref(r.snap);
+    return k;
+  }
+  void unref_rel(uint32_t k) {
+    if (k != kNoRel && --rels_refs_[k] == 0) free_rel(k);
+  }
+  void drop_rel_if_unused(uint32_t k) {
+    if (rels_refs_[k] == 0) free_rel(k);
+  }
+  void free_rel(uint32_t k) {
+    snaps_.unref(rels_[k].snap);
+    rels_free_.push_back(k);
   }
 
-  void tick(ThreadId t) {
-    ++n_[t];
-    h(t)[t] = n_[t];
+  // The stride of ThreadClocks grew: P rows and snapshots follow.
+  [[gnu::noinline]] void restride() {
+    const size_t s = stride();
+    p_.set_stride(s);
+    pl_.set_stride(s);
+    prl_.set_stride(s);
+    snaps_.set_stride(s);
+    ensure_p_rows();
   }
-
+  void ensure_p_rows() {
+    if (p_.rows() < clocks_.threads()) [[unlikely]]
+      p_.ensure_rows(clocks_.threads());
+  }
   [[gnu::noinline]] void add_thread(ThreadId t) {
-    const size_t need = size_t{t} + 1;
-    if (need > stride()) {
-      const size_t s = std::bit_ceil(need);
-      th_.set_stride(s);
-      hl_.set_stride(s);
-      pl_.set_stride(s);
-      hrl_.set_stride(s);
-      prl_.set_stride(s);
-      snaps_.set_stride(s);
-    }
-    th_.ensure_rows(2 * need);
-    while (n_.size() < need) {
-      const ThreadId u = static_cast<ThreadId>(n_.size());
-      n_.push_back(1);
-      ran_.push_back(false);
-      h(u)[u] = 1;
-    }
+    if (t >= ran_.size()) ran_.resize(std::max<size_t>(size_t{t} + 1, ran_.size() * 3 / 2));
+    ensure_p_rows();
   }
   [[gnu::noinline]] void add_lock(LockId l) {
     const size_t need = size_t{l} + 1;
-    hl_.ensure_rows(need);
     pl_.ensure_rows(need);
     sections_.resize(std::max(need, sections_.size()));
   }
 
-  std::vector<Clock> n_;          // N_t
-  std::vector<bool> ran_;         // the thread had an event
-  ClockRows th_;                  // row 2t: H_t, row 2t+1: P_t
-  ClockRows hl_, pl_;             // H_l, P_l
-  ClockRows hrl_, prl_;           // HR_l, PR_l (rows up to the last lock taken in read mode)
+  ThreadClocks clocks_;           // H_t (by slot), H_l, HR_l
+  std::vector<bool> ran_;         // per thread: it had an event
+  ClockRows p_;                   // P_t, by slot
+  ClockRows pl_;                  // P_l
+  ClockRows prl_;                 // PR_l (rows up to the last lock taken in read mode)
   std::vector<Lane> sections_;    // CS_l
   bool read_locks_ = false;       // a lock was taken in read mode
   std::vector<Readers> readers_;  // per lock: RCS_{l,u} and cursors
   std::vector<std::vector<ReaderLatest>> rlatest_;  // per variable: L_{l,x,u}
   std::vector<VarSlots> latest_;                    // per variable
-  SnapshotPool snaps_;  // H at releases (rule-(a) slots and CS_l refer to them)
+  SnapshotPool snaps_;             // H at releases (rule-(a) slots and CS_l refer to them)
+  std::vector<uint32_t> current_;  // per slot: its current snapshot (current_snapshot)
+  std::vector<Rel> rels_;          // release records (rule (a))
+  std::vector<uint32_t> rels_refs_, rels_free_;
   OpenSections open_{false};
   OpenSections::Cs released_{0, 0, {}, {}};
   SparseHistory hist_;
