@@ -53,13 +53,13 @@ class EdgeConstraints {
     if (bound_ == kUnbounded || v.size < bound_) {
       if (v.size == v.cap) [[unlikely]]
         grow(v);
-      v.nodes[v.size++] = node(f, succ);
+      set_node(v.nodes[v.size++], f, succ);
       if (v.size == bound_) v.cap = 0;  // full: from now on the oldest edge's position
     } else {  // overwrite the oldest edge (a full ring: cap holds the position of the oldest)
       Node& old = v.nodes[v.cap];
       if (old.succ == kFarSucc) [[unlikely]]
-        far_.erase(old.epoch().bits());
-      old = node(f, succ);
+        forget_far(old);
+      set_node(old, f, succ);
       if (++v.cap == bound_) v.cap = 0;
     }
   }
@@ -70,6 +70,7 @@ class EdgeConstraints {
             const PwrClocks& clocks, Report&& report) {
     const Var& v = vars_[x];
     if (v.size == 0) return;
+    const bool any_far = !far_.empty();
     stack_.clear();
     stack_.push_back(f.id());
     while (!stack_.empty()) {
@@ -77,12 +78,15 @@ class EdgeConstraints {
       stack_.pop_back();
       for (const Node *n = v.nodes, *end = v.nodes + v.size; n != end; ++n) {
         const Far* far = nullptr;
-        if (n->succ != s) {
-          if (n->succ != kFarSucc) continue;
-          far = &far_.at(n->epoch().bits());
+        if (n->succ != s) [[likely]] {
+          if (!any_far || n->succ != kFarSucc) continue;
+          far = &far_.at(n->epoch);
+          if (far->succ != s) continue;
+        } else if (n->succ == kFarSucc) [[unlikely]] {  // s == 2^32 - 1
+          far = &far_.at(n->epoch);
           if (far->succ != s) continue;
         }
-        const Epoch epoch = n->epoch();
+        const Epoch epoch = Epoch::from_bits(n->epoch);
         if (epoch.clock() <= th[epoch.thread()]) continue;  // [pwr] g <PWR e: prune
         const bool write = (n->back & kWrite) != 0;
         if (!cur.write() && !write) continue;  // read-read: g and its predecessors are reads
@@ -96,14 +100,13 @@ class EdgeConstraints {
 
  private:
   struct Node {
-    uint32_t epoch_lo, epoch_hi;  // g's epoch
-    uint32_t succ;                // succ's event id, or kFarSucc
-    LocationId location;          // g's
-    SetId lockset;                // g's
-    uint32_t back;                // succ − g (unless far) | kWrite if g is a write
-    Epoch epoch() const { return Epoch::from_bits(uint64_t{epoch_hi} << 32 | epoch_lo); }
+    uint64_t epoch;       // g's epoch (bits)
+    uint32_t succ;        // succ's event id, or kFarSucc
+    LocationId location;  // g's
+    SetId lockset;        // g's
+    uint32_t back;        // succ − g (unless far) | kWrite if g is a write
   };
-  static_assert(sizeof(Node) == 24 && alignof(Node) == 4);
+  static_assert(sizeof(Node) == 24);
   static constexpr uint32_t kWrite = uint32_t{1} << 31;
   static constexpr uint32_t kFarSucc = UINT32_MAX;
   struct Far {
@@ -115,21 +118,22 @@ class EdgeConstraints {
     uint32_t size = 0;
     uint32_t cap = 0;  // capacity; once the bounded ring is full: the position of its oldest
   };
-  Node node(const Entry& f, EventId succ) {
-    const uint64_t epoch = f.epoch.bits();
+  void set_node(Node& n, const Entry& f, EventId succ) {
     const EventId back = succ - f.id();
-    const bool far = succ >= edge_id_limit || back >= std::min<uint64_t>(kWrite, edge_id_limit);
-    Node n{static_cast<uint32_t>(epoch),
-           static_cast<uint32_t>(epoch >> 32),
-           far ? kFarSucc : static_cast<uint32_t>(succ),
-           f.location,
-           f.lockset,
-           far ? 0 : static_cast<uint32_t>(back)};
-    if (far) [[unlikely]]
-      far_[epoch] = Far{f.id(), succ};
-    if (f.write()) n.back |= kWrite;
-    return n;
+    n.epoch = f.epoch.bits();
+    n.succ = static_cast<uint32_t>(succ);
+    n.location = f.location;
+    n.lockset = f.lockset;
+    n.back = static_cast<uint32_t>(back) | (f.write() ? kWrite : 0);
+    if ((succ >= edge_id_limit) | (back >= std::min<uint64_t>(kWrite, edge_id_limit))) [[unlikely]]
+      make_far(n, f.id(), succ);
   }
+  [[gnu::noinline, gnu::cold]] void make_far(Node& n, EventId id, EventId succ) {
+    n.succ = kFarSucc;
+    n.back &= kWrite;
+    far_[n.epoch] = Far{id, succ};
+  }
+  [[gnu::noinline, gnu::cold]] void forget_far(const Node& n) { far_.erase(n.epoch); }
   // Growth by an eighth (no doubling): most variables keep a few edges.
   void grow(Var& v) {
     uint32_t cap = v.cap + v.cap / 8 + 1;
