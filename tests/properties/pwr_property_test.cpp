@@ -13,6 +13,7 @@
 
 #include "racepred/driver/run.hpp"
 #include "racepred/engines/engine.hpp"
+#include "racepred/engines/pwr/pwr.hpp"
 #include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/locksets.hpp"
 #include "racepred/exact/search.hpp"
@@ -274,6 +275,26 @@ TEST_P(PwrProperties, EnginesAgainstReference) {
       const auto truth = exact::search(t);
       EXPECT_TRUE(subset(truth.races, edges)) << show(minus(truth.races, edges));
     }
+    if (HasFailure()) break;
+  }
+}
+
+// pwr-edges keeps the ids of an edge in 32 bits and moves them to a side table past 2^32 - 1
+// events ("far" edges): with every edge far (the limit lowered to 2) both pwr-edges engines
+// report what they report with every edge near.
+TEST(PwrEdgesRepresentation, FarEdgesSameAsNear) {
+  const uint64_t n = static_cast<uint64_t>(iterations(1000));
+  for (uint64_t seed = 1; seed <= n; ++seed) {
+    const Trace trace = generate_trace(small_options(seed, 40, seed % 3 == 0 ? 0.3 : 0.0));
+    SCOPED_TRACE(context(seed, trace));
+    const Pairs near_unbounded = engine_pairs("pwr-edges-unbounded", trace);
+    const Pairs near_bounded = engine_pairs("pwr-edges", trace);
+    pwr::set_edge_id_limit_for_tests(seed % 2 ? 2 : 5);
+    const Pairs far_unbounded = engine_pairs("pwr-edges-unbounded", trace);
+    const Pairs far_bounded = engine_pairs("pwr-edges", trace);
+    pwr::set_edge_id_limit_for_tests(UINT32_MAX);
+    EXPECT_EQ(far_unbounded, near_unbounded);
+    EXPECT_EQ(far_bounded, near_bounded);
     if (HasFailure()) break;
   }
 }

@@ -15,6 +15,10 @@ std::unique_ptr<Engine> make_pwr_edges(EngineContext& context, const PwrOptions&
 std::unique_ptr<Engine> make_pwr_cs(EngineContext& context, const PwrOptions& options);
 std::unique_ptr<Engine> make_pwr_e(EngineContext& context, const PwrOptions& options);
 
+// pwr-edges keeps an edge's ids in 32 bits below this limit (2^32 - 1) and in a side table
+// ("far" edges) from it on; tests lower it to exercise the far edges on small traces.
+void set_edge_id_limit_for_tests(uint64_t limit);
+
 inline constexpr PwrOptions kUnboundedOptions{kUnbounded, kUnbounded};
 
 // The bounds of the registered bounded engines: the paper's defaults unless the user set them

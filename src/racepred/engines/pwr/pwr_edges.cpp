@@ -15,6 +15,10 @@
 // exactly the PWR races (concurrent, standard lock sets disjoint) plus the WRD races; a bound
 // loses the races behind the dropped edges (27 writes in a row need 26 edges).
 #include <algorithm>
+#include <cstdlib>
+#include <new>
+#include <unordered_map>
+#include <vector>
 
 #include "racepred/engines/pwr/pwr.hpp"
 #include "racepred/engines/pwr/pwr_engine.hpp"
@@ -22,9 +26,22 @@
 namespace racepred::pwr {
 namespace {
 
+uint64_t edge_id_limit = UINT32_MAX;  // see set_edge_id_limit_for_tests
+
+// Edges are 24-byte records (issue 13: tradebeans keeps 5.3M of them over 675K variables; they
+// were 32 bytes): g's epoch (unique per event), succ's event id (32 bits), g's location and
+// lock set, and back = succ − g (event ids, 31 bits) with g's write flag. An edge whose succ or
+// back does not fit (traces past 2^32 − 1 events) is "far": succ is kFarSucc and both ids are in
+// far_ under g's epoch, so the edges are exact for every trace. A variable's edges are one heap
+// block grown by an eighth (none while it has no edge), behind a 16-byte header.
 class EdgeConstraints {
  public:
   explicit EdgeConstraints(const PwrOptions& options) : bound_(options.edges) {}
+  EdgeConstraints(const EdgeConstraints&) = delete;
+  EdgeConstraints& operator=(const EdgeConstraints&) = delete;
+  ~EdgeConstraints() {
+    for (Var& v : vars_) std::free(v.nodes);
+  }
 
   void ensure_variable(VariableId x) {
     if (x >= vars_.size()) vars_.resize(static_cast<size_t>(x) + 1);
@@ -33,14 +50,17 @@ class EdgeConstraints {
   // f ≺ succ: f was dropped from RW(x) by the access succ.
   void replaced(VariableId x, const Entry& f, EventId succ) {
     Var& v = vars_[x];
-    if (bound_ == kUnbounded || v.nodes.size() < bound_) {
-      // Bounded: grow by half up to the bound (doubling would keep up to 2× the bound).
-      if (bound_ != kUnbounded && v.nodes.size() == v.nodes.capacity())
-        v.nodes.reserve(std::min<size_t>(bound_, v.nodes.size() + v.nodes.size() / 2 + 2));
-      v.nodes.push_back(Node{f, succ});
-    } else {  // overwrite the oldest edge
-      v.nodes[v.next] = Node{f, succ};
-      v.next = (v.next + 1) % bound_;
+    if (bound_ == kUnbounded || v.size < bound_) {
+      if (v.size == v.cap) [[unlikely]]
+        grow(v);
+      set_node(v.nodes[v.size++], f, succ);
+      if (v.size == bound_) v.cap = 0;  // full: from now on the oldest edge's position
+    } else {  // overwrite the oldest edge (a full ring: cap holds the position of the oldest)
+      Node& old = v.nodes[v.cap];
+      if (old.succ == kFarSucc) [[unlikely]]
+        forget_far(old);
+      set_node(old, f, succ);
+      if (++v.cap == bound_) v.cap = 0;
     }
   }
 
@@ -49,38 +69,92 @@ class EdgeConstraints {
   void conc(VariableId x, const Entry& f, const Entry& cur, const Clock* th,
             const PwrClocks& clocks, Report&& report) {
     const Var& v = vars_[x];
-    if (v.nodes.empty()) return;
+    if (v.size == 0) return;
+    const bool any_far = !far_.empty();
     stack_.clear();
     stack_.push_back(f.id());
     while (!stack_.empty()) {
       const EventId s = stack_.back();
       stack_.pop_back();
-      for (const Node& n : v.nodes) {
-        if (n.succ != s) continue;
-        const Entry& g = n.entry;
-        if (g.epoch.clock() <= th[g.epoch.thread()]) continue;  // [pwr] g <PWR e: prune
-        if (!cur.write() && !g.write()) continue;  // read-read: g and its predecessors are reads
-        if (clocks.disjoint(g.lockset, cur.lockset)) report(g);  // [ls]
-        stack_.push_back(g.id());
+      for (const Node *n = v.nodes, *end = v.nodes + v.size; n != end; ++n) {
+        const Far* far = nullptr;
+        if (n->succ != s) [[likely]] {
+          if (!any_far || n->succ != kFarSucc) continue;
+          far = &far_.at(n->epoch);
+          if (far->succ != s) continue;
+        } else if (n->succ == kFarSucc) [[unlikely]] {  // s == 2^32 - 1
+          far = &far_.at(n->epoch);
+          if (far->succ != s) continue;
+        }
+        const Epoch epoch = Epoch::from_bits(n->epoch);
+        if (epoch.clock() <= th[epoch.thread()]) continue;  // [pwr] g <PWR e: prune
+        const bool write = (n->back & kWrite) != 0;
+        if (!cur.write() && !write) continue;  // read-read: g and its predecessors are reads
+        const EventId g = far != nullptr ? far->id : s - (n->back & ~kWrite);
+        if (clocks.disjoint(n->lockset, cur.lockset))  // [ls]
+          report(Entry{epoch, g, n->location, n->lockset, write});
+        stack_.push_back(g);
       }
     }
   }
 
  private:
   struct Node {
-    Entry entry;
-    EventId succ;
+    uint64_t epoch;       // g's epoch (bits)
+    uint32_t succ;        // succ's event id, or kFarSucc
+    LocationId location;  // g's
+    SetId lockset;        // g's
+    uint32_t back;        // succ − g (unless far) | kWrite if g is a write
+  };
+  static_assert(sizeof(Node) == 24);
+  static constexpr uint32_t kWrite = uint32_t{1} << 31;
+  static constexpr uint32_t kFarSucc = UINT32_MAX;
+  struct Far {
+    EventId id;    // g's
+    EventId succ;  // succ's
   };
   struct Var {
-    std::vector<Node> nodes;
-    uint32_t next = 0;
+    Node* nodes = nullptr;
+    uint32_t size = 0;
+    uint32_t cap = 0;  // capacity; once the bounded ring is full: the position of its oldest
   };
+  void set_node(Node& n, const Entry& f, EventId succ) {
+    const EventId back = succ - f.id();
+    n.epoch = f.epoch.bits();
+    n.succ = static_cast<uint32_t>(succ);
+    n.location = f.location;
+    n.lockset = f.lockset;
+    n.back = static_cast<uint32_t>(back) | (f.write() ? kWrite : 0);
+    if ((succ >= edge_id_limit) | (back >= std::min<uint64_t>(kWrite, edge_id_limit))) [[unlikely]]
+      make_far(n, f.id(), succ);
+  }
+  [[gnu::noinline, gnu::cold]] void make_far(Node& n, EventId id, EventId succ) {
+    n.succ = kFarSucc;
+    n.back &= kWrite;
+    far_[n.epoch] = Far{id, succ};
+  }
+  [[gnu::noinline, gnu::cold]] void forget_far(const Node& n) { far_.erase(n.epoch); }
+  // Growth by an eighth (no doubling): most variables keep a few edges.
+  void grow(Var& v) {
+    uint32_t cap = v.cap + v.cap / 8 + 1;
+    if (bound_ != kUnbounded) cap = std::min(cap, bound_);
+    Node* p = static_cast<Node*>(std::realloc(v.nodes, sizeof(Node) * cap));
+    if (p == nullptr) throw std::bad_alloc();
+    v.nodes = p;
+    v.cap = cap;
+  }
+
   uint32_t bound_;
   std::vector<Var> vars_;
   std::vector<EventId> stack_;
+  std::unordered_map<uint64_t, Far> far_;  // the far edges' ids, by g's epoch
 };
 
 }  // namespace
+
+void set_edge_id_limit_for_tests(uint64_t limit) {
+  edge_id_limit = std::min<uint64_t>(limit, UINT32_MAX);
+}
 
 std::unique_ptr<Engine> make_pwr_edges(EngineContext& context, const PwrOptions& options) {
   return std::make_unique<PwrEngine<EdgeConstraints>>(context, options);

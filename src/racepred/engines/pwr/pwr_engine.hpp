@@ -168,7 +168,8 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
   // [race] and [RW] for the access cur of x (Write: cur is a write). Entries are moved down
   // only once one was dropped; the new entry takes the first free slot.
   template <bool Write>
-  void scan(VariableId x, const Entry& cur, const Clock* th, const Event& e) {
+  [[gnu::always_inline]] void scan(VariableId x, const Entry& cur, const Clock* th,
+                                   const Event& e) {
     Frontier& rw = rw_[x];
     Entry* data = rw.data();
     const size_t n = rw.size();
