@@ -254,7 +254,8 @@ TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
         ASSERT_EQ(r.second.thread, trace.events[r.second.event - 1].thread) << engine << seed;
       }
       if (std::string(engine) != "shb" && std::string(engine) != "wcp") {
-        // The dc family also with sparse thread clocks (ThreadClocks past 2 slots), with and
+        // The dc family also with sparse thread clocks (ThreadClocks past 2 slots, and with them
+        // sparse release snapshots and rule-(a) rows), with and
         // without slot reuse.
         const size_t saved_sparse = ThreadClocks::default_sparse_threshold();
         ThreadClocks::set_default_sparse_threshold(2);

@@ -480,15 +480,20 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       c = Contributors{t, own, snap};
       snaps_.ref(snap);
     } else if (c.thread != kSeveral) {  // a second slot: the join gets a row of its own
+      if (clocks_.sparse() && !rows_.sparse) [[unlikely]]
+        rows_.make_sparse();
       const uint32_t r = rows_.allocate();
-      Clock* row = rows_.row(r);
+      Clock* row = rows_.edit(r);
       copy_clock(row, snaps_.row(c.clock), stride());
       row[c.thread] = std::max(row[c.thread], c.own);
       join_clocks(row, dt, stride());
+      rows_.commit(r);
       snaps_.unref(c.clock);
       c = Contributors{kSeveral, 0, r};
     } else {
-      join_clocks(rows_.row(c.clock), dt, stride());
+      Clock* row = rows_.edit(c.clock);
+      join_clocks(row, dt, stride());
+      rows_.commit(c.clock);
     }
   }
   // The kind's join becomes empty.
@@ -522,6 +527,8 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       if (same) return cur;
       snaps_.unref(cur);
     }
+    if (clocks_.sparse() && !snaps_.sparse()) [[unlikely]]
+      snaps_.make_sparse();
     cur = snaps_.take(dt, t);
     snaps_.ref(cur);  // the slot's own reference
     return cur;
@@ -570,18 +577,72 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   std::vector<VarSlots> ra_;  // rule (a), per variable
   // Rule (a): joins of several slots' releases, rows handed out and given back (in chunks: no
   // copy of every row when the pool grows).
+  // Sparse mode (with the clocks, like the snapshots): each row is the list of its non-zero
+  // entries; edit() unpacks one into a scratch row and commit() packs it again.
   struct RowPool {
     ChunkedRows rows;
     IdRecycler ids;
+    bool sparse = false;
+    std::vector<std::vector<std::pair<uint32_t, Clock>>> packed;
+    std::vector<Clock> scratch;
+    std::vector<uint32_t> scratch_nz;
     uint32_t allocate() {
       const uint32_t r = ids.take();
+      if (sparse) [[unlikely]] {
+        if (r >= packed.size()) packed.resize(size_t{r} + 1);
+        packed[r].clear();
+        return r;
+      }
       rows.ensure_rows(ids.used());
       return r;
     }
-    void release(uint32_t r) { ids.give_back(r); }
-    Clock* row(uint32_t r) { return rows.row(r); }
-    const Clock* row(uint32_t r) const { return rows.row(r); }
-    void set_stride(size_t stride) { rows.set_stride(stride); }
+    void release(uint32_t r) {
+      ids.give_back(r);
+      if (sparse) [[unlikely]]
+        std::vector<std::pair<uint32_t, Clock>>().swap(packed[r]);
+    }
+    // Row r to read (sparse: valid until the next row() or edit()).
+    const Clock* row(uint32_t r) { return sparse ? unpack(r) : rows.row(r); }
+    // Row r to change, then commit(r).
+    Clock* edit(uint32_t r) { return sparse ? unpack(r) : rows.row(r); }
+    void commit(uint32_t r) {
+      if (!sparse) return;
+      auto& p = packed[r];
+      p.clear();
+      scratch_nz.clear();  // the scratch row's non-zero entries are now the new ones
+      for (size_t k = 0, n = scratch.size(); k < n; ++k)
+        if (scratch[k] != 0) {
+          p.emplace_back(static_cast<uint32_t>(k), scratch[k]);
+          scratch_nz.push_back(static_cast<uint32_t>(k));
+        }
+      p.shrink_to_fit();
+    }
+    void set_stride(size_t stride) {
+      rows.set_stride(stride);
+      if (sparse) scratch.resize(stride, 0);
+    }
+    void make_sparse() {
+      packed.resize(ids.used());
+      for (uint32_t r = 0; r < ids.used(); ++r) {
+        const Clock* c = rows.row(r);
+        for (size_t k = 0; k < rows.stride(); ++k)
+          if (c[k] != 0) packed[r].emplace_back(static_cast<uint32_t>(k), c[k]);
+      }
+      const size_t stride = rows.stride();
+      rows = ChunkedRows();
+      rows.set_stride(stride);
+      scratch.assign(stride, 0);
+      sparse = true;
+    }
+    Clock* unpack(uint32_t r) {
+      for (const uint32_t k : scratch_nz) scratch[k] = 0;
+      scratch_nz.clear();
+      for (const auto& [k, v] : packed[r]) {
+        scratch[k] = v;
+        scratch_nz.push_back(k);
+      }
+      return scratch.data();
+    }
   };
   RowPool rows_;
   std::vector<uint32_t> current_;  // per slot: its current snapshot (current_snapshot)

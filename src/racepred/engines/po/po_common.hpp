@@ -183,10 +183,14 @@ class SnapshotPool {
       s = static_cast<uint32_t>(refs_.size());
       refs_.push_back(0);
       thread_.push_back(0);
-      rows_.ensure_rows(refs_.size());
+      if (!sparse_) rows_.ensure_rows(refs_.size());
+    }
+    thread_[s] = t;
+    if (sparse_) [[unlikely]] {
+      pack(s, clock);
+      return s;
     }
     copy_clock(rows_.row(s), clock, rows_.stride());
-    thread_[s] = t;
     return s;
   }
   void ref(uint32_t s) { ++refs_[s]; }
@@ -197,12 +201,62 @@ class SnapshotPool {
   void drop_if_unused(uint32_t s) {
     if (refs_[s] == 0) free_.push_back(s);
   }
-  const Clock* row(uint32_t s) const { return rows_.row(s); }
+  // The snapshot as a row of the pool's stride. Sparse mode: an unpacked copy, valid until the
+  // next call of row().
+  const Clock* row(uint32_t s) const {
+    if (sparse_) [[unlikely]]
+      return unpacked(s);
+    return rows_.row(s);
+  }
   ThreadId thread(uint32_t s) const { return thread_[s]; }
-  void set_stride(size_t stride) { rows_.set_stride(stride); }
+  void set_stride(size_t stride) {
+    rows_.set_stride(stride);
+    if (sparse_) scratch_.resize(stride, 0);
+  }
   size_t live() const { return refs_.size() - free_.size(); }
+  // Sparse snapshots (many threads, issue 13): each snapshot is the list of its non-zero
+  // entries instead of a row of the stride (a thread's clock knows few of 20,000 threads).
+  // Engines switch when their clocks do (ThreadClocks::sparse()); every snapshot so far is
+  // packed and the rows are freed. Results are the same: row() hands out the same row.
+  bool sparse() const { return sparse_; }
+  void make_sparse() {
+    if (sparse_) return;
+    packed_.resize(refs_.size());
+    for (uint32_t s = 0; s < refs_.size(); ++s) pack(s, rows_.row(s));
+    const size_t stride = rows_.stride();
+    rows_ = ChunkedRows();
+    rows_.set_stride(stride);
+    scratch_.assign(stride, 0);
+    sparse_ = true;
+  }
 
  private:
+  struct Packed {
+    uint32_t slot;
+    Clock value;
+  };
+  void pack(uint32_t s, const Clock* clock) {
+    if (s >= packed_.size()) packed_.resize(size_t{s} + 1);
+    std::vector<Packed>& p = packed_[s];
+    p.clear();
+    for (size_t k = 0, n = rows_.stride(); k < n; ++k)
+      if (clock[k] != 0) p.push_back(Packed{static_cast<uint32_t>(k), clock[k]});
+    if (p.capacity() > 2 * p.size() + 8) p.shrink_to_fit();
+  }
+  [[gnu::noinline]] const Clock* unpacked(uint32_t s) const {
+    for (const uint32_t k : scratch_nz_) scratch_[k] = 0;
+    scratch_nz_.clear();
+    for (const Packed& e : packed_[s]) {
+      scratch_[e.slot] = e.value;
+      scratch_nz_.push_back(e.slot);
+    }
+    return scratch_.data();
+  }
+
+  bool sparse_ = false;
+  std::vector<std::vector<Packed>> packed_;  // sparse mode: per snapshot, its non-zero entries
+  mutable std::vector<Clock> scratch_;       // sparse mode: row()
+  mutable std::vector<uint32_t> scratch_nz_;
   ChunkedRows rows_;
   std::vector<uint32_t> refs_;
   std::vector<ThreadId> thread_;
