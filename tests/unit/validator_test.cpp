@@ -101,6 +101,29 @@ TEST(Validator, EveryRuleUnderEveryMode) {
   }
 }
 
+// What a validator makes of the events `feed` hands it: what it forwards (with lines), the error
+// it throws under Strict, and its report.
+struct Judged {
+  Trace forwarded;
+  std::string error;
+  ValidationReport report;
+};
+template <class Feed>
+Judged judge(const Trace& in, ValidationMode mode, Feed&& feed) {
+  Judged j;
+  TraceCollector to(j.forwarded);
+  Validator v(in.symbols, {mode, "t.std"}, to);
+  try {
+    feed(v);
+  } catch (const InputError& e) {
+    j.error = e.what();
+  }
+  j.report = v.report();
+  return j;
+}
+constexpr ValidationMode kModes[] = {ValidationMode::Strict, ValidationMode::Lenient,
+                                     ValidationMode::Collect};
+
 // Runs of events (on_events, as the binary reader delivers them) are judged exactly as the same
 // events one by one: what is forwarded, in which runs' order, and the report; under Strict the
 // events before the violation are forwarded before the error.
@@ -108,29 +131,17 @@ TEST(Validator, RunsOfEventsAreJudgedAsOneByOne) {
   for (const RuleCase& c : kRuleCases) {
     SCOPED_TRACE(c.name);
     const Trace in = parse_trace(c.trace);
-    for (ValidationMode mode :
-         {ValidationMode::Strict, ValidationMode::Lenient, ValidationMode::Collect}) {
-      Trace one, runs;
-      TraceCollector to_one(one), to_runs(runs);
-      Validator by_event(in.symbols, {mode, "t.std"}, to_one);
-      Validator by_run(in.symbols, {mode, "t.std"}, to_runs);
-      std::string error_one, error_runs;
-      try {
-        for (size_t i = 0; i < in.size(); ++i) by_event.on_event(in.ids[i], in.events[i], 0);
-      } catch (const InputError& e) {
-        error_one = e.what();
-      }
-      try {
-        by_run.on_events(in.ids, in.events);
-      } catch (const InputError& e) {
-        error_runs = e.what();
-      }
-      EXPECT_EQ(error_runs, error_one);
-      EXPECT_EQ(runs.events, one.events);
-      EXPECT_EQ(runs.ids, one.ids);
-      EXPECT_EQ(by_run.report().forwarded, by_event.report().forwarded);
-      EXPECT_EQ(by_run.report().violations, by_event.report().violations);
-      EXPECT_EQ(one.size(), mode == ValidationMode::Strict ? c.event - 1 : c.kept);
+    for (ValidationMode mode : kModes) {
+      const Judged one = judge(in, mode, [&](Validator& v) {
+        for (size_t i = 0; i < in.size(); ++i) v.on_event(in.ids[i], in.events[i], 0);
+      });
+      const Judged runs = judge(in, mode, [&](Validator& v) { v.on_events(in.ids, in.events); });
+      EXPECT_EQ(runs.error, one.error);
+      EXPECT_EQ(runs.forwarded.events, one.forwarded.events);
+      EXPECT_EQ(runs.forwarded.ids, one.forwarded.ids);
+      EXPECT_EQ(runs.report.forwarded, one.report.forwarded);
+      EXPECT_EQ(runs.report.violations, one.report.violations);
+      EXPECT_EQ(one.forwarded.size(), mode == ValidationMode::Strict ? c.event - 1 : c.kept);
     }
   }
 }
@@ -144,40 +155,30 @@ TEST(Validator, RunsWithLinesAreJudgedAsOneByOne) {
     const Trace in = parse_trace(c.trace);
     std::vector<uint32_t> lines(in.size());
     for (size_t i = 0; i < lines.size(); ++i) lines[i] = static_cast<uint32_t>(10 + 2 * i);
-    for (ValidationMode mode :
-         {ValidationMode::Strict, ValidationMode::Lenient, ValidationMode::Collect}) {
-      Trace one, runs;
-      TraceCollector to_one(one), to_runs(runs);
-      Validator by_event(in.symbols, {mode, "t.std"}, to_one);
-      Validator by_run(in.symbols, {mode, "t.std"}, to_runs);
-      std::string error_one, error_runs;
-      try {
-        for (size_t i = 0; i < in.size(); ++i) by_event.on_event(in.ids[i], in.events[i], lines[i]);
-      } catch (const InputError& e) {
-        error_one = e.what();
-      }
-      try {
+    for (ValidationMode mode : kModes) {
+      const Judged one = judge(in, mode, [&](Validator& v) {
+        for (size_t i = 0; i < in.size(); ++i) v.on_event(in.ids[i], in.events[i], lines[i]);
+      });
+      const Judged runs = judge(in, mode, [&](Validator& v) {
         // Split in two runs: the state carries over from one run to the next.
         const size_t half = in.size() / 2;
-        by_run.on_lines(std::span(in.ids).first(half), std::span(in.events).first(half),
-                        std::span(lines).first(half));
-        by_run.on_lines(std::span(in.ids).subspan(half), std::span(in.events).subspan(half),
-                        std::span(lines).subspan(half));
-      } catch (const InputError& e) {
-        error_runs = e.what();
-      }
-      EXPECT_EQ(error_runs, error_one);
+        v.on_lines(std::span(in.ids).first(half), std::span(in.events).first(half),
+                   std::span(lines).first(half));
+        v.on_lines(std::span(in.ids).subspan(half), std::span(in.events).subspan(half),
+                   std::span(lines).subspan(half));
+      });
+      EXPECT_EQ(runs.error, one.error);
       if (mode == ValidationMode::Strict) {
-        EXPECT_NE(error_one.find("t.std:"), std::string::npos);
+        EXPECT_NE(one.error.find("t.std:"), std::string::npos);
       }
-      EXPECT_EQ(runs.events, one.events);
-      EXPECT_EQ(runs.ids, one.ids);
-      EXPECT_EQ(runs.lines, one.lines);
-      EXPECT_EQ(by_run.report().forwarded, by_event.report().forwarded);
-      EXPECT_EQ(by_run.report().violations, by_event.report().violations);
-      ASSERT_EQ(by_run.report().errors.size(), by_event.report().errors.size());
-      for (size_t i = 0; i < by_run.report().errors.size(); ++i)
-        EXPECT_EQ(by_run.report().errors[i].message, by_event.report().errors[i].message);
+      EXPECT_EQ(runs.forwarded.events, one.forwarded.events);
+      EXPECT_EQ(runs.forwarded.ids, one.forwarded.ids);
+      EXPECT_EQ(runs.forwarded.lines, one.forwarded.lines);
+      EXPECT_EQ(runs.report.forwarded, one.report.forwarded);
+      EXPECT_EQ(runs.report.violations, one.report.violations);
+      ASSERT_EQ(runs.report.errors.size(), one.report.errors.size());
+      for (size_t i = 0; i < runs.report.errors.size(); ++i)
+        EXPECT_EQ(runs.report.errors[i].message, one.report.errors[i].message);
     }
   }
 }

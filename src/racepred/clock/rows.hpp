@@ -68,6 +68,15 @@ inline bool any_unordered(const Clock* a, const Clock* th, size_t n) {
     for (size_t k = 0; k < kClockBlock; ++k) bad |= static_cast<unsigned>(a[j + k] > th[j + k]);
   return bad != 0;
 }
+// True iff a <= snap in every entry but `own` (a snapshot of a thread's clock taken before
+// stays valid for it while only its own entry grew). a[own] is restored before returning.
+inline bool dominated_but_own(Clock* a, const Clock* snap, size_t own, size_t n) {
+  const Clock saved = a[own];
+  a[own] = snap[own];
+  const bool within = !any_unordered(a, snap, n);
+  a[own] = saved;
+  return within;
+}
 
 }  // namespace racepred
 

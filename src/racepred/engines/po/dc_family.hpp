@@ -519,12 +519,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
                       SnapshotPool::kNone);
     uint32_t& cur = current_[t];
     if (cur != SnapshotPool::kNone) {
-      const Clock* c = snaps_.row(cur);
-      const Clock own = dt[t];
-      dt[t] = c[t];
-      const bool same = !any_unordered(dt, c, stride());
-      dt[t] = own;
-      if (same) return cur;
+      if (dominated_but_own(dt, snaps_.row(cur), t, stride())) return cur;
       snaps_.unref(cur);
     }
     if (clocks_.sparse() && !snaps_.sparse()) [[unlikely]]

@@ -289,12 +289,7 @@ class Wcp final : public PoEngine<Wcp> {
     uint32_t& cur = current_[s];
     Clock* ht = h(s);
     if (cur != kNoSnap) {
-      const Clock* c = snaps_.row(cur);
-      const Clock own = ht[s];
-      ht[s] = c[s];
-      const bool same = !any_unordered(ht, c, stride());
-      ht[s] = own;
-      if (same) return cur;
+      if (dominated_but_own(ht, snaps_.row(cur), s, stride())) return cur;
       snaps_.unref(cur);
     }
     cur = snaps_.take(ht, s);
