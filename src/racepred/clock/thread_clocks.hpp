@@ -143,6 +143,24 @@ class ThreadClocks {
     Clock& c = th_.row(s)[k];
     c = std::max(c, v);
   }
+  // Sparse mode, for engines that keep clocks of their own as lists of non-zero entries (PWR's
+  // snapshots): an entry (slot, value) of such a list; Th of slot s ⊔= the list; the list of
+  // Th of slot s appended to `out` (its non-zero entries, in no particular order).
+  struct Entry {
+    uint32_t slot;
+    Clock value;
+  };
+  void join_entries_into_slot(uint32_t s, const Entry* e, size_t n) {
+    Clock* r = resident(s);
+    const uint32_t c = resident_[s];
+    for (size_t k = 0; k < n; ++k) raise(c, r, e[k].slot, e[k].value);
+  }
+  void pack_slot(uint32_t s, std::vector<Entry>& out) const {
+    const Clock* r = resident(s);
+    for (const uint32_t k : touched_[resident_[s]]) out.push_back(Entry{k, r[k]});
+  }
+  // Th(i) = sync(Th(i), Th(j)) without joining j (its slot stays its own), i != j.
+  void sync_threads(ThreadId i, ThreadId j) { join_slots(slot(i), slot(j)); }
   ClockRef view(ThreadId i) const { return {row(slot(i)), threads_}; }
   // Rel(y), `stride()` entries; all zero before the first release of y. Sparse mode: a copy,
   // valid until the next call.
@@ -288,10 +306,6 @@ class ThreadClocks {
   void start_mapping();
 
   // Sparse mode (see the top of the file).
-  struct Entry {
-    uint32_t slot;
-    Clock value;
-  };
   using Packed = std::vector<Entry>;
   static constexpr size_t kResident = 8;
   // Switches to sparse clocks (packing every row) if not yet, then makes slots [0, n) known.

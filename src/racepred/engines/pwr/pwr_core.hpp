@@ -42,6 +42,15 @@
 // is not a clock entry (lock sets, histories' holders, guard locks) stays indexed by thread.
 // A thread joined while it holds a lock keeps its slot (its hold stays in L_all).
 //
+// Sparse clocks (issue 13: 20,000 threads alive at once). Past ThreadClocks' sparse threshold
+// (1024 slots) Th is in its sparse mode (lists of non-zero entries, a few rows unpacked) and the
+// snapshots become lists of non-zero entries (SnapshotRows::make_sparse). Every write into Th
+// other than the own entry's tick goes through ThreadClocks (join_entries_into_slot, raise_slot,
+// fork, join, sync_threads), which keeps an unpacked row's list of non-zero entries right; a row
+// pointer (cur_th_, th()) is valid until another thread's row is unpacked, so it is looked up
+// again after touching another thread (fork, join, pwr-e's merge_into_thread). Below the
+// threshold the dense rows and loops are used as before.
+//
 // Read-write locks (docs/ENGINES.md, "Read-write locks"): the standard reduction, natively. A
 // read section of y by i holds (y,i), a write section every (y,u); so two sections of y exclude
 // each other unless both are read sections. y may have several read holders, each with its own
@@ -86,11 +95,18 @@ using SetId = LockSetTable::SetId;
 
 // Snapshot rows handed out and given back (a free list), kept in chunks of 1024 rows so that
 // growing the pool never copies the rows in use (a contiguous pool of a few hundred MB would
-// briefly need its old and its new copy: max RSS 2.5× what is live).
+// briefly need its old and its new copy: max RSS 2.5× what is live). Sparse mode (the thread
+// clocks went sparse, many threads alive at once): a snapshot is the list of its non-zero
+// entries (slot, value) instead of a row of the stride, and the rows are freed.
 class SnapshotRows {
  public:
+  using Packed = std::vector<ThreadClocks::Entry>;
   uint32_t allocate() {
     const uint32_t r = ids_.take();
+    if (sparse_) [[unlikely]] {
+      if (r >= packed_.size()) packed_.resize(std::max<size_t>(size_t{r} + 1, packed_.size() * 2));
+      return r;
+    }
     if (r >> kChunkBits >= chunks_.size())
       chunks_.emplace_back(std::make_unique<Clock[]>(stride_ << kChunkBits));
     return r;
@@ -101,9 +117,31 @@ class SnapshotRows {
     return chunks_[r >> kChunkBits].get() + (r & kChunkMask) * stride_;
   }
   size_t in_use() const { return ids_.in_use(); }
+  bool sparse() const { return sparse_; }
+  // Sparse mode: snapshot r's non-zero entries.
+  Packed& packed(uint32_t r) { return packed_[r]; }
+  const Packed& packed(uint32_t r) const { return packed_[r]; }
+  // Switches to sparse mode: every row r with live(r) is packed, and the rows are freed.
+  template <class Live>
+  void make_sparse(Live live) {
+    packed_.resize(ids_.used());
+    for (uint32_t r = 0; r < ids_.used(); ++r) {
+      if (!live(r)) continue;
+      const Clock* c = row(r);
+      for (size_t k = 0; k < stride_; ++k)
+        if (c[k] != 0) packed_[r].push_back(ThreadClocks::Entry{static_cast<uint32_t>(k), c[k]});
+    }
+    chunks_.clear();
+    chunks_.shrink_to_fit();
+    sparse_ = true;
+  }
   // A wider stride (the thread capacity grew): every chunk is laid out again.
   void set_stride(size_t stride) {
     if (stride == stride_) return;
+    if (sparse_) {
+      stride_ = stride;
+      return;
+    }
     const size_t keep = std::min(stride, stride_);
     for (auto& chunk : chunks_) {
       auto wide = std::make_unique<Clock[]>(stride << kChunkBits);
@@ -120,6 +158,8 @@ class SnapshotRows {
   std::vector<std::unique_ptr<Clock[]>> chunks_;
   IdRecycler ids_;
   size_t stride_ = kClockBlock;
+  bool sparse_ = false;
+  std::vector<Packed> packed_;  // sparse mode: per snapshot, its non-zero entries
 };
 
 // Marks the rows of read sections in H(y) (row ids stay below 2^31).
@@ -130,7 +170,6 @@ class PwrClocks {
  public:
   explicit PwrClocks(const PwrOptions& options) : history_(options.history), tc_(false) {
     tc_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
-    tc_.sparse_beyond(SIZE_MAX);  // th() rows stay valid (w3 and the engines hold them)
   }
 
   size_t stride() const { return tc_.stride(); }
@@ -209,7 +248,7 @@ class PwrClocks {
   void sync_read(ThreadId i, VariableId x, bool unordered) {
     if (unordered) {
       const LastWrite& w = vars_[x];
-      join_snapshot(cur_th_, snaps_.row(w.snap), w.epoch);
+      join_snapshot_into(cur_slot_, cur_th_, w.snap, w.epoch);
       ++threads_[i].version;
       if (holds_any(i)) w3(i);
     } else if (threads_[i].pending != kNoPending) {
@@ -251,6 +290,8 @@ class PwrClocks {
   // j ≠ i holds a lock acquired at j#k with k ⪯ Th(i)[j] (its earliest held acquire suffices).
   // A branch-free pass over T entries; the guard-lock scan runs only when this is true.
   bool may_have_guards([[maybe_unused]] ThreadId i) const {
+    if (sparse_) [[unlikely]]
+      return may_have_guards_sparse();
     const Clock* t = cur_th_;
     const uint32_t s = cur_slot_;
     unsigned any = 0;
@@ -317,7 +358,7 @@ class PwrClocks {
   // fork(i,u): Th(u) = Th(u) ⊔ Th(i) (a new thread may take a joined thread's slot).
   void fork(ThreadId i, ThreadId u) {
     begin(i);
-    if (tc_.fork(i, u)) restride();
+    after_growth(tc_.fork(i, u));
     if (u >= threads_.size()) grow_threads(u);
     ++threads_[u].version;
     refresh();
@@ -329,9 +370,10 @@ class PwrClocks {
     refresh();
     if (u == i) return;
     if (holds_any(u)) {
-      join_into(cur_th_, th(u));
+      tc_.sync_threads(i, u);
+      refresh();
     } else {
-      if (tc_.join(i, u)) restride();
+      after_growth(tc_.join(i, u));
       refresh();
       Thread& t = threads_[u];
       if (t.snap != kNone) unref_snapshot(t.snap);
@@ -345,7 +387,12 @@ class PwrClocks {
   struct Section;
   void merge_into_thread(ThreadId u, const Section& s) {
     if (!tc_.has_slot(u)) return;  // joined: no later event to order
-    join_section(th(u), s);
+    if (sparse_) [[unlikely]] {
+      join_snapshot_into(slot(u), nullptr, s.snap, Epoch(s.acquire.thread(), s.release_clock));
+      refresh();  // the current thread's row stays resident
+    } else {
+      join_section(th(u), s);
+    }
     ++threads_[u].version;
     threads_[u].pending = holds_any(u) ? kAllLocks : kNoPending;
   }
@@ -370,9 +417,10 @@ class PwrClocks {
   // `release` with the entry of the section's thread raised to `release_clock`.
   struct Section {
     Epoch acquire;
-    const Clock* release;
+    const Clock* release;  // sparse mode: unpacked, valid during the call of f
     Clock release_clock;
     bool read;
+    uint32_t snap;  // the snapshot of `release`
     // The release clock's entry j.
     Clock at(size_t j) const {
       return j == acquire.thread() ? std::max(release[j], release_clock) : release[j];
@@ -381,15 +429,28 @@ class PwrClocks {
   template <class F>
   void for_each_section(LockId y, F f) const {
     const Lock& l = locks_[y];
-    for (size_t k = 0; k < l.cs_acq.size(); ++k)
-      f(Section{l.cs_acq[k], snaps_.row(l.cs_row[k] & ~kReadRow), l.cs_rel[k],
-                (l.cs_row[k] & kReadRow) != 0});
+    for (size_t k = 0; k < l.cs_acq.size(); ++k) {
+      const uint32_t snap = l.cs_row[k] & ~kReadRow;
+      f(Section{l.cs_acq[k], snapshot_row(snap), l.cs_rel[k], (l.cs_row[k] & kReadRow) != 0, snap});
+    }
   }
   // dst = dst ⊔ the release clock of s.
   void join_section(Clock* dst, const Section& s) const {
     join_snapshot(dst, s.release, Epoch(s.acquire.thread(), s.release_clock));
   }
 
+  // The clocks are sparse (ThreadClocks past its threshold; snapshots are lists then).
+  bool sparse() const { return sparse_; }
+  // Sparse mode, for clocks the engines keep (pwr-e's V(f)): a reference to the snapshot of
+  // Th(i) of the current thread i, shared with its writes and releases; the clock it stands
+  // for at the epoch `own` as a row of the stride; the reference given back.
+  uint32_t share_snapshot(ThreadId i) { return snapshot(i); }
+  void unpack_snapshot(uint32_t r, Epoch own, std::vector<Clock>& row) const {
+    row.assign(stride(), 0);
+    for (const ThreadClocks::Entry& e : snaps_.packed(r)) row[e.slot] = e.value;
+    row[own.thread()] = std::max(row[own.thread()], own.clock());
+  }
+  void drop_snapshot(uint32_t r) { unref_snapshot(r); }
   void join_into(Clock* dst, const Clock* src) const { join_clocks(dst, src, stride()); }
   void copy_row(Clock* dst, const Clock* src) const { copy_clock(dst, src, stride()); }
 
@@ -447,7 +508,7 @@ class PwrClocks {
       if ((acq[k].clock() <= known) & (rel[k] > known)) [[unlikely]] {
         const uint32_t row = l.cs_row[k];
         if (row & skip) continue;
-        join_snapshot(th, snaps_.row(row & ~kReadRow), Epoch(j, rel[k]));
+        join_snapshot_into(cur_slot_, th, row & ~kReadRow, Epoch(j, rel[k]));
         ++t.version;
         changed = true;
       }
@@ -553,7 +614,10 @@ class PwrClocks {
     if (t.snap != kNone) unref_snapshot(t.snap);
     const uint32_t r = snaps_.allocate();
     if (r >= snap_refs_.size()) snap_refs_.resize(std::max<size_t>(r + 1, snap_refs_.size() * 2));
-    copy_row(snaps_.row(r), cur_th_);
+    if (sparse_) [[unlikely]]
+      pack_snapshot(r);
+    else
+      copy_row(snaps_.row(r), cur_th_);
     snap_refs_[r] = 2;  // the thread's and the caller's
     t.snap = r;
     t.snap_version = t.version;
@@ -561,6 +625,58 @@ class PwrClocks {
   }
   void unref_snapshot(uint32_t r) {
     if (--snap_refs_[r] == 0) snaps_.release(r);
+  }
+  // Th of slot s (its row th, dense mode) ⊔= snapshot `snap` with entry e.thread() raised to
+  // e.clock(). Sparse mode: entry by entry through ThreadClocks, which keeps the row's list of
+  // non-zero entries.
+  void join_snapshot_into(uint32_t s, Clock* th, uint32_t snap, Epoch e) {
+    if (sparse_) [[unlikely]]
+      return sparse_join_snapshot(s, snap, e);
+    join_snapshot(th, snaps_.row(snap), e);
+  }
+  [[gnu::noinline]] void sparse_join_snapshot(uint32_t s, uint32_t snap, Epoch e) {
+    const SnapshotRows::Packed& p = snaps_.packed(snap);
+    tc_.join_entries_into_slot(s, p.data(), p.size());
+    tc_.raise_slot(s, e.thread(), e.clock());
+  }
+  // Sparse mode: snapshot r = Th of the current thread, as its non-zero entries.
+  [[gnu::noinline]] void pack_snapshot(uint32_t r) {
+    SnapshotRows::Packed& p = snaps_.packed(r);
+    p.clear();
+    tc_.pack_slot(cur_slot_, p);
+    if (p.capacity() > p.size() + p.size() / 8 + 4) p.shrink_to_fit();  // a reused id's
+  }
+  // Snapshot r as a row of the stride (sparse mode: unpacked into a scratch row, valid until
+  // the next call).
+  const Clock* snapshot_row(uint32_t r) const {
+    if (!sparse_) [[likely]]
+      return snaps_.row(r);
+    for (const uint32_t k : scratch_nz_) scratch_[k] = 0;
+    scratch_nz_.clear();
+    scratch_.resize(stride(), 0);
+    for (const ThreadClocks::Entry& e : snaps_.packed(r)) {
+      scratch_[e.slot] = e.value;
+      scratch_nz_.push_back(e.slot);
+    }
+    return scratch_.data();
+  }
+  // may_have_guards with sparse clocks: over the holds of L_all (a hold's acquire epoch is in
+  // its holder's slot, which the holder keeps while it holds a lock), not over every slot.
+  [[gnu::noinline]] bool may_have_guards_sparse() const {
+    for (const Held& h : held_)
+      if (h.acq.thread() != cur_slot_ && h.acq.clock() <= cur_th_[h.acq.thread()]) return true;
+    return false;
+  }
+  // After ThreadClocks may have added threads (grew: the stride grew): the snapshots follow
+  // its stride and, once its clocks went sparse, its representation.
+  void after_growth(bool grew) {
+    if (tc_.sparse() && !sparse_) [[unlikely]]
+      make_sparse();
+    if (grew) restride();
+  }
+  [[gnu::noinline]] void make_sparse() {
+    snaps_.make_sparse([&](uint32_t r) { return r < snap_refs_.size() && snap_refs_[r] != 0; });
+    sparse_ = true;
   }
   // dst = dst ⊔ (row with entry e.thread() raised to e.clock()).
   void join_snapshot(Clock* dst, const Clock* row, Epoch e) const {
@@ -571,7 +687,7 @@ class PwrClocks {
 
   // Makes thread t known (a slot, Th(t) = [0,…,1,…,0] unless forked into a reused slot).
   [[gnu::noinline]] void grow_threads(ThreadId t) {
-    if (tc_.add_thread(t)) restride();
+    after_growth(tc_.add_thread(t));
     if (tc_.threads() > min_acq_.size()) min_acq_.resize(tc_.threads(), kNoClock);
     threads_.resize(static_cast<size_t>(t) + 1);
   }
@@ -592,12 +708,15 @@ class PwrClocks {
   }
 
   uint32_t history_;
-  ThreadId cur_ = 0;                 // the current event's thread
-  uint32_t cur_slot_ = 0;            // its slot
-  Clock* cur_th_ = nullptr;          // Th(cur_)
-  ThreadClocks tc_;                  // Th(i), by slot (no lock order: PWR has its own)
-  SnapshotRows snaps_;               // snapshots: the rows of LW(x) and of H(y)'s releases
-  std::vector<uint32_t> snap_refs_;  // per snapshot row: its references
+  ThreadId cur_ = 0;                    // the current event's thread
+  uint32_t cur_slot_ = 0;               // its slot
+  Clock* cur_th_ = nullptr;             // Th(cur_)
+  ThreadClocks tc_;                     // Th(i), by slot (no lock order: PWR has its own)
+  SnapshotRows snaps_;                  // snapshots: the rows of LW(x) and of H(y)'s releases
+  bool sparse_ = false;                 // tc_ and snaps_ are sparse (many threads alive at once)
+  mutable std::vector<Clock> scratch_;  // sparse mode: snapshot_row()
+  mutable std::vector<uint32_t> scratch_nz_;  // its non-zero entries
+  std::vector<uint32_t> snap_refs_;           // per snapshot row: its references
   std::vector<Thread> threads_;
   std::vector<LastWrite> vars_;
   std::vector<Lock> locks_;

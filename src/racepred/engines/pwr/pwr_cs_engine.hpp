@@ -88,6 +88,13 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     std::vector<uint32_t> pairs;    // undecided pairs that wait for this record
     std::vector<Clock> vc;          // pwr-e: V of the access, grown by PWRE-3
     std::vector<Clock> extra;       // pwr-e: what PWRE-3 added (the release clocks joined)
+    // pwr-e, a record made while the clocks are sparse (many threads): vc is the snapshot
+    // `snap` of Th(t) (shared, PwrClocks::share_snapshot) with the entry of `epoch`, until
+    // PWRE-3 grows it; then vc and extra are lists of non-zero entries (slot, value). rod_cross
+    // unpacks them into scratch rows.
+    bool packed = false;
+    uint32_t snap = kNone;
+    SnapshotRows::Packed vc_packed, extra_packed;
   };
   struct Side {
     Access access;
@@ -127,6 +134,15 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     rec.pairs.clear();
     rec.vc.clear();
     rec.extra.clear();
+    if (rec.snap != kNone) clocks_.drop_snapshot(rec.snap);
+    rec.snap = kNone;
+    if (clocks_.sparse()) [[unlikely]] {  // rows of the stride are not reused from here on
+      std::vector<Clock>().swap(rec.vc);
+      std::vector<Clock>().swap(rec.extra);
+    }
+    rec.packed = false;
+    rec.vc_packed.clear();
+    rec.extra_packed.clear();
     free_records_.push_back(r);
   }
 
@@ -144,7 +160,15 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
       if (h.holder == i || h.acq.clock() > th[h.acq.thread()]) continue;
       if (r == kNone) {
         r = new_record(epoch, i);
-        if constexpr (E1) records_[r].vc.assign(th, th + clocks_.stride());
+        if constexpr (E1) {
+          Record& rec = records_[r];
+          if (clocks_.sparse()) [[unlikely]] {
+            rec.packed = true;
+            rec.snap = clocks_.share_snapshot(i);
+          } else {
+            rec.vc.assign(th, th + clocks_.stride());
+          }
+        }
       }
       if (h.lock >= waiting_.size()) waiting_.resize(static_cast<size_t>(h.lock) + 1);
       waiting_[h.lock].push_back(Wait{r, h.holder});
@@ -161,7 +185,6 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     if (z >= waiting_.size() || waiting_[z].empty()) return;
     std::vector<Wait> list;
     list.swap(waiting_[z]);
-    const Clock* th = clocks_.th(t);
     for (const Wait w : list) {
       if (w.holder != t) [[unlikely]] {  // another read hold of z
         waiting_[z].push_back(w);
@@ -169,6 +192,8 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
       }
       const uint32_t r = w.record;
       Record& rec = records_[r];
+      // (looked up per record: with sparse clocks, rod_cross's merges may unpack other rows)
+      const Clock* th = clocks_.th(t);
       if (rec.epoch.clock() <= th[rec.epoch.thread()]) {  // line 7: V ⪯ Th(t)
         rec.guards.push_back(GuardLock{z, t, read});      // line 8
         ++confirmations_;
@@ -190,21 +215,55 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
       Record& rec = records_[r];
       const ThreadId u = rec.thread;
       const uint32_t ts = clocks_.slot(t);
-      rec.vc.resize(clocks_.stride(), 0);
-      rec.extra.resize(clocks_.stride(), 0);
+      const bool packed = rec.packed;
+      std::vector<Clock>& vc = packed ? scratch_vc_ : rec.vc;
+      std::vector<Clock>& extra = packed ? scratch_extra_ : rec.extra;
+      if (packed) {
+        if (rec.snap != kNone)
+          clocks_.unpack_snapshot(rec.snap, rec.epoch, vc);
+        else
+          unpack(rec.vc_packed, vc);
+        unpack(rec.extra_packed, extra);
+      } else {
+        vc.resize(clocks_.stride(), 0);
+        extra.resize(clocks_.stride(), 0);
+      }
+      bool joined = false;
       for (bool changed = true; changed;) {
         changed = false;
         clocks_.for_each_section(z, [&](const PwrClocks::Section& s) {
           const ThreadId j = s.acquire.thread();
-          if (j == ts || (read && s.read) || s.at(j) <= rec.vc[j] || s.acquire.clock() > rec.vc[j])
-            return;
-          clocks_.join_section(rec.vc.data(), s);
-          clocks_.join_section(rec.extra.data(), s);
+          if (j == ts || (read && s.read) || s.at(j) <= vc[j] || s.acquire.clock() > vc[j]) return;
+          clocks_.join_section(vc.data(), s);
+          clocks_.join_section(extra.data(), s);
           clocks_.merge_into_thread(u, s);
-          changed = true;
+          changed = joined = true;
         });
       }
+      if (packed && joined) {
+        pack(vc, rec.vc_packed);
+        pack(extra, rec.extra_packed);
+        if (rec.snap != kNone) clocks_.drop_snapshot(rec.snap);
+        rec.snap = kNone;
+      }
     }
+  }
+  // A packed clock into a row of the stride, and back.
+  void unpack(const SnapshotRows::Packed& p, std::vector<Clock>& row) const {
+    row.assign(clocks_.stride(), 0);
+    for (const ThreadClocks::Entry& e : p) row[e.slot] = e.value;
+  }
+  static void pack(const std::vector<Clock>& row, SnapshotRows::Packed& p) {
+    p.clear();
+    for (size_t k = 0; k < row.size(); ++k)
+      if (row[k] != 0) p.push_back(ThreadClocks::Entry{static_cast<uint32_t>(k), row[k]});
+  }
+  // What PWRE-3 added to record r's clock, entry j.
+  Clock extra_at(const Record& rec, uint32_t j) const {
+    if (!rec.packed) return j < rec.extra.size() ? rec.extra[j] : 0;
+    for (const ThreadClocks::Entry& e : rec.extra_packed)
+      if (e.slot == j) return e.value;
+    return 0;
   }
 
   // A record lost its last potential guard lock: decide the pairs that waited for it.
@@ -231,9 +290,13 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
       if (p.second.record != kNone) {
         // Ordered through a release PWRE-3 added (for a WRD pair: something between the write
         // and the read): no race.
-        const std::vector<Clock>& extra = records_[p.second.record].extra;
+        const Record& rec = records_[p.second.record];
         const Epoch f = first_epoch(p);
-        if (f.thread() < extra.size() && f.clock() <= extra[f.thread()]) return;
+        if (rec.packed) {
+          if (f.clock() <= extra_at(rec, f.thread())) return;
+        } else if (f.thread() < rec.extra.size() && f.clock() <= rec.extra[f.thread()]) {
+          return;
+        }
       }
     }
     const auto& ga = guards_of(p.first);
@@ -361,7 +424,8 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     uint64_t locks = 0, clock = 0;
     bool empty = false;
   };
-  std::vector<Scan> scans_;  // per thread: the last guard-lock scan
+  std::vector<Scan> scans_;                        // per thread: the last guard-lock scan
+  std::vector<Clock> scratch_vc_, scratch_extra_;  // pwr-e: a packed record's, in rod_cross
   const std::vector<GuardLock> no_guards_;
   uint64_t confirmations_ = 0;
 };
