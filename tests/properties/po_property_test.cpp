@@ -101,6 +101,7 @@ RaceSink run_plain(const std::string& engine, const Trace& trace) {
   return run_engine(engine == "shb"   ? po::make_shb_plain
                     : engine == "wcp" ? po::make_wcp_plain
                     : engine == "dc"  ? po::make_dc_plain
+                    : engine == "wdp" ? po::make_wdp_plain
                                       : po::make_wdc_plain,
                     trace);
 }
@@ -147,6 +148,7 @@ TEST(PoProperty, PlainVersionsEqualTheirDefinitions) {
   check_engine_against_reference("wcp", 12000, iterations(4000), true);
   check_engine_against_reference("dc", 16000, iterations(4000), true);
   check_engine_against_reference("wdc", 20000, iterations(4000), true);
+  check_engine_against_reference("wdp", 40000, iterations(4000), true);
 }
 TEST(PoProperty, WdpEqualsItsDefinition) {
   check_engine_against_reference("wdp", 7000, iterations(12000));
@@ -211,9 +213,10 @@ TEST(PoProperty, EveryRuleMattersOnTheRandomTraces) {
 
 // Thread churn (short-lived threads, as goroutines or a pool's tasks) with slot reuse
 // (clock/thread_clocks.hpp; budgets of 2..4 slots): engines on the clock kit's ThreadClocks
-// (shb, wcp, dc, wdc, dc-tp) give a joined thread's slot to a new thread, and keep per-variable
-// entries per thread, so they report exactly what the plain versions (one clock entry per thread)
-// report, and what the definition does on the traces small enough for the reference.
+// (shb, wcp, dc, wdc, dc-tp, wdp) give a joined thread's slot to a new thread, and keep
+// per-variable entries per thread (wdp: per thread and lock set), so they report exactly what the
+// plain versions (one clock entry per thread) report, and what the definition does on the traces
+// small enough for the reference.
 TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
   const size_t saved = ThreadClocks::default_slot_budget();
   int reusing = 0;
@@ -234,7 +237,7 @@ TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
     clocks.reuse_slots_beyond(budget);
     for (const Event& e : trace.events) clocks.apply(e);
     reusing += clocks.threads() < trace.symbols.threads.size();
-    for (const char* engine : {"shb", "wcp", "dc", "wdc", "dc-tp"}) {
+    for (const char* engine : {"shb", "wcp", "dc", "wdc", "dc-tp", "wdp"}) {
       ThreadClocks::set_default_slot_budget(budget);
       const RaceSink reused = run_engine(engine, trace);
       ThreadClocks::set_default_slot_budget(saved);

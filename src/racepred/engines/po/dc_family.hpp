@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "racepred/clock/thread_clocks.hpp"
+#include "racepred/engines/po/lockset_history.hpp"
 #include "racepred/engines/po/po_common.hpp"
 
 namespace racepred::po {
@@ -233,15 +234,15 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
 //    stored is then by slot: rule-(a) contributors (a later tenant's release is after the earlier
 //    tenants' ones, as a thread's own later release is), CS_{l,s} and the cursors of rule (b)
 //    (a slot's lane is in the relation's order; the cursors of an old tenant are valid for the
-//    new one, whose D contains the old one's), the race history (SparseHistory). wdp's lock-set
-//    filter keeps per-thread entries (FilteredHistory): no slot reuse there.
+//    new one, whose D contains the old one's), the race history (SparseHistory; wdp's lock-set
+//    filtered one: SlotFilteredHistory, lockset_history.hpp).
 template <DcConfig Config>
 class DcFlat final : public PoEngine<DcFlat<Config>> {
   using Base = PoEngine<DcFlat<Config>>;
 
  public:
   explicit DcFlat(EngineContext& context) : Base(context), clocks_(false) {
-    if constexpr (!Config.lockset) clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
     // Sparse clocks past the kit's threshold (many threads alive): every write into D_t goes
     // through clocks_ (join_into_slot, raise_slot, tick); D_t is read directly.
   }
@@ -346,11 +347,10 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     if constexpr (!Config.write_read) {
       if (x < ra_.size() && !ra_[x].locks.empty()) rule_a(s, dt, t, x, e.op);  // rule (a) into f
     }
-    if constexpr (Config.lockset) {  // no slot reuse: slot == thread
-      const size_t n = stride();
-      filtered_.check_with(
-          *this, id, e, [&](size_t u) { return u < n ? dt[u] : Clock{0}; }, open_.locks(t));
-      filtered_.record(id, e, dt[s], open_.locks(t));
+    if constexpr (Config.lockset) {
+      const uint32_t held = filtered_.lock_sets().intern(open_.locks(t));
+      filtered_.check(*this, id, e, dt, held);
+      filtered_.record(id, e, s, dt[s], held);
     } else {
       hist_.check(*this, id, e, dt);
       hist_.record(id, e, s, dt[s]);
@@ -651,7 +651,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   OpenSections open_{Config.lockset};
   OpenSections::Cs released_{0, 0, {}, {}};
   SparseHistory hist_;
-  FilteredHistory filtered_;
+  SlotFilteredHistory filtered_;
 };
 
 }  // namespace racepred::po
