@@ -333,6 +333,10 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     const Contributors& c = v.entries[k].kind[kind];
     if (c.thread == kNoThread || (c.thread != kSeveral && c.own <= dt[c.thread])) return;
     if (c.thread == kSeveral) {
+      if constexpr (Config.write_read) {
+        join_contributors(s, dt, c.clock);
+        return;
+      }
       clocks_.join_into_slot(s, rows_.row(c.clock));
       return;
     }
@@ -453,7 +457,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
         forget(en.kind[0]);
       }
     } else {
-      for (VariableId x : released_.writes) add(token, x, 1, t, own, dt);
+      for (VariableId x : released_.writes) add_write_release(token, x, t, own, dt);
     }
     if constexpr (Config.rule_b) {
       const Clock acq = static_cast<Clock>(released_.entry);
@@ -494,6 +498,56 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       Clock* row = rows_.edit(c.clock);
       join_clocks(row, dt, stride());
       rows_.commit(c.clock);
+    }
+  }
+  // wdp (no write -> write rule: the write-releases of (l, x) are not ordered among themselves)
+  // keeps, instead of a joined row, the list of the latest write-release of each slot that is
+  // not before a later one in the list: a release of slot t drops the entries its D_t knows
+  // (own <= D_t(u): that release is before t's, so D_t contains its D), and replaces t's own.
+  // The join of the list is the join of all write-releases of (l, x); a read joins only the
+  // entries whose release it does not know yet (the O(1) test per entry).
+  void add_write_release(LockId l, VariableId x, uint32_t t, Clock own, Clock* dt) {
+    const size_t k = slot(l, x);
+    Contributors& c = ra_[x].entries[k].kind[1];
+    if (c.thread == kNoThread || c.thread == t) {
+      add(l, x, 1, t, own, dt);
+      return;
+    }
+    const uint32_t snap = release_snapshot(t, dt);
+    if (c.thread != kSeveral) {
+      if (c.own <= dt[c.thread]) {  // the one contributor is before t's release
+        snaps_.unref(c.clock);
+        c = Contributors{t, own, snap};
+        snaps_.ref(snap);
+        return;
+      }
+      const uint32_t id = lists_ids_.take();
+      if (id >= wlists_.size()) wlists_.resize(size_t{id} + 1);
+      wlists_[id].assign({c, Contributors{t, own, snap}});
+      snaps_.ref(snap);
+      c = Contributors{kSeveral, 0, id};
+      return;
+    }
+    std::vector<Contributors>& list = wlists_[c.clock];
+    size_t kept = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const Contributors& e = list[i];
+      if (e.thread == t || e.own <= dt[e.thread]) {
+        snaps_.unref(e.clock);
+        continue;
+      }
+      list[kept++] = e;
+    }
+    list.resize(kept);
+    list.push_back(Contributors{t, own, snap});
+    snaps_.ref(snap);
+  }
+  // D_t ⊔= the write-releases of list `id` that are not yet before the current event.
+  void join_contributors(uint32_t s, const Clock* dt, uint32_t id) {
+    for (const Contributors& e : wlists_[id]) {
+      if (e.own <= dt[e.thread]) continue;
+      clocks_.join_into_slot(s, snaps_.row(e.clock));
+      clocks_.raise_slot(s, e.thread, e.own);
     }
   }
   // The kind's join becomes empty.
@@ -640,6 +694,8 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     }
   };
   RowPool rows_;
+  std::vector<std::vector<Contributors>> wlists_;  // wdp: write-release lists (add_write_release)
+  IdRecycler lists_ids_;
   std::vector<uint32_t> current_;  // per slot: its current snapshot (current_snapshot)
   uint32_t release_snap_ = SnapshotPool::kNone;  // the current release's (release_snapshot)
   Lanes lists_;                                  // CS_{l,u}
