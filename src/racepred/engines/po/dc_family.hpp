@@ -215,7 +215,7 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
 //    conflicts with the earlier ones), so the latest stands for all; a write-release also orders
 //    every earlier read-release of (l, x) before it, so the read-releases kept are those since the
 //    last write-release, the latest per thread. wdp (write -> read only) keeps the latest
-//    write-release per thread.
+//    write-release per slot that no later one in the list is after (add_write_release).
 //  - rule (b) (dc) in one pass with one cursor per (lock, releasing thread, acquiring thread):
 //    CS_{l,u} holds only u's CSs with a release or fork inside (D_u(u) at the release > at the
 //    acquire): for any other CS, a1 before the current event implies r1 before it (a1 and r1
