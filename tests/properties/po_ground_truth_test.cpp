@@ -26,8 +26,11 @@
 namespace racepred {
 namespace {
 
-int iterations(int normal) {
-  return std::getenv("RACEPRED_SANITIZED") ? normal / 8 : normal;
+int iterations(int normal) {  // RACEPRED_PROPERTY_SCALE=K: K times as many (long local runs)
+  if (std::getenv("RACEPRED_SANITIZED")) return normal / 8;
+  const char* scale = std::getenv("RACEPRED_PROPERTY_SCALE");
+  const long k = scale ? std::strtol(scale, nullptr, 10) : 1;
+  return k > 1 ? static_cast<int>(std::min<long>(long{normal} * k, 1L << 30)) : normal;
 }
 
 GeneratorOptions small_options(uint64_t seed) {

@@ -24,8 +24,11 @@
 namespace racepred {
 namespace {
 
-int iterations(int normal) {
-  return std::getenv("RACEPRED_SANITIZED") ? normal / 8 : normal;
+int iterations(int normal) {  // RACEPRED_PROPERTY_SCALE=K: K times as many (long local runs)
+  if (std::getenv("RACEPRED_SANITIZED")) return normal / 8;
+  const char* scale = std::getenv("RACEPRED_PROPERTY_SCALE");
+  const long k = scale ? std::strtol(scale, nullptr, 10) : 1;
+  return k > 1 ? static_cast<int>(std::min<long>(long{normal} * k, 1L << 30)) : normal;
 }
 
 // Two mixes: odd seeds favour many short critical sections on few variables and locks, where
@@ -101,6 +104,7 @@ RaceSink run_plain(const std::string& engine, const Trace& trace) {
   return run_engine(engine == "shb"   ? po::make_shb_plain
                     : engine == "wcp" ? po::make_wcp_plain
                     : engine == "dc"  ? po::make_dc_plain
+                    : engine == "wdp" ? po::make_wdp_plain
                                       : po::make_wdc_plain,
                     trace);
 }
@@ -147,6 +151,7 @@ TEST(PoProperty, PlainVersionsEqualTheirDefinitions) {
   check_engine_against_reference("wcp", 12000, iterations(4000), true);
   check_engine_against_reference("dc", 16000, iterations(4000), true);
   check_engine_against_reference("wdc", 20000, iterations(4000), true);
+  check_engine_against_reference("wdp", 40000, iterations(4000), true);
 }
 TEST(PoProperty, WdpEqualsItsDefinition) {
   check_engine_against_reference("wdp", 7000, iterations(12000));
@@ -211,9 +216,10 @@ TEST(PoProperty, EveryRuleMattersOnTheRandomTraces) {
 
 // Thread churn (short-lived threads, as goroutines or a pool's tasks) with slot reuse
 // (clock/thread_clocks.hpp; budgets of 2..4 slots): engines on the clock kit's ThreadClocks
-// (shb, wcp, dc, wdc, dc-tp) give a joined thread's slot to a new thread, and keep per-variable
-// entries per thread, so they report exactly what the plain versions (one clock entry per thread)
-// report, and what the definition does on the traces small enough for the reference.
+// (shb, wcp, dc, wdc, dc-tp, wdp) give a joined thread's slot to a new thread, and keep
+// per-variable entries per thread (wdp: per thread and lock set), so they report exactly what the
+// plain versions (one clock entry per thread) report, and what the definition does on the traces
+// small enough for the reference.
 TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
   const size_t saved = ThreadClocks::default_slot_budget();
   int reusing = 0;
@@ -234,7 +240,7 @@ TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
     clocks.reuse_slots_beyond(budget);
     for (const Event& e : trace.events) clocks.apply(e);
     reusing += clocks.threads() < trace.symbols.threads.size();
-    for (const char* engine : {"shb", "wcp", "dc", "wdc", "dc-tp"}) {
+    for (const char* engine : {"shb", "wcp", "dc", "wdc", "dc-tp", "wdp"}) {
       ThreadClocks::set_default_slot_budget(budget);
       const RaceSink reused = run_engine(engine, trace);
       ThreadClocks::set_default_slot_budget(saved);

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "racepred/clock/thread_clocks.hpp"
+#include "racepred/engines/po/lockset_history.hpp"
 #include "racepred/engines/po/po_common.hpp"
 
 namespace racepred::po {
@@ -214,7 +215,7 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
 //    conflicts with the earlier ones), so the latest stands for all; a write-release also orders
 //    every earlier read-release of (l, x) before it, so the read-releases kept are those since the
 //    last write-release, the latest per thread. wdp (write -> read only) keeps the latest
-//    write-release per thread.
+//    write-release per slot that no later one in the list is after (add_write_release).
 //  - rule (b) (dc) in one pass with one cursor per (lock, releasing thread, acquiring thread):
 //    CS_{l,u} holds only u's CSs with a release or fork inside (D_u(u) at the release > at the
 //    acquire): for any other CS, a1 before the current event implies r1 before it (a1 and r1
@@ -233,15 +234,15 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
 //    stored is then by slot: rule-(a) contributors (a later tenant's release is after the earlier
 //    tenants' ones, as a thread's own later release is), CS_{l,s} and the cursors of rule (b)
 //    (a slot's lane is in the relation's order; the cursors of an old tenant are valid for the
-//    new one, whose D contains the old one's), the race history (SparseHistory). wdp's lock-set
-//    filter keeps per-thread entries (FilteredHistory): no slot reuse there.
+//    new one, whose D contains the old one's), the race history (SparseHistory; wdp's lock-set
+//    filtered one: SlotFilteredHistory, lockset_history.hpp).
 template <DcConfig Config>
 class DcFlat final : public PoEngine<DcFlat<Config>> {
   using Base = PoEngine<DcFlat<Config>>;
 
  public:
   explicit DcFlat(EngineContext& context) : Base(context), clocks_(false) {
-    if constexpr (!Config.lockset) clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
     // Sparse clocks past the kit's threshold (many threads alive): every write into D_t goes
     // through clocks_ (join_into_slot, raise_slot, tick); D_t is read directly.
   }
@@ -332,6 +333,10 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     const Contributors& c = v.entries[k].kind[kind];
     if (c.thread == kNoThread || (c.thread != kSeveral && c.own <= dt[c.thread])) return;
     if (c.thread == kSeveral) {
+      if constexpr (Config.write_read) {
+        join_contributors(s, dt, c.clock);
+        return;
+      }
       clocks_.join_into_slot(s, rows_.row(c.clock));
       return;
     }
@@ -346,11 +351,10 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     if constexpr (!Config.write_read) {
       if (x < ra_.size() && !ra_[x].locks.empty()) rule_a(s, dt, t, x, e.op);  // rule (a) into f
     }
-    if constexpr (Config.lockset) {  // no slot reuse: slot == thread
-      const size_t n = stride();
-      filtered_.check_with(
-          *this, id, e, [&](size_t u) { return u < n ? dt[u] : Clock{0}; }, open_.locks(t));
-      filtered_.record(id, e, dt[s], open_.locks(t));
+    if constexpr (Config.lockset) {
+      const uint32_t held = filtered_.lock_sets().intern(open_.locks(t));
+      filtered_.check(*this, id, e, dt, held);
+      filtered_.record(id, e, s, dt[s], held);
     } else {
       hist_.check(*this, id, e, dt);
       hist_.record(id, e, s, dt[s]);
@@ -453,7 +457,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
         forget(en.kind[0]);
       }
     } else {
-      for (VariableId x : released_.writes) add(token, x, 1, t, own, dt);
+      for (VariableId x : released_.writes) add_write_release(token, x, t, own, dt);
     }
     if constexpr (Config.rule_b) {
       const Clock acq = static_cast<Clock>(released_.entry);
@@ -494,6 +498,56 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       Clock* row = rows_.edit(c.clock);
       join_clocks(row, dt, stride());
       rows_.commit(c.clock);
+    }
+  }
+  // wdp (no write -> write rule: the write-releases of (l, x) are not ordered among themselves)
+  // keeps, instead of a joined row, the list of the latest write-release of each slot that is
+  // not before a later one in the list: a release of slot t drops the entries its D_t knows
+  // (own <= D_t(u): that release is before t's, so D_t contains its D), and replaces t's own.
+  // The join of the list is the join of all write-releases of (l, x); a read joins only the
+  // entries whose release it does not know yet (the O(1) test per entry).
+  void add_write_release(LockId l, VariableId x, uint32_t t, Clock own, Clock* dt) {
+    const size_t k = slot(l, x);
+    Contributors& c = ra_[x].entries[k].kind[1];
+    if (c.thread == kNoThread || c.thread == t) {
+      add(l, x, 1, t, own, dt);
+      return;
+    }
+    const uint32_t snap = release_snapshot(t, dt);
+    if (c.thread != kSeveral) {
+      if (c.own <= dt[c.thread]) {  // the one contributor is before t's release
+        snaps_.unref(c.clock);
+        c = Contributors{t, own, snap};
+        snaps_.ref(snap);
+        return;
+      }
+      const uint32_t id = lists_ids_.take();
+      if (id >= wlists_.size()) wlists_.resize(size_t{id} + 1);
+      wlists_[id].assign({c, Contributors{t, own, snap}});
+      snaps_.ref(snap);
+      c = Contributors{kSeveral, 0, id};
+      return;
+    }
+    std::vector<Contributors>& list = wlists_[c.clock];
+    size_t kept = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const Contributors& e = list[i];
+      if (e.thread == t || e.own <= dt[e.thread]) {
+        snaps_.unref(e.clock);
+        continue;
+      }
+      list[kept++] = e;
+    }
+    list.resize(kept);
+    list.push_back(Contributors{t, own, snap});
+    snaps_.ref(snap);
+  }
+  // D_t ⊔= the write-releases of list `id` that are not yet before the current event.
+  void join_contributors(uint32_t s, const Clock* dt, uint32_t id) {
+    for (const Contributors& e : wlists_[id]) {
+      if (e.own <= dt[e.thread]) continue;
+      clocks_.join_into_slot(s, snaps_.row(e.clock));
+      clocks_.raise_slot(s, e.thread, e.own);
     }
   }
   // The kind's join becomes empty.
@@ -640,6 +694,8 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     }
   };
   RowPool rows_;
+  std::vector<std::vector<Contributors>> wlists_;  // wdp: write-release lists (add_write_release)
+  IdRecycler lists_ids_;
   std::vector<uint32_t> current_;  // per slot: its current snapshot (current_snapshot)
   uint32_t release_snap_ = SnapshotPool::kNone;  // the current release's (release_snapshot)
   Lanes lists_;                                  // CS_{l,u}
@@ -651,7 +707,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   OpenSections open_{Config.lockset};
   OpenSections::Cs released_{0, 0, {}, {}};
   SparseHistory hist_;
-  FilteredHistory filtered_;
+  SlotFilteredHistory filtered_;
 };
 
 }  // namespace racepred::po

@@ -12,5 +12,6 @@ std::unique_ptr<Engine> make_shb_plain(EngineContext& context);
 std::unique_ptr<Engine> make_wcp_plain(EngineContext& context);
 std::unique_ptr<Engine> make_dc_plain(EngineContext& context);
 std::unique_ptr<Engine> make_wdc_plain(EngineContext& context);
+std::unique_ptr<Engine> make_wdp_plain(EngineContext& context);
 
 }  // namespace racepred::po
