@@ -253,10 +253,10 @@ TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
         ASSERT_EQ(r.first.thread, trace.events[r.first.event - 1].thread) << engine << seed;
         ASSERT_EQ(r.second.thread, trace.events[r.second.event - 1].thread) << engine << seed;
       }
-      if (std::string(engine) != "shb" && std::string(engine) != "wcp") {
-        // The dc family also with sparse thread clocks (ThreadClocks past 2 slots, and with them
-        // sparse release snapshots and rule-(a) rows), with and
-        // without slot reuse.
+      {
+        // Also with sparse thread clocks (ThreadClocks past 2 slots, and with them sparse
+        // release snapshots, the dc family's rule-(a) rows, wcp's P, shb's last-write
+        // snapshots), with and without slot reuse.
         const size_t saved_sparse = ThreadClocks::default_sparse_threshold();
         ThreadClocks::set_default_sparse_threshold(2);
         ThreadClocks::set_default_slot_budget(k % 2 == 0 ? budget : SIZE_MAX);
