@@ -121,13 +121,14 @@ void ThreadClocks::sparse_join(uint32_t d, uint32_t s) {
 void ThreadClocks::sparse_join_into(uint32_t s, const Clock* src) {
   Clock* t = resident(s);
   const uint32_t c = resident_[s];
-  // Blocks of 16 entries with nothing to raise are skipped by a branch-free (vectorised) test.
-  constexpr size_t kBlock = 16;
+  // src is mostly zeros (a clock that knows few threads): blocks of 32 entries that are all zero
+  // are skipped by a branch-free (vectorised) OR.
+  constexpr size_t kBlock = 32;
   for (size_t j = 0, n = stride(); j < n; j += kBlock) {
     const size_t m = std::min(kBlock, n - j);
-    unsigned more = 0;
-    for (size_t k = 0; k < m; ++k) more |= static_cast<unsigned>(src[j + k] > t[j + k]);
-    if (more == 0) [[likely]]
+    Clock any = 0;
+    for (size_t k = 0; k < m; ++k) any |= src[j + k];
+    if (any == 0) [[likely]]
       continue;
     for (size_t k = j; k < j + m; ++k)
       if (src[k] > t[k]) raise(c, t, static_cast<uint32_t>(k), src[k]);

@@ -58,6 +58,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "racepred/clock/rows.hpp"
@@ -143,6 +144,17 @@ class ThreadClocks {
   void join_into_slot(uint32_t s, const Clock* src) {
     if (sparse_) [[unlikely]]
       return sparse_join_into(s, src);
+    join_clocks(th_.row(s), src, stride());
+  }
+  // The same for a src whose non-zero entries are all in `nonzeros` (e.g. a packed snapshot's):
+  // in sparse mode it costs those entries instead of the stride.
+  void join_into_slot(uint32_t s, const Clock* src, std::span<const uint32_t> nonzeros) {
+    if (sparse_) [[unlikely]] {
+      Clock* r = resident(s);
+      const uint32_t c = resident_[s];
+      for (const uint32_t k : nonzeros) raise(c, r, k, src[k]);
+      return;
+    }
     join_clocks(th_.row(s), src, stride());
   }
   void raise_slot(uint32_t s, uint32_t k, Clock v) {

@@ -188,7 +188,11 @@ class Shb final : public PoEngine<Shb> {
         if (x < writer_.size() && writer_[x].snapshot != SnapshotPool::kNone) {
           const Writer& w = writer_[x];
           if (w.time > ct[w.slot]) {  // C_t := C_t ⊔ LW_x (ct stays valid)
-            clocks_.join_into_slot(s, snapshots_.row(w.snapshot));
+            const Clock* lw = snapshots_.row(w.snapshot);
+            if (snapshots_.sparse())  // over the snapshot's non-zero entries
+              clocks_.join_into_slot(s, lw, snapshots_.row_nonzeros());
+            else
+              clocks_.join_into_slot(s, lw);
             clocks_.raise_slot(s, w.slot, w.time);
             changed(s);
           }

@@ -281,7 +281,11 @@ class Wcp final : public PoEngine<Wcp> {
   // P of slot s ⊔= the H of a release of the thread in slot u at N = time: its snapshot, whose
   // own entry may be older (> P(u) or not, time is). Pointers from p(s) stay valid.
   [[gnu::always_inline]] void join_snapshot(uint32_t s, uint32_t snap, uint32_t u, Clock time) {
-    pclocks_.join_into_slot(s, snaps_.row(snap));
+    const Clock* h = snaps_.row(snap);
+    if (snaps_.sparse()) [[unlikely]]  // over the snapshot's non-zero entries
+      pclocks_.join_into_slot(s, h, snaps_.row_nonzeros());
+    else
+      pclocks_.join_into_slot(s, h);
     pclocks_.raise_slot(s, u, time);
   }
   // A snapshot of H_t (slot s) shared by t's releases while H_t's other entries stay the same
