@@ -105,6 +105,64 @@ TEST(ThreadClocks, SparseClocksHoldWhatFlatClocksHold) {
   EXPECT_LT(sparse.sparse_entries(), 40u * 40u);
 }
 
+// Read-write locks past the sparse threshold: RelR(y) joins the read releases entry by entry;
+// a write acquire joins it, a read acquire does not. Same clocks as the flat rows.
+TEST(ThreadClocks, SparseReadReleaseClocksHoldWhatFlatOnesHold) {
+  ThreadClocks flat, sparse;
+  sparse.sparse_beyond(2);
+  std::vector<Event> events;
+  for (ThreadId t = 1; t < 20; ++t) events.push_back({Op::Fork, 0, t, 0});
+  events.push_back({Op::ReadAcquire, 1, 0, 0});  // before the switch: RelR(0) is packed then
+  events.push_back({Op::ReadRelease, 1, 0, 0});
+  for (ThreadId t = 2; t < 20; ++t) {
+    const bool reader = t % 3 != 0;
+    events.push_back({reader ? Op::ReadAcquire : Op::Acquire, t, 0, 0});
+    events.push_back({Op::Write, t, 5, 0});
+    events.push_back({reader ? Op::ReadRelease : Op::Release, t, 0, 0});
+    events.push_back({Op::ReadAcquire, t, 1, 0});
+    events.push_back({Op::ReadRelease, t, 1, 0});
+  }
+  events.push_back({Op::Acquire, 0, 1, 0});
+  for (const Event& e : events) {
+    flat.apply(e);
+    sparse.apply(e);
+  }
+  ASSERT_TRUE(sparse.sparse());
+  for (ThreadId t = 0; t < 20; ++t) EXPECT_EQ(th(sparse, t), th(flat, t)) << "T" << t;
+  EXPECT_EQ(show_vc(sparse.rel(0), 20), show_vc(flat.rel(0), 20));
+}
+
+// A clock per slot that starts empty (WCP's P beside H): acquire and release as for Th, rows
+// of another ThreadClocks joined in (join_slot_from, assign_slot_from), an own entry lowered.
+TEST(ThreadClocks, ClocksThatStartEmptyTakeRowsOfAnotherThreadClocks) {
+  for (const size_t threshold : {size_t{2}, SIZE_MAX}) {
+    ThreadClocks h, p;
+    h.sparse_beyond(threshold);
+    p.sparse_beyond(threshold);
+    p.rows_start_empty();
+    for (ThreadId t = 1; t < 12; ++t) h.apply({Op::Fork, 0, t, 0});
+    p.add_thread(11);
+    EXPECT_EQ(th(p, 3), "[0,0,0,0,0,0,0,0,0,0,0,0]");
+    p.assign_slot_from(3, h, 0);  // P(3) := H(0) = [12,0,…]
+    p.join_slot_from(3, h, 3);    // ⊔ H(3) = [3,0,0,1,…]
+    EXPECT_EQ(th(p, 3), "[12,0,0,1,0,0,0,0,0,0,0,0]");
+    p.release(3, 7);  // P_7 := P(3)
+    p.acquire(4, 7);
+    EXPECT_EQ(th(p, 4), "[12,0,0,1,0,0,0,0,0,0,0,0]");
+    p.assign_slot_from(4, h, 5);
+    EXPECT_EQ(th(p, 4), "[5,0,0,0,0,1,0,0,0,0,0,0]");
+    h.lower_slot(5, 5, 0);
+    EXPECT_EQ(th(h, 5), "[5,0,0,0,0,0,0,0,0,0,0,0]");
+    p.assign_slot_from(4, h, 5);
+    EXPECT_EQ(th(p, 4), "[5,0,0,0,0,0,0,0,0,0,0,0]");
+    EXPECT_TRUE(h.slot_within_but_own(0, h.th(0)));
+    EXPECT_TRUE(p.slot_within_but_own(4, p.th(3)));   // [5,0,…] ≤ [12,0,0,1,…]
+    EXPECT_FALSE(p.slot_within_but_own(4, h.th(3)));  // [5,0,…] vs [3,0,0,1,…]
+    EXPECT_TRUE(h.slot_within_but_own(3, h.th(0)));   // [3,0,0,1,…] ≤ [12,0,…] but entry 3
+    EXPECT_EQ(p.sparse(), threshold == 2);
+  }
+}
+
 // Slot reuse: slots are the thread ids until the budget is passed; then the mapping starts and
 // the threads joined so far free their slots for threads forked by one that knows them.
 TEST(ThreadClocks, SlotsStayTheIdentityUntilTheBudgetIsPassed) {

@@ -29,6 +29,7 @@ size_t ThreadClocks::sparse_entries() const {
   size_t n = 0;
   for (const Packed& p : packed_) n += p.size();
   for (const Packed& p : rel_sparse_) n += p.size();
+  for (const Packed& p : rrel_sparse_) n += p.size();
   for (const std::vector<uint32_t>& t : touched_) n += t.size();
   return n;
 }
@@ -48,10 +49,16 @@ bool ThreadClocks::sparse_grow(size_t n) {
       for (size_t k = 0; k < threads_; ++k)
         if (r[k] != 0) rel_sparse_[y].push_back(Entry{static_cast<uint32_t>(k), r[k]});
     }
-    if (rrel_.rows() > 0) read_locks_with_sparse_clocks();
+    rrel_sparse_.resize(rrel_.rows());
+    for (size_t y = 0; y < rrel_.rows(); ++y) {
+      const Clock* r = rrel_.row(y);
+      for (size_t k = 0; k < threads_; ++k)
+        if (r[k] != 0) rrel_sparse_[y].push_back(Entry{static_cast<uint32_t>(k), r[k]});
+    }
     const size_t stride = th_.stride();
     th_ = ClockRows<Clock>();
     rel_ = ClockRows<Clock>();
+    rrel_ = ClockRows<Clock>();
     th_.set_stride(stride);
     cache_.set_stride(stride);
     cache_.ensure_rows(kResident);
@@ -71,8 +78,9 @@ bool ThreadClocks::sparse_grow(size_t n) {
   }
   packed_.resize(n);
   resident_.resize(n, kNoSlot);
-  for (size_t u = threads_; u < n; ++u)
-    packed_[u].push_back(Entry{static_cast<uint32_t>(u), 1});  // Th(u) = [0,…,1,…,0]
+  if (start_ != 0)
+    for (size_t u = threads_; u < n; ++u)
+      packed_[u].push_back(Entry{static_cast<uint32_t>(u), start_});  // Th(u) = [0,…,1,…,0]
   threads_ = n;
   return grew;
 }
@@ -113,14 +121,100 @@ void ThreadClocks::sparse_join(uint32_t d, uint32_t s) {
 void ThreadClocks::sparse_join_into(uint32_t s, const Clock* src) {
   Clock* t = resident(s);
   const uint32_t c = resident_[s];
-  for (size_t k = 0, n = stride(); k < n; ++k)
-    if (src[k] != 0) raise(c, t, static_cast<uint32_t>(k), src[k]);
+  // src is mostly zeros (a clock that knows few threads): blocks of 32 entries that are all zero
+  // are skipped by a branch-free (vectorised) OR.
+  constexpr size_t kBlock = 32;
+  for (size_t j = 0, n = stride(); j < n; j += kBlock) {
+    const size_t m = std::min(kBlock, n - j);
+    Clock any = 0;
+    for (size_t k = 0; k < m; ++k) any |= src[j + k];
+    if (any == 0) [[likely]]
+      continue;
+    for (size_t k = j; k < j + m; ++k)
+      if (src[k] > t[k]) raise(c, t, static_cast<uint32_t>(k), src[k]);
+  }
 }
 
-void ThreadClocks::sparse_acquire(uint32_t s, LockId y) {
+void ThreadClocks::sparse_acquire(uint32_t s, LockId y, bool read_releases) {
   Clock* t = resident(s);
   const uint32_t c = resident_[s];
   for (const Entry& e : rel_sparse_[y]) raise(c, t, e.slot, e.value);
+  if (read_releases && y < rrel_sparse_.size()) [[unlikely]]
+    for (const Entry& e : rrel_sparse_[y]) raise(c, t, e.slot, e.value);
+}
+
+void ThreadClocks::sparse_read_release(uint32_t s, LockId y) {
+  if (y >= rrel_sparse_.size()) rrel_sparse_.resize(size_t{y} + 1);
+  const Clock* t = resident(s);
+  Packed& r = rrel_sparse_[y];
+  // RelR(y) ⊔= Th(s): entries already in RelR(y) are found by rrel_at_ (index + 1 per slot).
+  if (rrel_at_.size() < stride()) rrel_at_.resize(stride(), 0);
+  for (size_t q = 0; q < r.size(); ++q) rrel_at_[r[q].slot] = static_cast<uint32_t>(q + 1);
+  const size_t before = r.size();
+  for (const uint32_t k : touched_[resident_[s]]) {
+    if (t[k] == 0) continue;
+    const uint32_t q = rrel_at_[k];
+    if (q != 0)
+      r[q - 1].value = std::max(r[q - 1].value, t[k]);
+    else
+      r.push_back(Entry{k, t[k]});
+  }
+  for (size_t q = 0; q < before; ++q) rrel_at_[r[q].slot] = 0;
+}
+
+void ThreadClocks::sparse_join_from(uint32_t s, const ThreadClocks& other, uint32_t os) {
+  const Clock* src = other.row(os);
+  Clock* t = row(s);  // (another ThreadClocks: src stays valid)
+  const uint32_t c = sparse_ ? resident_[s] : kNoSlot;
+  const auto put = [&](uint32_t k) {
+    if (src[k] <= t[k]) return;
+    if (c != kNoSlot)
+      raise(c, t, k, src[k]);
+    else
+      t[k] = src[k];
+  };
+  // The other row's non-zero entries: its list in sparse mode, else every entry.
+  if (other.sparse_) {
+    for (const uint32_t k : other.touched_[other.resident_[os]]) put(k);
+  } else {
+    for (size_t k = 0, n = stride(); k < n; ++k) put(static_cast<uint32_t>(k));
+  }
+}
+
+void ThreadClocks::clear_slot(uint32_t s) {
+  if (!sparse_) {
+    std::fill(th_.row(s), th_.row(s) + stride(), Clock{0});
+    return;
+  }
+  Clock* t = resident(s);
+  std::vector<uint32_t>& touched = touched_[resident_[s]];
+  for (const uint32_t k : touched) t[k] = 0;
+  touched.clear();
+}
+
+void ThreadClocks::lower_slot(uint32_t s, uint32_t k, Clock v) {
+  Clock* t = row(s);
+  if (v >= t[k]) return;
+  t[k] = v;
+  if (sparse_ && v == 0) {
+    std::vector<uint32_t>& touched = touched_[resident_[s]];
+    const auto it = std::find(touched.begin(), touched.end(), k);
+    if (it != touched.end()) touched.erase(it);
+  }
+}
+
+bool ThreadClocks::sparse_within_but_own(uint32_t s, const Clock* snap) {
+  const Clock* t = resident(s);
+  for (const uint32_t k : touched_[resident_[s]])
+    if (t[k] > snap[k] && k != s) return false;
+  return true;
+}
+
+bool ThreadClocks::sparse_knows_release(uint32_t s, LockId y) {
+  const Clock* t = resident(s);
+  for (const Entry& e : rel_sparse_[y])
+    if (e.value > t[e.slot]) return false;
+  return true;
 }
 
 void ThreadClocks::sparse_release(uint32_t s, LockId y) {
@@ -175,13 +269,6 @@ void ThreadClocks::start_mapping() {
   joined_.shrink_to_fit();
 }
 
-void ThreadClocks::read_locks_with_sparse_clocks() {
-  throw InputError("read-write locks (racq/rrel) in a trace with more than " +
-                   std::to_string(default_sparse_threshold()) +
-                   " threads alive at once are not supported yet by the happens-before engines "
-                   "(their sparse clocks have no read-release clock)");
-}
-
 bool ThreadClocks::new_slot(ThreadId t) {
   if (t >= slot_of_.size())
     slot_of_.resize(std::max<size_t>(size_t{t} + 1, slot_of_.size() * 3 / 2), kNoSlot);
@@ -208,7 +295,12 @@ bool ThreadClocks::take_free_slot(ThreadId i, ThreadId j) {
       tj = th_.row(f.slot);
       copy_clock(tj, ti, stride());
     }
-    increment_clock(tj[f.slot], j);  // Th(j) = Th(i) with the slot's entry past the old thread
+    Clock next = tj[f.slot];  // Th(j) = Th(i) with the slot's entry past the old thread
+    increment_clock(next, j);
+    if (sparse_)
+      raise(resident_[f.slot], tj, f.slot, next);  // (the entry may have been 0: lower_slot)
+    else
+      tj[f.slot] = next;
     slot_of_[j] = f.slot;
     tenants_[f.slot].push_back(Tenant{tj[f.slot], j});
     return true;

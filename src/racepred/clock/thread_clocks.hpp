@@ -44,13 +44,21 @@
 // A pointer from th()/view() stays valid until the clock of a (kResident - 1)-th other thread
 // is asked for; the engines use Th(i) of the event's thread only (fork and join touch two).
 // Below the threshold nothing changes: the flat rows and loops of the dense form (one
-// predictable branch on the mode).
+// predictable branch on the mode). RelR(y) is sparse there too (the read releases' clocks
+// joined entry by entry), so read-write locks work with many threads alive.
+//
+// Clocks of other kinds per slot (rows_start_empty): the same rows and lock clocks can hold a
+// clock that is not a thread's own time and starts empty, indexed by the slots of another
+// ThreadClocks (WCP's P_t, P_l and PR_l beside H's slots: the acquire/release rules are the
+// same); join_slot_from / assign_slot_from join a row of that other ThreadClocks in (in sparse
+// mode entry by entry over its non-zero entries).
 #pragma once
 
 #include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "racepred/clock/rows.hpp"
@@ -112,6 +120,9 @@ class ThreadClocks {
 
   // Sparse clocks past `slots` slots (call before the first event; SIZE_MAX: never).
   void sparse_beyond(size_t slots) { sparse_beyond_ = slots; }
+  // Rows start all zero instead of [0,…,1,…,0] (call before the first event): for a clock per
+  // slot that is not the thread's own time (see the top of the file). Use without slot reuse.
+  void rows_start_empty() { start_ = 0; }
   // The threshold every ThreadClocks starts with (1024; tests lower it to exercise sparse
   // clocks on small traces).
   static size_t default_sparse_threshold();
@@ -133,6 +144,17 @@ class ThreadClocks {
   void join_into_slot(uint32_t s, const Clock* src) {
     if (sparse_) [[unlikely]]
       return sparse_join_into(s, src);
+    join_clocks(th_.row(s), src, stride());
+  }
+  // The same for a src whose non-zero entries are all in `nonzeros` (e.g. a packed snapshot's):
+  // in sparse mode it costs those entries instead of the stride.
+  void join_into_slot(uint32_t s, const Clock* src, std::span<const uint32_t> nonzeros) {
+    if (sparse_) [[unlikely]] {
+      Clock* r = resident(s);
+      const uint32_t c = resident_[s];
+      for (const uint32_t k : nonzeros) raise(c, r, k, src[k]);
+      return;
+    }
     join_clocks(th_.row(s), src, stride());
   }
   void raise_slot(uint32_t s, uint32_t k, Clock v) {
@@ -161,6 +183,35 @@ class ThreadClocks {
   }
   // Th(i) = sync(Th(i), Th(j)) without joining j (its slot stays its own), i != j.
   void sync_threads(ThreadId i, ThreadId j) { join_slots(slot(i), slot(j)); }
+  // Th of slot s ⊔= Th of slot os of `other` (a ThreadClocks of the same stride); assign: :=.
+  // In sparse mode over the other row's non-zero entries.
+  void join_slot_from(uint32_t s, const ThreadClocks& other, uint32_t os) {
+    if (!sparse_ && !other.sparse_) [[likely]]
+      return join_clocks(th_.row(s), other.th_.row(os), stride());
+    sparse_join_from(s, other, os);
+  }
+  void assign_slot_from(uint32_t s, const ThreadClocks& other, uint32_t os) {
+    if (!sparse_ && !other.sparse_) [[likely]]
+      return copy_clock(th_.row(s), other.th_.row(os), stride());
+    clear_slot(s);
+    sparse_join_from(s, other, os);
+  }
+  // Th of slot s, entry k := v, no more than its value (cold: a correction of an own entry).
+  void lower_slot(uint32_t s, uint32_t k, Clock v);
+  // Th of slot s <= snap in every entry but s (dominated_but_own; in sparse mode over the row's
+  // non-zero entries).
+  bool slot_within_but_own(uint32_t s, const Clock* snap) {
+    if (sparse_) [[unlikely]]
+      return sparse_within_but_own(s, snap);
+    return dominated_but_own(th_.row(s), snap, s, stride());
+  }
+  // Rel(y) <= Th of slot s: the thread learns nothing by acquiring y (RelR(y) not looked at).
+  bool knows_release(uint32_t s, LockId y) {
+    ensure_lock(y);
+    if (sparse_) [[unlikely]]
+      return sparse_knows_release(s, y);
+    return !any_unordered(rel_.row(y), th_.row(s), stride());
+  }
   ClockRef view(ThreadId i) const { return {row(slot(i)), threads_}; }
   // Rel(y), `stride()` entries; all zero before the first release of y. Sparse mode: a copy,
   // valid until the next call.
@@ -176,7 +227,7 @@ class ThreadClocks {
     if (!lock_order_) return;
     ensure_lock(y);
     if (sparse_) [[unlikely]]
-      return sparse_acquire(slot(i), y);
+      return sparse_acquire(slot(i), y, true);
     join_clocks(th(i), rel_.row(y), stride());
     if (y < rrel_.rows()) [[unlikely]]
       join_clocks(th(i), rrel_.row(y), stride());
@@ -186,14 +237,14 @@ class ThreadClocks {
     if (!lock_order_) return;
     ensure_lock(y);
     if (sparse_) [[unlikely]]
-      return sparse_acquire(slot(i), y);  // Rel(y) only, as in the dense case
+      return sparse_acquire(slot(i), y, false);  // Rel(y) only
     join_clocks(th(i), rel_.row(y), stride());
   }
   // rrel(i,y): RelR(y) = sync(RelR(y), Th(i))
   void read_release(ThreadId i, LockId y) {
     if (!lock_order_) return;
     if (sparse_) [[unlikely]]
-      read_locks_with_sparse_clocks();
+      return sparse_read_release(slot(i), y);
     if (y >= rrel_.rows()) [[unlikely]]
       rrel_.ensure_rows(size_t{y} + 1);
     join_clocks(rrel_.row(y), th(i), stride());
@@ -288,7 +339,7 @@ class ThreadClocks {
       grew = true;
     }
     th_.ensure_rows(n);
-    for (size_t u = threads_; u < n; ++u) th_.row(u)[u] = 1;  // Th(u) = [0,…,1,…,0]
+    for (size_t u = threads_; u < n; ++u) th_.row(u)[u] = start_;  // Th(u) = [0,…,1,…,0]
     threads_ = n;
     return grew;
   }
@@ -300,8 +351,6 @@ class ThreadClocks {
     if (y >= rel_.rows()) [[unlikely]]
       rel_.ensure_rows(size_t{y} + 1);
   }
-  // Read-write locks have no sparse RelR(y) yet: an input error past the sparse threshold.
-  [[noreturn, gnu::cold]] static void read_locks_with_sparse_clocks();
   // Slot reuse: slots become mapped (identity so far, the joined threads' slots free).
   void start_mapping();
 
@@ -327,8 +376,13 @@ class ThreadClocks {
   }
   void sparse_join(uint32_t d, uint32_t s);
   void sparse_join_into(uint32_t s, const Clock* src);
-  void sparse_acquire(uint32_t s, LockId y);
+  void sparse_acquire(uint32_t s, LockId y, bool read_releases);
   void sparse_release(uint32_t s, LockId y);
+  void sparse_read_release(uint32_t s, LockId y);
+  void sparse_join_from(uint32_t s, const ThreadClocks& other, uint32_t os);
+  void clear_slot(uint32_t s);
+  bool sparse_within_but_own(uint32_t s, const Clock* snap);
+  bool sparse_knows_release(uint32_t s, LockId y);
   // Th(d) = Th(s), d != s.
   void sparse_copy(uint32_t d, uint32_t s);
   const Clock* unpacked_rel(LockId y);
@@ -361,11 +415,14 @@ class ThreadClocks {
   ClockRows<Clock> rel_;   // Rel(y), one row per lock (dense mode)
   ClockRows<Clock> rrel_;  // RelR(y), rows only up to the last lock taken in read mode
   size_t threads_ = 0;
+  Clock start_ = 1;  // a new row's own entry (0: rows_start_empty)
 
   size_t sparse_beyond_ = default_sparse_threshold();
   bool sparse_ = false;
   mutable std::vector<Packed> packed_;                  // per slot: its clock, unless unpacked
   std::vector<Packed> rel_sparse_;                      // per lock: Rel(y)
+  std::vector<Packed> rrel_sparse_;                     // per lock: RelR(y), up to the last
+  std::vector<uint32_t> rrel_at_;                       // scratch: entry index + 1 per slot
   mutable ClockRows<Clock> cache_;                      // kResident unpacked rows
   mutable std::vector<std::vector<uint32_t>> touched_;  // per cache row: its non-zero entries
   mutable std::vector<uint32_t> owner_;                 // per cache row: its slot, kNoSlot: none

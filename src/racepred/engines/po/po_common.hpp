@@ -209,6 +209,9 @@ class SnapshotPool {
     return rows_.row(s);
   }
   ThreadId thread(uint32_t s) const { return thread_[s]; }
+  // Sparse mode: the slots of the non-zero entries of the row row() handed out last (a join of
+  // it can cost those: ThreadClocks::join_into_slot with a list).
+  std::span<const uint32_t> row_nonzeros() const { return scratch_nz_; }
   void set_stride(size_t stride) {
     rows_.set_stride(stride);
     if (sparse_) scratch_.resize(stride, 0);

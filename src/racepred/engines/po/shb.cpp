@@ -128,11 +128,14 @@ class ShbPlain final : public PoEngine<ShbPlain> {
 //    (SnapshotPool), whose own entry may be older than k (joined as max(snapshot, u#k)).
 //  An O(1) test before the last-write join: a thread that knows u's time k already knows all of
 //  LW_x (LW_x ⊑ C_t iff k <= C_t(u)).
+//  Many threads alive at once (issue 13): past the kit's sparse threshold C_t, L_l and LR_l are
+//  ThreadClocks' sparse clocks and the snapshots are packed (SnapshotPool::make_sparse); the
+//  last-write join goes through the kit (join_into_slot, raise_slot), which keeps each unpacked
+//  row's list of non-zero entries, and the engine only reads C_t.
 class Shb final : public PoEngine<Shb> {
  public:
   explicit Shb(EngineContext& context) : PoEngine<Shb>(context) {
     clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
-    clocks_.sparse_beyond(SIZE_MAX);  // LW_x joins write rows of C_t directly
   }
 
   Annotator* annotator() override {  // the annotated view shows clocks indexed by thread
@@ -184,9 +187,13 @@ class Shb final : public PoEngine<Shb> {
         const size_t x = e.target;
         if (x < writer_.size() && writer_[x].snapshot != SnapshotPool::kNone) {
           const Writer& w = writer_[x];
-          if (w.time > ct[w.slot]) {  // C_t := C_t ⊔ LW_x
-            join_clocks(ct, snapshots_.row(w.snapshot), clocks_.stride());
-            ct[w.slot] = std::max(ct[w.slot], w.time);
+          if (w.time > ct[w.slot]) {  // C_t := C_t ⊔ LW_x (ct stays valid)
+            const Clock* lw = snapshots_.row(w.snapshot);
+            if (snapshots_.sparse())  // over the snapshot's non-zero entries
+              clocks_.join_into_slot(s, lw, snapshots_.row_nonzeros());
+            else
+              clocks_.join_into_slot(s, lw);
+            clocks_.raise_slot(s, w.slot, w.time);
             changed(s);
           }
         }
@@ -241,6 +248,8 @@ class Shb final : public PoEngine<Shb> {
       current_.resize(std::max<size_t>(size_t{s} + 1, current_.size() * 3 / 2),
                       SnapshotPool::kNone);
     if (current_[s] == SnapshotPool::kNone) {
+      if (clocks_.sparse() && !snapshots_.sparse()) [[unlikely]]
+        snapshots_.make_sparse();
       current_[s] = snapshots_.take(clocks_.th_at_slot(s), t);
       snapshots_.ref(current_[s]);  // the thread's own reference
     }
@@ -254,9 +263,7 @@ class Shb final : public PoEngine<Shb> {
     }
   }
   // L_l has an entry C_t (slot s) does not know yet.
-  bool learns(uint32_t s, LockId l) {
-    return any_unordered(clocks_.rel(l), clocks_.th_at_slot(s), clocks_.stride());
-  }
+  bool learns(uint32_t s, LockId l) { return !clocks_.knows_release(s, l); }
   [[gnu::noinline]] void restride() { snapshots_.set_stride(clocks_.stride()); }
 
   ThreadClocks clocks_;  // C_t (by slot), L_l, LR_l

@@ -145,11 +145,20 @@ class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section>
 // its P(s): a later tenant's event e_new in P (e_new <=hb r1 <wcp e2, or e_new <=hb fork edge)
 // implies the old thread's events, which are HB-before the fork of the new tenant, are
 // WCP-before too (WCP composes with HB). "Another thread" tests (rule (a)) compare threads.
+//
+// P_t, P_l and PR_l are a second ThreadClocks (pclocks_) whose rows start empty, indexed by H's
+// slots (its "threads" are those slots; no reuse of its own): its acquire and release rules are
+// exactly P's (P_t ⊔= P_l ⊔ PR_l, P_l := P_t, PR_l ⊔= P_t). Many threads alive at once (issue
+// 13): past the kit's sparse threshold both ThreadClocks keep sparse clocks and the release
+// snapshots are packed (SnapshotPool::make_sparse); every write into H or P goes through the
+// kit (join_into_slot, raise_slot, join_slot_from, lower_slot), which keeps each unpacked row's
+// list of non-zero entries, and the engine only reads the rows (the race check's C_t writes
+// P_t's own entry and restores it before any other call).
 class Wcp final : public PoEngine<Wcp> {
  public:
   explicit Wcp(EngineContext& context) : PoEngine<Wcp>(context) {
     clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
-    clocks_.sparse_beyond(SIZE_MAX);  // rows are joined directly
+    pclocks_.rows_start_empty();
   }
 
   Annotator* annotator() override {  // the annotated view shows clocks indexed by thread
@@ -174,11 +183,8 @@ class Wcp final : public PoEngine<Wcp> {
         const LockId l = e.target;
         if (l >= sections_.size()) [[unlikely]]
           add_lock(l);
-        const size_t n = stride();
-        clocks_.acquire(t, l);             // H_t := H_t ⊔ H_l (⊔ HR_l)
-        join_clocks(p(s), pl_.row(l), n);  // P_t := P_t ⊔ P_l                            (WCP-3)
-        if (l < prl_.rows()) [[unlikely]]  // P_t ⊔= PR_l
-          join_clocks(p(s), prl_.row(l), n);
+        clocks_.acquire(t, l);  // H_t := H_t ⊔ H_l (⊔ HR_l)
+        pclocks_.acquire(s, l);  // P_t := P_t ⊔ P_l (⊔ PR_l)                               (WCP-3)
         Lane& lane = sections_[l];
         lane.v.push_back(Sec{s, now(s), kNoSnap});
         open_.acquire(t, l, lane.base + lane.v.size() - 1);
@@ -203,9 +209,9 @@ class Wcp final : public PoEngine<Wcp> {
         const uint32_t su = clocks_.slot(u);
         ensure_p_rows();
         if (fresh)
-          copy_clock(p(su), h(s), stride());  // P_u := P_u ⊔ H_t                          (WCP-4)
+          pclocks_.assign_slot_from(su, clocks_, s);  // P_u := P_u ⊔ H_t                  (WCP-4)
         else
-          join_clocks(p(su), h(s), stride());
+          pclocks_.join_slot_from(su, clocks_, s);
         clocks_.tick_slot(s, t);
         break;
       }
@@ -216,11 +222,11 @@ class Wcp final : public PoEngine<Wcp> {
         ensure_p_rows();
         const uint32_t su = clocks_.slot(u);
         if (ran_[u])
-          join_clocks(p(s), h(su), stride());  // P_t := P_t ⊔ H_u                        (WCP-5)
+          pclocks_.join_slot_from(s, clocks_, su);  // P_t := P_t ⊔ H_u                   (WCP-5)
         else if (h(su)[su] > 0)
           // No event of u, and its own entry (its forker's + 1) went nowhere: the slot is
           // free for a thread forked by one that knows the forker's time (u's "last" time).
-          --h(su)[su];
+          clocks_.lower_slot(su, su, h(su)[su] - 1);
         if (clocks_.join(t, u, ran_[u])) restride();  // H_t := H_t ⊔ H_u; u's slot free
         break;
       }
@@ -260,7 +266,7 @@ class Wcp final : public PoEngine<Wcp> {
 
   // H and P of the thread in slot s; N of that thread (H_t(t) = N_t).
   Clock* h(uint32_t s) { return clocks_.th_at_slot(s); }
-  Clock* p(uint32_t s) { return p_.row(s); }
+  Clock* p(uint32_t s) { return pclocks_.th_at_slot(s); }
   Clock now(uint32_t s) { return h(s)[s]; }
   size_t stride() const { return clocks_.stride(); }
 
@@ -268,16 +274,19 @@ class Wcp final : public PoEngine<Wcp> {
   // true if joined. (The pool's "thread" of a snapshot is the slot of the releasing thread.)
   [[gnu::always_inline]] bool join_release(uint32_t s, const Sec& cs) {
     const uint32_t u = cs.slot;
-    Clock* pt = p(s);
-    if (cs.rel_time <= pt[u]) return false;
-    join_snapshot(pt, cs.rel, u, cs.rel_time);
+    if (cs.rel_time <= p(s)[u]) return false;
+    join_snapshot(s, cs.rel, u, cs.rel_time);
     return true;
   }
-  // pt ⊔= the H of a release of the thread in slot u at N = time: its snapshot, whose own
-  // entry may be older (> pt[u] or not, time is).
-  [[gnu::always_inline]] void join_snapshot(Clock* pt, uint32_t snap, uint32_t u, Clock time) {
-    join_clocks(pt, snaps_.row(snap), stride());
-    pt[u] = std::max(pt[u], time);
+  // P of slot s ⊔= the H of a release of the thread in slot u at N = time: its snapshot, whose
+  // own entry may be older (> P(u) or not, time is). Pointers from p(s) stay valid.
+  [[gnu::always_inline]] void join_snapshot(uint32_t s, uint32_t snap, uint32_t u, Clock time) {
+    const Clock* h = snaps_.row(snap);
+    if (snaps_.sparse()) [[unlikely]]  // over the snapshot's non-zero entries
+      pclocks_.join_into_slot(s, h, snaps_.row_nonzeros());
+    else
+      pclocks_.join_into_slot(s, h);
+    pclocks_.raise_slot(s, u, time);
   }
   // A snapshot of H_t (slot s) shared by t's releases while H_t's other entries stay the same
   // (often: a thread re-acquiring a lock it released last learns nothing). H only grows in a
@@ -287,12 +296,13 @@ class Wcp final : public PoEngine<Wcp> {
     if (s >= current_.size()) [[unlikely]]
       current_.resize(std::max<size_t>(size_t{s} + 1, current_.size() * 3 / 2), kNoSnap);
     uint32_t& cur = current_[s];
-    Clock* ht = h(s);
     if (cur != kNoSnap) {
-      if (dominated_but_own(ht, snaps_.row(cur), s, stride())) return cur;
+      if (clocks_.slot_within_but_own(s, snaps_.row(cur))) return cur;
       snaps_.unref(cur);
     }
-    cur = snaps_.take(ht, s);
+    if (clocks_.sparse() && !snaps_.sparse()) [[unlikely]]
+      snaps_.make_sparse();
+    cur = snaps_.take(h(s), s);
     snaps_.ref(cur);  // the slot's own reference
     return cur;
   }
@@ -315,7 +325,7 @@ class Wcp final : public PoEngine<Wcp> {
             if (a.other == kNoRel) continue;
             r = &rels_[a.other];
           }
-          if (r->time > pt[r->slot]) join_snapshot(pt, r->snap, r->slot, r->time);
+          if (r->time > pt[r->slot]) join_snapshot(s, r->snap, r->slot, r->time);
         }
       }
     if (read_locks_ && x < rlatest_.size() && !rlatest_[x].empty()) [[unlikely]]
@@ -388,8 +398,8 @@ class Wcp final : public PoEngine<Wcp> {
     closed.rel = snap;
     closed.rel_time = now(s);
     snaps_.ref(snap);
-    clocks_.release(t, l);                   // H_l := H_t
-    copy_clock(pl_.row(l), p(s), stride());  // P_l := P_t
+    clocks_.release(t, l);   // H_l := H_t
+    pclocks_.release(s, l);  // P_l := P_t
     clocks_.tick_slot(s, t);
   }
 
@@ -404,14 +414,13 @@ class Wcp final : public PoEngine<Wcp> {
     read_locks_ = true;
     const LockId token = read_mode(l);  // lock ids beyond 2^31 cannot be told from tokens
     if (l >= sections_.size()) add_lock(l);
-    clocks_.read_acquire(t, l);               // H_t := H_t ⊔ H_l
-    join_clocks(p(s), pl_.row(l), stride());  // P_t := P_t ⊔ P_l
+    clocks_.read_acquire(t, l);   // H_t := H_t ⊔ H_l
+    pclocks_.read_acquire(s, l);  // P_t := P_t ⊔ P_l
     grow_to(readers_, l);
     Readers& r = readers_[l];
     grow_to(r.lanes, t);
     grow_to(r.in_cs, t);
     r.at.resize(r.lanes.size());
-    prl_.ensure_rows(size_t{l} + 1);
     Lane& lane = r.lanes[t];
     lane.v.push_back(Sec{s, now(s), kNoSnap});
     open_.acquire(t, token, lane.base + lane.v.size() - 1);
@@ -428,8 +437,8 @@ class Wcp final : public PoEngine<Wcp> {
     Sec& closed = own.v[released_.entry - own.base];
     closed.rel = snap;
     closed.rel_time = now(s);
-    clocks_.read_release(t, l);                // HR_l := HR_l ⊔ H_t
-    join_clocks(prl_.row(l), p(s), stride());  // PR_l := PR_l ⊔ P_t
+    clocks_.read_release(t, l);   // HR_l := HR_l ⊔ H_t
+    pclocks_.read_release(s, l);  // PR_l := PR_l ⊔ P_t
     clocks_.tick_slot(s, t);
   }
   // A read release of t meets CS_l (from t's own cursor: the write acquires of other threads do
@@ -472,14 +481,14 @@ class Wcp final : public PoEngine<Wcp> {
     Clock time[2] = {0, 0};  // N of those releases
   };
   [[gnu::noinline]] void reader_rule_a(ThreadId t, uint32_t s, VariableId x, bool write) {
-    Clock* pt = p(s);
+    const Clock* pt = p(s);
     for (const OpenSections::Cs& cs : open_.of(t)) {
       if (is_read_mode(cs.lock)) continue;
       for (const ReaderLatest& a : rlatest_[x]) {
         if (a.lock != cs.lock || a.thread == t) continue;
         for (int kind = 1; kind >= (write ? 0 : 1); --kind)
           if (a.snap[kind] != kNoSnap && a.time[kind] > pt[a.slot])
-            join_snapshot(pt, a.snap[kind], a.slot, a.time[kind]);
+            join_snapshot(s, a.snap[kind], a.slot, a.time[kind]);
       }
     }
   }
@@ -561,37 +570,30 @@ class Wcp final : public PoEngine<Wcp> {
     rels_free_.push_back(k);
   }
 
-  // The stride of ThreadClocks grew: P rows and snapshots follow.
+  // The stride of ThreadClocks grew: P and the snapshots follow.
   [[gnu::noinline]] void restride() {
-    const size_t s = stride();
-    p_.set_stride(s);
-    pl_.set_stride(s);
-    prl_.set_stride(s);
-    snaps_.set_stride(s);
     ensure_p_rows();
+    snaps_.set_stride(stride());
   }
+  // P has a row for every slot of H (then the same stride, and sparse when H is).
   void ensure_p_rows() {
-    if (p_.rows() < clocks_.threads()) [[unlikely]]
-      p_.ensure_rows(clocks_.threads());
+    if (pclocks_.threads() < clocks_.threads()) [[unlikely]]
+      pclocks_.add_thread(static_cast<ThreadId>(clocks_.threads() - 1));
   }
   [[gnu::noinline]] void add_thread(ThreadId t) {
     if (t >= ran_.size()) ran_.resize(std::max<size_t>(size_t{t} + 1, ran_.size() * 3 / 2));
     ensure_p_rows();
   }
   [[gnu::noinline]] void add_lock(LockId l) {
-    const size_t need = size_t{l} + 1;
-    pl_.ensure_rows(need);
-    sections_.resize(std::max(need, sections_.size()));
+    sections_.resize(std::max(size_t{l} + 1, sections_.size()));
   }
 
-  ThreadClocks clocks_;           // H_t (by slot), H_l, HR_l
-  std::vector<bool> ran_;         // per thread: it had an event
-  ClockRows p_;                   // P_t, by slot
-  ClockRows pl_;                  // P_l
-  ClockRows prl_;                 // PR_l (rows up to the last lock taken in read mode)
-  std::vector<Lane> sections_;    // CS_l
-  bool read_locks_ = false;       // a lock was taken in read mode
-  std::vector<Readers> readers_;  // per lock: RCS_{l,u} and cursors
+  ThreadClocks clocks_;                             // H_t (by slot), H_l, HR_l
+  std::vector<bool> ran_;                           // per thread: it had an event
+  ThreadClocks pclocks_;                            // P_t (by H's slot), P_l, PR_l
+  std::vector<Lane> sections_;                      // CS_l
+  bool read_locks_ = false;                         // a lock was taken in read mode
+  std::vector<Readers> readers_;                    // per lock: RCS_{l,u} and cursors
   std::vector<std::vector<ReaderLatest>> rlatest_;  // per variable: L_{l,x,u}
   std::vector<VarSlots> latest_;                    // per variable
   SnapshotPool snaps_;             // H at releases (rule-(a) slots and CS_l refer to them)
