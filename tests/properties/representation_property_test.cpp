@@ -194,9 +194,12 @@ struct SparseThresholds {
   size_t saved_clocks, saved_vcs;
 };
 
-void expect_sparse_same(GeneratorOptions (*options)(uint64_t), int iterations, size_t budget) {
-  const char* engines[] = {"fasttrack", "djit", "hb-epochs", "hb-adaptive", "hb-pairs",
-                           "tsan1",     "hb",   "shb",       "wcp"};
+// Every engine of `engines` reports exactly what it reports with dense clocks when the clocks
+// go sparse at `threshold` slots: the same races in the same order, racy events, counts, guard
+// confirmations and cs-guarded pairs (the PWR family's). Slot budget per seed: budget(seed).
+void expect_sparse_same(GeneratorOptions (*options)(uint64_t), int iterations,
+                        const std::vector<const char*>& engines, size_t threshold,
+                        size_t (*budget)(int seed)) {
   const int n = testing::property_iterations(iterations);
   int sparse = 0;  // traces on which the clocks went sparse
   for (int seed = 1; seed <= n; ++seed) {
@@ -204,33 +207,47 @@ void expect_sparse_same(GeneratorOptions (*options)(uint64_t), int iterations, s
     if (seed % 3 == 0) o.read_lock_share = 0.4;
     const Trace trace = generate_trace(o);
     {
-      SparseThresholds low(3, 8);
-      ThreadClocks clocks;
+      SparseThresholds low(threshold, 8);
+      ThreadClocks clocks(false);
+      clocks.reuse_slots_beyond(budget(seed));
       for (const Event& e : trace.events) clocks.apply(e);
       if (clocks.sparse()) ++sparse;
     }
     for (const char* engine : engines) {
-      SlotBudget slots(budget);
-      const RaceSink flat = run_engine(engine, trace);
-      SparseThresholds low(3, 8);
+      SlotBudget slots(budget(seed));
+      const RaceSink dense = run_engine(engine, trace);
+      SparseThresholds low(threshold, 8);
       const RaceSink packed = run_engine(engine, trace);
-      ASSERT_EQ(rows_of(packed), rows_of(flat))
+      ASSERT_EQ(rows_of(packed), rows_of(dense))
           << engine << " with sparse clocks, " << testing::trace_context(seed, trace);
-      ASSERT_EQ(packed.racy_events(), flat.racy_events()) << engine << ", seed " << seed;
-      ASSERT_EQ(packed.race_count(), flat.race_count()) << engine << ", seed " << seed;
+      ASSERT_EQ(packed.racy_events(), dense.racy_events()) << engine << ", seed " << seed;
+      ASSERT_EQ(packed.race_count(), dense.race_count()) << engine << ", seed " << seed;
+      ASSERT_EQ(packed.guard_confirmations(), dense.guard_confirmations())
+          << engine << ", seed " << seed;
+      ASSERT_EQ(packed.cs_guarded_location_pairs(), dense.cs_guarded_location_pairs())
+          << engine << ", seed " << seed;
     }
   }
   EXPECT_GT(sparse, n / 2);
 }
 
+const std::vector<const char*> kHbEngines = {
+    "fasttrack", "djit", "hb-epochs", "hb-adaptive", "hb-pairs", "tsan1", "hb", "shb", "wcp"};
+size_t default_budget(int) {
+  return ThreadClocks::default_slot_budget();
+}
+size_t budget_of_two(int) {
+  return 2;
+}
+
 TEST(SparseClocks, SameReportsAsFlatClocksOnCrowdedTraces) {
-  expect_sparse_same(crowded_trace_options, 1000, ThreadClocks::default_slot_budget());
+  expect_sparse_same(crowded_trace_options, 1000, kHbEngines, 3, default_budget);
 }
 
 // With slot reuse as well (budget 2): threads take the slots of joined threads while the
 // clocks are sparse.
 TEST(SparseClocks, SameReportsAsFlatClocksWithSlotReuse) {
-  expect_sparse_same(churn_trace_options, 1000, 2);
+  expect_sparse_same(churn_trace_options, 1000, kHbEngines, 3, budget_of_two);
 }
 
 }  // namespace
@@ -247,48 +264,19 @@ namespace {
 // with thread churn and slot budgets of 2–4 (or none), and read-write locks on a third of the
 // traces. Every engine reports exactly what it reports with dense clocks: the same races in the
 // same order, racy events, counts, guard confirmations and cs-guarded pairs.
-void expect_pwr_sparse_same(GeneratorOptions (*options)(uint64_t), int iterations) {
-  const char* engines[] = {
-      "pwr",           "pwr-edges",           "pwr-cs",           "pwr-e",
-      "pwr-unbounded", "pwr-edges-unbounded", "pwr-cs-unbounded", "pwr-e-unbounded"};
-  const int n = testing::property_iterations(iterations);
-  int sparse = 0;  // traces on which the clocks went sparse
-  for (int seed = 1; seed <= n; ++seed) {
-    GeneratorOptions o = options(static_cast<uint64_t>(seed));
-    if (seed % 3 == 0) o.read_lock_share = 0.4;
-    const Trace trace = generate_trace(o);
-    const size_t budget = seed % 4 == 0 ? SIZE_MAX : 2 + static_cast<size_t>(seed % 3);
-    {
-      SparseThresholds low(2, 8);
-      ThreadClocks clocks(false);
-      clocks.reuse_slots_beyond(budget);
-      for (const Event& e : trace.events) clocks.apply(e);
-      if (clocks.sparse()) ++sparse;
-    }
-    for (const char* engine : engines) {
-      SlotBudget slots(budget);
-      const RaceSink dense = run_engine(engine, trace);
-      SparseThresholds low(2, 8);
-      const RaceSink packed = run_engine(engine, trace);
-      ASSERT_EQ(rows_of(packed), rows_of(dense))
-          << engine << " with sparse clocks, " << testing::trace_context(seed, trace);
-      ASSERT_EQ(packed.racy_events(), dense.racy_events()) << engine << ", seed " << seed;
-      ASSERT_EQ(packed.race_count(), dense.race_count()) << engine << ", seed " << seed;
-      ASSERT_EQ(packed.guard_confirmations(), dense.guard_confirmations())
-          << engine << ", seed " << seed;
-      ASSERT_EQ(packed.cs_guarded_location_pairs(), dense.cs_guarded_location_pairs())
-          << engine << ", seed " << seed;
-    }
-  }
-  EXPECT_GT(sparse, n / 2);
+const std::vector<const char*> kPwrEngines = {
+    "pwr",           "pwr-edges",           "pwr-cs",           "pwr-e",
+    "pwr-unbounded", "pwr-edges-unbounded", "pwr-cs-unbounded", "pwr-e-unbounded"};
+size_t pwr_budget(int seed) {
+  return seed % 4 == 0 ? SIZE_MAX : 2 + static_cast<size_t>(seed % 3);
 }
 
 TEST(SparseClocks, PwrFamilySameReportsAsDenseOnCrowdedTraces) {
-  expect_pwr_sparse_same(crowded_trace_options, 1500);
+  expect_sparse_same(crowded_trace_options, 1500, kPwrEngines, 2, pwr_budget);
 }
 
 TEST(SparseClocks, PwrFamilySameReportsAsDenseWithChurn) {
-  expect_pwr_sparse_same(churn_trace_options, 1500);
+  expect_sparse_same(churn_trace_options, 1500, kPwrEngines, 2, pwr_budget);
 }
 
 }  // namespace

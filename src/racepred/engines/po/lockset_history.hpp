@@ -49,28 +49,11 @@ class LockSets {
   size_t size() const { return masks_.size(); }
   // No lock token in common (before any read lock, tokens are locks).
   bool disjoint(uint32_t a, uint32_t b) const {
-    if ((masks_[a] & masks_[b]) == 0) return true;
-    const std::span<const LockId> x = locks(a), y = locks(b);
-    size_t i = 0, j = 0;
-    while (i < x.size() && j < y.size()) {
-      if (x[i] == y[j]) return false;
-      if (x[i] < y[j])
-        ++i;
-      else
-        ++j;
-    }
-    return true;
+    return (masks_[a] & masks_[b]) == 0 || po::disjoint(locks(a), locks(b));
   }
   // No reduced lock in common: no lock l held by both unless both hold it in read mode.
   bool disjoint_rw(uint32_t a, uint32_t b) const {
-    if ((masks_[a] & masks_[b]) == 0) return true;
-    const std::span<const LockId> y = locks(b);
-    for (LockId la : locks(a)) {
-      const LockId l = lock_of(la);
-      if (std::binary_search(y.begin(), y.end(), l)) return false;
-      if (!is_read_mode(la) && std::binary_search(y.begin(), y.end(), l | kReadMode)) return false;
-    }
-    return true;
+    return (masks_[a] & masks_[b]) == 0 || po::disjoint_rw(locks(a), locks(b));
   }
   // b ⊆ a (as token sets).
   bool includes(uint32_t a, uint32_t b) const {

@@ -387,6 +387,28 @@ class History {
   std::vector<Var> vars_;
 };
 
+// Two sorted lock-token lists (lock ids, read mode in kReadMode) with no token in common.
+inline bool disjoint(std::span<const LockId> a, std::span<const LockId> b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a[i] == b[j]) return false;
+    if (a[i] < b[j])
+      ++i;
+    else
+      ++j;
+  }
+  return true;
+}
+// No reduced lock in common: no lock l held by both unless both hold it in read mode.
+inline bool disjoint_rw(std::span<const LockId> a, std::span<const LockId> b) {
+  for (LockId la : a) {
+    const LockId l = lock_of(la);
+    if (std::binary_search(b.begin(), b.end(), l)) return false;
+    if (!is_read_mode(la) && std::binary_search(b.begin(), b.end(), l | kReadMode)) return false;
+  }
+  return true;
+}
+
 // The same with the standard lock-set filter of SDP and WDP: a pair is reported only when the
 // two accesses hold no lock in common. Per (variable, thread, kind) the latest access for each
 // distinct lock set is kept; the latest unordered one with a disjoint lock set is the partner
@@ -474,26 +496,6 @@ class FilteredHistory {
     Who who;
     std::vector<LockId> locks;  // sorted
   };
-  static bool disjoint(const std::vector<LockId>& a, const std::vector<LockId>& b) {
-    size_t i = 0, j = 0;
-    while (i < a.size() && j < b.size()) {
-      if (a[i] == b[j]) return false;
-      if (a[i] < b[j])
-        ++i;
-      else
-        ++j;
-    }
-    return true;
-  }
-  // No reduced lock in common: no lock l held by both unless both hold it in read mode.
-  static bool disjoint_rw(const std::vector<LockId>& a, const std::vector<LockId>& b) {
-    for (LockId la : a) {
-      const LockId l = lock_of(la);
-      if (std::binary_search(b.begin(), b.end(), l)) return false;
-      if (!is_read_mode(la) && std::binary_search(b.begin(), b.end(), l | kReadMode)) return false;
-    }
-    return true;
-  }
   std::vector<std::vector<std::vector<Entry>>> vars_;  // [x][u] -> entries
   bool read_modes_ = false;
 };
