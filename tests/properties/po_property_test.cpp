@@ -286,7 +286,7 @@ TEST(PoProperty, DeltaSnapshotsGiveTheSameReports) {
   const size_t saved_budget = ThreadClocks::default_slot_budget();
   const size_t saved_sparse = ThreadClocks::default_sparse_threshold();
   const size_t saved_stride = po::SnapshotPool::delta_min_stride();
-  const size_t saved_chain = po::SnapshotPool::delta_chain();
+  const size_t saved_chain = po::SnapshotPool::chain_override();
   auto races_of = [](const RaceSink& sink) {
     std::vector<std::string> out;
     for (const Race& r : sink.races()) {
@@ -324,10 +324,10 @@ TEST(PoProperty, DeltaSnapshotsGiveTheSameReports) {
       if (sparse && dc_family) ThreadClocks::set_default_sparse_threshold(3);
       const RaceSink full = run_engine(engine, trace);
       po::SnapshotPool::set_delta_min_stride(4);
-      po::SnapshotPool::set_delta_chain(2 + static_cast<size_t>(k % 6));
+      po::SnapshotPool::set_chain_override(2 + static_cast<size_t>(k % 6));
       const RaceSink delta = run_engine(engine, trace);
       po::SnapshotPool::set_delta_min_stride(saved_stride);
-      po::SnapshotPool::set_delta_chain(saved_chain);
+      po::SnapshotPool::set_chain_override(saved_chain);
       ThreadClocks::set_default_sparse_threshold(saved_sparse);
       ThreadClocks::set_default_slot_budget(saved_budget);
       ASSERT_EQ(races_of(delta), races_of(full))

@@ -1,6 +1,6 @@
 // SnapshotPool (engines/po/po_common.hpp): reference counting, reuse, and delta snapshots
 // (a thread's previous snapshot stored as its difference from the next one, keyframes every
-// delta_chain() snapshots) against a plain model that keeps every snapshot as a full row.
+// chain() snapshots) against a plain model that keeps every snapshot as a full row.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -17,10 +17,10 @@ using po::SnapshotPool;
 
 // Restores the pool's delta settings at the end of a test.
 struct DeltaSettings {
-  size_t stride = SnapshotPool::delta_min_stride(), chain = SnapshotPool::delta_chain();
+  size_t stride = SnapshotPool::delta_min_stride(), chain = SnapshotPool::chain_override();
   ~DeltaSettings() {
     SnapshotPool::set_delta_min_stride(stride);
-    SnapshotPool::set_delta_chain(chain);
+    SnapshotPool::set_chain_override(chain);
   }
 };
 
@@ -32,7 +32,7 @@ std::vector<Clock> row_of(const SnapshotPool& pool, uint32_t s, size_t stride) {
 TEST(SnapshotPool, DeltaChainsRebuildEverySnapshot) {
   DeltaSettings saved;
   SnapshotPool::set_delta_min_stride(64);
-  SnapshotPool::set_delta_chain(4);
+  SnapshotPool::set_chain_override(4);
   SnapshotPool pool;
   const size_t n = 64;
   pool.set_stride(n);
@@ -99,7 +99,7 @@ TEST(SnapshotPool, RandomUseMatchesFullRows) {
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     Rng rng(seed);
     SnapshotPool::set_delta_min_stride(4);
-    SnapshotPool::set_delta_chain(1 + rng.below(6));
+    SnapshotPool::set_chain_override(1 + rng.below(6));
     SnapshotPool pool;
     size_t stride = 4;
     pool.set_stride(stride);

@@ -181,9 +181,9 @@ class ChunkedRows {
 // 47 of 256 on average). The newest snapshot of each thread (its tip) is a full row; when the
 // thread takes the next one, the tip, if still referenced, becomes a delta against the new one
 // (a reverse delta: the snapshot used most, the tip, stays direct). A base is referenced by its
-// deltas, so it lives as long as they do. Every `delta_chain()`-th snapshot of a thread stays a
+// deltas, so it lives as long as they do. Every `chain()`-th snapshot of a thread stays a
 // full row (a keyframe), and so does one that differs in more than half the entries: row()
-// rebuilds a delta snapshot from a full row and at most delta_chain() - 1 deltas. Exact: the
+// rebuilds a delta snapshot from a full row and at most chain() - 1 deltas. Exact: the
 // rebuilt row is the row that was taken, entry for entry.
 class SnapshotPool {
  public:
@@ -274,11 +274,17 @@ class SnapshotPool {
   }
 
   // Strides from which snapshots may be deltas (64; tests lower it to exercise deltas on small
-  // traces), and the most snapshots of a thread in a row of which all but the last are deltas.
+  // traces).
   static size_t delta_min_stride() { return delta_min_stride_; }
   static void set_delta_min_stride(size_t stride) { delta_min_stride_ = stride; }
-  static size_t delta_chain() { return delta_chain_; }
-  static void set_delta_chain(size_t n) { delta_chain_ = std::max<size_t>(n, 1); }
+  // `chain`: the most snapshots of a thread in a row of which all but the last are deltas
+  // (kChain; shorter where old snapshots are read often: the dc family).
+  static constexpr size_t kChain = 16, kShortChain = 4;
+  explicit SnapshotPool(size_t chain = kChain) : chain_(chain) {}
+  size_t chain() const { return chain_override_ != 0 ? chain_override_ : chain_; }
+  // Tests: every pool's chain (0: each its own).
+  static size_t chain_override() { return chain_override_; }
+  static void set_chain_override(size_t n) { chain_override_ = n; }
   // Deltas made by every pool so far (tests: the hooks above took effect).
   static size_t deltas_made() { return deltas_made_; }
 
@@ -360,7 +366,7 @@ class SnapshotPool {
     const uint32_t p = tip_[t];
     tip_[t] = s;
     if (p == kNone) return;
-    if (run_[t] + 1 >= delta_chain_ || !encode(p, s)) {  // p stays a full row: a keyframe
+    if (run_[t] + 1 >= chain() || !encode(p, s)) {  // p stays a full row: a keyframe
       run_[t] = 0;
       return;
     }
@@ -372,14 +378,22 @@ class SnapshotPool {
     const size_t n = rows_.stride();
     const Clock* a = rows_.row(row_[p]);
     const Clock* b = rows_.row(row_[s]);
+    // One pass: the bitmap of the differing entries, their count and largest difference.
+    const size_t words = (n + 31) / 32;
+    masks_.resize(words);
     uint32_t count = 0;
     Clock most = 0;
-    for (size_t k = 0; k < n; ++k) {
-      const bool diff = a[k] != b[k];
-      count += diff;
-      most = std::max(most, diff ? b[k] - a[k] : Clock{0});
+    for (size_t w = 0; w < words; ++w) {
+      const size_t k0 = 32 * w, m_n = std::min<size_t>(32, n - k0);
+      uint32_t m = 0;
+      for (size_t j = 0; j < m_n; ++j) {
+        const bool diff = a[k0 + j] != b[k0 + j];
+        m |= static_cast<uint32_t>(diff) << j;
+        most = std::max(most, diff ? b[k0 + j] - a[k0 + j] : Clock{0});
+      }
+      masks_[w] = m;
+      count += static_cast<uint32_t>(std::popcount(m));
     }
-    const size_t words = (n + 31) / 32;
     const bool narrow = most <= UINT16_MAX;
     const size_t size = 2 + words + (narrow ? (count + 1) / 2 : count);
     if (2 * size_t{count} > n || size > Arena::kChunk) return false;
@@ -387,15 +401,11 @@ class SnapshotPool {
     uint32_t* d = arena_.at(at);
     d[0] = static_cast<uint32_t>(words) | (narrow ? kNarrow : 0);
     d[1] = static_cast<uint32_t>(size);
-    uint32_t* bits = d + 2;
-    auto* out = reinterpret_cast<unsigned char*>(bits + words);
-    for (size_t w = 0; w < words; ++w) {
-      uint32_t m = 0;
-      const size_t k0 = 32 * w, m_n = std::min<size_t>(32, n - k0);
-      for (size_t j = 0; j < m_n; ++j) m |= static_cast<uint32_t>(a[k0 + j] != b[k0 + j]) << j;
-      bits[w] = m;
-      for (; m != 0; m &= m - 1) {
-        const size_t k = k0 + static_cast<size_t>(std::countr_zero(m));
+    std::copy(masks_.begin(), masks_.end(), d + 2);
+    auto* out = reinterpret_cast<unsigned char*>(d + 2 + words);
+    for (size_t w = 0; w < words; ++w)
+      for (uint32_t m = masks_[w]; m != 0; m &= m - 1) {
+        const size_t k = 32 * w + static_cast<size_t>(std::countr_zero(m));
         if (narrow) {
           const uint16_t v = static_cast<uint16_t>(b[k] - a[k]);
           std::memcpy(out, &v, 2);
@@ -405,7 +415,6 @@ class SnapshotPool {
           out += 4;
         }
       }
-    }
     row_ids_.give_back(row_[p]);
     row_[p] = kNone;
     delta_[p] = at;
@@ -420,14 +429,14 @@ class SnapshotPool {
     const size_t n = rows_.stride();
     if (s == rebuilt_) return delta_scratch_.data();  // (a snapshot's row never changes)
     rebuilt_ = s;
-    chain_.clear();
+    path_.clear();
     uint32_t f = s;
-    for (; row_[f] == kNone; f = base_[f]) chain_.push_back(f);
+    for (; row_[f] == kNone; f = base_[f]) path_.push_back(f);
     delta_scratch_.resize(n);
     Clock* out = delta_scratch_.data();
     copy_clock(out, rows_.row(row_[f]), n);
-    for (size_t i = chain_.size(); i-- > 0;) {
-      const uint32_t* d = arena_.at(delta_[chain_[i]]);
+    for (size_t i = path_.size(); i-- > 0;) {
+      const uint32_t* d = arena_.at(delta_[path_[i]]);
       const bool narrow = (d[0] & kNarrow) != 0;
       const size_t words = std::min<size_t>(d[0] & ~kNarrow, (n + 31) / 32);
       const uint32_t* bits = d + 2;
@@ -472,9 +481,10 @@ class SnapshotPool {
   }
 
   static inline size_t delta_min_stride_ = 64;
-  static inline size_t delta_chain_ = 16;
+  static inline size_t chain_override_ = 0;
   static inline size_t deltas_made_ = 0;
 
+  size_t chain_;
   bool sparse_ = false;
   std::vector<std::vector<Packed>> packed_;  // sparse mode: per snapshot, its non-zero entries
   mutable std::vector<Clock> scratch_;       // sparse mode: row()
@@ -491,7 +501,8 @@ class SnapshotPool {
   std::vector<uint32_t> tip_;  // per thread: its newest snapshot (a full row), or kNone
   std::vector<uint32_t> run_;  // per thread: deltas since its last keyframe
   size_t deltas_ = 0;
-  mutable std::vector<uint32_t> chain_;       // rebuilt(): the deltas to apply
+  std::vector<uint32_t> masks_;               // encode(): the bitmap
+  mutable std::vector<uint32_t> path_;        // rebuilt(): the deltas to apply
   mutable std::vector<Clock> delta_scratch_;  // rebuilt(): the row handed out
   mutable uint32_t rebuilt_ = kNone;          // the snapshot in delta_scratch_
 };
