@@ -22,6 +22,9 @@
 #include <string>
 #include <utility>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "racepred/clock/rows.hpp"
 #include "racepred/clock/vector_clock.hpp"
@@ -378,23 +381,31 @@ class SnapshotPool {
     const size_t n = rows_.stride();
     const Clock* a = rows_.row(row_[p]);
     const Clock* b = rows_.row(row_[s]);
-    // One pass: the bitmap of the differing entries, their count and largest difference.
+    // The bitmap of the differing entries and their count; narrow iff every difference b - a
+    // (zero where equal) fits in 16 bits.
     const size_t words = (n + 31) / 32;
     masks_.resize(words);
     uint32_t count = 0;
-    Clock most = 0;
+    Clock high = 0;
+    for (size_t k = 0; k < n; ++k) high |= (b[k] - a[k]) >> 16;
     for (size_t w = 0; w < words; ++w) {
       const size_t k0 = 32 * w, m_n = std::min<size_t>(32, n - k0);
       uint32_t m = 0;
-      for (size_t j = 0; j < m_n; ++j) {
-        const bool diff = a[k0 + j] != b[k0 + j];
-        m |= static_cast<uint32_t>(diff) << j;
-        most = std::max(most, diff ? b[k0 + j] - a[k0 + j] : Clock{0});
-      }
+#if defined(__SSE2__)
+      if (m_n == 32) {
+        for (size_t j = 0; j < 32; j += 4) {
+          const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + k0 + j));
+          const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + k0 + j));
+          const int equal = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(x, y)));
+          m |= static_cast<uint32_t>(~equal & 0xF) << j;
+        }
+      } else
+#endif
+        for (size_t j = 0; j < m_n; ++j) m |= static_cast<uint32_t>(a[k0 + j] != b[k0 + j]) << j;
       masks_[w] = m;
       count += static_cast<uint32_t>(std::popcount(m));
     }
-    const bool narrow = most <= UINT16_MAX;
+    const bool narrow = high == 0;
     const size_t size = 2 + words + (narrow ? (count + 1) / 2 : count);
     if (2 * size_t{count} > n || size > Arena::kChunk) return false;
     const uint32_t at = arena_.allocate(size);
