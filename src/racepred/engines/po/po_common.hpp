@@ -177,7 +177,7 @@ class ChunkedRows {
 // that refers to that release: rule-(a) slots and rule-(b) critical-section lists. One copy per
 // release instead of one per slot; snapshots are reused once nothing refers to them.
 //
-// Delta snapshots (many threads, issue 13): past `delta_min_stride()` slots (64) a snapshot
+// Delta snapshots (many threads, issue 13): from `delta_min_stride()` (64) to 1024 slots a snapshot
 // may be stored as the entries in which it differs from its thread's next snapshot (its base;
 // a bitmap of the differing slots and their values, as 16-bit differences when all fit), not as
 // a full row: a thread's consecutive snapshots differ in few entries (tradebeans, 236 threads:
@@ -215,7 +215,7 @@ class SnapshotPool {
     rows_.ensure_rows(row_ids_.used());
     row_[s] = r;
     copy_clock(rows_.row(r), clock, rows_.stride());
-    if (rows_.stride() >= delta_min_stride_) [[unlikely]]
+    if (rows_.stride() >= delta_min_stride_ && rows_.stride() <= kDeltaMaxStride) [[unlikely]]
       link(s, t);
     return s;
   }
@@ -278,6 +278,9 @@ class SnapshotPool {
 
   // Strides from which snapshots may be deltas (64; tests lower it to exercise deltas on small
   // traces).
+  // Up to 1024 slots: beyond, the engines' clocks go sparse, or (shb) stay dense rows of
+  // thousands of entries, where one pass per snapshot costs more than it saves.
+  static constexpr size_t kDeltaMaxStride = 1024;
   static size_t delta_min_stride() { return delta_min_stride_; }
   static void set_delta_min_stride(size_t stride) { delta_min_stride_ = stride; }
   // `chain`: the most snapshots of a thread in a row of which all but the last are deltas
