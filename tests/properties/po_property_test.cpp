@@ -15,6 +15,7 @@
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/driver/run.hpp"
 #include "racepred/engines/po/plain.hpp"
+#include "racepred/engines/po/po_common.hpp"
 #include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/io/std_writer.hpp"
@@ -283,6 +284,68 @@ TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
     }
   }
   EXPECT_GT(reusing, count / 2);
+}
+
+// Delta snapshots (engines/po/po_common.hpp, SnapshotPool): forced at every stride (they are
+// made from 64 slots on), with short chains, the engines on the pool report exactly the races
+// (in order) they report with full rows: on random traces, with thread churn and slot reuse,
+// read locks, and (the dc family) sparse clocks switched on mid-trace with deltas in the pool.
+TEST(PoProperty, DeltaSnapshotsGiveTheSameReports) {
+  const size_t saved_budget = ThreadClocks::default_slot_budget();
+  const size_t saved_sparse = ThreadClocks::default_sparse_threshold();
+  const size_t saved_stride = po::SnapshotPool::delta_min_stride();
+  const size_t saved_chain = po::SnapshotPool::chain_override();
+  auto races_of = [](const RaceSink& sink) {
+    std::vector<std::string> out;
+    for (const Race& r : sink.races()) {
+      std::string s = std::to_string(r.first.event);
+      s += ',';
+      s += std::to_string(r.second.event);
+      s += ',';
+      s += std::to_string(r.variable);
+      out.push_back(std::move(s));
+    }
+    return out;
+  };
+  const size_t made = po::SnapshotPool::deltas_made();
+  const int count = iterations(3000);
+  for (int k = 0; k < count; ++k) {
+    const uint64_t seed = 90000 + static_cast<uint64_t>(k);
+    Rng rng(seed);
+    GeneratorOptions o = random_options(seed);
+    if (k % 2 == 0) {
+      o.shape = ForkShape::Churn;
+      o.threads = 4 + static_cast<uint32_t>(rng.below(16));
+      o.live = 1 + static_cast<uint32_t>(rng.below(4));
+      o.early_joins = true;
+    } else {
+      o.threads = 2 + static_cast<uint32_t>(rng.below(10));
+    }
+    o.events = 40 + rng.below(k % 10 == 0 ? 60 : 250);
+    o.read_lock_share = k % 3 == 0 ? 0.3 : 0;
+    const Trace trace = generate_trace(o);
+    const size_t budget = k % 4 == 0 ? SIZE_MAX : 2 + static_cast<size_t>(seed % 3);
+    const bool sparse = k % 5 == 1;
+    for (const char* engine : {"shb", "wcp", "dc", "wdc", "dc-tp", "wdp"}) {
+      const bool dc_family = std::string(engine) != "shb" && std::string(engine) != "wcp";
+      ThreadClocks::set_default_slot_budget(budget);
+      if (sparse && dc_family) ThreadClocks::set_default_sparse_threshold(3);
+      const RaceSink full = run_engine(engine, trace);
+      po::SnapshotPool::set_delta_min_stride(4);
+      po::SnapshotPool::set_chain_override(2 + static_cast<size_t>(k % 6));
+      const RaceSink delta = run_engine(engine, trace);
+      po::SnapshotPool::set_delta_min_stride(saved_stride);
+      po::SnapshotPool::set_chain_override(saved_chain);
+      ThreadClocks::set_default_sparse_threshold(saved_sparse);
+      ThreadClocks::set_default_slot_budget(saved_budget);
+      ASSERT_EQ(races_of(delta), races_of(full))
+          << engine << " seed " << seed << " budget " << budget << "\n"
+          << to_std_text(trace);
+      ASSERT_EQ(verdict_of(delta).racy_events, verdict_of(full).racy_events)
+          << engine << " seed " << seed;
+    }
+  }
+  EXPECT_GT(po::SnapshotPool::deltas_made(), made + static_cast<size_t>(count));
 }
 
 }  // namespace

@@ -703,7 +703,8 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   Lanes rlists_;                                 // RCS_{l,u}: u's read sections
   Cursors rcursors_;                             // cursors into RCS_{l,u}
   bool read_locks_ = false;                      // a read lock was taken
-  SnapshotPool snaps_;                           // D at releases: rule (a) and CS_{l,u}
+  // D at releases: rule (a) and CS_{l,u} (short delta chains: old snapshots are read often)
+  SnapshotPool snaps_{SnapshotPool::kShortChain};
   OpenSections open_{Config.lockset};
   OpenSections::Cs released_{0, 0, {}, {}};
   SparseHistory hist_;

@@ -1,0 +1,155 @@
+// SnapshotPool (engines/po/po_common.hpp): reference counting, reuse, and delta snapshots
+// (a thread's previous snapshot stored as its difference from the next one, keyframes every
+// chain() snapshots) against a plain model that keeps every snapshot as a full row.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "racepred/engines/po/po_common.hpp"
+#include "racepred/trace/generator.hpp"
+
+namespace racepred {
+namespace {
+
+using po::SnapshotPool;
+
+// Restores the pool's delta settings at the end of a test.
+struct DeltaSettings {
+  size_t stride = SnapshotPool::delta_min_stride(), chain = SnapshotPool::chain_override();
+  ~DeltaSettings() {
+    SnapshotPool::set_delta_min_stride(stride);
+    SnapshotPool::set_chain_override(chain);
+  }
+};
+
+std::vector<Clock> row_of(const SnapshotPool& pool, uint32_t s, size_t stride) {
+  const Clock* r = pool.row(s);
+  return {r, r + stride};
+}
+
+TEST(SnapshotPool, DeltaChainsRebuildEverySnapshot) {
+  DeltaSettings saved;
+  SnapshotPool::set_delta_min_stride(64);
+  SnapshotPool::set_chain_override(4);
+  SnapshotPool pool;
+  const size_t n = 64;
+  pool.set_stride(n);
+  std::vector<Clock> clock(n, 1);
+  std::vector<uint32_t> ids;
+  std::vector<std::vector<Clock>> rows;
+  for (int k = 0; k < 10; ++k) {  // thread 0's clock, one entry more each time
+    if (k % 3 == 0) clock[static_cast<size_t>(k)] += 70000;  // a wide difference now and then
+    clock[static_cast<size_t>(k) + 1] += 3;                  // and narrow ones
+    const uint32_t s = pool.take(clock.data(), 0);
+    pool.ref(s);
+    ids.push_back(s);
+    rows.push_back(clock);
+  }
+  // Chains of at most 3 deltas: snapshots 0-2, 4-6 deltas; 3, 7 keyframes; 8 a delta; 9 the tip.
+  EXPECT_EQ(pool.deltas(), 7u);
+  EXPECT_EQ(pool.full_rows(), 3u);
+  for (size_t k = 0; k < ids.size(); ++k) EXPECT_EQ(row_of(pool, ids[k], n), rows[k]) << k;
+  // Bases stay while their deltas do: dropping the newer ones keeps the older ones exact.
+  for (size_t k = 5; k < ids.size(); ++k) pool.unref(ids[k]);
+  EXPECT_EQ(pool.live(), 8u);  // 5..7 stay (the chain of 4), 8 and 9 go
+  for (size_t k = 0; k < 5; ++k) EXPECT_EQ(row_of(pool, ids[k], n), rows[k]) << k;
+  pool.unref(ids[4]);  // 4 gone: 5, 6, 7 had no other reference
+  EXPECT_EQ(pool.live(), 4u);
+  for (size_t k = 0; k < 4; ++k) EXPECT_EQ(row_of(pool, ids[k], n), rows[k]) << k;
+  for (size_t k = 0; k < 4; ++k) pool.unref(ids[k]);
+  EXPECT_EQ(pool.live(), 0u);
+  EXPECT_EQ(pool.deltas(), 0u);
+  EXPECT_EQ(pool.full_rows(), 0u);
+  // Reuse: the freed ids and rows are handed out again.
+  const uint32_t again = pool.take(clock.data(), 1);
+  EXPECT_LT(again, 10u);
+  EXPECT_EQ(row_of(pool, again, n), clock);
+}
+
+TEST(SnapshotPool, NoDeltasBelowTheStrideOrWhenMostEntriesDiffer) {
+  DeltaSettings saved;
+  SnapshotPool::set_delta_min_stride(64);
+  SnapshotPool pool;
+  pool.set_stride(32);
+  std::vector<Clock> clock(32, 0);
+  for (Clock k = 1; k < 5; ++k) {
+    clock[0] = k;
+    pool.ref(pool.take(clock.data(), 0));
+  }
+  EXPECT_EQ(pool.deltas(), 0u);
+  pool.set_stride(64);
+  clock.resize(64, 0);
+  const uint32_t a = pool.take(clock.data(), 0);
+  pool.ref(a);
+  for (Clock& c : clock) c += 1;  // every entry differs
+  pool.ref(pool.take(clock.data(), 0));
+  EXPECT_EQ(pool.deltas(), 0u);
+  clock[3] += 1;
+  pool.ref(pool.take(clock.data(), 0));
+  EXPECT_EQ(pool.deltas(), 1u);
+  EXPECT_EQ(pool.row(a)[0], 4u);
+}
+
+// Random takes, refs and unrefs of several threads (with strides growing, and a switch to
+// sparse snapshots) against a model of full rows.
+TEST(SnapshotPool, RandomUseMatchesFullRows) {
+  DeltaSettings saved;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    Rng rng(seed);
+    SnapshotPool::set_delta_min_stride(4);
+    SnapshotPool::set_chain_override(1 + rng.below(6));
+    SnapshotPool pool;
+    size_t stride = 4;
+    pool.set_stride(stride);
+    std::vector<std::vector<Clock>> clocks(1 + rng.below(5), std::vector<Clock>(stride, 0));
+    std::map<uint32_t, std::pair<std::vector<Clock>, int>> live;  // id -> row, references
+    const bool go_sparse = rng.chance(0.3);
+    for (int step = 0; step < 400; ++step) {
+      const uint64_t what = rng.below(10);
+      if (what < 4) {  // a thread's clock grows in a few entries (or a lot), then a snapshot
+        const size_t t = rng.below(clocks.size());
+        auto& c = clocks[t];
+        const uint64_t entries = rng.chance(0.2) ? stride : 1 + rng.below(2);
+        for (uint64_t j = 0; j < entries; ++j)
+          c[rng.below(stride)] += static_cast<Clock>(rng.chance(0.1) ? 100000 : 1 + rng.below(9));
+        const uint32_t s = pool.take(c.data(), static_cast<ThreadId>(t));
+        ASSERT_EQ(live.count(s), 0u);
+        if (rng.chance(0.1)) {
+          pool.drop_if_unused(s);
+          continue;
+        }
+        pool.ref(s);
+        live[s] = {c, 1};
+      } else if (what < 5 && !live.empty()) {
+        auto it = live.begin();
+        std::advance(it, static_cast<long>(rng.below(live.size())));
+        pool.ref(it->first);
+        ++it->second.second;
+      } else if (what < 8 && !live.empty()) {
+        auto it = live.begin();
+        std::advance(it, static_cast<long>(rng.below(live.size())));
+        pool.unref(it->first);
+        if (--it->second.second == 0) live.erase(it);
+      } else if (what < 9 && rng.chance(0.05) && stride < 64) {
+        stride *= 2;
+        pool.set_stride(stride);
+        for (auto& c : clocks) c.resize(stride, 0);
+        for (auto& [s, v] : live) v.first.resize(stride, 0);
+      } else if (go_sparse && step == 300) {
+        pool.make_sparse();
+      }
+      for (const auto& [s, v] : live)
+        ASSERT_EQ(row_of(pool, s, stride), v.first) << "seed " << seed << " step " << step;
+      ASSERT_LE(pool.live(), live.size() + pool.deltas() + clocks.size()) << seed;
+    }
+    for (auto& [s, v] : live)
+      for (int r = 0; r < v.second; ++r) pool.unref(s);
+    EXPECT_EQ(pool.live(), 0u) << seed;
+    EXPECT_EQ(pool.deltas(), 0u) << seed;
+  }
+}
+
+}  // namespace
+}  // namespace racepred
