@@ -298,8 +298,8 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   // Rule-(a) state of (l, x), per kind ([0]: read-releases, [1]: write-releases): the join of D
   // at those releases, represented by contributors: nobody, one slot (with D_u(u) at its latest
   // such release: the O(1) test, and a shared snapshot of D there) or several (a list of such
-  // contributors, none before another: add). Stored per variable: the locks that guard it in one small array (scanned at
-  // every access), the rest in a parallel array.
+  // contributors, none before another: add). Stored per variable: the locks that guard it in one
+  // small array (scanned at every access), the rest in a parallel array.
   static constexpr ThreadId kSeveral = kNoThread - 1;
   // CS_{l,u}: u's CSs on l with a release or fork inside, in thread order: D_u(u) at the acquire
   // and at the release, and the snapshot of D at the release.
@@ -593,13 +593,11 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     read_locks_ = true;
     filtered_.allow_read_modes();
   }
-  // The stride of the clocks grew (from old_): rule-(a) rows and snapshots follow.
-  [[gnu::noinline]] void restride() {
-    snaps_.set_stride(stride());
-  }
+  // The stride of the clocks grew: the snapshots follow.
+  [[gnu::noinline]] void restride() { snaps_.set_stride(stride()); }
 
-  ThreadClocks clocks_;       // D_t, by slot (no lock order)
-  std::vector<VarSlots> ra_;  // rule (a), per variable
+  ThreadClocks clocks_;                              // D_t, by slot (no lock order)
+  std::vector<VarSlots> ra_;                         // rule (a), per variable
   std::vector<std::vector<Contributors>> lists_of_;  // rule (a): several contributors (add)
   IdRecycler list_ids_;
   std::vector<uint32_t> current_;  // per slot: its current snapshot (current_snapshot)
