@@ -38,7 +38,12 @@
 
 #include <array>
 #include <bit>
+#include <cstddef>
+#include <cstring>
 #include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "racepred/clock/thread_clocks.hpp"
@@ -214,8 +219,9 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
 //    the write-releases of (l, x) are ordered by rule (a) itself (each later CS on l writing x
 //    conflicts with the earlier ones), so the latest stands for all; a write-release also orders
 //    every earlier read-release of (l, x) before it, so the read-releases kept are those since the
-//    last write-release, the latest per thread. wdp (write -> read only) keeps the latest
-//    write-release per slot that no later one in the list is after (add_write_release).
+//    last write-release. Read-releases (and wdp's write-releases: write -> read only) of
+//    different threads are not ordered by the rule; each kind keeps the list of the latest
+//    release per slot that no later release of the kind is after (add): its join is the kind's.
 //  - rule (b) (dc) in one pass with one cursor per (lock, releasing thread, acquiring thread):
 //    CS_{l,u} holds only u's CSs with a release or fork inside (D_u(u) at the release > at the
 //    acquire): for any other CS, a1 before the current event implies r1 before it (a1 and r1
@@ -295,10 +301,10 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
 
  private:
   // Rule-(a) state of (l, x), per kind ([0]: read-releases, [1]: write-releases): the join of D
-  // at those releases, and who contributed: nobody, one slot (with D_u(u) at its latest such
-  // release: the O(1) test, and a shared snapshot of D there) or several (a pooled row with
-  // the join). Stored per variable: the locks that guard it in one small array (scanned at
-  // every access), the rest in a parallel array.
+  // at those releases, represented by contributors: nobody, one slot (with D_u(u) at its latest
+  // such release: the O(1) test, and a shared snapshot of D there) or several (a list of such
+  // contributors, none before another: add). Stored per variable in one block: the locks that
+  // guard it (scanned at every access), then their entries (VarSlots).
   static constexpr ThreadId kSeveral = kNoThread - 1;
   // CS_{l,u}: u's CSs on l with a release or fork inside, in thread order: D_u(u) at the acquire
   // and at the release, and the snapshot of D at the release.
@@ -311,33 +317,77 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   struct Contributors {
     ThreadId thread = kNoThread;  // the slot, kNoThread (nobody) or kSeveral
     Clock own = 0;
-    uint32_t clock = SnapshotPool::kNone;  // one slot: its snapshot; several: a row of rows_
+    uint32_t clock = SnapshotPool::kNone;  // one slot: its snapshot; several: lists_of_[clock]
   };
   struct Entry {
     Contributors kind[2];
   };
-  struct VarSlots {
-    std::vector<LockId> locks;  // entry k is of lock locks[k]
-    std::vector<Entry> entries;
+  // One variable's (lock, entry) pairs: one heap block of capacity `cap` locks followed by `cap`
+  // entries (16 bytes here instead of two vectors' 48, one allocation, growth by half; issue 13:
+  // 700,000 variables and 3.2 million pairs on tradebeans).
+  class VarSlots {
+   public:
+    VarSlots() = default;
+    VarSlots(VarSlots&& o) noexcept : block_(o.block_), n_(o.n_), cap_(o.cap_) {
+      o.block_ = nullptr;
+      o.n_ = o.cap_ = 0;
+    }
+    VarSlots& operator=(VarSlots&& o) noexcept {
+      std::swap(block_, o.block_);
+      std::swap(n_, o.n_);
+      std::swap(cap_, o.cap_);
+      return *this;
+    }
+    ~VarSlots() { ::operator delete(block_); }
+    size_t size() const { return n_; }
+    bool empty() const { return n_ == 0; }
+    const LockId* locks() const {
+      return static_cast<const LockId*>(block_);
+    }  // entry k: locks()[k]
+    Entry& entry(size_t k) { return entries()[k]; }
+    const Entry& entry(size_t k) const { return entries()[k]; }
+    // A new entry for lock l (nobody contributed yet); its index.
+    size_t add(LockId l) {
+      if (n_ == cap_) grow();
+      static_cast<LockId*>(block_)[n_] = l;
+      new (&entries()[n_]) Entry{};
+      return n_++;
+    }
+
+   private:
+    Entry* entries() const {
+      return reinterpret_cast<Entry*>(static_cast<std::byte*>(block_) + cap_ * sizeof(LockId));
+    }
+    void grow() {
+      const uint32_t cap = cap_ < 4 ? cap_ + 2 : cap_ + cap_ / 2;
+      void* block = ::operator new(cap*(sizeof(LockId) + sizeof(Entry)));
+      if (n_ != 0) {
+        std::memcpy(block, block_, n_ * sizeof(LockId));
+        std::memcpy(static_cast<std::byte*>(block) + cap * sizeof(LockId), entries(),
+                    n_ * sizeof(Entry));
+      }
+      ::operator delete(block_);
+      block_ = block;
+      cap_ = cap;
+    }
+    void* block_ = nullptr;
+    uint32_t n_ = 0, cap_ = 0;
   };
+  static_assert(std::is_trivially_copyable_v<Entry> && alignof(Entry) <= alignof(LockId));
 
   // D of the thread in slot s.
   Clock* d(uint32_t s) { return clocks_.th_at_slot(s); }
   size_t stride() const { return clocks_.stride(); }
   size_t threads() const { return clocks_.threads(); }
 
-  // D_t ⊔= the kind's row, unless its only contributor's release is already before the
-  // current event (a release r of u is iff D(r)(u) <= D_t(u); contributors are slots).
+  // D_t ⊔= the kind's join: of each contributor's snapshot, unless its release is already
+  // before the current event (a release r of u is iff D(r)(u) <= D_t(u); contributors are slots).
   // (dt: D of slot s; joins go through ThreadClocks, which keeps sparse clocks' entry lists.)
   void join_kind(uint32_t s, const Clock* dt, const VarSlots& v, size_t k, int kind) {
-    const Contributors& c = v.entries[k].kind[kind];
+    const Contributors& c = v.entry(k).kind[kind];
     if (c.thread == kNoThread || (c.thread != kSeveral && c.own <= dt[c.thread])) return;
     if (c.thread == kSeveral) {
-      if constexpr (Config.write_read) {
-        join_contributors(s, dt, c.clock);
-        return;
-      }
-      clocks_.join_into_slot(s, rows_.row(c.clock));
+      join_contributors(s, dt, c.clock);
       return;
     }
     clocks_.join_into_slot(s, snaps_.row(c.clock));  // the snapshot's own entry may be older
@@ -349,7 +399,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     const VariableId x = e.target;
     Clock* dt = d(s);
     if constexpr (!Config.write_read) {
-      if (x < ra_.size() && !ra_[x].locks.empty()) rule_a(s, dt, t, x, e.op);  // rule (a) into f
+      if (x < ra_.size() && !ra_[x].empty()) rule_a(s, dt, t, x, e.op);  // rule (a) into f
     }
     if constexpr (Config.lockset) {
       const uint32_t held = filtered_.lock_sets().intern(open_.locks(t));
@@ -445,7 +495,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
           continue;
         }
         const size_t k = slot(l, x);
-        Entry& en = ra_[x].entries[k];
+        Entry& en = ra_[x].entry(k);
         const uint32_t snap = release_snapshot(t, dt);
         if (en.kind[1].thread != t || en.kind[1].clock != snap) {
           forget(en.kind[1]);
@@ -457,7 +507,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
         forget(en.kind[0]);
       }
     } else {
-      for (VariableId x : released_.writes) add_write_release(token, x, t, own, dt);
+      for (VariableId x : released_.writes) add(token, x, 1, t, own, dt);
     }
     if constexpr (Config.rule_b) {
       const Clock acq = static_cast<Clock>(released_.entry);
@@ -470,65 +520,34 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     ++dt[t];
   }
 
-  // The kind's join of (l, x) ⊔= D_t at a release of slot t (D_t(t) = own).
+  // The kind's join of (l, x) ⊔= D_t at a release of slot t (D_t(t) = own). The kind keeps
+  // the latest release of each slot that is not before a later one of the kind: a release of t
+  // drops the contributors its D_t knows (own <= D_t(u): that release is before t's, so D_t
+  // contains its D) and t's own older one. The join of what is kept is the join of all the
+  // kind's releases; one contributor is kept inline, several in a list (lists_of_).
   void add(LockId l, VariableId x, int kind, uint32_t t, Clock own, Clock* dt) {
     const size_t k = slot(l, x);
-    Contributors& c = ra_[x].entries[k].kind[kind];
-    if (c.thread == kNoThread || c.thread == t) {  // t's release is after its earlier ones
-      const uint32_t snap = release_snapshot(t, dt);
+    Contributors& c = ra_[x].entry(k).kind[kind];
+    const uint32_t snap = release_snapshot(t, dt);
+    if (c.thread != kSeveral) {
       if (c.thread == t && c.clock == snap) {
         c.own = own;
         return;
       }
-      forget(c);
-      c = Contributors{t, own, snap};
-      snaps_.ref(snap);
-    } else if (c.thread != kSeveral) {  // a second slot: the join gets a row of its own
-      if (clocks_.sparse() && !rows_.sparse) [[unlikely]]
-        rows_.make_sparse();
-      const uint32_t r = rows_.allocate();
-      Clock* row = rows_.edit(r);
-      copy_clock(row, snaps_.row(c.clock), stride());
-      row[c.thread] = std::max(row[c.thread], c.own);
-      join_clocks(row, dt, stride());
-      rows_.commit(r);
-      snaps_.unref(c.clock);
-      c = Contributors{kSeveral, 0, r};
-    } else {
-      Clock* row = rows_.edit(c.clock);
-      join_clocks(row, dt, stride());
-      rows_.commit(c.clock);
-    }
-  }
-  // wdp (no write -> write rule: the write-releases of (l, x) are not ordered among themselves)
-  // keeps, instead of a joined row, the list of the latest write-release of each slot that is
-  // not before a later one in the list: a release of slot t drops the entries its D_t knows
-  // (own <= D_t(u): that release is before t's, so D_t contains its D), and replaces t's own.
-  // The join of the list is the join of all write-releases of (l, x); a read joins only the
-  // entries whose release it does not know yet (the O(1) test per entry).
-  void add_write_release(LockId l, VariableId x, uint32_t t, Clock own, Clock* dt) {
-    const size_t k = slot(l, x);
-    Contributors& c = ra_[x].entries[k].kind[1];
-    if (c.thread == kNoThread || c.thread == t) {
-      add(l, x, 1, t, own, dt);
-      return;
-    }
-    const uint32_t snap = release_snapshot(t, dt);
-    if (c.thread != kSeveral) {
-      if (c.own <= dt[c.thread]) {  // the one contributor is before t's release
-        snaps_.unref(c.clock);
+      if (c.thread == kNoThread || c.thread == t || c.own <= dt[c.thread]) {
+        forget(c);  // nobody, or t's earlier release, or one that is before t's release
         c = Contributors{t, own, snap};
         snaps_.ref(snap);
         return;
       }
-      const uint32_t id = lists_ids_.take();
-      if (id >= wlists_.size()) wlists_.resize(size_t{id} + 1);
-      wlists_[id].assign({c, Contributors{t, own, snap}});
+      const uint32_t id = list_ids_.take();
+      if (id >= lists_of_.size()) lists_of_.resize(size_t{id} + 1);
+      lists_of_[id].assign({c, Contributors{t, own, snap}});
       snaps_.ref(snap);
       c = Contributors{kSeveral, 0, id};
       return;
     }
-    std::vector<Contributors>& list = wlists_[c.clock];
+    std::vector<Contributors>& list = lists_of_[c.clock];
     size_t kept = 0;
     for (size_t i = 0; i < list.size(); ++i) {
       const Contributors& e = list[i];
@@ -538,13 +557,20 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       }
       list[kept++] = e;
     }
+    if (kept == 0) {  // t's release alone stands for all: back to one inline contributor
+      std::vector<Contributors>().swap(list);
+      list_ids_.give_back(c.clock);
+      c = Contributors{t, own, snap};
+      snaps_.ref(snap);
+      return;
+    }
     list.resize(kept);
     list.push_back(Contributors{t, own, snap});
     snaps_.ref(snap);
   }
-  // D_t ⊔= the write-releases of list `id` that are not yet before the current event.
+  // D_t ⊔= the releases of list `id` that are not yet before the current event.
   void join_contributors(uint32_t s, const Clock* dt, uint32_t id) {
-    for (const Contributors& e : wlists_[id]) {
+    for (const Contributors& e : lists_of_[id]) {
       if (e.own <= dt[e.thread]) continue;
       clocks_.join_into_slot(s, snaps_.row(e.clock));
       clocks_.raise_slot(s, e.thread, e.own);
@@ -552,10 +578,14 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   }
   // The kind's join becomes empty.
   void forget(Contributors& c) {
-    if (c.thread == kSeveral)
-      rows_.release(c.clock);
-    else if (c.thread != kNoThread)
+    if (c.thread == kSeveral) {
+      std::vector<Contributors>& list = lists_of_[c.clock];
+      for (const Contributors& e : list) snaps_.unref(e.clock);
+      std::vector<Contributors>().swap(list);
+      list_ids_.give_back(c.clock);
+    } else if (c.thread != kNoThread) {
       snaps_.unref(c.clock);
+    }
     c = Contributors{};
   }
   // The snapshot of D_t at the current release (looked up once per release).
@@ -585,19 +615,18 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
 
   static constexpr size_t kNotFound = SIZE_MAX;
   size_t find_slot(VariableId x, LockId l) const {
-    const std::vector<LockId>& ls = ra_[x].locks;
-    for (size_t k = 0, m = ls.size(); k < m; ++k)
+    const LockId* ls = ra_[x].locks();
+    for (size_t k = 0, m = ra_[x].size(); k < m; ++k)
       if (ls[k] == l) return k;
     return kNotFound;
   }
   size_t slot(LockId l, VariableId x) {
     grow_to(ra_, x);
     VarSlots& v = ra_[x];
-    for (size_t k = 0, m = v.locks.size(); k < m; ++k)
-      if (v.locks[k] == l) return k;
-    v.locks.push_back(l);
-    v.entries.emplace_back();
-    return v.locks.size() - 1;
+    const LockId* ls = v.locks();
+    for (size_t k = 0, m = v.size(); k < m; ++k)
+      if (ls[k] == l) return k;
+    return v.add(l);
   }
 
   static std::vector<Sec>& lane_of(Lanes& lists, LockId l, ThreadId u) {
@@ -616,86 +645,13 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     read_locks_ = true;
     filtered_.allow_read_modes();
   }
-  // The stride of the clocks grew (from old_): rule-(a) rows and snapshots follow.
-  [[gnu::noinline]] void restride() {
-    snaps_.set_stride(stride());
-    rows_.set_stride(stride());
-  }
+  // The stride of the clocks grew: the snapshots follow.
+  [[gnu::noinline]] void restride() { snaps_.set_stride(stride()); }
 
-  ThreadClocks clocks_;       // D_t, by slot (no lock order)
-  std::vector<VarSlots> ra_;  // rule (a), per variable
-  // Rule (a): joins of several slots' releases, rows handed out and given back (in chunks: no
-  // copy of every row when the pool grows).
-  // Sparse mode (with the clocks, like the snapshots): each row is the list of its non-zero
-  // entries; edit() unpacks one into a scratch row and commit() packs it again.
-  struct RowPool {
-    ChunkedRows rows;
-    IdRecycler ids;
-    bool sparse = false;
-    std::vector<std::vector<std::pair<uint32_t, Clock>>> packed;
-    std::vector<Clock> scratch;
-    std::vector<uint32_t> scratch_nz;
-    uint32_t allocate() {
-      const uint32_t r = ids.take();
-      if (sparse) [[unlikely]] {
-        if (r >= packed.size()) packed.resize(size_t{r} + 1);
-        packed[r].clear();
-        return r;
-      }
-      rows.ensure_rows(ids.used());
-      return r;
-    }
-    void release(uint32_t r) {
-      ids.give_back(r);
-      if (sparse) [[unlikely]]
-        std::vector<std::pair<uint32_t, Clock>>().swap(packed[r]);
-    }
-    // Row r to read (sparse: valid until the next row() or edit()).
-    const Clock* row(uint32_t r) { return sparse ? unpack(r) : rows.row(r); }
-    // Row r to change, then commit(r).
-    Clock* edit(uint32_t r) { return sparse ? unpack(r) : rows.row(r); }
-    void commit(uint32_t r) {
-      if (!sparse) return;
-      auto& p = packed[r];
-      p.clear();
-      scratch_nz.clear();  // the scratch row's non-zero entries are now the new ones
-      for (size_t k = 0, n = scratch.size(); k < n; ++k)
-        if (scratch[k] != 0) {
-          p.emplace_back(static_cast<uint32_t>(k), scratch[k]);
-          scratch_nz.push_back(static_cast<uint32_t>(k));
-        }
-      p.shrink_to_fit();
-    }
-    void set_stride(size_t stride) {
-      rows.set_stride(stride);
-      if (sparse) scratch.resize(stride, 0);
-    }
-    void make_sparse() {
-      packed.resize(ids.used());
-      for (uint32_t r = 0; r < ids.used(); ++r) {
-        const Clock* c = rows.row(r);
-        for (size_t k = 0; k < rows.stride(); ++k)
-          if (c[k] != 0) packed[r].emplace_back(static_cast<uint32_t>(k), c[k]);
-      }
-      const size_t stride = rows.stride();
-      rows = ChunkedRows();
-      rows.set_stride(stride);
-      scratch.assign(stride, 0);
-      sparse = true;
-    }
-    Clock* unpack(uint32_t r) {
-      for (const uint32_t k : scratch_nz) scratch[k] = 0;
-      scratch_nz.clear();
-      for (const auto& [k, v] : packed[r]) {
-        scratch[k] = v;
-        scratch_nz.push_back(k);
-      }
-      return scratch.data();
-    }
-  };
-  RowPool rows_;
-  std::vector<std::vector<Contributors>> wlists_;  // wdp: write-release lists (add_write_release)
-  IdRecycler lists_ids_;
+  ThreadClocks clocks_;                              // D_t, by slot (no lock order)
+  std::vector<VarSlots> ra_;                         // rule (a), per variable
+  std::vector<std::vector<Contributors>> lists_of_;  // rule (a): several contributors (add)
+  IdRecycler list_ids_;
   std::vector<uint32_t> current_;  // per slot: its current snapshot (current_snapshot)
   uint32_t release_snap_ = SnapshotPool::kNone;  // the current release's (release_snapshot)
   Lanes lists_;                                  // CS_{l,u}
