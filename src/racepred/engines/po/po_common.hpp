@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -295,7 +296,7 @@ class SnapshotPool {
   static size_t chain_override() { return chain_override_; }
   static void set_chain_override(size_t n) { chain_override_ = n; }
   // Deltas made by every pool so far (tests: the hooks above took effect).
-  static size_t deltas_made() { return deltas_made_; }
+  static size_t deltas_made() { return deltas_made_.load(std::memory_order_relaxed); }
 
  private:
   struct Packed {
@@ -438,7 +439,7 @@ class SnapshotPool {
     base_[p] = s;
     ++refs_[s];
     ++deltas_;
-    ++deltas_made_;
+    deltas_made_.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
   // row(s) of a delta snapshot: its chain's full row, then the deltas back to s.
@@ -499,7 +500,8 @@ class SnapshotPool {
 
   static inline size_t delta_min_stride_ = 64;
   static inline size_t chain_override_ = 0;
-  static inline size_t deltas_made_ = 0;
+  // Atomic: `analyze` runs several engines (several pools) on threads of their own.
+  static inline std::atomic<size_t> deltas_made_{0};
 
   size_t chain_;
   bool sparse_ = false;
