@@ -6,7 +6,6 @@
 #include <map>
 #include <string>
 #include <string_view>
-
 #include <vector>
 
 #include "racepred/io/input.hpp"
