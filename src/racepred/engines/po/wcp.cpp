@@ -148,8 +148,8 @@ class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section>
 //
 // P_t, P_l and PR_l are a second ThreadClocks (pclocks_) whose rows start empty, indexed by H's
 // slots (its "threads" are those slots; no reuse of its own): its acquire and release rules are
-// exactly P's (P_t ⊔= P_l ⊔ PR_l, P_l := P_t, PR_l ⊔= P_t). Many threads alive at once (issue
-// 13): past the kit's sparse threshold both ThreadClocks keep sparse clocks and the release
+// exactly P's (P_t ⊔= P_l ⊔ PR_l, P_l := P_t, PR_l ⊔= P_t). Many threads alive at once:
+// past the kit's sparse threshold both ThreadClocks keep sparse clocks and the release
 // snapshots are packed (SnapshotPool::make_sparse); every write into H or P goes through the
 // kit (join_into_slot, raise_slot, join_slot_from, lower_slot), which keeps each unpacked row's
 // list of non-zero entries, and the engine only reads the rows (the race check's C_t writes
