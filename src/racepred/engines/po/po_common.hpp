@@ -74,19 +74,14 @@ inline std::string show(const VectorClock& c, size_t width) {
   return c.to_string(std::max(width, c.size()));
 }
 
-// Base of every engine of the family (CRTP: Self::handle(id, e) processes one event; the batch
-// loop calls it statically): the sink, race reporting, and the annotated view (columns named
-// after the paper's state, e.g. H_t, P_t; each shows the value after the event, then "races":
-// the pairs reported at this event).
+// Base of every engine of the family, on the dispatch base of all online engines (Self defines
+// the handlers, engines/dispatch.hpp): the sink, race reporting, and the annotated view (columns
+// named after the paper's state, e.g. H_t, P_t; each shows the value after the event, then
+// "races": the pairs reported at this event).
 template <class Self>
-class PoEngine : public Engine, public Annotator {
+class PoEngine : public DispatchEngine<Self>, public Annotator {
  public:
   explicit PoEngine(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {}
-
-  void on_events(std::span<const EventId> ids, std::span<const Event> events) final {
-    Self& self = static_cast<Self&>(*this);
-    for (size_t k = 0, n = events.size(); k < n; ++k) self.handle(ids[k], events[k]);
-  }
 
   Annotator* annotator() override { return this; }
   void before_event(EventId /*id*/, const Event& /*event*/) override {
@@ -955,7 +950,7 @@ struct PlainWcpState {
   OpenSections open_;
 
   // acq(t, l): H_t ⊔= H_l, P_t ⊔= P_l (WCP-3, S5), and a new open CS of l.
-  void acquire(ThreadId t, LockId l, Sec open) {
+  void acquire_lock(ThreadId t, LockId l, Sec open) {
     ensure_lock(l);
     h_[t].join(hl_[l]);
     p_[t].join(pl_[l]);
