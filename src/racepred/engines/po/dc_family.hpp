@@ -108,7 +108,7 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
   }
 
  private:
-  void access(EventId id, const Event& e) {
+  [[gnu::always_inline]] void access(EventId id, const Event& e) {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
     if constexpr (!Config.write_read) {
@@ -385,7 +385,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     clocks_.raise_slot(s, c.thread, c.own);          // (> dt[c.thread] here)
   }
 
-  void access(EventId id, const Event& e, uint32_t s) {
+  [[gnu::always_inline]] void access(EventId id, const Event& e, uint32_t s) {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
     Clock* dt = d(s);

@@ -543,7 +543,8 @@ class SparseHistory {
   // Reports every entry of another thread whose access is not known to `known` (indexed by
   // slot): the latest writes, and for a write also the latest reads, each in thread order.
   template <class Engine>
-  void check(Engine& engine, EventId id, const Event& e, const Clock* known) {
+  [[gnu::always_inline]] void check(Engine& engine, EventId id, const Event& e,
+                                    const Clock* known) {
     const size_t x = e.target;
     if (x >= vars_.size()) return;
     const Var& v = vars_[x];

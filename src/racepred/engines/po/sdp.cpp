@@ -110,7 +110,7 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
     std::vector<EventId> e1;  // writes of s1 to e2's variable
   };
 
-  void access(EventId id, const Event& e) {
+  [[gnu::always_inline]] void access(EventId id, const Event& e) {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
     if (e.op == Op::Read && t < pending_.size() && x < pending_[t].size())

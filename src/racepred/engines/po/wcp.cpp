@@ -108,7 +108,7 @@ class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section>
   }
 
  private:
-  void access(EventId id, const Event& e) {
+  [[gnu::always_inline]] void access(EventId id, const Event& e) {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
     // WCP-1: releases of earlier CSs on a held lock (other threads) with a conflicting access.
@@ -300,7 +300,7 @@ class Wcp final : public PoEngine<Wcp> {
     return cur;
   }
 
-  void access(EventId id, const Event& e, uint32_t s) {
+  [[gnu::always_inline]] void access(EventId id, const Event& e, uint32_t s) {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
     Clock* pt = p(s);
