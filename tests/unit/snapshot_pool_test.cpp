@@ -1,4 +1,4 @@
-// SnapshotPool (engines/po/po_common.hpp): reference counting, reuse, and delta snapshots
+// SnapshotPool (clock/snapshot_pool.hpp): reference counting, reuse, and delta snapshots
 // (a thread's previous snapshot stored as its difference from the next one, keyframes every
 // chain() snapshots) against a plain model that keeps every snapshot as a full row.
 #include <gtest/gtest.h>
@@ -7,22 +7,11 @@
 #include <map>
 #include <vector>
 
-#include "racepred/engines/po/po_common.hpp"
+#include "racepred/clock/snapshot_pool.hpp"
 #include "racepred/trace/generator.hpp"
 
 namespace racepred {
 namespace {
-
-using po::SnapshotPool;
-
-// Restores the pool's delta settings at the end of a test.
-struct DeltaSettings {
-  size_t stride = SnapshotPool::delta_min_stride(), chain = SnapshotPool::chain_override();
-  ~DeltaSettings() {
-    SnapshotPool::set_delta_min_stride(stride);
-    SnapshotPool::set_chain_override(chain);
-  }
-};
 
 std::vector<Clock> row_of(const SnapshotPool& pool, uint32_t s, size_t stride) {
   const Clock* r = pool.row(s);
@@ -30,10 +19,7 @@ std::vector<Clock> row_of(const SnapshotPool& pool, uint32_t s, size_t stride) {
 }
 
 TEST(SnapshotPool, DeltaChainsRebuildEverySnapshot) {
-  DeltaSettings saved;
-  SnapshotPool::set_delta_min_stride(64);
-  SnapshotPool::set_chain_override(4);
-  SnapshotPool pool;
+  SnapshotPool pool(SnapshotPool::kChain, SnapshotOptions{.delta_min_stride = 64, .chain = 4});
   const size_t n = 64;
   pool.set_stride(n);
   std::vector<Clock> clock(n, 1);
@@ -69,9 +55,7 @@ TEST(SnapshotPool, DeltaChainsRebuildEverySnapshot) {
 }
 
 TEST(SnapshotPool, NoDeltasBelowTheStrideOrWhenMostEntriesDiffer) {
-  DeltaSettings saved;
-  SnapshotPool::set_delta_min_stride(64);
-  SnapshotPool pool;
+  SnapshotPool pool(SnapshotPool::kChain, SnapshotOptions{.delta_min_stride = 64});
   pool.set_stride(32);
   std::vector<Clock> clock(32, 0);
   for (Clock k = 1; k < 5; ++k) {
@@ -95,12 +79,10 @@ TEST(SnapshotPool, NoDeltasBelowTheStrideOrWhenMostEntriesDiffer) {
 // Random takes, refs and unrefs of several threads (with strides growing, and a switch to
 // sparse snapshots) against a model of full rows.
 TEST(SnapshotPool, RandomUseMatchesFullRows) {
-  DeltaSettings saved;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     Rng rng(seed);
-    SnapshotPool::set_delta_min_stride(4);
-    SnapshotPool::set_chain_override(1 + rng.below(6));
-    SnapshotPool pool;
+    SnapshotPool pool(SnapshotPool::kChain,
+                      SnapshotOptions{.delta_min_stride = 4, .chain = 1 + rng.below(6)});
     size_t stride = 4;
     pool.set_stride(stride);
     std::vector<std::vector<Clock>> clocks(1 + rng.below(5), std::vector<Clock>(stride, 0));

@@ -241,7 +241,8 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   using Base = PoEngine<DcFlat<Config>>;
 
  public:
-  explicit DcFlat(EngineContext& context) : Base(context), clocks_(false) {
+  explicit DcFlat(EngineContext& context)
+      : Base(context), clocks_(false), snaps_(SnapshotPool::kShortChain, context.snapshots) {
     clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
     // Sparse clocks past the kit's threshold (many threads alive): every write into D_t goes
     // through clocks_ (join_into_slot, raise_slot, tick); D_t is read directly.
@@ -651,7 +652,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   Cursors rcursors_;                             // cursors into RCS_{l,u}
   bool read_locks_ = false;                      // a read lock was taken
   // D at releases: rule (a) and CS_{l,u} (short delta chains: old snapshots are read often)
-  SnapshotPool snaps_{SnapshotPool::kShortChain};
+  SnapshotPool snaps_;
   OpenSections open_{Config.lockset};
   OpenSections::Cs released_{0, 0, {}, {}};
   SparseHistory hist_;

@@ -135,7 +135,8 @@ class ShbPlain final : public PoEngine<ShbPlain> {
 //  row's list of non-zero entries, and the engine only reads C_t.
 class Shb final : public PoEngine<Shb> {
  public:
-  explicit Shb(EngineContext& context) : PoEngine<Shb>(context) {
+  explicit Shb(EngineContext& context)
+      : PoEngine<Shb>(context), snapshots_(SnapshotPool::kChain, context.snapshots) {
     clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
   }
 

@@ -153,7 +153,8 @@ class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section>
 // P_t's own entry and restores it before any other call).
 class Wcp final : public PoEngine<Wcp> {
  public:
-  explicit Wcp(EngineContext& context) : PoEngine<Wcp>(context) {
+  explicit Wcp(EngineContext& context)
+      : PoEngine<Wcp>(context), snaps_(SnapshotPool::kChain, context.snapshots) {
     clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
     pclocks_.rows_start_empty();
   }
