@@ -27,6 +27,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "racepred/clock/lock_set.hpp"
 #include "racepred/clock/rows.hpp"
 #include "racepred/clock/snapshot_pool.hpp"
 #include "racepred/clock/vector_clock.hpp"
@@ -39,21 +40,9 @@ namespace racepred::po {
 inline constexpr ThreadId kNoThread = UINT32_MAX;
 
 // Read-write locks (docs/ENGINES.md "Read-write locks", the standard reduction): a critical
-// section of lock l taken in read mode is recorded as the token l | kReadMode (in the open CSs
-// and the lock sets LH_S); a write section as l itself. Two sections share a reduced lock iff
-// they are of the same l and not both read sections (of different threads).
-inline constexpr LockId kReadMode = LockId{1} << 31;
-inline LockId read_mode(LockId l) {
-  if (l >= kReadMode) [[unlikely]]
-    throw InputError("error: more than 2^31 locks: read locks need the top bit of a lock id");
-  return l | kReadMode;
-}
-inline constexpr LockId lock_of(LockId token) {
-  return token & ~kReadMode;
-}
-inline constexpr bool is_read_mode(LockId token) {
-  return (token & kReadMode) != 0;
-}
+// section of lock l taken in read mode is recorded as the token read_mode(l) (clock/lock_set.hpp)
+// in the open CSs and the lock sets LH_S; a write section as l itself. Two sections share a
+// reduced lock iff they are of the same l and not both read sections (of different threads).
 // The lock token an acquire or release event names.
 inline LockId section_token(const Event& e) {
   return is_read_lock_op(e.op) ? read_mode(e.target) : e.target;
