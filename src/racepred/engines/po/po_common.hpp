@@ -33,6 +33,8 @@
 #include "racepred/clock/vector_clock.hpp"
 #include "racepred/engines/dispatch.hpp"
 #include "racepred/engines/engine.hpp"
+#include "racepred/engines/partner.hpp"
+#include "racepred/report/notation.hpp"
 #include "racepred/trace/error.hpp"
 
 namespace racepred::po {
@@ -47,12 +49,6 @@ inline constexpr ThreadId kNoThread = UINT32_MAX;
 inline LockId section_token(const Event& e) {
   return is_read_lock_op(e.op) ? read_mode(e.target) : e.target;
 }
-
-// The access behind an epoch: reported as the first event of a race pair.
-struct Who {
-  EventId event = kNoEvent;
-  LocationId location = 0;
-};
 
 template <class V>
 void grow_to(V& v, size_t index) {
@@ -78,21 +74,17 @@ class PoEngine : public DispatchEngine<Self>, public Annotator {
     annotating_ = true;
     found_.clear();
   }
-  void annotate(EventId /*id*/, const Event& e, Annotation& row) override {
+  void annotate(EventId id, const Event& e, Annotation& row) override {
     columns(e, row);
     std::sort(found_.begin(), found_.end());
-    std::string races;
-    for (const auto& [first, second] : found_) {
-      if (!races.empty()) races += ' ';
-      races += "(e" + std::to_string(first) + ",e" + std::to_string(second) + ")";
-    }
-    row.push_back({"races", races});
+    row.push_back({"races", races_text(found_, id)});
   }
 
   // Reports the pair (who, current access); `who` was thread u's access `op`.
-  [[gnu::noinline, gnu::cold]] void report(Who who, ThreadId u, Op op, EventId id, const Event& e) {
+  [[gnu::noinline, gnu::cold]] void report(Partner who, ThreadId u, Op op, EventId id,
+                                           const Event& e) {
     sink_.report(Race{Access{who.event, u, who.location, op}, Access::of(id, e), e.target});
-    if (annotating_) found_.emplace_back(who.event, id);
+    if (annotating_) found_.push_back(who.event);
   }
 
  protected:
@@ -110,7 +102,7 @@ class PoEngine : public DispatchEngine<Self>, public Annotator {
 
  private:
   bool annotating_ = false;
-  std::vector<std::pair<EventId, EventId>> found_;
+  std::vector<EventId> found_;  // the first events of the pairs reported at this event
 };
 
 // ---- Flat clock storage (hot paths) ----------------------------------------------------------
@@ -137,14 +129,14 @@ inline std::string show_row(const Clock* c, size_t stride, size_t width) {
 // rows. Reports go in thread order, writes first.
 class SparseHistory {
  public:
-  // 24 bytes: the access's Who unpacked (a Who member would pad the entry to 32).
+  // 24 bytes: the access's Partner unpacked (a Partner member would pad the entry to 32).
   struct Entry {
     ThreadId thread;
     uint32_t slot;
     Clock time;
     LocationId location;
     EventId event;
-    Who who() const { return Who{event, location}; }
+    Partner who() const { return Partner{event, location}; }
   };
   // Reports every entry of another thread whose access is not known to `known` (indexed by
   // slot): the latest writes, and for a write also the latest reads, each in thread order.
@@ -253,7 +245,7 @@ class History {
       w.resize(size_t{e.thread} + 1);
     }
     c[e.thread] = time;
-    w[e.thread] = Who{id, e.location};
+    w[e.thread] = Partner{id, e.location};
   }
   // "W_x" / "R_x" columns: the epochs u#k of the latest accesses.
   std::string show(VariableId x, bool write) const {
@@ -272,7 +264,7 @@ class History {
  private:
   struct Var {
     std::vector<Clock> w, r;
-    std::vector<Who> ww, rw;
+    std::vector<Partner> ww, rw;
   };
   std::vector<Var> vars_;
 };
@@ -372,10 +364,10 @@ class FilteredHistory {
       Entry& en = entries[kept];
       en.kind = e.op;
       en.time = time;
-      en.who = Who{id, e.location};
+      en.who = Partner{id, e.location};
       en.locks.assign(held.begin(), held.end());
     } else {
-      entries.push_back(Entry{e.op, time, Who{id, e.location}, held});
+      entries.push_back(Entry{e.op, time, Partner{id, e.location}, held});
     }
   }
 
@@ -383,7 +375,7 @@ class FilteredHistory {
   struct Entry {
     Op kind;
     Clock time;
-    Who who;
+    Partner who;
     std::vector<LockId> locks;  // sorted
   };
   std::vector<std::vector<std::vector<Entry>>> vars_;  // [x][u] -> entries
