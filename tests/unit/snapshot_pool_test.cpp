@@ -3,6 +3,7 @@
 // chain() snapshots) against a plain model that keeps every snapshot as a full row.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -74,6 +75,37 @@ TEST(SnapshotPool, NoDeltasBelowTheStrideOrWhenMostEntriesDiffer) {
   pool.ref(pool.take(clock.data(), 0));
   EXPECT_EQ(pool.deltas(), 1u);
   EXPECT_EQ(pool.row(a)[0], 4u);
+}
+
+// The settings are the pool's own: two pools with different options side by side (as two
+// engines of one `analyze` run) each store snapshots as theirs say, and a counter counts only
+// the deltas of the pools given it.
+TEST(SnapshotPool, OptionsArePerPool) {
+  std::atomic<size_t> made{0};
+  SnapshotPool deltas(SnapshotPool::kChain,
+                      SnapshotOptions{.delta_min_stride = 4, .chain = 3, .deltas_made = &made});
+  SnapshotPool full;  // the defaults: deltas from 64 slots only
+  EXPECT_EQ(deltas.chain(), 3u);
+  EXPECT_EQ(full.chain(), SnapshotPool::kChain);
+  EXPECT_EQ(SnapshotPool(SnapshotPool::kShortChain).chain(), SnapshotPool::kShortChain);
+  deltas.set_stride(8);
+  full.set_stride(8);
+  std::vector<Clock> clock(8, 1);
+  std::vector<uint32_t> a, b;
+  for (int k = 0; k < 6; ++k) {
+    clock[static_cast<size_t>(k)] += 1;
+    a.push_back(deltas.take(clock.data(), 0));
+    deltas.ref(a.back());
+    b.push_back(full.take(clock.data(), 0));
+    full.ref(b.back());
+  }
+  // Chains of 3: snapshots 0, 1 deltas, 2 a keyframe, 3, 4 deltas, 5 the tip.
+  EXPECT_EQ(deltas.deltas(), 4u);
+  EXPECT_EQ(made.load(), 4u);
+  EXPECT_EQ(full.deltas(), 0u);
+  EXPECT_EQ(full.full_rows(), 6u);
+  for (size_t k = 0; k < a.size(); ++k)
+    EXPECT_EQ(row_of(deltas, a[k], 8), row_of(full, b[k], 8)) << k;
 }
 
 // Random takes, refs and unrefs of several threads (with strides growing, and a switch to
