@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "racepred/clock/thread_clocks.hpp"
-#include "racepred/driver/registry.hpp"
 #include "racepred/driver/run.hpp"
 #include "racepred/engines/po/plain.hpp"
 #include "racepred/engines/po/po_common.hpp"
@@ -290,12 +289,17 @@ TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
 }
 
 // An engine run with its snapshots stored as `options` say.
-RaceSink run_with_snapshots(const char* engine, const Trace& trace,
+RaceSink run_with_snapshots(const std::string& engine, const Trace& trace,
                             const SnapshotOptions& options) {
   RaceSink sink(SIZE_MAX);
   EngineContext context{trace.symbols, sink};
-  context.snapshots = options;
-  std::unique_ptr<Engine> e = find_engine(engine)->make(context);
+  auto* make = engine == "shb"     ? &po::make_shb
+               : engine == "wcp"   ? &po::make_wcp
+               : engine == "dc"    ? &po::make_dc
+               : engine == "wdc"   ? &po::make_wdc
+               : engine == "dc-tp" ? &po::make_dc_tp
+                                   : &po::make_wdp;
+  std::unique_ptr<Engine> e = make(context, options);
   e->on_events(trace.ids, trace.events);
   e->finish();
   sink.finalize();

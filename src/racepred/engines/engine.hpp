@@ -26,7 +26,6 @@
 #include <string>
 #include <vector>
 
-#include "racepred/clock/snapshot_options.hpp"
 #include "racepred/report/race.hpp"
 #include "racepred/trace/event.hpp"
 #include "racepred/trace/symbols.hpp"
@@ -53,8 +52,6 @@ struct EngineContext {
   uint64_t max_states = 0;
   uint64_t max_memory = 0;
   EngineBounds bounds = {};
-  // How the engines' clock snapshots are stored (tests exercise deltas on small traces).
-  SnapshotOptions snapshots = {};
 };
 
 // One cell of `racepred annotate` output: a named column and its value for one event.

@@ -241,8 +241,8 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   using Base = PoEngine<DcFlat<Config>>;
 
  public:
-  explicit DcFlat(EngineContext& context)
-      : Base(context), clocks_(false), snaps_(SnapshotPool::kShortChain, context.snapshots) {
+  explicit DcFlat(EngineContext& context, const SnapshotOptions& snapshots = {})
+      : Base(context), clocks_(false), snaps_(SnapshotPool::kShortChain, snapshots) {
     clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
     // Sparse clocks past the kit's threshold (many threads alive): every write into D_t goes
     // through clocks_ (join_into_slot, raise_slot, tick); D_t is read directly.

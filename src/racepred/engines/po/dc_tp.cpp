@@ -10,6 +10,7 @@
 // engine shares wdc's algorithm (dc_family.hpp, rule (b) off). Seed 003 Fig. 2 and Fig. 6 show
 // DC_tp races that are no predictable races.
 #include "racepred/engines/po/dc_family.hpp"
+#include "racepred/engines/po/plain.hpp"
 
 namespace racepred::po {}  // namespace racepred::po
 
@@ -18,3 +19,9 @@ std::unique_ptr<Engine> make_dc_tp(EngineContext& context) {
   return std::make_unique<po::DcFlat<po::DcConfig{}>>(context);
 }
 }  // namespace racepred
+
+namespace racepred::po {
+std::unique_ptr<Engine> make_dc_tp(EngineContext& context, const SnapshotOptions& snapshots) {
+  return std::make_unique<DcFlat<DcConfig{}>>(context, snapshots);
+}
+}  // namespace racepred::po

@@ -135,8 +135,8 @@ class ShbPlain final : public PoEngine<ShbPlain> {
 //  row's list of non-zero entries, and the engine only reads C_t.
 class Shb final : public PoEngine<Shb> {
  public:
-  explicit Shb(EngineContext& context)
-      : PoEngine<Shb>(context), snapshots_(SnapshotPool::kChain, context.snapshots) {
+  explicit Shb(EngineContext& context, const SnapshotOptions& snapshots = {})
+      : PoEngine<Shb>(context), snapshots_(SnapshotPool::kChain, snapshots) {
     clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
   }
 
@@ -282,6 +282,9 @@ class Shb final : public PoEngine<Shb> {
 namespace racepred::po {
 std::unique_ptr<Engine> make_shb_plain(EngineContext& context) {
   return std::make_unique<ShbPlain>(context);
+}
+std::unique_ptr<Engine> make_shb(EngineContext& context, const SnapshotOptions& snapshots) {
+  return std::make_unique<Shb>(context, snapshots);
 }
 }  // namespace racepred::po
 

@@ -153,8 +153,8 @@ class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section>
 // P_t's own entry and restores it before any other call).
 class Wcp final : public PoEngine<Wcp> {
  public:
-  explicit Wcp(EngineContext& context)
-      : PoEngine<Wcp>(context), snaps_(SnapshotPool::kChain, context.snapshots) {
+  explicit Wcp(EngineContext& context, const SnapshotOptions& snapshots = {})
+      : PoEngine<Wcp>(context), snaps_(SnapshotPool::kChain, snapshots) {
     clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
     pclocks_.rows_start_empty();
   }
@@ -614,6 +614,9 @@ class Wcp final : public PoEngine<Wcp> {
 
 std::unique_ptr<Engine> make_wcp_plain(EngineContext& context) {
   return std::make_unique<WcpPlain>(context);
+}
+std::unique_ptr<Engine> make_wcp(EngineContext& context, const SnapshotOptions& snapshots) {
+  return std::make_unique<Wcp>(context, snapshots);
 }
 
 }  // namespace racepred::po
