@@ -1,6 +1,6 @@
-// Shared pieces of the predictive partial-order engines (seed 003 §2.3, appendices B-F;
-// docs/ENGINES.md "Predictive partial orders"): per-variable access histories and the race check,
-// the open critical sections of each thread with the variables they read and wrote, rule (a)
+// Shared pieces of the predictive partial-order engines (Sulzmann and Thiemann §2.3, appendices
+// B-F; docs/ENGINES.md "Predictive partial orders"): per-variable access histories and the race
+// check, the open critical sections of each thread with the variables they read and wrote, rule (a)
 // release tables per (lock, variable), the per-lock list of critical sections that rule (b)
 // walks, and the annotated view.
 //
@@ -120,7 +120,7 @@ inline std::string show_row(const Clock* c, size_t stride, size_t width) {
 }
 
 // Per variable x: W_x(u), R_x(u) as entries only for the threads u that accessed x (memory
-// proportional to the accesses' threads, not variables × threads; issue 13), each with the
+// proportional to the accesses' threads, not variables × threads), each with the
 // slot of its clock entry (the thread itself unless the engine reuses slots, ThreadClocks) and
 // its time there. check() compares with `known`, a clock row indexed by slot (the caller makes
 // the own entry large enough, e.g. C_t = P_t[t := N_t]): an entry of a thread whose slot was
