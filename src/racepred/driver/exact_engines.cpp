@@ -136,7 +136,7 @@ class ExactLockSetEngine : public OfflineEngine, public Annotator {
         const Event& e = trace.event(i);
         const bool read = is_read_lock_op(e.op);
         read_locks |= read;
-        const LockId token = read ? read_hold(e.target) : e.target;
+        const LockId token = read ? read_mode(e.target) : e.target;
         if (is_release_op(e.op)) node = table.release(node, token);
         keys.of_event[i] = table.set_of(node);
         if (is_acquire_op(e.op)) node = table.acquire(node, token);

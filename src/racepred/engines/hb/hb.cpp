@@ -15,13 +15,14 @@
 
 #include "racepred/clock/id_table.hpp"
 #include "racepred/clock/thread_clocks.hpp"
+#include "racepred/engines/dispatch.hpp"
 #include "racepred/engines/hb/hb.hpp"
 #include "racepred/report/notation.hpp"
 
 namespace racepred {
 namespace {
 
-class HbAllPairs final : public Engine, public Annotator {
+class HbAllPairs final : public DispatchEngine<HbAllPairs>, public Annotator {
  public:
   HbAllPairs(EngineContext& context, size_t prune_every)
       : symbols_(context.symbols),
@@ -30,9 +31,11 @@ class HbAllPairs final : public Engine, public Annotator {
 
   // Offline: the events are stored and analysed in finish(); under `annotate` each event is
   // processed as it comes (the annotator needs its clocks).
-  void on_events(std::span<const EventId> ids, std::span<const Event> events) override {
-    for (size_t k = 0; k < events.size(); ++k) store(ids[k], events[k]);
-  }
+  void before(EventId id, const Event& e) { store(id, e); }
+  // Read sections order only what HB orders: ThreadClocks::apply (in process()) gives them
+  // that meaning, like every other synchronisation event.
+  void read_acquire(EventId, const Event&) {}
+  void read_release(EventId, const Event&) {}
 
   void finish() override {
     if (!annotating_) run();
