@@ -1,5 +1,6 @@
-// Well-formedness (Def. 3.2 of seed 003) with DESIGN.md's policy: every rule, the three modes,
-// re-entrancy normalisation, and that what the validator forwards is always well-formed.
+// Well-formedness (Def. 3.2 of Sulzmann and Thiemann) with the policy of docs/WELLFORMEDNESS.md:
+// every rule, the three modes, re-entrancy normalisation, and that what the validator forwards is
+// always well-formed.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -262,8 +263,8 @@ TEST(Validator, ReleaseOfADroppedAcquireGoesWithIt) {
 
 TEST(Validator, PolicyAllowsUnforkedThreadsUnrunForksRepeatedJoinsAndOpenLocks) {
   ValidationReport r;
-  // Fig. 7 of seed 003 (well-formed, join(t2) twice) plus: T9 runs without a fork, T4 is
-  // forked and never runs, x stays locked at the end.
+  // Fig. 7 of Sulzmann and Thiemann (well-formed, join(t2) twice) plus: T9 runs without a fork, T4
+  // is forked and never runs, x stays locked at the end.
   const Trace t = checked(
       "t1|fork(t2)|1\nt1|fork(t3)|2\nt1|acq(x)|3\nt2|acq(y)|4\nt2|rel(y)|5\nt3|acq(z)|6\n"
       "t3|join(t2)|7\nt3|rel(z)|8\nt1|join(t2)|9\nt1|rel(x)|10\nT9|w(a)|11\nt1|fork(T4)|12\n"
@@ -278,7 +279,7 @@ TEST(Validator, PolicyAllowsUnforkedThreadsUnrunForksRepeatedJoinsAndOpenLocks) 
 // Def. 3.2 Join asks only that every event of the joined thread comes before the join; Fork-1 and
 // Fork-2 say nothing about joins. So a join of a thread that is forked later is well-formed as
 // long as that thread has no event; an event of it after the fork breaks Join. The exact
-// module (exact_trace.cpp) checks through this validator, so every command agrees.
+// analyses (trace/trace_index.cpp) check through this validator, so every command agrees.
 TEST(Validator, JoinBeforeForkFollowsDef32) {
   ValidationReport r;
   const Trace t = checked("T0|join(T1)|1\nT0|fork(T1)|2\nT0|w(x)|3\n", ValidationMode::Strict, &r);
