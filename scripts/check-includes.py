@@ -25,9 +25,9 @@ ARROWS = {
     "io": ["trace", "format"],
     "clock": ["trace"],
     "report": ["trace"],
-    "engines": ["trace", "clock", "report"],
     "exact": ["trace", "report"],
-    "driver": ["engines", "exact", "io", "report"],
+    "engines": ["trace", "clock", "report", "exact"],
+    "driver": ["engines", "io", "report"],
     "recording": ["trace", "io", "format"],
     "cli": ["trace", "io", "clock", "report", "engines", "exact", "driver", "format", "recording"],
     "recorder": ["format"],
@@ -95,8 +95,8 @@ def self_test(src, tests):
     with tempfile.TemporaryDirectory() as tmp:
         copy = pathlib.Path(tmp) / "racepred"
         shutil.copytree(src, copy)
-        (copy / "engines" / "planted_bad_include.cpp").write_text(
-            '#include "racepred/exact/search.hpp"\n')
+        (copy / "exact" / "planted_bad_include.cpp").write_text(
+            '#include "racepred/engines/engine.hpp"\n')
         (copy / "recording" / "planted_shell.cpp").write_text(
             'void f() { popen("addr2line -e x", "r"); }\n')
         test_copy = pathlib.Path(tmp) / "tests"
@@ -105,7 +105,7 @@ def self_test(src, tests):
             '#include "racepred/recording/finish.hpp"\n#include "racepred/cli/cli.hpp"\n')
         problems = check(copy, test_copy)
         expected = [
-            "planted_bad_include.cpp:1: module 'engines' may not include module 'exact'",
+            "planted_bad_include.cpp:1: module 'exact' may not include module 'engines'",
             "planted_shell.cpp:1: starts a shell",
             "recording_planted_test.cpp:2: a test of 'recording' may not include module 'cli'",
         ]

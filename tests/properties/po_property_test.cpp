@@ -18,10 +18,10 @@
 #include "racepred/driver/run.hpp"
 #include "racepred/engines/po/plain.hpp"
 #include "racepred/engines/po/po_common.hpp"
-#include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/io/std_writer.hpp"
 #include "racepred/trace/generator.hpp"
+#include "racepred/trace/trace_index.hpp"
 #include "support/po_reference.hpp"
 
 namespace racepred {

@@ -8,7 +8,6 @@
 #include <string>
 
 #include "racepred/cli/cli.hpp"
-#include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/exact/table.hpp"
 #include "racepred/io/reader.hpp"
@@ -16,6 +15,7 @@
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
 #include "racepred/trace/printable.hpp"
+#include "racepred/trace/trace_index.hpp"
 #include "racepred/trace/validator.hpp"
 
 namespace racepred::cli {
@@ -45,7 +45,7 @@ Trace read_validated(const std::string& path, const std::string& input_format) {
   return trace;
 }
 
-Race race_of(const exact::ExactTrace& t, uint32_t first, uint32_t second) {
+Race race_of(const TraceIndex& t, uint32_t first, uint32_t second) {
   return Race{Access::of(t.id(first), t.event(first)), Access::of(t.id(second), t.event(second)),
               t.event(first).target};
 }
@@ -89,8 +89,8 @@ std::string indent(const std::string& text, const std::string& prefix) {
   return out;
 }
 
-int print_text(std::ostream& out, const ExactArgs& args, const Trace& trace,
-               const exact::ExactTrace& t, const exact::SearchResult& result, size_t conflicting) {
+int print_text(std::ostream& out, const ExactArgs& args, const Trace& trace, const TraceIndex& t,
+               const exact::SearchResult& result, size_t conflicting) {
   out << "exact: " << printable(args.path, 4096) << ": " << t.size() << " events, "
       << trace.symbols.threads.size() << " threads\n";
   out << "predictable races (" << notion_text(result) << "): " << result.races.size() << "\n";
@@ -145,9 +145,8 @@ int print_text(std::ostream& out, const ExactArgs& args, const Trace& trace,
   return result.races.empty() ? kExitNoRace : kExitRaces;
 }
 
-int print_json(std::ostream& out, const ExactArgs& args, const Trace& trace,
-               const exact::ExactTrace& t, const exact::SearchResult& result, size_t conflicting,
-               double seconds) {
+int print_json(std::ostream& out, const ExactArgs& args, const Trace& trace, const TraceIndex& t,
+               const exact::SearchResult& result, size_t conflicting, double seconds) {
   using json = nlohmann::ordered_json;  // keys in their documented order
   json races = json::array();
   std::vector<EventId> racy_events;
@@ -241,7 +240,7 @@ Command add_exact_command(CLI::App& app) {
           [args](std::ostream& out) -> int {
             const auto start = std::chrono::steady_clock::now();
             const Trace trace = read_validated(args->path, args->input_format);
-            const exact::ExactTrace t(trace);
+            const TraceIndex t(trace);
             exact::SearchOptions options;
             options.notion =
                 args->enabled ? exact::RaceNotion::Enabled : exact::RaceNotion::Adjacent;

@@ -70,6 +70,9 @@ struct PipelineResult {
   ValidationReport validation;
   uint64_t events = 0;  // events the engines saw
   std::vector<EngineRun> runs;
+  // Time spent collecting the events and building the trace index shared by the offline
+  // engines (0 when none ran); in no engine's seconds.
+  double index_seconds = 0;
 
   // Event lines the engines did not see: unused ops, malformed lines and events the
   // validator dropped (normalised re-entrant locking, --lenient).

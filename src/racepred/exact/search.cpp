@@ -31,7 +31,7 @@ namespace {
 template <typename Word>
 class Search {
  public:
-  Search(const ExactTrace& trace, const SearchOptions& options)
+  Search(const TraceIndex& trace, const SearchOptions& options)
       : t_(trace), o_(options), threads_(trace.thread_count()) {
     const uint32_t n = static_cast<uint32_t>(t_.size());
     // Variables that are read get a slot in the key.
@@ -402,7 +402,7 @@ class Search {
     result.mhb = MustHappenBefore(&t_, std::move(required_), std::move(can_precede_));
   }
 
-  const ExactTrace& t_;
+  const TraceIndex& t_;
   SearchOptions o_;
   uint32_t threads_;
   uint32_t slots_ = 0;
@@ -431,7 +431,7 @@ class Search {
 
 }  // namespace
 
-SearchResult search(const ExactTrace& trace, const SearchOptions& options) {
+SearchResult search(const TraceIndex& trace, const SearchOptions& options) {
   // The tables sized events × threads come before any state: they are in the budget too.
   const uint64_t table_bytes = uint64_t{2} * trace.size() * trace.thread_count() * sizeof(uint32_t);
   if (table_bytes > options.max_memory)
