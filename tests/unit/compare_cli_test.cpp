@@ -69,25 +69,23 @@ TEST(CompareCli, JsonMatchesAnalyze) {
       EXPECT_EQ(r["engine"], a["engine"]);
       EXPECT_EQ(r["race_count"], a["race_count"]) << kTraces[k] << " " << r["engine"];
       std::set<std::pair<std::string, std::string>> pairs;
-      for (const json& race : a["races"])
+      for (const json& race : a["findings"])
         pairs.insert({race["first_location"].get<std::string>(),
                       race["second_location"].get<std::string>()});
       EXPECT_EQ(r["location_pair_count"].get<size_t>(), pairs.size());
+      EXPECT_EQ(r["location_pair_count"], a["location_pair_count"]);
       const bool guards = r["engine"] == "pwr-cs";
-      EXPECT_EQ(r.contains("guard_lock_confirmations"), guards);
-      if (guards) {
-        EXPECT_EQ(r["guard_lock_confirmations"], a["guard_lock_confirmations"]);
-        EXPECT_EQ(r["cs_guarded_location_pairs"], a["cs_guarded_location_pairs"]);
-      }
+      EXPECT_EQ(r["extras"].contains("guard_lock_confirmations"), guards);
+      EXPECT_EQ(r["extras"], a["extras"]);
     }
   }
   // Fig. 2: pwr's false positive (e4,e8) is the one location pair pwr-cs removes with the guard
   // lock (x,T1); Fig. 14: both accesses of the WRD pair are guarded, 2 confirmations.
   const json& fig2 = j["traces"][0]["results"][1];
   EXPECT_EQ(fig2["race_count"], 0);
-  EXPECT_EQ(fig2["cs_guarded_location_pairs"], 1);
-  EXPECT_EQ(fig2["guard_lock_confirmations"], 1);
-  EXPECT_EQ(j["traces"][2]["results"][1]["guard_lock_confirmations"], 2);
+  EXPECT_EQ(fig2["extras"]["cs_guarded_location_pairs"], 1);
+  EXPECT_EQ(fig2["extras"]["guard_lock_confirmations"], 1);
+  EXPECT_EQ(j["traces"][2]["results"][1]["extras"]["guard_lock_confirmations"], 2);
 }
 
 // Text, CSV and markdown carry the same cells: a header and one row per trace.
