@@ -173,7 +173,8 @@ void write_engine_blocks(std::ostream& out, const Report& report, const EngineRe
   const Symbols& symbols = *report.symbols;
   const RaceSink& sink = *result.sink;
   const EngineExtras& extras = sink.extras();
-  const std::string_view locks_text = extras.locks_text.empty() ? "Locks" : extras.locks_text;
+  const std::string_view locks_text =
+      extras.locks_text.empty() ? std::string_view("Locks") : std::string_view(extras.locks_text);
   RaceContext context;
   context.truncated = sink.truncated();
   context.first_race_claim = result.first_race_claim;
@@ -390,7 +391,8 @@ nlohmann::ordered_json json_report(const Report& report) {
   for (const EngineReport& result : report.results) {
     const RaceSink& sink = *result.sink;
     const EngineExtras& extras = sink.extras();
-    const std::string_view locks_key = extras.locks_key.empty() ? "locks" : extras.locks_key;
+    const std::string_view locks_key =
+        extras.locks_key.empty() ? std::string_view("locks") : std::string_view(extras.locks_key);
     ordered_json findings = ordered_json::array();
     for (const Race& race : sink.races())  // sorted by (first, second) after finalize()
       findings.push_back(
