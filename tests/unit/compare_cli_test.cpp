@@ -49,7 +49,7 @@ TEST(CompareCli, JsonMatchesAnalyze) {
   const CliRun run = racepred("compare -e pwr,pwr-cs,fasttrack --format json" + trace_args());
   ASSERT_EQ(run.exit_code, 1) << run.err;
   const json j = json::parse(run.out);
-  EXPECT_EQ(j["schema"], "racepred/1");
+  EXPECT_EQ(j["schema"], "racepred/2");
   EXPECT_EQ(j["command"], "compare");
   ASSERT_EQ(j["traces"].size(), kTraces.size());
   for (size_t k = 0; k < kTraces.size(); ++k) {
@@ -145,7 +145,7 @@ std::set<std::pair<int, int>> analyzed_pairs(const std::string& args) {
   EXPECT_LE(run.exit_code, 1) << run.err;
   const json doc = json::parse(run.out);
   std::set<std::pair<int, int>> pairs;
-  for (const json& race : doc["results"][0]["races"])
+  for (const json& race : doc["results"][0]["findings"])
     pairs.insert({race["first"].get<int>(), race["second"].get<int>()});
   return pairs;
 }

@@ -1,4 +1,4 @@
-// Command-line front end: one file per subcommand (DESIGN.md "CLI").
+// Command-line front end: one file per subcommand (docs/CLI.md).
 #pragma once
 
 #include <CLI/CLI.hpp>
