@@ -108,7 +108,7 @@ def check_trace(args, trace, expects):
         if out.returncode not in (0, 1):
             return [f"analyze failed ({out.returncode}): {out.stderr.strip()}"]
         for r in json.loads(out.stdout)["results"]:
-            results[r["engine"]] = r["races"]
+            results[r["engine"]] = r["findings"]
     for engine, what in expects:
         if engine == "events":
             failures += check_size(args, trace, what)

@@ -89,19 +89,10 @@ int run_annotate(const AnnotateOptions& o, std::ostream& out) {
     doc["trace"] = trace_json(TraceInfo::of(o.path, trace.symbols, trace.summary, trace.size()));
     nlohmann::ordered_json table = trace_table_json(trace, cells);
     for (auto it = table.begin(); it != table.end(); ++it) doc[it.key()] = it.value();
-    nlohmann::ordered_json races = nlohmann::ordered_json::array();
-    for (const Race& r : sink.races()) {
-      nlohmann::ordered_json race;
-      if (r.first.known())
-        race["first"] = r.first.event;
-      else
-        race["first"] = nullptr;
-      race["second"] = r.second.event;
-      race["variable"] = std::string(trace.variable_name(r.variable));
-      race["kind"] = std::string(race_kind_name(race_kind(r)));
-      races.push_back(std::move(race));
-    }
-    doc["races"] = std::move(races);
+    nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+    for (const Race& r : sink.races())
+      findings.push_back(finding_json(trace.symbols, Finding::of_race(r)));
+    doc["findings"] = std::move(findings);
     doc["race_count"] = sink.race_count();
     doc["truncated"] = sink.truncated();
     write_json(out, doc);
@@ -128,7 +119,7 @@ int run_annotate(const AnnotateOptions& o, std::ostream& out) {
       out << ":" << pairs << (sink.truncated() ? " ..." : "") << '\n';
     }
   }
-  return sink.data_race_count() ? kExitRaces : kExitNoRace;
+  return sink.any_failing() ? kExitRaces : kExitNoRace;
 }
 
 }  // namespace

@@ -46,8 +46,8 @@ int run(int argc, const char* const* argv) {
   app.require_subcommand(1);
   app.fallthrough(false);
   app.footer(
-      "Run 'racepred COMMAND --help' for a command's options. Exit codes: 0 no race reported, "
-      "1 races reported, 2 usage or input error.");
+      "Run 'racepred COMMAND --help' for a command's options. Exit codes: 0 nothing reported, "
+      "1 a data race, deadlock or program failure reported, 2 usage or input error.");
 
   std::vector<Command> commands;
   // Subcommands in the order --help lists them.

@@ -29,11 +29,9 @@ struct CompareOptions {
 struct EngineRow {
   std::string engine;
   double seconds = 0;
-  uint64_t races = 0;           // race pairs
-  uint64_t location_pairs = 0;  // distinct (first location, second location)
-  bool guards = false;          // the engine computes cross-thread guard locks
-  uint64_t cs_guarded = 0;
-  uint64_t guard_locks = 0;
+  uint64_t races = 0;             // race pairs
+  uint64_t location_pairs = 0;    // distinct (first location, second location)
+  std::vector<ExtraStat> extras;  // the engine's own statistics (pwr-cs: Fig. 12's columns)
 };
 struct TraceRow {
   TraceInfo trace;
@@ -72,9 +70,7 @@ TraceRow measure(const std::string& path, const std::vector<const EngineInfo*>& 
     e.seconds = run.seconds;
     e.races = run.sink.race_count();
     e.location_pairs = run.sink.location_pair_count();
-    e.guards = run.sink.tracks_guards();
-    e.cs_guarded = run.sink.cs_guarded_location_pairs();
-    e.guard_locks = run.sink.guard_confirmations();
+    e.extras = run.sink.extras().stats;
     row.engines.push_back(e);
   }
   return row;
@@ -88,10 +84,7 @@ std::vector<std::string> headers(const std::vector<TraceRow>& rows) {
     h.push_back(e.engine + " s");
     h.push_back(e.engine + " races");
     h.push_back(e.engine + " loc pairs");
-    if (e.guards) {
-      h.push_back(e.engine + " cs guarded");
-      h.push_back(e.engine + " guard locks");
-    }
+    for (const ExtraStat& x : e.extras) h.push_back(e.engine + " " + x.column);
   }
   return h;
 }
@@ -106,10 +99,7 @@ std::vector<std::string> cells(const TraceRow& r) {
     c.push_back(fmt::format("{:.3f}", e.seconds));
     c.push_back(std::to_string(e.races));
     c.push_back(std::to_string(e.location_pairs));
-    if (e.guards) {
-      c.push_back(std::to_string(e.cs_guarded));
-      c.push_back(std::to_string(e.guard_locks));
-    }
+    for (const ExtraStat& x : e.extras) c.push_back(std::to_string(x.value));
   }
   return c;
 }
@@ -181,10 +171,9 @@ void write_json(const std::vector<TraceRow>& rows) {
       x["seconds"] = e.seconds;
       x["race_count"] = e.races;
       x["location_pair_count"] = e.location_pairs;
-      if (e.guards) {
-        x["cs_guarded_location_pairs"] = e.cs_guarded;
-        x["guard_lock_confirmations"] = e.guard_locks;
-      }
+      nlohmann::ordered_json extras = nlohmann::ordered_json::object();
+      for (const ExtraStat& stat : e.extras) extras[stat.key] = stat.value;
+      x["extras"] = std::move(extras);
       results.push_back(std::move(x));
     }
     t["results"] = std::move(results);

@@ -153,17 +153,14 @@ int print_json(std::ostream& out, const ExactArgs& args, const Trace& trace, con
   std::vector<std::string> racy_locations;
   for (const auto& [a, b] : result.races) {
     const Race race = race_of(t, a, b);
-    races.push_back({{"first", t.id(a)},
-                     {"second", t.id(b)},
-                     {"variable", t.variable_name(t.event(a).target)},
-                     {"kind", race_kind_name(race_kind(race))},
-                     {"first_thread", t.thread_name(t.event(a).thread)},
-                     {"second_thread", t.thread_name(t.event(b).thread)},
-                     {"first_location", trace.location_name(t.event(a).location)},
-                     {"second_location", trace.location_name(t.event(b).location)}});
+    races.push_back(finding_json(trace.symbols, Finding::of_race(race)));
     racy_events.push_back(t.id(b));
     racy_locations.emplace_back(trace.location_name(t.event(b).location));
   }
+  json counts = json::object();
+  for (FindingKind kind : kFindingKinds)
+    counts[std::string(finding_kind_name(kind))] =
+        kind == FindingKind::DataRace ? result.races.size() : 0;
   std::sort(racy_events.begin(), racy_events.end());
   racy_events.erase(std::unique(racy_events.begin(), racy_events.end()), racy_events.end());
   std::sort(racy_locations.begin(), racy_locations.end());
@@ -172,17 +169,19 @@ int print_json(std::ostream& out, const ExactArgs& args, const Trace& trace, con
   json engine = {
       {"engine", result.notion == exact::RaceNotion::Adjacent ? "exact" : "exact-enabled"},
       {"reorderings", result.reorderings == exact::Reorderings::Prefixes ? "prefixes" : "complete"},
-      {"races", races},
+      {"findings", races},
+      {"counts", counts},
       {"race_count", result.races.size()},
       {"racy_events", racy_events},
       {"racy_event_count", racy_events.size()},
       {"racy_locations", racy_locations},
       {"truncated", false},
       {"seconds", seconds},
-      {"conflicting_pairs", conflicting},
-      {"states", result.states},
-      {"transitions", result.transitions},
-      {"stuck_states", result.stuck_states}};
+      {"extras",
+       {{"conflicting_pairs", conflicting},
+        {"states", result.states},
+        {"transitions", result.transitions},
+        {"stuck_states", result.stuck_states}}}};
   auto ids = [&](const std::vector<uint32_t>& indices) {
     json a = json::array();
     for (uint32_t i : indices) a.push_back(t.id(i));

@@ -12,7 +12,7 @@ namespace racepred::cli {
 void add_report_options(CLI::App* sub, ReportOptions& options) {
   options.command = sub->get_name();
   sub->add_option("--format", options.format,
-                  "Report format: text for people, json for programs (schema racepred/1, "
+                  "Report format: text for people, json for programs (schema racepred/2, "
                   "docs/CLI.md)")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

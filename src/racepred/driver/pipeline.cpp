@@ -50,9 +50,9 @@ bool PipelineResult::any_failed() const {
   return false;
 }
 
-bool PipelineResult::any_race() const {
+bool PipelineResult::any_finding() const {
   for (const EngineRun& run : runs)
-    if (run.sink.data_race_count() > 0) return true;  // read-read pairs alone: no
+    if (run.sink.any_failing()) return true;  // read-read violations alone: no
   return false;
 }
 

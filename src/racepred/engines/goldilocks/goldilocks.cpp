@@ -747,6 +747,8 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
 
   void report(const AccessRecord& first, EventId id, const Event& e) {
     const Access a{first.event, thread_at(first.thread, first.epoch), first.location, first.op()};
+    // Two reads: a discipline violation, not a data race (the engine's extras count them).
+    if (a.known() && a.op == Op::Read && e.op == Op::Read) ++sink_.extras().read_read_pairs;
     sink_.report(Race{a, Access::of(id, e), e.target});
   }
 
