@@ -143,10 +143,11 @@ int record(const RecordOptions& o) {
     if (!o.quiet) print_result(r, o.output);
     return kExitNoRace;
   }
-  if (o.command.empty()) throw UsageError("record: give the program to run after --");
+  if (o.command.empty())
+    throw UsageError("give the program to run after -- (or --finish / --repair)");
   if (const std::string exe = find_program(o.command[0]);
       !exe.empty() && linked_with_real_tsan(exe))
-    throw InputError("record: " + exe +
+    throw InputError("racepred: error: " + exe +
                      " is linked with the real ThreadSanitizer runtime (libtsan): it would run "
                      "under ThreadSanitizer and record nothing. Link it with racepred-cc / "
                      "racepred-c++ or racepred.cmake's racepred_instrument(), without "
@@ -155,7 +156,8 @@ int record(const RecordOptions& o) {
   std::remove(raw.c_str());
   for (const auto& child : child_recordings(raw)) std::remove(child.first.c_str());
   const pid_t pid = fork();
-  if (pid < 0) throw InputError(std::string("record: fork failed: ") + std::strerror(errno));
+  if (pid < 0)
+    throw InputError(std::string("racepred: error: fork failed: ") + std::strerror(errno));
   if (pid == 0) {
     setenv("RACEPRED_RECORD", raw.c_str(), 1);
     setenv("RACEPRED_MAX_MB", std::to_string(o.max_mb).c_str(), 1);
@@ -163,7 +165,7 @@ int record(const RecordOptions& o) {
     for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     execvp(argv[0], argv.data());
-    std::fprintf(stderr, "racepred record: cannot run %s: %s\n", argv[0], std::strerror(errno));
+    std::fprintf(stderr, "racepred: error: cannot run %s: %s\n", argv[0], std::strerror(errno));
     _exit(127);
   }
   int status = 0;
@@ -171,11 +173,12 @@ int record(const RecordOptions& o) {
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
     struct stat st;
-    if (stat(raw.c_str(), &st) != 0) throw InputError("record: the program could not be run");
+    if (stat(raw.c_str(), &st) != 0)
+      throw InputError("racepred: error: the program could not be run");
   }
   struct stat st;
   if (stat(raw.c_str(), &st) != 0)
-    throw InputError("record: " + o.command[0] +
+    throw InputError("racepred: error: " + o.command[0] +
                      " wrote no recording: was it built with racepred-cc / racepred-c++ "
                      "(compiled with -fsanitize=thread, linked with racepred's runtime)?");
   const FinishResult r = finish_recording(raw, fo);
@@ -200,7 +203,7 @@ int record(const RecordOptions& o) {
         print_result(cr, co.output);
       }
     } catch (const InputError& e) {
-      std::cerr << "racepred record: child process " << child_pid << ": " << e.what() << "\n";
+      std::cerr << "racepred: warning: child process " << child_pid << ": " << e.what() << "\n";
     }
     if (!o.keep_raw) std::remove(child_raw.c_str());
   }
@@ -232,11 +235,18 @@ Command add_record_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--no-symbolize", o->no_symbolize,
                 "Name locations module+offset and memory by hex address (no addr2line, nm)");
-  sub->add_option("--finish", o->finish, "Only turn an existing raw recording into a trace");
-  sub->add_option("--repair", o->repair,
-                  "Make a binary trace that was cut short whole again (keeps its complete blocks)");
+  CLI::Option* finish =
+      sub->add_option("--finish", o->finish, "Only turn an existing raw recording into a trace");
+  CLI::Option* repair = sub->add_option(
+      "--repair", o->repair,
+      "Make a binary trace that was cut short whole again (keeps its complete blocks)");
   sub->add_flag("-q,--quiet", o->quiet, "No summary on standard error");
-  sub->add_option("command", o->command, "The program and its arguments (after --)");
+  CLI::Option* command =
+      sub->add_option("command", o->command, "The program and its arguments (after --)");
+  // Each of the three is a job of its own: naming two is an error, not one ignored.
+  finish->excludes(repair);
+  command->excludes(finish);
+  command->excludes(repair);
   return {sub, [o](std::ostream&) { return record(*o); }};
 }
 

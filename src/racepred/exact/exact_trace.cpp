@@ -45,7 +45,7 @@ ExactTrace::ExactTrace(std::vector<Event> events, std::vector<EventId> ids, cons
     ids_.resize(events_.size());
     for (size_t i = 0; i < ids_.size(); ++i) ids_[i] = i + 1;
   }
-  if (events_.size() >= kNoIndex) throw InputError("exact: error: trace too large");
+  if (events_.size() >= kNoIndex) throw InputError("racepred: error: exact: trace too large");
   validate(events_, ids_, symbols_, lines);
   const uint32_t n = static_cast<uint32_t>(events_.size());
 
