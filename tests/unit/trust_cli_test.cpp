@@ -467,8 +467,8 @@ TEST(Messages, ANegativeLockFrameIdIsALockFrameError) {
 }
 
 TEST(Messages, AnInputWithoutEventsGetsANote) {
-  for (const std::string text : {std::string(), std::string("\xEF\xBB\xBF"),
-                                 std::string("# only a comment\n\n# and another\n")}) {
+  for (const std::string& text : {std::string(), std::string("\xEF\xBB\xBF"),
+                                  std::string("# only a comment\n\n# and another\n")}) {
     TempFile t(text);
     const CliResult r = run_racepred("analyze " + t.quoted());
     EXPECT_EQ(r.code, 0) << r.err;
@@ -481,11 +481,11 @@ TEST(Messages, AnInputWithoutEventsGetsANote) {
 // convert to SpeedyGo
 
 TEST(ConvertSpeedyGo, SaysThatEventIdsChange) {
-  TempFile t("T1|fork(T2)|1\nT2|w(x)|2\nT1|w(x)|3\n");
+  TempFile t("T1|fork(T2)|1\nT2|w(V1)|2\nT1|w(V1)|3\n");
   CliResult r = run_racepred("convert --to speedygo " + t.quoted());
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("racepred: note: event ids change"), std::string::npos) << r.err;
-  TempFile plain(kRacy);
+  TempFile plain("T1|w(V1)|1\nT2|w(V1)|2\n");
   r = run_racepred("convert --to speedygo " + plain.quoted());
   EXPECT_EQ(r.err, "");
 }
@@ -502,11 +502,13 @@ TEST(Docs, CliMdListsEveryCommandAndRecorderMdKnowsReadLocks) {
   bool in_commands = false;
   int commands = 0;
   while (std::getline(lines, line)) {
-    if (line.rfind("SUBCOMMANDS", 0) == 0) {
+    if (line.rfind("Subcommands:", 0) == 0) {
       in_commands = true;
       continue;
     }
-    if (!in_commands || line.size() < 3 || line[0] != ' ') continue;
+    // "  name    description"; continuation lines are indented further.
+    if (!in_commands || line.size() < 3 || line[0] != ' ' || line[1] != ' ' || line[2] == ' ')
+      continue;
     std::istringstream words(line);
     std::string name;
     words >> name;
