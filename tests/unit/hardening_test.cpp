@@ -356,8 +356,8 @@ TEST(Hardening, FailedOfflineEngineKeepsTheOthers) {
   TempFile racy("T0|w(x)|1\nT1|w(x)|2\nT0|w(y)|3\nT1|w(y)|4\nT2|w(z)|5\n");
   CliResult r = run_racepred("analyze -e fasttrack,exact --max-states 1 " + racy.quoted());
   EXPECT_EQ(r.code, 1) << r.err;  // fasttrack's races stand
-  EXPECT_NE(r.out.find("ERROR: engine exact failed; the other engines' results stand\n  exact: "
-                       "error: search stopped after 1 states (--max-states 1)"),
+  EXPECT_NE(r.out.find("ERROR: engine exact failed; the other engines' results stand\n  "
+                       "racepred: error: exact: search stopped after 1 states (--max-states 1)"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("SUMMARY: racepred: engine exact FAILED, no result"), std::string::npos);

@@ -99,7 +99,7 @@ TEST(RecordingLaunch, AProgramThatCannotRunIsAClearError) {
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "record: cannot run /nonexistent/prog with space: No such file or directory");
+              "racepred: error: cannot run /nonexistent/prog with space: No such file or directory");
   }
   r.command = {"/bin/true"};  // runs, but is not instrumented
   try {

@@ -91,7 +91,8 @@ Command add_analyze_command(CLI::App& app) {
                   "Engines to run, comma-separated or repeated; 'all' = every online engine; "
                   "'racepred engines -v' explains them (default: " +
                       std::string(kDefaultEngines) + ")")
-      ->type_name("ENGINE[,ENGINE...]");
+      ->type_name("ENGINE[,ENGINE...]")
+      ->allow_extra_args(false);  // one value per -e: `-e a,b TRACE` leaves TRACE alone
   add_report_options(sub, o->report);
   add_max_races_option(sub, o->max_races);
   add_lenient_option(sub, o->lenient,
@@ -100,7 +101,7 @@ Command add_analyze_command(CLI::App& app) {
   add_input_format_option(sub, o->input_format);
   add_budget_options(sub, o->max_states, o->max_memory_mib);
   add_bound_options(sub, o->bounds);
-  add_trace_argument(sub, o->trace);
+  add_trace_argument(sub, o->trace, o->report);
   return {sub, [o](std::ostream& out) { return analyze(*o, out); }, &o->report};
 }
 

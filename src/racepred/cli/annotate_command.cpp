@@ -136,7 +136,8 @@ Command add_annotate_command(CLI::App& app) {
   add_report_options(sub, o->report);
   sub->add_option("--width", o->width,
                   "Table width in characters; long cells are wrapped (0 = unlimited; default: the "
-                  "terminal's width, unlimited when not printing to a terminal)");
+                  "terminal's width, unlimited when not printing to a terminal)")
+      ->check(CLI::Range(0, 1'000'000));
   sub->add_flag("--truncate", o->truncate, "Cut long cells with '...' instead of wrapping them");
   sub->add_option("--layout", o->layout,
                   "columns: one column per thread; compact: thread and event columns; auto: "
@@ -146,7 +147,7 @@ Command add_annotate_command(CLI::App& app) {
   add_lenient_option(sub, o->lenient,
                      "Skip malformed lines and drop ill-formed events instead of stopping");
   add_input_format_option(sub, o->input_format);
-  add_trace_argument(sub, o->path);
+  add_trace_argument(sub, o->path, o->report);
   return {sub, [o](std::ostream& out) { return run_annotate(*o, out); }, &o->report};
 }
 

@@ -222,7 +222,7 @@ Command add_exact_command(CLI::App& app) {
       "Explores every correctly reordered prefix (Def. 3.4); exponential, for traces of a few "
       "dozen events. Exit code 2 when the state budget is exhausted. See docs/GROUND_TRUTH.md.");
   auto args = std::make_shared<ExactArgs>();
-  add_trace_argument(sub, args->path);
+  add_trace_argument(sub, args->path, args->report);
   sub->add_flag("--enabled", args->enabled,
                 "Weaker notion: both events enabled after a correctly reordered prefix (the "
                 "SHB/SyncP/M2 papers' notion), instead of adjacent (Def. 3.8)");

@@ -119,11 +119,18 @@ Command add_record_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--no-symbolize", o->no_symbolize,
                 "Name locations module+offset and memory by hex address (no addr2line, nm)");
-  sub->add_option("--finish", o->finish, "Only turn an existing raw recording into a trace");
-  sub->add_option("--repair", o->repair,
-                  "Make a binary trace that was cut short whole again (keeps its complete blocks)");
+  CLI::Option* finish =
+      sub->add_option("--finish", o->finish, "Only turn an existing raw recording into a trace");
+  CLI::Option* repair = sub->add_option(
+      "--repair", o->repair,
+      "Make a binary trace that was cut short whole again (keeps its complete blocks)");
   sub->add_flag("-q,--quiet", o->quiet, "No summary on standard error");
-  sub->add_option("command", o->command, "The program and its arguments (after --)");
+  CLI::Option* command =
+      sub->add_option("command", o->command, "The program and its arguments (after --)");
+  // Each of the three is a job of its own: naming two is an error, not one ignored.
+  finish->excludes(repair);
+  command->excludes(finish);
+  command->excludes(repair);
   return {sub, [o](std::ostream&) { return record(*o); }};
 }
 

@@ -513,9 +513,16 @@ std::vector<std::string> pipeline_diagnostics(const PipelineResult& result) {
   const std::string path = printable(result.path, 4096);
   const ReadSummary& read = result.read;
   const ValidationReport& v = result.validation;
+  if (read.event_lines == 0)  // "0 races" alone would read as a verdict about a program
+    out.push_back("note: " + path +
+                  ": the input holds no events (it is empty, or only comments and blank lines): "
+                  "there is nothing to analyze");
   if (read.malformed > 0) {
-    std::string s = "warning: " + path + ": skipped " + std::to_string(read.malformed) +
-                    " malformed line" + (read.malformed == 1 ? "" : "s") + " (--lenient); first:";
+    // Binary formats have no lines: records, blocks or a cut.
+    const bool binary = read.format == "binary" || read.format == "rapidbin";
+    const char* what = binary ? " malformed part" : " malformed line";
+    std::string s = "warning: " + path + ": skipped " + std::to_string(read.malformed) + what +
+                    (read.malformed == 1 ? "" : "s") + " (--lenient); first:";
     for (const std::string& m : read.malformed_examples) s += "\n  " + printable(m, 4096);
     out.push_back(s);
   }

@@ -67,10 +67,10 @@ bool linked_with_real_tsan(const std::string& path) {
 }
 
 RecordOutcome record_program(const RecordRequest& request) {
-  if (request.command.empty()) throw UsageError("record: give the program to run after --");
+  if (request.command.empty()) throw UsageError("give the program to run after -- (or --finish / --repair)");
   if (const std::string exe = find_program(request.command[0]);
       !exe.empty() && linked_with_real_tsan(exe))
-    throw InputError("record: " + exe +
+    throw InputError("racepred: error: " + exe +
                      " is linked with the real ThreadSanitizer runtime (libtsan): it would run "
                      "under ThreadSanitizer and record nothing. Link it with racepred-cc / "
                      "racepred-c++ or racepred.cmake's racepred_instrument(), without "
@@ -86,13 +86,13 @@ RecordOutcome record_program(const RecordRequest& request) {
   try {
     pid = spawn(request.command, spawn_options);
   } catch (const SpawnError& e) {
-    throw InputError(std::string("record: ") + e.what());
+    throw InputError(std::string("racepred: error: ") + e.what());
   }
   RecordOutcome outcome;
   outcome.status = wait_for(pid);
   struct stat st;
   if (stat(raw.c_str(), &st) != 0)
-    throw InputError("record: " + request.command[0] +
+    throw InputError("racepred: error: " + request.command[0] +
                      " wrote no recording: was it built with racepred-cc / racepred-c++ "
                      "(compiled with -fsanitize=thread, linked with racepred's runtime)?");
   FinishOptions options;

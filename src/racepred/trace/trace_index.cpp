@@ -61,7 +61,7 @@ TraceIndex::TraceIndex(std::vector<Event> events, std::vector<EventId> ids, cons
   if (!ids_.empty() && ids_.size() != events_.size())
     throw InputError("error: " + std::to_string(events_.size()) + " events but " +
                      std::to_string(ids_.size()) + " ids");
-  if (events_.size() >= kNoIndex) throw InputError("error: trace too large to index");
+  if (events_.size() >= kNoIndex) throw InputError("racepred: error: trace too large to index");
   validate(events_, ids_, symbols_, lines);
   build_summary();
 }
@@ -71,7 +71,7 @@ TraceIndex& TraceIndex::operator=(TraceIndex&&) noexcept = default;
 TraceIndex::~TraceIndex() = default;
 
 void TraceIndex::build_summary() {
-  if (events_.size() >= kNoIndex) throw InputError("error: trace too large to index");
+  if (events_.size() >= kNoIndex) throw InputError("racepred: error: trace too large to index");
   // Ids 1, 2, 3, … are not stored.
   bool dense = true;
   for (size_t i = 0; i < ids_.size() && dense; ++i) dense = ids_[i] == i + 1;
