@@ -229,7 +229,7 @@ TEST(StdNames, RecordedNamesRoundTripThroughStd) {
   CliResult r = run_racepred("analyze -e fasttrack --format json " + shell_quote(trace));
   ASSERT_EQ(r.code, 1) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  const auto& race = j["results"][0]["races"][0];
+  const auto& race = j["results"][0]["findings"][0];
   EXPECT_EQ(race["variable"], "heap[heap.c:7:9 (main)#1]+4");
   EXPECT_EQ(race["first_location"], "op.cpp:4:59 (operator|(A, A))");
   EXPECT_EQ(race["second_thread"], "T 2");

@@ -334,12 +334,13 @@ class EngineScheduler {
 class IndexCollector final : public Engine {
  public:
   void on_events(std::span<const EventId> ids, std::span<const Event> events) override {
-    if (ids_.empty() && !ids.empty() && ids.back() != events_.size() + ids.size()) {
+    if (!gaps_ && !ids.empty() && ids.back() != events_.size() + ids.size()) {
+      gaps_ = true;  // also when the first batch has the gap (no earlier ids to write out)
       ids_.reserve(events_.capacity());
       for (size_t k = 0; k < events_.size(); ++k) ids_.push_back(k + 1);
     }
     events_.insert(events_.end(), events.begin(), events.end());
-    if (!ids_.empty()) ids_.insert(ids_.end(), ids.begin(), ids.end());
+    if (gaps_) ids_.insert(ids_.end(), ids.begin(), ids.end());
   }
   TraceIndex index(const Symbols& symbols) {
     return TraceIndex(TraceIndex::Validated{}, std::move(events_), std::move(ids_), &symbols);
@@ -348,6 +349,7 @@ class IndexCollector final : public Engine {
  private:
   std::vector<Event> events_;
   std::vector<EventId> ids_;  // empty while ids_[k] would be k + 1
+  bool gaps_ = false;         // some id was not its position + 1: ids_ holds every id
 };
 
 // `read` streams the trace into the consumer it is given and returns the reader's summary.
