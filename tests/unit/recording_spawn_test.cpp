@@ -98,8 +98,9 @@ TEST(RecordingLaunch, AProgramThatCannotRunIsAClearError) {
     record_program(r);
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "racepred: error: cannot run /nonexistent/prog with space: No such file or directory");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "racepred: error: cannot run /nonexistent/prog with space: No such file or directory");
   }
   r.command = {"/bin/true"};  // runs, but is not instrumented
   try {

@@ -67,7 +67,8 @@ bool linked_with_real_tsan(const std::string& path) {
 }
 
 RecordOutcome record_program(const RecordRequest& request) {
-  if (request.command.empty()) throw UsageError("give the program to run after -- (or --finish / --repair)");
+  if (request.command.empty())
+    throw UsageError("give the program to run after -- (or --finish / --repair)");
   if (const std::string exe = find_program(request.command[0]);
       !exe.empty() && linked_with_real_tsan(exe))
     throw InputError("racepred: error: " + exe +
