@@ -609,17 +609,29 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   static constexpr size_t kNotFound = SIZE_MAX;
   size_t find_slot(VariableId x, LockId l) const {
     const LockId* ls = ra_[x].locks();
-    for (size_t k = 0, m = ra_[x].size(); k < m; ++k)
+    const size_t m = ra_[x].size();
+    if (m > DeepSlotIndex::kShallow) [[unlikely]] {
+      const uint32_t k = deep_.find(x, l);
+      return k == DeepSlotIndex::kNone ? kNotFound : k;
+    }
+    for (size_t k = 0; k < m; ++k)
       if (ls[k] == l) return k;
     return kNotFound;
   }
   size_t slot(LockId l, VariableId x) {
     grow_to(ra_, x);
     VarSlots& v = ra_[x];
-    const LockId* ls = v.locks();
-    for (size_t k = 0, m = v.size(); k < m; ++k)
-      if (ls[k] == l) return k;
-    return v.add(l);
+    if (v.size() > DeepSlotIndex::kShallow) [[unlikely]] {
+      const uint32_t k = deep_.find(x, l);
+      if (k != DeepSlotIndex::kNone) return k;
+    } else {
+      const LockId* ls = v.locks();
+      for (size_t k = 0, m = v.size(); k < m; ++k)
+        if (ls[k] == l) return k;
+    }
+    const size_t k = v.add(l);
+    deep_.added(x, v.size(), [&](size_t i) { return v.locks()[i]; });
+    return k;
   }
 
   static std::vector<Sec>& lane_of(Lanes& lists, LockId l, ThreadId u) {
@@ -643,6 +655,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
 
   ThreadClocks clocks_;                              // D_t, by slot (no lock order)
   std::vector<VarSlots> ra_;                         // rule (a), per variable
+  DeepSlotIndex deep_;                               // ra_ of variables with many locks
   std::vector<std::vector<Contributors>> lists_of_;  // rule (a): several contributors (add)
   IdRecycler list_ids_;
   std::vector<uint32_t> current_;  // per slot: its current snapshot (current_snapshot)

@@ -382,6 +382,70 @@ class FilteredHistory {
   bool read_modes_ = false;
 };
 
+// (variable, lock) -> position of the lock in the variable's list of rule-(a) slots, kept only
+// for variables guarded by more than kShallow locks; shorter lists are scanned. Without it a
+// release of deeply nested critical sections scans, for each variable of the section, a list as
+// long as the nesting depth (cubic in the depth). Open addressing over 64-bit keys, half full.
+class DeepSlotIndex {
+ public:
+  static constexpr size_t kShallow = 32;
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t find(VariableId x, LockId l) const {
+    if (used_ == 0) return kNone;
+    const uint64_t key = pack(x, l);
+    for (size_t i = home(key);; i = (i + 1) & mask_) {
+      ++probes_;
+      if (pos_[i] == kNone) return kNone;
+      if (keys_[i] == key) return pos_[i];
+    }
+  }
+  void insert(VariableId x, LockId l, uint32_t k) {
+    if (2 * (used_ + 1) > pos_.size()) grow();
+    place(pack(x, l), k);
+    ++used_;
+  }
+  // A variable's list reached kShallow + 1 entries (or one more): index the lock at k.
+  // locks(k) is the lock of the list's entry k.
+  template <class LockAt>
+  void added(VariableId x, size_t size, LockAt&& locks) {
+    if (size == kShallow + 1)
+      for (size_t k = 0; k < size; ++k) insert(x, locks(k), static_cast<uint32_t>(k));
+    else if (size > kShallow + 1)
+      insert(x, locks(size - 1), static_cast<uint32_t>(size - 1));
+  }
+  size_t size() const { return used_; }
+  // Slots visited by find and insert (the work, for tests).
+  uint64_t probes() const { return probes_; }
+
+ private:
+  static uint64_t pack(VariableId x, LockId l) { return (uint64_t{x} << 32) | l; }
+  size_t home(uint64_t key) const {
+    return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
+  }
+  void place(uint64_t key, uint32_t k) {
+    size_t i = home(key);
+    for (++probes_; pos_[i] != kNone; ++probes_) i = (i + 1) & mask_;
+    keys_[i] = key;
+    pos_[i] = k;
+  }
+  [[gnu::noinline]] void grow() {
+    const size_t cap = pos_.empty() ? 64 : 2 * pos_.size();
+    std::vector<uint64_t> keys(cap);
+    std::vector<uint32_t> pos(cap, kNone);
+    keys.swap(keys_);
+    pos.swap(pos_);
+    mask_ = cap - 1;
+    shift_ = 64 - std::countr_zero(cap);
+    for (size_t i = 0; i < pos.size(); ++i)
+      if (pos[i] != kNone) place(keys[i], pos[i]);
+  }
+  std::vector<uint64_t> keys_;
+  std::vector<uint32_t> pos_;  // kNone: empty
+  size_t used_ = 0, mask_ = 0;
+  int shift_ = 64;
+  mutable uint64_t probes_ = 0;
+};
+
 // The open critical sections of each thread (innermost last), with the variables read and
 // written inside each (rule (a) needs them at the release), and the sorted lock set LH_S.
 class OpenSections {

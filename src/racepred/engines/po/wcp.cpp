@@ -512,6 +512,10 @@ class Wcp final : public PoEngine<Wcp> {
   };
   const LatestPair* find_slot(VariableId x, LockId l) const {
     const VarSlots& v = latest_[x];
+    if (v.size > DeepSlotIndex::kShallow) [[unlikely]] {
+      const uint32_t k = deep_.find(x, l);
+      return k == DeepSlotIndex::kNone ? nullptr : &v.at[k].pair;
+    }
     for (const LockSlots *k = v.at.get(), *end = k + v.size; k != end; ++k)
       if (k->lock == l) return &k->pair;
     return nullptr;
@@ -519,8 +523,13 @@ class Wcp final : public PoEngine<Wcp> {
   Latest& slot(LockId l, VariableId x, int kind) {
     grow_to(latest_, x);
     VarSlots& v = latest_[x];
-    for (LockSlots *k = v.at.get(), *end = k + v.size; k != end; ++k)
-      if (k->lock == l) return k->pair.kind[kind];
+    if (v.size > DeepSlotIndex::kShallow) [[unlikely]] {
+      const uint32_t k = deep_.find(x, l);
+      if (k != DeepSlotIndex::kNone) return v.at[k].pair.kind[kind];
+    } else {
+      for (LockSlots *k = v.at.get(), *end = k + v.size; k != end; ++k)
+        if (k->lock == l) return k->pair.kind[kind];
+    }
     if (v.size == v.capacity) {
       v.capacity += v.capacity / 4 + 1;
       auto grown = std::make_unique_for_overwrite<LockSlots[]>(v.capacity);
@@ -529,6 +538,7 @@ class Wcp final : public PoEngine<Wcp> {
     }
     LockSlots& added = v.at[v.size++];
     added = LockSlots{l, {}};
+    deep_.added(x, v.size, [&](size_t k) { return v.at[k].lock; });
     return added.pair.kind[kind];
   }
   void update(Latest& a, ThreadId t, uint32_t rec) {
@@ -601,6 +611,7 @@ class Wcp final : public PoEngine<Wcp> {
   std::vector<Readers> readers_;                    // per lock: RCS_{l,u} and cursors
   std::vector<std::vector<ReaderLatest>> rlatest_;  // per variable: L_{l,x,u}
   std::vector<VarSlots> latest_;                    // per variable
+  DeepSlotIndex deep_;                              // latest_ of variables with many locks
   SnapshotPool snaps_;             // H at releases (rule-(a) slots and CS_l refer to them)
   std::vector<uint32_t> current_;  // per slot: its current snapshot (current_snapshot)
   std::vector<Rel> rels_;          // release records (rule (a))
