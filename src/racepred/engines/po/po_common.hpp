@@ -419,8 +419,10 @@ class DeepSlotIndex {
 
  private:
   static uint64_t pack(VariableId x, LockId l) { return (uint64_t{x} << 32) | l; }
-  size_t home(uint64_t key) const {
-    return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
+  size_t home(uint64_t key) const {  // splitmix64's finalizer: ids are dense, keys regular
+    key = (key ^ (key >> 30)) * 0xBF58476D1CE4E5B9ull;
+    key = (key ^ (key >> 27)) * 0x94D049BB133111EBull;
+    return static_cast<size_t>((key ^ (key >> 31)) >> shift_) & mask_;
   }
   void place(uint64_t key, uint32_t k) {
     size_t i = home(key);
