@@ -194,7 +194,7 @@ TEST(PoProperty, WcpWithReadLocksEqualsThePlainReductionOnLargerTraces) {
 // exactly what their plain versions (one table entry per (lock, variable)) do.
 TEST(PoProperty, DeeplyNestedSectionsGiveThePlainReports) {
   int deep = 0;
-  for (int k = 0; k < iterations(300); ++k) {
+  for (int k = 0; k < iterations(100); ++k) {
     const uint64_t seed = 70000 + static_cast<uint64_t>(k);
     GeneratorOptions o;
     o.seed = seed;
