@@ -111,10 +111,11 @@ TEST(JsonReport, FieldsMatchTheSchema) {
   std::vector<std::string> keys;
   const nlohmann::ordered_json ordered = json_report(report);
   for (const auto& item : ordered["results"][0].items()) keys.push_back(item.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{
-                      "engine", "confidence", "first_race_claim", "findings", "counts", "race_count", "location_pair_count",
-                      "racy_events", "racy_event_count", "racy_locations", "racy_location_count",
-                      "truncated", "first_detected", "seconds", "extras"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"engine", "confidence", "first_race_claim", "findings",
+                                      "counts", "race_count", "location_pair_count", "racy_events",
+                                      "racy_event_count", "racy_locations", "racy_location_count",
+                                      "truncated", "first_detected", "seconds", "extras"}));
 }
 
 TEST(JsonReport, ReadWriteKindAndTruncation) {
@@ -286,15 +287,16 @@ TEST(TextReport, CombinedSummaryOfSeveralEngines) {
   std::ostringstream out;
   write_text_report(out, report);
   const std::string text = out.str();
-  const size_t distinct = text.find("Distinct races (by pair of locations) and the engines that "
-                                    "report them:\n"
-                                    "  x at A and B: predicted; found by shb (predicted), lockset "
-                                    "(possible)\n"
-                                    "  y at C and D: possible; found by lockset (possible)\n"
-                                    "SUMMARY: racepred: 2 distinct races by pair of locations (0 "
-                                    "real, 1 predicted, 1 possible) in t.std; engines: shb "
-                                    "(predicted), lockset (possible), fasttrack (first race "
-                                    "predicted, others possible)\n");
+  const size_t distinct = text.find(
+      "Distinct races (by pair of locations) and the engines that "
+      "report them:\n"
+      "  x at A and B: predicted; found by shb (predicted), lockset "
+      "(possible)\n"
+      "  y at C and D: possible; found by lockset (possible)\n"
+      "SUMMARY: racepred: 2 distinct races by pair of locations (0 "
+      "real, 1 predicted, 1 possible) in t.std; engines: shb "
+      "(predicted), lockset (possible), fasttrack (first race "
+      "predicted, others possible)\n");
   ASSERT_NE(distinct, std::string::npos) << text;
   EXPECT_LT(text.rfind("with engine fasttrack"), distinct) << "after the engines' SUMMARY lines";
   EXPECT_EQ(text.size(), text.find('\n', text.rfind("SUMMARY")) + 1) << "the last line";

@@ -28,8 +28,8 @@ Command add_engines_command(CLI::App& app) {
                   << '\n';
               if (*verbose) {
                 out << std::string(width + 11, ' ') << "guarantee: " << e.guarantee.words << '\n'
-                    << std::string(width + 11, ' ') << "reports:   "
-                    << confidence_name(e.guarantee.confidence)
+                    << std::string(width + 11, ' ')
+                    << "reports:   " << confidence_name(e.guarantee.confidence)
                     << (e.guarantee.soundness == Soundness::FirstRace &&
                                 e.guarantee.confidence == Confidence::Possible
                             ? " (its first race: predicted)"
