@@ -145,12 +145,14 @@ void check_guarantees(const EngineInfo& info, uint64_t first, int n, double read
       // block labelled real or predicted shows a race of it.
       const EngineReport report{info.name,   &sink, 0, {}, g.soundness == Soundness::FirstRace,
                                 g.confidence};
-      for (const LabelledPair& block : labelled_pairs(report))
-        if (block.confidence != Confidence::Possible && block.example.first.known())
+      for (const LabelledPair& block : labelled_pairs(report)) {
+        if (block.confidence != Confidence::Possible && block.example.first.known()) {
           EXPECT_TRUE(truth.pairs.count({block.example.first.event, block.example.second.event}))
               << "block (" << block.example.first.event << "," << block.example.second.event
               << ") labelled " << confidence_name(block.confidence)
               << " is not a race of the ground truth";
+        }
+      }
       if (g.complete) {
         if (pairs)
           EXPECT_EQ(show(missing(truth.pairs, got.pairs)), "") << "missed pairs";
