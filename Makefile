@@ -2,7 +2,7 @@
 BUILD      ?= build/release
 ASAN_BUILD ?= build/asan
 JOBS       ?= $(shell nproc)
-EXAMPLE    ?= examples/lockset/trace_a.std
+EXAMPLE    ?= examples/default/racy_counter.std
 CMAKE_FLAGS ?=
 
 .PHONY: all build run test test-release test-asan bench fuzz fuzz-ci format format-check clean help

@@ -5,6 +5,7 @@
 //   complete    every race of the ground truth is reported
 //   reference   the reports equal those of the reference engine
 //   within      the reports are among those of the named engine
+//   labels      a report block labelled real or predicted shows a race of the ground truth
 // One test per engine; a failure prints the seed and the trace.
 #include <gtest/gtest.h>
 
@@ -18,6 +19,7 @@
 #include "racepred/driver/registry.hpp"
 #include "racepred/driver/run.hpp"
 #include "racepred/exact/search.hpp"
+#include "racepred/report/writers.hpp"
 #include "racepred/trace/trace_index.hpp"
 #include "support/small_traces.hpp"
 
@@ -114,7 +116,8 @@ void check_guarantees(const EngineInfo& info, uint64_t first, int n, double read
     options.read_lock_share = read_lock_share;
     const Trace trace = generate_trace(options);
     SCOPED_TRACE(testing::trace_context(seed, trace));
-    const Reports got = reports_of(run_engine(info, trace));
+    const RaceSink sink = run_engine(info, trace);
+    const Reports got = reports_of(sink);
     if (!got.racy.empty()) ++racy_traces;
 
     if (needs_truth) {
@@ -137,6 +140,18 @@ void check_guarantees(const EngineInfo& info, uint64_t first, int n, double read
               << "first race (" << f << "," << e << ") is not a race of the ground truth";
         else
           EXPECT_TRUE(truth.racy.count(e)) << "first racy event " << e << " is not racy";
+      }
+      // The report's labels (report/writers.hpp) promise no more than the ground truth: every
+      // block labelled real or predicted shows a race of it.
+      const EngineReport report{info.name,   &sink, 0, {}, g.soundness == Soundness::FirstRace,
+                                g.confidence};
+      for (const LabelledPair& block : labelled_pairs(report)) {
+        if (block.confidence != Confidence::Possible && block.example.first.known()) {
+          EXPECT_TRUE(truth.pairs.count({block.example.first.event, block.example.second.event}))
+              << "block (" << block.example.first.event << "," << block.example.second.event
+              << ") labelled " << confidence_name(block.confidence)
+              << " is not a race of the ground truth";
+        }
       }
       if (g.complete) {
         if (pairs)

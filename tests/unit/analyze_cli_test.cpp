@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "racepred/io/reader.hpp"
@@ -45,23 +46,129 @@ std::string example(const std::string& name) {
 }
 
 TEST(AnalyzeCli, RacesGiveExitOneAndATextReport) {
-  const CliRun r = racepred("analyze " + example("lockset/trace_a.std"));
+  const CliRun r = racepred("analyze -e shb,lockset " + example("lockset/trace_a.std"));
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.out.find("WARNING: data race (engine lockset)\n"
+  EXPECT_NE(r.out.find("WARNING: data race (engine lockset, possible)\n"
                        "  Write of x by thread T2 at e5 (event 5)\n"
-                       "  Previous write of x by thread T1 at e1 (event 1)\n"),
+                       "  Previous write of x by thread T1 at e1 (event 1)\n"
+                       "  1 race at this pair of locations (e1, e5)\n"
+                       "  Possible: this engine's heuristic flags the pair, but it may be a false "
+                       "alarm.\n"),
             std::string::npos)
       << r.out;
-  // SUMMARY: racepred: … in PATH (6 events, S s), with PATH ending in trace_a.std.
+  EXPECT_NE(r.out.find("SUMMARY: racepred: 1 race (1 racy event, 1 racy location) with engine "
+                       "lockset in "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("trace_a.std (6 events, "), std::string::npos) << r.out;
+  // The last line: the combined summary with every engine's label.
   const std::string summary = r.out.substr(r.out.rfind("SUMMARY:"));
-  EXPECT_EQ(summary.rfind("SUMMARY: racepred: 1 race (1 racy event, 1 racy location) with engine "
-                          "lockset in ",
+  EXPECT_EQ(summary.rfind("SUMMARY: racepred: 1 distinct race by pair of locations (0 real, 0 "
+                          "predicted, 1 possible) in ",
                           0),
             0u)
       << r.out;
-  EXPECT_NE(summary.find("trace_a.std (6 events, "), std::string::npos) << r.out;
-  EXPECT_EQ(summary.substr(summary.size() - 4), " s)\n") << r.out;
+  EXPECT_NE(summary.find("trace_a.std; engines: shb (predicted), lockset (possible)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  x at e1 and e5: possible; found by lockset (possible)\n"),
+            std::string::npos)
+      << r.out;
   EXPECT_EQ(r.err, "");
+}
+
+// The default engine set reports only predicted races: on the correctly synchronised counter
+// program (mutex-protected increments, read by main after joining) it reports nothing, where
+// lockset cries wolf; on the variant whose second thread forgets the mutex it reports the race.
+TEST(AnalyzeCli, DefaultReportsOnlyPredictedRaces) {
+  const CliRun ok = racepred("analyze " + example("default/mutex_counter.std"));
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_EQ(ok.out.find("WARNING"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("with engine shb in "), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("SUMMARY: racepred: 0 distinct races by pair of locations (0 real, 0 "
+                        "predicted, 0 possible) in "),
+            std::string::npos)
+      << ok.out;
+  EXPECT_NE(ok.out.find("; engine: shb (predicted)\n"), std::string::npos) << ok.out;
+  // lockset, asked for, warns: every warning labelled possible.
+  const CliRun wolf = racepred("analyze -e lockset " + example("default/mutex_counter.std"));
+  EXPECT_EQ(wolf.exit_code, 1);
+  EXPECT_NE(wolf.out.find("WARNING: data race (engine lockset, possible)"), std::string::npos);
+  EXPECT_EQ(wolf.out.find("predicted)"), std::string::npos) << wolf.out;
+
+  const CliRun racy = racepred("analyze " + example("default/racy_counter.std"));
+  EXPECT_EQ(racy.exit_code, 1) << racy.err;
+  EXPECT_NE(racy.out.find("WARNING: data race (engine shb, predicted)"), std::string::npos)
+      << racy.out;
+  EXPECT_EQ(racy.out.find(", possible)"), std::string::npos) << racy.out;
+  // Every block is labelled: as many label sentences as WARNING lines.
+  size_t warnings = 0, sentences = 0;
+  for (size_t p = racy.out.find("WARNING: "); p != std::string::npos;
+       p = racy.out.find("WARNING: ", p + 1))
+    ++warnings;
+  for (size_t p = racy.out.find("  Predicted: "); p != std::string::npos;
+       p = racy.out.find("  Predicted: ", p + 1))
+    ++sentences;
+  EXPECT_GT(warnings, 0u);
+  EXPECT_EQ(warnings, sentences) << racy.out;
+
+  // JSON: the labels and the combined summary.
+  const CliRun j = racepred("analyze --format json " + example("default/racy_counter.std"));
+  EXPECT_EQ(j.exit_code, 1);
+  const json doc = json::parse(j.out);
+  ASSERT_EQ(doc["results"].size(), 1u);
+  EXPECT_EQ(doc["results"][0]["engine"], "shb");
+  EXPECT_EQ(doc["results"][0]["confidence"], "predicted");
+  EXPECT_EQ(doc["results"][0]["first_race_claim"], false);
+  for (const json& finding : doc["results"][0]["findings"])
+    EXPECT_EQ(finding["confidence"], "predicted");
+  EXPECT_GT(doc["combined"]["distinct_races"].get<uint64_t>(), 0u);
+  EXPECT_EQ(doc["combined"]["counts"]["predicted"], doc["combined"]["distinct_races"]);
+}
+
+// Several engines on the racy counter: each distinct race (by pair of locations) once in the
+// combined summary, with the engines that found it; the counts agree with the JSON.
+TEST(AnalyzeCli, CombinedSummaryCountsDistinctRacesAcrossEngines) {
+  const std::string trace = example("default/racy_counter.std");
+  const CliRun r = racepred("analyze -e shb,fasttrack,lockset --format json " + trace);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const json doc = json::parse(r.out);
+  const json& c = doc["combined"];
+  // Every location pair of every engine's findings is one of the combined races, found by it.
+  std::set<std::pair<std::string, std::string>> pairs;
+  for (const json& res : doc["results"])
+    for (const json& finding : res["findings"]) {
+      std::string a = finding["first_location"], b = finding["second_location"];
+      if (b < a) std::swap(a, b);
+      pairs.insert({a, b});
+      bool listed = false;
+      for (const json& race : c["races"]) {
+        std::string x = race["first_location"], y = race["second_location"];
+        if (y < x) std::swap(x, y);
+        if (x != a || y != b) continue;
+        for (const json& found : race["engines"])
+          listed = listed || found["engine"] == res["engine"];
+      }
+      EXPECT_TRUE(listed) << res["engine"] << " " << a << " " << b;
+    }
+  EXPECT_EQ(c["distinct_races"], pairs.size());
+  EXPECT_EQ(c["races"].size(), pairs.size());
+  EXPECT_EQ(c["complete"], true);
+  uint64_t by_confidence = 0;
+  for (const auto& [label, n] : c["counts"].items()) by_confidence += n.get<uint64_t>();
+  EXPECT_EQ(by_confidence, pairs.size());
+  // The text report prints the same number, and one line per distinct race.
+  const CliRun text = racepred("analyze -e shb,fasttrack,lockset " + trace);
+  EXPECT_NE(text.out.find("SUMMARY: racepred: " + std::to_string(pairs.size()) + " distinct races"),
+            std::string::npos)
+      << text.out;
+  const size_t list = text.out.find("Distinct races (by pair of locations)");
+  ASSERT_NE(list, std::string::npos) << text.out;
+  size_t lines = 0;
+  for (size_t p = text.out.find("\n  ", list);
+       p != std::string::npos && p < text.out.rfind("SUMMARY"); p = text.out.find("\n  ", p + 1))
+    ++lines;
+  EXPECT_EQ(lines, pairs.size()) << text.out;
 }
 
 TEST(AnalyzeCli, NoRaceGivesExitZero) {

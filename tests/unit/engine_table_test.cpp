@@ -46,6 +46,27 @@ TEST(EngineTable, EveryRowIsComplete) {
   }
 }
 
+// The confidence label may promise only what the guarantee claims (and the property test checks):
+// real or predicted only for sound engines, real only for the observed schedule's races.
+TEST(EngineTable, ConfidenceMatchesTheGuarantee) {
+  for (const EngineInfo& info : engine_registry()) {
+    SCOPED_TRACE(info.name);
+    if (info.guarantee.confidence != Confidence::Possible) {
+      EXPECT_EQ(info.guarantee.soundness, Soundness::Sound);
+    }
+    if (info.guarantee.confidence == Confidence::Real) {
+      EXPECT_EQ(info.name, "adjacent");
+    }
+  }
+  // The sound engines are labelled so; the heuristics stay possible.
+  EXPECT_EQ(find_engine("shb")->guarantee.confidence, Confidence::Predicted);
+  EXPECT_EQ(find_engine("exact")->guarantee.confidence, Confidence::Predicted);
+  EXPECT_EQ(find_engine("adjacent")->guarantee.confidence, Confidence::Real);
+  EXPECT_EQ(find_engine("lockset")->guarantee.confidence, Confidence::Possible);
+  EXPECT_EQ(find_engine("fasttrack")->guarantee.confidence, Confidence::Possible);
+  EXPECT_EQ(find_engine("wcp")->guarantee.confidence, Confidence::Possible);
+}
+
 TEST(EngineTable, EveryFamilyHasItsFolder) {
   const std::filesystem::path src = std::filesystem::path(RACEPRED_SOURCE_DIR) / "src/racepred";
   for (const EngineInfo& info : engine_registry()) {

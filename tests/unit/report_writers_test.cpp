@@ -111,10 +111,11 @@ TEST(JsonReport, FieldsMatchTheSchema) {
   std::vector<std::string> keys;
   const nlohmann::ordered_json ordered = json_report(report);
   for (const auto& item : ordered["results"][0].items()) keys.push_back(item.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{
-                      "engine", "findings", "counts", "race_count", "location_pair_count",
-                      "racy_events", "racy_event_count", "racy_locations", "racy_location_count",
-                      "truncated", "first_detected", "seconds", "extras"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"engine", "confidence", "first_race_claim", "findings",
+                                      "counts", "race_count", "location_pair_count", "racy_events",
+                                      "racy_event_count", "racy_locations", "racy_location_count",
+                                      "truncated", "first_detected", "seconds", "extras"}));
 }
 
 TEST(JsonReport, ReadWriteKindAndTruncation) {
@@ -163,34 +164,172 @@ TEST(TextReport, BlocksPerLocationPairAndSummary) {
   const std::string text = out.str();
   EXPECT_EQ(text,
             "==================\n"
-            "WARNING: data race (engine lockset)\n"
+            "WARNING: data race (engine lockset, possible)\n"
             "  Read of x by thread T2 at B (event 2)\n"
             "  Previous write of x by thread T1 at A (event 1)\n"
             "  2 races at this pair of locations (A, B); the first detected is shown\n"
-            "  This is the first race lockset detected (by the later event); lockset does not "
-            "claim that it is real\n"
+            "  Possible: this engine's heuristic flags the pair, but it may be a false alarm.\n"
             "==================\n"
-            "WARNING: data race (engine lockset)\n"
+            "WARNING: data race (engine lockset, possible)\n"
             "  Write of y by thread T1 at D (event 5)\n"
             "  Previous write of y by thread T3 at C (event 4)\n"
             "  1 race at this pair of locations (C, D)\n"
+            "  Possible: this engine's heuristic flags the pair, but it may be a false alarm.\n"
             "==================\n"
             "SUMMARY: racepred: 3 races (3 racy events, 2 racy locations) with engine lockset "
-            "in t.std (5 events, 0.250 s)\n");
+            "in t.std (5 events, 0.250 s)\n"
+            "SUMMARY: racepred: 2 distinct races by pair of locations (0 real, 0 predicted, 2 "
+            "possible) in t.std; engine: lockset (possible)\n");
 }
 
-// An engine whose guarantee says its first race is real points at it.
-TEST(TextReport, FirstRaceClaimIsNamedForEnginesThatMakeIt) {
+// An engine whose guarantee is about its first race labels that race predicted, the others
+// possible; the race is the earliest racy event with its latest partner.
+TEST(TextReport, FirstRaceClaimLabelsTheRaceItIsAbout) {
+  Fixture f;
+  RaceSink sink;
+  sink.report(f.race(1, 3));  // event 3's partners: 1 (A) and 2 (B, same thread: a made-up
+  sink.report(f.race(2, 3));  // pair, the writer does not check); the claim is about (2,3)
+  sink.report(f.race(4, 5));
+  sink.finalize();
+  std::ostringstream out;
+  write_text_report(out, f.report({{"hb", &sink, 0, {}, true}}));
+  const std::string text = out.str();
+  EXPECT_NE(text.find("WARNING: data race (engine hb, predicted)\n"
+                      "  Write of x by thread T2 at B (event 3)\n"
+                      "  Previous read of x by thread T2 at B (event 2)\n"
+                      "  1 race at this pair of locations (B, B)\n"
+                      "  Predicted: another schedule of this run, with every read seeing the same "
+                      "write, runs the two accesses concurrently.\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("WARNING: data race (engine hb, possible)\n"
+                      "  Write of x by thread T2 at B (event 3)\n"
+                      "  Previous write of x by thread T1 at A (event 1)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("WARNING: data race (engine hb, possible)\n"
+                      "  Write of y by thread T1 at D (event 5)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("SUMMARY: racepred: 3 distinct races by pair of locations (0 real, 1 "
+                      "predicted, 2 possible) in t.std; engine: hb (first race predicted, "
+                      "others possible)\n"),
+            std::string::npos)
+      << text;
+  const json j = json_report(f.report({{"hb", &sink, 0, {}, true}}));
+  const json& r = j["results"][0];
+  EXPECT_EQ(r["confidence"], "possible");
+  EXPECT_EQ(r["first_race_claim"], true);
+  ASSERT_EQ(r["findings"].size(), 3u);
+  EXPECT_EQ(r["findings"][0]["confidence"], "possible");   // (1,3)
+  EXPECT_EQ(r["findings"][1]["confidence"], "predicted");  // (2,3)
+  EXPECT_EQ(r["findings"][2]["confidence"], "possible");   // (4,5)
+  EXPECT_EQ(r["first_detected"]["first"], 1);  // detected first, but not the claim's race
+  EXPECT_EQ(r["first_detected"]["confidence"], "possible");
+
+  // When --max-races cut the partners of the first racy event, the race cannot be named.
+  RaceSink cut(1);
+  cut.report(f.race(1, 3));
+  cut.report(f.race(2, 3));
+  cut.finalize();
+  std::ostringstream cut_out;
+  write_text_report(cut_out, f.report({{"hb", &cut, 0, {}, true}}));
+  EXPECT_EQ(cut_out.str().find("predicted)"), std::string::npos) << cut_out.str();
+}
+
+// A sound engine labels every block; a failure is real.
+TEST(TextReport, SoundEnginesLabelEveryBlock) {
   Fixture f;
   RaceSink sink;
   sink.report(f.race(1, 2));
+  sink.report(f.race(4, 5));
   sink.finalize();
+  EngineReport shb{"shb", &sink, 0};
+  shb.confidence = Confidence::Predicted;
+  EngineReport adjacent{"adjacent", &sink, 0};
+  adjacent.confidence = Confidence::Real;
   std::ostringstream out;
-  write_text_report(out, f.report({{"fasttrack", &sink, 0, {}, true}}));
-  EXPECT_NE(out.str().find("  This is the first race fasttrack detected (by the later event): "
-                           "the one its guarantee is about\n"),
+  write_text_report(out, f.report({shb, adjacent}));
+  const std::string text = out.str();
+  size_t predicted = 0, real = 0;
+  for (size_t p = text.find("(engine shb, predicted)"); p != std::string::npos;
+       p = text.find("(engine shb, predicted)", p + 1))
+    ++predicted;
+  for (size_t p = text.find("(engine adjacent, real)"); p != std::string::npos;
+       p = text.find("(engine adjacent, real)", p + 1))
+    ++real;
+  EXPECT_EQ(predicted, 2u) << text;
+  EXPECT_EQ(real, 2u) << text;
+  EXPECT_NE(text.find("  Real: the two accesses ran back to back in this run, with nothing "
+                      "ordering them.\n"),
             std::string::npos)
-      << out.str();
+      << text;
+}
+
+// Several engines: the distinct races by unordered pair of locations, the engines that found
+// each with their labels, one combined SUMMARY line; JSON "combined" says the same.
+TEST(TextReport, CombinedSummaryOfSeveralEngines) {
+  Fixture f;
+  RaceSink shb_sink;
+  shb_sink.report(f.race(1, 2));  // (A, B)
+  shb_sink.finalize();
+  RaceSink lockset_sink;
+  lockset_sink.report(f.race(1, 2));  // (A, B) again
+  lockset_sink.report(f.race(1, 3));  // (A, B) a third time
+  lockset_sink.report(f.race(4, 5));  // (C, D)
+  lockset_sink.finalize();
+  RaceSink none;
+  none.finalize();
+  EngineReport shb{"shb", &shb_sink, 0};
+  shb.confidence = Confidence::Predicted;
+  const Report report =
+      f.report({shb, {"lockset", &lockset_sink, 0}, {"fasttrack", &none, 0, {}, true}});
+  std::ostringstream out;
+  write_text_report(out, report);
+  const std::string text = out.str();
+  const size_t distinct = text.find(
+      "Distinct races (by pair of locations) and the engines that "
+      "report them:\n"
+      "  x at A and B: predicted; found by shb (predicted), lockset "
+      "(possible)\n"
+      "  y at C and D: possible; found by lockset (possible)\n"
+      "SUMMARY: racepred: 2 distinct races by pair of locations (0 "
+      "real, 1 predicted, 1 possible) in t.std; engines: shb "
+      "(predicted), lockset (possible), fasttrack (first race "
+      "predicted, others possible)\n");
+  ASSERT_NE(distinct, std::string::npos) << text;
+  EXPECT_LT(text.rfind("with engine fasttrack"), distinct) << "after the engines' SUMMARY lines";
+  EXPECT_EQ(text.size(), text.find('\n', text.rfind("SUMMARY")) + 1) << "the last line";
+
+  const json j = json_report(report);
+  const json& c = j["combined"];
+  EXPECT_EQ(c["unit"], "location-pair");
+  EXPECT_EQ(c["distinct_races"], 2);
+  EXPECT_EQ(c["complete"], true);
+  EXPECT_EQ(c["counts"], json::parse(R"({"real": 0, "predicted": 1, "possible": 1})"));
+  ASSERT_EQ(c["races"].size(), 2u);
+  EXPECT_EQ(c["races"][0], json::parse(R"({
+    "variable": "x", "first_location": "A", "second_location": "B", "confidence": "predicted",
+    "engines": [{"engine": "shb", "confidence": "predicted", "count": 1, "first": 1, "second": 2},
+                {"engine": "lockset", "confidence": "possible", "count": 2, "first": 1,
+                 "second": 2}]})"));
+  EXPECT_EQ(c["races"][1]["engines"].size(), 1u);
+  EXPECT_EQ(c["races"][1]["confidence"], "possible");
+  EXPECT_EQ(j["results"][0]["confidence"], "predicted");
+  EXPECT_EQ(j["results"][0]["findings"][0]["confidence"], "predicted");
+  EXPECT_EQ(j["results"][1]["findings"][0]["confidence"], "possible");
+
+  // A cut race list makes the count a lower bound.
+  RaceSink cut(1);
+  cut.report(f.race(1, 2));
+  cut.report(f.race(4, 5));
+  cut.finalize();
+  std::ostringstream cut_text;
+  write_text_report(cut_text, f.report({{"lockset", &cut, 0}}));
+  EXPECT_NE(cut_text.str().find("SUMMARY: racepred: at least 1 distinct race by pair"),
+            std::string::npos)
+      << cut_text.str();
+  EXPECT_EQ(json_report(f.report({{"lockset", &cut, 0}}))["combined"]["complete"], false);
 }
 
 TEST(TextReport, NoRacesUnknownFirstAndTruncation) {
@@ -205,7 +344,7 @@ TEST(TextReport, NoRacesUnknownFirstAndTruncation) {
   std::ostringstream out;
   write_text_report(out, report);
   const std::string text = out.str();
-  EXPECT_NE(text.find("WARNING: data race (engine djit)\n"
+  EXPECT_NE(text.find("WARNING: data race (engine djit, possible)\n"
                       "  Write of x by thread T2 at B (event 3)\n"
                       "  Previous access: not known (engine djit reports the later access of "
                       "each race)\n"
@@ -224,7 +363,7 @@ TEST(TextReport, NoRacesUnknownFirstAndTruncation) {
                       "djit"),
             std::string::npos)
       << text;
-  EXPECT_EQ(text.find("engine hb)"), std::string::npos) << "no block for an engine without races";
+  EXPECT_EQ(text.find("engine hb,"), std::string::npos) << "no block for an engine without races";
 }
 
 TEST(TextReport, OneSeparatorBetweenBlocksOfSeveralEngines) {
@@ -246,7 +385,7 @@ TEST(TextReport, OneSeparatorBetweenBlocksOfSeveralEngines) {
        pos = text.find(separator, pos + 1))
     ++separators;
   EXPECT_EQ(separators, 3u) << text;
-  EXPECT_LT(text.find("(engine one)"), text.find("(engine two)"));
+  EXPECT_LT(text.find("(engine one, possible)"), text.find("(engine two, possible)"));
   EXPECT_LT(text.find("SUMMARY: racepred: 1 race (1 racy event, 1 racy location) with engine one"),
             text.find("SUMMARY: racepred: 1 race (1 racy event, 1 racy location) with engine two"));
 }
@@ -376,10 +515,11 @@ TEST(FindingReport, DeadlocksAndFailuresInTextAndJsonReports) {
 
   std::ostringstream text;
   write_text_report(text, f.report(sink));
-  EXPECT_NE(text.str().find("==================\nWARNING: deadlock (engine lockorder)"),
+  EXPECT_NE(text.str().find("==================\nWARNING: deadlock (engine lockorder, possible)"),
             std::string::npos)
       << text.str();
-  EXPECT_NE(text.str().find("==================\nWARNING: program failure (engine lockorder)"),
+  EXPECT_NE(text.str().find("==================\nWARNING: program failure (engine lockorder, "
+                            "real)"),
             std::string::npos)
       << text.str();
   EXPECT_NE(text.str().find("SUMMARY: racepred: 0 races and 1 deadlock and 1 program failure (0 "

@@ -73,9 +73,13 @@ Command add_analyze_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "analyze", "Predict data races in a trace with one or more engines (the main command)");
   sub->footer(
-      "Reads TRACE once and runs every selected engine over it. The text report has one\n"
-      "block per racing pair of source locations and a SUMMARY line per engine; --format json\n"
-      "writes schema racepred/2 (docs/CLI.md). Notes and warnings about the input go to stderr.\n"
+      "Reads TRACE once and runs every selected engine over it. Without -e it runs shb, whose\n"
+      "every report is a predicted race; engines that may report false races (lockset, ...)\n"
+      "run only when named. The text report has one block per racing pair of source locations,\n"
+      "labelled real (the run shows it), predicted (another schedule of the run shows it) or\n"
+      "possible (may be a false alarm), a SUMMARY line per engine and one combined SUMMARY of\n"
+      "the distinct races; --format json writes schema racepred/2 (docs/CLI.md). Notes and\n"
+      "warnings about the input go to stderr.\n"
       "An offline engine that runs out of its budget (--max-states, --max-memory) is marked\n"
       "FAILED; the other engines' results are reported.\n"
       "Exit code: 0 nothing reported, 1 a data race, a deadlock or a program failure reported\n"

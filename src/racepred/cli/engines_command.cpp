@@ -16,7 +16,9 @@ Command add_engines_command(CLI::App& app) {
       "makes the two accesses adjacent. 'sound' = every reported race is predictable (no false\n"
       "alarms); 'complete' = every predictable race is reported (none missed); 'first race' =\n"
       "the first race reported is predictable, later ones may not be. 'racy events' = engines\n"
-      "that name only the later access of each race. docs/ENGINES.md explains each engine.");
+      "that name only the later access of each race. 'reports' = the label analyze gives the\n"
+      "engine's reports: real (the run shows it), predicted (another schedule of the run\n"
+      "shows it), possible (may be a false alarm). docs/ENGINES.md explains each engine.");
   return {sub, [verbose](std::ostream& out) {
             size_t width = 0;
             for (const EngineInfo& e : engine_registry()) width = std::max(width, e.name.size());
@@ -26,6 +28,13 @@ Command add_engines_command(CLI::App& app) {
                   << '\n';
               if (*verbose) {
                 out << std::string(width + 11, ' ') << "guarantee: " << e.guarantee.words << '\n'
+                    << std::string(width + 11, ' ')
+                    << "reports:   " << confidence_name(e.guarantee.confidence)
+                    << (e.guarantee.soundness == Soundness::FirstRace &&
+                                e.guarantee.confidence == Confidence::Possible
+                            ? " (its first race: predicted)"
+                            : "")
+                    << '\n'
                     << std::string(width + 11, ' ') << "paper:     " << e.seed << '\n';
               }
             }

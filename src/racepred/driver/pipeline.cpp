@@ -66,7 +66,8 @@ Report PipelineResult::report() const {
   r.symbols = &symbols;
   for (const EngineRun& run : runs)
     r.results.push_back({run.info->name, &run.sink, run.seconds, run.error,
-                         run.info->guarantee.soundness != Soundness::None});
+                         run.info->guarantee.soundness == Soundness::FirstRace,
+                         run.info->guarantee.confidence});
   return r;
 }
 

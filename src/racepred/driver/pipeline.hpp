@@ -30,8 +30,10 @@
 
 namespace racepred {
 
-// The engines `racepred analyze` runs when -e is not given (comma-separated).
-inline constexpr std::string_view kDefaultEngines = "fasttrack,lockset";
+// The engines `racepred analyze` runs when -e is not given (comma-separated): only engines
+// whose every report is a predicted race (docs/ENGINES.md, "The default engine"). shb is the
+// sound predictor that stays online and about as fast as fasttrack.
+inline constexpr std::string_view kDefaultEngines = "shb";
 
 // Resolves engine names ("hb", "lockset,hb" and "all" = every online engine) to registry
 // entries, in the order given, without duplicates. Throws UsageError naming the valid engines.

@@ -27,6 +27,31 @@ std::string_view race_kind_name(RaceKind kind) {
   return "unknown";
 }
 
+std::string_view confidence_name(Confidence c) {
+  switch (c) {
+    case Confidence::Real:
+      return "real";
+    case Confidence::Predicted:
+      return "predicted";
+    case Confidence::Possible:
+      return "possible";
+  }
+  return "possible";
+}
+
+std::string_view confidence_sentence(Confidence c) {
+  switch (c) {
+    case Confidence::Real:
+      return "Real: the two accesses ran back to back in this run, with nothing ordering them.";
+    case Confidence::Predicted:
+      return "Predicted: another schedule of this run, with every read seeing the same write, "
+             "runs the two accesses concurrently.";
+    case Confidence::Possible:
+      return "Possible: this engine's heuristic flags the pair, but it may be a false alarm.";
+  }
+  return "";
+}
+
 std::string_view finding_kind_name(FindingKind kind) {
   switch (kind) {
     case FindingKind::DataRace:

@@ -44,6 +44,17 @@ struct Race {
   }
 };
 
+// How far a report can be trusted, in the words a ThreadSanitizer user expects (docs/ENGINES.md,
+// "Confidence"): Real = the observed run itself shows the race (the two accesses ran back to back);
+// Predicted = some reordering of this run (every read seeing the same write) runs them
+// concurrently; Possible = a heuristic warning that may be false. Ordered from most to least
+// certain.
+enum class Confidence : uint8_t { Real, Predicted, Possible };
+// "real", "predicted", "possible".
+std::string_view confidence_name(Confidence c);
+// One sentence that says what the label means for the report it labels.
+std::string_view confidence_sentence(Confidence c);
+
 // Detection order: by (second, first). The sink keeps the races that come first in this order.
 inline bool detected_before(const Race& a, const Race& b) {
   return a.second.event != b.second.event ? a.second.event < b.second.event

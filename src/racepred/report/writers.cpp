@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <ostream>
 #include <string_view>
+#include <unordered_map>
 
 #include "racepred/trace/printable.hpp"
 
@@ -60,12 +62,44 @@ nlohmann::ordered_json locks_json(const Symbols& symbols, const std::vector<Held
   return a;
 }
 
-// Where a race block stands in its engine's report.
+// Where a block stands in its engine's report.
 struct RaceContext {
-  bool truncated = false;         // the engine's race list is cut (--max-races)
-  bool first = false;             // the block of the race detected first
-  bool first_race_claim = false;  // the engine claims its first race is real
+  bool truncated = false;  // the engine's race list is cut (--max-races)
+  bool claimed = false;    // the race shown is the one the engine's first-race claim is about
+  bool labelled = false;   // print `confidence` (a whole report; not write_text_finding)
+  Confidence confidence = Confidence::Possible;
 };
+
+// ", predicted" after the engine's name in a WARNING line of a labelled block.
+std::string label_of(const RaceContext& context) {
+  return context.labelled ? fmt::format(", {}", confidence_name(context.confidence)) : "";
+}
+
+// The race a first-race claim is about (engines/engine.hpp, Soundness::FirstRace): the earliest
+// racy event with its latest reported partner. None when --max-races may have cut partners of
+// that event, or the engine makes no such claim.
+std::optional<Race> claimed_race(const EngineReport& result) {
+  if (!result.first_race_claim || !result.error.empty() || !result.sink) return std::nullopt;
+  const RaceSink& sink = *result.sink;
+  if (!sink.has_first_detected() || !sink.first_detected().first.known()) return std::nullopt;
+  const EventId e = sink.first_detected().second.event;
+  const std::vector<Race>& kept = sink.races();
+  if (kept.empty()) return std::nullopt;
+  // The kept races are the first in detection order: the partners of e are all kept unless the
+  // last kept race is still at e.
+  if (sink.truncated() &&
+      std::max_element(kept.begin(), kept.end(), detected_before)->second.event == e)
+    return std::nullopt;
+  std::optional<Race> claimed;
+  for (const Race& race : kept)
+    if (race.second.event == e && (!claimed || claimed->first.event < race.first.event))
+      claimed = race;
+  return claimed;
+}
+
+Confidence more_certain(Confidence a, Confidence b) {
+  return std::min(a, b);  // Real < Predicted < Possible
+}
 
 void write_race_block(std::ostream& out, const Symbols& symbols, const Finding& f,
                       std::string_view engine, std::string_view locks_text,
@@ -77,14 +111,10 @@ void write_race_block(std::ostream& out, const Symbols& symbols, const Finding& 
     out << "  " << count_of(f.count, "race", "races") << (context.truncated ? " listed" : "")
         << " at this pair of locations (" << printable(symbols.locations.name(race.first.location))
         << ", " << printable(symbols.locations.name(race.second.location)) << ")"
-        << (f.count > 1 ? "; the first detected is shown" : "") << '\n';
-    if (context.first) {
-      out << "  This is the first race " << engine << " detected (by the later event)";
-      if (context.first_race_claim)
-        out << ": the one its guarantee is about\n";
-      else
-        out << "; " << engine << " does not claim that it is real\n";
-    }
+        << (f.count > 1 ? context.claimed ? "; the one the first-race guarantee is about is shown"
+                                          : "; the first detected is shown"
+                        : "")
+        << '\n';
     if (f.locks)
       out << "  " << locks_text << ": previous access " << describe_locks(symbols, f.locks->first)
           << "; access " << describe_locks(symbols, f.locks->second) << '\n';
@@ -95,6 +125,7 @@ void write_race_block(std::ostream& out, const Symbols& symbols, const Finding& 
         << " at location " << printable(symbols.locations.name(race.second.location))
         << (f.count > 1 ? "; the first detected is shown" : "") << '\n';
   }
+  if (context.labelled) out << "  " << confidence_sentence(context.confidence) << '\n';
 }
 
 void write_deadlock_block(std::ostream& out, const Symbols& symbols, const Deadlock& d) {
@@ -142,21 +173,21 @@ void write_finding(std::ostream& out, const Symbols& symbols, const Finding& f,
                    const RaceContext& context) {
   switch (f.kind) {
     case FindingKind::DataRace:
-      out << "WARNING: data race (engine " << engine << ")\n";
+      out << "WARNING: data race (engine " << engine << label_of(context) << ")\n";
       write_race_block(out, symbols, f, engine, locks_text, context);
       return;
     case FindingKind::ReadReadViolation:
-      out << "WARNING: read-read discipline violation (engine " << engine
+      out << "WARNING: read-read discipline violation (engine " << engine << label_of(context)
           << "), not a data race: two reads not ordered by its discipline\n";
       write_race_block(out, symbols, f, engine, locks_text, context);
       return;
     case FindingKind::Deadlock:
-      out << "WARNING: deadlock (engine " << engine << "): a cycle of "
+      out << "WARNING: deadlock (engine " << engine << label_of(context) << "): a cycle of "
           << count_of(f.deadlock.cycle.size(), "thread", "threads") << '\n';
       write_deadlock_block(out, symbols, f.deadlock);
       return;
     case FindingKind::Failure:
-      out << "WARNING: program failure (engine " << engine
+      out << "WARNING: program failure (engine " << engine << label_of(context)
           << "): " << failure_kind_name(f.failure.kind);
       if (f.failure.kind == FailureKind::Crash && f.failure.signal != 0)
         out << " (signal " << f.failure.signal << ")";
@@ -177,18 +208,21 @@ void write_engine_blocks(std::ostream& out, const Report& report, const EngineRe
       extras.locks_text.empty() ? std::string_view("Locks") : std::string_view(extras.locks_text);
   RaceContext context;
   context.truncated = sink.truncated();
-  context.first_race_claim = result.first_race_claim;
-  const std::vector<LocationPairSummary> pairs = sink.location_pairs();
-  for (const LocationPairSummary& pair : pairs) {
+  context.labelled = true;
+  const std::vector<LabelledPair> pairs = labelled_pairs(result);
+  for (const LabelledPair& pair : pairs) {
     out << "==================\n";
-    context.first = &pair == &pairs.front();
+    context.claimed = pair.claimed;
+    context.confidence = pair.confidence;
     write_finding(out, symbols,
                   Finding::of_race(pair.example, pair.count, extras.locks_of(pair.example)),
                   result.engine, locks_text, context);
   }
-  context.first = false;
+  context.claimed = false;
   for (const Finding& f : sink.findings()) {
     out << "==================\n";
+    // A failure happened in the run; a deadlock is as certain as the engine's reports.
+    context.confidence = f.kind == FindingKind::Failure ? Confidence::Real : result.confidence;
     write_finding(out, symbols, f, result.engine, locks_text, context);
   }
   if (!pairs.empty() || !sink.findings().empty()) open = true;
@@ -252,6 +286,108 @@ std::string summary_line(const Report& report, const EngineReport& result) {
                      count_of(report.trace.events, "event", "events"), result.seconds);
 }
 
+std::string engine_confidence_text(const EngineReport& result) {
+  if (result.first_race_claim && result.confidence == Confidence::Possible)
+    return "first race predicted, others possible";
+  return std::string(confidence_name(result.confidence));
+}
+
+std::vector<LabelledPair> labelled_pairs(const EngineReport& result) {
+  std::vector<LabelledPair> out;
+  if (!result.error.empty() || !result.sink) return out;
+  const std::optional<Race> claimed = claimed_race(result);
+  for (const LocationPairSummary& pair : result.sink->location_pairs()) {
+    LabelledPair l{pair.example, pair.count, result.confidence, false};
+    if (claimed && location_pair_key(*claimed) == location_pair_key(pair.example)) {
+      l.example = *claimed;
+      l.claimed = true;
+      l.confidence = more_certain(result.confidence, Confidence::Predicted);
+    }
+    out.push_back(l);
+  }
+  return out;
+}
+
+uint64_t CombinedSummary::count(Confidence c) const {
+  return static_cast<uint64_t>(std::count_if(
+      races.begin(), races.end(), [c](const DistinctRace& r) { return r.confidence == c; }));
+}
+
+CombinedSummary combined_summary(const Report& report) {
+  CombinedSummary summary;
+  // The unordered pair of locations; a race whose first access is unknown keys on its later
+  // location alone (UINT32_MAX cannot be a location of a known access pair's smaller side).
+  const auto key_of = [](const Race& race) {
+    if (!race.first.known()) return (uint64_t{UINT32_MAX} << 32) | race.second.location;
+    const uint64_t a = std::min(race.first.location, race.second.location);
+    const uint64_t b = std::max(race.first.location, race.second.location);
+    return (a << 32) | b;
+  };
+  std::unordered_map<uint64_t, size_t> index;
+  for (size_t i = 0; i < report.results.size(); ++i) {
+    const EngineReport& result = report.results[i];
+    if (!result.error.empty() || !result.sink) continue;
+    if (result.sink->truncated()) summary.complete = false;
+    for (const LabelledPair& pair : labelled_pairs(result)) {
+      if (finding_kind_of(pair.example) != FindingKind::DataRace) continue;
+      const auto [it, inserted] = index.try_emplace(key_of(pair.example), summary.races.size());
+      if (inserted) summary.races.push_back({pair.example, pair.confidence, {}});
+      DistinctRace& race = summary.races[it->second];
+      race.confidence = more_certain(race.confidence, pair.confidence);
+      race.found.push_back({i, pair.example, pair.count, pair.confidence});
+    }
+  }
+  std::stable_sort(summary.races.begin(), summary.races.end(),
+                   [](const DistinctRace& a, const DistinctRace& b) {
+                     return detected_before(a.example, b.example);
+                   });
+  return summary;
+}
+
+namespace {
+
+// "x at A and B" (or "x at B" when the first access is unknown).
+std::string race_place(const Symbols& symbols, const Race& race) {
+  if (!race.first.known())
+    return fmt::format("{} at {}", printable(symbols.variables.name(race.variable)),
+                       printable(symbols.locations.name(race.second.location)));
+  return fmt::format("{} at {} and {}", printable(symbols.variables.name(race.variable)),
+                     printable(symbols.locations.name(race.first.location)),
+                     printable(symbols.locations.name(race.second.location)));
+}
+
+// The distinct races with the engines that found each (several engines), then the combined
+// SUMMARY line.
+void write_combined_summary(std::ostream& out, const Report& report) {
+  const Symbols& symbols = *report.symbols;
+  const CombinedSummary summary = combined_summary(report);
+  if (report.results.size() > 1 && !summary.races.empty()) {
+    out << "Distinct races (by pair of locations) and the engines that report them:\n";
+    for (const DistinctRace& race : summary.races) {
+      out << "  " << race_place(symbols, race.example) << ": " << confidence_name(race.confidence)
+          << "; found by ";
+      for (size_t i = 0; i < race.found.size(); ++i)
+        out << (i ? ", " : "") << report.results[race.found[i].result].engine << " ("
+            << confidence_name(race.found[i].confidence) << ")";
+      out << '\n';
+    }
+  }
+  out << "SUMMARY: racepred: " << (summary.complete ? "" : "at least ")
+      << count_of(summary.races.size(), "distinct race", "distinct races")
+      << " by pair of locations (" << summary.count(Confidence::Real) << " real, "
+      << summary.count(Confidence::Predicted) << " predicted, "
+      << summary.count(Confidence::Possible) << " possible) in " << printable(report.trace.path)
+      << "; " << (report.results.size() == 1 ? "engine" : "engines") << ": ";
+  for (size_t i = 0; i < report.results.size(); ++i) {
+    const EngineReport& result = report.results[i];
+    out << (i ? ", " : "") << result.engine << " ("
+        << (result.error.empty() ? engine_confidence_text(result) : std::string("FAILED")) << ")";
+  }
+  out << '\n';
+}
+
+}  // namespace
+
 void write_text_report(std::ostream& out, const Report& report) {
   bool open = false;
   for (const EngineReport& result : report.results) {
@@ -265,6 +401,7 @@ void write_text_report(std::ostream& out, const Report& report) {
   }
   if (open) out << "==================\n";
   for (const EngineReport& result : report.results) out << summary_line(report, result) << '\n';
+  write_combined_summary(out, report);
 }
 
 TraceInfo TraceInfo::of(std::string path, const Symbols& symbols, const ReadSummary& read,
@@ -393,12 +530,24 @@ nlohmann::ordered_json json_report(const Report& report) {
     const EngineExtras& extras = sink.extras();
     const std::string_view locks_key =
         extras.locks_key.empty() ? std::string_view("locks") : std::string_view(extras.locks_key);
+    const std::optional<Race> claimed = claimed_race(result);
+    const auto race_confidence = [&](const Race& race) {
+      const bool is_claimed = claimed && claimed->first.event == race.first.event &&
+                              claimed->second.event == race.second.event;
+      return is_claimed ? more_certain(result.confidence, Confidence::Predicted)
+                        : result.confidence;
+    };
     ordered_json findings = ordered_json::array();
-    for (const Race& race : sink.races())  // sorted by (first, second) after finalize()
+    for (const Race& race : sink.races()) {  // sorted by (first, second) after finalize()
       findings.push_back(
           finding_json(symbols, Finding::of_race(race, 1, extras.locks_of(race)), locks_key));
-    for (const Finding& f : sink.findings())
+      findings.back()["confidence"] = confidence_name(race_confidence(race));
+    }
+    for (const Finding& f : sink.findings()) {
       findings.push_back(finding_json(symbols, f, locks_key));
+      findings.back()["confidence"] =
+          confidence_name(f.kind == FindingKind::Failure ? Confidence::Real : result.confidence);
+    }
     ordered_json counts = ordered_json::object();
     for (FindingKind kind : kFindingKinds)
       counts[std::string(finding_kind_name(kind))] = sink.count(kind);
@@ -407,6 +556,8 @@ nlohmann::ordered_json json_report(const Report& report) {
     std::sort(locations.begin(), locations.end());
     ordered_json entry;
     entry["engine"] = result.engine;
+    entry["confidence"] = confidence_name(result.confidence);
+    entry["first_race_claim"] = result.first_race_claim;
     entry["findings"] = std::move(findings);
     entry["counts"] = std::move(counts);
     entry["race_count"] = sink.race_count();
@@ -420,6 +571,9 @@ nlohmann::ordered_json json_report(const Report& report) {
         sink.has_first_detected()
             ? finding_json(symbols, Finding::of_race(sink.first_detected()), locks_key)
             : ordered_json(nullptr);
+    if (sink.has_first_detected())
+      entry["first_detected"]["confidence"] =
+          confidence_name(race_confidence(sink.first_detected()));
     entry["seconds"] = result.seconds;
     ordered_json x = ordered_json::object();
     for (const ExtraStat& stat : extras.stats) x[stat.key] = stat.value;
@@ -431,6 +585,36 @@ nlohmann::ordered_json json_report(const Report& report) {
     results.push_back(std::move(entry));
   }
   root["results"] = std::move(results);
+  const CombinedSummary summary = combined_summary(report);
+  ordered_json combined;
+  combined["unit"] = "location-pair";
+  combined["distinct_races"] = summary.races.size();
+  combined["complete"] = summary.complete;
+  combined["counts"] = {{"real", summary.count(Confidence::Real)},
+                        {"predicted", summary.count(Confidence::Predicted)},
+                        {"possible", summary.count(Confidence::Possible)}};
+  ordered_json races = ordered_json::array();
+  for (const DistinctRace& race : summary.races) {
+    const Race& e = race.example;
+    ordered_json r;
+    r["variable"] = symbols.variables.name(e.variable);
+    r["first_location"] =
+        e.first.known() ? ordered_json(symbols.locations.name(e.first.location)) : ordered_json();
+    r["second_location"] = symbols.locations.name(e.second.location);
+    r["confidence"] = confidence_name(race.confidence);
+    ordered_json found = ordered_json::array();
+    for (const DistinctRace::Found& f : race.found)
+      found.push_back({{"engine", report.results[f.result].engine},
+                       {"confidence", confidence_name(f.confidence)},
+                       {"count", f.count},
+                       {"first", f.example.first.known() ? ordered_json(f.example.first.event)
+                                                         : ordered_json()},
+                       {"second", f.example.second.event}});
+    r["engines"] = std::move(found);
+    races.push_back(std::move(r));
+  }
+  combined["races"] = std::move(races);
+  root["combined"] = std::move(combined);
   return root;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,10 +52,28 @@ struct EngineReport {
   const RaceSink* sink = nullptr;
   double seconds = 0;
   std::string error{};  // non-empty: the engine failed (budget) and has no result
-  // The engine's guarantee says its first race is real (`racepred engines`): the text report
-  // then says that the first block is the race the claim is about.
+  // The engine's guarantee says its first race is predictable (Soundness::FirstRace): that race
+  // is labelled predicted, the others `confidence`.
   bool first_race_claim = false;
+  Confidence confidence = Confidence::Possible;  // the label of the engine's reports
 };
+
+// How an engine's reports are labelled, as the reports print it: "predicted", or "first race
+// predicted, others possible" for an engine with a first-race claim.
+std::string engine_confidence_text(const EngineReport& result);
+
+// The races of one engine at one pair of locations, as the report shows them: the example is
+// the first detected race of the pair, or the race the engine's first-race claim is about when
+// the pair holds it (then the pair is labelled predicted).
+struct LabelledPair {
+  Race example;
+  uint64_t count = 0;
+  Confidence confidence = Confidence::Possible;
+  bool claimed = false;  // the example is the race of the first-race claim
+};
+// An engine's kept races by pair of locations, in detection order (sink must be finalized).
+std::vector<LabelledPair> labelled_pairs(const EngineReport& result);
+
 
 struct Report {
   std::string command = "analyze";  // the JSON "command" field
@@ -63,7 +82,30 @@ struct Report {
   std::vector<EngineReport> results;
 };
 
-// One block per pair of source locations and engine, then one SUMMARY line per engine.
+// One race across the engines of a run: the races the engines report at one unordered pair of
+// locations (a race whose first access is unknown counts at its later location alone).
+struct DistinctRace {
+  Race example;                                  // the first engine's example
+  Confidence confidence = Confidence::Possible;  // the most certain label any engine gives it
+  struct Found {
+    size_t result = 0;  // index in Report::results
+    Race example;
+    uint64_t count = 0;
+    Confidence confidence = Confidence::Possible;
+  };
+  std::vector<Found> found;  // in the order of the engines
+};
+struct CombinedSummary {
+  std::vector<DistinctRace> races;  // in detection order of their first example
+  bool complete = true;             // false: some engine's race list was cut (--max-races)
+  uint64_t count(Confidence c) const;
+};
+// Data races only (read-read discipline violations, deadlocks and failures stay per engine).
+CombinedSummary combined_summary(const Report& report);
+
+// One block per pair of source locations and engine, each labelled with its confidence, then
+// one SUMMARY line per engine, the distinct races with the engines that found each (when
+// several engines ran), and one combined SUMMARY line.
 void write_text_report(std::ostream& out, const Report& report);
 // The SUMMARY line of one engine (without newline), e.g.
 // "SUMMARY: racepred: 2 races (2 racy events, 1 racy location) with engine lockset in t.std …".
