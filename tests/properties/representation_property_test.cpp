@@ -13,7 +13,6 @@
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/driver/run.hpp"
 #include "racepred/engines/hb/reference.hpp"
-#include "racepred/engines/hb/sparse_vc.hpp"
 #include "racepred/trace/generator.hpp"
 #include "support/small_traces.hpp"
 
@@ -175,24 +174,26 @@ namespace {
 // Sparse clocks where threads are many (issue 13): ThreadClocks past its sparse threshold keeps
 // Th(i) and Rel(y) as lists of non-zero entries with a few unpacked rows (clock/
 // thread_clocks.hpp), and fasttrack's and hb-adaptive's per-variable vector clocks become
-// sparse from many_threads() on (engines/hb/sparse_vc.hpp). Lowering both thresholds makes
-// every random trace with more than a handful of threads take those paths (with more threads
-// than unpacked rows, so clocks are packed and unpacked all the time); every engine that uses
-// ThreadClocks reports exactly what it reports with flat clocks, in the same order. A third of
-// the traces take read locks (sparse RelR(y)). shb and wcp (po engines on ThreadClocks, wcp
-// with a second one for P) are checked the same way.
+// sparse from EngineOptions::sparse_vc_threads on (engines/hb/sparse_vc.hpp). Lowering both
+// thresholds makes every random trace with more than a handful of threads take those paths
+// (with more threads than unpacked rows, so clocks are packed and unpacked all the time); every
+// engine that uses ThreadClocks reports exactly what it reports with flat clocks, in the same
+// order. A third of the traces take read locks (sparse RelR(y)). shb and wcp (po engines on
+// ThreadClocks, wcp with a second one for P) are checked the same way.
 struct SparseThresholds {
-  SparseThresholds(size_t clocks, size_t vcs)
-      : saved_clocks(ThreadClocks::default_sparse_threshold()), saved_vcs(hbloc::many_threads()) {
+  explicit SparseThresholds(size_t clocks)
+      : saved_clocks(ThreadClocks::default_sparse_threshold()) {
     ThreadClocks::set_default_sparse_threshold(clocks);
-    hbloc::many_threads() = vcs;
   }
-  ~SparseThresholds() {
-    ThreadClocks::set_default_sparse_threshold(saved_clocks);
-    hbloc::many_threads() = saved_vcs;
-  }
-  size_t saved_clocks, saved_vcs;
+  ~SparseThresholds() { ThreadClocks::set_default_sparse_threshold(saved_clocks); }
+  size_t saved_clocks;
 };
+// The engines' options with sparse per-variable vector clocks from 8 threads on.
+EngineOptions sparse_vcs() {
+  EngineOptions options;
+  options.sparse_vc_threads = 8;
+  return options;
+}
 
 // Every engine of `engines` reports exactly what it reports with dense clocks when the clocks
 // go sparse at `threshold` slots: the same races in the same order, racy events, counts, guard
@@ -207,7 +208,7 @@ void expect_sparse_same(GeneratorOptions (*options)(uint64_t), int iterations,
     if (seed % 3 == 0) o.read_lock_share = 0.4;
     const Trace trace = generate_trace(o);
     {
-      SparseThresholds low(threshold, 8);
+      SparseThresholds low(threshold);
       ThreadClocks clocks(false);
       clocks.reuse_slots_beyond(budget(seed));
       for (const Event& e : trace.events) clocks.apply(e);
@@ -216,8 +217,8 @@ void expect_sparse_same(GeneratorOptions (*options)(uint64_t), int iterations,
     for (const char* engine : engines) {
       SlotBudget slots(budget(seed));
       const RaceSink dense = run_engine(engine, trace);
-      SparseThresholds low(threshold, 8);
-      const RaceSink packed = run_engine(engine, trace);
+      SparseThresholds low(threshold);
+      const RaceSink packed = run_engine(engine, trace, sparse_vcs());
       ASSERT_EQ(rows_of(packed), rows_of(dense))
           << engine << " with sparse clocks, " << testing::trace_context(seed, trace);
       ASSERT_EQ(packed.racy_events(), dense.racy_events()) << engine << ", seed " << seed;

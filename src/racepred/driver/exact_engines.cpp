@@ -19,8 +19,8 @@ namespace {
 class OfflineEngine : public Engine {
  public:
   explicit OfflineEngine(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {
-    if (context.max_states) budget_.max_states = context.max_states;
-    if (context.max_memory) budget_.max_memory = context.max_memory;
+    budget_.max_states = context.options.max_states;
+    budget_.max_memory = context.options.max_memory_mib << 20;
   }
   void on_events(std::span<const EventId> ids, std::span<const Event> events) override {
     events_.insert(events_.end(), events.begin(), events.end());

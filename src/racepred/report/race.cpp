@@ -60,6 +60,8 @@ const RaceGuards* RaceSink::guards(const Race& race) const {
 }
 
 void RaceSink::report(const Race& race) {
+  RACEPRED_DCHECK(reported_once_.emplace(race.first.event, race.second.event).second,
+                  "an engine reports each race pair at most once");
   ++race_count_;
   if (race.first.known() && race.first.op == Op::Read && race.second.op == Op::Read)
     ++read_read_count_;

@@ -5,12 +5,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <span>
 #include <string_view>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "racepred/trace/debug_check.hpp"
 #include "racepred/trace/event.hpp"
 
 namespace racepred {
@@ -177,6 +179,8 @@ class RaceSink {
   bool tracks_guards_ = false;
   uint64_t guard_confirmations_ = 0;
   uint64_t cs_guarded_ = 0;
+  // Debug builds: every (first, second) reported, to check that none comes twice.
+  RACEPRED_DEBUG_ONLY(std::set<std::pair<EventId, EventId>> reported_once_;)
 };
 
 }  // namespace racepred

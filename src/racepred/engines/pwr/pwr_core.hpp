@@ -72,6 +72,7 @@
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/clock/vector_clock.hpp"
 #include "racepred/engines/lockset/read_locks.hpp"
+#include "racepred/engines/options.hpp"
 #include "racepred/trace/event.hpp"
 
 namespace racepred::pwr {
@@ -82,10 +83,14 @@ using Rows = ClockRows<T>;
 inline constexpr uint32_t kUnbounded = 0;
 inline constexpr uint32_t kNone = UINT32_MAX;
 
-// Bounds of the bounded engines (the PWR paper's PWR_L^{E+E}: 25 edges, 5 history entries).
+// Bounds of the bounded engines (the PWR paper's PWR_L^{E+E}; defaults in engines/options.def).
 struct PwrOptions {
-  uint32_t history = 5;  // critical sections kept per lock; kUnbounded keeps all
-  uint32_t edges = 25;   // pwr-edges: replaced accesses kept per variable; kUnbounded keeps all
+  // critical sections kept per lock; kUnbounded keeps all
+  uint32_t history = EngineOptions{}.pwr_history;
+  // pwr-edges: replaced accesses kept per variable; kUnbounded keeps all
+  uint32_t edges = EngineOptions{}.pwr_edges;
+  // pwr-edges: event ids from which an edge is "far" (pwr_edges.cpp)
+  uint64_t edge_id_limit = EngineOptions{}.pwr_edge_id_limit;
 };
 
 // Standard lock sets: the clock kit's LockSetTable (a thread holds a trie node, accesses keep
