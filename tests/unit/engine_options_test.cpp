@@ -52,8 +52,11 @@ TEST(EngineOptions, StructDefaultsAreTheTableDefaults) {
     EngineOptions changed;
     row.set(changed, row.min);
     EXPECT_EQ(row.get(changed), row.min) << row.id;
-    for (const EngineOptionInfo& other : kEngineOptions)
-      if (other.id != row.id) EXPECT_EQ(other.get(changed), other.default_value) << other.id;
+    for (const EngineOptionInfo& other : kEngineOptions) {
+      if (other.id != row.id) {
+        EXPECT_EQ(other.get(changed), other.default_value) << other.id;
+      }
+    }
   }
   EXPECT_EQ(rows, 6u);
   EXPECT_EQ(find_engine_option("--pwr-history")->id, "pwr_history");
