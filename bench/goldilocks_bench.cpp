@@ -1,6 +1,6 @@
-// Goldilocks speed (docs/PERFORMANCE.md, "Goldilocks"): the lazy engines on a generated
-// 5M-event, 8-thread trace already in memory, against FastTrack on the same trace; the eager
-// reference against the lazy form on a smaller trace.
+// Goldilocks speed (docs/PERFORMANCE.md, "End to end on the 5M baseline"): the lazy engines on a
+// generated 5M-event, 8-thread trace already in memory, against FastTrack on the same trace; the
+// eager reference against the lazy form on a smaller trace.
 //
 //   build/release/bench/goldilocks_bench --benchmark_counters_tabular=true
 //

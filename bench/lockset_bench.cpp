@@ -1,5 +1,5 @@
 // The lockset engine over in-memory traces (no reading): nanoseconds per event, races counted.
-// docs/PERFORMANCE.md, "Lock sets".
+// docs/PERFORMANCE.md, "End to end on the 5M baseline".
 //   build/release/bench/lockset_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 

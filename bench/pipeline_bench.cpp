@@ -1,6 +1,6 @@
 // The analyze pipeline on a trace file, with and without the reader thread.
 //   RACEPRED_BENCH_TRACE=big.std build/release/bench/pipeline_bench
-// Without RACEPRED_BENCH_TRACE it uses the largest public STD trace (shared/traces/std).
+// Without RACEPRED_BENCH_TRACE it uses the largest public STD trace (tests/data/std, gzipped).
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -13,7 +13,7 @@ namespace {
 
 std::string trace_path() {
   const char* env = std::getenv("RACEPRED_BENCH_TRACE");
-  return env ? env : RACEPRED_SOURCE_DIR "/../shared/traces/std/bufwriter.std";
+  return env ? env : RACEPRED_SOURCE_DIR "/tests/data/std/bufwriter.std.gz";
 }
 
 void BM_Pipeline(benchmark::State& state) {

@@ -1,5 +1,5 @@
 // Analysis speed of the predictive partial-order engines (engines/po) beside fasttrack, over the
-// generated 5M-event trace of the issue (8 threads, 1000 variables, 50 locks), in memory (reading
+// generated 5M-event benchmark trace (8 threads, 1000 variables, 50 locks), in memory (reading
 // and validation excluded), and per-event time as the thread count grows (T = 8, 64, 256 at
 // 1M events) and as the trace grows (1M vs 5M events: linear time means equal ns/event).
 //

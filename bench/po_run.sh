@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end benchmarks of the predictive partial-order engines (docs/PERFORMANCE.md):
 #   bench/po_run.sh BUILD_DIR [RAPID_DIR]
-# Generates (once, under bench/data, not committed) the trace: 5M events, 8 threads, 1000
+# Generates (once, under bench/data, not committed) the benchmark trace: 5M events, 8 threads, 1000
 # variables, 50 locks, seed 1; a 50M-event one for the memory check; 64- and 256-thread variants
 # (5M events). Reports wall time, CPU time and max RSS (/usr/bin/time) of `racepred analyze -e ENGINE`
 # (best of 3) and, if RAPID_DIR holds a compiled RAPID (classes in bin/, jars in lib/), of RAPID's

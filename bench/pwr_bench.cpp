@@ -7,7 +7,8 @@
 // Traces from trace/generator.hpp:
 //   generated  `racepred generate --threads 8 --events 5000000 --seed 1` (1000 variables,
 //              16 locks)
-//   manylocks  many locks and variables like xalan in seed 003's Fig. 11 (2.5K locks, 4.4M
+//   manylocks  many locks and variables like xalan in Sulzmann and Thiemann's Fig. 11 (2.5K
+//   locks, 4.4M
 //              locations there): --locks 2500 --variables 1000000 --nesting 3 --cs-share 0.8
 #include <benchmark/benchmark.h>
 

@@ -1,5 +1,5 @@
-// Theorems of seed 003 (§3–5) on thousands of random small traces, plus a brute-force oracle for
-// the memoised search. Fixed seeds; a failure prints the seed and the trace in STD.
+// Theorems of Sulzmann and Thiemann (§3–5) on thousands of random small traces, plus a brute-force
+// oracle for the memoised search. Fixed seeds; a failure prints the seed and the trace in STD.
 #include <gtest/gtest.h>
 
 #include <algorithm>

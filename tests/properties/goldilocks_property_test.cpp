@@ -1,4 +1,4 @@
-// Goldilocks (seed 002) on random well-formed traces:
+// Goldilocks (Elmas and Qadeer) on random well-formed traces:
 //  - Theorem 2 against an independent vector-clock happens-before oracle: `goldilocks` flags an
 //    access iff the previous access to its variable is not HB-before it; `goldilocks-rw` flags a
 //    read iff the last write is not HB-before it, and a write iff the last write or a read since

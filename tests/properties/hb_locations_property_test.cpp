@@ -1,6 +1,7 @@
-// Properties of the lecture's race-location engines on random well-formed traces (seed 001:
-// "race locations cover all race pairs", VC_RaceLoc = VC_RaceLoc_epochs = Adaptive_Epoch,
-// "FastTrack may miss out on some locations"), checked against a graph-reachability HB oracle.
+// Properties of the lecture's race-location engines on random well-formed traces (Sulzmann,
+// "Dynamic data race prediction": "race locations cover all race pairs", VC_RaceLoc =
+// VC_RaceLoc_epochs = Adaptive_Epoch, "FastTrack may miss out on some locations"), checked against
+// a graph-reachability HB oracle.
 #include <gtest/gtest.h>
 
 #include <algorithm>

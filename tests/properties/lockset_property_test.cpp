@@ -1,7 +1,7 @@
 // lockset on the project's random well-formed traces (trace/generator.hpp): its pairs are
-// exactly the definition's (seed 000: conflicting, disjoint lock sets), whatever the thread
-// shape, nesting and sharing; and the analyze pipeline gives the same results as the engine run
-// directly. Prints the failing seed and its trace in STD.
+// exactly the definition's (Sulzmann, "Lock sets": conflicting, disjoint lock sets), whatever the
+// thread shape, nesting and sharing; and the analyze pipeline gives the same results as the engine
+// run directly. Prints the failing seed and its trace in STD.
 #include <gtest/gtest.h>
 
 #include <algorithm>

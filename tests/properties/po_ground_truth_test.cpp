@@ -1,11 +1,11 @@
 // Guarantees of the predictive partial-order engines against the exact ground truth (exact/,
-// seed 003 Def. 3.4 and 3.8) on random small traces:
+// Sulzmann and Thiemann Def. 3.4 and 3.8) on random small traces:
 // - every shb pair is a race under the enabled notion (`exact --enabled`), not only the first;
 // - wcp (docs/ENGINES.md states the claim): when wcp reports a race, its first racy event e2
 //   is the second event of a predictable race (Def. 3.8), or some correctly reordered prefix
 //   gets stuck (no event can run: threads wait for locks or joins; the cross-thread predictable
-//   deadlock of seed 003 Def. B.7). Observed in addition (printed, not asserted): the first
-//   reported pair itself is a predictable race on most traces.
+//   deadlock of Sulzmann and Thiemann Def. B.7). Observed in addition (printed, not asserted): the
+//   first reported pair itself is a predictable race on most traces.
 // - dc reports every wcp race (its relation is contained in WCP ∪ thread order), wdc every dc
 //   race, dc-tp exactly wdc's.
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The predictive partial-order engines (engines/po) against their definitional references
-// (tests/support/po_reference.hpp: smallest relations closed under the rules of seed 003, by
-// fixpoint over event pairs) on random traces of the shared generator, and their guarantees
-// against the exact ground truth.
+// (tests/support/po_reference.hpp: smallest relations closed under the rules of Sulzmann and
+// Thiemann, by fixpoint over event pairs) on random traces of the shared generator, and their
+// guarantees against the exact ground truth.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
-// The PWR theorems of seed 003 §6 on thousands of random small traces (fixed seeds), against the
-// definitional reference (support/pwr_reference.hpp) and the exact ground truth, and the PWR
-// engines against the reference. docs/ENGINES.md ("PWR family") states what is tested.
+// The PWR theorems of Sulzmann and Thiemann §6 on thousands of random small traces (fixed seeds),
+// against the definitional reference (support/pwr_reference.hpp) and the exact ground truth, and
+// the PWR engines against the reference. docs/ENGINES.md ("PWR family") states what is tested.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -86,13 +86,13 @@ std::string variant_name(const ::testing::TestParamInfo<Variant>& p) {
   return p.param.read_lock_share > 0 ? "ReadLocks" : "ExclusiveLocks";
 }
 
-// Random traces built around cross-thread critical sections (Fig. 2, 9, 14 of seed 003): T0
-// forks T2, then forks T1 inside a section of L0 and joins it there; T2 may do the same with T3
-// and L0 or L1. Bodies are random accesses of x and y, some in small critical sections. A
-// random scheduler interleaves the threads (locks, forks and joins respected). The generic
-// generator rarely builds such sections with conflicting accesses around them.
-// With read_lock_share, that share of the sections (also the ones around forks) is in read
-// mode (racq/rrel).
+// Random traces built around cross-thread critical sections (Fig. 2, 9, 14 of Sulzmann and
+// Thiemann): T0 forks T2, then forks T1 inside a section of L0 and joins it there; T2 may do the
+// same with T3 and L0 or L1. Bodies are random accesses of x and y, some in small critical
+// sections. A random scheduler interleaves the threads (locks, forks and joins respected). The
+// generic generator rarely builds such sections with conflicting accesses around them. With
+// read_lock_share, that share of the sections (also the ones around forks) is in read mode
+// (racq/rrel).
 Trace cross_thread_trace(uint64_t seed, double read_lock_share) {
   Rng rng(seed * 31337 + 3);
   using Program = std::vector<std::string>;

@@ -171,7 +171,7 @@ TEST(SlotReuse, SameRacyEventsAndPairsWithinAPerThreadSlot) {
 namespace racepred {
 namespace {
 
-// Sparse clocks where threads are many (issue 13): ThreadClocks past its sparse threshold keeps
+// Sparse clocks where threads are many: ThreadClocks past its sparse threshold keeps
 // Th(i) and Rel(y) as lists of non-zero entries with a few unpacked rows (clock/
 // thread_clocks.hpp), and fasttrack's and hb-adaptive's per-variable vector clocks become
 // sparse from EngineOptions::sparse_vc_threads on (engines/hb/sparse_vc.hpp). Lowering both
@@ -257,7 +257,7 @@ TEST(SparseClocks, SameReportsAsFlatClocksWithSlotReuse) {
 namespace racepred {
 namespace {
 
-// The PWR family with sparse clocks (issue 13, 20,000 threads alive at once): past the sparse
+// The PWR family with sparse clocks (20,000 threads alive at once): past the sparse
 // threshold PwrClocks keeps Th(i) in ThreadClocks' sparse mode and its snapshots (LW(x), the
 // release clocks of H(y), pwr-e's V(f)) as lists of non-zero entries. With the threshold at 2
 // slots every trace with 3 threads or more takes those paths, from the middle of the trace on

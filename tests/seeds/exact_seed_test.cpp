@@ -1,5 +1,6 @@
-// Seed 003 (cross-thread critical sections): the claims about the example traces of
-// examples/exact/ that go beyond the engines' verdicts and annotated lock sets (those are
+// Sulzmann and Thiemann, "Cross-thread critical sections and efficient dynamic race prediction
+// methods": the claims about the example traces of examples/exact/ that go beyond the engines'
+// verdicts and annotated lock sets (those are
 // `# expect` lines in the traces, checked by tests/examples): critical sections,
 // must-happen-before, witnesses, reorderings of the whole trace, stuck states, Lemmas 4.6/5.11.
 #include <gtest/gtest.h>
@@ -271,7 +272,7 @@ TEST(ExactSeed003, EnginesAgreeWithTheLibrary) {
     EXPECT_EQ(engine_pairs("ls-cross-indexed", x.trace),
               ids(x.predicted(x.cross, Intersection::Indexed)))
         << name;
-    // Lemma 5.7 and Corollary 5.13 on the seed's examples: no false negatives.
+    // Lemma 5.7 and Corollary 5.13 on the paper's examples: no false negatives.
     for (auto race : x.prefixes.races) {
       const Pairs s = x.predicted(x.standard, Intersection::Plain);
       const Pairs ct = x.predicted(x.cross, Intersection::Indexed);

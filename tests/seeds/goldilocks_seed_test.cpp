@@ -1,7 +1,7 @@
-// Seed 002 (Goldilocks): the scenarios of §1 and the §3/§6 rules on the traces in
-// examples/goldilocks. Their verdicts for `goldilocks` and `goldilocks-rw` and the annotated
-// lock sets are `# expect` lines in the traces; here the variants the engine table does not
-// list: the eager reference, trimmed lists and the rules as printed.
+// Elmas and Qadeer, "A New Lockset Algorithm and Its Applications" (Goldilocks): the scenarios of
+// §1 and the §3/§6 rules on the traces in examples/goldilocks. Their verdicts for `goldilocks` and
+// `goldilocks-rw` and the annotated lock sets are `# expect` lines in the traces; here the variants
+// the engine table does not list: the eager reference, trimmed lists and the rules as printed.
 #include <gtest/gtest.h>
 
 #include <functional>

@@ -1,7 +1,8 @@
-// Seeds 001 and 004 for djit, hb-epochs, hb-adaptive and fasttrack. The verdicts, racy events
-// and annotated cells (Th, Th', W(x), R(x), races) of every example are `# expect` lines in
-// examples/hb (checked by tests/examples); here only what those lines cannot say: the kinds of
-// the reported accesses, and the registration.
+// Sulzmann's lecture notes "Dynamic data race prediction" and "Happens-before and vector clocks"
+// for djit, hb-epochs, hb-adaptive and fasttrack. The verdicts, racy events and annotated cells
+// (Th, Th', W(x), R(x), races) of every example are `# expect` lines in examples/hb (checked by
+// tests/examples); here only what those lines cannot say: the kinds of the reported accesses, and
+// the registration.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -21,7 +22,8 @@ Trace example(const std::string& name) {
   return load_trace(std::string(RACEPRED_EXAMPLES_DIR) + "/hb/" + name);
 }
 
-// Seed 004 "Race detected": the race is write-write; "Read-write races": both are read-write.
+// Sulzmann, lecture notes "Happens-before and vector clocks" "Race detected": the race is
+// write-write; "Read-write races": both are read-write.
 TEST(HbLocationsSeed004, ReportedAccessesCarryTheirKinds) {
   for (const std::string& engine : kEngines) {
     SCOPED_TRACE(engine);

@@ -1,6 +1,7 @@
-// Seeds 001 and 004 for the engines hb, hb-sets, hb-pairs and tsan1: what the `# expect` lines
-// of the example traces (examples/lecture, examples/hb; checked by tests/examples) cannot say:
-// race locations and the annotate command end to end.
+// Sulzmann's lecture notes "Dynamic data race prediction" and "Happens-before and vector clocks"
+// for the engines hb, hb-sets, hb-pairs and tsan1: what the `# expect` lines of the example traces
+// (examples/lecture, examples/hb; checked by tests/examples) cannot say: race locations and the
+// annotate command end to end.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -19,8 +20,9 @@ Trace example(const std::string& name) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Seed 001: HB method. The verdicts and annotated cells of every example are `# expect` lines
-// in the traces (tests/examples); here only what those lines cannot say.
+// Sulzmann, lecture notes "Dynamic data race prediction": HB method. The verdicts and annotated
+// cells of every example are `# expect` lines in the traces (tests/examples); here only what those
+// lines cannot say.
 
 TEST(Seed001VcPrePost, TraceBAndTraceCKeepTheSeedPositions) {
   // "The HB relations derived from trace B and trace [C] are the same!": the same pair of seed

@@ -1,4 +1,4 @@
-// Test helpers for the exact analyses: loading the seed examples and an independent check of
+// Test helpers for the exact analyses: loading the papers' examples and an independent check of
 // Def. 3.4 (correctly reordered prefix) for witnesses.
 #pragma once
 

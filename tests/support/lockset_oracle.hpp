@@ -1,5 +1,6 @@
-// The lock-set race pairs straight from the definition (seed 000): every pair of conflicting
-// events whose lock sets are disjoint. Quadratic; the judge of the `lockset` engine's tests.
+// The lock-set race pairs straight from the definition (Sulzmann, "Lock sets"): every pair of
+// conflicting events whose lock sets are disjoint. Quadratic; the judge of the `lockset` engine's
+// tests.
 #pragma once
 
 #include <set>

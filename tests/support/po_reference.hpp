@@ -1,12 +1,12 @@
-// Definitional references for the predictive partial orders of engines/po (seed 003 §2.3 and
-// appendices B, E, F; docs/ENGINES.md "Predictive partial orders"): each relation is computed as
-// the smallest relation closed under its rules, by a fixpoint over event pairs (bit matrices),
-// with no vector clock anywhere. Cubic or worse; for small random traces in tests only.
+// Definitional references for the predictive partial orders of engines/po (Sulzmann and Thiemann
+// §2.3 and appendices B, E, F; docs/ENGINES.md "Predictive partial orders"): each relation is
+// computed as the smallest relation closed under its rules, by a fixpoint over event pairs (bit
+// matrices), with no vector clock anywhere. Cubic or worse; for small random traces in tests only.
 //
 // Conventions shared with the engines (docs/ENGINES.md):
 // - HB is TO (same thread, trace order) plus rel(l) -> later acq(l) plus fork/join edges, closed
 //   transitively (shb, wcp). SDP composes with the critical-sections happens-before of Def. B.2
-//   instead, as the seed defines it: the same without fork/join edges (docs/ENGINES.md).
+//   instead, as the paper defines it: the same without fork/join edges (docs/ENGINES.md).
 // - A critical section (CS) is a matching acq/rel pair of one thread; its members are that
 //   thread's events strictly between the two. An acquire without a release (a trace may end
 //   holding locks) opens a CS that lasts to the end of its thread and has no release event, so

@@ -1,6 +1,6 @@
-// A definitional reference of PWR for small traces (seed 003 Def. 6.1; PWR lock sets LH_pwr of
-// §6.2), independent of the vector-clock engines: the relation as the least fixpoint of its
-// rules over explicit event sets, the PWR and WRD race pairs, and the thread-indexed lock sets.
+// A definitional reference of PWR for small traces (Sulzmann and Thiemann Def. 6.1; PWR lock sets
+// LH_pwr of §6.2), independent of the vector-clock engines: the relation as the least fixpoint of
+// its rules over explicit event sets, the PWR and WRD race pairs, and the thread-indexed lock sets.
 // Read-write locks follow the standard reduction (a read section of y by t holds (y,t), a write
 // section every (y,u)) with each block of reduced acquires or releases taken as the one event it
 // stands for: PWR-3 relates two sections of y unless both are read sections, and LH_pwr keeps

@@ -1,7 +1,7 @@
 // Random small traces for property tests against the exact ground truth: 2–4 threads, up to 20
 // events, few variables and locks, every fork/join shape; every third seed puts forks and joins
-// inside critical sections (cross-thread critical sections, seed 003 Fig. 2). Deterministic in
-// the seed; built by the one generator (trace/generator.hpp).
+// inside critical sections (cross-thread critical sections, Sulzmann and Thiemann Fig. 2).
+// Deterministic in the seed; built by the one generator (trace/generator.hpp).
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // `racepred analyze` end to end through the CLI binary (RACEPRED_BINARY): exit codes, text and
-// JSON output, errors, and every public trace under shared/traces.
+// JSON output, errors, and every public trace under tests/data.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -178,26 +178,54 @@ json check_json(const std::string& text, const std::string& path) {
   return res;
 }
 
+// lockset's race pairs and racy events on each public STD trace, computed independently of
+// racepred from the definition (conflicting accesses of different threads with disjoint sets of
+// held locks) by a brute-force script over all pairs.
+const std::map<std::string, std::pair<uint64_t, uint64_t>> kLocksetCounts = {
+    {"account.std", {28, 10}},
+    {"bubblesort.std.gz", {9227, 1353}},
+    {"bufwriter.std.gz", {10558, 7500}},
+    {"clean.std", {4622, 380}},
+    {"input1.std", {3, 3}},
+    {"input2.std", {3, 3}},
+    {"input3.std", {3, 3}},
+    {"input4.std", {1, 1}},
+    {"input5.std", {17689, 265}},
+    {"input6.std", {2500, 50}},
+    {"input7.std", {4, 4}},
+    {"input8.std", {18490, 269}},
+    {"input9.std", {161598, 801}},
+    {"jigsaw.std.gz", {1075, 767}},
+    {"lang.std.gz", {4900, 1700}},
+    {"mergesort.std", {340, 56}},
+    {"readerswriters.std.gz", {329112, 6415}},
+    {"syncp_vs_hb.std", {3, 3}},
+    {"twostage.std", {50, 30}},
+};
+
 TEST(AnalyzeCli, EveryPublicStdTrace) {
-  const fs::path dir = fs::path(RACEPRED_SHARED_DIR) / "traces" / "std";
+  const fs::path dir = fs::path(RACEPRED_TEST_DATA_DIR) / "std";
   ASSERT_TRUE(fs::is_directory(dir)) << dir;
   size_t traces = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
-    if (entry.path().extension() != ".std" || name == "input10.std" || name == "input11.std")
-      continue;
+    const bool std_trace = name.ends_with(".std") || name.ends_with(".std.gz");
+    if (!std_trace || name == "input10.std" || name == "input11.std") continue;
     SCOPED_TRACE(name);
     ++traces;
     const std::string path = entry.path().string();
     const CliRun r = racepred("analyze -e lockset --format json " + quote(path));
     ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
     const json res = check_json(r.out, path);
-    EXPECT_EQ(r.exit_code, res["race_count"].get<uint64_t>() > 0 ? 1 : 0);
+    ASSERT_EQ(kLocksetCounts.count(name), 1u);
+    EXPECT_EQ(res["race_count"], kLocksetCounts.at(name).first);
+    EXPECT_EQ(res["racy_event_count"], kLocksetCounts.at(name).second);
+    EXPECT_EQ(r.exit_code, 1);
     // The same counts through the in-process reader and the engine directly.
     const Trace trace = load_trace(path);
     EXPECT_EQ(json::parse(r.out)["trace"]["events"], trace.size());
   }
-  EXPECT_GE(traces, 19u);
+  EXPECT_EQ(traces, kLocksetCounts.size());
 }
 
 bool validator_checks_locks() {
@@ -222,11 +250,11 @@ TEST(AnalyzeCli, IllFormedPublicTracesGiveExitTwo) {
   ASSERT_TRUE(validator_checks_locks());
   for (const char* name : {"input10.std", "input11.std"}) {
     const CliRun r =
-        racepred("analyze " + quote((fs::path(RACEPRED_SHARED_DIR) / "traces/std" / name)));
+        racepred("analyze " + quote((fs::path(RACEPRED_TEST_DATA_DIR) / "std" / name)));
     EXPECT_EQ(r.exit_code, 2) << name << "\n" << r.out;
     EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
-    const CliRun lenient = racepred("analyze --lenient " +
-                                    quote((fs::path(RACEPRED_SHARED_DIR) / "traces/std" / name)));
+    const CliRun lenient =
+        racepred("analyze --lenient " + quote((fs::path(RACEPRED_TEST_DATA_DIR) / "std" / name)));
     EXPECT_TRUE(lenient.exit_code == 0 || lenient.exit_code == 1) << lenient.err;
     EXPECT_NE(lenient.err.find("warning:"), std::string::npos) << lenient.err;
   }
@@ -242,9 +270,13 @@ bool speedygo_supported() {
   }
 }
 
+// lockset's race pairs on Test1.log … Test33.log (signal/wait pairs read as fork/join).
+constexpr uint64_t kSpeedyGoLocksetRaces[33] = {0, 1, 1, 1, 1, 30, 4, 3, 1, 1, 2, 12, 7, 1, 1, 1, 1,
+                                                1, 4, 1, 1, 1, 3,  1, 1, 1, 5, 2, 1,  1, 1, 1, 2};
+
 TEST(AnalyzeCli, EveryPublicSpeedyGoTrace) {
   ASSERT_TRUE(speedygo_supported());
-  const fs::path dir = fs::path(RACEPRED_SHARED_DIR) / "traces" / "speedygo";
+  const fs::path dir = fs::path(RACEPRED_TEST_DATA_DIR) / "speedygo";
   // Notes.txt: "TestN = K Races, <paper>": the races a sound and complete predictor finds.
   std::map<std::string, int> expected;
   std::ifstream notes(dir / "Notes.txt");
@@ -265,13 +297,20 @@ TEST(AnalyzeCli, EveryPublicSpeedyGoTrace) {
                                 format + " " + quote(path));
       ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
       const json res = check_json(r.out, path);
+      const uint64_t races = res["race_count"];
+      const int number = std::atoi(name.c_str() + 4);  // "TestN.log"
+      ASSERT_TRUE(number >= 1 && number <= 33);
+      EXPECT_EQ(races, kSpeedyGoLocksetRaces[number - 1]);
+      EXPECT_EQ(r.exit_code, races > 0 ? 1 : 0);
       // lockset is complete: every predictable race is among its pairs.
-      if (expected.count(name) && expected[name] > 0) {
-        EXPECT_GT(res["race_count"].get<uint64_t>(), 0u) << "lockset misses a race";
+      ASSERT_EQ(expected.count(name), 1u);
+      if (expected[name] > 0) {
+        EXPECT_GT(races, 0u) << "lockset misses a race";
       }
     }
   }
   EXPECT_EQ(traces, 33u);
+  EXPECT_EQ(expected.size(), 33u);
 }
 
 }  // namespace

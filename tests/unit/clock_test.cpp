@@ -1,4 +1,4 @@
-// The clock kit (clock/): thread clocks with the seeds' synchronisation rules, per-id tables,
+// The clock kit (clock/): thread clocks with the papers' synchronisation rules, per-id tables,
 // event sets, and the overflow check of clock values.
 #include <gtest/gtest.h>
 
@@ -27,7 +27,7 @@ TEST(ThreadClocks, StartWithOwnEntryOne) {
 }
 
 TEST(ThreadClocks, ReleaseThenAcquireOrdersCriticalSections) {
-  // T0: acq(y) rel(y); T1: acq(y) — the seed's rules: Rel(y) = Th(0), Th(1) = Th(1) ⊔ Rel(y).
+  // T0: acq(y) rel(y); T1: acq(y) — the paper's rules: Rel(y) = Th(0), Th(1) = Th(1) ⊔ Rel(y).
   ThreadClocks c;
   c.add_thread(1);
   c.apply({Op::Acquire, 0, 7, 0});

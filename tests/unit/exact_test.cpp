@@ -61,8 +61,9 @@ TEST(ExactTrace, RejectsIllFormedTraces) {
             "");
 }
 
-// Def. 3.2 (seed 003) accepts a join of a thread that is forked later and has no events (Join
-// only asks that the joined thread's events come first); the exact engines used to reject it.
+// Def. 3.2 (Sulzmann and Thiemann) accepts a join of a thread that is forked later and has no
+// events (Join only asks that the joined thread's events come first); the exact engines used to
+// reject it.
 TEST(ExactTrace, JoinBeforeForkOfAThreadWithoutEvents) {
   const Trace trace = parse_trace("T0|join(T1)|1\nT0|fork(T1)|2\nT0|w(x)|3\nT2|w(x)|4\n");
   EXPECT_EQ(trace_error("T0|join(T1)|1\nT0|fork(T1)|2\nT0|w(x)|3\nT2|w(x)|4\n"), "");

@@ -1,4 +1,5 @@
-// Random trace generator: determinism, well-formedness (Def. 3.2 of seed 003), options.
+// Random trace generator: determinism, well-formedness (Def. 3.2 of Sulzmann and Thiemann),
+// options.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -22,8 +23,8 @@ namespace racepred {
 namespace {
 
 // Def. 3.2 checked directly. `main_thread` is the thread allowed to run without a fork;
-// with `allow_unforked` every thread may (policy of DESIGN.md for shape none). Returns "" or
-// the first violation.
+// with `allow_unforked` every thread may (policy of docs/WELLFORMEDNESS.md for shape none). Returns
+// "" or the first violation.
 std::string def32_violation(const Trace& trace, bool allow_unforked, bool nested = true) {
   std::map<uint32_t, uint32_t> holder;             // lock -> thread (write mode)
   std::map<uint32_t, std::set<uint32_t>> readers;  // lock -> threads (read mode)
@@ -497,8 +498,8 @@ TEST(GeneratorRandom, UnguardedWriteShareMakesSharedDataReadMostly) {
   EXPECT_NE(check_generator_options(o), "");
 }
 
-// The validator (Def. 3.2 with DESIGN.md's policy) accepts every generated trace and drops
-// nothing.
+// The validator (Def. 3.2 with the policy of docs/WELLFORMEDNESS.md) accepts every generated trace
+// and drops nothing.
 TEST(Generator, ValidatorAcceptsGeneratedTraces) {
   for (uint64_t seed = 1; seed <= 200; ++seed) {
     for (ForkShape shape :

@@ -13,7 +13,7 @@
 
 namespace {
 
-const std::string kShared = RACEPRED_SHARED_DIR;
+const std::string kData = RACEPRED_TEST_DATA_DIR;
 
 struct CommandResult {
   int code = -1;
@@ -52,8 +52,8 @@ struct TempTrace {
   ~TempTrace() { std::remove(path.c_str()); }
 };
 
-TEST(CheckCommand, IllFormedSharedTracesAreRejectedWithTheirRule) {
-  const std::string in10 = kShared + "/traces/std/input10.std";
+TEST(CheckCommand, IllFormedPublicTracesAreRejectedWithTheirRule) {
+  const std::string in10 = kData + "/std/input10.std";
   CommandResult r = racepred("check " + in10);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(
@@ -63,7 +63,7 @@ TEST(CheckCommand, IllFormedSharedTracesAreRejectedWithTheirRule) {
       << r.out;
   EXPECT_NE(r.out.find(in10 + ": NOT well-formed: 1 violation (Lock-1 1;"), std::string::npos);
 
-  r = racepred("check --format json " + kShared + "/traces/std/input11.std");
+  r = racepred("check --format json " + kData + "/std/input11.std");
   EXPECT_EQ(r.code, 2);
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema"], "racepred/1");
@@ -76,10 +76,10 @@ TEST(CheckCommand, IllFormedSharedTracesAreRejectedWithTheirRule) {
 }
 
 TEST(CheckCommand, WellFormedTracesExitZero) {
-  CommandResult r = racepred("check " + kShared + "/traces/std/account.std");
+  CommandResult r = racepred("check " + kData + "/std/account.std");
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("account.std: well-formed (15 events, 4 threads"), std::string::npos);
-  r = racepred("check " + kShared + "/traces/speedygo/Test12.log");
+  r = racepred("check " + kData + "/speedygo/Test12.log");
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("well-formed (12 events"), std::string::npos);
 }
@@ -116,7 +116,7 @@ TEST(CheckCommand, MalformedInputIsAnInputError) {
 }
 
 TEST(StatsCommand, TextAndJson) {
-  const std::string path = kShared + "/traces/std/bufwriter.std";
+  const std::string path = kData + "/std/bufwriter.std.gz";
   CommandResult r = racepred("stats " + path);
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("events              10263\n"), std::string::npos) << r.out;
@@ -156,7 +156,7 @@ TEST(StatsCommand, LenientSkippedOpsStdinAndInputFormats) {
   EXPECT_EQ(j["stats"]["skipped_ops"]["end"], 1);
   EXPECT_EQ(j["stats"]["malformed_examples"][0].get<std::string>().rfind("<stdin>:3:4:", 0), 0u);
 
-  const std::string t12 = kShared + "/traces/speedygo/Test12.log";
+  const std::string t12 = kData + "/speedygo/Test12.log";
   r = racepred("stats --format json -", "cat '" + t12 + "' | ");
   EXPECT_EQ(r.code, 0);
   j = nlohmann::json::parse(r.out);

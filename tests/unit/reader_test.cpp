@@ -480,7 +480,7 @@ TEST(SpeedyGoReader, AccessesAndLocksWithPrefixedNames) {
 }
 
 TEST(SpeedyGoReader, SignalWaitPairsBecomeForkAndJoin) {
-  // Test12 of shared/traces/speedygo: T3 signals T4's start, T4's last event is a signal that
+  // Test12 of tests/data/speedygo: T3 signals T4's start, T4's last event is a signal that
   // T3 waits for.
   const Trace t = parse_trace(
       "3,RD,1,Test.java:3:1,1\n3,SIG,1,nil,1\n4,WT,1,nil,1\n4,WR,1,Test.java:4:1,1\n"

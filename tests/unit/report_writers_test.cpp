@@ -1,4 +1,4 @@
-// Text and JSON report writers (DESIGN.md "JSON output", schema racepred/1).
+// Text and JSON report writers (docs/CLI.md "JSON report", schema racepred/1).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -99,11 +99,10 @@ TEST(JsonReport, FieldsMatchTheSchema) {
   EXPECT_TRUE(e["racy_events"].is_array() && e["racy_events"].empty());
   EXPECT_TRUE(e["racy_locations"].is_array() && e["racy_locations"].empty());
 
-  // Keys in the order DESIGN.md shows them.
+  // Keys in their documented order (docs/CLI.md).
   std::vector<std::string> keys;
   const nlohmann::ordered_json ordered = json_report(report);
   for (const auto& item : ordered["results"][0].items()) keys.push_back(item.key());
-  // racy_location_count and first_detected are additions to DESIGN.md's list (docs/CLI.md).
   EXPECT_EQ(keys,
             (std::vector<std::string>{"engine", "races", "race_count", "racy_events",
                                       "racy_event_count", "racy_locations", "racy_location_count",

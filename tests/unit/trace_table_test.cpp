@@ -1,4 +1,4 @@
-// report/table (text tables, the seeds' trace table, its JSON form) and engines/annotate.
+// report/table (text tables, the papers' trace table, its JSON form) and engines/annotate.
 #include <gtest/gtest.h>
 
 #include "racepred/driver/annotate.hpp"

@@ -1,5 +1,6 @@
-// Well-formedness (Def. 3.2 of seed 003) with DESIGN.md's policy: every rule, the three modes,
-// re-entrancy normalisation, and that what the validator forwards is always well-formed.
+// Well-formedness (Def. 3.2 of Sulzmann and Thiemann) with the policy of docs/WELLFORMEDNESS.md:
+// every rule, the three modes, re-entrancy normalisation, and that what the validator forwards is
+// always well-formed.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -262,8 +263,8 @@ TEST(Validator, ReleaseOfADroppedAcquireGoesWithIt) {
 
 TEST(Validator, PolicyAllowsUnforkedThreadsUnrunForksRepeatedJoinsAndOpenLocks) {
   ValidationReport r;
-  // Fig. 7 of seed 003 (well-formed, join(t2) twice) plus: T9 runs without a fork, T4 is
-  // forked and never runs, x stays locked at the end.
+  // Fig. 7 of Sulzmann and Thiemann (well-formed, join(t2) twice) plus: T9 runs without a fork, T4
+  // is forked and never runs, x stays locked at the end.
   const Trace t = checked(
       "t1|fork(t2)|1\nt1|fork(t3)|2\nt1|acq(x)|3\nt2|acq(y)|4\nt2|rel(y)|5\nt3|acq(z)|6\n"
       "t3|join(t2)|7\nt3|rel(z)|8\nt1|join(t2)|9\nt1|rel(x)|10\nT9|w(a)|11\nt1|fork(T4)|12\n"

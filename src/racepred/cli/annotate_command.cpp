@@ -1,4 +1,4 @@
-// racepred annotate: the seeds' tabular view of a trace with an engine's per-event state.
+// racepred annotate: the papers' tabular view of a trace with an engine's per-event state.
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -31,7 +31,7 @@ struct AnnotateOptions {
   std::string path;
 };
 
-// The trace, checked for well-formedness (DESIGN.md policy: errors stop, --lenient drops).
+// The trace, checked for well-formedness (docs/WELLFORMEDNESS.md: errors stop, --lenient drops).
 Trace load_validated(const AnnotateOptions& o) {
   Trace trace;
   TraceCollector collector(trace);
@@ -136,7 +136,7 @@ int run_annotate(const AnnotateOptions& o, std::ostream& out) {
 Command add_annotate_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "annotate",
-      "Print the trace as the seeds' table (one column per thread, one row per event) with an "
+      "Print the trace as the papers' table (one column per thread, one row per event) with an "
       "engine's per-event state in extra columns");
   auto o = std::make_shared<AnnotateOptions>();
   sub->add_option("-e,--engine", o->engine,

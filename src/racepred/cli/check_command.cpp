@@ -1,4 +1,5 @@
-// racepred check: well-formedness report (Def. 3.2 of seed 003, policy in docs/WELLFORMEDNESS.md).
+// racepred check: well-formedness report (Def. 3.2 of Sulzmann and Thiemann, policy in
+// docs/WELLFORMEDNESS.md).
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// Command-line front end: one file per subcommand (DESIGN.md "CLI").
+// Command-line front end: one file per subcommand (docs/CLI.md).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,7 +10,7 @@
 
 namespace racepred::cli {
 
-// Exit codes (DESIGN.md): 0 no race reported, 1 races reported, 2 usage or input error.
+// Exit codes (docs/CLI.md): 0 no race reported, 1 races reported, 2 usage or input error.
 inline constexpr int kExitNoRace = 0;
 inline constexpr int kExitRaces = 1;
 inline constexpr int kExitError = 2;

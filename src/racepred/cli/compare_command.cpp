@@ -1,4 +1,5 @@
-// racepred compare: the tables of Fig. 11 and Fig. 12 of seed 003 for any engines and traces.
+// racepred compare: the tables of Fig. 11 and Fig. 12 of Sulzmann and Thiemann for any engines and
+// traces.
 #include <fmt/format.h>
 
 #include <chrono>

@@ -9,7 +9,7 @@ Command add_engines_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("engines", "List the engines with their guarantees");
   auto verbose = std::make_shared<bool>(false);
   sub->add_flag("-v,--verbose", *verbose,
-                "Also print what each engine's reports guarantee, then its seed section");
+                "Also print what each engine's reports guarantee, then the paper it implements");
   sub->footer(
       "Words used by the guarantees: a race is predictable when some valid reordering of the\n"
       "observed run (same reads seeing the same writes, locks held by one thread at a time)\n"
@@ -26,7 +26,7 @@ Command add_engines_command(CLI::App& app) {
                   << '\n';
               if (*verbose) {
                 out << std::string(width + 11, ' ') << "guarantee: " << e.guarantee.words << '\n'
-                    << std::string(width + 11, ' ') << "seed:      " << e.seed << '\n';
+                    << std::string(width + 11, ' ') << "paper:     " << e.seed << '\n';
               }
             }
             return kExitNoRace;

@@ -1,4 +1,4 @@
-// racepred exact: the ground truth of seed 003 for small traces (exact/search.hpp).
+// racepred exact: the ground truth of Sulzmann and Thiemann for small traces (exact/search.hpp).
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -147,7 +147,7 @@ int print_text(std::ostream& out, const ExactArgs& args, const Trace& trace,
 int print_json(std::ostream& out, const ExactArgs& args, const Trace& trace,
                const exact::ExactTrace& t, const exact::SearchResult& result, size_t conflicting,
                double seconds) {
-  using json = nlohmann::ordered_json;  // keys in the order of DESIGN.md
+  using json = nlohmann::ordered_json;  // keys in their documented order
   json races = json::array();
   std::vector<EventId> racy_events;
   std::vector<std::string> racy_locations;
@@ -217,7 +217,8 @@ int print_json(std::ostream& out, const ExactArgs& args, const Trace& trace,
 
 Command add_exact_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
-      "exact", "Ground truth: all predictable races of a small trace (seed 003, Def. 3.8)");
+      "exact",
+      "Ground truth: all predictable races of a small trace (Sulzmann and Thiemann, Def. 3.8)");
   sub->footer(
       "Explores every correctly reordered prefix (Def. 3.4); exponential, for traces of a few "
       "dozen events. Exit code 2 when the state budget is exhausted. See docs/GROUND_TRUTH.md.");

@@ -1,4 +1,5 @@
-// racepred stats: what a trace contains (the columns E, T, M, L of seed 003's Fig. 11 and more).
+// racepred stats: what a trace contains (the columns E, T, M, L of Sulzmann and Thiemann's Fig. 11
+// and more).
 #include <array>
 #include <iostream>
 #include <memory>

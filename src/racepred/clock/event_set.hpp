@@ -1,5 +1,6 @@
-// Sets of events as bit sets over event positions (seed 004's D(t), Rel(y)): time and memory
-// grow with the trace, so only reference engines for small traces use them.
+// Sets of events as bit sets over event positions (the "Happens-before and vector clocks" notes'
+// D(t), Rel(y)): time and memory grow with the trace, so only reference engines for small traces
+// use them.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
-// Interned lock sets (seed 000 "Lockset computation": ls(t), LS(e)), shared by the lock-set
-// engines.
+// Interned lock sets (Sulzmann, "Lock sets", "Lockset computation": ls(t), LS(e)), shared by the
+// lock-set engines.
 #pragma once
 
 #include <cstdint>

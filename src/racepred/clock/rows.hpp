@@ -50,7 +50,7 @@ class ClockRows {
   size_t stride_ = kClockBlock;
 };
 
-// dst = dst ⊔ src over n entries (n a multiple of kClockBlock): sync(V, V') of the seeds.
+// dst = dst ⊔ src over n entries (n a multiple of kClockBlock): sync(V, V') of the papers.
 inline void join_clocks(Clock* dst, const Clock* src, size_t n) {
   for (size_t j = 0; j < n; j += kClockBlock)
     for (size_t k = 0; k < kClockBlock; ++k) dst[j + k] = std::max(dst[j + k], src[j + k]);

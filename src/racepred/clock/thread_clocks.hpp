@@ -1,5 +1,6 @@
-// Thread clocks Th(i) and release clocks Rel(y) with the synchronisation rules of the seeds'
-// vector-clock algorithms (seed 001 "Vector clocks", seed 004 with fork and join):
+// Thread clocks Th(i) and release clocks Rel(y) with the synchronisation rules of the papers'
+// vector-clock algorithms (Sulzmann, "Dynamic data race prediction", "Vector clocks", Sulzmann,
+// "Happens-before and vector clocks" with fork and join):
 //
 //   acq(i,y):   Th(i) = sync(Th(i), Rel(y))        rel(i,y):  Rel(y) = Th(i)
 //   fork(i,j):  Th(j) = sync(Th(j), Th(i))         join(i,j): Th(i) = sync(Th(i), Th(j))
@@ -21,7 +22,7 @@
 // k <= Th(i)(j) (the epoch lemma). All clocks are rows of one stride in flat arrays
 // (clock/rows.hpp); the stride is the thread capacity, a power of two.
 //
-// Slots (threads × threads memory, issue 13). Rows and clock entries are indexed by a slot;
+// Slots (threads × threads memory). Rows and clock entries are indexed by a slot;
 // by default thread t has slot t. An engine may allow slots to be reused (reuse_slots_beyond):
 // once more than `budget` slots exist, a thread forked by i takes the slot s of a thread that
 // was joined, provided Th(i)(s) already covers that thread's last clock value (i knows all of
@@ -33,7 +34,7 @@
 // thread id reaches the budget or a fork needs a slot beyond it: only then are slots mapped
 // (slot_of_), so traces with few threads pay nothing for the mapping on the per-event path.
 //
-// Sparse clocks (many threads alive at once, issue 13). A row per slot is slots² entries:
+// Sparse clocks (many threads alive at once). A row per slot is slots² entries:
 // 20,000 threads that are all alive are 1.6 GB of mostly zeros (a thread forked by T0 knows
 // T0 and itself). Past `sparse_beyond` slots (default 1024, where the rows reach 4 MB) the
 // clocks switch to sparse storage: every clock is the list of its non-zero entries (slot,
@@ -79,7 +80,8 @@ inline void increment_clock(Clock& c, ThreadId i) {
 class ThreadClocks {
  public:
   // lock_order = false leaves out the critical-section order (fork/join and program order
-  // only, as seed 001's lockset-style predictor does): acquire and release do nothing.
+  // only, as the "Dynamic data race prediction" notes' lockset-style predictor does): acquire and
+  // release do nothing.
   explicit ThreadClocks(bool lock_order = true) : lock_order_(lock_order) {}
 
   // Makes threads [0, t] known. Returns true when the stride grew: a caller with rows of its
@@ -257,8 +259,8 @@ class ThreadClocks {
       return sparse_release(slot(i), y);
     copy_clock(rel_.row(y), th(i), stride());
   }
-  // fork(i,j): Th(j) = sync(Th(j), Th(i)); for a thread that has not run this is seed 004's
-  // Th(j) = Th(i), inc(Th(j), j). Returns add_thread(j).
+  // fork(i,j): Th(j) = sync(Th(j), Th(i)); for a thread that has not run this is the
+  // "Happens-before and vector clocks" notes' Th(j) = Th(i), inc(Th(j), j). Returns add_thread(j).
   bool fork(ThreadId i, ThreadId j) {
     if (reuse_ && i != j && threads_ >= budget_) [[unlikely]] {
       if (!mapped_) start_mapping();
@@ -269,9 +271,10 @@ class ThreadClocks {
     if (i != j) join_slots(slot(j), slot(i));
     return grew;
   }
-  // join(i,j): Th(i) = sync(Th(i), Th(j)) (seed 004 with the erratum: a point-wise max). With
-  // slot reuse, j's slot becomes free. sync = false: only that (for relations whose join edge
-  // needs an event of j, e.g. WCP-5: a thread that never ran orders nothing before its join).
+  // join(i,j): Th(i) = sync(Th(i), Th(j)) (Sulzmann, "Happens-before and vector clocks" with the
+  // erratum: a point-wise max). With slot reuse, j's slot becomes free. sync = false: only that
+  // (for relations whose join edge needs an event of j, e.g. WCP-5: a thread that never ran orders
+  // nothing before its join).
   bool join(ThreadId i, ThreadId j, bool sync = true) {
     const bool grew = add_thread(j);
     if (i != j) {
@@ -283,7 +286,7 @@ class ThreadClocks {
   // inc(Th(i), i). A clock never wraps: the 2^32-th event of one thread is an error.
   void tick(ThreadId i) { tick_slot(slot(i), i); }
   // The event's synchronisation (acquire, release, fork, join; nothing for accesses), then
-  // tick: the whole update of the seeds' algorithm VC for one event. Returns true when the
+  // tick: the whole update of the papers' algorithm VC for one event. Returns true when the
   // stride grew.
   bool apply(const Event& e) {
     bool grew = add_thread(e.thread);

@@ -1,4 +1,4 @@
-// Vector clocks and epochs (seed 001 "Vector clocks", "Epochs").
+// Vector clocks and epochs (Sulzmann, "Dynamic data race prediction", "Vector clocks", "Epochs").
 #pragma once
 
 #include <algorithm>
@@ -99,7 +99,7 @@ class Epoch {
   }
   // j#k ⪯ V for a vector clock given as a raw array covering thread j.
   bool leq(const Clock* vc) const { return clock() <= vc[thread()]; }
-  // "j#k" with the thread's index as in the seeds.
+  // "j#k" with the thread's index as in the papers.
   std::string to_string() const;
 
  private:
@@ -108,7 +108,8 @@ class Epoch {
 
 // "[1,0,2]": n entries of a clock row.
 std::string show_vc(const Clock* vc, size_t n);
-// "[0#4,1#1]": the non-zero entries as epochs (seed 004's R(x), seed 001's [j#k, i#l]).
+// "[0#4,1#1]": the non-zero entries as epochs (the "Happens-before and vector clocks" notes' R(x),
+// the "Dynamic data race prediction" notes' [j#k, i#l]).
 std::string show_vc_epochs(const Clock* vc, size_t n);
 // "0#3", or `bottom` for the bottom epoch 0#0.
 std::string show_epoch(Epoch e, const char* bottom);

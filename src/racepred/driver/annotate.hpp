@@ -1,4 +1,4 @@
-// Running an engine with annotation on (`racepred annotate`, tests of the seeds' tables).
+// Running an engine with annotation on (`racepred annotate`, tests of the papers' tables).
 #pragma once
 
 #include <functional>

@@ -1,7 +1,7 @@
-// Offline engines of seed 003: the exact ground truth (Def. 3.8, and the weaker "both enabled"
-// notion) and the lock-set predictors built on exact critical sections (Def. 4.1–5.9). They live
-// in driver/ because engines/ may not use the exact module (docs/ARCHITECTURE.md); their rows
-// are in the engine table (engines/engines.def) like every other engine.
+// Offline engines of Sulzmann and Thiemann: the exact ground truth (Def. 3.8, and the weaker "both
+// enabled" notion) and the lock-set predictors built on exact critical sections (Def. 4.1–5.9).
+// They live in driver/ because engines/ may not use the exact module (docs/ARCHITECTURE.md); their
+// rows are in the engine table (engines/engines.def) like every other engine.
 #include <algorithm>
 #include <memory>
 
@@ -63,8 +63,8 @@ class ExactEngine : public OfflineEngine {
 
 enum class LockSetKind { Standard, Cross, CrossIndexed };
 
-// P_DR over LH_S, LH_C or (with ∩') LH_CT. Annotation: the columns of Fig. 2 of seed 003, the
-// lock set after the operation (LH(e), plus the lock an acquire takes).
+// P_DR over LH_S, LH_C or (with ∩') LH_CT. Annotation: the columns of Fig. 2 of Sulzmann and
+// Thiemann, the lock set after the operation (LH(e), plus the lock an acquire takes).
 class ExactLockSetEngine : public OfflineEngine, public Annotator {
  public:
   ExactLockSetEngine(EngineContext& context, LockSetKind kind)

@@ -1,4 +1,4 @@
-// One read of a trace feeds every selected engine (DESIGN.md "Pipeline"):
+// One read of a trace feeds every selected engine (docs/ARCHITECTURE.md):
 //
 //   reader ──▶ Validator ──▶ batches of (id, Event) ──▶ engine 1, engine 2, …
 //   └──────── reader thread ────────┘   bounded queue   └──── main thread ────┘

@@ -4,16 +4,16 @@
 // engine to copy):
 //  1. Write engines/<family>/<engine>.cpp, named after the engine. Derive from
 //     DispatchEngine<YourEngine> (engines/dispatch.hpp) and implement the handlers your method
-//     needs, named like the seeds' procedures: read, write, acquire, release, fork, join (each
+//     needs, named like the papers' procedures: read, write, acquire, release, fork, join (each
 //     takes the event id and the event; the others default to doing nothing). Open the file with
-//     the engine's state in the seed's notation (Th, Rel, W(x), R(x), LS, LH …) and keep it in
+//     the engine's state in the paper's notation (Th, Rel, W(x), R(x), LS, LH …) and keep it in
 //     the clock kit's types (clock/): ThreadClocks for Th/Rel, IdTable for per-thread,
 //     per-variable and per-lock state, LockSetTable for lock sets. Report races with
 //     sink.report(Race{…}); never touch the symbol tables while events arrive.
 //  2. Define the factory `std::unique_ptr<Engine> make_<id>(EngineContext&)` in that file
 //     (namespace racepred), where <id> is the engine's name with '-' written as '_'.
-//  3. Add one ENGINE(...) line to engines/engines.def: name, mode, guarantee, seed section.
-//  4. Optional: the seed's tabular view for `racepred annotate`: also derive from Annotator
+//  3. Add one ENGINE(...) line to engines/engines.def: name, mode, guarantee, paper section.
+//  4. Optional: the paper's tabular view for `racepred annotate`: also derive from Annotator
 //     and return `this` from annotator().
 //  5. Put example traces with `# expect <engine>: …` lines under examples/<family>/ (the
 //     example runner checks them) and describe the engine in docs/ENGINES.md. The guarantee
@@ -54,7 +54,7 @@ struct AnnotationCell {
 };
 using Annotation = std::vector<AnnotationCell>;
 
-// The optional annotated view (`racepred annotate`, the seeds' tables). The driver calls, for
+// The optional annotated view (`racepred annotate`, the papers' tables). The driver calls, for
 // every event, before_event(), then the engine's handlers for that one event, then annotate();
 // after Engine::finish() it calls annotate_at_end() with every row, for offline engines whose
 // cells are known only once the whole trace was seen. Nothing here is on the analysis path.
@@ -144,7 +144,7 @@ struct EngineInfo {
   std::string family;  // folder under engines/ ("exact" for the exact-based engines)
   EngineMode mode = EngineMode::Online;
   std::string description;  // one line
-  std::string seed;         // seed document and section it implements
+  std::string seed;         // paper (author, title) and section it implements
   Guarantee guarantee;
   EngineFactory make = nullptr;
 };

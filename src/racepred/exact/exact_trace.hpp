@@ -1,5 +1,5 @@
-// A trace prepared for the exact analyses of seed 003 (§3–5): per-thread event lists, last
-// writes, matching acquire/release pairs and fork events, after checking Def. 3.2.
+// A trace prepared for the exact analyses of Sulzmann and Thiemann (§3–5): per-thread event lists,
+// last writes, matching acquire/release pairs and fork events, after checking Def. 3.2.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,7 @@ namespace racepred::exact {
 inline constexpr uint32_t kNoIndex = UINT32_MAX;
 
 // The events are addressed by their index in the trace (0-based, trace order); ids are the
-// trace's event ids (DESIGN.md), used only for output.
+// trace's event ids, used only for output.
 class ExactTrace {
  public:
   // Checks well-formedness with the validator (trace/validator.hpp: Def. 3.2 with the policy of

@@ -1,6 +1,6 @@
-// Critical sections and lock sets of seed 003 §4–5: standard (Def. 4.1/4.2), cross-thread
-// (Def. 4.3/4.4) and thread-indexed cross-thread (Def. 5.9) lock sets, and the lock-set race
-// predictors P_DR (with ∩) and P'_DR (with ∩').
+// Critical sections and lock sets of Sulzmann and Thiemann §4–5: standard (Def. 4.1/4.2),
+// cross-thread (Def. 4.3/4.4) and thread-indexed cross-thread (Def. 5.9) lock sets, and the
+// lock-set race predictors P_DR (with ∩) and P'_DR (with ∩').
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
-// Exhaustive search over the correctly reordered prefixes of a trace (seed 003 Def. 3.4):
-// predictable races (Def. 3.8, or the weaker "both enabled" notion) and the must-happen-before
-// relation (Def. 3.5). Exponential; meant for small traces (tens of events).
+// Exhaustive search over the correctly reordered prefixes of a trace (Sulzmann and Thiemann
+// Def. 3.4): predictable races (Def. 3.8, or the weaker "both enabled" notion) and the
+// must-happen-before relation (Def. 3.5). Exponential; meant for small traces (tens of events).
 #pragma once
 
 #include <cstdint>
@@ -106,7 +106,7 @@ struct SearchResult {
   uint64_t transitions = 0;  // explored steps
   // Stuck states: some thread has events left, no event can run, and no thread waits for a
   // read's last write (so the threads wait for locks, joins or forks: a reordering that gets
-  // stuck as in Fig. 5 of seed 003). Dead ends of the last-write rule are not counted.
+  // stuck as in Fig. 5 of Sulzmann and Thiemann). Dead ends of the last-write rule are not counted.
   // `stuck_witness` is one such prefix (empty if none).
   uint64_t stuck_states = 0;
   std::vector<uint32_t> stuck_witness;

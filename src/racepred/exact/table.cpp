@@ -18,7 +18,7 @@ std::string format_table(const ExactTrace& trace, const std::vector<TableRow>& r
   std::vector<ThreadId> threads;
   for (ThreadId t = 0; t < trace.thread_count(); ++t)
     if (!trace.thread_events(t).empty()) threads.push_back(t);
-  // By name, shorter names first, so that T2 comes before T10 (the seeds' column order).
+  // By name, shorter names first, so that T2 comes before T10 (the papers' column order).
   std::sort(threads.begin(), threads.end(), [&](ThreadId a, ThreadId b) {
     const std::string x = trace.thread_name(a), y = trace.thread_name(b);
     return x.size() != y.size() ? x.size() < y.size() : x < y;

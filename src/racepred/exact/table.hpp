@@ -1,4 +1,4 @@
-// The seeds' tabular view of a trace: one column per thread, one row per event (e_i).
+// The papers' tabular view of a trace: one column per thread, one row per event (e_i).
 #pragma once
 
 #include <string>

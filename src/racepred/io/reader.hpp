@@ -1,4 +1,4 @@
-// Trace readers: STD (DESIGN.md "Input: STD format"), SpeedyGo CSV, RAPID CSV, RoadRunner,
+// Trace readers: STD (docs/FORMATS.md), SpeedyGo CSV, RAPID CSV, RoadRunner,
 // LockFrame and RapidBin, plain or compressed (gzip, zstd, xz); docs/FORMATS.md. The formats
 // themselves are listed in one table, io/formats.hpp.
 #pragma once
@@ -61,9 +61,10 @@ Trace load_trace(const std::string& path, const ReadOptions& options = {});
 Trace parse_trace(std::string_view text, const ReadOptions& options = {},
                   std::string_view name = "<string>");
 
-// Whole trace in memory after the validator (Def. 3.2 with the policy of DESIGN.md): re-entrant
-// lock pairs are dropped; under Strict an ill-formed trace throws InputError, under Lenient and
-// Collect the offending events are dropped. The validator's report goes to `report` if given.
+// Whole trace in memory after the validator (Def. 3.2 with the policy of docs/WELLFORMEDNESS.md):
+// re-entrant lock pairs are dropped; under Strict an ill-formed trace throws InputError, under
+// Lenient and Collect the offending events are dropped. The validator's report goes to `report` if
+// given.
 Trace load_checked_trace(const std::string& path, const ReadOptions& options = {},
                          ValidationMode mode = ValidationMode::Strict,
                          ValidationReport* report = nullptr);

@@ -1,4 +1,4 @@
-// SpeedyGo CSV traces (`TID,OP,ID,SRCREF,N`, shared/traces/speedygo) and their translation into
+// SpeedyGo CSV traces (`TID,OP,ID,SRCREF,N`, tests/data/speedygo) and their translation into
 // racepred events (docs/FORMATS.md, "SpeedyGo CSV"). Internal to io/; exposed for tests.
 #pragma once
 

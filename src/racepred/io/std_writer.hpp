@@ -1,4 +1,4 @@
-// Writing events in STD (`THREAD|OP(ARG)|LOCATION`, DESIGN.md "Input: STD format").
+// Writing events in STD (`THREAD|OP(ARG)|LOCATION`, docs/FORMATS.md "STD").
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The seeds' plain-text notation for events, used by annotated tables and engine annotations.
+// The papers' plain-text notation for events, used by annotated tables and engine annotations.
 #pragma once
 
 #include <string>
@@ -9,13 +9,15 @@
 
 namespace racepred {
 
-// "w(x)", "acq(y)", "fork(T1)": the event as the seeds write it in a thread's column.
+// "w(x)", "acq(y)", "fork(T1)": the event as the papers write it in a thread's column.
 std::string event_text(const Symbols& symbols, const Event& event);
 
-// "j#e_k" (seed 001 Go framework, displayEvt): thread index j, event text e, event id k.
+// "j#e_k" (Sulzmann, "Dynamic data race prediction" Go framework, displayEvt): thread index j,
+// event text e, event id k.
 std::string event_ref_hash(const Symbols& symbols, EventId id, const Event& event);
 
-// "j:e_k" (seed 004 event sets): thread index j, event text e, event id k.
+// "j:e_k" (Sulzmann, "Happens-before and vector clocks" event sets): thread index j, event text e,
+// event id k.
 std::string event_ref_colon(const Symbols& symbols, EventId id, const Event& event);
 
 // "(e1,e3)": a race pair by event ids.

@@ -1,4 +1,4 @@
-// Races and the sink every engine reports into (DESIGN.md "Engines").
+// Races and the sink every engine reports into (docs/ENGINES.md).
 #pragma once
 
 #include <array>
@@ -47,15 +47,16 @@ inline bool detected_before(const Race& a, const Race& b) {
                                           : a.first.event < b.first.event;
 }
 
-// ReadRead only comes from `goldilocks`, whose discipline (seed 002 §3) orders reads too.
+// ReadRead only comes from `goldilocks`, whose discipline (Elmas and Qadeer §3) orders reads too.
 enum class RaceKind : uint8_t { WriteWrite, WriteRead, ReadWrite, ReadRead, Unknown };
 RaceKind race_kind(const Race& race);
 // "write-write", "write-read", "read-write", "read-read" (first access's op first);
 // "unknown" if the first access is unknown.
 std::string_view race_kind_name(RaceKind kind);
 
-// A cross-thread guard lock (seed 003 §6.3): `lock` held by `thread` around an access of another
-// thread (acq <PWR access <PWR rel), i.e. an element (lock, thread) of LH_pwr beyond LH_S.
+// A cross-thread guard lock (Sulzmann and Thiemann §6.3): `lock` held by `thread` around an access
+// of another thread (acq <PWR access <PWR rel), i.e. an element (lock, thread) of LH_pwr beyond
+// LH_S.
 struct GuardLock {
   LockId lock = 0;
   ThreadId thread = 0;
@@ -93,8 +94,9 @@ class RaceSink {
   // the race if the race is kept. Enables the guard statistics below (tracks_guards()).
   void report(const Race& race, std::span<const GuardLock> first_guards,
               std::span<const GuardLock> second_guards);
-  // Fig. 12 of seed 003: a race of the engine's base method (e.g. pwr) that a cross-thread guard
-  // lock removed, and the number of guard-lock confirmations (line 7 of RELEASE in Alg. 1).
+  // Fig. 12 of Sulzmann and Thiemann: a race of the engine's base method (e.g. pwr) that a
+  // cross-thread guard lock removed, and the number of guard-lock confirmations (line 7 of RELEASE
+  // in Alg. 1).
   void report_guarded(const Race& race);
   void add_guard_confirmations(uint64_t n) {
     tracks_guards_ = true;

@@ -1,4 +1,4 @@
-// Plain-text tables, and the seeds' tabular view of a trace (one column per thread, one row per
+// Plain-text tables, and the papers' tabular view of a trace (one column per thread, one row per
 // event, extra columns of per-event annotations) as text or JSON. Used by `racepred annotate`.
 #pragma once
 
@@ -57,7 +57,7 @@ using NamedCells = std::vector<NamedCell>;
 
 enum class TraceLayout {
   Auto,     // Columns when the thread columns fit in 60% of the width (and there are <= 12)
-  Columns,  // one column per thread, as in the seeds
+  Columns,  // one column per thread, as in the papers
   Compact,  // "thread" and "event" columns (for traces with many threads)
 };
 
@@ -70,7 +70,7 @@ struct TraceTableOptions {
 // whose cells are all empty (engines may name all their columns on every row to fix the order).
 std::vector<std::string> annotation_columns(const std::vector<NamedCells>& cells);
 
-// The seeds' table of `trace`: row label "e<id>", the event text ("w(x)") in its thread's column
+// The papers' table of `trace`: row label "e<id>", the event text ("w(x)") in its thread's column
 // (headed by the thread's name), then the annotation columns. `cells[i]` belongs to
 // trace.events[i] (may be shorter than the trace). When thread names are not T0, T1, … a first
 // line maps the thread indices used in vector clocks and epochs to the names.

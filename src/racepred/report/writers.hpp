@@ -1,4 +1,4 @@
-// Report writers: text in the ThreadSanitizer style and JSON (schema "racepred/1", DESIGN.md).
+// Report writers: text in the ThreadSanitizer style and JSON (schema "racepred/1", docs/CLI.md).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Event model shared by every module (DESIGN.md, "Event model").
+// Event model shared by every module (docs/ARCHITECTURE.md).
 #pragma once
 
 #include <cstdint>
@@ -46,7 +46,7 @@ struct Event {
   bool is_access() const { return op == Op::Read || op == Op::Write; }
   friend bool operator==(const Event&, const Event&) = default;
 };
-static_assert(sizeof(Event) <= 16, "Event must stay within 16 bytes (DESIGN.md)");
+static_assert(sizeof(Event) <= 16, "Event must stay within 16 bytes");
 
 // Lower-case STD spelling: "r", "w", "acq", "rel", "fork", "join", "racq", "rrel".
 std::string_view op_name(Op op);

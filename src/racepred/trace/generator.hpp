@@ -1,5 +1,6 @@
-// Random well-formed traces (Def. 3.2 of seed 003), seeded and reproducible on every machine.
-// The generator streams: its memory depends on threads, variables and locks, never on events.
+// Random well-formed traces (Def. 3.2 of Sulzmann and Thiemann), seeded and reproducible on every
+// machine. The generator streams: its memory depends on threads, variables and locks, never on
+// events.
 #pragma once
 
 #include <cstdint>

@@ -149,7 +149,7 @@ class SymbolTable {
   uint32_t max_names_ = kMaxNames;
 };
 
-// The four name spaces of a trace (DESIGN.md: variables, locks and threads are separate).
+// The four name spaces of a trace (variables, locks and threads are separate).
 struct Symbols {
   SymbolTable threads;
   SymbolTable variables;

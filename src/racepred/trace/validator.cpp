@@ -1,4 +1,4 @@
-// Online check of Def. 3.2 (seed 003) with DESIGN.md's policy; see docs/WELLFORMEDNESS.md.
+// Online check of Def. 3.2 (Sulzmann and Thiemann) with the policy of docs/WELLFORMEDNESS.md.
 //
 // State is one record per thread and per lock, grown on demand (ids are dense), so memory is
 // O(threads + locks) and the per-event path allocates nothing once the ids have been seen.

@@ -1,4 +1,4 @@
-// Well-formedness (Def. 3.2 of seed 003) with the policy of DESIGN.md "Well-formedness".
+// Well-formedness (Def. 3.2 of Sulzmann and Thiemann) with the policy of docs/WELLFORMEDNESS.md.
 // The validator is an online filter: it checks each event, normalises re-entrant locking,
 // and forwards the events that remain to the next consumer. docs/WELLFORMEDNESS.md has the rules.
 #pragma once

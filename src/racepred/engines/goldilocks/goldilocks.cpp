@@ -1,4 +1,5 @@
-// Goldilocks, lazy form (seed 002 §3 and §6; ALGORITHMS.md §10).
+// Goldilocks, lazy form (Elmas and Qadeer §3 and §6; the lazy evaluation of Elmas, Qadeer, Tasiran,
+// "Goldilocks: Efficiently Computing the Happens-Before Relation Using Locksets", FATES/RV 2006).
 //
 // The paper's lock sets LS(q) (and LSW(q), LSR(q, t)) grow at every acquire, fork and join. The
 // lazy form never touches a variable's lock set at a synchronisation event: it appends the event
@@ -8,7 +9,7 @@
 // Replay rules. A lock set that starts as LH(j) at an access of thread j evolves, under the
 // paper's rules (with rule 7 corrected, see docs/ENGINES.md), so that a thread k is in it iff
 // the access happens before k's next event. Its lock part only matters through acquires, so the
-// replay keeps the equivalent token form of ALGORITHMS.md §10: start with {j};
+// replay keeps the equivalent token form (docs/ENGINES.md, "Lazy form"): start with {j};
 //   rel(u, l):  u ∈ S ⇒ l ∈ S        acq(u, l):  l ∈ S ⇒ u ∈ S
 //   fork(u, w): u ∈ S ⇒ w ∈ S        join(u, w): w ∈ S ⇒ u ∈ S
 // and the paper's LS is S ∪ {locks held by the threads of S} (annotations print that).
@@ -96,7 +97,7 @@ struct AccessRecord {
 static_assert(sizeof(AccessRecord) == 32);
 constexpr EventId kSharedReads = UINT64_MAX;
 
-// --- state that follows the threads in use (issue 13: 20,000 threads alive at once) ---------
+// --- state that follows the threads in use (20,000 threads alive at once) ---------
 // A thread × thread table (row t, column j) of T, default T{}. Dense: rows of one stride in a
 // flat array, lookups one multiply-add. Sparse: each row is the list of the columns set so
 // far, sorted, found by binary search; memory follows the cells used, not slots².

@@ -1,6 +1,7 @@
-// Goldilocks (seed 002, Elmas & Qadeer): happens-before computed with lock sets only.
-// Two disciplines: §3 MutExAccessDiscipline (`goldilocks`: every two accesses of a variable,
-// reads included, must be HB-ordered) and §6 concurrent reads / exclusive writes
+// Goldilocks (Elmas and Qadeer, "A New Lockset Algorithm and Its Applications"): happens-before
+// computed with lock sets only. Two disciplines: §3 MutExAccessDiscipline (`goldilocks`: every two
+// accesses of a variable, reads included, must be HB-ordered) and §6 concurrent reads / exclusive
+// writes
 // (`goldilocks-rw`: LSW for the last write, LSR per thread for the reads since it).
 // The registered engines use the lazy form (goldilocks.cpp); the eager form, the paper's rules
 // touching every lock set at each acquire/fork/join, is kept as a test reference
@@ -72,7 +73,7 @@ enum class GoldilocksRules {
   // The rules as racepred implements them: §3 with rule 7 (join) adding LH(t), §6 applying
   // the §3 updates to LSW and to every LSR(q, t) independently; a race restarts the lock set.
   Corrected,
-  // The rules exactly as printed in the seed (join adds only {t}; §6 rules 2-7 verbatim; a race
+  // The rules exactly as printed in the paper (join adds only {t}; §6 rules 2-7 verbatim; a race
   // empties the lock sets for good). Used by tests to show where the printed rules lose order.
   AsPrinted,
 };

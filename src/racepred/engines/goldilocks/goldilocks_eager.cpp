@@ -1,5 +1,5 @@
-// Goldilocks, eager form: the rules of seed 002 §3 and §6 as the paper states them, every lock
-// set updated at every acquire, fork and join. A test reference for the lazy engine
+// Goldilocks, eager form: the rules of Elmas and Qadeer §3 and §6 as the paper states them, every
+// lock set updated at every acquire, fork and join. A test reference for the lazy engine
 // (goldilocks.cpp), not registered. GoldilocksRules::AsPrinted follows the printed text
 // verbatim; Corrected applies the two corrections explained in docs/ENGINES.md.
 #include <algorithm>
@@ -103,7 +103,7 @@ class GoldilocksEager final : public Engine, public Annotator {
         rw_(discipline == GoldilocksDiscipline::ConcurrentReads),
         printed_(rules == GoldilocksRules::AsPrinted) {}
 
-  // A test reference, kept close to the seed's rule list: one case per rule of §3 / §6.
+  // A test reference, kept close to the paper's rule list: one case per rule of §3 / §6.
   void on_events(std::span<const EventId> ids, std::span<const Event> events) override {
     for (size_t k = 0; k < events.size(); ++k) process(ids[k], events[k]);
   }

@@ -1,5 +1,6 @@
-// djit: the lecture's VC_RaceLoc with the O(1) update (seed 001, "Race pairs versus race
-// locations", "Optimization - Update time stamp instead of full synchronization").
+// djit: the lecture's VC_RaceLoc with the O(1) update (Sulzmann, "Dynamic data race prediction",
+// "Race pairs versus race locations", "Optimization - Update time stamp instead of full
+// synchronization").
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -12,10 +13,10 @@ namespace racepred {
 namespace hbloc {
 namespace {
 
-// Algorithm VC_RaceLoc_Optimized (seed 001): Wv(x), Rv(x) are vector clocks; a read or write
-// updates only its own entry, Wv(x)(i) = Th(i)(i), which the lecture proves equivalent to
-// Wv(x) = sync(Wv(x), Th(i)). So Wv(x)(j) is the clock of thread j's last write of x. Next to
-// each entry we keep the access that set it, to name the partner of a race.
+// Algorithm VC_RaceLoc_Optimized (Sulzmann, "Dynamic data race prediction"): Wv(x), Rv(x) are
+// vector clocks; a read or write updates only its own entry, Wv(x)(i) = Th(i)(i), which the lecture
+// proves equivalent to Wv(x) = sync(Wv(x), Th(i)). So Wv(x)(j) is the clock of thread j's last
+// write of x. Next to each entry we keep the access that set it, to name the partner of a race.
 //   read(i,x):  Rv(x)(i) = Th(i)(i); if !(Wv(x) < Th(i)) the read is racy
 //   write(i,x): if !(Rv(x) < Th(i)) or !(Wv(x) < Th(i)) the write is racy; Wv(x)(i) = Th(i)(i)
 // Pairs reported at a racy access e: (last write of thread j, e) for every thread j whose last

@@ -1,6 +1,7 @@
-// fasttrack: the lecture's "FastTrack style" semi-adaptive algorithm (seed 001, "FastTrack -
-// Semi adaptive"; seed 004 for fork/join and the annotated examples). Erratum applied: an epoch
-// j#k is unordered with thread i's current access iff k > Th(i)(j).
+// fasttrack: the lecture's "FastTrack style" semi-adaptive algorithm (Sulzmann, "Dynamic data race
+// prediction", "FastTrack - Semi adaptive"; Sulzmann, "Happens-before and vector clocks" for
+// fork/join and the annotated examples). Erratum applied: an epoch j#k is unordered with thread i's
+// current access iff k > Th(i)(j).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -12,9 +13,10 @@ namespace racepred {
 namespace hbloc {
 namespace {
 
-// Algorithm "FastTrack style" (seed 001; seed 004 for fork/join and the annotated examples).
-// Ws(x) is always a single epoch: the last write. Rh(x) is an epoch until two concurrent reads
-// meet, then a vector clock for good (semi-adaptive).
+// Algorithm "FastTrack style" (Sulzmann, "Dynamic data race prediction"; Sulzmann, "Happens-before
+// and vector clocks" for fork/join and the annotated examples). Ws(x) is always a single epoch: the
+// last write. Rh(x) is an epoch until two concurrent reads meet, then a vector clock for good
+// (semi-adaptive).
 //   read(i,x):  race pair (Ws(x), current) if Ws(x) = j#k with k > Th(i)(j)
 //               Rh(x) = j#k: k > Th(i)(j) ? [j#k, i#Th(i)(i)] : i#Th(i)(i);  V: V(i) = Th(i)(i)
 //   write(i,x): race pair (Ws(x), current) as above; Rh(x) = j#k: race pair if k > Th(i)(j);

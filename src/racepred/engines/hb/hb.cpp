@@ -1,6 +1,6 @@
-// hb: all HB race pairs (seed 001, "Vector clock based data race predictor algorithm - Offline
-// Approach": algorithm VC_pre_post, then every pair of conflicting events whose pre vector
-// clocks are incomparable). Fork and join are part of HB (DESIGN.md).
+// hb: all HB race pairs (Sulzmann, "Dynamic data race prediction", "Vector clock based data race
+// predictor algorithm - Offline Approach": algorithm VC_pre_post, then every pair of conflicting
+// events whose pre vector clocks are incomparable). Fork and join are part of HB.
 //
 // Instead of comparing all pairs, each access is compared only with the earlier accesses that
 // can still be unordered with it. Per variable and thread the accesses are kept in trace order,
@@ -108,7 +108,7 @@ class HbAllPairs final : public Engine, public Annotator {
     clocks_.add_thread(e.thread);
     const ClockRef C = clocks_.view(e.thread);
     Variable& x = variables_[e.target];
-    // Once the sink keeps no more races, later races are only counted (DESIGN.md counting).
+    // Once the sink keeps no more races, later races are only counted.
     const bool enumerate = annotating_ || sink_.accepting();
     uint64_t count = 0;
     History* own = nullptr;

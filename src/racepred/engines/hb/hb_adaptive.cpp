@@ -1,6 +1,7 @@
-// hb-adaptive: the lecture's Adaptive_Epoch (seed 001, "Adaptive approach"). Errata applied:
-// an epoch j#k is unordered with thread i's current access iff k > Th(i)(j) (the listing prints
-// `k < Th(i)(j)`), and the write update assigns Wh(x) (the listing writes Rh(x)).
+// hb-adaptive: the lecture's Adaptive_Epoch (Sulzmann, "Dynamic data race prediction", "Adaptive
+// approach"). Errata applied: an epoch j#k is unordered with thread i's current access iff k >
+// Th(i)(j) (the listing prints `k < Th(i)(j)`), and the write update assigns Wh(x) (the listing
+// writes Rh(x)).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -12,7 +13,8 @@ namespace racepred {
 namespace hbloc {
 namespace {
 
-// Algorithm Adaptive_Epoch (seed 001). Rh(x), Wh(x) are an epoch or a vector clock.
+// Algorithm Adaptive_Epoch (Sulzmann, "Dynamic data race prediction"). Rh(x), Wh(x) are an epoch or
+// a vector clock.
 //   check:  epoch j#k: race pair (j#k, current) if k > Th(i)(j)
 //           V:         racy if !(V < Th(i)); we report (access of V(j), current) for each j
 //                      with V(j) > Th(i)(j)

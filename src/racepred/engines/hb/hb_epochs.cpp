@@ -1,5 +1,5 @@
-// hb-epochs: the lecture's VC_RaceLoc_epochs (seed 001, "Optimization - Epochs (thread id +
-// time stamp) instead of vector clocks").
+// hb-epochs: the lecture's VC_RaceLoc_epochs (Sulzmann, "Dynamic data race prediction",
+// "Optimization - Epochs (thread id + time stamp) instead of vector clocks").
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -11,9 +11,10 @@ namespace racepred {
 namespace hbloc {
 namespace {
 
-// Algorithm VC_RaceLoc_epochs (seed 001): We(x), Re(x) are sets of epochs of mutually
-// concurrent writes / reads, kept in a flat per-variable array (a set holds at most one epoch
-// per thread: the new epoch i#Th(i)(i) replaces thread i's older one, which is HB-before it).
+// Algorithm VC_RaceLoc_epochs (Sulzmann, "Dynamic data race prediction"): We(x), Re(x) are sets of
+// epochs of mutually concurrent writes / reads, kept in a flat per-variable array (a set holds at
+// most one epoch per thread: the new epoch i#Th(i)(i) replaces thread i's older one, which is
+// HB-before it).
 //   read(i,x):  Re(x) = {i#Th(i)(i)} ∪ {j#k ∈ Re(x) | k > Th(i)(j)}
 //               racy if some j#k ∈ We(x) has k > Th(i)(j)
 //   write(i,x): racy if some j#k ∈ Re(x) ∪ We(x) has k > Th(i)(j)

@@ -1,17 +1,18 @@
-// hb-pairs: seed 001's algorithm VC_W_R_Races ("Vector clock based data race predictor
-// algorithms - Online Approach"): W(x) and R(x) hold the most recent writes and reads of x whose
-// vector clocks are pairwise incomparable; an access drops the members that happen before it,
-// reports a race with each remaining one it conflicts with, and joins the set.
+// hb-pairs: the "Dynamic data race prediction" notes' algorithm VC_W_R_Races ("Vector clock based
+// data race predictor algorithms - Online Approach"): W(x) and R(x) hold the most recent writes and
+// reads of x whose vector clocks are pairwise incomparable; an access drops the members that happen
+// before it, reports a race with each remaining one it conflicts with, and joins the set.
 //
 //   read(i,x)   R(x) = {Th(i)} ∪ {V ∈ R(x) | !(V < Th(i))};  W(x) = {V ∈ W(x) | !(V < Th(i))}
 //               race (V, Th(i)) for V ∈ W(x)
 //   write(i,x)  R(x) = {V ∈ R(x) | !(V < Th(i))};  W(x) = {Th(i)} ∪ {V ∈ W(x) | !(V < Th(i))}
 //               race (V, Th(i)) for V ∈ R(x) and for V ∈ W(x), V != Th(i)
 //
-// Members are stored as epochs j#k (seed 001 "Epochs to identify race pairs"): V < Th(i) iff
-// k <= Th(i)(j). Two members never come from the same thread, so |W(x)|, |R(x)| <= threads.
-// Reports are pairs, a subset of hb's: a write dropped from W(x) by a read it happens before is
-// never compared with later accesses (seed 001: "This pair is not reported by VC_W_R_Races").
+// Members are stored as epochs j#k (Sulzmann, "Dynamic data race prediction", "Epochs to identify
+// race pairs"): V < Th(i) iff k <= Th(i)(j). Two members never come from the same thread, so
+// |W(x)|, |R(x)| <= threads. Reports are pairs, a subset of hb's: a write dropped from W(x) by a
+// read it happens before is never compared with later accesses (Sulzmann, "Dynamic data race
+// prediction": "This pair is not reported by VC_W_R_Races").
 #include <algorithm>
 
 #include "racepred/clock/id_table.hpp"
@@ -58,7 +59,7 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
     return this;
   }
   void before_event(EventId, const Event&) override { annotating_ = true; }
-  // The seed's VC_W_R_Races tables: pre/post vector clocks, W(x) (and R(x) once x was read)
+  // The paper's VC_W_R_Races tables: pre/post vector clocks, W(x) (and R(x) once x was read)
   // after the event, and the race pairs reported at the event.
   void annotate(EventId id, const Event& e, Annotation& row) override {
     const size_t n = symbols_.threads.size();

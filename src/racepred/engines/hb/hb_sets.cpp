@@ -1,8 +1,8 @@
-// hb-sets: the set-based race predictor of seed 004 ("Set-based race predictor"), the
-// correct-by-construction reference for HB: every thread t keeps the set D(t) of events that
-// happen before its next event, Rel(y) is the event set of the last release of lock y, W(x) the
-// most recent write to x (undefined at first) and R(x) the most recent mutually concurrent reads.
-// An earlier access e is HB-before the current event of t iff e is in D(t).
+// hb-sets: the set-based race predictor of Sulzmann, "Happens-before and vector clocks" ("Set-based
+// race predictor"), the correct-by-construction reference for HB: every thread t keeps the set D(t)
+// of events that happen before its next event, Rel(y) is the event set of the last release of lock
+// y, W(x) the most recent write to x (undefined at first) and R(x) the most recent mutually
+// concurrent reads. An earlier access e is HB-before the current event of t iff e is in D(t).
 //
 //   e@acq(t,y)      D(t) = D(t) ∪ Rel(y) ∪ {e}
 //   e@rel(t,y)      D(t) = D(t) ∪ {e};  Rel(y) = D(t)
@@ -21,7 +21,8 @@
 //
 // Event sets are bit sets over the events' positions, so time and memory grow quadratically:
 // a reference for small traces, not a production engine. Only the most recent write is kept
-// (seed 004, "Earlier race not detected"), so its pairs are a subset of hb's.
+// (Sulzmann, "Happens-before and vector clocks", "Earlier race not detected"), so its pairs are a
+// subset of hb's.
 #include <cstdint>
 
 #include "racepred/clock/event_set.hpp"
@@ -114,7 +115,8 @@ class HbSets final : public DispatchEngine<HbSets>, public Annotator {
   Annotator* annotator() override { return this; }
   void before_event(EventId, const Event&) override { annotating_ = true; }
   // D(t) after the event (its event set ES_e), Rel(y) after a release, W(x) and R(x) before an
-  // access (seed 004's annotated traces), and the races found at the event.
+  // access (the "Happens-before and vector clocks" notes' annotated traces), and the races found at
+  // the event.
   void annotate(EventId id, const Event& e, Annotation& row) override {
     std::string W, R;
     if (e.is_access()) {

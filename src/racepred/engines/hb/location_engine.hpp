@@ -1,12 +1,14 @@
-// Shared machinery of the lecture's online HB race-location engines (seed 001 "VC_RaceLoc" …
-// "FastTrack - Semi adaptive", seed 004 "Vector clock based race detector a la FastTrack"):
-// the thread and lock clocks of the clock kit (clock/thread_clocks.hpp), race reporting with
-// the partner access, and the annotated view. djit.cpp, hb_epochs.cpp, hb_adaptive.cpp and
-// fasttrack.cpp each add the per-variable state of one algorithm.
+// Shared machinery of the lecture's online HB race-location engines (Sulzmann, "Dynamic data race
+// prediction" "VC_RaceLoc" … "FastTrack - Semi adaptive", Sulzmann, "Happens-before and vector
+// clocks" "Vector clock based race detector a la FastTrack"): the thread and lock clocks of the
+// clock kit (clock/thread_clocks.hpp), race reporting with the partner access, and the annotated
+// view. djit.cpp, hb_epochs.cpp, hb_adaptive.cpp and fasttrack.cpp each add the per-variable state
+// of one algorithm.
 //
-// Clock discipline (the seeds'): Th(i) starts as [0,…,1,…,0] (own entry 1) and every event of
+// Clock discipline (the papers'): Th(i) starts as [0,…,1,…,0] (own entry 1) and every event of
 // thread i increments Th(i)(i) after it was processed, so an access's epoch is i#Th(i)(i)
-// "before processing" and every access has its own epoch. HB includes fork and join (seed 004).
+// "before processing" and every access has its own epoch. HB includes fork and join (Sulzmann,
+// "Happens-before and vector clocks").
 #pragma once
 
 #include <algorithm>
@@ -141,10 +143,11 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
     }
   }
 
-  // Columns: Th = Th(i) before the event (seed 004's annotation, seed 001's pre clock),
-  // Th' = after (seed 001's post clock), W(x)/R(x) = the accessed variable's write/read state
-  // before the event (as seed 004 prints W(x)), W(x)'/R(x)' = after, races = pairs reported at
-  // this event as (eFIRST,eSECOND), e.g. (e3,e5).
+  // Columns: Th = Th(i) before the event (the "Happens-before and vector clocks" notes' annotation,
+  // the "Dynamic data race prediction" notes' pre clock), Th' = after (the "Dynamic data race
+  // prediction" notes' post clock), W(x)/R(x) = the accessed variable's write/read state before the
+  // event (as Sulzmann, "Happens-before and vector clocks" prints W(x)), W(x)'/R(x)' = after, races
+  // = pairs reported at this event as (eFIRST,eSECOND), e.g. (e3,e5).
   void annotate(EventId /*id*/, const Event& e, Annotation& row) override {
     const size_t width = display_width(e);
     row.push_back({"Th", pre_});

@@ -1,4 +1,4 @@
-// Per-variable vector clocks that follow the threads that accessed the variable (issue 13): a
+// Per-variable vector clocks that follow the threads that accessed the variable: a
 // clock V with the access behind each entry, stored as the entries (thread j, V(j), access) of
 // the threads with V(j) != 0, sorted by thread — two inline, then in rows of 4, 8, 16, …
 // entries from pools (one per capacity), and as a full row of a VcPool only once the next

@@ -1,6 +1,6 @@
-// The pure lock-set method of seed 000 ("Lockset data race check", "Lockset computation"):
-// (e, f) is a race pair iff e and f conflict (same variable, different threads, at least one
-// write) and LS(e) ∩ LS(f) = {}, where LS(e) is the set of locks e's thread holds at e.
+// The pure lock-set method of Sulzmann, "Lock sets" ("Lockset data race check", "Lockset
+// computation"): (e, f) is a race pair iff e and f conflict (same variable, different threads, at
+// least one write) and LS(e) ∩ LS(f) = {}, where LS(e) is the set of locks e's thread holds at e.
 //
 // Comparing all pairs is quadratic. Instead, per variable the accesses are counted by lock set,
 // thread and op: the races of a new access are the accesses of the other threads whose lock
@@ -58,10 +58,10 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   }
   void read(EventId id, const Event& e) { access(id, e); }
   void write(EventId id, const Event& e) { access(id, e); }
-  // Lock sets are agnostic of fork and join (seed 000).
+  // Lock sets are agnostic of fork and join (Sulzmann, "Lock sets").
 
   Annotator* annotator() override { return this; }
-  // Column "LS": the event's lock set LS(e) for reads and writes, as in the seed's tables.
+  // Column "LS": the event's lock set LS(e) for reads and writes, as in the paper's tables.
   void annotate(EventId, const Event& e, Annotation& row) override {
     std::string value;
     if (e.is_access()) value = lock_set_names(table_, table_.set_of(ls(e.thread)), symbols_);

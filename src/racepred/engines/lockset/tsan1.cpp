@@ -1,8 +1,8 @@
-// tsan1: the lockset-style data race predictor of seed 001's Go framework ("Lockset style data
-// race predictor (similar to TSan V1)"). Vector clocks order events by program order, fork and
-// join only (critical sections are not ordered); every thread keeps its lock set. Per variable,
-// W(x) and R(x) hold the most recent writes and reads that are mutually concurrent, each with
-// the lock set it held:
+// tsan1: the lockset-style data race predictor of the "Dynamic data race prediction" notes' Go
+// framework ("Lockset style data race predictor (similar to TSan V1)"). Vector clocks order events
+// by program order, fork and join only (critical sections are not ordered); every thread keeps its
+// lock set. Per variable, W(x) and R(x) hold the most recent writes and reads that are mutually
+// concurrent, each with the lock set it held:
 //
 //   write(e)  concW = {w ∈ W(x) | w not before e};  concR = {r ∈ R(x) | r not before e}
 //             race (a, e) for a ∈ concW ∪ concR whose lock set is disjoint from LS(e)
@@ -11,8 +11,9 @@
 //
 // Members are epochs j#k (before e iff k <= Th(i)(j)) with the id of their lock set in the
 // lock-set engine's LockSetTable (disjointness is a bit test); two never come from one thread.
-// Only the latest concurrent accesses are kept (seed 001, trace2: "No race reported cause we only
-// keep track of the latest write"), so its pairs are a subset of the lockset pairs.
+// Only the latest concurrent accesses are kept (Sulzmann, "Dynamic data race prediction", trace2:
+// "No race reported cause we only keep track of the latest write"), so its pairs are a subset of
+// the lockset pairs.
 #include <algorithm>
 
 #include "racepred/clock/id_table.hpp"

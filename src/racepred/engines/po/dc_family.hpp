@@ -1,6 +1,7 @@
-// The "doesn't commute" family (ALGORITHMS.md §5; seed 003 §2.3, appendix F): relations that
-// contain thread order (program order, fork, join), are transitive, and do not compose with HB.
-// One vector-clock algorithm, configured per engine (files dc.cpp, wdc.cpp, dc_tp.cpp, wdp.cpp):
+// The "doesn't commute" family (Roemer, Genç, Bond, PLDI 2018; Sulzmann and Thiemann §2.3, appendix
+// F): relations that contain thread order (program order, fork, join), are transitive, and do not
+// compose with HB. One vector-clock algorithm, configured per engine (files dc.cpp, wdc.cpp,
+// dc_tp.cpp, wdp.cpp):
 //
 //   rule (a)   access f of t inside a CS on l, e in an earlier CS on l conflicting with f:
 //              r1 -> f                                   (dc, wdc, dc-tp: every conflict)
@@ -215,11 +216,11 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
 // The optimised version (the engines): the same rules with
 //  - rule-(a) state per (l, x) as references to snapshots of D at releases (SnapshotPool) with
 //    an O(1) test before each join: a release r of u is already before the current event of t
-//    iff D(r)(u) <= D_t(u) (SmartTrack's epoch idea, ALGORITHMS.md §11). For dc, wdc and dc-tp
-//    the write-releases of (l, x) are ordered by rule (a) itself (each later CS on l writing x
-//    conflicts with the earlier ones), so the latest stands for all; a write-release also orders
-//    every earlier read-release of (l, x) before it, so the read-releases kept are those since the
-//    last write-release. Read-releases (and wdp's write-releases: write -> read only) of
+//    iff D(r)(u) <= D_t(u) (SmartTrack's epoch idea, Roemer, Genç, Bond, PLDI 2020). For dc, wdc
+//    and dc-tp the write-releases of (l, x) are ordered by rule (a) itself (each later CS on l
+//    writing x conflicts with the earlier ones), so the latest stands for all; a write-release also
+//    orders every earlier read-release of (l, x) before it, so the read-releases kept are those
+//    since the last write-release. Read-releases (and wdp's write-releases: write -> read only) of
 //    different threads are not ordered by the rule; each kind keeps the list of the latest
 //    release per slot that no later release of the kind is after (add): its join is the kind's.
 //  - rule (b) (dc) in one pass with one cursor per (lock, releasing thread, acquiring thread):
@@ -231,7 +232,7 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
 //    another thread's CS newly due (its release is already in D(r1) by rule (b) at r1), so no
 //    repetition. Time per release: O(T) plus the joins; each CS is joined at most once per
 //    thread.
-//  - thread slots (issue 13): D_t is the clock kit's ThreadClocks without lock order (fork and
+//  - thread slots: D_t is the clock kit's ThreadClocks without lock order (fork and
 //    join only), indexed by slot; a joined thread's slot is given to a thread forked by one whose
 //    D knows all of the old thread, the new thread starting past the old one's last time there
 //    (clock/thread_clocks.hpp). The relation contains fork and join edges and is transitive, so
@@ -323,7 +324,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     Contributors kind[2];
   };
   // One variable's (lock, entry) pairs: one heap block of capacity `cap` locks followed by `cap`
-  // entries (16 bytes here instead of two vectors' 48, one allocation, growth by half; issue 13:
+  // entries (16 bytes here instead of two vectors' 48, one allocation, growth by half;
   // 700,000 variables and 3.2 million pairs on tradebeans).
   class VarSlots {
    public:

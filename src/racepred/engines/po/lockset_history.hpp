@@ -1,4 +1,4 @@
-// wdp's race history with the standard lock-set filter, by thread slot (issue 13): the lock sets
+// wdp's race history with the standard lock-set filter, by thread slot: the lock sets
 // interned (LockSets) and, per variable, one list of entries for the threads that accessed it
 // (SlotFilteredHistory). docs/ENGINES.md "wdp".
 #pragma once

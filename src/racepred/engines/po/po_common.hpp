@@ -1,6 +1,6 @@
-// Shared pieces of the predictive partial-order engines (seed 003 §2.3, appendices B-F;
-// docs/ENGINES.md "Predictive partial orders"): per-variable access histories and the race check,
-// the open critical sections of each thread with the variables they read and wrote, rule (a)
+// Shared pieces of the predictive partial-order engines (Sulzmann and Thiemann §2.3, appendices
+// B-F; docs/ENGINES.md "Predictive partial orders"): per-variable access histories and the race
+// check, the open critical sections of each thread with the variables they read and wrote, rule (a)
 // release tables per (lock, variable), the per-lock list of critical sections that rule (b)
 // walks, and the annotated view.
 //
@@ -178,7 +178,7 @@ class ChunkedRows {
 // that refers to that release: rule-(a) slots and rule-(b) critical-section lists. One copy per
 // release instead of one per slot; snapshots are reused once nothing refers to them.
 //
-// Delta snapshots (many threads, issue 13): from `delta_min_stride()` (64) to 1024 slots a snapshot
+// Delta snapshots (many threads): from `delta_min_stride()` (64) to 1024 slots a snapshot
 // may be stored as the entries in which it differs from its thread's next snapshot (its base;
 // a bitmap of the differing slots and their values, as 16-bit differences when all fit), not as
 // a full row: a thread's consecutive snapshots differ in few entries (tradebeans, 236 threads:
@@ -250,7 +250,7 @@ class SnapshotPool {
   // Snapshots stored as deltas, and full rows in use (tests, measurements).
   size_t deltas() const { return deltas_; }
   size_t full_rows() const { return row_ids_.in_use(); }
-  // Sparse snapshots (many threads, issue 13): each snapshot is the list of its non-zero
+  // Sparse snapshots (many threads): each snapshot is the list of its non-zero
   // entries instead of a row of the stride (a thread's clock knows few of 20,000 threads).
   // Engines switch when their clocks do (ThreadClocks::sparse()); every snapshot so far is
   // packed and the rows are freed. Results are the same: row() hands out the same row.
@@ -527,7 +527,7 @@ class SnapshotPool {
 };
 
 // Per variable x: W_x(u), R_x(u) as entries only for the threads u that accessed x (memory
-// proportional to the accesses' threads, not variables × threads; issue 13), each with the
+// proportional to the accesses' threads, not variables × threads), each with the
 // slot of its clock entry (the thread itself unless the engine reuses slots, ThreadClocks) and
 // its time there. check() compares with `known`, a clock row indexed by slot (the caller makes
 // the own entry large enough, e.g. C_t = P_t[t := N_t]): an entry of a thread whose slot was

@@ -1,9 +1,9 @@
 // sdp: strong dependently precedes (Genç, Roemer, Xu, Bond, OOPSLA 2019, with the corrigendum)
-// exactly as Def. E.1 of seed 003 (Sulzmann, Thiemann, appendix E) states it; the seed's
-// definition is the reference here, not the SDP-WDP repository's code. HB is Def. B.2's (thread
-// order and release -> later acquire; fork/join only through S6/S7, "treated as in WCP").
-// A race needs, besides being unordered, disjoint standard lock sets (seed 003 §2.3: SDP
-// "does not report it because the lock sets of e5 and e8 are not disjoint").
+// exactly as Def. E.1 of Sulzmann and Thiemann (appendix E) states it; the
+// paper's definition is the reference here, not the SDP-WDP repository's code. HB is Def. B.2's
+// (thread order and release -> later acquire; fork/join only through S6/S7, "treated as in WCP").
+// A race needs, besides being unordered, disjoint standard lock sets (Sulzmann and Thiemann §2.3:
+// SDP "does not report it because the lock sets of e5 and e8 are not disjoint").
 //
 // State (paper notation), as wcp.cpp plus:
 //   F_{t,x}    S2: HB times of releases r1 that a later read of x by t must follow

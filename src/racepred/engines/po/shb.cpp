@@ -1,8 +1,9 @@
 // shb: schedulable happens-before (Mathur, Kini, Viswanathan, OOPSLA 2018): HB (with fork and
-// join) plus an edge from the last write of every read to the read. Seed 003 §8 recalls it
+// join) plus an edge from the last write of every read to the read. Sulzmann and Thiemann,
+// "Cross-thread critical sections and efficient dynamic race prediction methods" §8 recalls it
 // ("all detected races have viable schedules") and notes that cross-thread critical sections do
-// not affect it. Algorithm as in ALGORITHMS.md §3.2 (RAPID's SHB), with the race check of a read
-// made before its last-write edge is joined.
+// not affect it. Algorithm as in RAPID's SHB (Mathur, Kini, Viswanathan, OOPSLA 2018), with the
+// race check of a read made before its last-write edge is joined.
 //
 // State (paper notation):
 //   C_t    SHB time of thread t's current event (C_t(t) = 1 at start; +1 after each release,
@@ -113,7 +114,7 @@ class ShbPlain final : public PoEngine<ShbPlain> {
   History hist_;
 };
 
-// The optimised version (engine `shb`), with memory proportional to what is live (issue 13):
+// The optimised version (engine `shb`), with memory proportional to what is live:
 //  - C_t, L_l, LR_l are the clock kit's ThreadClocks: rows indexed by slot, and a joined
 //    thread's slot is given to a new thread once its forker knows all of the old one
 //    (reuse_slots_beyond; clock/thread_clocks.hpp), so with thread churn the stride follows the
@@ -128,7 +129,7 @@ class ShbPlain final : public PoEngine<ShbPlain> {
 //    (SnapshotPool), whose own entry may be older than k (joined as max(snapshot, u#k)).
 //  An O(1) test before the last-write join: a thread that knows u's time k already knows all of
 //  LW_x (LW_x ⊑ C_t iff k <= C_t(u)).
-//  Many threads alive at once (issue 13): past the kit's sparse threshold C_t, L_l and LR_l are
+//  Many threads alive at once: past the kit's sparse threshold C_t, L_l and LR_l are
 //  ThreadClocks' sparse clocks and the snapshots are packed (SnapshotPool::make_sparse); the
 //  last-write join goes through the kit (join_into_slot, raise_slot), which keeps each unpacked
 //  row's list of non-zero entries, and the engine only reads C_t.

@@ -1,12 +1,12 @@
-// wcp: weak causal precedence (Kini, Mathur, Viswanathan, PLDI 2017), as Def. B.3 of seed 003
-// (Sulzmann, Thiemann: "Cross-thread critical sections and efficient dynamic race prediction
-// methods", appendix B) defines it, composed with HB including fork/join: Def. B.2 leaves fork and
-// join out of HB, which makes the relation intransitive across forks and joins and reports false
-// first races on plain fork-join phases (examples/po/fork_join_phases.std); WCP's implementations
-// treat fork/join as HB edges, and so does this engine (docs/ENGINES.md). The algorithm is
-// the queue algorithm of the WCP paper with both precision pitfalls of public implementations
-// fixed (rule (a) never imports the accessing thread's own releases: trace ownA; rule (b) needs
-// a1 <wcp r2, not thread order: trace WCP-5).
+// wcp: weak causal precedence (Kini, Mathur, Viswanathan, PLDI 2017), as Def. B.3 of Sulzmann and
+// Thiemann (Sulzmann, Thiemann: "Cross-thread critical sections and efficient dynamic race
+// prediction methods", appendix B) defines it, composed with HB including fork/join: Def. B.2
+// leaves fork and join out of HB, which makes the relation intransitive across forks and joins and
+// reports false first races on plain fork-join phases (examples/po/fork_join_phases.std); WCP's
+// implementations treat fork/join as HB edges, and so does this engine (docs/ENGINES.md). The
+// algorithm is the queue algorithm of the WCP paper with both precision pitfalls of public
+// implementations fixed (rule (a) never imports the accessing thread's own releases: trace ownA;
+// rule (b) needs a1 <wcp r2, not thread order: trace WCP-5).
 //
 // State (paper notation):
 //   N_t        local time of thread t (1 at start; +1 after each release and fork)
@@ -136,7 +136,7 @@ class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section>
 // the race check (C_t = P_t[t := N_t]), the CS sets reused, and one HB snapshot per release shared
 // by the rule-(a) slots and the CS list instead of one copy per variable.
 //
-// Thread slots (issue 13): H_t, H_l and HR_l are the clock kit's ThreadClocks (N_t = H_t(t)),
+// Thread slots: H_t, H_l and HR_l are the clock kit's ThreadClocks (N_t = H_t(t)),
 // P_t, P_l and PR_l rows of the same stride, all indexed by slot: a joined thread's slot is
 // given to a thread forked by one whose H knows all of the old thread (reuse_slots_beyond;
 // clock/thread_clocks.hpp), the new thread starting past the old one's last time in the slot.
@@ -148,8 +148,8 @@ class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section>
 //
 // P_t, P_l and PR_l are a second ThreadClocks (pclocks_) whose rows start empty, indexed by H's
 // slots (its "threads" are those slots; no reuse of its own): its acquire and release rules are
-// exactly P's (P_t ⊔= P_l ⊔ PR_l, P_l := P_t, PR_l ⊔= P_t). Many threads alive at once (issue
-// 13): past the kit's sparse threshold both ThreadClocks keep sparse clocks and the release
+// exactly P's (P_t ⊔= P_l ⊔ PR_l, P_l := P_t, PR_l ⊔= P_t). Many threads alive at once:
+// past the kit's sparse threshold both ThreadClocks keep sparse clocks and the release
 // snapshots are packed (SnapshotPool::make_sparse); every write into H or P goes through the
 // kit (join_into_slot, raise_slot, join_slot_from, lower_slot), which keeps each unpacked row's
 // list of non-zero entries, and the engine only reads the rows (the race check's C_t writes

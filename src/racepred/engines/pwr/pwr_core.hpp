@@ -14,7 +14,7 @@
 //              newest `history` of them (0: all)
 //   LW(x)      clock of the last write of x, with its epoch, lock set, event and location
 //
-// Snapshots (issue 13: memory that follows what is live). Between two growths of Th(i) other
+// Snapshots (memory that follows what is live). Between two growths of Th(i) other
 // than its own increments (clock_version) Th(i) changes only in entry i, so the clocks of
 // every write and every release i makes in that stretch are one row, `snapshot`, plus the
 // event's own clock value: LW(x) and the release clocks of H(y) keep a reference to a shared,
@@ -32,7 +32,7 @@
 // change under i's feet. Errata applied: the WRD test is Th(i)[j] < LW(x)[j] (Alg. 3 prints >);
 // the forked thread's clock is joined with the parent's (its own entry stays 1).
 //
-// Slots (issue 13: 100,000 goroutines, few alive at once). Th lives in a ThreadClocks
+// Slots (100,000 goroutines, few alive at once). Th lives in a ThreadClocks
 // (clock/thread_clocks.hpp) without its lock order, which reuses the slot of a joined thread
 // for a later fork once more than its budget of slots exist (fasttrack's rule: the forking
 // thread knows every event of the slot's last thread). Every clock and epoch is indexed by
@@ -42,7 +42,7 @@
 // is not a clock entry (lock sets, histories' holders, guard locks) stays indexed by thread.
 // A thread joined while it holds a lock keeps its slot (its hold stays in L_all).
 //
-// Sparse clocks (issue 13: 20,000 threads alive at once). Past ThreadClocks' sparse threshold
+// Sparse clocks (20,000 threads alive at once). Past ThreadClocks' sparse threshold
 // (1024 slots) Th is in its sparse mode (lists of non-zero entries, a few rows unpacked) and the
 // snapshots become lists of non-zero entries (SnapshotRows::make_sparse). Every write into Th
 // other than the own entry's tick goes through ThreadClocks (join_entries_into_slot, raise_slot,

@@ -1,7 +1,7 @@
-// pwr-cs: PWR^CS, Algorithm 1 of seed 003 (§6.3): PWR race prediction with the race check on
-// the thread-indexed PWR lock sets LH_pwr (Def. 4.3 with <PWR, Def. 5.9), which remove races
-// whose accesses are guarded by a cross-thread critical section (Fig. 2) while staying complete
-// (Cor. 6.4). State and the marked lines of Algorithm 1: pwr_cs_engine.hpp.
+// pwr-cs: PWR^CS, Algorithm 1 of Sulzmann and Thiemann (§6.3): PWR race prediction with the race
+// check on the thread-indexed PWR lock sets LH_pwr (Def. 4.3 with <PWR, Def. 5.9), which remove
+// races whose accesses are guarded by a cross-thread critical section (Fig. 2) while staying
+// complete (Cor. 6.4). State and the marked lines of Algorithm 1: pwr_cs_engine.hpp.
 //
 // As the paper's implementation does, candidates are registered with the guard locks z? they
 // wait for (W(z)), so a release looks only at its own waiting list instead of every RC(a), and

@@ -1,6 +1,7 @@
-// PWR^CS (seed 003 Algorithm 1) and PWR-E (seed 003 App. G): PWR race prediction whose race
-// check uses the thread-indexed PWR lock sets LH_pwr (§6.2) instead of the standard lock sets.
-// pwr_cs.cpp and pwr_e.cpp document the two engines; this is their common machinery.
+// PWR^CS (Sulzmann and Thiemann Algorithm 1) and PWR-E (Sulzmann and Thiemann App. G): PWR race
+// prediction whose race check uses the thread-indexed PWR lock sets LH_pwr (§6.2) instead of the
+// standard lock sets. pwr_cs.cpp and pwr_e.cpp document the two engines; this is their common
+// machinery.
 //
 // State (besides PwrClocks: Th(t), L_S(t) = LSt, L_all, Acq(x), H, LW):
 //   RC(a)      race candidates of variable a: the entries of RW(a) (pwr_engine.hpp), each with

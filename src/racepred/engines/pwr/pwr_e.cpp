@@ -1,5 +1,5 @@
-// pwr-e: PWR-E of seed 003 App. G (Def. G.1): pwr-cs (enhancement E2, thread-indexed cross-thread
-// lock sets) plus enhancement E1, rule PWRE-3 with cross-thread critical sections:
+// pwr-e: PWR-E of Sulzmann and Thiemann App. G (Def. G.1): pwr-cs (enhancement E2, thread-indexed
+// cross-thread lock sets) plus enhancement E1, rule PWRE-3 with cross-thread critical sections:
 //   r1 <PWR-E f  if  e ∈ CS_C(x)^(a1,r1), f ∈ CS_C(x)^(a2,r2), a1 <tr a2, e <PWR-E f.
 // State: pwr-cs's (pwr_cs_engine.hpp), and each candidate record keeps its clock V(f).
 //

@@ -26,7 +26,7 @@
 namespace racepred::pwr {
 namespace {
 
-// Edges are 24-byte records (issue 13: tradebeans keeps 5.3M of them over 675K variables; they
+// Edges are 24-byte records (tradebeans keeps 5.3M of them over 675K variables; they
 // were 32 bytes): g's epoch (unique per event), succ's event id (32 bits), g's location and
 // lock set, and back = succ − g (event ids, 31 bits) with g's write flag. An edge whose succ or
 // back does not fit (traces past 2^32 − 1 events) is "far": succ is kFarSucc and both ids are in

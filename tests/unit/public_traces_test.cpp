@@ -1,5 +1,6 @@
-// Every trace in shared/traces parses, and its counts match numbers computed independently of
-// racepred; input10/input11 are the only ill-formed ones.
+// Every public trace in tests/data parses, and its counts match numbers computed independently
+// of racepred; input10/input11 are the only ill-formed ones. The STD traces above 40 KB are
+// stored gzipped (racepred reads them as they are).
 #include <gtest/gtest.h>
 
 #include <array>
@@ -11,7 +12,7 @@
 namespace racepred {
 namespace {
 
-const std::string kShared = RACEPRED_SHARED_DIR;
+const std::string kData = RACEPRED_TEST_DATA_DIR;
 
 struct Counts {
   const char* file;
@@ -20,18 +21,18 @@ struct Counts {
 };
 
 // Computed with awk, not with racepred (threads include fork/join targets):
-//   cd shared/traces/std && for f in *.std; do awk -F'|' '{split($2,a,"("); op=a[1];
-//   arg=substr($2,length(op)+2); arg=substr(arg,1,length(arg)-1); n[op]++; th[$1]=1;
+//   cd tests/data/std && for f in *.std*; do zcat -f $f | awk -v f=$f -F'|' '{split($2,a,"(");
+//   op=a[1]; arg=substr($2,length(op)+2); arg=substr(arg,1,length(arg)-1); n[op]++; th[$1]=1;
 //   if(op=="r"||op=="w")v[arg]=1; if(op=="acq"||op=="rel")l[arg]=1;
 //   if(op=="fork"||op=="join")th[arg]=1; loc[$3]=1} END{nt=0;for(k in th)nt++;nv=0;
 //   for(k in v)nv++;nl=0;for(k in l)nl++;nc=0;for(k in loc)nc++; printf "{\"%s\", %d, %d, %d,
-//   %d, %d, {%d, %d, %d, %d, %d, %d}},\n", FILENAME, NR, nt, nv, nl, nc, n["r"],n["w"],
-//   n["acq"],n["rel"],n["fork"],n["join"]}' $f; done
+//   %d, %d, {%d, %d, %d, %d, %d, %d}},\n", f, NR, nt, nv, nl, nc, n["r"],n["w"],
+//   n["acq"],n["rel"],n["fork"],n["join"]}'; done
 // (no file has comments, blank lines, '\r' or skipped ops; every file ends in '\n').
 const Counts kStdCounts[] = {
     {"account.std", 15, 4, 1, 0, 7, {6, 5, 0, 0, 3, 1}},
-    {"bubblesort.std", 1654, 13, 25, 1, 11, {1141, 263, 119, 119, 12, 0}},
-    {"bufwriter.std", 10263, 6, 6, 1, 22, {5280, 2226, 1374, 1374, 5, 4}},
+    {"bubblesort.std.gz", 1654, 13, 25, 1, 11, {1141, 263, 119, 119, 12, 0}},
+    {"bufwriter.std.gz", 10263, 6, 6, 1, 22, {5280, 2226, 1374, 1374, 5, 4}},
     {"clean.std", 867, 8, 2, 2, 15, {286, 96, 239, 239, 7, 0}},
     {"input1.std", 4, 2, 1, 0, 2, {2, 2, 0, 0, 0, 0}},
     {"input10.std", 5, 2, 1, 1, 2, {1, 1, 2, 1, 0, 0}},
@@ -44,10 +45,10 @@ const Counts kStdCounts[] = {
     {"input7.std", 6, 2, 2, 0, 2, {2, 4, 0, 0, 0, 0}},
     {"input8.std", 1068, 2, 1, 1, 2, {268, 268, 266, 266, 0, 0}},
     {"input9.std", 3196, 2, 1, 1, 2, {800, 800, 798, 798, 0, 0}},
-    {"jigsaw.std", 3181, 8, 51, 45, 283, {551, 498, 1062, 1062, 7, 1}},
-    {"lang.std", 1811, 7, 100, 0, 10, {1300, 500, 0, 0, 6, 5}},
+    {"jigsaw.std.gz", 3181, 8, 51, 45, 283, {551, 498, 1062, 1062, 7, 1}},
+    {"lang.std.gz", 1811, 7, 100, 0, 10, {1300, 500, 0, 0, 6, 5}},
     {"mergesort.std", 167, 5, 1, 1, 15, {55, 7, 49, 49, 4, 3}},
-    {"readerswriters.std", 9883, 5, 6, 1, 36, {4253, 2168, 1729, 1729, 4, 0}},
+    {"readerswriters.std.gz", 9883, 5, 6, 1, 36, {4253, 2168, 1729, 1729, 4, 0}},
     {"syncp_vs_hb.std", 12, 2, 2, 1, 12, {2, 4, 2, 2, 1, 1}},
     {"twostage.std", 83, 12, 2, 2, 17, {20, 12, 20, 20, 11, 0}},
 };
@@ -58,10 +59,10 @@ std::array<uint64_t, kOpCount> op_counts(const Trace& t) {
   return n;
 }
 
-TEST(SharedTraces, StdTracesParseWithIndependentlyComputedCounts) {
+TEST(PublicTraces, StdTracesParseWithIndependentlyComputedCounts) {
   for (const Counts& c : kStdCounts) {
     SCOPED_TRACE(c.file);
-    const Trace t = load_trace(kShared + "/traces/std/" + c.file);
+    const Trace t = load_trace(kData + "/std/" + c.file);
     EXPECT_EQ(t.summary.format, "std");
     EXPECT_EQ(t.size(), c.events);
     EXPECT_EQ(t.summary.lines, c.events);
@@ -74,25 +75,24 @@ TEST(SharedTraces, StdTracesParseWithIndependentlyComputedCounts) {
   }
 }
 
-TEST(SharedTraces, OnlyInput10AndInput11AreIllFormed) {
+TEST(PublicTraces, OnlyInput10AndInput11AreIllFormed) {
   for (const Counts& c : kStdCounts) {
     SCOPED_TRACE(c.file);
     const std::string file = c.file;
     ValidationReport r;
-    const Trace t =
-        load_checked_trace(kShared + "/traces/std/" + file, {}, ValidationMode::Collect, &r);
+    const Trace t = load_checked_trace(kData + "/std/" + file, {}, ValidationMode::Collect, &r);
     if (file == "input10.std" || file == "input11.std") {
       EXPECT_EQ(r.violations, 1u);
       ASSERT_EQ(r.errors.size(), 1u);
       EXPECT_EQ(r.errors[0].rule, kRuleLock1);
       // input10: T1 acquires l1 at event 3 while T0 holds it; input11: T0 at event 2, T1 holds.
       EXPECT_EQ(r.errors[0].event, file == "input10.std" ? 3u : 2u);
-      EXPECT_THROW(load_checked_trace(kShared + "/traces/std/" + file), InputError);
+      EXPECT_THROW(load_checked_trace(kData + "/std/" + file), InputError);
     } else {
       EXPECT_TRUE(r.ok());
       EXPECT_EQ(r.reentrant_acquires, 0u);
       EXPECT_EQ(t.size(), c.events);
-      EXPECT_NO_THROW(load_checked_trace(kShared + "/traces/std/" + file));
+      EXPECT_NO_THROW(load_checked_trace(kData + "/std/" + file));
     }
   }
 }
@@ -105,7 +105,7 @@ struct SpeedyGoCounts {
 };
 
 // Computed with awk, not with racepred:
-//   cd shared/traces/speedygo && for f in $(ls *.log | sort -V); do awk -F, 'NF>=5{n[$2]++;
+//   cd tests/data/speedygo && for f in $(ls *.log | sort -V); do awk -F, 'NF>=5{n[$2]++;
 //   th[$1]=1; if($2=="RD"||$2=="WR")v[$3]=1; if($2=="LK"||$2=="UK")l[$3]=1; loc[$4]=1}
 //   END{nt=0;for(k in th)nt++;nv=0;for(k in v)nv++;nl=0;for(k in l)nl++;nc=0;for(k in loc)nc++;
 //   printf "{\"%s\", %d, %d, %d, %d, %d, {%d, %d, %d, %d}, %d, %d},\n", FILENAME, NR, nt, nv,
@@ -147,11 +147,11 @@ const SpeedyGoCounts kSpeedyGoCounts[] = {
     {"Test33.log", 10, 3, 3, 1, 7, {2, 4, 2, 2}, 0, 0},
 };
 
-TEST(SharedTraces, AllSpeedyGoTracesParseAndAreWellFormed) {
+TEST(PublicTraces, AllSpeedyGoTracesParseAndAreWellFormed) {
   EXPECT_EQ(std::size(kSpeedyGoCounts), 33u);
   for (const SpeedyGoCounts& c : kSpeedyGoCounts) {
     SCOPED_TRACE(c.file);
-    const std::string path = kShared + "/traces/speedygo/" + c.file;
+    const std::string path = kData + "/speedygo/" + c.file;
     ValidationReport r;
     const Trace t = load_checked_trace(path, {}, ValidationMode::Strict, &r);  // auto-detected
     EXPECT_EQ(t.summary.format, "speedygo");
@@ -172,7 +172,7 @@ TEST(SharedTraces, AllSpeedyGoTracesParseAndAreWellFormed) {
     EXPECT_EQ(t.summary.skipped_total(), (c.signals + c.waits) / 2);
     EXPECT_EQ(t.size(), c.lines - t.summary.skipped_total());
   }
-  const Trace t12 = load_trace(kShared + "/traces/speedygo/Test12.log");
+  const Trace t12 = load_trace(kData + "/speedygo/Test12.log");
   EXPECT_EQ(t12.to_std(t12.events[t12.index_of(8)]), "T3|fork(T4)|nil");
   EXPECT_EQ(t12.to_std(t12.events[t12.index_of(13)]), "T3|join(T4)|nil");
 }
