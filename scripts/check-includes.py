@@ -3,10 +3,13 @@
 
 Every `#include "racepred/<module>/…"` in src/racepred/<from>/ must name <from> itself or a
 module that <from> reaches along the arrows below; public headers of the analysis modules must
-not include third-party headers (nlohmann::json, CLI11). Exit 0 when the tree keeps the rules,
-1 with one line per violation (FILE:LINE: message) otherwise.
+not include third-party headers (nlohmann::json, CLI11). Unit tests of a module named in
+TEST_RULES include only what that module reaches. No source starts a shell (popen, system):
+programs start with an argument vector (recording/spawn.hpp). Exit 0 when the tree keeps the
+rules, 1 with one line per violation (FILE:LINE: message) otherwise.
 
-    check-includes.py [SRC_DIR]      check a tree (default: src/racepred next to this script)
+    check-includes.py [SRC_DIR [TESTS_DIR]]  check a tree (default: src/racepred and tests next
+                                             to this script)
     check-includes.py --self-test    plant a forbidden include in a copy and expect a failure
 """
 import pathlib
@@ -22,16 +25,20 @@ ARROWS = {
     "io": ["trace", "format"],
     "clock": ["trace"],
     "report": ["trace"],
-    "engines": ["trace", "clock", "report"],
     "exact": ["trace", "report"],
-    "driver": ["engines", "exact", "io", "report"],
-    "cli": ["trace", "io", "clock", "report", "engines", "exact", "driver", "format"],
+    "engines": ["trace", "clock", "report", "exact"],
+    "driver": ["engines", "io", "report"],
+    "recording": ["trace", "io", "format"],
+    "cli": ["trace", "io", "clock", "report", "engines", "exact", "driver", "format", "recording"],
     "recorder": ["format"],
 }
 # Modules whose public headers (.hpp) stay free of third-party types.
-CLEAN_HEADERS = {"format", "trace", "io", "clock", "engines", "exact", "recorder"}
+CLEAN_HEADERS = {"format", "trace", "io", "clock", "engines", "exact", "recorder", "recording"}
 THIRD_PARTY = re.compile(r'#\s*include\s*[<"](nlohmann/|CLI/|fmt/)')
 INCLUDE = re.compile(r'#\s*include\s*"racepred/([a-z_]+)/')
+# Unit tests (tests/unit/) that must not look past their module: file pattern -> module.
+TEST_RULES = {"recording_*_test.cpp": "recording"}
+SHELL = re.compile(r'\b(popen|system)\(|"sh",\s*"-c"|"sh -c')
 
 
 def reach(module):
@@ -46,8 +53,21 @@ def reach(module):
     return seen | {module}
 
 
-def check(src):
+def check_tests(tests):
     problems = []
+    for pattern, module in TEST_RULES.items():
+        allowed = reach(module)
+        for path in sorted((tests / "unit").glob(pattern)):
+            for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                m = INCLUDE.search(line)
+                if m and m.group(1) not in allowed:
+                    problems.append(f"{path}:{n}: a test of '{module}' may not include module "
+                                    f"'{m.group(1)}' (allowed: {', '.join(sorted(allowed))})")
+    return problems
+
+
+def check(src, tests=None):
+    problems = check_tests(tests) if tests else []
     for path in sorted(src.rglob("*")):
         if path.suffix not in (".cpp", ".hpp", ".h", ".def", ".inc"):
             continue
@@ -62,25 +82,40 @@ def check(src):
             if m and m.group(1) not in allowed:
                 problems.append(f"{path}:{n}: module '{module}' may not include module "
                                 f"'{m.group(1)}' (allowed: {', '.join(sorted(allowed))})")
+            if SHELL.search(line):
+                problems.append(f"{path}:{n}: starts a shell; start programs with an argument "
+                                "vector (recording/spawn.hpp)")
             if path.suffix != ".cpp" and module in CLEAN_HEADERS and THIRD_PARTY.search(line):
                 problems.append(f"{path}:{n}: a public header of '{module}' includes a "
                                 "third-party header; keep it in a .cpp file")
     return problems
 
 
-def self_test(src):
+def self_test(src, tests):
     with tempfile.TemporaryDirectory() as tmp:
         copy = pathlib.Path(tmp) / "racepred"
         shutil.copytree(src, copy)
-        bad = copy / "engines" / "planted_bad_include.cpp"
-        bad.write_text('#include "racepred/exact/search.hpp"\n')
-        problems = check(copy)
-        if not any("planted_bad_include.cpp:1: module 'engines' may not include module 'exact'"
-                   in p for p in problems):
-            print("self-test: the planted include engines -> exact was not reported")
-            return 1
-        print("self-test: the planted include engines -> exact was reported:")
-        print("  " + next(p for p in problems if "planted" in p))
+        (copy / "exact" / "planted_bad_include.cpp").write_text(
+            '#include "racepred/engines/engine.hpp"\n')
+        (copy / "recording" / "planted_shell.cpp").write_text(
+            'void f() { popen("addr2line -e x", "r"); }\n')
+        test_copy = pathlib.Path(tmp) / "tests"
+        (test_copy / "unit").mkdir(parents=True)
+        (test_copy / "unit" / "recording_planted_test.cpp").write_text(
+            '#include "racepred/recording/finish.hpp"\n#include "racepred/cli/cli.hpp"\n')
+        problems = check(copy, test_copy)
+        expected = [
+            "planted_bad_include.cpp:1: module 'exact' may not include module 'engines'",
+            "planted_shell.cpp:1: starts a shell",
+            "recording_planted_test.cpp:2: a test of 'recording' may not include module 'cli'",
+        ]
+        for e in expected:
+            found = [p for p in problems if e in p]
+            if not found:
+                print(f"self-test: the planted violation was not reported: {e}")
+                return 1
+            print("self-test: reported as expected:")
+            print("  " + found[0])
         return 0
 
 
@@ -88,9 +123,10 @@ def main(argv):
     here = pathlib.Path(__file__).resolve().parent
     args = [a for a in argv[1:] if a != "--self-test"]
     src = pathlib.Path(args[0]) if args else here.parent / "src" / "racepred"
+    tests = pathlib.Path(args[1]) if len(args) > 1 else here.parent / "tests"
     if "--self-test" in argv:
-        return self_test(src)
-    problems = check(src)
+        return self_test(src, tests)
+    problems = check(src, tests)
     for p in problems:
         print(p)
     if not problems:

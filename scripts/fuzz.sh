@@ -56,6 +56,8 @@ done
 for f in "$seeds"/lockset_*.std; do gzip -c "$f" >"$f.gz"; done
 if command -v zstd >/dev/null; then for f in "$seeds"/lockset_*.std; do zstd -q -c "$f" >"$f.zst"; done; fi
 if command -v xz >/dev/null; then for f in "$seeds"/lockset_*.std; do xz -c "$f" >"$f.xz"; done; fi
+# Hostile inputs that once were handled badly (tests/fuzz/seeds/README.md says what each is).
+find tests/fuzz/seeds -type f ! -name README.md -exec cp {} "$seeds/" \;
 printf '1,RD,1,main.go:3,0\n2,WR,1,main.go:4,0\n1,SIG,7,main.go:5,0\n2,WT,7,main.go:6,0\n' \
   >"$seeds/speedygo_seed.csv"
 echo "fuzz.sh: $(find "$seeds" -type f | wc -l) seeds in $seeds"

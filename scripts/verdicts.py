@@ -22,6 +22,7 @@ import subprocess
 import sys
 
 OFFLINE_LIMIT = 60  # seconds per offline engine and trace
+RACE_KINDS = ("data-race", "read-read-violation")
 
 
 def engines(racepred):
@@ -35,8 +36,9 @@ def engines(racepred):
 
 
 def race_fields(race):
-    # racepred/1 calls the access kind "kind"; racepred/2 keeps "kind" for the finding's kind.
-    access = race.get("access_kind", race.get("kind"))
+    # racepred/1 calls the access kind "kind"; racepred/2 calls it "access" and keeps "kind" for
+    # the finding's kind.
+    access = race.get("access", race.get("kind"))
     return [race.get("first"), race.get("second"), race.get("variable"), access]
 
 
@@ -47,8 +49,8 @@ def canonical(report):
         findings = r.get("findings")
         races = r.get("races")
         if findings is not None:
-            races = [f for f in findings if f.get("kind") in ("data-race", "read-read")]
-            others = [f for f in findings if f.get("kind") not in ("data-race", "read-read")]
+            races = [f for f in findings if f.get("kind") in RACE_KINDS]
+            others = [f for f in findings if f.get("kind") not in RACE_KINDS]
         else:
             others = []
         verdict = {

@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       write_json_report(json_out, report);
       const nlohmann::json j = nlohmann::json::parse(json_out.str());
       for (const nlohmann::json& r : j["results"]) {
-        if (r["races"].size() > r["race_count"].get<uint64_t>()) std::abort();
+        if (r["findings"].size() > r["race_count"].get<uint64_t>()) std::abort();
         if (r["racy_events"].size() > r["racy_event_count"].get<uint64_t>()) std::abort();
         if ((r["race_count"].get<uint64_t>() == 0) != (r["racy_event_count"].get<uint64_t>() == 0))
           std::abort();

@@ -13,18 +13,17 @@
 #include "racepred/driver/registry.hpp"
 #include "racepred/driver/run.hpp"
 #include "racepred/engines/engine.hpp"
-#include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/locksets.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/io/std_writer.hpp"
 #include "racepred/trace/generator.hpp"
+#include "racepred/trace/trace_index.hpp"
 #include "support/exact_support.hpp"
 #include "support/small_traces.hpp"
 
 namespace racepred {
 namespace {
 
-using exact::ExactTrace;
 using exact::Intersection;
 using exact::LockSet;
 using exact::RaceNotion;
@@ -63,7 +62,7 @@ struct Oracle {
   std::vector<bool> seen;
 };
 
-Oracle brute_force(const ExactTrace& t) {
+Oracle brute_force(const TraceIndex& t) {
   Oracle o;
   o.required.resize(t.size());
   o.seen.assign(t.size(), false);
@@ -81,7 +80,7 @@ Oracle brute_force(const ExactTrace& t) {
       const auto& ev = t.thread_events(u);
       if (position[u] >= ev.size()) continue;
       const uint32_t f = t.fork_of(u);
-      if (f != exact::kNoIndex && std::find(seq.begin(), seq.end(), f) == seq.end()) continue;
+      if (f != kNoIndex && std::find(seq.begin(), seq.end(), f) == seq.end()) continue;
       next.push_back(ev[position[u]]);
     }
     for (size_t a = 0; a < next.size(); ++a)
@@ -121,7 +120,7 @@ Oracle brute_force(const ExactTrace& t) {
   return o;
 }
 
-exact::SearchResult search(const ExactTrace& t, RaceNotion notion, Reorderings r,
+exact::SearchResult search(const TraceIndex& t, RaceNotion notion, Reorderings r,
                            bool witnesses = false) {
   exact::SearchOptions o;
   o.notion = notion;
@@ -138,7 +137,7 @@ TEST(ExactProperties, SearchAgreesWithBruteForce) {
     o.events = std::min<uint64_t>(o.events, 9);
     const Trace trace = generate_trace(o);
     SCOPED_TRACE(failure_context(seed, trace));
-    const ExactTrace t(trace);
+    const TraceIndex t(trace);
     const Oracle oracle = brute_force(t);
     const auto adjacent = search(t, RaceNotion::Adjacent, Reorderings::Prefixes, true);
     const auto enabled = search(t, RaceNotion::Enabled, Reorderings::Prefixes);
@@ -172,7 +171,7 @@ TEST(ExactProperties, SearchAgreesWithBruteForce) {
 }
 
 // The lock-set theorems of §4–5 for one semantics of the reorderings.
-void check_lock_set_theorems(const ExactTrace& t, Reorderings r) {
+void check_lock_set_theorems(const TraceIndex& t, Reorderings r) {
   const auto result = search(t, RaceNotion::Adjacent, r);
   const Pairs& truth = result.races;  // G_DR
   const std::vector<LockSet> s = exact::standard_lock_sets(t);
@@ -181,7 +180,7 @@ void check_lock_set_theorems(const ExactTrace& t, Reorderings r) {
 
   // LH_C straight from Def. 4.3/4.4 (locks of the cross-thread sections holding e).
   std::vector<std::vector<LockId>> c(t.size());
-  for (const exact::CriticalSection& cs : exact::critical_sections(t))
+  for (const CriticalSection& cs : t.critical_sections())
     for (uint32_t i : exact::cross_section(t, result.mhb, cs)) c[i].push_back(cs.lock);
   std::vector<LockSet> c_sets(t.size());
   for (uint32_t i = 0; i < t.size(); ++i) {
@@ -234,7 +233,7 @@ TEST(ExactProperties, LockSetTheorems) {
   for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
     const Trace trace = generate_trace(small_options(seed));
     SCOPED_TRACE(failure_context(seed, trace));
-    const ExactTrace t(trace);
+    const TraceIndex t(trace);
     check_lock_set_theorems(t, Reorderings::Prefixes);
     check_lock_set_theorems(t, Reorderings::Complete);
     if (HasFailure()) break;
@@ -248,7 +247,7 @@ TEST(ExactProperties, MustHappenBeforeIsAStrictPartialOrder) {
   for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
     const Trace trace = generate_trace(small_options(seed));
     SCOPED_TRACE(failure_context(seed, trace));
-    const ExactTrace t(trace);
+    const TraceIndex t(trace);
     const auto prefixes = search(t, RaceNotion::Adjacent, Reorderings::Prefixes);
     const auto complete = search(t, RaceNotion::Adjacent, Reorderings::Complete);
     const uint32_t size = static_cast<uint32_t>(t.size());
@@ -276,7 +275,7 @@ TEST(ExactProperties, MustHappenBeforeIsAStrictPartialOrder) {
         if (ev.op == Op::Join) {
           for (uint32_t f : t.thread_events(ev.target)) EXPECT_TRUE(mhb->before(f, e)) << "join";
         }
-        if (ev.op == Op::Read && t.last_write(e) != exact::kNoIndex) {
+        if (ev.op == Op::Read && t.last_write(e) != kNoIndex) {
           EXPECT_TRUE(mhb->before(t.last_write(e), e)) << "last write";
         }
       }
@@ -300,7 +299,7 @@ TEST(ExactProperties, RaceNotionsAreNested) {
   for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
     const Trace trace = generate_trace(small_options(seed));
     SCOPED_TRACE(failure_context(seed, trace));
-    const ExactTrace t(trace);
+    const TraceIndex t(trace);
     const auto adjacent = search(t, RaceNotion::Adjacent, Reorderings::Prefixes, true);
     const auto enabled = search(t, RaceNotion::Enabled, Reorderings::Prefixes);
     const auto complete = search(t, RaceNotion::Adjacent, Reorderings::Complete, true);
@@ -327,7 +326,7 @@ TEST(ExactProperties, RandomTracesCoverTheInterestingCases) {
   int races = 0, fp_standard = 0, fn_cross = 0, cross_better = 0, prefix_only = 0, enabled_only = 0,
       literal_not_transitive = 0, stuck = 0, cross_locks = 0, cross_removes_fp = 0;
   for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
-    const ExactTrace t(generate_trace(small_options(seed)));
+    const TraceIndex t(generate_trace(small_options(seed)));
     const auto adjacent = search(t, RaceNotion::Adjacent, Reorderings::Prefixes);
     const auto enabled = search(t, RaceNotion::Enabled, Reorderings::Prefixes);
     const auto complete = search(t, RaceNotion::Adjacent, Reorderings::Complete);

@@ -17,8 +17,8 @@
 
 #include "racepred/driver/registry.hpp"
 #include "racepred/driver/run.hpp"
-#include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/search.hpp"
+#include "racepred/trace/trace_index.hpp"
 #include "support/small_traces.hpp"
 
 namespace racepred {
@@ -45,7 +45,7 @@ struct Truth {
   std::set<EventId> racy;
 };
 
-Truth truth_of(const exact::ExactTrace& t, exact::RaceNotion notion) {
+Truth truth_of(const TraceIndex& t, exact::RaceNotion notion) {
   exact::SearchOptions options;
   options.notion = notion;
   Truth truth;
@@ -118,7 +118,7 @@ void check_guarantees(const EngineInfo& info, uint64_t first, int n, double read
     if (!got.racy.empty()) ++racy_traces;
 
     if (needs_truth) {
-      const exact::ExactTrace t(trace);
+      const TraceIndex t(trace);
       const Truth truth = truth_of(t, notion);
       const bool pairs = g.unit == RaceUnit::Pairs;
       if (g.soundness == Soundness::Sound) {

@@ -120,13 +120,7 @@ Pairs pairs_of(const RaceSink& sink) {
 }
 
 RaceSink run_hb_pruning_always(const Trace& trace) {
-  RaceSink sink(SIZE_MAX);
-  EngineContext context{trace.symbols, sink};
-  auto engine = make_hb_engine(context, 1);
-  for (size_t i = 0; i < trace.size(); ++i) engine->on_event(trace.ids[i], trace.events[i]);
-  engine->finish();
-  sink.finalize();
-  return sink;
+  return run_engine([](EngineContext& context) { return make_hb_engine(context, 1); }, trace);
 }
 
 std::string show(const Pairs& p) {

@@ -18,10 +18,10 @@
 #include <utility>
 
 #include "racepred/driver/run.hpp"
-#include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/io/std_writer.hpp"
 #include "racepred/trace/generator.hpp"
+#include "racepred/trace/trace_index.hpp"
 
 namespace racepred {
 namespace {
@@ -65,7 +65,7 @@ Pairs pairs_of(const RaceSink& sink) {
   return out;
 }
 
-Pairs exact_pairs(const exact::ExactTrace& t, const exact::SearchResult& r) {
+Pairs exact_pairs(const TraceIndex& t, const exact::SearchResult& r) {
   Pairs out;
   for (const auto& [a, b] : r.races) out.emplace(t.id(a), t.id(b));
   return out;
@@ -82,7 +82,7 @@ TEST(PoGroundTruth, ShbPairsAreEnabledRaces) {
   for (int k = 0; k < iterations(3000); ++k) {
     const uint64_t seed = 20000 + static_cast<uint64_t>(k);
     const Trace trace = generate_trace(small_options(seed));
-    const exact::ExactTrace t(trace);
+    const TraceIndex t(trace);
     exact::SearchOptions options;
     options.notion = exact::RaceNotion::Enabled;
     const Pairs truth = exact_pairs(t, exact::search(t, options));
@@ -104,7 +104,7 @@ TEST(PoGroundTruth, FirstWcpRaceIsPredictableRaceOrStuck) {
     const RaceSink wcp = run_engine("wcp", trace);
     if (wcp.races().empty()) continue;
     ++reported;
-    const exact::ExactTrace t(trace);
+    const TraceIndex t(trace);
     const exact::SearchResult result = exact::search(t);
     const Pairs truth = exact_pairs(t, result);
     Race first = wcp.races().front();

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -16,10 +18,10 @@
 #include "racepred/driver/run.hpp"
 #include "racepred/engines/po/plain.hpp"
 #include "racepred/engines/po/po_common.hpp"
-#include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/io/std_writer.hpp"
 #include "racepred/trace/generator.hpp"
+#include "racepred/trace/trace_index.hpp"
 #include "support/po_reference.hpp"
 
 namespace racepred {
@@ -286,15 +288,31 @@ TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
   EXPECT_GT(reusing, count / 2);
 }
 
-// Delta snapshots (engines/po/po_common.hpp, SnapshotPool): forced at every stride (they are
+// An engine run with its snapshots stored as `options` say.
+RaceSink run_with_snapshots(const std::string& engine, const Trace& trace,
+                            const SnapshotOptions& options) {
+  RaceSink sink(SIZE_MAX);
+  EngineContext context{trace.symbols, sink};
+  auto* make = engine == "shb"     ? &po::make_shb
+               : engine == "wcp"   ? &po::make_wcp
+               : engine == "dc"    ? &po::make_dc
+               : engine == "wdc"   ? &po::make_wdc
+               : engine == "dc-tp" ? &po::make_dc_tp
+                                   : &po::make_wdp;
+  std::unique_ptr<Engine> e = make(context, options);
+  e->on_events(trace.ids, trace.events);
+  e->finish();
+  sink.finalize();
+  return sink;
+}
+
+// Delta snapshots (clock/snapshot_pool.hpp, SnapshotPool): forced at every stride (they are
 // made from 64 slots on), with short chains, the engines on the pool report exactly the races
 // (in order) they report with full rows: on random traces, with thread churn and slot reuse,
 // read locks, and (the dc family) sparse clocks switched on mid-trace with deltas in the pool.
 TEST(PoProperty, DeltaSnapshotsGiveTheSameReports) {
   const size_t saved_budget = ThreadClocks::default_slot_budget();
   const size_t saved_sparse = ThreadClocks::default_sparse_threshold();
-  const size_t saved_stride = po::SnapshotPool::delta_min_stride();
-  const size_t saved_chain = po::SnapshotPool::chain_override();
   auto races_of = [](const RaceSink& sink) {
     std::vector<std::string> out;
     for (const Race& r : sink.races()) {
@@ -307,7 +325,7 @@ TEST(PoProperty, DeltaSnapshotsGiveTheSameReports) {
     }
     return out;
   };
-  const size_t made = po::SnapshotPool::deltas_made();
+  std::atomic<size_t> made{0};
   const int count = iterations(3000);
   for (int k = 0; k < count; ++k) {
     const uint64_t seed = 90000 + static_cast<uint64_t>(k);
@@ -331,11 +349,11 @@ TEST(PoProperty, DeltaSnapshotsGiveTheSameReports) {
       ThreadClocks::set_default_slot_budget(budget);
       if (sparse && dc_family) ThreadClocks::set_default_sparse_threshold(3);
       const RaceSink full = run_engine(engine, trace);
-      po::SnapshotPool::set_delta_min_stride(4);
-      po::SnapshotPool::set_chain_override(2 + static_cast<size_t>(k % 6));
-      const RaceSink delta = run_engine(engine, trace);
-      po::SnapshotPool::set_delta_min_stride(saved_stride);
-      po::SnapshotPool::set_chain_override(saved_chain);
+      const RaceSink delta =
+          run_with_snapshots(engine, trace,
+                             SnapshotOptions{.delta_min_stride = 4,
+                                             .chain = 2 + static_cast<size_t>(k % 6),
+                                             .deltas_made = &made});
       ThreadClocks::set_default_sparse_threshold(saved_sparse);
       ThreadClocks::set_default_slot_budget(saved_budget);
       ASSERT_EQ(races_of(delta), races_of(full))
@@ -345,7 +363,7 @@ TEST(PoProperty, DeltaSnapshotsGiveTheSameReports) {
           << engine << " seed " << seed;
     }
   }
-  EXPECT_GT(po::SnapshotPool::deltas_made(), made + static_cast<size_t>(count));
+  EXPECT_GT(made.load(), static_cast<size_t>(count));
 }
 
 }  // namespace

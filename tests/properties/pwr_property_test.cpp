@@ -14,19 +14,18 @@
 #include "racepred/driver/run.hpp"
 #include "racepred/engines/engine.hpp"
 #include "racepred/engines/pwr/pwr.hpp"
-#include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/locksets.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/io/reader.hpp"
 #include "racepred/io/std_writer.hpp"
 #include "racepred/trace/generator.hpp"
+#include "racepred/trace/trace_index.hpp"
 #include "support/exact_support.hpp"
 #include "support/pwr_reference.hpp"
 
 namespace racepred {
 namespace {
 
-using exact::ExactTrace;
 using exact::Intersection;
 using exact::LockSet;
 using testing::PwrRelation;
@@ -215,7 +214,7 @@ TEST_P(PwrProperties, ReferenceTheorems) {
   for (uint64_t seed = v.first_seed; seed < v.first_seed + n; ++seed) {
     const Trace trace = generate_trace(small_options(seed, 18, v.read_lock_share));
     SCOPED_TRACE(context(seed, trace));
-    const ExactTrace t(trace);
+    const TraceIndex t(trace);
     const auto truth = exact::search(t);
     const std::vector<LockSet> s = exact::standard_lock_sets(t);
     const std::vector<LockSet> ct = exact::cross_lock_sets(t, truth.mhb);
@@ -263,7 +262,7 @@ TEST_P(PwrProperties, EnginesAgainstReference) {
   for (uint64_t seed = v.first_seed; seed < v.first_seed + n; ++seed) {
     const Trace trace = generate_trace(small_options(seed, 24, v.read_lock_share));
     SCOPED_TRACE(context(seed, trace));
-    const ExactTrace t(trace);
+    const TraceIndex t(trace);
     const PwrRelation closed(t, Rod::Closed);
     const Pairs reference =
         testing::pwr_races(t, closed, exact::standard_lock_sets(t), Intersection::Plain);
@@ -311,7 +310,7 @@ TEST_P(PwrProperties, CrossThreadEnginesAgainstReference) {
     const Trace trace = seed % 2 ? cross_thread_trace(seed, v.read_lock_share)
                                  : generate_trace(small_options(seed, 24, v.read_lock_share));
     SCOPED_TRACE(context(seed, trace));
-    const ExactTrace t(trace);
+    const TraceIndex t(trace);
     const PwrRelation closed(t, Rod::Closed);
     const std::vector<LockSet> lh = closed.lock_sets();
     const Pairs plain = engine_pairs("pwr-unbounded", trace);

@@ -75,6 +75,29 @@ def check_once(args, exe, trace, expects, child_expects, record_args):
     return failures
 
 
+def std_unescape(name):
+    """A name of STD text as racepred reads it: \\xHH is that byte (docs/FORMATS.md)."""
+    return re.sub(rb"\\x([0-9a-fA-F]{2})", lambda m: bytes([int(m.group(1), 16)]),
+                  name.encode("utf-8", "surrogateescape")).decode("utf-8", "surrogateescape")
+
+
+def check_std_round_trip(args, trace, engines):
+    """The trace written as STD reads back to the same races, names included."""
+    std = trace + ".round-trip.std"
+    conv = run([args.racepred, "convert", "--to", "std", "-o", std, trace])
+    if conv.returncode != 0:
+        return [f"convert --to std failed ({conv.returncode}): {conv.stderr.strip()}"]
+    reports = []
+    for t in (trace, std):
+        out = run([args.racepred, "analyze", "--format", "json", "-e", ",".join(engines), t])
+        if out.returncode not in (0, 1):
+            return [f"analyze {t} failed ({out.returncode}): {out.stderr.strip()}"]
+        reports.append([(r["engine"], r["race_count"], r["findings"])
+                        for r in json.loads(out.stdout)["results"]])
+    os.remove(std)
+    return [] if reports[0] == reports[1] else ["the trace written as STD reads back to other races"]
+
+
 def check_size(args, trace, what):
     m = re.fullmatch(r"at-most (\d+)", what)
     if not m:
@@ -90,7 +113,7 @@ def check_locations(args, trace, op, text):
     std = run([args.racepred, "convert", "--to", "std", trace])
     if std.returncode != 0:
         return [f"convert failed ({std.returncode}): {std.stderr.strip()}"]
-    locations = [line.split("|", 2)[2] for line in std.stdout.splitlines()
+    locations = [std_unescape(line.split("|", 2)[2]) for line in std.stdout.splitlines()
                  if "|" in line and line.split("|")[1].startswith(op + "(")]
     if not locations:
         return [f"location-{op}: no {op} event in the trace"]
@@ -108,7 +131,8 @@ def check_trace(args, trace, expects):
         if out.returncode not in (0, 1):
             return [f"analyze failed ({out.returncode}): {out.stderr.strip()}"]
         for r in json.loads(out.stdout)["results"]:
-            results[r["engine"]] = r["races"]
+            results[r["engine"]] = r["findings"]
+        failures += check_std_round_trip(args, trace, engines)
     for engine, what in expects:
         if engine == "events":
             failures += check_size(args, trace, what)

@@ -10,15 +10,14 @@
 #include "racepred/driver/registry.hpp"
 #include "racepred/driver/run.hpp"
 #include "racepred/engines/engine.hpp"
-#include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/locksets.hpp"
 #include "racepred/exact/search.hpp"
+#include "racepred/trace/trace_index.hpp"
 #include "support/exact_support.hpp"
 
 namespace racepred {
 namespace {
 
-using exact::ExactTrace;
 using exact::Intersection;
 using exact::Reorderings;
 using exact::SearchOptions;
@@ -31,7 +30,7 @@ using testing::pairs_of;
 // Everything the tests need about one example.
 struct Example {
   Trace trace;
-  ExactTrace t;
+  TraceIndex t;
   SearchResult prefixes;  // Def. 3.4/3.8 as written
   SearchResult complete;  // only reorderings of the whole trace
   std::vector<exact::LockSet> standard, cross, cross_complete;
@@ -59,8 +58,8 @@ struct Example {
   bool mhb_complete(EventId e, EventId f) const { return complete.mhb.before(ix(e), ix(f)); }
 
   // The critical section of the acquire with id `acquire`.
-  exact::CriticalSection section(EventId acquire) const {
-    for (const exact::CriticalSection& cs : exact::critical_sections(t))
+  CriticalSection section(EventId acquire) const {
+    for (const CriticalSection& cs : t.critical_sections())
       if (cs.acquire == ix(acquire)) return cs;
     ADD_FAILURE() << "no critical section at e" << acquire;
     return {};
@@ -191,7 +190,7 @@ TEST(ExactSeed003, Fig6NoRaceOnlyWhenReorderingsAreComplete) {
 
 TEST(ExactSeed003, Fig7IsWellFormed) {
   const Trace trace = load_example("fig07_well_formed.std");
-  EXPECT_NO_THROW(ExactTrace t(trace));
+  EXPECT_NO_THROW(TraceIndex t(trace));
   Example x("fig07_well_formed.std");
   EXPECT_TRUE(x.t.conflicting_pairs().empty());
   EXPECT_EQ(x.prefixes.stuck_states, 0u);

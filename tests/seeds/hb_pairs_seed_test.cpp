@@ -79,7 +79,7 @@ TEST(AnnotateCommand, JsonHasOneObjectPerEvent) {
               &code);
   EXPECT_EQ(code, 1);
   const auto doc = nlohmann::json::parse(out);
-  EXPECT_EQ(doc["schema"], "racepred/1");
+  EXPECT_EQ(doc["schema"], "racepred/2");
   EXPECT_EQ(doc["engine"], "hb-sets");
   ASSERT_EQ(doc["events"].size(), 7u);
   const auto& e5 = doc["events"][4];
@@ -90,8 +90,9 @@ TEST(AnnotateCommand, JsonHasOneObjectPerEvent) {
   EXPECT_EQ(e5["location"], "L5");
   EXPECT_EQ(e5["cells"]["W(x)"], "0:w(x)_3");
   EXPECT_EQ(e5["cells"]["races"], "(e3,e5)");
-  EXPECT_EQ(doc["races"][0]["first"], 3);
-  EXPECT_EQ(doc["races"][0]["second"], 5);
+  EXPECT_EQ(doc["findings"][0]["kind"], "data-race");
+  EXPECT_EQ(doc["findings"][0]["first"], 3);
+  EXPECT_EQ(doc["findings"][0]["second"], 5);
   EXPECT_EQ(doc["race_count"], 1);
 }
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "racepred/exact/exact_trace.hpp"
 #include "racepred/io/reader.hpp"
 #include "racepred/trace/trace.hpp"
+#include "racepred/trace/trace_index.hpp"
 
 namespace racepred::testing {
 
@@ -22,8 +22,7 @@ inline Trace load_example(const std::string& name) {
 // a thread's events after its fork, joins after every event of the joined thread, no lock held
 // by two threads, releases by the holder, every read sees its last write of the trace (or no
 // write when it has none). Returns "" or the first problem.
-inline std::string check_reordering(const exact::ExactTrace& t,
-                                    const std::vector<uint32_t>& order) {
+inline std::string check_reordering(const TraceIndex& t, const std::vector<uint32_t>& order) {
   std::vector<uint32_t> position(t.thread_count(), 0);
   std::map<uint32_t, uint32_t> holder;             // lock -> thread (write mode)
   std::map<uint32_t, std::set<uint32_t>> readers;  // lock -> threads (read mode)
@@ -39,7 +38,7 @@ inline std::string check_reordering(const exact::ExactTrace& t,
     if (position[e.thread] >= events.size() || events[position[e.thread]] != i)
       return at + "program order broken";
     const uint32_t fork = t.fork_of(e.thread);
-    if (fork != exact::kNoIndex && !done.count(fork)) return at + "runs before its fork";
+    if (fork != kNoIndex && !done.count(fork)) return at + "runs before its fork";
     switch (e.op) {
       case Op::Acquire:
         if (holder.count(e.target)) return at + "lock held by another thread";
@@ -65,7 +64,7 @@ inline std::string check_reordering(const exact::ExactTrace& t,
       case Op::Read: {
         const uint32_t expected = t.last_write(i);
         const auto it = last_write.find(e.target);
-        const uint32_t seen = it == last_write.end() ? exact::kNoIndex : it->second;
+        const uint32_t seen = it == last_write.end() ? kNoIndex : it->second;
         if (seen != expected) return at + "read sees another write than in the trace";
         break;
       }

@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/locksets.hpp"
+#include "racepred/trace/trace_index.hpp"
 
 namespace racepred::testing {
 
@@ -26,8 +26,8 @@ enum class Rod { Literal, Closed };
 
 class PwrRelation {
  public:
-  PwrRelation(const exact::ExactTrace& t, Rod rod) : t_(t), below_(t.size()) {
-    const auto sections = exact::critical_sections(t);
+  PwrRelation(const TraceIndex& t, Rod rod) : t_(t), below_(t.size()) {
+    const auto sections = t.critical_sections();
     for (uint32_t f = 0; f < t.size(); ++f) {
       std::vector<char>& b = below_[f];
       b.assign(t.size(), 0);
@@ -40,10 +40,10 @@ class PwrRelation {
       const uint32_t pos = t.index_in_thread(f);
       if (pos > 0)
         add(mine[pos - 1]);  // PWR-1
-      else if (t.fork_of(e.thread) != exact::kNoIndex)
+      else if (t.fork_of(e.thread) != kNoIndex)
         add(t.fork_of(e.thread));  // PWR-4
       pre_.push_back(b);           // what precedes f's thread position: the WRD test looks here
-      if (e.op == Op::Read && t.last_write(f) != exact::kNoIndex) add(t.last_write(f));  // PWR-2
+      if (e.op == Op::Read && t.last_write(f) != kNoIndex) add(t.last_write(f));  // PWR-2
       if (e.op == Op::Join && e.target != e.thread && e.target < t.thread_count() &&
           !t.thread_events(e.target).empty())
         add(t.thread_events(e.target).back());  // PWR-5
@@ -54,13 +54,12 @@ class PwrRelation {
         for (const auto& cs2 : sections) {
           if (cs2.thread != e.thread) continue;
           const uint32_t lo = t.index_in_thread(cs2.acquire);
-          const uint32_t hi =
-              cs2.release == exact::kNoIndex ? UINT32_MAX : t.index_in_thread(cs2.release);
+          const uint32_t hi = cs2.release == kNoIndex ? UINT32_MAX : t.index_in_thread(cs2.release);
           const bool inside =
               rod == Rod::Literal ? (lo < pos && pos < hi) : (lo < pos && pos <= hi);
           if (!inside) continue;
           for (const auto& cs1 : sections) {
-            if (cs1.lock != cs2.lock || (cs1.read && cs2.read) || cs1.release == exact::kNoIndex ||
+            if (cs1.lock != cs2.lock || (cs1.read && cs2.read) || cs1.release == kNoIndex ||
                 cs1.acquire >= cs2.acquire || b[cs1.release])
               continue;
             bool before = false;
@@ -93,11 +92,11 @@ class PwrRelation {
   // open section ends with a virtual release after the last event of its thread.
   std::vector<exact::LockSet> lock_sets() const {
     std::vector<exact::LockSet> out(t_.size());
-    for (const auto& cs : exact::critical_sections(t_)) {
+    for (const auto& cs : t_.critical_sections()) {
       const auto& th = t_.thread_events(cs.thread);
       for (uint32_t e = 0; e < t_.size(); ++e) {
         if (!before(cs.acquire, e)) continue;
-        const bool below_release = cs.release != exact::kNoIndex
+        const bool below_release = cs.release != kNoIndex
                                        ? before(e, cs.release)
                                        : (e == th.back() || before(e, th.back()));
         if (below_release) out[e].push_back(exact::HeldLock{cs.lock, cs.thread, cs.read});
@@ -111,7 +110,7 @@ class PwrRelation {
   }
 
  private:
-  const exact::ExactTrace& t_;
+  const TraceIndex& t_;
   std::vector<std::vector<char>> below_;
   std::vector<std::vector<char>> pre_;
 };
@@ -119,7 +118,7 @@ class PwrRelation {
 // The PWR race pairs (i < j, sorted): conflicting, PWR-concurrent, and WRD pairs (a read and its
 // last write of another thread, wrd_unordered), whose lock sets are disjoint under `sets` and
 // the intersection (∩ for LH_S, ∩' for thread-indexed sets such as LH_pwr).
-inline std::vector<std::pair<uint32_t, uint32_t>> pwr_races(const exact::ExactTrace& t,
+inline std::vector<std::pair<uint32_t, uint32_t>> pwr_races(const TraceIndex& t,
                                                             const PwrRelation& rel,
                                                             const std::vector<exact::LockSet>& sets,
                                                             exact::Intersection intersection) {

@@ -49,7 +49,7 @@ TEST(CompareCli, JsonMatchesAnalyze) {
   const CliRun run = racepred("compare -e pwr,pwr-cs,fasttrack --format json" + trace_args());
   ASSERT_EQ(run.exit_code, 1) << run.err;
   const json j = json::parse(run.out);
-  EXPECT_EQ(j["schema"], "racepred/1");
+  EXPECT_EQ(j["schema"], "racepred/2");
   EXPECT_EQ(j["command"], "compare");
   ASSERT_EQ(j["traces"].size(), kTraces.size());
   for (size_t k = 0; k < kTraces.size(); ++k) {
@@ -69,25 +69,23 @@ TEST(CompareCli, JsonMatchesAnalyze) {
       EXPECT_EQ(r["engine"], a["engine"]);
       EXPECT_EQ(r["race_count"], a["race_count"]) << kTraces[k] << " " << r["engine"];
       std::set<std::pair<std::string, std::string>> pairs;
-      for (const json& race : a["races"])
+      for (const json& race : a["findings"])
         pairs.insert({race["first_location"].get<std::string>(),
                       race["second_location"].get<std::string>()});
       EXPECT_EQ(r["location_pair_count"].get<size_t>(), pairs.size());
+      EXPECT_EQ(r["location_pair_count"], a["location_pair_count"]);
       const bool guards = r["engine"] == "pwr-cs";
-      EXPECT_EQ(r.contains("guard_lock_confirmations"), guards);
-      if (guards) {
-        EXPECT_EQ(r["guard_lock_confirmations"], a["guard_lock_confirmations"]);
-        EXPECT_EQ(r["cs_guarded_location_pairs"], a["cs_guarded_location_pairs"]);
-      }
+      EXPECT_EQ(r["extras"].contains("guard_lock_confirmations"), guards);
+      EXPECT_EQ(r["extras"], a["extras"]);
     }
   }
   // Fig. 2: pwr's false positive (e4,e8) is the one location pair pwr-cs removes with the guard
   // lock (x,T1); Fig. 14: both accesses of the WRD pair are guarded, 2 confirmations.
   const json& fig2 = j["traces"][0]["results"][1];
   EXPECT_EQ(fig2["race_count"], 0);
-  EXPECT_EQ(fig2["cs_guarded_location_pairs"], 1);
-  EXPECT_EQ(fig2["guard_lock_confirmations"], 1);
-  EXPECT_EQ(j["traces"][2]["results"][1]["guard_lock_confirmations"], 2);
+  EXPECT_EQ(fig2["extras"]["cs_guarded_location_pairs"], 1);
+  EXPECT_EQ(fig2["extras"]["guard_lock_confirmations"], 1);
+  EXPECT_EQ(j["traces"][2]["results"][1]["extras"]["guard_lock_confirmations"], 2);
 }
 
 // Text, CSV and markdown carry the same cells: a header and one row per trace.
@@ -147,7 +145,7 @@ std::set<std::pair<int, int>> analyzed_pairs(const std::string& args) {
   EXPECT_LE(run.exit_code, 1) << run.err;
   const json doc = json::parse(run.out);
   std::set<std::pair<int, int>> pairs;
-  for (const json& race : doc["results"][0]["races"])
+  for (const json& race : doc["results"][0]["findings"])
     pairs.insert({race["first"].get<int>(), race["second"].get<int>()});
   return pairs;
 }

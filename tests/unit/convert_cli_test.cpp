@@ -95,7 +95,7 @@ nlohmann::json races_of(const std::string& path) {
   const nlohmann::json j = nlohmann::json::parse(r.out);
   nlohmann::json races = nlohmann::json::array();
   for (const auto& result : j["results"])
-    races.push_back({result["engine"], result["race_count"], result["races"]});
+    races.push_back({result["engine"], result["race_count"], result["findings"]});
   return races;
 }
 

@@ -1,4 +1,4 @@
-// exact/: trace preparation, search, must-happen-before, lock sets; the `exact` command.
+// exact/: search, must-happen-before, lock sets; the `exact` command.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -9,97 +9,24 @@
 #include <string>
 
 #include "racepred/driver/run.hpp"
-#include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/locksets.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/exact/table.hpp"
 #include "racepred/io/reader.hpp"
+#include "racepred/trace/trace_index.hpp"
 #include "support/exact_support.hpp"
 
 namespace racepred {
 namespace {
 
-using exact::ExactTrace;
 using testing::ix;
 using testing::pairs_of;
 
-std::string trace_error(const std::string& text) {
-  try {
-    const Trace trace = parse_trace(text);
-    ExactTrace t(trace);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-TEST(ExactTrace, RejectsIllFormedTraces) {
-  EXPECT_NE(trace_error("T1|rel(x)|1\n").find("Lock-2"), std::string::npos);
-  EXPECT_NE(trace_error("T1|fork(T2)|1\nT1|acq(x)|1\nT2|acq(x)|2\n").find("Lock-1"),
-            std::string::npos);
-  EXPECT_NE(trace_error("T1|acq(x)|1\nT1|acq(x)|2\n").find("re-entrant"), std::string::npos);
-  EXPECT_NE(trace_error("T1|fork(T2)|1\nT1|fork(T2)|2\n").find("Fork-1"), std::string::npos);
-  EXPECT_NE(trace_error("T2|w(a)|1\nT1|fork(T2)|2\n").find("Fork-2"), std::string::npos);
-  EXPECT_NE(trace_error("T1|fork(T2)|1\nT1|join(T2)|2\nT2|w(a)|3\n").find("Join"),
-            std::string::npos);
-  EXPECT_NE(trace_error("T1|join(T1)|1\n").find("Join"), std::string::npos);
-  // One error format with the validator (`racepred check`, analyze): rule, event id and line.
-  EXPECT_EQ(trace_error("T1|w(a)|1\nT1|rel(x)|2\n"),
-            "error: trace is not well-formed (Lock-2): event 2 (line 2): T1 releases x, which it "
-            "does not hold");
-  // Events in memory without lines: the event id.
-  try {
-    ExactTrace t({Event{Op::Write, 0, 0, 0}, Event{Op::Release, 0, 0, 0}}, {5, 9});
-    ADD_FAILURE() << "accepted";
-  } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "error: trace is not well-formed (Lock-2): event 9: thread#0 releases lock#0, which "
-              "it does not hold");
-  }
-  // Allowed: no fork (runs from the start), a lock held at the end, two joins, empty threads.
-  EXPECT_EQ(trace_error("T1|acq(x)|1\nT2|w(a)|2\nT1|fork(T3)|3\nT1|join(T3)|4\nT2|join(T3)|5\n"),
-            "");
-}
-
-// Def. 3.2 (Sulzmann and Thiemann) accepts a join of a thread that is forked later and has no
-// events (Join only asks that the joined thread's events come first); the exact engines used to
-// reject it.
-TEST(ExactTrace, JoinBeforeForkOfAThreadWithoutEvents) {
-  const Trace trace = parse_trace("T0|join(T1)|1\nT0|fork(T1)|2\nT0|w(x)|3\nT2|w(x)|4\n");
-  EXPECT_EQ(trace_error("T0|join(T1)|1\nT0|fork(T1)|2\nT0|w(x)|3\nT2|w(x)|4\n"), "");
-  const ExactTrace t(trace);
-  EXPECT_EQ(t.fork_of(1), ix(2));
-  for (const char* engine : {"exact", "exact-enabled", "ls-standard", "ls-cross",
-                             "ls-cross-indexed", "hb", "fasttrack"}) {
-    const RaceSink sink = run_engine(engine, trace);
-    ASSERT_EQ(sink.races().size(), 1u) << engine;
-    EXPECT_EQ(sink.races()[0].first.event, 3u) << engine;
-    EXPECT_EQ(sink.races()[0].second.event, 4u) << engine;
-  }
-  // An event of the thread after the fork comes after the join: Join, with event and line.
-  EXPECT_EQ(trace_error("T0|join(T1)|1\nT0|fork(T1)|2\nT1|w(x)|3\n"),
-            "error: trace is not well-formed (Join): event 3 (line 3): T1 has an event after it "
-            "was joined at event 1 (line 1)");
-}
-
-TEST(ExactTrace, LastWritesAndMatchingPairs) {
-  const Trace trace =
-      parse_trace("T1|r(a)|1\nT1|w(a)|2\nT1|acq(x)|3\nT2|r(a)|4\nT1|rel(x)|5\nT2|acq(x)|6\n");
-  const ExactTrace t(trace);
-  EXPECT_EQ(t.last_write(ix(1)), exact::kNoIndex);
-  EXPECT_EQ(t.last_write(ix(4)), ix(2));
-  EXPECT_EQ(t.matching(ix(3)), ix(5));
-  EXPECT_EQ(t.matching(ix(5)), ix(3));
-  EXPECT_EQ(t.matching(ix(6)), exact::kNoIndex);  // held at the end
-  EXPECT_EQ(t.conflicting_pairs(), pairs_of({{2, 4}}));
-  EXPECT_EQ(t.describe(ix(4)), "T2|r(a)");
-}
-
 exact::SearchResult run(const std::string& text, exact::SearchOptions o = {}) {
   static std::vector<std::unique_ptr<Trace>> keep;  // the results refer to the traces
-  static std::vector<std::unique_ptr<ExactTrace>> keep_exact;
+  static std::vector<std::unique_ptr<TraceIndex>> keep_exact;
   keep.push_back(std::make_unique<Trace>(parse_trace(text)));
-  keep_exact.push_back(std::make_unique<ExactTrace>(*keep.back()));
+  keep_exact.push_back(std::make_unique<TraceIndex>(*keep.back()));
   return exact::search(*keep_exact.back(), o);
 }
 
@@ -157,7 +84,7 @@ TEST(ExactSearch, StateBudgetEndsTheSearch) {
 
 TEST(ExactSearch, WitnessesAreCorrectReorderings) {
   const Trace trace = testing::load_example("fig03_hb_wcp.std");
-  const ExactTrace t(trace);
+  const TraceIndex t(trace);
   exact::SearchOptions o;
   o.witnesses = true;
   const auto r = exact::search(t, o);
@@ -174,14 +101,14 @@ TEST(ExactLockSets, LockHeldAtTheEndEndsWithItsThread) {
   // T1 never releases x. The missing release goes right after T1's last event: T2's write is
   // in the section only if it must happen before that event (here: T1 joins T2).
   const Trace open = parse_trace("T1|acq(x)|1\nT1|fork(T2)|2\nT1|w(a)|3\nT2|w(a)|4\n");
-  const ExactTrace t1(open);
+  const TraceIndex t1(open);
   const auto r1 = exact::search(t1);
   const auto c1 = exact::cross_lock_sets(t1, r1.mhb);
   EXPECT_EQ(exact::format_lock_set(t1, c1[ix(3)], true), "{(x,T1)}");
   EXPECT_EQ(exact::format_lock_set(t1, c1[ix(4)], true), "{}");
 
   const Trace joined = parse_trace("T1|acq(x)|1\nT1|fork(T2)|2\nT2|w(a)|3\nT1|join(T2)|4\n");
-  const ExactTrace t2(joined);
+  const TraceIndex t2(joined);
   const auto r2 = exact::search(t2);
   const auto c2 = exact::cross_lock_sets(t2, r2.mhb);
   EXPECT_EQ(exact::format_lock_set(t2, c2[ix(3)], true), "{(x,T1)}");
@@ -191,7 +118,7 @@ TEST(ExactLockSets, LockHeldAtTheEndEndsWithItsThread) {
 TEST(ExactLockSets, ReleaseIsInOuterSectionsOnly) {
   const Trace trace =
       parse_trace("T1|acq(x)|1\nT1|acq(y)|2\nT1|rel(x)|3\nT1|w(a)|4\nT1|rel(y)|5\n");
-  const ExactTrace t(trace);
+  const TraceIndex t(trace);
   const auto s = exact::standard_lock_sets(t);
   EXPECT_EQ(exact::format_lock_set(t, s[ix(1)], false), "{}");
   EXPECT_EQ(exact::format_lock_set(t, s[ix(2)], false), "{x}");
@@ -271,14 +198,17 @@ TEST(ExactCommand, Json) {
   const Output j = racepred("exact --format json --witness --mhb " + example("fig01_lockset.std"));
   EXPECT_EQ(j.code, 1);
   const nlohmann::json doc = nlohmann::json::parse(j.out);
-  EXPECT_EQ(doc["schema"], "racepred/1");
+  EXPECT_EQ(doc["schema"], "racepred/2");
   EXPECT_EQ(doc["trace"]["events"], 7);
   const auto& r = doc["results"][0];
   EXPECT_EQ(r["engine"], "exact");
   EXPECT_EQ(r["race_count"], 1);
-  EXPECT_EQ(r["races"][0]["first"], 2);
-  EXPECT_EQ(r["races"][0]["second"], 6);
-  EXPECT_EQ(r["races"][0]["kind"], "write-write");
+  EXPECT_EQ(r["counts"]["data-race"], 1);
+  EXPECT_EQ(r["findings"][0]["kind"], "data-race");
+  EXPECT_EQ(r["findings"][0]["first"], 2);
+  EXPECT_EQ(r["findings"][0]["second"], 6);
+  EXPECT_EQ(r["findings"][0]["access"], "write-write");
+  EXPECT_GT(r["extras"]["states"].get<uint64_t>(), 0u);
   EXPECT_EQ(r["racy_events"], nlohmann::json::array({6}));
   EXPECT_EQ(r["witnesses"][0]["prefix"].back(), r["witnesses"][0]["races"][1]);
   EXPECT_FALSE(r["must_happen_before"].empty());

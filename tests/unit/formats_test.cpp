@@ -292,7 +292,7 @@ TEST(RapidBinReader, EveryErrorNamesTheByteOffset) {
   EXPECT_EQ(error_of(good.substr(0, 40), InputFormat::RapidBin),
             "t: byte 34: error: truncated event: 6 bytes after the last whole 8-byte event");
   EXPECT_EQ(error_of(rapidbin(4, 1, 1, 8, kWasmgrindEvents), InputFormat::RapidBin),
-            "t: byte 10: error: the header declares 8 events, the input holds 9");
+            "t: byte 82: error: the header declares 8 events, the input holds more");
   EXPECT_EQ(error_of(rapidbin(1, 0, 0, 2, {0, uint64_t{12} << 10}), InputFormat::RapidBin),
             "t: byte 26: error: event 2: unknown operation code 12 (expected 0-9)");
   EXPECT_EQ(error_of(rapidbin(1, 0, 0, 1, {uint64_t{1} << 63 | 2 << 10}), InputFormat::RapidBin),

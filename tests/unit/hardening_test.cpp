@@ -39,7 +39,7 @@ TEST(Hardening, JsonWithInvalidUtf8NamesInEveryCommand) {
     EXPECT_EQ(r.signal, 0) << command;
     EXPECT_TRUE(r.code == 0 || r.code == 1) << command << ": " << r.err;
     const json j = json::parse(r.out);
-    EXPECT_EQ(j["schema"], "racepred/1");
+    EXPECT_EQ(j["schema"], "racepred/2");
     EXPECT_EQ(j["command"], command);
     EXPECT_TRUE(j.contains("version"));
     // One trace object for every command.
@@ -49,7 +49,7 @@ TEST(Hardening, JsonWithInvalidUtf8NamesInEveryCommand) {
     EXPECT_EQ(j["trace"]["events"], 2) << command;
   }
   const json j = json::parse(run_racepred("analyze --format json " + trace.quoted()).out);
-  EXPECT_EQ(j["results"][0]["races"][0]["variable"],
+  EXPECT_EQ(j["results"][0]["findings"][0]["variable"],
             "a\xef\xbf\xbd"
             "b");
 }
@@ -197,7 +197,7 @@ TEST(Hardening, MaxRacesBoundsEveryList) {
       run_racepred("analyze -e fasttrack,lockset --format json --max-races 5 " + file.quoted())
           .out);
   for (const json& result : j["results"]) {
-    EXPECT_LE(result["races"].size(), 5u);
+    EXPECT_LE(result["findings"].size(), 5u);
     EXPECT_LE(result["racy_events"].size(), 5u);
     EXPECT_LE(result["racy_locations"].size(), 5u);
     EXPECT_EQ(result["racy_event_count"], 250)
@@ -253,7 +253,7 @@ TEST(Hardening, FirstDetectedRaceIsShown) {
       json::parse(run_racepred("analyze -e fasttrack --format json " + file.quoted()).out);
   EXPECT_EQ(j["results"][0]["first_detected"]["first"], 2);
   EXPECT_EQ(j["results"][0]["first_detected"]["second"], 3);
-  EXPECT_EQ(j["results"][0]["races"][0]["first"], 1);  // races stay sorted (racepred/1)
+  EXPECT_EQ(j["results"][0]["findings"][0]["first"], 1);  // findings stay sorted
 }
 
 // 13. Join before fork: one rule (Def. 3.2 Join, in the validator) for every command, with file
@@ -356,8 +356,8 @@ TEST(Hardening, FailedOfflineEngineKeepsTheOthers) {
   TempFile racy("T0|w(x)|1\nT1|w(x)|2\nT0|w(y)|3\nT1|w(y)|4\nT2|w(z)|5\n");
   CliResult r = run_racepred("analyze -e fasttrack,exact --max-states 1 " + racy.quoted());
   EXPECT_EQ(r.code, 1) << r.err;  // fasttrack's races stand
-  EXPECT_NE(r.out.find("ERROR: engine exact failed; the other engines' results stand\n  exact: "
-                       "error: search stopped after 1 states (--max-states 1)"),
+  EXPECT_NE(r.out.find("ERROR: engine exact failed; the other engines' results stand\n  "
+                       "racepred: error: exact: search stopped after 1 states (--max-states 1)"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("SUMMARY: racepred: engine exact FAILED, no result"), std::string::npos);
@@ -389,8 +389,11 @@ TEST(Hardening, ReadReadPairsAreNotDataRaces) {
       << r.out;
   const json j =
       json::parse(run_racepred("analyze -e goldilocks --format json " + reads.quoted()).out);
-  EXPECT_EQ(j["results"][0]["read_read_count"], 1);
-  EXPECT_EQ(j["results"][0]["races"][0]["kind"], "read-read");
+  EXPECT_EQ(j["results"][0]["counts"]["read-read-violation"], 1);
+  EXPECT_EQ(j["results"][0]["counts"]["data-race"], 0);
+  EXPECT_EQ(j["results"][0]["race_count"], 1);
+  EXPECT_EQ(j["results"][0]["findings"][0]["kind"], "read-read-violation");
+  EXPECT_EQ(j["results"][0]["findings"][0]["access"], "read-read");
   TempFile write("T0|r(x)|A\nT1|w(x)|B\n");
   EXPECT_EQ(run_racepred("analyze -e goldilocks " + write.quoted()).code, 1);
 }

@@ -66,7 +66,7 @@ TEST(CheckCommand, IllFormedPublicTracesAreRejectedWithTheirRule) {
   r = racepred("check --format json " + kData + "/std/input11.std");
   EXPECT_EQ(r.code, 2);
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["schema"], "racepred/1");
+  EXPECT_EQ(j["schema"], "racepred/2");
   EXPECT_EQ(j["well_formed"], false);
   EXPECT_EQ(j["violation_count"], 1);
   EXPECT_EQ(j["violations"][0]["rule"], "Lock-1");
@@ -128,7 +128,7 @@ TEST(StatsCommand, TextAndJson) {
   r = racepred("stats --format json " + path);
   EXPECT_EQ(r.code, 0);
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["schema"], "racepred/1");
+  EXPECT_EQ(j["schema"], "racepred/2");
   EXPECT_EQ(j["trace"]["events"], 10263);
   EXPECT_EQ(j["trace"]["threads"], 6);
   EXPECT_EQ(j["trace"]["variables"], 6);

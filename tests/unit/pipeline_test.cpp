@@ -230,7 +230,7 @@ TEST(Pipeline, CountsSkippedEventsAndReportsThem) {
   EXPECT_EQ(result.path, "s.std");
   EXPECT_EQ(result.events, 2u);
   EXPECT_EQ(result.skipped_events(), 3u);
-  EXPECT_TRUE(result.any_race());
+  EXPECT_TRUE(result.any_finding());
   const TraceInfo info = result.trace_info();
   EXPECT_EQ(info.threads, 2u);
   EXPECT_EQ(info.variables, 1u);

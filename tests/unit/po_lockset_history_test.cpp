@@ -74,7 +74,7 @@ TEST(LockSets, TestsEqualThePlainSetOperations) {
 
 struct Collect {
   std::vector<std::tuple<EventId, ThreadId, Op, EventId>> reports;
-  void report(Who who, ThreadId u, Op kind, EventId id, const Event&) {
+  void report(Partner who, ThreadId u, Op kind, EventId id, const Event&) {
     reports.emplace_back(who.event, u, kind, id);
   }
 };

@@ -20,9 +20,9 @@ nlohmann::json first_guards(const std::string& engine, const std::string& trace)
       testing::run_racepred("analyze -q --format json -e " + engine + " " + example(trace));
   EXPECT_EQ(r.code, 1) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
-  const nlohmann::json& races = j["results"][0]["races"];
+  const nlohmann::json& races = j["results"][0]["findings"];
   EXPECT_EQ(races.size(), 1u);
-  return races.empty() ? nlohmann::json() : races[0]["first_guard_locks"];
+  return races.empty() ? nlohmann::json() : races[0]["guard_locks"]["first"];
 }
 
 TEST(PwrGuardReport, ReadModeGuardIsMarked) {
@@ -47,7 +47,7 @@ TEST(PwrGuardReport, ExclusiveGuardHasNoMode) {
       testing::run_racepred("analyze -q --format json -e pwr-cs " + trace.path());
   ASSERT_EQ(r.code, 1) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
-  const nlohmann::json& g = j["results"][0]["races"][0]["first_guard_locks"];
+  const nlohmann::json& g = j["results"][0]["findings"][0]["guard_locks"]["first"];
   ASSERT_EQ(g.size(), 1u);
   EXPECT_EQ(g[0]["lock"], "L");
   EXPECT_FALSE(g[0].contains("mode"));

@@ -1,4 +1,4 @@
-// Text and JSON report writers (docs/CLI.md "JSON report", schema racepred/1).
+// Text and JSON report writers (docs/CLI.md, schema racepred/2) over the findings model.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -52,7 +52,7 @@ TEST(JsonReport, FieldsMatchTheSchema) {
   std::ostringstream out;
   write_json_report(out, report);
   const json j = json::parse(out.str());
-  EXPECT_EQ(j["schema"], "racepred/1");
+  EXPECT_EQ(j["schema"], "racepred/2");
   const json& t = j["trace"];
   EXPECT_EQ(t["path"], "t.std");
   EXPECT_EQ(t["events"], 5);
@@ -64,49 +64,57 @@ TEST(JsonReport, FieldsMatchTheSchema) {
 
   const json& r = j["results"][0];
   EXPECT_EQ(r["engine"], "lockset");
-  ASSERT_EQ(r["races"].size(), 3u);
+  ASSERT_EQ(r["findings"].size(), 3u);
+  for (const json& finding : r["findings"]) {
+    EXPECT_EQ(finding["kind"], "data-race");
+    EXPECT_EQ(finding["count"], 1);
+  }
   // Sorted by (first, second), with null first first.
-  const json& unknown = r["races"][0];
+  const json& unknown = r["findings"][0];
   EXPECT_TRUE(unknown["first"].is_null());
   EXPECT_EQ(unknown["second"], 5);
   EXPECT_EQ(unknown["variable"], "y");
-  EXPECT_TRUE(unknown["kind"].is_null());
+  EXPECT_TRUE(unknown["access"].is_null());
   EXPECT_TRUE(unknown["first_thread"].is_null());
   EXPECT_EQ(unknown["second_thread"], "T1");
   EXPECT_TRUE(unknown["first_location"].is_null());
   EXPECT_EQ(unknown["second_location"], "D");
-  const json& wr = r["races"][1];
+  const json& wr = r["findings"][1];
   EXPECT_EQ(wr["first"], 1);
   EXPECT_EQ(wr["second"], 2);
   EXPECT_EQ(wr["variable"], "x");
-  EXPECT_EQ(wr["kind"], "write-read");
+  EXPECT_EQ(wr["access"], "write-read");
   EXPECT_EQ(wr["first_thread"], "T1");
   EXPECT_EQ(wr["second_thread"], "T2");
   EXPECT_EQ(wr["first_location"], "A");
   EXPECT_EQ(wr["second_location"], "B");
-  EXPECT_EQ(r["races"][2]["kind"], "write-write");
+  EXPECT_EQ(r["findings"][2]["access"], "write-write");
+  EXPECT_EQ(r["counts"], json::parse(R"({"data-race": 3, "read-read-violation": 0,
+                                         "deadlock": 0, "failure": 0})"));
   EXPECT_EQ(r["race_count"], 3);
+  EXPECT_EQ(r["location_pair_count"], 2);  // (A, B) twice and (unknown, D)
   EXPECT_EQ(r["racy_events"], json::array({2, 3, 5}));
   EXPECT_EQ(r["racy_event_count"], 3);
   EXPECT_EQ(r["racy_locations"], json::array({"B", "D"}));
   EXPECT_EQ(r["truncated"], false);
   EXPECT_DOUBLE_EQ(r["seconds"].get<double>(), 0.5);
+  EXPECT_EQ(r["extras"], json::object());
 
   const json& e = j["results"][1];
   EXPECT_EQ(e["engine"], "other");
-  EXPECT_TRUE(e["races"].is_array() && e["races"].empty());
+  EXPECT_TRUE(e["findings"].is_array() && e["findings"].empty());
   EXPECT_EQ(e["race_count"], 0);
   EXPECT_TRUE(e["racy_events"].is_array() && e["racy_events"].empty());
   EXPECT_TRUE(e["racy_locations"].is_array() && e["racy_locations"].empty());
 
-  // Keys in their documented order (docs/CLI.md).
+  // Keys in the order docs/CLI.md lists them.
   std::vector<std::string> keys;
   const nlohmann::ordered_json ordered = json_report(report);
   for (const auto& item : ordered["results"][0].items()) keys.push_back(item.key());
-  EXPECT_EQ(keys,
-            (std::vector<std::string>{"engine", "races", "race_count", "racy_events",
-                                      "racy_event_count", "racy_locations", "racy_location_count",
-                                      "truncated", "first_detected", "seconds"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "engine", "findings", "counts", "race_count", "location_pair_count",
+                      "racy_events", "racy_event_count", "racy_locations", "racy_location_count",
+                      "truncated", "first_detected", "seconds", "extras"}));
 }
 
 TEST(JsonReport, ReadWriteKindAndTruncation) {
@@ -118,14 +126,15 @@ TEST(JsonReport, ReadWriteKindAndTruncation) {
   sink.finalize();
   const json j = json_report(f.report({{"e", &sink, 0}}));
   const json& r = j["results"][0];
-  ASSERT_EQ(r["races"].size(), 1u);
-  EXPECT_EQ(r["races"][0]["first"], 1);
+  ASSERT_EQ(r["findings"].size(), 1u);
+  EXPECT_EQ(r["findings"][0]["first"], 1);
   EXPECT_EQ(r["race_count"], 6);
   EXPECT_EQ(r["truncated"], true);
   RaceSink rw;
   rw.report(f.race(2, 3));
   rw.finalize();
-  EXPECT_EQ(json_report(f.report({{"e", &rw, 0}}))["results"][0]["races"][0]["kind"], "read-write");
+  EXPECT_EQ(json_report(f.report({{"e", &rw, 0}}))["results"][0]["findings"][0]["access"],
+            "read-write");
 }
 
 TEST(JsonReport, InvalidUtf8NamesDoNotFail) {
@@ -240,6 +249,202 @@ TEST(TextReport, OneSeparatorBetweenBlocksOfSeveralEngines) {
   EXPECT_LT(text.find("(engine one)"), text.find("(engine two)"));
   EXPECT_LT(text.find("SUMMARY: racepred: 1 race (1 racy event, 1 racy location) with engine one"),
             text.find("SUMMARY: racepred: 1 race (1 racy event, 1 racy location) with engine two"));
+}
+
+// Events: 1 T1 acq(m)@A, 2 T1 acq(n)@B, 3 T1 rel(n)@B, 4 T1 rel(m)@A, 5 T2 acq(n)@C,
+// 6 T2 acq(m)@D, 7 T2 rel(m)@D, 8 T2 rel(n)@C. The ABBA pattern: T1 holds m and requests n, T2
+// holds n and requests m.
+const char* const kLockTrace =
+    "T1|acq(m)|A\nT1|acq(n)|B\nT1|rel(n)|B\nT1|rel(m)|A\n"
+    "T2|acq(n)|C\nT2|acq(m)|D\nT2|rel(m)|D\nT2|rel(n)|C\n";
+
+struct LockFixture {
+  Trace trace = parse_trace(kLockTrace, {}, "abba.std");
+  ThreadId thread(std::string_view name) const { return *trace.symbols.threads.find(name); }
+  LockId lock(std::string_view name) const { return *trace.symbols.locks.find(name); }
+  LocationId location(std::string_view name) const { return *trace.symbols.locations.find(name); }
+
+  Finding deadlock() const {
+    Deadlock d;
+    d.cycle.push_back(DeadlockStep{thread("T1"),
+                                   {HeldLock{lock("m"), thread("T1"), false, 1, location("A")}},
+                                   lock("n"),
+                                   2,
+                                   location("B")});
+    d.cycle.push_back(DeadlockStep{thread("T2"),
+                                   {HeldLock{lock("n"), thread("T2"), false, 5, location("C")}},
+                                   lock("m"),
+                                   6,
+                                   location("D")});
+    d.witness = {1, 5};
+    return Finding::of_deadlock(std::move(d));
+  }
+  Finding crash() const {
+    Failure f;
+    f.kind = FailureKind::Crash;
+    f.signal = 11;
+    f.message = "SEGV on address 0x0";
+    f.has_thread = true;
+    f.thread = thread("T2");
+    f.location = location("D");
+    f.schedule.replay_file = "crash.replay";
+    f.schedule.choices = {thread("T1"), thread("T2"), thread("T2")};
+    Finding finding = Finding::of_failure(std::move(f));
+    finding.count = 3;
+    return finding;
+  }
+  Finding assertion() const {
+    Failure f;
+    f.kind = FailureKind::Assertion;
+    f.message = "assert(balance >= 0)";
+    return Finding::of_failure(std::move(f));
+  }
+  Report report(const RaceSink& sink) const {
+    Report r;
+    r.trace = TraceInfo{"abba.std", 8, 2, 0, 2, 0, ""};
+    r.symbols = &trace.symbols;
+    r.results = {{"lockorder", &sink, 0.5}};
+    return r;
+  }
+};
+
+TEST(FindingText, DeadlockCycleWithLocksHeldAndWitness) {
+  const LockFixture f;
+  std::ostringstream out;
+  write_text_finding(out, f.trace.symbols, f.deadlock(), "lockorder");
+  EXPECT_EQ(out.str(),
+            "WARNING: deadlock (engine lockorder): a cycle of 2 threads\n"
+            "  Thread T1 holds m (acquired at A, event 1) and requests n at B (event 2)\n"
+            "  Thread T2 holds n (acquired at C, event 5) and requests m at D (event 6)\n"
+            "  Witness: 2 events: 1 5\n");
+}
+
+TEST(FindingText, FailuresWithSignalLocationAndSchedule) {
+  const LockFixture f;
+  std::ostringstream crash;
+  write_text_finding(crash, f.trace.symbols, f.crash(), "explore");
+  EXPECT_EQ(crash.str(),
+            "WARNING: program failure (engine explore): crash (signal 11), 3 times\n"
+            "  SEGV on address 0x0\n"
+            "  In thread T2 at D\n"
+            "  Replay: crash.replay\n"
+            "  Schedule: T1 T2 T2\n");
+  std::ostringstream assertion;
+  write_text_finding(assertion, f.trace.symbols, f.assertion(), "explore");
+  EXPECT_EQ(assertion.str(),
+            "WARNING: program failure (engine explore): assertion\n"
+            "  assert(balance >= 0)\n");
+}
+
+TEST(FindingJson, DeadlockFields) {
+  const LockFixture f;
+  const json j = finding_json(f.trace.symbols, f.deadlock());
+  EXPECT_EQ(j, json::parse(R"({
+    "kind": "deadlock", "count": 1,
+    "cycle": [
+      {"thread": "T1", "held": [{"lock": "m", "thread": "T1", "acquired": 1, "location": "A"}],
+       "requested": "n", "event": 2, "location": "B"},
+      {"thread": "T2", "held": [{"lock": "n", "thread": "T2", "acquired": 5, "location": "C"}],
+       "requested": "m", "event": 6, "location": "D"}],
+    "witness": [1, 5]})"));
+}
+
+TEST(FindingJson, FailureFields) {
+  const LockFixture f;
+  EXPECT_EQ(json(finding_json(f.trace.symbols, f.crash())), json::parse(R"({
+    "kind": "failure", "count": 3, "failure": "crash", "signal": 11,
+    "message": "SEGV on address 0x0", "thread": "T2", "location": "D",
+    "schedule": {"replay_file": "crash.replay", "choices": ["T1", "T2", "T2"]}})"));
+  EXPECT_EQ(json(finding_json(f.trace.symbols, f.assertion())), json::parse(R"js({
+    "kind": "failure", "count": 1, "failure": "assertion", "signal": null,
+    "message": "assert(balance >= 0)", "thread": null, "location": null,
+    "schedule": {"replay_file": null, "choices": []}})js"));
+}
+
+// Findings beside races in a whole report: counted per kind, listed, and a deadlock or a failure
+// makes the run fail like a race.
+TEST(FindingReport, DeadlocksAndFailuresInTextAndJsonReports) {
+  const LockFixture f;
+  RaceSink sink;
+  sink.add_finding(f.deadlock());
+  sink.add_finding(f.crash());
+  sink.finalize();
+  EXPECT_EQ(sink.count(FindingKind::Deadlock), 1u);
+  EXPECT_EQ(sink.count(FindingKind::Failure), 1u);
+  EXPECT_EQ(sink.count(FindingKind::DataRace), 0u);
+  EXPECT_TRUE(sink.any_failing());
+
+  std::ostringstream text;
+  write_text_report(text, f.report(sink));
+  EXPECT_NE(text.str().find("==================\nWARNING: deadlock (engine lockorder)"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("==================\nWARNING: program failure (engine lockorder)"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("SUMMARY: racepred: 0 races and 1 deadlock and 1 program failure (0 "
+                            "racy events, 0 racy locations) with engine lockorder"),
+            std::string::npos)
+      << text.str();
+
+  const json j = json_report(f.report(sink));
+  const json& r = j["results"][0];
+  ASSERT_EQ(r["findings"].size(), 2u);
+  EXPECT_EQ(r["findings"][0]["kind"], "deadlock");
+  EXPECT_EQ(r["findings"][1]["kind"], "failure");
+  EXPECT_EQ(r["counts"], json::parse(R"({"data-race": 0, "read-read-violation": 0,
+                                         "deadlock": 1, "failure": 1})"));
+}
+
+// An engine's own statistics and per-race locks come from its extras, printed generically.
+TEST(FindingReport, EngineExtrasArePrintedGenerically) {
+  const Trace trace = parse_trace("T1|racq(L)|A\nT1|w(x)|A\nT1|rrel(L)|A\nT2|w(x)|B\n");
+  RaceSink sink;
+  sink.report(Race{Access::of(2, trace.events[1]), Access::of(4, trace.events[3]), 0});
+  sink.finalize();
+  EngineExtras& x = sink.extras();
+  x.stats = {{"widgets", "widgets", "widget", "widgets", 1},
+             {"gadgets", "gadgets", "gadget", "gadgets", 2}};
+  x.locks_key = "guard_locks";
+  x.locks_text = "Guard locks";
+  x.race_locks[{2, 4}] = RaceLocks{{HeldLock{0, 0, true}}, {}};
+  Report report;
+  report.symbols = &trace.symbols;
+  report.results = {{"e", &sink, 0}};
+  std::ostringstream text;
+  write_text_report(text, report);
+  EXPECT_NE(text.str().find("  Guard locks: previous access L held in read mode by T1; access "
+                            "none\n"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("note: engine e: 1 widget, 2 gadgets\n"), std::string::npos)
+      << text.str();
+  const json r = json_report(report)["results"][0];
+  EXPECT_EQ(r["extras"], json::parse(R"({"widgets": 1, "gadgets": 2})"));
+  EXPECT_EQ(r["findings"][0]["guard_locks"],
+            json::parse(R"({"first": [{"lock": "L", "thread": "T1", "mode": "read"}],
+                            "second": []})"));
+}
+
+// Read-read pairs an engine counted in its extras are their own kind: not data races, and alone
+// they do not fail the run.
+TEST(FindingReport, ReadReadViolationsAreTheirOwnKind) {
+  const Trace trace = parse_trace("T1|r(x)|A\nT2|r(x)|B\n");
+  RaceSink sink;
+  sink.report(Race{Access::of(1, trace.events[0]), Access::of(2, trace.events[1]), 0});
+  sink.extras().read_read_pairs = 1;
+  sink.finalize();
+  EXPECT_EQ(sink.count(FindingKind::ReadReadViolation), 1u);
+  EXPECT_EQ(sink.count(FindingKind::DataRace), 0u);
+  EXPECT_FALSE(sink.any_failing());
+  Report report;
+  report.symbols = &trace.symbols;
+  report.results = {{"goldilocks", &sink, 0}};
+  const json r = json_report(report)["results"][0];
+  EXPECT_EQ(r["findings"][0]["kind"], "read-read-violation");
+  EXPECT_EQ(r["findings"][0]["access"], "read-read");
+  EXPECT_EQ(r["counts"]["read-read-violation"], 1);
+  EXPECT_EQ(r["race_count"], 1);
 }
 
 }  // namespace

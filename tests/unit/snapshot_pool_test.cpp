@@ -1,28 +1,18 @@
-// SnapshotPool (engines/po/po_common.hpp): reference counting, reuse, and delta snapshots
+// SnapshotPool (clock/snapshot_pool.hpp): reference counting, reuse, and delta snapshots
 // (a thread's previous snapshot stored as its difference from the next one, keyframes every
 // chain() snapshots) against a plain model that keeps every snapshot as a full row.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <vector>
 
-#include "racepred/engines/po/po_common.hpp"
+#include "racepred/clock/snapshot_pool.hpp"
 #include "racepred/trace/generator.hpp"
 
 namespace racepred {
 namespace {
-
-using po::SnapshotPool;
-
-// Restores the pool's delta settings at the end of a test.
-struct DeltaSettings {
-  size_t stride = SnapshotPool::delta_min_stride(), chain = SnapshotPool::chain_override();
-  ~DeltaSettings() {
-    SnapshotPool::set_delta_min_stride(stride);
-    SnapshotPool::set_chain_override(chain);
-  }
-};
 
 std::vector<Clock> row_of(const SnapshotPool& pool, uint32_t s, size_t stride) {
   const Clock* r = pool.row(s);
@@ -30,10 +20,7 @@ std::vector<Clock> row_of(const SnapshotPool& pool, uint32_t s, size_t stride) {
 }
 
 TEST(SnapshotPool, DeltaChainsRebuildEverySnapshot) {
-  DeltaSettings saved;
-  SnapshotPool::set_delta_min_stride(64);
-  SnapshotPool::set_chain_override(4);
-  SnapshotPool pool;
+  SnapshotPool pool(SnapshotPool::kChain, SnapshotOptions{.delta_min_stride = 64, .chain = 4});
   const size_t n = 64;
   pool.set_stride(n);
   std::vector<Clock> clock(n, 1);
@@ -69,9 +56,7 @@ TEST(SnapshotPool, DeltaChainsRebuildEverySnapshot) {
 }
 
 TEST(SnapshotPool, NoDeltasBelowTheStrideOrWhenMostEntriesDiffer) {
-  DeltaSettings saved;
-  SnapshotPool::set_delta_min_stride(64);
-  SnapshotPool pool;
+  SnapshotPool pool(SnapshotPool::kChain, SnapshotOptions{.delta_min_stride = 64});
   pool.set_stride(32);
   std::vector<Clock> clock(32, 0);
   for (Clock k = 1; k < 5; ++k) {
@@ -92,15 +77,44 @@ TEST(SnapshotPool, NoDeltasBelowTheStrideOrWhenMostEntriesDiffer) {
   EXPECT_EQ(pool.row(a)[0], 4u);
 }
 
+// The settings are the pool's own: two pools with different options side by side (as two
+// engines of one `analyze` run) each store snapshots as theirs say, and a counter counts only
+// the deltas of the pools given it.
+TEST(SnapshotPool, OptionsArePerPool) {
+  std::atomic<size_t> made{0};
+  SnapshotPool deltas(SnapshotPool::kChain,
+                      SnapshotOptions{.delta_min_stride = 4, .chain = 3, .deltas_made = &made});
+  SnapshotPool full;  // the defaults: deltas from 64 slots only
+  EXPECT_EQ(deltas.chain(), 3u);
+  EXPECT_EQ(full.chain(), SnapshotPool::kChain);
+  EXPECT_EQ(SnapshotPool(SnapshotPool::kShortChain).chain(), SnapshotPool::kShortChain);
+  deltas.set_stride(8);
+  full.set_stride(8);
+  std::vector<Clock> clock(8, 1);
+  std::vector<uint32_t> a, b;
+  for (int k = 0; k < 6; ++k) {
+    clock[static_cast<size_t>(k)] += 1;
+    a.push_back(deltas.take(clock.data(), 0));
+    deltas.ref(a.back());
+    b.push_back(full.take(clock.data(), 0));
+    full.ref(b.back());
+  }
+  // Chains of 3: snapshots 0, 1 deltas, 2 a keyframe, 3, 4 deltas, 5 the tip.
+  EXPECT_EQ(deltas.deltas(), 4u);
+  EXPECT_EQ(made.load(), 4u);
+  EXPECT_EQ(full.deltas(), 0u);
+  EXPECT_EQ(full.full_rows(), 6u);
+  for (size_t k = 0; k < a.size(); ++k)
+    EXPECT_EQ(row_of(deltas, a[k], 8), row_of(full, b[k], 8)) << k;
+}
+
 // Random takes, refs and unrefs of several threads (with strides growing, and a switch to
 // sparse snapshots) against a model of full rows.
 TEST(SnapshotPool, RandomUseMatchesFullRows) {
-  DeltaSettings saved;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     Rng rng(seed);
-    SnapshotPool::set_delta_min_stride(4);
-    SnapshotPool::set_chain_override(1 + rng.below(6));
-    SnapshotPool pool;
+    SnapshotPool pool(SnapshotPool::kChain,
+                      SnapshotOptions{.delta_min_stride = 4, .chain = 1 + rng.below(6)});
     size_t stride = 4;
     pool.set_stride(stride);
     std::vector<std::vector<Clock>> clocks(1 + rng.below(5), std::vector<Clock>(stride, 0));

@@ -279,7 +279,7 @@ TEST(Validator, PolicyAllowsUnforkedThreadsUnrunForksRepeatedJoinsAndOpenLocks) 
 // Def. 3.2 Join asks only that every event of the joined thread comes before the join; Fork-1 and
 // Fork-2 say nothing about joins. So a join of a thread that is forked later is well-formed as
 // long as that thread has no event; an event of it after the fork breaks Join. The exact
-// module (exact_trace.cpp) checks through this validator, so every command agrees.
+// analyses (trace/trace_index.cpp) check through this validator, so every command agrees.
 TEST(Validator, JoinBeforeForkFollowsDef32) {
   ValidationReport r;
   const Trace t = checked("T0|join(T1)|1\nT0|fork(T1)|2\nT0|w(x)|3\n", ValidationMode::Strict, &r);

@@ -59,7 +59,7 @@ int analyze(const AnalyzeOptions& o, std::ostream& out) {
     write_text_report(out, report);
   // Races reported by any engine: 1. Otherwise a failed engine makes the run incomplete: 2,
   // never "no race".
-  if (result.any_race()) return kExitRaces;
+  if (result.any_finding()) return kExitRaces;
   return result.any_failed() ? kExitError : kExitNoRace;
 }
 
@@ -71,10 +71,11 @@ Command add_analyze_command(CLI::App& app) {
   sub->footer(
       "Reads TRACE once and runs every selected engine over it. The text report has one\n"
       "block per racing pair of source locations and a SUMMARY line per engine; --format json\n"
-      "writes schema racepred/1 (docs/CLI.md). Notes and warnings about the input go to stderr.\n"
+      "writes schema racepred/2 (docs/CLI.md). Notes and warnings about the input go to stderr.\n"
       "An offline engine that runs out of its budget (--max-states, --max-memory) is marked\n"
       "FAILED; the other engines' results are reported.\n"
-      "Exit code: 0 no race reported, 1 races reported, 2 usage or input error, or no race\n"
+      "Exit code: 0 nothing reported, 1 a data race, a deadlock or a program failure reported\n"
+      "(read-read discipline violations alone: 0), 2 usage or input error, or nothing\n"
       "reported while an engine failed.\n"
       "\n"
       "Examples:\n"
@@ -86,7 +87,8 @@ Command add_analyze_command(CLI::App& app) {
                   "Engines to run, comma-separated or repeated; 'all' = every online engine; "
                   "'racepred engines -v' explains them (default: " +
                       std::string(kDefaultEngines) + ")")
-      ->type_name("ENGINE[,ENGINE...]");
+      ->type_name("ENGINE[,ENGINE...]")
+      ->allow_extra_args(false);  // one value per -e: `-e a,b TRACE` leaves TRACE alone
   add_report_options(sub, o->report);
   add_max_races_option(sub, o->max_races);
   add_lenient_option(sub, o->lenient,
@@ -95,7 +97,7 @@ Command add_analyze_command(CLI::App& app) {
   add_input_format_option(sub, o->input_format);
   add_engine_options(sub, o->engine, EngineOptionGroup::Budget);
   add_engine_options(sub, o->engine, EngineOptionGroup::Bounds);
-  add_trace_argument(sub, o->trace);
+  add_trace_argument(sub, o->trace, o->report);
   return {sub, [o](std::ostream& out) { return analyze(*o, out); }, &o->report};
 }
 

@@ -89,19 +89,10 @@ int run_annotate(const AnnotateOptions& o, std::ostream& out) {
     doc["trace"] = trace_json(TraceInfo::of(o.path, trace.symbols, trace.summary, trace.size()));
     nlohmann::ordered_json table = trace_table_json(trace, cells);
     for (auto it = table.begin(); it != table.end(); ++it) doc[it.key()] = it.value();
-    nlohmann::ordered_json races = nlohmann::ordered_json::array();
-    for (const Race& r : sink.races()) {
-      nlohmann::ordered_json race;
-      if (r.first.known())
-        race["first"] = r.first.event;
-      else
-        race["first"] = nullptr;
-      race["second"] = r.second.event;
-      race["variable"] = std::string(trace.variable_name(r.variable));
-      race["kind"] = std::string(race_kind_name(race_kind(r)));
-      races.push_back(std::move(race));
-    }
-    doc["races"] = std::move(races);
+    nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+    for (const Race& r : sink.races())
+      findings.push_back(finding_json(trace.symbols, Finding::of_race(r)));
+    doc["findings"] = std::move(findings);
     doc["race_count"] = sink.race_count();
     doc["truncated"] = sink.truncated();
     write_json(out, doc);
@@ -128,7 +119,7 @@ int run_annotate(const AnnotateOptions& o, std::ostream& out) {
       out << ":" << pairs << (sink.truncated() ? " ..." : "") << '\n';
     }
   }
-  return sink.data_race_count() ? kExitRaces : kExitNoRace;
+  return sink.any_failing() ? kExitRaces : kExitNoRace;
 }
 
 }  // namespace
@@ -145,7 +136,8 @@ Command add_annotate_command(CLI::App& app) {
   add_report_options(sub, o->report);
   sub->add_option("--width", o->width,
                   "Table width in characters; long cells are wrapped (0 = unlimited; default: the "
-                  "terminal's width, unlimited when not printing to a terminal)");
+                  "terminal's width, unlimited when not printing to a terminal)")
+      ->check(CLI::Range(0, 1'000'000));
   sub->add_flag("--truncate", o->truncate, "Cut long cells with '...' instead of wrapping them");
   sub->add_option("--layout", o->layout,
                   "columns: one column per thread; compact: thread and event columns; auto: "
@@ -155,7 +147,7 @@ Command add_annotate_command(CLI::App& app) {
   add_lenient_option(sub, o->lenient,
                      "Skip malformed lines and drop ill-formed events instead of stopping");
   add_input_format_option(sub, o->input_format);
-  add_trace_argument(sub, o->path);
+  add_trace_argument(sub, o->path, o->report);
   return {sub, [o](std::ostream& out) { return run_annotate(*o, out); }, &o->report};
 }
 

@@ -133,7 +133,7 @@ Command add_check_command(CLI::App& app) {
       ->check(whole_number(0))
       ->capture_default_str();
   add_input_format_option(sub, o->input_format);
-  add_trace_argument(sub, o->trace);
+  add_trace_argument(sub, o->trace, o->report);
   return {sub, [o](std::ostream& out) { return check(*o, out); }, &o->report};
 }
 

@@ -1,5 +1,9 @@
 #include "racepred/cli/cli.hpp"
 
+#include <signal.h>
+
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <new>
 #include <sstream>
@@ -30,6 +34,13 @@ int fail(const Command* command, ReportOutput& output, std::string_view kind,
          const std::string& message) {
   std::cout.flush();
   std::cout.clear();
+  // A trace written to standard output whose reader has gone (`racepred generate | head`):
+  // the closed pipe ends the run, quietly.
+  if (message.find("<stdout>: error:") != std::string::npos &&
+      message.find(std::strerror(EPIPE)) != std::string::npos) {
+    output.discard();
+    return kExitError;
+  }
   std::cerr << printable_text(message) << '\n';  // names in messages: no control characters
   if (command && command->report && command->report->json() && kind != "output")
     write_json_error(*command, output, kind, message);
@@ -41,13 +52,16 @@ int fail(const Command* command, ReportOutput& output, std::string_view kind,
 }  // namespace
 
 int run(int argc, const char* const* argv) {
+  // A closed pipe is a write error (exit code 2, quietly on standard output), not death by
+  // SIGPIPE.
+  signal(SIGPIPE, SIG_IGN);
   CLI::App app{"racepred: dynamic data race prediction on recorded traces"};
   app.set_version_flag("--version", std::string("racepred ") + RACEPRED_VERSION);
   app.require_subcommand(1);
   app.fallthrough(false);
   app.footer(
-      "Run 'racepred COMMAND --help' for a command's options. Exit codes: 0 no race reported, "
-      "1 races reported, 2 usage or input error.");
+      "Run 'racepred COMMAND --help' for a command's options. Exit codes: 0 nothing reported, "
+      "1 a data race, deadlock or program failure reported, 2 usage or input error.");
 
   std::vector<Command> commands;
   // Subcommands in the order --help lists them.
@@ -75,9 +89,12 @@ int run(int argc, const char* const* argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // CLI11 echoes the offending value: escaped like every other message.
+    // With the prefix every other usage error has: "racepred: error: MESSAGE".
     std::ostringstream err;
     app.exit(e, std::cout, err);
-    std::cerr << printable_text(err.str());
+    std::string text = err.str();
+    if (text.rfind("racepred: error: ", 0) != 0) text = "racepred: error: " + text;
+    std::cerr << printable_text(text);
     return kExitError;
   }
 
@@ -85,7 +102,11 @@ int run(int argc, const char* const* argv) {
   for (const Command& c : commands)
     if (c.app->parsed()) selected = &c;
   if (!selected) return kExitError;
-  ReportOutput output(selected->report ? selected->report->output : std::string());
+  std::vector<std::string> inputs;
+  if (selected->report)
+    for (const std::string* input : selected->report->inputs) inputs.push_back(*input);
+  ReportOutput output(selected->report ? selected->report->output : std::string(),
+                      std::move(inputs));
   try {
     const int code = selected->action(output.stream());
     output.commit();
@@ -95,6 +116,10 @@ int run(int argc, const char* const* argv) {
   } catch (const UsageError& e) {
     return fail(selected, output, "usage", std::string("racepred: error: ") + e.what());
   } catch (const OutputError& e) {
+    if (e.quiet()) {  // standard output's reader has gone (`| head`): nothing to say
+      output.discard();
+      return kExitError;
+    }
     return fail(selected, output, "output", e.what());
   } catch (const std::bad_alloc&) {
     return fail(selected, output, "memory",

@@ -10,7 +10,8 @@
 
 namespace racepred::cli {
 
-// Exit codes (docs/CLI.md): 0 no race reported, 1 races reported, 2 usage or input error.
+// Exit codes (docs/CLI.md): 0 nothing reported, 1 a finding that fails a run (a data race, a
+// deadlock, a program failure: fails_run()), 2 usage or input error.
 inline constexpr int kExitNoRace = 0;
 inline constexpr int kExitRaces = 1;
 inline constexpr int kExitError = 2;

@@ -29,11 +29,10 @@ struct CompareOptions {
 struct EngineRow {
   std::string engine;
   double seconds = 0;
-  uint64_t races = 0;           // race pairs
-  uint64_t location_pairs = 0;  // distinct (first location, second location)
-  bool guards = false;          // the engine computes cross-thread guard locks
-  uint64_t cs_guarded = 0;
-  uint64_t guard_locks = 0;
+  uint64_t races = 0;             // race pairs
+  uint64_t location_pairs = 0;    // distinct (first location, second location)
+  bool pairs_at_least = false;    // more races than kPairRaces: location_pairs is a lower bound
+  std::vector<ExtraStat> extras;  // the engine's own statistics (pwr-cs: Fig. 12's columns)
 };
 struct TraceRow {
   TraceInfo trace;
@@ -51,6 +50,10 @@ std::vector<std::string> split_names(const std::vector<std::string>& values) {
   }
   return names;
 }
+
+// Engines that count races in bulk (lockset, tsan1, hb-pairs, …) list no pair when no race is
+// kept; their location pairs come from a second run that lists up to this many races.
+constexpr size_t kPairRaces = 1'000'000;
 
 TraceRow measure(const std::string& path, const std::vector<const EngineInfo*>& engines,
                  const PipelineOptions& options) {
@@ -72,10 +75,23 @@ TraceRow measure(const std::string& path, const std::vector<const EngineInfo*>& 
     e.seconds = run.seconds;
     e.races = run.sink.race_count();
     e.location_pairs = run.sink.location_pair_count();
-    e.guards = run.sink.tracks_guards();
-    e.cs_guarded = run.sink.cs_guarded_location_pairs();
-    e.guard_locks = run.sink.guard_confirmations();
+    e.extras = run.sink.extras().stats;
     row.engines.push_back(e);
+  }
+  std::vector<const EngineInfo*> recount;
+  for (size_t i = 0; i < row.engines.size(); ++i)
+    if (row.engines[i].races > 0 && row.engines[i].location_pairs == 0)
+      recount.push_back(result.runs[i].info);
+  if (!recount.empty()) {
+    PipelineOptions listing = options;
+    listing.max_races = kPairRaces;
+    const PipelineResult again = run_pipeline(path, recount, listing);
+    for (const EngineRun& run : again.runs)
+      for (EngineRow& e : row.engines)
+        if (e.engine == run.info->name) {
+          e.location_pairs = run.sink.location_pair_count();
+          e.pairs_at_least = run.sink.truncated();
+        }
   }
   return row;
 }
@@ -88,10 +104,7 @@ std::vector<std::string> headers(const std::vector<TraceRow>& rows) {
     h.push_back(e.engine + " s");
     h.push_back(e.engine + " races");
     h.push_back(e.engine + " loc pairs");
-    if (e.guards) {
-      h.push_back(e.engine + " cs guarded");
-      h.push_back(e.engine + " guard locks");
-    }
+    for (const ExtraStat& x : e.extras) h.push_back(e.engine + " " + x.column);
   }
   return h;
 }
@@ -105,11 +118,8 @@ std::vector<std::string> cells(const TraceRow& r) {
   for (const EngineRow& e : r.engines) {
     c.push_back(fmt::format("{:.3f}", e.seconds));
     c.push_back(std::to_string(e.races));
-    c.push_back(std::to_string(e.location_pairs));
-    if (e.guards) {
-      c.push_back(std::to_string(e.cs_guarded));
-      c.push_back(std::to_string(e.guard_locks));
-    }
+    c.push_back((e.pairs_at_least ? ">=" : "") + std::to_string(e.location_pairs));
+    for (const ExtraStat& x : e.extras) c.push_back(std::to_string(x.value));
   }
   return c;
 }
@@ -181,10 +191,10 @@ void write_json(const std::vector<TraceRow>& rows) {
       x["seconds"] = e.seconds;
       x["race_count"] = e.races;
       x["location_pair_count"] = e.location_pairs;
-      if (e.guards) {
-        x["cs_guarded_location_pairs"] = e.cs_guarded;
-        x["guard_lock_confirmations"] = e.guard_locks;
-      }
+      if (e.pairs_at_least) x["location_pair_count_is_lower_bound"] = true;
+      nlohmann::ordered_json extras = nlohmann::ordered_json::object();
+      for (const ExtraStat& stat : e.extras) extras[stat.key] = stat.value;
+      x["extras"] = std::move(extras);
       results.push_back(std::move(x));
     }
     t["results"] = std::move(results);
@@ -237,7 +247,8 @@ Command add_compare_command(CLI::App& app) {
   sub->add_option("-e,--engine", o->engines,
                   "Engines to compare, comma-separated or repeated; 'all' = every online engine "
                   "(default: pwr,pwr-cs)")
-      ->type_name("ENGINE[,ENGINE...]");
+      ->type_name("ENGINE[,ENGINE...]")
+      ->allow_extra_args(false);  // one value per -e: `-e a,b TRACE` leaves TRACE alone
   sub->add_option("--format", o->format, "Table format")
       ->check(CLI::IsMember({"text", "json", "csv", "markdown"}))
       ->capture_default_str();

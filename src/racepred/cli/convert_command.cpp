@@ -41,6 +41,7 @@ int convert(const ConvertOptions& o) {
   if (to.binary && (o.output.empty() || o.output == "-") && isatty(STDOUT_FILENO))
     throw UsageError("refusing to write the binary format " + std::string(to.name) +
                      " to a terminal: give an output file with -o");
+  OutputFile output(o.output, {o.trace});  // -o: the rules of every report's -o
   const Trace trace = load_trace(o.trace, read);
   std::string list;
   if (const uint64_t dropped = dropped_ops(trace.summary, list); dropped > 0 && !o.allow_loss)
@@ -49,7 +50,17 @@ int convert(const ConvertOptions& o) {
                      "); pass --allow-loss to convert without them");
   WriteOptions write;
   write.allow_loss = o.allow_loss;
-  write_trace(trace, to.id, o.output, write);
+  write_trace(trace, to.id, output.path(), write);
+  output.commit();
+  if (to.id == InputFormat::SpeedyGo) {
+    uint64_t pairs = 0;  // SpeedyGo writes a fork or join as two lines (SIG/WT and the joins')
+    for (const Event& e : trace.events) pairs += e.op == Op::Fork || e.op == Op::Join;
+    if (pairs > 0)
+      std::cerr << "racepred: note: event ids change: SpeedyGo has no fork or join, each of the "
+                << pairs << " forks and joins is written as two lines (a signal and its wait), "
+                << "so a report on the converted trace numbers the events after the first of "
+                   "them differently (locations and races are the same)\n";
+  }
   if (trace.summary.malformed > 0)
     std::cerr << "racepred: warning: " << trace.summary.malformed
               << " malformed lines skipped (--lenient)\n";

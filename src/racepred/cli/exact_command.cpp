@@ -8,7 +8,6 @@
 #include <string>
 
 #include "racepred/cli/cli.hpp"
-#include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/exact/table.hpp"
 #include "racepred/io/reader.hpp"
@@ -16,6 +15,7 @@
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
 #include "racepred/trace/printable.hpp"
+#include "racepred/trace/trace_index.hpp"
 #include "racepred/trace/validator.hpp"
 
 namespace racepred::cli {
@@ -44,7 +44,7 @@ Trace read_validated(const std::string& path, const std::string& input_format) {
   return trace;
 }
 
-Race race_of(const exact::ExactTrace& t, uint32_t first, uint32_t second) {
+Race race_of(const TraceIndex& t, uint32_t first, uint32_t second) {
   return Race{Access::of(t.id(first), t.event(first)), Access::of(t.id(second), t.event(second)),
               t.event(first).target};
 }
@@ -88,8 +88,8 @@ std::string indent(const std::string& text, const std::string& prefix) {
   return out;
 }
 
-int print_text(std::ostream& out, const ExactArgs& args, const Trace& trace,
-               const exact::ExactTrace& t, const exact::SearchResult& result, size_t conflicting) {
+int print_text(std::ostream& out, const ExactArgs& args, const Trace& trace, const TraceIndex& t,
+               const exact::SearchResult& result, size_t conflicting) {
   out << "exact: " << printable(args.path, 4096) << ": " << t.size() << " events, "
       << trace.symbols.threads.size() << " threads\n";
   out << "predictable races (" << notion_text(result) << "): " << result.races.size() << "\n";
@@ -144,26 +144,22 @@ int print_text(std::ostream& out, const ExactArgs& args, const Trace& trace,
   return result.races.empty() ? kExitNoRace : kExitRaces;
 }
 
-int print_json(std::ostream& out, const ExactArgs& args, const Trace& trace,
-               const exact::ExactTrace& t, const exact::SearchResult& result, size_t conflicting,
-               double seconds) {
+int print_json(std::ostream& out, const ExactArgs& args, const Trace& trace, const TraceIndex& t,
+               const exact::SearchResult& result, size_t conflicting, double seconds) {
   using json = nlohmann::ordered_json;  // keys in their documented order
   json races = json::array();
   std::vector<EventId> racy_events;
   std::vector<std::string> racy_locations;
   for (const auto& [a, b] : result.races) {
     const Race race = race_of(t, a, b);
-    races.push_back({{"first", t.id(a)},
-                     {"second", t.id(b)},
-                     {"variable", t.variable_name(t.event(a).target)},
-                     {"kind", race_kind_name(race_kind(race))},
-                     {"first_thread", t.thread_name(t.event(a).thread)},
-                     {"second_thread", t.thread_name(t.event(b).thread)},
-                     {"first_location", trace.location_name(t.event(a).location)},
-                     {"second_location", trace.location_name(t.event(b).location)}});
+    races.push_back(finding_json(trace.symbols, Finding::of_race(race)));
     racy_events.push_back(t.id(b));
     racy_locations.emplace_back(trace.location_name(t.event(b).location));
   }
+  json counts = json::object();
+  for (FindingKind kind : kFindingKinds)
+    counts[std::string(finding_kind_name(kind))] =
+        kind == FindingKind::DataRace ? result.races.size() : 0;
   std::sort(racy_events.begin(), racy_events.end());
   racy_events.erase(std::unique(racy_events.begin(), racy_events.end()), racy_events.end());
   std::sort(racy_locations.begin(), racy_locations.end());
@@ -172,17 +168,19 @@ int print_json(std::ostream& out, const ExactArgs& args, const Trace& trace,
   json engine = {
       {"engine", result.notion == exact::RaceNotion::Adjacent ? "exact" : "exact-enabled"},
       {"reorderings", result.reorderings == exact::Reorderings::Prefixes ? "prefixes" : "complete"},
-      {"races", races},
+      {"findings", races},
+      {"counts", counts},
       {"race_count", result.races.size()},
       {"racy_events", racy_events},
       {"racy_event_count", racy_events.size()},
       {"racy_locations", racy_locations},
       {"truncated", false},
       {"seconds", seconds},
-      {"conflicting_pairs", conflicting},
-      {"states", result.states},
-      {"transitions", result.transitions},
-      {"stuck_states", result.stuck_states}};
+      {"extras",
+       {{"conflicting_pairs", conflicting},
+        {"states", result.states},
+        {"transitions", result.transitions},
+        {"stuck_states", result.stuck_states}}}};
   auto ids = [&](const std::vector<uint32_t>& indices) {
     json a = json::array();
     for (uint32_t i : indices) a.push_back(t.id(i));
@@ -223,7 +221,7 @@ Command add_exact_command(CLI::App& app) {
       "Explores every correctly reordered prefix (Def. 3.4); exponential, for traces of a few "
       "dozen events. Exit code 2 when the state budget is exhausted. See docs/GROUND_TRUTH.md.");
   auto args = std::make_shared<ExactArgs>();
-  add_trace_argument(sub, args->path);
+  add_trace_argument(sub, args->path, args->report);
   sub->add_flag("--enabled", args->enabled,
                 "Weaker notion: both events enabled after a correctly reordered prefix (the "
                 "SHB/SyncP/M2 papers' notion), instead of adjacent (Def. 3.8)");
@@ -240,7 +238,7 @@ Command add_exact_command(CLI::App& app) {
           [args](std::ostream& out) -> int {
             const auto start = std::chrono::steady_clock::now();
             const Trace trace = read_validated(args->path, args->input_format);
-            const exact::ExactTrace t(trace);
+            const TraceIndex t(trace);
             exact::SearchOptions options;
             options.notion =
                 args->enabled ? exact::RaceNotion::Enabled : exact::RaceNotion::Adjacent;

@@ -59,7 +59,8 @@ Command add_generate_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--racy-share", args->racy_share,
                   "Share of accesses to a random shared variable without its guarding lock "
-                  "(sets --local-share and --guarded-share to 1 - this)");
+                  "(sets --local-share and --guarded-share to 1 - this)")
+      ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--preset", args->preset,
                   "Named shape modelled on the cross-thread paper's benchmark table; options "
                   "given next to it override it:\n" +
@@ -120,9 +121,11 @@ Command add_generate_command(CLI::App& app) {
             if (std::string problem = check_generator_options(options); !problem.empty())
               throw UsageError(problem);
             Symbols symbols;
-            StdWriter writer(symbols, args->output);
+            OutputFile output(args->output);  // a killed run leaves no partial file
+            StdWriter writer(symbols, output.path());
             generate_events(options, symbols, writer);
             writer.close();
+            output.commit();
             return kExitNoRace;
           }};
 }

@@ -12,13 +12,14 @@ namespace racepred::cli {
 void add_report_options(CLI::App* sub, ReportOptions& options) {
   options.command = sub->get_name();
   sub->add_option("--format", options.format,
-                  "Report format: text for people, json for programs (schema racepred/1, "
+                  "Report format: text for people, json for programs (schema racepred/2, "
                   "docs/CLI.md)")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   sub->add_option("-o,--output", options.output,
-                  "Write the report to FILE instead of standard output (atomically: a run that "
-                  "fails leaves no partial report)")
+                  "Write the report to FILE instead of standard output (a regular file "
+                  "atomically, keeping its mode: a run that fails leaves no partial report; a "
+                  "device or FIFO directly; never one of the inputs)")
       ->type_name("FILE");
   sub->add_flag("-q,--quiet", options.quiet,
                 "No notes, warnings or progress on stderr (errors are still printed)");
@@ -66,6 +67,11 @@ void add_engine_options(CLI::App* sub, EngineOptions& options, EngineOptionGroup
 
 void add_trace_argument(CLI::App* sub, std::string& trace) {
   sub->add_option("TRACE", trace, "Trace file ('-' reads standard input)")->required();
+}
+
+void add_trace_argument(CLI::App* sub, std::string& trace, ReportOptions& report) {
+  add_trace_argument(sub, trace);
+  report.inputs.push_back(&trace);
 }
 
 ReadOptions read_options(const std::string& input_format, bool lenient) {

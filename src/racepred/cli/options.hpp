@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "racepred/engines/engine.hpp"
 #include "racepred/io/reader.hpp"
@@ -15,10 +16,11 @@ namespace racepred::cli {
 
 // What every report-writing command knows about its output (filled by add_report_options).
 struct ReportOptions {
-  std::string command;          // "analyze", "check", …: the JSON "command" field
-  std::string format = "text";  // text | json
-  std::string output;           // -o FILE; empty: standard output
-  bool quiet = false;           // -q: no notes, warnings or progress on stderr
+  std::string command;                     // "analyze", "check", …: the JSON "command" field
+  std::string format = "text";             // text | json
+  std::string output;                      // -o FILE; empty: standard output
+  bool quiet = false;                      // -q: no notes, warnings or progress on stderr
+  std::vector<const std::string*> inputs;  // the input paths: -o must not name one of them
   bool json() const { return format == "json"; }
 };
 
@@ -35,6 +37,8 @@ void add_max_races_option(CLI::App* sub, size_t& max_races);
 void add_engine_options(CLI::App* sub, EngineOptions& options, EngineOptionGroup group);
 // The TRACE argument ('-' reads standard input).
 void add_trace_argument(CLI::App* sub, std::string& trace);
+// The same, and `trace` is an input that the report's -o must not overwrite.
+void add_trace_argument(CLI::App* sub, std::string& trace, ReportOptions& report);
 
 // ReadOptions from the shared option values (format already checked by CLI11).
 ReadOptions read_options(const std::string& input_format, bool lenient);

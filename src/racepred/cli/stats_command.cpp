@@ -151,7 +151,7 @@ Command add_stats_command(CLI::App& app) {
   add_report_options(sub, o->report);
   add_lenient_option(sub, o->lenient, "Skip malformed lines (counted) instead of failing");
   add_input_format_option(sub, o->input_format);
-  add_trace_argument(sub, o->trace);
+  add_trace_argument(sub, o->trace, o->report);
   return {sub, [o](std::ostream& out) { return stats(*o, out); }, &o->report};
 }
 

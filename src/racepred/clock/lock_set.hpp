@@ -6,9 +6,27 @@
 #include <unordered_map>
 #include <vector>
 
+#include "racepred/trace/error.hpp"
 #include "racepred/trace/event.hpp"
 
 namespace racepred {
+
+// Read-write locks, in every engine (docs/ENGINES.md, "Read-write locks"): lock l held or taken
+// in read (shared) mode is the token l | kReadMode in lock sets and lists of held locks; in write
+// mode it is l itself. Lock ids from 2^31 cannot be told apart from tokens: read_mode() refuses
+// them.
+inline constexpr LockId kReadMode = LockId{1} << 31;
+inline LockId read_mode(LockId l) {
+  if (l >= kReadMode) [[unlikely]]
+    throw InputError("error: more than 2^31 locks: read locks need the top bit of a lock id");
+  return l | kReadMode;
+}
+inline constexpr LockId lock_of(LockId token) {
+  return token & ~kReadMode;
+}
+inline constexpr bool is_read_mode(LockId token) {
+  return (token & kReadMode) != 0;
+}
 
 // Every distinct set of locks gets a dense id (kEmptySet = {}). A thread's current lock set is a
 // node of a trie keyed by acquisition order: acquire follows a child edge (binary search in a

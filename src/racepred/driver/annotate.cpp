@@ -2,6 +2,7 @@
 
 #include "racepred/driver/registry.hpp"
 #include "racepred/trace/error.hpp"
+#include "racepred/trace/trace_index.hpp"
 
 namespace racepred {
 
@@ -39,10 +40,16 @@ AnnotationRun annotate_trace(const AnyEngineFactory& make, std::string_view name
         "engine '" + std::string(name) +
         "' has no annotated view; engines with one: " + engine_list(annotating_engines()));
   run.rows.resize(trace.size());
-  for (size_t i = 0; i < trace.size(); ++i) {
-    annotator->before_event(trace.ids[i], trace.events[i]);
-    engine->on_event(trace.ids[i], trace.events[i]);
-    annotator->annotate(trace.ids[i], trace.events[i], run.rows[i]);
+  if (OfflineEngine* offline = engine->offline()) {
+    for (size_t i = 0; i < trace.size(); ++i)
+      annotator->before_event(trace.ids[i], trace.events[i]);
+    offline->run(TraceIndex(trace));
+  } else {
+    for (size_t i = 0; i < trace.size(); ++i) {
+      annotator->before_event(trace.ids[i], trace.events[i]);
+      engine->on_event(trace.ids[i], trace.events[i]);
+      annotator->annotate(trace.ids[i], trace.events[i], run.rows[i]);
+    }
   }
   engine->finish();
   annotator->annotate_at_end(run.rows);

@@ -13,9 +13,9 @@
 #include <utility>
 
 #include "racepred/driver/registry.hpp"
-#include "racepred/exact/search.hpp"
 #include "racepred/trace/error.hpp"
 #include "racepred/trace/printable.hpp"
+#include "racepred/trace/trace_index.hpp"
 
 namespace racepred {
 
@@ -50,9 +50,9 @@ bool PipelineResult::any_failed() const {
   return false;
 }
 
-bool PipelineResult::any_race() const {
+bool PipelineResult::any_finding() const {
   for (const EngineRun& run : runs)
-    if (run.sink.data_race_count() > 0) return true;  // read-read pairs alone: no
+    if (run.sink.any_failing()) return true;  // read-read violations alone: no
   return false;
 }
 
@@ -328,6 +328,30 @@ class EngineScheduler {
   std::exception_ptr error_;
 };
 
+// Keeps the validated events for the run's TraceIndex, when an offline engine is selected. It
+// runs beside the streaming engines, on the same batches; ids are kept only once they stop
+// being 1, 2, 3, …
+class IndexCollector final : public Engine {
+ public:
+  void on_events(std::span<const EventId> ids, std::span<const Event> events) override {
+    if (!gaps_ && !ids.empty() && ids.back() != events_.size() + ids.size()) {
+      gaps_ = true;  // also when the first batch has the gap (no earlier ids to write out)
+      ids_.reserve(events_.capacity());
+      for (size_t k = 0; k < events_.size(); ++k) ids_.push_back(k + 1);
+    }
+    events_.insert(events_.end(), events.begin(), events.end());
+    if (gaps_) ids_.insert(ids_.end(), ids.begin(), ids.end());
+  }
+  TraceIndex index(const Symbols& symbols) {
+    return TraceIndex(TraceIndex::Validated{}, std::move(events_), std::move(ids_), &symbols);
+  }
+
+ private:
+  std::vector<Event> events_;
+  std::vector<EventId> ids_;  // empty while ids_[k] would be k + 1
+  bool gaps_ = false;         // some id was not its position + 1: ids_ holds every id
+};
+
 // `read` streams the trace into the consumer it is given and returns the reader's summary.
 using ReadFunction = std::function<ReadSummary(Symbols&, EventConsumer&)>;
 
@@ -336,14 +360,24 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
   PipelineResult result;
   result.path = path;
   result.runs.reserve(infos.size());  // engines keep references to the sinks: no reallocation
-  std::vector<LiveEngine> engines;
+  // Streaming engines get the batches; offline engines get the index once the trace is read.
+  std::vector<LiveEngine> engines, offline;
   for (const EngineInfo* info : infos) {
     result.runs.push_back(EngineRun{info, RaceSink(options.max_races, options.max_races), 0, {}});
     EngineRun& run = result.runs.back();
     EngineContext context{result.symbols, run.sink, options.engine};
     const auto start = Clock::now();
-    engines.push_back({info->make(context), &run});
+    LiveEngine live{info->make(context), &run};
     run.seconds += std::chrono::duration<double>(Clock::now() - start).count();
+    (live.engine->offline() ? offline : engines).push_back(std::move(live));
+  }
+  // The index's events are collected like a streaming engine's batches (timed apart).
+  EngineRun collector_run{nullptr, RaceSink(0), 0, {}};
+  IndexCollector* collector = nullptr;
+  if (!offline.empty()) {
+    auto owned = std::make_unique<IndexCollector>();
+    collector = owned.get();
+    engines.push_back({std::move(owned), &collector_run});
   }
   const size_t batch_size = std::max<size_t>(1, options.batch_size);
   const ValidationOptions validation{options.validation, path == "-" ? "<stdin>" : path};
@@ -415,18 +449,33 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
     result.validation = std::move(validation_report);
   }
 
-  for (LiveEngine& live : engines) {
+  std::optional<TraceIndex> index;
+  if (collector) {
+    const auto start = Clock::now();
+    index.emplace(collector->index(result.symbols));
+    engines.pop_back();  // the collector
+    result.index_seconds =
+        collector_run.seconds + std::chrono::duration<double>(Clock::now() - start).count();
+  }
+  // In the order the engines were named: each offline engine runs on the shared index.
+  for (EngineRun& run : result.runs) {
+    auto is_run = [&](const LiveEngine& l) { return l.run == &run; };
+    auto it = std::find_if(engines.begin(), engines.end(), is_run);
+    if (it == engines.end()) it = std::find_if(offline.begin(), offline.end(), is_run);
+    Engine& engine = *it->engine;
     const auto start = Clock::now();
     try {
-      live.engine->finish();
-    } catch (const exact::SearchLimitError& e) {  // this engine's result is lost, not the others'
-      live.run->error = e.what();
-      live.run->sink = RaceSink(options.max_races, options.max_races);
+      if (OfflineEngine* o = engine.offline()) o->run(*index);
+      engine.finish();
+    } catch (const BudgetError& e) {  // this engine's result is lost, not the others'
+      run.error = e.what();
+      run.sink = RaceSink(options.max_races, options.max_races);
     }
-    live.run->seconds += std::chrono::duration<double>(Clock::now() - start).count();
-    live.run->sink.finalize();
+    run.seconds += std::chrono::duration<double>(Clock::now() - start).count();
+    run.sink.finalize();
   }
   engines.clear();  // engines refer to result.symbols and the sinks: destroy them first
+  offline.clear();
   return result;
 }
 
@@ -465,9 +514,16 @@ std::vector<std::string> pipeline_diagnostics(const PipelineResult& result) {
   const std::string path = printable(result.path, 4096);
   const ReadSummary& read = result.read;
   const ValidationReport& v = result.validation;
+  if (read.event_lines == 0)  // "0 races" alone would read as a verdict about a program
+    out.push_back("note: " + path +
+                  ": the input holds no events (it is empty, or only comments and blank lines): "
+                  "there is nothing to analyze");
   if (read.malformed > 0) {
-    std::string s = "warning: " + path + ": skipped " + std::to_string(read.malformed) +
-                    " malformed line" + (read.malformed == 1 ? "" : "s") + " (--lenient); first:";
+    // Binary formats have no lines: records, blocks or a cut.
+    const bool binary = read.format == "binary" || read.format == "rapidbin";
+    const char* what = binary ? " malformed part" : " malformed line";
+    std::string s = "warning: " + path + ": skipped " + std::to_string(read.malformed) + what +
+                    (read.malformed == 1 ? "" : "s") + " (--lenient); first:";
     for (const std::string& m : read.malformed_examples) s += "\n  " + printable(m, 4096);
     out.push_back(s);
   }

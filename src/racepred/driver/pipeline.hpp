@@ -68,11 +68,15 @@ struct PipelineResult {
   ValidationReport validation;
   uint64_t events = 0;  // events the engines saw
   std::vector<EngineRun> runs;
+  // Time spent collecting the events and building the trace index shared by the offline
+  // engines (0 when none ran); in no engine's seconds.
+  double index_seconds = 0;
 
   // Event lines the engines did not see: unused ops, malformed lines and events the
   // validator dropped (normalised re-entrant locking, --lenient).
   uint64_t skipped_events() const { return read.event_lines - events; }
-  bool any_race() const;
+  // Some engine found what makes a run exit with code 1: a data race, a deadlock, a failure.
+  bool any_finding() const;
   bool any_failed() const;
   TraceInfo trace_info() const;
   // A Report referring to this result (valid while the result lives).

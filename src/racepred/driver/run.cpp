@@ -5,6 +5,7 @@
 
 #include "racepred/driver/registry.hpp"
 #include "racepred/trace/error.hpp"
+#include "racepred/trace/trace_index.hpp"
 
 namespace racepred {
 
@@ -13,7 +14,11 @@ RaceSink run_engine(const AnyEngineFactory& make, const Trace& trace, size_t max
   RaceSink sink(max_kept);
   EngineContext context{trace.symbols, sink, options};
   std::unique_ptr<Engine> engine = make(context);
-  engine->feed(trace.ids, trace.events);
+  if (OfflineEngine* offline = engine->offline()) {
+    offline->run(TraceIndex(trace));
+  } else {
+    engine->feed(trace.ids, trace.events);
+  }
   engine->finish();
   sink.finalize();
   return sink;

@@ -12,8 +12,9 @@
 
 namespace racepred {
 
-// Runs `info`'s engine over every event of `trace` (one batch), then finish(); finalizes the
-// sink, which is returned by value.
+// Runs `info`'s engine over every event of `trace` (one batch; an offline engine over the
+// trace's index, which checks well-formedness first and throws InputError), then finish();
+// finalizes the sink, which is returned by value.
 RaceSink run_engine(const EngineInfo& info, const Trace& trace, size_t max_kept = SIZE_MAX);
 // By name; throws UsageError for an unknown engine.
 RaceSink run_engine(std::string_view name, const Trace& trace, size_t max_kept = SIZE_MAX);

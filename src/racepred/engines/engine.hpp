@@ -10,6 +10,11 @@
 //     the clock kit's types (clock/): ThreadClocks for Th/Rel, IdTable for per-thread,
 //     per-variable and per-lock state, LockSetTable for lock sets. Report races with
 //     sink.report(Race{…}); never touch the symbol tables while events arrive.
+//     An engine that needs the whole trace (several passes, random access) derives from
+//     OfflineEngine instead and implements run(const TraceIndex&): the index of the run
+//     (trace/trace_index.hpp: events by position, each thread's events, matching
+//     acquire/release, fork/join, last writes, critical sections), shared with the run's other
+//     offline engines. Its mode in engines.def is Offline; engines/exact/exact.cpp is a short one.
 //  2. Define the factory `std::unique_ptr<Engine> make_<id>(EngineContext&)` in that file
 //     (namespace racepred), where <id> is the engine's name with '-' written as '_'.
 //  3. Add one ENGINE(...) line to engines/engines.def: name, mode, guarantee, paper section.
@@ -23,14 +28,17 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "racepred/engines/options.hpp"
 #include "racepred/report/race.hpp"
 #include "racepred/trace/debug_check.hpp"
+#include "racepred/trace/error.hpp"
 #include "racepred/trace/event.hpp"
 #include "racepred/trace/symbols.hpp"
+#include "racepred/trace/trace_index.hpp"
 
 namespace racepred {
 
@@ -54,10 +62,12 @@ struct AnnotationCell {
 };
 using Annotation = std::vector<AnnotationCell>;
 
-// The optional annotated view (`racepred annotate`, the papers' tables). The driver calls, for
-// every event, before_event(), then the engine's handlers for that one event, then annotate();
-// after Engine::finish() it calls annotate_at_end() with every row, for offline engines whose
-// cells are known only once the whole trace was seen. Nothing here is on the analysis path.
+// The optional annotated view (`racepred annotate`, the papers' tables). For a streaming engine
+// the driver calls, for every event, before_event(), then the engine's handlers for that one
+// event, then annotate(); after Engine::finish() it calls annotate_at_end() with every row. For
+// an OfflineEngine it calls before_event() for every event first (so the engine knows that
+// annotation is on), then run() and finish(), then annotate_at_end(), which adds every cell;
+// annotate() is not called. Nothing here is on the analysis path.
 class Annotator {
  public:
   virtual ~Annotator() = default;
@@ -67,16 +77,20 @@ class Annotator {
   virtual void annotate_at_end(std::span<Annotation> /*rows*/) {}
 };
 
+class OfflineEngine;
+
 class Engine {
  public:
   virtual ~Engine() = default;
   // A batch of events in trace order with strictly increasing ids (ids may have gaps);
   // ids.size() == events.size(). The driver calls this once per batch, through feed().
   virtual void on_events(std::span<const EventId> ids, std::span<const Event> events) = 0;
-  // After the last event; offline engines do their work here.
+  // After the last event (after run() for an OfflineEngine).
   virtual void finish() {}
   // The annotated view, or nullptr when the engine has none.
   virtual Annotator* annotator() { return nullptr; }
+  // The engine as an OfflineEngine, or nullptr for an engine that takes the events in batches.
+  virtual OfflineEngine* offline() { return nullptr; }
 
   // A batch from a driver (the pipeline, run_engine, annotate): on_events, after checking in
   // debug builds (trace/debug_check.hpp) that the ids strictly increase across all batches.
@@ -100,6 +114,29 @@ class Engine {
   EventId last_fed_ = 0;
   bool fed_any_ = false;
 #endif
+};
+
+// An engine that works on the whole trace at once (random access, several passes). The driver
+// gives it no batches: once the trace is read it builds the run's TraceIndex (once, however many
+// offline engines run) and calls run() with it, then finish(). The index is shared with the
+// other offline engines of the run: read it, never change it. Its row in engines.def has mode
+// Offline.
+class OfflineEngine : public Engine {
+ public:
+  virtual void run(const TraceIndex& index) = 0;
+  OfflineEngine* offline() final { return this; }
+  // The driver never streams to an offline engine (it calls run()); a caller that does is wrong.
+  void on_events(std::span<const EventId>, std::span<const Event>) final {
+    throw std::logic_error("an offline engine takes the trace index (run), not batches");
+  }
+};
+
+// An engine ran out of its budget (states or memory of an exhaustive search): its result is
+// lost, the other engines' results of the run stand. An InputError, so a command that runs only
+// that engine exits with code 2.
+class BudgetError : public InputError {
+ public:
+  using InputError::InputError;
 };
 
 enum class EngineMode { Online, Offline };

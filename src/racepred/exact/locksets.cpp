@@ -7,26 +7,16 @@
 
 namespace racepred::exact {
 
-std::vector<CriticalSection> critical_sections(const ExactTrace& trace) {
-  std::vector<CriticalSection> sections;
-  for (uint32_t i = 0; i < trace.size(); ++i) {
-    const Event& e = trace.event(i);
-    if (is_acquire_op(e.op))
-      sections.push_back({i, trace.matching(i), e.target, e.thread, e.op == Op::ReadAcquire});
-  }
-  return sections;
-}
-
 namespace {
-uint32_t last_event_of(const ExactTrace& trace, ThreadId t) {
+uint32_t last_event_of(const TraceIndex& trace, ThreadId t) {
   return trace.thread_events(t).back();
 }
-bool after_in_thread(const ExactTrace& trace, uint32_t a, uint32_t e) {
+bool after_in_thread(const TraceIndex& trace, uint32_t a, uint32_t e) {
   return trace.event(e).thread == trace.event(a).thread && e > a;
 }
 }  // namespace
 
-bool before_release(const ExactTrace& trace, const MustHappenBefore& mhb, const CriticalSection& cs,
+bool before_release(const TraceIndex& trace, const MustHappenBefore& mhb, const CriticalSection& cs,
                     uint32_t e) {
   if (cs.release != kNoIndex) return mhb.before(e, cs.release);
   // Virtual release right after the thread's last event: e must precede it iff e is a later
@@ -36,7 +26,7 @@ bool before_release(const ExactTrace& trace, const MustHappenBefore& mhb, const 
   return e != last && mhb.before(e, last);
 }
 
-std::vector<uint32_t> standard_section(const ExactTrace& trace, const CriticalSection& cs) {
+std::vector<uint32_t> standard_section(const TraceIndex& trace, const CriticalSection& cs) {
   std::vector<uint32_t> members;
   for (uint32_t i : trace.thread_events(cs.thread))
     if (i > cs.acquire && (cs.release == kNoIndex || i < cs.release)) members.push_back(i);
@@ -46,7 +36,7 @@ std::vector<uint32_t> standard_section(const ExactTrace& trace, const CriticalSe
 namespace {
 // The section of the thread's last acquire of the lock at or after cs.acquire: its release (or
 // the virtual one) is the latest release that can close a cross-thread section opened by cs.
-CriticalSection last_section(const ExactTrace& trace, const CriticalSection& cs) {
+CriticalSection last_section(const TraceIndex& trace, const CriticalSection& cs) {
   CriticalSection last = cs;
   for (uint32_t i : trace.thread_events(cs.thread)) {
     const Event& e = trace.event(i);
@@ -60,7 +50,7 @@ CriticalSection last_section(const ExactTrace& trace, const CriticalSection& cs)
 }
 }  // namespace
 
-std::vector<uint32_t> cross_section(const ExactTrace& trace, const MustHappenBefore& mhb,
+std::vector<uint32_t> cross_section(const TraceIndex& trace, const MustHappenBefore& mhb,
                                     const CriticalSection& cs) {
   const CriticalSection last = last_section(trace, cs);
   std::vector<uint32_t> members;
@@ -74,7 +64,7 @@ std::vector<uint32_t> cross_section(const ExactTrace& trace, const MustHappenBef
   return members;
 }
 
-std::vector<LockSet> standard_lock_sets(const ExactTrace& trace) {
+std::vector<LockSet> standard_lock_sets(const TraceIndex& trace) {
   std::vector<LockSet> sets(trace.size());
   for (uint32_t t = 0; t < trace.thread_count(); ++t) {
     LockSet held;  // sections open in thread t
@@ -93,9 +83,9 @@ std::vector<LockSet> standard_lock_sets(const ExactTrace& trace) {
   return sets;
 }
 
-std::vector<LockSet> cross_lock_sets(const ExactTrace& trace, const MustHappenBefore& mhb) {
+std::vector<LockSet> cross_lock_sets(const TraceIndex& trace, const MustHappenBefore& mhb) {
   std::vector<LockSet> sets(trace.size());
-  for (const CriticalSection& cs : critical_sections(trace))
+  for (const CriticalSection& cs : trace.critical_sections())
     for (uint32_t i : cross_section(trace, mhb, cs))
       sets[i].push_back({cs.lock, cs.thread, cs.read});
   for (LockSet& s : sets) {
@@ -153,7 +143,7 @@ LockSetIds intern_lock_sets(const std::vector<LockSet>& per_event) {
   return ids;
 }
 
-LockSetIds standard_lock_set_ids(const ExactTrace& trace) {
+LockSetIds standard_lock_set_ids(const TraceIndex& trace) {
   LockSetIds ids;
   std::map<LockSet, uint32_t> index;
   auto intern = [&](const LockSet& set) {
@@ -235,7 +225,7 @@ LockSetKeys keys_of(const LockSetIds& sets, Intersection intersection) {
 
 class Predictor {
  public:
-  Predictor(const ExactTrace& trace, const LockSetKeys& keys) : trace_(trace), keys_(keys) {
+  Predictor(const TraceIndex& trace, const LockSetKeys& keys) : trace_(trace), keys_(keys) {
     const size_t n = keys.count;
     if (n <= kDenseLimit) dense_.assign(n * n, -1);
   }
@@ -307,7 +297,7 @@ class Predictor {
 
   bool compute(uint32_t a, uint32_t b) const { return keys_.disjoint(a, b); }
 
-  const ExactTrace& trace_;
+  const TraceIndex& trace_;
   const LockSetKeys& keys_;
   std::vector<int8_t> dense_;  // -1 unknown, 0 intersecting, 1 disjoint
   std::unordered_map<uint64_t, bool> sparse_;
@@ -315,12 +305,12 @@ class Predictor {
 
 }  // namespace
 
-void predict_races(const ExactTrace& trace, const LockSetIds& sets, Intersection intersection,
+void predict_races(const TraceIndex& trace, const LockSetIds& sets, Intersection intersection,
                    RaceSink& sink) {
   predict_races(trace, keys_of(sets, intersection), sink);
 }
 
-void predict_races(const ExactTrace& trace, const LockSetKeys& keys, RaceSink& sink) {
+void predict_races(const TraceIndex& trace, const LockSetKeys& keys, RaceSink& sink) {
   Predictor predictor(trace, keys);
   predictor.run(
       [&](uint32_t first, uint32_t second) {
@@ -335,7 +325,7 @@ void predict_races(const ExactTrace& trace, const LockSetKeys& keys, RaceSink& s
       [&] { return sink.accepting(); });
 }
 
-std::vector<std::pair<uint32_t, uint32_t>> predicted_pairs(const ExactTrace& trace,
+std::vector<std::pair<uint32_t, uint32_t>> predicted_pairs(const TraceIndex& trace,
                                                            const std::vector<LockSet>& sets,
                                                            Intersection intersection) {
   std::vector<std::pair<uint32_t, uint32_t>> pairs;
@@ -347,7 +337,7 @@ std::vector<std::pair<uint32_t, uint32_t>> predicted_pairs(const ExactTrace& tra
   return pairs;
 }
 
-std::string format_lock_set(const ExactTrace& trace, const LockSet& set, bool indexed) {
+std::string format_lock_set(const TraceIndex& trace, const LockSet& set, bool indexed) {
   std::string s = "{";
   bool first = true;
   auto separate = [&] {

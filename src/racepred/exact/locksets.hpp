@@ -8,35 +8,25 @@
 #include <string>
 #include <vector>
 
-#include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/report/race.hpp"
+#include "racepred/trace/trace_index.hpp"
 
 namespace racepred::exact {
 
-// A matching acquire-release pair (a, r) of one thread. `release` is kNoIndex when the lock is
-// still held at the end: following the footnote to §4 ("we can always add missing release
-// events at the end"), such a section ends with a virtual release placed right after the
+// Critical sections are the index's (TraceIndex::critical_sections()). A section whose release
+// is kNoIndex (the lock is still held at the end) ends, following the footnote to §4 ("we can
+// always add missing release events at the end"), with a virtual release placed right after the
 // thread's last event (at the end of the thread rather than of the trace, so that a joined
 // thread stays well-formed).
-struct CriticalSection {
-  uint32_t acquire = kNoIndex;
-  uint32_t release = kNoIndex;
-  LockId lock = 0;
-  ThreadId thread = 0;
-  bool read = false;  // a read section (racq/rrel)
-};
-
-// All matching pairs, in trace order of their acquires.
-std::vector<CriticalSection> critical_sections(const ExactTrace& trace);
 
 // e <mhb r for the section's release (virtual or not).
-bool before_release(const ExactTrace& trace, const MustHappenBefore& mhb, const CriticalSection& cs,
+bool before_release(const TraceIndex& trace, const MustHappenBefore& mhb, const CriticalSection& cs,
                     uint32_t e);
 
 // CS_S(x)^(a,r) (Def. 4.1) for the matching pair, as sorted event indices. CS-SAME-THREAD makes
 // it the thread's events between a and its matching release.
-std::vector<uint32_t> standard_section(const ExactTrace& trace, const CriticalSection& cs);
+std::vector<uint32_t> standard_section(const TraceIndex& trace, const CriticalSection& cs);
 // The events in a cross-thread critical section guarded by cs.acquire (Def. 4.3 as printed), as
 // sorted event indices: e with a <mhb e <mhb r for some release r of the lock by the thread
 // after a (CS-CROSS-1; the latest such release, or the virtual one, is the weakest bound), and
@@ -47,7 +37,7 @@ std::vector<uint32_t> standard_section(const ExactTrace& trace, const CriticalSe
 // that holds the matching release while every prefix holding both runs it first.
 // docs/GROUND_TRUTH.md ("Critical sections") has the reasoning, the matching-release-only
 // reading and examples/exact/cross_later_release.std, where the two differ.
-std::vector<uint32_t> cross_section(const ExactTrace& trace, const MustHappenBefore& mhb,
+std::vector<uint32_t> cross_section(const TraceIndex& trace, const MustHappenBefore& mhb,
                                     const CriticalSection& cs);
 
 // A lock held by an event together with the thread of the guarding acquire, and its mode.
@@ -65,9 +55,9 @@ using LockSet = std::vector<HeldLock>;  // sorted, distinct
 
 // LH_S(e) for every event (Def. 4.2), from program order alone (CS-SAME-THREAD makes
 // CS-BRACKET a program-order condition). Every element has thread = thread(e).
-std::vector<LockSet> standard_lock_sets(const ExactTrace& trace);
+std::vector<LockSet> standard_lock_sets(const TraceIndex& trace);
 // LH_CT(e) for every event (Def. 5.9); LH_C(e) (Def. 4.4) is its projection on locks.
-std::vector<LockSet> cross_lock_sets(const ExactTrace& trace, const MustHappenBefore& mhb);
+std::vector<LockSet> cross_lock_sets(const TraceIndex& trace, const MustHappenBefore& mhb);
 // The locks of a thread-indexed set (π1), sorted and distinct.
 std::vector<LockId> locks_of(const LockSet& set);
 
@@ -85,7 +75,7 @@ struct LockSetIds {
 };
 LockSetIds intern_lock_sets(const std::vector<LockSet>& per_event);
 // LH_S interned directly (no per-event vectors; for large traces).
-LockSetIds standard_lock_set_ids(const ExactTrace& trace);
+LockSetIds standard_lock_set_ids(const TraceIndex& trace);
 
 // Lock sets as opaque keys, for callers that intern them elsewhere (ls-standard uses the clock
 // kit's lock-set table, whose memory stays linear in the nesting depth): each event's key
@@ -100,15 +90,15 @@ struct LockSetKeys {
 // order; once the sink stops accepting, further pairs are counted in bulk (accesses of one
 // variable with the same thread, lock set and kind form a class; compatible classes pair up
 // completely).
-void predict_races(const ExactTrace& trace, const LockSetIds& sets, Intersection intersection,
+void predict_races(const TraceIndex& trace, const LockSetIds& sets, Intersection intersection,
                    RaceSink& sink);
-void predict_races(const ExactTrace& trace, const LockSetKeys& keys, RaceSink& sink);
+void predict_races(const TraceIndex& trace, const LockSetKeys& keys, RaceSink& sink);
 // The same as index pairs (i < j), sorted: for tests.
-std::vector<std::pair<uint32_t, uint32_t>> predicted_pairs(const ExactTrace& trace,
+std::vector<std::pair<uint32_t, uint32_t>> predicted_pairs(const TraceIndex& trace,
                                                            const std::vector<LockSet>& sets,
                                                            Intersection intersection);
 
 // "{x, y}" (plain) or "{(x,T1), (y,T2)}" (indexed), with names when the trace has symbols.
-std::string format_lock_set(const ExactTrace& trace, const LockSet& set, bool indexed);
+std::string format_lock_set(const TraceIndex& trace, const LockSet& set, bool indexed);
 
 }  // namespace racepred::exact

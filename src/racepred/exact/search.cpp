@@ -31,7 +31,7 @@ namespace {
 template <typename Word>
 class Search {
  public:
-  Search(const ExactTrace& trace, const SearchOptions& options)
+  Search(const TraceIndex& trace, const SearchOptions& options)
       : t_(trace), o_(options), threads_(trace.thread_count()) {
     const uint32_t n = static_cast<uint32_t>(t_.size());
     // Variables that are read get a slot in the key.
@@ -336,14 +336,15 @@ class Search {
     }
     if (states_ >= o_.max_states)
       throw SearchLimitError(
-          "exact: error: search stopped after " + std::to_string(states_) +
+          "racepred: error: exact: search stopped after " + std::to_string(states_) +
           " states (--max-states " + std::to_string(o_.max_states) +
           "): the trace has too many reorderings for the exact ground truth; use a smaller "
           "trace or raise --max-states");
     if ((arena_.size() + width_) * sizeof(Word) > o_.max_memory)
-      throw SearchLimitError("exact: error: search stopped after " + std::to_string(states_) +
-                             " states: their keys (" + std::to_string(width_) + " words each: " +
-                             std::to_string(threads_) + " threads and " + std::to_string(slots_) +
+      throw SearchLimitError("racepred: error: exact: search stopped after " +
+                             std::to_string(states_) + " states: their keys (" +
+                             std::to_string(width_) + " words each: " + std::to_string(threads_) +
+                             " threads and " + std::to_string(slots_) +
                              " variables that are read) exceed the memory budget of " +
                              std::to_string(o_.max_memory >> 20) +
                              " MiB (--max-memory); the trace is too large for the exact ground "
@@ -402,7 +403,7 @@ class Search {
     result.mhb = MustHappenBefore(&t_, std::move(required_), std::move(can_precede_));
   }
 
-  const ExactTrace& t_;
+  const TraceIndex& t_;
   SearchOptions o_;
   uint32_t threads_;
   uint32_t slots_ = 0;
@@ -431,12 +432,13 @@ class Search {
 
 }  // namespace
 
-SearchResult search(const ExactTrace& trace, const SearchOptions& options) {
+SearchResult search(const TraceIndex& trace, const SearchOptions& options) {
   // The tables sized events × threads come before any state: they are in the budget too.
   const uint64_t table_bytes = uint64_t{2} * trace.size() * trace.thread_count() * sizeof(uint32_t);
   if (table_bytes > options.max_memory)
-    throw SearchLimitError("exact: error: the trace needs " + std::to_string(table_bytes >> 20) +
-                           " MiB of tables (" + std::to_string(trace.size()) + " events x " +
+    throw SearchLimitError("racepred: error: exact: the trace needs " +
+                           std::to_string(table_bytes >> 20) + " MiB of tables (" +
+                           std::to_string(trace.size()) + " events x " +
                            std::to_string(trace.thread_count()) +
                            " threads) before the search starts, more than the memory budget of " +
                            std::to_string(options.max_memory >> 20) +

@@ -8,7 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "racepred/exact/exact_trace.hpp"
+#include "racepred/trace/error.hpp"
+#include "racepred/trace/trace_index.hpp"
 
 namespace racepred::exact {
 
@@ -77,7 +78,7 @@ struct RaceWitness {
 class MustHappenBefore {
  public:
   MustHappenBefore() = default;
-  MustHappenBefore(const ExactTrace* trace, std::vector<uint32_t> required,
+  MustHappenBefore(const TraceIndex* trace, std::vector<uint32_t> required,
                    std::vector<uint32_t> can_precede)
       : trace_(trace), required_(std::move(required)), can_precede_(std::move(can_precede)) {}
   // e <mhb f.
@@ -87,7 +88,7 @@ class MustHappenBefore {
   bool empty() const { return trace_ == nullptr; }
 
  private:
-  const ExactTrace* trace_ = nullptr;
+  const TraceIndex* trace_ = nullptr;
   // Per event f and thread u (index f * threads + u), over all explored transitions that run f:
   // required_: the least position of u (events of u below it are in every prefix before f);
   // can_precede_: the greatest position of u (events of u below it can run before f).
@@ -119,6 +120,6 @@ struct SearchResult {
 // when the current last write of its variable is its last write in the trace (no write: the
 // read must still see the initial value); join(u) only after every event of u.
 // Throws SearchLimitError when more than options.max_states states are needed.
-SearchResult search(const ExactTrace& trace, const SearchOptions& options = {});
+SearchResult search(const TraceIndex& trace, const SearchOptions& options = {});
 
 }  // namespace racepred::exact

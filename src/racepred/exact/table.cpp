@@ -4,16 +4,16 @@
 
 namespace racepred::exact {
 
-std::string thread_name(const ExactTrace& trace, ThreadId t) {
+std::string thread_name(const TraceIndex& trace, ThreadId t) {
   return trace.thread_name(t);
 }
 
-std::string operation_text(const ExactTrace& trace, uint32_t i) {
+std::string operation_text(const TraceIndex& trace, uint32_t i) {
   const std::string d = trace.describe(i);  // "T|op(arg)"
   return d.substr(d.find('|') + 1);
 }
 
-std::string format_table(const ExactTrace& trace, const std::vector<TableRow>& rows,
+std::string format_table(const TraceIndex& trace, const std::vector<TableRow>& rows,
                          const std::vector<std::string>& extra_columns) {
   std::vector<ThreadId> threads;
   for (ThreadId t = 0; t < trace.thread_count(); ++t)

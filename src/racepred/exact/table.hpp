@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "racepred/exact/exact_trace.hpp"
+#include "racepred/trace/trace_index.hpp"
 
 namespace racepred::exact {
 
@@ -16,11 +16,11 @@ struct TableRow {
 
 // Rows in the given order; columns for every thread that has events (in thread id order), then
 // `extra_columns`. Events are written "op(arg)" under their thread, row labels are "e<id>".
-std::string format_table(const ExactTrace& trace, const std::vector<TableRow>& rows,
+std::string format_table(const TraceIndex& trace, const std::vector<TableRow>& rows,
                          const std::vector<std::string>& extra_columns = {});
 
 // "w(x)" for event i.
-std::string operation_text(const ExactTrace& trace, uint32_t i);
-std::string thread_name(const ExactTrace& trace, ThreadId t);
+std::string operation_text(const TraceIndex& trace, uint32_t i);
+std::string thread_name(const TraceIndex& trace, ThreadId t);
 
 }  // namespace racepred::exact

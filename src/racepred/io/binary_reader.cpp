@@ -45,6 +45,11 @@ class BlockWalker {
 
   // Checks the file header; false with `error` set when it is not a binary trace.
   bool start() {
+    if (size_ < format::kHeaderSize && format::has_magic(data_, size_)) {
+      error = "the binary trace is cut short inside its " + std::to_string(format::kHeaderSize) +
+              "-byte header (" + std::to_string(size_) + " bytes)";
+      return false;
+    }
     if (size_ < format::kHeaderSize || !format::has_magic(data_, size_)) {
       error = "not a racepred binary trace (bad magic)";
       return false;
@@ -406,7 +411,10 @@ void read_binary_events(std::string_view data, std::string_view name, const Read
         "FILE` makes the file whole";
     if (!options.lenient) throw InputError(message);
     ++summary.malformed;
-    summary.malformed_examples.push_back(message);
+    summary.malformed_examples.push_back(
+        std::string(name) + ": byte " + std::to_string(walker.valid) +
+        ": the binary trace is cut short (no index and trailer); read the " +
+        std::to_string(summary.delivered) + " complete events before the cut");
   }
   summary.lines = 0;
 }

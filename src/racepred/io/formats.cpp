@@ -23,11 +23,15 @@ bool detect_std(std::string_view line) {
 bool detect_roadrunner(std::string_view line) {
   return line.front() == '@' || line.front() == '[';  // '@ Rd(...)' or a RoadRunner banner
 }
+// A number, or a negative one (its reader then names the bad id instead of STD's grammar).
+bool starts_number(std::string_view line) {
+  return is_digit(line.front()) || (line.size() > 1 && line[0] == '-' && is_digit(line[1]));
+}
 bool detect_speedygo(std::string_view line) {
-  return is_digit(line.front()) && std::count(line.begin(), line.end(), ',') == 4;
+  return starts_number(line) && std::count(line.begin(), line.end(), ',') == 4;
 }
 bool detect_lockframe(std::string_view line) {
-  return is_digit(line.front()) && line.find(',') != std::string_view::npos;
+  return starts_number(line) && line.find(',') != std::string_view::npos;
 }
 bool detect_rapid_csv(std::string_view line) {
   if (line.front() == ',') return true;  // an event in a later column
@@ -94,10 +98,16 @@ std::vector<std::string> output_format_names() {
   return names;
 }
 
-std::optional<InputFormat> detect_format(std::string_view head, bool complete) {
+std::optional<InputFormat> detect_format(std::string_view head, bool complete, bool* guessed) {
+  bool ignored;
+  if (!guessed) guessed = &ignored;
+  *guessed = true;
   if (!complete && head.size() < 64) return std::nullopt;
   for (const TraceFormat& f : kFormats)
-    if (f.binary && f.detect(head)) return f.id;
+    if (f.binary && f.detect(head)) {
+      *guessed = f.id != InputFormat::Binary;  // racepred's magic is no guess; a NUL byte is
+      return f.id;
+    }
   size_t pos = 0;
   while (pos < head.size()) {
     size_t end = head.find('\n', pos);
@@ -111,9 +121,11 @@ std::optional<InputFormat> detect_format(std::string_view head, bool complete) {
     if (io::blank_or_comment(line)) continue;
     for (const TraceFormat& f : kFormats)
       if (!f.binary && f.id != InputFormat::Std && f.detect(line) && !detect_std(line)) return f.id;
+    *guessed = !detect_std(line);
     return InputFormat::Std;  // '|' lines, and anything else (its error names STD's grammar)
   }
   if (!complete) return std::nullopt;
+  *guessed = false;
   return InputFormat::Std;  // no event line at all: an empty trace either way
 }
 

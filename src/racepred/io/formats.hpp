@@ -43,7 +43,10 @@ std::vector<std::string> output_format_names();
 
 // Recognises the format of the (decompressed) start of an input. nullopt when `head` ends
 // before the decision can be made and `complete` is false.
-std::optional<InputFormat> detect_format(std::string_view head, bool complete = true);
+// `guessed` (optional) is set to whether the choice was a guess, i.e. anything but STD taken
+// from a line with '|': errors of a guessed format name it and how to choose another.
+std::optional<InputFormat> detect_format(std::string_view head, bool complete = true,
+                                         bool* guessed = nullptr);
 
 // Writes `trace` in `format` to `path` ("-" is standard output). Throws UsageError when the
 // format cannot hold the trace without loss (see WriteOptions), InputError on write errors.

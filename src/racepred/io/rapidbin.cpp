@@ -132,7 +132,11 @@ class RapidBinParser {
   }
 
   void event(uint64_t word) {
-    ++events_;
+    // Checked at once, not at the end: an endless input (/dev/zero) must not decode forever.
+    if (++events_ > declared_events_)
+      throw InputError(std::string(name_) + ": byte " + std::to_string(offset_) +
+                       ": error: the header declares " + std::to_string(declared_events_) +
+                       " events, the input holds more");
     const uint64_t thread = word & kThreadMask;
     const uint64_t op = word >> kOpShift & kOpMask;
     const uint64_t decor = word >> kDecorShift & kDecorMask;

@@ -43,12 +43,27 @@ uint64_t size_of(const std::string& path) {
 // parsed and dropped from memory after, so the reader's memory does not grow with the file.
 constexpr size_t kWindow = size_t{16} << 20;
 
+// `guessed`: the format was recognised from the content, not named by --input-format nor taken
+// from an STD line with '|'; a reading error then says so and how to choose another.
 ReadSummary dispatch(io::Input& in, std::string_view name, InputFormat format,
-                     const ReadOptions& options, Symbols& symbols, EventConsumer& consumer) {
+                     const ReadOptions& options, Symbols& symbols, EventConsumer& consumer,
+                     bool guessed) {
   const TraceFormat& f = format_of(format);
   ReadSummary summary;
   summary.format = std::string(f.name);
-  f.read(in, name, options, symbols, consumer, summary);
+  if (!guessed) {
+    f.read(in, name, options, symbols, consumer, summary);
+    return summary;
+  }
+  try {
+    f.read(in, name, options, symbols, consumer, summary);
+  } catch (const WellFormednessError&) {  // about the events, not about how they were read
+    throw;
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) + " (the input was read as " + std::string(f.name) +
+                     ", recognised from its content; --input-format FORMAT reads it as another "
+                     "format)");
+  }
   return summary;
 }
 
@@ -63,19 +78,21 @@ ReadSummary read_stream(io::ByteSource& source, std::string_view name, const Rea
                         Symbols& symbols, EventConsumer& consumer) {
   io::ChunkReader reader(source, std::string(name));
   InputFormat format = options.format;
+  bool guessed = false;
   for (size_t want = 64 * 1024; format == InputFormat::Auto; want *= 2) {
     if (want > 2 * kMaxLineBytes) {  // no end of the first event line in sight: STD decides
       format = InputFormat::Std;
+      guessed = true;
       break;
     }
     const std::string_view start = skip_bom(reader.peek(want));
     const bool complete = start.size() < want - 3;  // peek stops short only at the end of input
-    if (auto detected = detect_format(start, complete)) format = *detected;
+    if (auto detected = detect_format(start, complete, &guessed)) format = *detected;
   }
   io::Input in;
   in.stream = &reader;
   try {
-    return dispatch(in, name, format, options, symbols, consumer);
+    return dispatch(in, name, format, options, symbols, consumer, guessed);
   } catch (const io::LineTooLong&) {  // a reader that does not name the line itself
     throw InputError(std::string(name) + ": error: a line longer than the limit of " +
                      std::to_string(kMaxLineBytes) + " bytes");
@@ -95,13 +112,14 @@ ReadSummary read_memory(std::string_view text, std::string_view name, const Read
     return summary;
   }
   text = skip_bom(text);
+  bool guessed = false;
   const InputFormat format =
-      options.format == InputFormat::Auto ? *detect_format(text) : options.format;
+      options.format == InputFormat::Auto ? *detect_format(text, true, &guessed) : options.format;
   io::Input in;
   in.text = text;
   in.readable_end = readable_end;
   in.mapped = mapped;
-  return dispatch(in, name, format, options, symbols, consumer);
+  return dispatch(in, name, format, options, symbols, consumer, guessed);
 }
 
 }  // namespace

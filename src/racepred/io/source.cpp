@@ -5,6 +5,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -158,18 +159,25 @@ class ZstdSource : public Decompressor {
         }
         fail("truncated: the input ends inside a frame");
       }
-      ZSTD_inBuffer in{in_.data() + in_pos_, in_size_ - in_pos_, 0};
+      // At most kStep bytes a call: on an error zstd does not say how far it read, so the
+      // offset in the message is the end of the step that revealed the damage.
+      const size_t step = std::min(in_size_ - in_pos_, kStep);
+      ZSTD_inBuffer in{in_.data() + in_pos_, step, 0};
       ZSTD_outBuffer out{buffer, capacity, 0};
       const size_t ret = ZSTD_decompressStream(ctx_, &out, &in);
+      if (ZSTD_isError(ret)) {
+        in_pos_ += step;
+        fail(std::string("corrupt: ") + ZSTD_getErrorName(ret));
+      }
       in_pos_ += in.pos;
       produced = out.pos;
-      if (ZSTD_isError(ret)) fail(std::string("corrupt: ") + ZSTD_getErrorName(ret));
       frame_complete_ = ret == 0;
     }
     return produced;
   }
 
  private:
+  static constexpr size_t kStep = size_t{16} << 10;
   ZSTD_DCtx* ctx_;
   bool frame_complete_ = true;  // an empty input is an empty stream
 };

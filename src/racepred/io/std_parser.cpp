@@ -22,7 +22,7 @@ constexpr bool is_space(char c) {
 struct ArgStopTable {
   bool stop[256] = {};
   constexpr ArgStopTable() {
-    for (char c : {')', '(', '|', '\n', ' ', '\t', '\r', '\v', '\f'})
+    for (char c : {')', '(', '|', '\n', ' ', '\t', '\r', '\v', '\f', '\\'})
       stop[static_cast<unsigned char>(c)] = true;
   }
 };
@@ -44,7 +44,57 @@ StdLine error_at(size_t column, std::string message) {
   return r;
 }
 
+constexpr int hex_value(char c) {
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                : -1;
+}
+
+constexpr bool escaped_byte(unsigned char c) {
+  return c <= ' ' || c == 0x7f || c == '|' || c == '\\';
+}
+
 }  // namespace
+
+bool std_needs_escape(std::string_view name, bool thread) {
+  if (thread && !name.empty() && name.front() == '#') return true;
+  for (char c : name)
+    if (escaped_byte(static_cast<unsigned char>(c))) return true;
+  return false;
+}
+
+char* std_escape(std::string_view name, bool thread, char* out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (size_t i = 0; i < name.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(name[i]);
+    if (escaped_byte(c) || (thread && i == 0 && c == '#')) {
+      *out++ = '\\';
+      *out++ = 'x';
+      *out++ = kHex[c >> 4];
+      *out++ = kHex[c & 15];
+    } else {
+      *out++ = static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string_view std_unescape(std::string_view raw, std::string& storage) {
+  if (raw.find('\\') == std::string_view::npos) return raw;
+  storage.clear();
+  for (size_t i = 0; i < raw.size(); ++i) {
+    int hi, lo;
+    if (raw[i] == '\\' && i + 3 < raw.size() && raw[i + 1] == 'x' &&
+        (hi = hex_value(raw[i + 2])) >= 0 && (lo = hex_value(raw[i + 3])) >= 0) {
+      storage += static_cast<char>(hi << 4 | lo);
+      i += 3;
+    } else {
+      storage += raw[i];
+    }
+  }
+  return storage;
+}
 
 StdLine parse_std_line(std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -134,7 +184,7 @@ StdParser::StdParser(std::string_view file_name, const ReadOptions& options, Sym
 inline bool StdParser::fast_line(const char* s, const char*& next, Fields& f) {
   const char* p = s;
   char c = *p;
-  while (c != '|' && c != '\n') c = *++p;
+  while (c != '|' && c != '\n' && c != '\\') c = *++p;
   if (c != '|' || p == s) return false;
   const char* thread_end = p;
   ++p;
@@ -181,7 +231,7 @@ inline bool StdParser::fast_line(const char* s, const char*& next, Fields& f) {
   p += 2;
   const char* loc = p;
   c = *p;
-  while (c != '|' && c != '\n') c = *++p;
+  while (c != '|' && c != '\n' && c != '\\') c = *++p;
   if (c != '\n' || static_cast<size_t>(p - s) > kMaxLineBytes) return false;
   next = p + 1;
   if (p > loc && p[-1] == '\r') --p;
@@ -266,6 +316,7 @@ inline bool StdParser::vector_line(const char* s, const char*& next, const char*
   if (newlines == 0) return false;
   const unsigned n = static_cast<unsigned>(__builtin_ctz(newlines));  // line length
   const uint32_t bars = find('|') & ((uint32_t{1} << n) - 1);
+  if (find('\\') & ((uint32_t{1} << n) - 1)) return false;  // an escaped name: slow path
   const uint32_t after_first = bars & (bars - 1);
   // Exactly two '|', the first not in column 1.
   if ((bars & 1) || after_first == 0 || (after_first & (after_first - 1)) != 0) return false;
@@ -336,9 +387,10 @@ void StdParser::slow_line(const char* s, const char* nl) {
       emit();
       Event event;
       event.op = r.op;
-      event.thread = symbols_.threads.intern(r.thread);
-      event.target = targets_[static_cast<size_t>(r.op)]->intern(r.argument);
-      event.location = symbols_.locations.intern(r.location);
+      std::string storage;  // names with \xHH escapes (the fast paths never see them)
+      event.thread = symbols_.threads.intern(std_unescape(r.thread, storage));
+      event.target = targets_[static_cast<size_t>(r.op)]->intern(std_unescape(r.argument, storage));
+      event.location = symbols_.locations.intern(std_unescape(r.location, storage));
       ++delivered_;
       consumer_.on_event(++event_lines_, event, static_cast<uint32_t>(line_));
       return;

@@ -28,6 +28,16 @@ struct StdLine {
   std::string message;
 };
 
+// Names and locations in STD may hold any byte: the writer writes a byte that the grammar
+// cannot carry (whitespace and other control characters, '|', '\\', and '#' opening a thread
+// name) as \xHH, and the reader decodes \xHH (two hex digits) anywhere in a name; any other
+// backslash is itself. docs/FORMATS.md, "Names".
+bool std_needs_escape(std::string_view name, bool thread);
+// Appends `name` escaped; `out` must have room for 4 * name.size() bytes. Returns the end.
+char* std_escape(std::string_view name, bool thread, char* out);
+// `raw` with its \xHH decoded: `raw` itself when it has no backslash, else a view of `storage`.
+std::string_view std_unescape(std::string_view raw, std::string& storage);
+
 // `line` is one line without its '\n'; a trailing '\r' is ignored. Blank means empty, only
 // spaces and tabs, or a comment ('#' in column 1).
 StdLine parse_std_line(std::string_view line);

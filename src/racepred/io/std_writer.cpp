@@ -8,6 +8,7 @@
 #include <cstring>
 #include <iterator>
 
+#include "racepred/io/std_parser.hpp"
 #include "racepred/trace/error.hpp"
 
 namespace racepred {
@@ -61,6 +62,7 @@ const StdWriter::Slot& StdWriter::slot(Space space, uint32_t id) {
     slots.resize(std::max<size_t>(id + 1, table.size()));
     for (size_t i = old; i < slots.size(); ++i) {
       const std::string_view name = table.name(static_cast<uint32_t>(i));
+      if (io::std_needs_escape(name, space == kThreads)) continue;  // slow path: escaped
       const char* tail = space == kThreads ? "|" : space == kLocations ? "\n" : ")|";
       const size_t tail_size = std::strlen(tail);
       if (name.size() + tail_size > sizeof(Slot::text)) continue;  // size 0: slow path
@@ -127,19 +129,24 @@ void StdWriter::write_slow(const Event& e) {
   }
   const std::string_view location =
       e.location < symbols_.locations.size() ? symbols_.locations.name(e.location) : "0";
-  const size_t need = thread.size() + target.size() + location.size() + 12;
+  // Escapes take at most 4 bytes per byte of a name.
+  const size_t need = 4 * (thread.size() + target.size() + location.size()) + 12;
   if (used_ + need > buffer_.size()) {
     flush();
     if (need > buffer_.size()) buffer_.resize(need);
   }
-  put(thread);
+  const auto put_name = [&](std::string_view name, bool is_thread) {
+    used_ = static_cast<size_t>(io::std_escape(name, is_thread, buffer_.data() + used_) -
+                                buffer_.data());
+  };
+  put_name(thread, true);
   buffer_[used_++] = '|';
   put(op_name(e.op));
   buffer_[used_++] = '(';
-  put(target);
+  put_name(target, e.op == Op::Fork || e.op == Op::Join);
   buffer_[used_++] = ')';
   buffer_[used_++] = '|';
-  put(location);
+  put_name(location, false);
   buffer_[used_++] = '\n';
 }
 
@@ -171,8 +178,22 @@ void StdWriter::close() {
 std::string to_std_text(const Trace& trace) {
   std::string out;
   out.reserve(trace.size() * 18);
+  std::string name;
+  const auto append = [&](std::string_view n, bool thread) {
+    name.resize(4 * n.size());
+    out.append(name.data(),
+               static_cast<size_t>(io::std_escape(n, thread, name.data()) - name.data()));
+  };
   for (const Event& e : trace.events) {
-    out += trace.to_std(e);
+    append(trace.thread_name(e.thread), true);
+    out += '|';
+    out += op_name(e.op);
+    out += '(';
+    append(trace.target_name(e), e.op == Op::Fork || e.op == Op::Join);
+    out += ")|";
+    append(e.location < trace.symbols.locations.size() ? trace.location_name(e.location)
+                                                       : std::string_view("0"),
+           false);
     out += '\n';
   }
   return out;

@@ -5,71 +5,15 @@
 
 namespace racepred {
 
-RaceKind race_kind(const Race& race) {
-  if (!race.first.known()) return RaceKind::Unknown;
-  const bool w1 = race.first.op == Op::Write;
-  const bool w2 = race.second.op == Op::Write;
-  if (w1 && w2) return RaceKind::WriteWrite;
-  if (!w1 && !w2) return RaceKind::ReadRead;
-  return w1 ? RaceKind::WriteRead : RaceKind::ReadWrite;
-}
-
-std::string_view race_kind_name(RaceKind kind) {
-  switch (kind) {
-    case RaceKind::WriteWrite:
-      return "write-write";
-    case RaceKind::WriteRead:
-      return "write-read";
-    case RaceKind::ReadWrite:
-      return "read-write";
-    case RaceKind::ReadRead:
-      return "read-read";
-    case RaceKind::Unknown:
-      return "unknown";
-  }
-  return "unknown";
-}
-
-namespace {
-uint64_t location_pair(const Race& race) {
-  const uint64_t first_loc = race.first.known() ? race.first.location : UINT32_MAX;
-  return (first_loc << 32) | race.second.location;
-}
-}  // namespace
-
-void RaceSink::report(const Race& race, std::span<const GuardLock> first_guards,
-                      std::span<const GuardLock> second_guards) {
-  tracks_guards_ = true;
-  report(race);
-  if (first_guards.empty() && second_guards.empty()) return;
-  // Kept iff it is among the max_kept first in detection order; stale entries are dropped in
-  // finalize().
-  if (max_kept_ > 0 && (kept_.size() < max_kept_ || !detected_before(kept_.front(), race)))
-    guards_[{race.first.event, race.second.event}] = RaceGuards{
-        {first_guards.begin(), first_guards.end()}, {second_guards.begin(), second_guards.end()}};
-}
-
-void RaceSink::report_guarded(const Race& race) {
-  tracks_guards_ = true;
-  guarded_pairs_.insert(location_pair(race));
-}
-
-const RaceGuards* RaceSink::guards(const Race& race) const {
-  const auto it = guards_.find({race.first.event, race.second.event});
-  return it == guards_.end() ? nullptr : &it->second;
-}
-
 void RaceSink::report(const Race& race) {
   RACEPRED_DCHECK(reported_once_.emplace(race.first.event, race.second.event).second,
                   "an engine reports each race pair at most once");
   ++race_count_;
-  if (race.first.known() && race.first.op == Op::Read && race.second.op == Op::Read)
-    ++read_read_count_;
   if (!has_first_detected_ || detected_before(race, first_detected_)) {
     first_detected_ = race;
     has_first_detected_ = true;
   }
-  const uint64_t pair = location_pair(race);
+  const uint64_t pair = location_pair_key(race);
   uint64_t& cached = pair_cache_[(pair * 0x9E3779B97F4A7C15ULL) >> 54];
   if (cached != pair) {
     reported_pairs_.insert(pair);
@@ -119,23 +63,32 @@ void RaceSink::finalize() {
   racy_locations_.clear();
   for (size_t l = 0; l < location_seen_.size() && racy_locations_.size() < max_listed_; ++l)
     if (location_seen_[l]) racy_locations_.push_back(static_cast<LocationId>(l));
-  if (!guards_.empty()) {
-    std::map<std::pair<EventId, EventId>, RaceGuards> kept;
-    for (const Race& r : kept_) {
-      auto it = guards_.find({r.first.event, r.second.event});
-      if (it != guards_.end()) kept.insert(std::move(*it));
-    }
-    guards_.swap(kept);
+}
+
+uint64_t RaceSink::count(FindingKind kind) const {
+  switch (kind) {
+    case FindingKind::DataRace:
+      return race_count_ - extras_.read_read_pairs;
+    case FindingKind::ReadReadViolation:
+      return extras_.read_read_pairs;
+    case FindingKind::Deadlock:
+    case FindingKind::Failure:
+      return static_cast<uint64_t>(std::count_if(
+          findings_.begin(), findings_.end(), [kind](const Finding& f) { return f.kind == kind; }));
   }
-  cs_guarded_ = 0;
-  for (uint64_t p : guarded_pairs_) cs_guarded_ += reported_pairs_.count(p) == 0;
+  return 0;
+}
+
+bool RaceSink::any_failing() const {
+  for (FindingKind kind : kFindingKinds)
+    if (fails_run(kind) && count(kind) > 0) return true;
+  return false;
 }
 
 std::vector<LocationPairSummary> RaceSink::location_pairs() const {
   std::unordered_map<uint64_t, LocationPairSummary> pairs;
   for (const Race& race : kept_) {
-    const uint64_t first_loc = race.first.known() ? race.first.location : UINT32_MAX;
-    auto [it, inserted] = pairs.try_emplace((first_loc << 32) | race.second.location);
+    auto [it, inserted] = pairs.try_emplace(location_pair_key(race));
     if (inserted || detected_before(race, it->second.example)) it->second.example = race;
     ++it->second.count;
   }

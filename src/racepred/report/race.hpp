@@ -1,74 +1,20 @@
-// Races and the sink every engine reports into (docs/ENGINES.md).
+// The sink every engine reports its races into (dedupe, caps, counts), and the engine's extras.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <set>
-#include <span>
 #include <string_view>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "racepred/report/finding.hpp"
 #include "racepred/trace/debug_check.hpp"
 #include "racepred/trace/event.hpp"
 
 namespace racepred {
-
-// One side of a race: the access event and what a report needs to name it.
-struct Access {
-  EventId event = kNoEvent;  // kNoEvent: the engine knows only the later event
-  ThreadId thread = 0;
-  LocationId location = 0;
-  Op op = Op::Read;
-
-  static Access of(EventId id, const Event& e) { return Access{id, e.thread, e.location, e.op}; }
-  bool known() const { return event != kNoEvent; }
-};
-
-// A race pair (first < second in trace order) on `variable`.
-struct Race {
-  Access first;
-  Access second;
-  VariableId variable = 0;
-
-  // Output order: by (first, second).
-  friend bool operator<(const Race& a, const Race& b) {
-    return a.first.event != b.first.event ? a.first.event < b.first.event
-                                          : a.second.event < b.second.event;
-  }
-};
-
-// Detection order: by (second, first). The sink keeps the races that come first in this order.
-inline bool detected_before(const Race& a, const Race& b) {
-  return a.second.event != b.second.event ? a.second.event < b.second.event
-                                          : a.first.event < b.first.event;
-}
-
-// ReadRead only comes from `goldilocks`, whose discipline (Elmas and Qadeer §3) orders reads too.
-enum class RaceKind : uint8_t { WriteWrite, WriteRead, ReadWrite, ReadRead, Unknown };
-RaceKind race_kind(const Race& race);
-// "write-write", "write-read", "read-write", "read-read" (first access's op first);
-// "unknown" if the first access is unknown.
-std::string_view race_kind_name(RaceKind kind);
-
-// A cross-thread guard lock (Sulzmann and Thiemann §6.3): `lock` held by `thread` around an access
-// of another thread (acq <PWR access <PWR rel), i.e. an element (lock, thread) of LH_pwr beyond
-// LH_S.
-struct GuardLock {
-  LockId lock = 0;
-  ThreadId thread = 0;
-  bool read = false;  // the guarding section holds the lock in read mode
-  friend bool operator==(const GuardLock&, const GuardLock&) = default;
-  friend auto operator<=>(const GuardLock&, const GuardLock&) = default;
-};
-// The guard locks an engine found for the two accesses of a race.
-struct RaceGuards {
-  std::vector<GuardLock> first;
-  std::vector<GuardLock> second;
-};
 
 // Per pair of source locations: how many races, and the first one detected (text reports).
 struct LocationPairSummary {
@@ -82,6 +28,13 @@ struct LocationPairSummary {
 // (the `second` events) and racy locations exactly and lists the first `max_listed` of each,
 // and groups the kept races by location pair. Memory: the kept races and lists, plus one bit
 // per event id up to the last racy event.
+// The key of a race's (first location, second location) pair; an unknown first access counts
+// as location UINT32_MAX.
+inline uint64_t location_pair_key(const Race& race) {
+  const uint64_t first_loc = race.first.known() ? race.first.location : UINT32_MAX;
+  return (first_loc << 32) | race.second.location;
+}
+
 class RaceSink {
  public:
   explicit RaceSink(size_t max_kept = 1000, size_t max_listed = SIZE_MAX)
@@ -90,17 +43,10 @@ class RaceSink {
   }
 
   void report(const Race& race);
-  // A race with the cross-thread guard locks found for its accesses (pwr-cs, pwr-e); kept with
-  // the race if the race is kept. Enables the guard statistics below (tracks_guards()).
-  void report(const Race& race, std::span<const GuardLock> first_guards,
-              std::span<const GuardLock> second_guards);
-  // Fig. 12 of Sulzmann and Thiemann: a race of the engine's base method (e.g. pwr) that a
-  // cross-thread guard lock removed, and the number of guard-lock confirmations (line 7 of RELEASE
-  // in Alg. 1).
-  void report_guarded(const Race& race);
-  void add_guard_confirmations(uint64_t n) {
-    tracks_guards_ = true;
-    guard_confirmations_ += n;
+  // True when a race reported now would be kept (among the max_kept first in detection order):
+  // lets an engine keep its own per-race extras only for races the report lists.
+  bool would_keep(const Race& race) const {
+    return max_kept_ > 0 && (kept_.size() < max_kept_ || detected_before(race, kept_.front()));
   }
   // For engines that count pairs in bulk (e.g. by equivalence classes): adds `n` races that
   // were not reported one by one. Racy events/locations must still be reported via report().
@@ -115,11 +61,6 @@ class RaceSink {
   void finalize();
 
   uint64_t race_count() const { return race_count_; }
-  // Read-read pairs among them (only goldilocks reports them: its discipline orders reads too).
-  // They are discipline violations, not data races: reports say so, and they alone do not
-  // make a run exit with code 1.
-  uint64_t read_read_count() const { return read_read_count_; }
-  uint64_t data_race_count() const { return race_count_ - read_read_count_; }
   const std::vector<Race>& races() const { return kept_; }  // sorted after finalize()
   bool truncated() const { return race_count_ > kept_.size(); }
   // The first max_listed racy events (ascending, distinct) and how many there are in all.
@@ -146,20 +87,26 @@ class RaceSink {
 
   // Distinct (first location, second location) pairs over every race reported one by one.
   uint64_t location_pair_count() const { return reported_pairs_.size(); }
-  // Guard statistics: true once an engine reported guards or confirmations.
-  bool tracks_guards() const { return tracks_guards_; }
-  uint64_t guard_confirmations() const { return guard_confirmations_; }
-  // Location pairs all of whose races were removed by a guard lock (Fig. 12 "cs guarded"):
-  // pairs of report_guarded() races that no reported race has. Valid after finalize().
-  uint64_t cs_guarded_location_pairs() const { return cs_guarded_; }
-  // The guard locks of a kept race, or null when it has none (after finalize()).
-  const RaceGuards* guards(const Race& race) const;
+  // Whether a race at the location pair `key` (location_pair_key) was reported one by one.
+  bool has_location_pair(uint64_t key) const { return reported_pairs_.count(key) != 0; }
+
+  // A finding that is not a race (a deadlock, a failure); rare, kept in full.
+  void add_finding(Finding finding) { findings_.push_back(std::move(finding)); }
+  const std::vector<Finding>& findings() const { return findings_; }
+  // Findings of `kind`: races by the kind of their pair (the read-read ones as the engine
+  // counted them in its extras), the others as added.
+  uint64_t count(FindingKind kind) const;
+  // Some finding that makes a run exit with code 1 (fails_run).
+  bool any_failing() const;
+
+  // What the engine reports beyond races (filled in by the engine in finish()).
+  EngineExtras& extras() { return extras_; }
+  const EngineExtras& extras() const { return extras_; }
 
  private:
   size_t max_kept_;
   size_t max_listed_;
   uint64_t race_count_ = 0;
-  uint64_t read_read_count_ = 0;
   std::vector<Race> kept_;  // a max-heap by detected_before while collecting
   Race first_detected_;
   bool has_first_detected_ = false;
@@ -176,11 +123,8 @@ class RaceSink {
   // again, and the set's insert was most of report()'s cost.
   static constexpr size_t kPairCache = 1024;
   std::array<uint64_t, kPairCache> pair_cache_;
-  std::unordered_set<uint64_t> guarded_pairs_;
-  std::map<std::pair<EventId, EventId>, RaceGuards> guards_;
-  bool tracks_guards_ = false;
-  uint64_t guard_confirmations_ = 0;
-  uint64_t cs_guarded_ = 0;
+  std::vector<Finding> findings_;
+  EngineExtras extras_;
   // Debug builds: every (first, second) reported, to check that none comes twice.
   RACEPRED_DEBUG_ONLY(std::set<std::pair<EventId, EventId>> reported_once_;)
 };

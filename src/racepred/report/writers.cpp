@@ -34,23 +34,137 @@ std::string describe_access(const Symbols& symbols, const Access& a, VariableId 
 }
 
 // "x held by T1, y held in read mode by T3"
-std::string describe_guards(const Symbols& symbols, const std::vector<GuardLock>& guards) {
+std::string describe_locks(const Symbols& symbols, const std::vector<HeldLock>& locks) {
   std::string out;
-  for (const GuardLock& g : guards) {
+  for (const HeldLock& g : locks) {
     if (!out.empty()) out += ", ";
-    out += fmt::format("{} held {}by {}", symbols.locks.name(g.lock), g.read ? "in read mode " : "",
-                       symbols.threads.name(g.thread));
+    out += fmt::format("{} held {}by {}", printable(symbols.locks.name(g.lock)),
+                       g.read ? "in read mode " : "", printable(symbols.threads.name(g.thread)));
+    if (g.acquired != kNoEvent)
+      out += fmt::format(" (acquired at {}, event {})",
+                         printable(symbols.locations.name(g.location)), g.acquired);
   }
   return out.empty() ? "none" : out;
 }
 
-nlohmann::ordered_json guards_json(const Symbols& symbols, const std::vector<GuardLock>& guards) {
+nlohmann::ordered_json locks_json(const Symbols& symbols, const std::vector<HeldLock>& locks) {
   nlohmann::ordered_json a = nlohmann::ordered_json::array();
-  for (const GuardLock& g : guards) {
+  for (const HeldLock& g : locks) {
     a.push_back({{"lock", symbols.locks.name(g.lock)}, {"thread", symbols.threads.name(g.thread)}});
     if (g.read) a.back()["mode"] = "read";
+    if (g.acquired != kNoEvent) {
+      a.back()["acquired"] = g.acquired;
+      a.back()["location"] = symbols.locations.name(g.location);
+    }
   }
   return a;
+}
+
+// Where a race block stands in its engine's report.
+struct RaceContext {
+  bool truncated = false;         // the engine's race list is cut (--max-races)
+  bool first = false;             // the block of the race detected first
+  bool first_race_claim = false;  // the engine claims its first race is real
+};
+
+void write_race_block(std::ostream& out, const Symbols& symbols, const Finding& f,
+                      std::string_view engine, std::string_view locks_text,
+                      const RaceContext& context) {
+  const Race& race = f.race;
+  out << "  " << describe_access(symbols, race.second, race.variable, false) << '\n';
+  if (race.first.known()) {
+    out << "  " << describe_access(symbols, race.first, race.variable, true) << '\n';
+    out << "  " << count_of(f.count, "race", "races") << (context.truncated ? " listed" : "")
+        << " at this pair of locations (" << printable(symbols.locations.name(race.first.location))
+        << ", " << printable(symbols.locations.name(race.second.location)) << ")"
+        << (f.count > 1 ? "; the first detected is shown" : "") << '\n';
+    if (context.first) {
+      out << "  This is the first race " << engine << " detected (by the later event)";
+      if (context.first_race_claim)
+        out << ": the one its guarantee is about\n";
+      else
+        out << "; " << engine << " does not claim that it is real\n";
+    }
+    if (f.locks)
+      out << "  " << locks_text << ": previous access " << describe_locks(symbols, f.locks->first)
+          << "; access " << describe_locks(symbols, f.locks->second) << '\n';
+  } else {
+    out << "  Previous access: not known (engine " << engine
+        << " reports the later access of each race)\n";
+    out << "  " << count_of(f.count, "race", "races") << (context.truncated ? " listed" : "")
+        << " at location " << printable(symbols.locations.name(race.second.location))
+        << (f.count > 1 ? "; the first detected is shown" : "") << '\n';
+  }
+}
+
+void write_deadlock_block(std::ostream& out, const Symbols& symbols, const Deadlock& d) {
+  for (const DeadlockStep& step : d.cycle) {
+    out << "  Thread " << printable(symbols.threads.name(step.thread)) << " holds ";
+    if (step.held.empty()) {
+      out << "no lock";
+    } else {
+      for (size_t i = 0; i < step.held.size(); ++i) {
+        const HeldLock& h = step.held[i];
+        out << (i ? ", " : "") << printable(symbols.locks.name(h.lock))
+            << (h.read ? " (read mode)" : "");
+        if (h.acquired != kNoEvent)
+          out << " (acquired at " << printable(symbols.locations.name(h.location)) << ", event "
+              << h.acquired << ")";
+      }
+    }
+    out << " and requests " << printable(symbols.locks.name(step.requested)) << " at "
+        << printable(symbols.locations.name(step.location)) << " (event " << step.event << ")\n";
+  }
+  if (!d.witness.empty()) {
+    out << "  Witness: " << count_of(d.witness.size(), "event", "events") << ":";
+    for (EventId id : d.witness) out << ' ' << id;
+    out << '\n';
+  }
+}
+
+void write_failure_block(std::ostream& out, const Symbols& symbols, const Failure& f) {
+  if (!f.message.empty()) out << "  " << printable(f.message) << '\n';
+  if (f.has_thread)
+    out << "  In thread " << printable(symbols.threads.name(f.thread)) << " at "
+        << printable(symbols.locations.name(f.location)) << '\n';
+  if (!f.schedule.replay_file.empty())
+    out << "  Replay: " << printable(f.schedule.replay_file) << '\n';
+  if (!f.schedule.choices.empty()) {
+    out << "  Schedule:";
+    for (ThreadId t : f.schedule.choices) out << ' ' << printable(symbols.threads.name(t));
+    out << '\n';
+  }
+}
+
+// "WARNING: …" and the finding's lines.
+void write_finding(std::ostream& out, const Symbols& symbols, const Finding& f,
+                   std::string_view engine, std::string_view locks_text,
+                   const RaceContext& context) {
+  switch (f.kind) {
+    case FindingKind::DataRace:
+      out << "WARNING: data race (engine " << engine << ")\n";
+      write_race_block(out, symbols, f, engine, locks_text, context);
+      return;
+    case FindingKind::ReadReadViolation:
+      out << "WARNING: read-read discipline violation (engine " << engine
+          << "), not a data race: two reads not ordered by its discipline\n";
+      write_race_block(out, symbols, f, engine, locks_text, context);
+      return;
+    case FindingKind::Deadlock:
+      out << "WARNING: deadlock (engine " << engine << "): a cycle of "
+          << count_of(f.deadlock.cycle.size(), "thread", "threads") << '\n';
+      write_deadlock_block(out, symbols, f.deadlock);
+      return;
+    case FindingKind::Failure:
+      out << "WARNING: program failure (engine " << engine
+          << "): " << failure_kind_name(f.failure.kind);
+      if (f.failure.kind == FailureKind::Crash && f.failure.signal != 0)
+        out << " (signal " << f.failure.signal << ")";
+      if (f.count > 1) out << ", " << count_of(f.count, "time", "times");
+      out << '\n';
+      write_failure_block(out, symbols, f.failure);
+      return;
+  }
 }
 
 // Blocks are separated by a line of '='; `open` says whether a block awaits its closing line.
@@ -58,61 +172,67 @@ void write_engine_blocks(std::ostream& out, const Report& report, const EngineRe
                          bool& open) {
   const Symbols& symbols = *report.symbols;
   const RaceSink& sink = *result.sink;
-  const bool truncated = sink.truncated();
+  const EngineExtras& extras = sink.extras();
+  const std::string_view locks_text =
+      extras.locks_text.empty() ? std::string_view("Locks") : std::string_view(extras.locks_text);
+  RaceContext context;
+  context.truncated = sink.truncated();
+  context.first_race_claim = result.first_race_claim;
   const std::vector<LocationPairSummary> pairs = sink.location_pairs();
   for (const LocationPairSummary& pair : pairs) {
-    const Race& race = pair.example;
     out << "==================\n";
-    if (race_kind(race) == RaceKind::ReadRead)
-      out << "WARNING: read-read discipline violation (engine " << result.engine
-          << "), not a data race: two reads not ordered by its discipline\n";
-    else
-      out << "WARNING: data race (engine " << result.engine << ")\n";
-
-    out << "  " << describe_access(symbols, race.second, race.variable, false) << '\n';
-    if (race.first.known()) {
-      out << "  " << describe_access(symbols, race.first, race.variable, true) << '\n';
-      out << "  " << count_of(pair.count, "race", "races") << (truncated ? " listed" : "")
-          << " at this pair of locations ("
-          << printable(symbols.locations.name(race.first.location)) << ", "
-          << printable(symbols.locations.name(race.second.location)) << ")"
-          << (pair.count > 1 ? "; the first detected is shown" : "") << '\n';
-      if (&pair == &pairs.front()) {
-        out << "  This is the first race " << result.engine << " detected (by the later event)";
-        if (result.first_race_claim)
-          out << ": the one its guarantee is about\n";
-        else
-          out << "; " << result.engine << " does not claim that it is real\n";
-      }
-      if (const RaceGuards* g = sink.guards(race))
-        out << "  Cross-thread guard locks: previous access " << describe_guards(symbols, g->first)
-            << "; access " << describe_guards(symbols, g->second) << '\n';
-    } else {
-      out << "  Previous access: not known (engine " << result.engine
-          << " reports the later access of each race)\n";
-      out << "  " << count_of(pair.count, "race", "races") << (truncated ? " listed" : "")
-          << " at location " << printable(symbols.locations.name(race.second.location))
-          << (pair.count > 1 ? "; the first detected is shown" : "") << '\n';
-    }
+    context.first = &pair == &pairs.front();
+    write_finding(out, symbols,
+                  Finding::of_race(pair.example, pair.count, extras.locks_of(pair.example)),
+                  result.engine, locks_text, context);
   }
-  if (!pairs.empty()) open = true;
-  if (sink.tracks_guards()) {
+  context.first = false;
+  for (const Finding& f : sink.findings()) {
+    out << "==================\n";
+    write_finding(out, symbols, f, result.engine, locks_text, context);
+  }
+  if (!pairs.empty() || !sink.findings().empty()) open = true;
+  if (!extras.stats.empty()) {
     if (open) out << "==================\n";
     open = false;
-    out << "note: engine " << result.engine << ": "
-        << count_of(sink.cs_guarded_location_pairs(), "location pair", "location pairs")
-        << " with races removed by a cross-thread guard lock, "
-        << count_of(sink.guard_confirmations(), "guard-lock confirmation",
-                    "guard-lock confirmations")
-        << '\n';
+    out << "note: engine " << result.engine << ": ";
+    for (size_t i = 0; i < extras.stats.size(); ++i) {
+      const ExtraStat& stat = extras.stats[i];
+      out << (i ? ", " : "") << count_of(stat.value, stat.singular, stat.plural);
+    }
+    out << '\n';
   }
-  if (truncated) {
+  if (context.truncated) {
     if (open) out << "==================\n";
     open = false;
     out << "note: engine " << result.engine << " lists the first " << sink.races().size() << " of "
         << sink.race_count() << " races (--max-races " << sink.max_kept()
         << "); the SUMMARY counts all races\n";
   }
+}
+
+// " and 2 deadlocks" for the kinds other than data races, when found.
+std::string other_counts(const RaceSink& sink) {
+  std::string s;
+  for (FindingKind kind : kFindingKinds) {
+    const uint64_t n = sink.count(kind);
+    switch (kind) {
+      case FindingKind::DataRace:
+        break;
+      case FindingKind::ReadReadViolation:
+        if (n)
+          s += fmt::format(" and {} (not data races)", count_of(n, "read-read discipline violation",
+                                                                "read-read discipline violations"));
+        break;
+      case FindingKind::Deadlock:
+        if (n) s += " and " + count_of(n, "deadlock", "deadlocks");
+        break;
+      case FindingKind::Failure:
+        if (n) s += " and " + count_of(n, "program failure", "program failures");
+        break;
+    }
+  }
+  return s;
 }
 
 }  // namespace
@@ -123,14 +243,9 @@ std::string summary_line(const Report& report, const EngineReport& result) {
                        result.engine, printable(report.trace.path),
                        count_of(report.trace.events, "event", "events"), result.seconds);
   const RaceSink& sink = *result.sink;
-  const std::string read_read =
-      sink.read_read_count()
-          ? fmt::format(" and {} (not data races)",
-                        count_of(sink.read_read_count(), "read-read discipline violation",
-                                 "read-read discipline violations"))
-          : "";
   return fmt::format("SUMMARY: racepred: {}{} ({}, {}) with engine {} in {} ({}, {:.3f} s)",
-                     count_of(sink.data_race_count(), "race", "races"), read_read,
+                     count_of(sink.count(FindingKind::DataRace), "race", "races"),
+                     other_counts(sink),
                      count_of(sink.racy_event_count(), "racy event", "racy events"),
                      count_of(sink.racy_location_count(), "racy location", "racy locations"),
                      result.engine, printable(report.trace.path),
@@ -189,14 +304,21 @@ void write_json(std::ostream& out, const nlohmann::ordered_json& doc) {
   out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
-nlohmann::ordered_json race_json(const Symbols& symbols, const Race& race) {
+void write_text_finding(std::ostream& out, const Symbols& symbols, const Finding& finding,
+                        std::string_view engine, std::string_view locks_text) {
+  write_finding(out, symbols, finding, engine, locks_text, RaceContext{});
+}
+
+namespace {
+
+nlohmann::ordered_json race_fields(nlohmann::ordered_json r, const Symbols& symbols,
+                                   const Race& race) {
   using nlohmann::ordered_json;
-  ordered_json r;
   const bool known = race.first.known();
   r["first"] = known ? ordered_json(race.first.event) : ordered_json(nullptr);
   r["second"] = race.second.event;
   r["variable"] = symbols.variables.name(race.variable);
-  r["kind"] = known ? ordered_json(race_kind_name(race_kind(race))) : ordered_json(nullptr);
+  r["access"] = known ? ordered_json(race_kind_name(race_kind(race))) : ordered_json(nullptr);
   r["first_thread"] =
       known ? ordered_json(symbols.threads.name(race.first.thread)) : ordered_json(nullptr);
   r["second_thread"] = symbols.threads.name(race.second.thread);
@@ -204,6 +326,60 @@ nlohmann::ordered_json race_json(const Symbols& symbols, const Race& race) {
       known ? ordered_json(symbols.locations.name(race.first.location)) : ordered_json(nullptr);
   r["second_location"] = symbols.locations.name(race.second.location);
   return r;
+}
+
+nlohmann::ordered_json deadlock_fields(nlohmann::ordered_json j, const Symbols& symbols,
+                                       const Deadlock& d) {
+  nlohmann::ordered_json cycle = nlohmann::ordered_json::array();
+  for (const DeadlockStep& step : d.cycle)
+    cycle.push_back({{"thread", symbols.threads.name(step.thread)},
+                     {"held", locks_json(symbols, step.held)},
+                     {"requested", symbols.locks.name(step.requested)},
+                     {"event", step.event},
+                     {"location", symbols.locations.name(step.location)}});
+  j["cycle"] = std::move(cycle);
+  j["witness"] = d.witness;
+  return j;
+}
+
+nlohmann::ordered_json failure_fields(nlohmann::ordered_json j, const Symbols& symbols,
+                                      const Failure& f) {
+  using nlohmann::ordered_json;
+  j["failure"] = failure_kind_name(f.kind);
+  j["signal"] = f.kind == FailureKind::Crash ? ordered_json(f.signal) : ordered_json(nullptr);
+  j["message"] = f.message;
+  j["thread"] = f.has_thread ? ordered_json(symbols.threads.name(f.thread)) : ordered_json(nullptr);
+  j["location"] =
+      f.has_thread ? ordered_json(symbols.locations.name(f.location)) : ordered_json(nullptr);
+  j["schedule"] = {
+      {"replay_file", f.schedule.replay_file.empty() ? ordered_json(nullptr)
+                                                     : ordered_json(f.schedule.replay_file)},
+      {"choices", ordered_json::array()}};
+  for (ThreadId t : f.schedule.choices) j["schedule"]["choices"].push_back(symbols.threads.name(t));
+  return j;
+}
+
+}  // namespace
+
+nlohmann::ordered_json finding_json(const Symbols& symbols, const Finding& finding,
+                                    std::string_view locks_key) {
+  nlohmann::ordered_json j;
+  j["kind"] = finding_kind_name(finding.kind);
+  j["count"] = finding.count;
+  switch (finding.kind) {
+    case FindingKind::DataRace:
+    case FindingKind::ReadReadViolation:
+      j = race_fields(std::move(j), symbols, finding.race);
+      if (finding.locks)
+        j[std::string(locks_key)] = {{"first", locks_json(symbols, finding.locks->first)},
+                                     {"second", locks_json(symbols, finding.locks->second)}};
+      return j;
+    case FindingKind::Deadlock:
+      return deadlock_fields(std::move(j), symbols, finding.deadlock);
+    case FindingKind::Failure:
+      return failure_fields(std::move(j), symbols, finding.failure);
+  }
+  return j;
 }
 
 nlohmann::ordered_json json_report(const Report& report) {
@@ -214,37 +390,40 @@ nlohmann::ordered_json json_report(const Report& report) {
   ordered_json results = ordered_json::array();
   for (const EngineReport& result : report.results) {
     const RaceSink& sink = *result.sink;
-    ordered_json races = ordered_json::array();
-    for (const Race& race : sink.races()) {  // sorted by (first, second) after finalize()
-      ordered_json r = race_json(symbols, race);
-      if (const RaceGuards* g = sink.guards(race)) {
-        r["first_guard_locks"] = guards_json(symbols, g->first);
-        r["second_guard_locks"] = guards_json(symbols, g->second);
-      }
-      races.push_back(std::move(r));
-    }
+    const EngineExtras& extras = sink.extras();
+    const std::string_view locks_key =
+        extras.locks_key.empty() ? std::string_view("locks") : std::string_view(extras.locks_key);
+    ordered_json findings = ordered_json::array();
+    for (const Race& race : sink.races())  // sorted by (first, second) after finalize()
+      findings.push_back(
+          finding_json(symbols, Finding::of_race(race, 1, extras.locks_of(race)), locks_key));
+    for (const Finding& f : sink.findings())
+      findings.push_back(finding_json(symbols, f, locks_key));
+    ordered_json counts = ordered_json::object();
+    for (FindingKind kind : kFindingKinds)
+      counts[std::string(finding_kind_name(kind))] = sink.count(kind);
     std::vector<std::string_view> locations;
     for (LocationId l : sink.racy_locations()) locations.push_back(symbols.locations.name(l));
     std::sort(locations.begin(), locations.end());
     ordered_json entry;
     entry["engine"] = result.engine;
-    entry["races"] = std::move(races);
+    entry["findings"] = std::move(findings);
+    entry["counts"] = std::move(counts);
     entry["race_count"] = sink.race_count();
+    entry["location_pair_count"] = sink.location_pair_count();
     entry["racy_events"] = sink.racy_events();
     entry["racy_event_count"] = sink.racy_event_count();
     entry["racy_locations"] = locations;
     entry["racy_location_count"] = sink.racy_location_count();
     entry["truncated"] = sink.lists_truncated();
-    entry["first_detected"] = sink.has_first_detected() ? race_json(symbols, sink.first_detected())
-                                                        : ordered_json(nullptr);
-    if (sink.tracks_guards()) {
-      entry["location_pair_count"] = sink.location_pair_count();
-      entry["cs_guarded_location_pairs"] = sink.cs_guarded_location_pairs();
-      entry["guard_lock_confirmations"] = sink.guard_confirmations();
-    }
+    entry["first_detected"] =
+        sink.has_first_detected()
+            ? finding_json(symbols, Finding::of_race(sink.first_detected()), locks_key)
+            : ordered_json(nullptr);
     entry["seconds"] = result.seconds;
-    if (sink.read_read_count())  // goldilocks only: counted in race_count, not data races
-      entry["read_read_count"] = sink.read_read_count();
+    ordered_json x = ordered_json::object();
+    for (const ExtraStat& stat : extras.stats) x[stat.key] = stat.value;
+    entry["extras"] = std::move(x);
     if (!result.error.empty()) {  // the engine has no result: its lists and counts are empty
       entry["failed"] = true;
       entry["error"] = result.error;

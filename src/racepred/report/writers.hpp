@@ -1,4 +1,6 @@
-// Report writers: text in the ThreadSanitizer style and JSON (schema "racepred/1", docs/CLI.md).
+// Report writers: text in the ThreadSanitizer style and JSON (schema "racepred/2", docs/CLI.md).
+// They print the findings model (finding.hpp) and switch over the finding kind without a default
+// case.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +16,7 @@
 
 namespace racepred {
 
-inline constexpr const char* kJsonSchema = "racepred/1";
+inline constexpr const char* kJsonSchema = "racepred/2";
 
 // The fields every JSON document of racepred starts with: schema, command, version.
 nlohmann::ordered_json json_header(std::string_view command);
@@ -39,10 +41,11 @@ struct TraceInfo {
                       uint64_t events, bool with_format = true);
 };
 
-// The "trace" object of racepred/1 JSON (analyze, check, stats, annotate, exact).
+// The "trace" object of the JSON reports (analyze, check, stats, annotate, exact).
 nlohmann::ordered_json trace_json(const TraceInfo& trace);
 
-// One engine's result; the sink must be finalized.
+// One engine's result; the sink must be finalized. Its races, its other findings (deadlocks,
+// failures) and its extras are reported.
 struct EngineReport {
   std::string engine;
   const RaceSink* sink = nullptr;
@@ -66,8 +69,14 @@ void write_text_report(std::ostream& out, const Report& report);
 // "SUMMARY: racepred: 2 races (2 racy events, 1 racy location) with engine lockset in t.std …".
 std::string summary_line(const Report& report, const EngineReport& result);
 
-// One race as in racepred/1 "races" (first, second, variable, kind, threads, locations).
-nlohmann::ordered_json race_json(const Symbols& symbols, const Race& race);
+// One finding as in the "findings" of racepred/2: "kind", "count", then the kind's fields.
+// `locks_key` names a race's RaceLocks (EngineExtras::locks_key).
+nlohmann::ordered_json finding_json(const Symbols& symbols, const Finding& finding,
+                                    std::string_view locks_key = "locks");
+// One finding in text: a block opening with "WARNING: " (no separator lines). `engine` names
+// who found it.
+void write_text_finding(std::ostream& out, const Symbols& symbols, const Finding& finding,
+                        std::string_view engine, std::string_view locks_text = "Locks");
 nlohmann::ordered_json json_report(const Report& report);
 // json_report(report) pretty-printed with two spaces, then a newline.
 void write_json_report(std::ostream& out, const Report& report);

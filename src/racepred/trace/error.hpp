@@ -19,6 +19,13 @@ class NameLimitError : public InputError {
   using InputError::InputError;
 };
 
+// A trace that breaks well-formedness (the validator's rules): the events were read as they
+// are, so the message does not depend on the format the reader recognised.
+class WellFormednessError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 // Misuse of the command line (unknown engine, conflicting options). Exit code 2 as well.
 class UsageError : public std::runtime_error {
  public:

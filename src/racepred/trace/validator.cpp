@@ -112,7 +112,7 @@ struct Validator::State {
     ++report.violations;
     ++report.violations_by_rule[rule];
     if (options.mode == ValidationMode::Strict)
-      throw InputError(validation_error(options.file_name, issue));
+      throw WellFormednessError(validation_error(options.file_name, issue));
     if (report.errors.size() < options.max_issues) report.errors.push_back(std::move(issue));
   }
 

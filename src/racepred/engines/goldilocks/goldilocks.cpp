@@ -57,6 +57,7 @@
 #include <string_view>
 #include <vector>
 
+#include "racepred/clock/lock_set.hpp"
 #include "racepred/clock/thread_clocks.hpp"
 
 namespace racepred {
@@ -343,20 +344,20 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     if (holder_[e.target] == t) holder_[e.target] = kNone;
     give(t, e, e.target, Op::Release);
   }
-  // A read section is held in held_ as l | kReadHold; it is never the innermost lock of check 2
+  // A read section is held in held_ as read_mode(l); it is never the innermost lock of check 2
   // (two read holds of l do not order each other) and never in holder_.
   void read_acquire(EventId, const Event& e) {
     const uint32_t t = cur_;
     enable_read_locks();
     ensure_lock(e.target);
-    held_[t].push_back(e.target | kReadHold);
+    held_[t].push_back(read_mode(e.target));
     take(t, e.target, Op::ReadAcquire);
   }
   void read_release(EventId, const Event& e) {
     const uint32_t t = cur_;
     enable_read_locks();
     ensure_lock(e.target);
-    give(t, e, e.target | kReadHold, Op::ReadRelease);
+    give(t, e, read_mode(e.target), Op::ReadRelease);
   }
   // An acquire in either mode: the direct edges into check 3's memo from the lock's last write
   // release (and, for a write acquire, its last read release), then the list entry.
@@ -468,7 +469,6 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   static constexpr size_t kIndexFrom = 16;
 
   // --- locks held ---------------------------------------------------------------------------
-  static constexpr LockId kReadHold = LockId{1} << 31;  // in held_: l held in read mode
 
   void drop_held(ThreadId t, LockId hold) {
     std::vector<LockId>& held = held_[t];
@@ -480,7 +480,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     }
     LockId innermost = kNone;
     for (size_t i = held.size(); i-- > 0;) {
-      if (!(held[i] & kReadHold)) {
+      if (!is_read_mode(held[i])) {
         innermost = held[i];
         break;
       }
@@ -489,8 +489,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   }
   // The locks thread t holds, into `set` (write holds as locks, read holds as read_locks).
   void add_held(ThreadId t, GoldilocksSet& set) const {
-    for (LockId h : held_[t])
-      (h & kReadHold ? set.read_locks : set.locks).push_back(h & ~kReadHold);
+    for (LockId h : held_[t]) (is_read_mode(h) ? set.read_locks : set.locks).push_back(lock_of(h));
   }
 
   // --- thread slots ---------------------------------------------------------------------------
@@ -748,6 +747,8 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
 
   void report(const AccessRecord& first, EventId id, const Event& e) {
     const Access a{first.event, thread_at(first.thread, first.epoch), first.location, first.op()};
+    // Two reads: a discipline violation, not a data race (the engine's extras count them).
+    if (a.known() && a.op == Op::Read && e.op == Op::Read) ++sink_.extras().read_read_pairs;
     sink_.report(Race{a, Access::of(id, e), e.target});
   }
 

@@ -243,6 +243,9 @@ class GoldilocksEager final : public Engine, public Annotator {
   }
 
   void report(const Access& first, const Access& second, VariableId x) {
+    // Two reads: a discipline violation, not a data race (the engine's extras count them).
+    if (first.known() && first.op == Op::Read && second.op == Op::Read)
+      ++sink_.extras().read_read_pairs;
     sink_.report(Race{first, second, x});
   }
 

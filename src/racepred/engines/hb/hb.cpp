@@ -8,8 +8,8 @@
 // with the current access of thread i iff k > Th(i)(j), so its partners from thread j are a
 // suffix found by binary search. An access j#k is dropped once every thread that can still run
 // knows it (k <= Th(t)(j) for all of them): it is HB-before every later event. That needs the
-// whole trace (which threads still run, which start later without a fork), so the engine stores
-// the events and works in finish(). Under `annotate` it works event by event without dropping.
+// whole trace (which threads still run, which start later without a fork), so the engine is an
+// offline engine on the run's trace index. Under `annotate` it does not drop.
 #include <algorithm>
 #include <limits>
 
@@ -21,49 +21,47 @@
 namespace racepred {
 namespace {
 
-class HbAllPairs final : public Engine, public Annotator {
+class HbAllPairs final : public OfflineEngine, public Annotator {
  public:
   HbAllPairs(EngineContext& context, size_t prune_every)
       : symbols_(context.symbols),
         sink_(context.sink),
         min_prune_(std::max<size_t>(prune_every, 1)) {}
 
-  // Offline: the events are stored and analysed in finish(); under `annotate` each event is
-  // processed as it comes (the annotator needs its clocks).
-  void on_events(std::span<const EventId> ids, std::span<const Event> events) override {
-    for (size_t k = 0; k < events.size(); ++k) store(ids[k], events[k]);
-  }
-
-  void finish() override {
-    if (!annotating_) run();
+  void run(const TraceIndex& index) override {
+    if (annotating_)
+      annotate_all(index);
+    else
+      find_races(index);
   }
 
   Annotator* annotator() override { return this; }
   void before_event(EventId, const Event&) override { annotating_ = true; }
-  void annotate(EventId id, const Event& event, Annotation& row) override {
-    const size_t n = symbols_.threads.size();
-    row.push_back({"VC_pre_post", pre_.to_string(n) + "_" + event_text(symbols_, event) + "_" +
-                                      post_.to_string(n)});
-    row.push_back({"races", races_text(partners_, id)});
+  void annotate(EventId, const Event&, Annotation&) override {}
+  void annotate_at_end(std::span<Annotation> rows) override {
+    for (size_t i = 0; i < rows.size() && i < cells_.size(); ++i)
+      for (AnnotationCell& cell : cells_[i]) rows[i].push_back(std::move(cell));
   }
 
  private:
-  void store(EventId id, const Event& event) {
-    if (annotating_) {
+  // Annotation: every event with the clocks before and after it and its race partners; nothing
+  // is dropped.
+  void annotate_all(const TraceIndex& index) {
+    VectorClock pre, post;
+    cells_.resize(index.size());
+    const size_t n = symbols_.threads.size();
+    for (uint32_t k = 0; k < index.size(); ++k) {
+      const Event& event = index.event(k);
+      const EventId id = index.id(k);
       clocks_.add_thread(event.thread);
-      pre_.assign(clocks_.view(event.thread));
+      pre.assign(clocks_.view(event.thread));
       partners_.clear();
       process(id, event);
-      post_.assign(clocks_.view(event.thread));
-      return;
+      post.assign(clocks_.view(event.thread));
+      cells_[k].push_back({"VC_pre_post", pre.to_string(n) + "_" + event_text(symbols_, event) +
+                                              "_" + post.to_string(n)});
+      cells_[k].push_back({"races", races_text(partners_, id)});
     }
-    // Ids are usually 1, 2, 3, …: store them only once there is a gap.
-    if (ids_.empty() && id != events_.size() + 1) {
-      ids_.reserve(events_.capacity());
-      for (size_t k = 0; k < events_.size(); ++k) ids_.push_back(k + 1);
-    }
-    events_.push_back(event);
-    if (!ids_.empty()) ids_.push_back(id);
   }
 
   struct Entry {
@@ -142,54 +140,38 @@ class HbAllPairs final : public Engine, public Annotator {
     clocks_.apply(e);
   }
 
-  void run() {
-    const size_t n = events_.size();
-    // Thread lifetimes: first and last event, and whether a fork precedes the first event.
-    constexpr size_t kNone = std::numeric_limits<size_t>::max();
-    size_t threads = 0;
-    for (const Event& e : events_) {
-      threads = std::max<size_t>(threads, static_cast<size_t>(e.thread) + 1);
-      if (e.op == Op::Fork || e.op == Op::Join)
-        threads = std::max<size_t>(threads, static_cast<size_t>(e.target) + 1);
-    }
-    first_.assign(threads, kNone);
-    last_.assign(threads, kNone);
-    fork_at_.assign(threads, kNone);
-    for (size_t k = 0; k < n; ++k) {
-      const Event& e = events_[k];
-      if (first_[e.thread] == kNone) first_[e.thread] = k;
-      last_[e.thread] = k;
-      if (e.op == Op::Fork && fork_at_[e.target] == kNone) fork_at_[e.target] = k;
-    }
+  // Thread lifetimes (first and last event, the fork) come from the index; a thread without
+  // events or fork has kNoIndex, which no position reaches.
+  void find_races(const TraceIndex& index) {
+    const uint32_t n = static_cast<uint32_t>(index.size());
+    const uint32_t threads = index.thread_count();
     // Threads that start later without a fork know nothing: nothing can be dropped before
     // they started.
     unforked_pending_ = 0;
-    for (size_t t = 0; t < threads; ++t)
-      if (first_[t] != kNone && !(fork_at_[t] < first_[t])) ++unforked_pending_;
+    for (ThreadId t = 0; t < threads; ++t)
+      if (index.first_of(t) != kNoIndex && !(index.fork_of(t) < index.first_of(t)))
+        ++unforked_pending_;
 
     next_prune_ = min_prune_;
-    for (size_t k = 0; k < n; ++k) {
-      const Event& e = events_[k];
-      if (first_[e.thread] == k && !(fork_at_[e.thread] < k)) --unforked_pending_;
-      process(ids_.empty() ? k + 1 : ids_[k], e);
-      if (stored_ >= next_prune_) prune(k);
+    for (uint32_t k = 0; k < n; ++k) {
+      const Event& e = index.event(k);
+      if (index.first_of(e.thread) == k && !(index.fork_of(e.thread) < k)) --unforked_pending_;
+      process(index.id(k), e);
+      if (stored_ >= next_prune_) prune(index, k);
     }
-    events_.clear();
-    events_.shrink_to_fit();
-    ids_.clear();
-    ids_.shrink_to_fit();
   }
 
   // Drops the accesses every thread that can still run knows about. `k`: the current index.
-  void prune(size_t k) {
+  void prune(const TraceIndex& index, uint32_t k) {
     size_t histories = 0;
     if (unforked_pending_ == 0) {
       const size_t threads = clocks_.threads();
       known_.assign(threads, std::numeric_limits<Clock>::max());
-      for (size_t t = 0; t < threads && t < first_.size(); ++t) {
-        if (last_[t] == std::numeric_limits<size_t>::max() || last_[t] <= k) continue;  // done
-        const bool started = first_[t] <= k;
-        const bool forked = fork_at_[t] <= k;
+      for (ThreadId t = 0; t < threads && t < index.thread_count(); ++t) {
+        const uint32_t last = index.last_of(t);
+        if (last == kNoIndex || last <= k) continue;  // done
+        const bool started = index.first_of(t) <= k;
+        const bool forked = index.fork_of(t) <= k;
         if (!started && !forked) continue;  // its forker stands for it
         const ClockRef th = clocks_.view(static_cast<ThreadId>(t));
         for (size_t j = 0; j < threads; ++j)
@@ -231,17 +213,13 @@ class HbAllPairs final : public Engine, public Annotator {
   size_t min_prune_;
   size_t next_prune_ = 0;
 
-  // Offline: the stored trace and thread lifetimes (indices into events_).
-  std::vector<Event> events_;
-  std::vector<EventId> ids_;  // empty while ids_[k] would be k + 1
-  std::vector<size_t> first_, last_, fork_at_;
   size_t unforked_pending_ = 0;
   std::vector<Clock> known_;
 
-  // Annotation: the current event's pre/post vector clocks and race partners.
+  // Annotation: the current event's race partners, every event's cells.
   bool annotating_ = false;
-  VectorClock pre_, post_;
   std::vector<EventId> partners_;
+  std::vector<Annotation> cells_;
 };
 
 }  // namespace

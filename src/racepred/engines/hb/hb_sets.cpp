@@ -22,26 +22,63 @@
 // Event sets are bit sets over the events' positions, so time and memory grow quadratically:
 // a reference for small traces, not a production engine. Only the most recent write is kept
 // (Sulzmann, "Happens-before and vector clocks", "Earlier race not detected"), so its pairs are a
-// subset of hb's.
+// subset of hb's. The positions are those of the run's trace index (an offline engine): reports
+// and the annotated view read the events there.
 #include <cstdint>
 
 #include "racepred/clock/event_set.hpp"
 #include "racepred/clock/id_table.hpp"
-#include "racepred/engines/dispatch.hpp"
+#include "racepred/engines/engine.hpp"
 #include "racepred/report/notation.hpp"
 
 namespace racepred {
 namespace {
 
-class HbSets final : public DispatchEngine<HbSets>, public Annotator {
+class HbSets final : public OfflineEngine, public Annotator {
  public:
   explicit HbSets(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {}
 
-  // Every event e gets its position pos = |events so far|; D = D(t) of its thread.
-  void before(EventId id, const Event& e) {
-    pos_ = events_.size();
-    events_.push_back(e);
-    ids_.push_back(id);
+  void run(const TraceIndex& index) override {
+    index_ = &index;
+    if (annotating_) cells_.resize(index.size());
+    for (uint32_t k = 0; k < index.size(); ++k) {
+      const Event& e = index.event(k);
+      const EventId id = index.id(k);
+      before(k, e);
+      switch (e.op) {
+        case Op::Read:
+          read(id, e);
+          break;
+        case Op::Write:
+          write(id, e);
+          break;
+        case Op::Acquire:
+          acquire(id, e);
+          break;
+        case Op::Release:
+          release(id, e);
+          break;
+        case Op::Fork:
+          fork(id, e);
+          break;
+        case Op::Join:
+          join(id, e);
+          break;
+        case Op::ReadAcquire:
+          read_acquire(id, e);
+          break;
+        case Op::ReadRelease:
+          read_release(id, e);
+          break;
+      }
+      if (annotating_) annotate_event(id, e, cells_[k]);
+    }
+    index_ = nullptr;
+  }
+
+  // Every event e has its position pos in the index; D = D(t) of its thread.
+  void before(uint32_t pos, const Event& e) {
+    pos_ = pos;
     if (annotating_) {
       partners_.clear();
       w_before_ = kUndefined;
@@ -114,10 +151,17 @@ class HbSets final : public DispatchEngine<HbSets>, public Annotator {
 
   Annotator* annotator() override { return this; }
   void before_event(EventId, const Event&) override { annotating_ = true; }
+  void annotate(EventId, const Event&, Annotation&) override {}
+  void annotate_at_end(std::span<Annotation> rows) override {
+    for (size_t i = 0; i < rows.size() && i < cells_.size(); ++i)
+      for (AnnotationCell& cell : cells_[i]) rows[i].push_back(std::move(cell));
+  }
+
+ private:
   // D(t) after the event (its event set ES_e), Rel(y) after a release, W(x) and R(x) before an
   // access (the "Happens-before and vector clocks" notes' annotated traces), and the races found at
   // the event.
-  void annotate(EventId id, const Event& e, Annotation& row) override {
+  void annotate_event(EventId id, const Event& e, Annotation& row) {
     std::string W, R;
     if (e.is_access()) {
       W = w_before_ == kUndefined ? std::string("undefined") : ref(w_before_);
@@ -131,7 +175,6 @@ class HbSets final : public DispatchEngine<HbSets>, public Annotator {
     row.push_back({"races", races_text(partners_, id)});
   }
 
- private:
   static constexpr size_t kUndefined = SIZE_MAX;
   struct Variable {
     size_t W = kUndefined;
@@ -140,13 +183,15 @@ class HbSets final : public DispatchEngine<HbSets>, public Annotator {
 
   EventSet& thread_set(ThreadId t) { return D_[t]; }
   Variable& variable(VariableId x) { return variables_[x]; }
+  EventId id_at(size_t pos) const { return index_->id(static_cast<uint32_t>(pos)); }
+  const Event& event_at(size_t pos) const { return index_->event(static_cast<uint32_t>(pos)); }
   void report(size_t first, size_t second) {
-    const Event& a = events_[first];
-    const Event& b = events_[second];
-    sink_.report(Race{Access::of(ids_[first], a), Access::of(ids_[second], b), b.target});
-    if (annotating_) partners_.push_back(ids_[first]);
+    const Event& a = event_at(first);
+    const Event& b = event_at(second);
+    sink_.report(Race{Access::of(id_at(first), a), Access::of(id_at(second), b), b.target});
+    if (annotating_) partners_.push_back(id_at(first));
   }
-  std::string ref(size_t pos) const { return event_ref_colon(symbols_, ids_[pos], events_[pos]); }
+  std::string ref(size_t pos) const { return event_ref_colon(symbols_, id_at(pos), event_at(pos)); }
   // "[0:w(x)_1,0:fork(T1)_2]"
   std::string list_text(const std::vector<size_t>& positions) const {
     std::string out(1, '[');
@@ -165,11 +210,10 @@ class HbSets final : public DispatchEngine<HbSets>, public Annotator {
 
   const Symbols& symbols_;
   RaceSink& sink_;
-  std::vector<Event> events_;
-  std::vector<EventId> ids_;
-  IdTable<EventSet> D_;     // D(t)
-  IdTable<EventSet> rel_;   // Rel(y)
-  IdTable<EventSet> rrel_;  // RelR(y)
+  const TraceIndex* index_ = nullptr;  // during run()
+  IdTable<EventSet> D_;                // D(t)
+  IdTable<EventSet> rel_;              // Rel(y)
+  IdTable<EventSet> rrel_;             // RelR(y)
   IdTable<Variable> variables_;
 
   size_t pos_ = 0;  // the current event's position
@@ -177,6 +221,7 @@ class HbSets final : public DispatchEngine<HbSets>, public Annotator {
   size_t w_before_ = kUndefined;
   std::vector<size_t> r_before_;
   std::vector<EventId> partners_;
+  std::vector<Annotation> cells_;  // annotation only: the cells of every event
 };
 
 }  // namespace

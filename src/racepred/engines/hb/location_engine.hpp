@@ -21,14 +21,10 @@
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/clock/vector_clock.hpp"
 #include "racepred/engines/dispatch.hpp"
+#include "racepred/engines/partner.hpp"
+#include "racepred/report/notation.hpp"
 
 namespace racepred::hbloc {
-
-// The access that set a clock entry or epoch: reported as the first event of a race pair.
-struct Partner {
-  EventId event = kNoEvent;
-  LocationId location = 0;
-};
 
 template <class T>
 using Rows = ClockRows<T>;
@@ -148,7 +144,7 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
   // prediction" notes' post clock), W(x)/R(x) = the accessed variable's write/read state before the
   // event (as Sulzmann, "Happens-before and vector clocks" prints W(x)), W(x)'/R(x)' = after, races
   // = pairs reported at this event as (eFIRST,eSECOND), e.g. (e3,e5).
-  void annotate(EventId /*id*/, const Event& e, Annotation& row) override {
+  void annotate(EventId id, const Event& e, Annotation& row) override {
     const size_t width = display_width(e);
     row.push_back({"Th", pre_});
     row.push_back({"Th'", clock_string(e.thread, width)});
@@ -158,13 +154,7 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
     row.push_back({"W(x)'", access ? derived().show_w(e.target, width) : std::string()});
     row.push_back({"R(x)'", access ? derived().show_r(e.target, width) : std::string()});
     std::sort(found_.begin(), found_.end());
-    std::string races;
-    for (const auto& [first, second] : found_) {
-      if (!races.empty()) races += ' ';
-      races.append("(e").append(std::to_string(first)).append(",e");
-      races.append(std::to_string(second)).append(")");
-    }
-    row.push_back({"races", races});
+    row.push_back({"races", races_text(found_, id)});
   }
 
  protected:
@@ -180,7 +170,7 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
     Access second = Access::of(id, e);
     second.thread = clocks_.thread_at(e.thread, clocks_.th_at_slot(e.thread)[e.thread]);
     sink_.report(Race{Access{p.event, clocks_.thread_at(j, k), p.location, op}, second, e.target});
-    if (annotating_) found_.emplace_back(p.event, id);
+    if (annotating_) found_.push_back(p.event);
   }
   // Reports every entry of a sparse clock v (engines/hb/sparse_vc.hpp) whose access is not
   // HB-before th, in thread order.
@@ -231,7 +221,7 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
 
   // Annotated view only.
   bool annotating_ = false;
-  std::vector<std::pair<EventId, EventId>> found_;
+  std::vector<EventId> found_;  // the first events of the pairs reported at this event
   std::string pre_, w_before_, r_before_;
 };
 

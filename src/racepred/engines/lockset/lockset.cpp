@@ -50,11 +50,11 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   void read_acquire(EventId, const Event& e) {
     read_locks_ = true;
     NodeId& n = ls(e.thread);
-    n = table_.acquire(n, read_hold(e.target));
+    n = table_.acquire(n, read_mode(e.target));
   }
   void read_release(EventId, const Event& e) {
     NodeId& n = ls(e.thread);
-    n = table_.release(n, read_hold(e.target));
+    n = table_.release(n, read_mode(e.target));
   }
   void read(EventId id, const Event& e) { access(id, e); }
   void write(EventId id, const Event& e) { access(id, e); }

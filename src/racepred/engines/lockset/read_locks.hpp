@@ -1,11 +1,11 @@
 // Read-write locks in the lock-set engines (docs/ENGINES.md, "Read-write locks").
 //
-// A lock y held in read mode is the token y | kReadHold in the thread's LockSetTable set; in
-// write mode it is y itself. Two accesses of different threads are protected by y iff both hold
-// y and at least one in write mode: the effect of the standard reduction (a read section of y by
-// thread t holds (y,t), a write section every (y,u)), so the engines stay exact against
-// ls-standard. The table's own disjointness (a plain intersection) is right for sets without
-// read tokens, which keeps traces without read locks on their fast paths.
+// A lock y held in read mode is the token read_mode(y) (clock/lock_set.hpp) in the thread's
+// LockSetTable set; in write mode it is y itself. Two accesses of different threads are protected
+// by y iff both hold y and at least one in write mode: the effect of the standard reduction (a read
+// section of y by thread t holds (y,t), a write section every (y,u)), so the engines stay exact
+// against ls-standard. The table's own disjointness (a plain intersection) is right for sets
+// without read tokens, which keeps traces without read locks on their fast paths.
 #pragma once
 
 #include <algorithm>
@@ -13,19 +13,9 @@
 #include <vector>
 
 #include "racepred/clock/lock_set.hpp"
-#include "racepred/trace/error.hpp"
 #include "racepred/trace/symbols.hpp"
 
 namespace racepred {
-
-inline constexpr LockId kReadHold = LockId{1} << 31;
-
-// The token of lock y held in read mode (lock ids beyond 2^31 cannot be told apart from it).
-inline LockId read_hold(LockId y) {
-  if (y >= kReadHold) [[unlikely]]
-    throw InputError("error: more than 2^31 locks: read locks need the top bit of a lock id");
-  return y | kReadHold;
-}
 
 // LS(a) ∩ LS(b) = {} under the read-write rule above. Engines call it only once the trace has
 // taken a lock in read mode; before, the table's plain test is the same and cheaper.
@@ -36,7 +26,7 @@ inline bool disjoint_rw(const LockSetTable& table, LockSetTable::SetId a, LockSe
   bool common = false;
   table.for_each_lock(a, [&](LockId x) {
     table.for_each_lock(b, [&](LockId y) {
-      common |= (x & ~kReadHold) == (y & ~kReadHold) && !(x & y & kReadHold);
+      common |= lock_of(x) == lock_of(y) && !(is_read_mode(x) && is_read_mode(y));
     });
   });
   return !common;
@@ -47,8 +37,8 @@ inline std::string lock_set_names(const LockSetTable& table, LockSetTable::SetId
                                   const Symbols& symbols) {
   std::vector<std::string> names;
   for (const LockId y : table.sorted_locks(set)) {
-    std::string name = y & kReadHold ? "r:" : "";
-    name += symbols.locks.name(y & ~kReadHold);
+    std::string name = is_read_mode(y) ? "r:" : "";
+    name += symbols.locks.name(lock_of(y));
     names.push_back(std::move(name));
   }
   std::sort(names.begin(), names.end());

@@ -49,10 +49,10 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
   // racq(t,y), rrel(t,y): y held in read mode (engines/lockset/read_locks.hpp)
   void read_acquire(EventId, const Event& e) {
     read_locks_ = true;
-    node(e.thread) = locksets_.acquire(node(e.thread), read_hold(e.target));
+    node(e.thread) = locksets_.acquire(node(e.thread), read_mode(e.target));
   }
   void read_release(EventId, const Event& e) {
-    node(e.thread) = locksets_.release(node(e.thread), read_hold(e.target));
+    node(e.thread) = locksets_.release(node(e.thread), read_mode(e.target));
   }
   void read(EventId id, const Event& e) { access(id, e); }
   void write(EventId id, const Event& e) { access(id, e); }
@@ -143,8 +143,8 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
     std::string s = "{";
     for (LockId y : locksets_.sorted_locks(set)) {
       if (s.size() > 1) s += ',';
-      if (y & kReadHold) s += "r:";
-      s += symbols_.locks.name(y & ~kReadHold);
+      if (is_read_mode(y)) s += "r:";
+      s += symbols_.locks.name(lock_of(y));
     }
     s += '}';
     return s;

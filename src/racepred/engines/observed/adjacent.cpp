@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "racepred/engines/dispatch.hpp"
+#include "racepred/report/notation.hpp"
 
 namespace racepred {
 namespace {
@@ -37,9 +38,7 @@ class Adjacent final : public DispatchEngine<Adjacent>, public Annotator {
   Annotator* annotator() override { return this; }
   void before_event(EventId, const Event&) override { found_ = kNoEvent; }
   void annotate(EventId id, const Event&, Annotation& row) override {
-    row.push_back({"races", found_ == kNoEvent
-                                ? std::string()
-                                : "(e" + std::to_string(found_) + ",e" + std::to_string(id) + ")"});
+    row.push_back({"races", found_ == kNoEvent ? std::string() : races_text({found_}, id)});
   }
 
  private:

@@ -67,40 +67,34 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
  public:
   using Base::Base;
 
-  void handle(EventId id, const Event& e) {
+  void before(EventId, const Event& e) { ensure_thread(e.thread); }
+  void read_acquire(EventId id, const Event& e) {
+    read_locks_unsupported("dc/wdc/dc-tp/wdp", id, e);
+  }
+  void read_release(EventId id, const Event& e) {
+    read_locks_unsupported("dc/wdc/dc-tp/wdp", id, e);
+  }
+  void acquire(EventId, const Event& e) {
     const ThreadId t = e.thread;
-    ensure_thread(t);
-    switch (e.op) {
-      case Op::ReadAcquire:
-      case Op::ReadRelease:
-        read_locks_unsupported("dc/wdc/dc-tp/wdp", id, e);
-      case Op::Acquire: {
-        uint64_t entry = 0;
-        if constexpr (Config.rule_b) {
-          auto& list = list_of(e.target, t);
-          list.push_back(Section{t, d_[t].get(t), false, {}});
-          entry = list.size() - 1;
-        }
-        open_.acquire(t, e.target, entry);
-        break;
-      }
-      case Op::Release:
-        release(t, e.target);
-        break;
-      case Op::Read:
-      case Op::Write:
-        access(id, e);
-        break;
-      case Op::Fork:
-        ensure_thread(e.target);
-        d_[e.target].join(d_[t]);  // D_u := D_u ⊔ D_t
-        d_[t].increment(t);
-        break;
-      case Op::Join:
-        ensure_thread(e.target);
-        d_[t].join(d_[e.target]);  // D_t := D_t ⊔ D_u
-        break;
+    uint64_t entry = 0;
+    if constexpr (Config.rule_b) {
+      auto& list = list_of(e.target, t);
+      list.push_back(Section{t, d_[t].get(t), false, {}});
+      entry = list.size() - 1;
     }
+    open_.acquire(t, e.target, entry);
+  }
+  void release(EventId, const Event& e) { release_section(e.thread, e.target); }
+  void read(EventId id, const Event& e) { access(id, e); }
+  void write(EventId id, const Event& e) { access(id, e); }
+  void fork(EventId, const Event& e) {
+    ensure_thread(e.target);
+    d_[e.target].join(d_[e.thread]);  // D_u := D_u ⊔ D_t
+    d_[e.thread].increment(e.thread);
+  }
+  void join(EventId, const Event& e) {
+    ensure_thread(e.target);
+    d_[e.thread].join(d_[e.target]);  // D_t := D_t ⊔ D_u
   }
 
  protected:
@@ -115,7 +109,7 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
   }
 
  private:
-  void access(EventId id, const Event& e) {
+  [[gnu::always_inline]] void access(EventId id, const Event& e) {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
     if constexpr (!Config.write_read) {
@@ -143,7 +137,7 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
     open_.access(e);
   }
 
-  void release(ThreadId t, LockId l) {
+  void release_section(ThreadId t, LockId l) {
     bool held = false;
     const OpenSections::Cs cs = open_.release(t, l, held);
     if (!held) return;
@@ -248,7 +242,8 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   using Base = PoEngine<DcFlat<Config>>;
 
  public:
-  explicit DcFlat(EngineContext& context) : Base(context), clocks_(false) {
+  explicit DcFlat(EngineContext& context, const SnapshotOptions& snapshots = {})
+      : Base(context), clocks_(false), snaps_(SnapshotPool::kShortChain, snapshots) {
     clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
     // Sparse clocks past the kit's threshold (many threads alive): every write into D_t goes
     // through clocks_ (join_into_slot, raise_slot, tick); D_t is read directly.
@@ -259,34 +254,31 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     return Base::annotator();
   }
 
-  void handle(EventId id, const Event& e) {
-    const ThreadId t = e.thread;
-    if (clocks_.add_thread(t)) [[unlikely]]
+  void before(EventId, const Event& e) {
+    if (clocks_.add_thread(e.thread)) [[unlikely]]
       restride();
-    const uint32_t s = clocks_.slot(t);
-    switch (e.op) {
-      case Op::ReadAcquire:
-        if (!read_locks_) first_read_lock();
-        [[fallthrough]];
-      case Op::Acquire:
-        open_.acquire(t, section_token(e), d(s)[s]);  // entry: D_t(t) at the acquire
-        break;
-      case Op::ReadRelease:
-      case Op::Release:
-        release(t, s, section_token(e));
-        break;
-      case Op::Read:
-      case Op::Write:
-        access(id, e, s);
-        break;
-      case Op::Fork:
-        if (clocks_.fork(t, e.target)) restride();  // D_u := D_u ⊔ D_t
-        clocks_.tick_slot(s, t);
-        break;
-      case Op::Join:
-        if (clocks_.join(t, e.target)) restride();  // D_t := D_t ⊔ D_u; u's slot free
-        break;
-    }
+  }
+  void read_acquire(EventId id, const Event& e) {
+    if (!read_locks_) first_read_lock();
+    acquire(id, e);
+  }
+  void acquire(EventId, const Event& e) {
+    const uint32_t s = clocks_.slot(e.thread);
+    open_.acquire(e.thread, section_token(e), d(s)[s]);  // entry: D_t(t) at the acquire
+  }
+  void release(EventId, const Event& e) {
+    release_section(e.thread, clocks_.slot(e.thread), section_token(e));
+  }
+  void read_release(EventId id, const Event& e) { release(id, e); }
+  void read(EventId id, const Event& e) { access(id, e, clocks_.slot(e.thread)); }
+  void write(EventId id, const Event& e) { access(id, e, clocks_.slot(e.thread)); }
+  void fork(EventId, const Event& e) {
+    const uint32_t s = clocks_.slot(e.thread);
+    if (clocks_.fork(e.thread, e.target)) restride();  // D_u := D_u ⊔ D_t
+    clocks_.tick_slot(s, e.thread);
+  }
+  void join(EventId, const Event& e) {
+    if (clocks_.join(e.thread, e.target)) restride();  // D_t := D_t ⊔ D_u; u's slot free
   }
 
  protected:
@@ -395,7 +387,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     clocks_.raise_slot(s, c.thread, c.own);          // (> dt[c.thread] here)
   }
 
-  void access(EventId id, const Event& e, uint32_t s) {
+  [[gnu::always_inline]] void access(EventId id, const Event& e, uint32_t s) {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
     Clock* dt = d(s);
@@ -467,7 +459,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   }
 
   // `token`: l, or l | kReadMode for a read section.
-  void release(ThreadId thread, uint32_t t, LockId token) {
+  void release_section(ThreadId thread, uint32_t t, LockId token) {
     if (!open_.release(thread, token, released_)) return;
     Clock* dt = d(t);
     const LockId l = lock_of(token);
@@ -661,7 +653,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   Cursors rcursors_;                             // cursors into RCS_{l,u}
   bool read_locks_ = false;                      // a read lock was taken
   // D at releases: rule (a) and CS_{l,u} (short delta chains: old snapshots are read often)
-  SnapshotPool snaps_{SnapshotPool::kShortChain};
+  SnapshotPool snaps_;
   OpenSections open_{Config.lockset};
   OpenSections::Cs released_{0, 0, {}, {}};
   SparseHistory hist_;

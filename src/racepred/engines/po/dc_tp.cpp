@@ -11,6 +11,7 @@
 // critical sections and efficient dynamic race prediction methods" Fig. 2 and Fig. 6 show DC_tp
 // races that are no predictable races.
 #include "racepred/engines/po/dc_family.hpp"
+#include "racepred/engines/po/plain.hpp"
 
 namespace racepred::po {}  // namespace racepred::po
 
@@ -19,3 +20,9 @@ std::unique_ptr<Engine> make_dc_tp(EngineContext& context) {
   return std::make_unique<po::DcFlat<po::DcConfig{}>>(context);
 }
 }  // namespace racepred
+
+namespace racepred::po {
+std::unique_ptr<Engine> make_dc_tp(EngineContext& context, const SnapshotOptions& snapshots) {
+  return std::make_unique<DcFlat<DcConfig{}>>(context, snapshots);
+}
+}  // namespace racepred::po

@@ -111,7 +111,7 @@ class SlotFilteredHistory {
     EventId event() const { return EventId{event_hi} << 32 | event_lo; }
     uint32_t locks() const { return locks_write >> 1; }
     Op kind() const { return (locks_write & 1) != 0 ? Op::Write : Op::Read; }
-    Who who() const { return Who{event(), location}; }
+    Partner who() const { return Partner{event(), location}; }
   };
   static_assert(sizeof(Entry) == 28);
   // Reports, for each other thread u in thread order and each conflicting kind (write, then

@@ -59,46 +59,40 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
  public:
   using PoEngine<Sdp>::PoEngine;
 
-  void handle(EventId id, const Event& e) {
+  void before(EventId, const Event& e) {
+    ensure_thread(e.thread);
+    ran_[e.thread] = true;
+  }
+  // H_t ⊔= H_l; P_t ⊔= P_l (S5), for each reduced lock
+  void acquire(EventId id, const Event& e) {
     const ThreadId t = e.thread;
-    ensure_thread(t);
-    ran_[t] = true;
-    switch (e.op) {
-      case Op::ReadAcquire:
-      case Op::Acquire: {  // H_t ⊔= H_l; P_t ⊔= P_l (S5), for each reduced lock
-        for (LockId l : reduced_locks(e, t))
-          acquire(t, l, Cs{t, n_[t], id, false, kNoEvent, {}, {}});
-        auto& held = held_of(t);
-        const LockId token = section_token(e);
-        held.insert(std::upper_bound(held.begin(), held.end(), token), token);
-        break;
-      }
-      case Op::ReadRelease:
-      case Op::Release: {
-        if (!release(id, t, reduced_locks(e, t))) break;
-        auto& held = held_of(t);
-        const auto it = std::lower_bound(held.begin(), held.end(), section_token(e));
-        if (it != held.end() && *it == section_token(e)) held.erase(it);
-        break;
-      }
-      case Op::Read:
-      case Op::Write:
-        access(id, e);
-        break;
-      case Op::Fork: {
-        const ThreadId u = e.target;
-        ensure_thread(u);
-        p_[u].join(h_[t]);  // S6 (H_u unchanged: no fork in HB)
-        tick(t);
-        break;
-      }
-      case Op::Join: {
-        const ThreadId u = e.target;
-        ensure_thread(u);
-        if (ran_[u]) p_[t].join(h_[u]);  // S7 (needs an event of u); H_t unchanged
-        break;
-      }
-    }
+    for (LockId l : reduced_locks(e, t))
+      acquire_lock(t, l, Cs{t, n_[t], id, false, kNoEvent, {}, {}});
+    auto& held = held_of(t);
+    const LockId token = section_token(e);
+    held.insert(std::upper_bound(held.begin(), held.end(), token), token);
+  }
+  void read_acquire(EventId id, const Event& e) { acquire(id, e); }
+  void release(EventId id, const Event& e) {
+    const ThreadId t = e.thread;
+    if (!release_locks(id, t, reduced_locks(e, t))) return;
+    auto& held = held_of(t);
+    const auto it = std::lower_bound(held.begin(), held.end(), section_token(e));
+    if (it != held.end() && *it == section_token(e)) held.erase(it);
+  }
+  void read_release(EventId id, const Event& e) { release(id, e); }
+  void read(EventId id, const Event& e) { access(id, e); }
+  void write(EventId id, const Event& e) { access(id, e); }
+  void fork(EventId, const Event& e) {
+    const ThreadId t = e.thread, u = e.target;
+    ensure_thread(u);
+    p_[u].join(h_[t]);  // S6 (H_u unchanged: no fork in HB)
+    tick(t);
+  }
+  void join(EventId, const Event& e) {
+    const ThreadId t = e.thread, u = e.target;
+    ensure_thread(u);
+    if (ran_[u]) p_[t].join(h_[u]);  // S7 (needs an event of u); H_t unchanged
   }
 
  protected:
@@ -116,7 +110,7 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
     std::vector<EventId> e1;  // writes of s1 to e2's variable
   };
 
-  void access(EventId id, const Event& e) {
+  [[gnu::always_inline]] void access(EventId id, const Event& e) {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
     if (e.op == Op::Read && t < pending_.size() && x < pending_[t].size())
@@ -176,7 +170,7 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
   }
 
   // The release of the CSs of `locks` (reduced locks) by one event; false if t held none.
-  bool release(EventId id, ThreadId t, const std::vector<LockId>& locks) {
+  bool release_locks(EventId id, ThreadId t, const std::vector<LockId>& locks) {
     return release_all(
         t, locks, [&](const OpenSections::Cs& cs) { s4(t, cs.lock, cs.entry); },
         [&](const OpenSections::Cs& cs) {

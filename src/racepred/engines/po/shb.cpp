@@ -44,49 +44,50 @@ class ShbPlain final : public PoEngine<ShbPlain> {
  public:
   using PoEngine<ShbPlain>::PoEngine;
 
-  void handle(EventId id, const Event& e) {
+  void before(EventId, const Event& e) { ensure_thread(e.thread); }
+  void acquire(EventId, const Event& e) {
     const ThreadId t = e.thread;
-    ensure_thread(t);
-    switch (e.op) {
-      case Op::Acquire:
-        if (e.target < l_.size()) c_[t].join(l_[e.target]);    // C_t := C_t ⊔ L_l
-        if (e.target < lr_.size()) c_[t].join(lr_[e.target]);  // ⊔ LR_l
-        break;
-      case Op::ReadAcquire:
-        if (e.target < l_.size()) c_[t].join(l_[e.target]);  // C_t := C_t ⊔ L_l
-        break;
-      case Op::ReadRelease:
-        grow_to(lr_, e.target);
-        lr_[e.target].join(c_[t]);  // LR_l := LR_l ⊔ C_t
-        c_[t].increment(t);
-        break;
-      case Op::Release:
-        grow_to(l_, e.target);
-        l_[e.target].assign(c_[t]);  // L_l := C_t
-        c_[t].increment(t);
-        break;
-      case Op::Fork:
-        ensure_thread(e.target);
-        c_[e.target].join(c_[t]);  // C_u := C_u ⊔ C_t
-        c_[t].increment(t);
-        break;
-      case Op::Join:
-        ensure_thread(e.target);
-        c_[t].join(c_[e.target]);  // C_t := C_t ⊔ C_u
-        break;
-      case Op::Read:
-        hist_.check(*this, id, e, c_[t]);                      // before the last-write edge
-        if (e.target < lw_.size()) c_[t].join(lw_[e.target]);  // C_t := C_t ⊔ LW_x
-        hist_.record(id, e, c_[t].get(t));                     // R_x(t) := C_t(t)
-        break;
-      case Op::Write:
-        hist_.check(*this, id, e, c_[t]);
-        hist_.record(id, e, c_[t].get(t));  // W_x(t) := C_t(t)
-        grow_to(lw_, e.target);
-        lw_[e.target].assign(c_[t]);  // LW_x := C_t
-        c_[t].increment(t);
-        break;
-    }
+    if (e.target < l_.size()) c_[t].join(l_[e.target]);    // C_t := C_t ⊔ L_l
+    if (e.target < lr_.size()) c_[t].join(lr_[e.target]);  // ⊔ LR_l
+  }
+  void read_acquire(EventId, const Event& e) {
+    if (e.target < l_.size()) c_[e.thread].join(l_[e.target]);  // C_t := C_t ⊔ L_l
+  }
+  void read_release(EventId, const Event& e) {
+    const ThreadId t = e.thread;
+    grow_to(lr_, e.target);
+    lr_[e.target].join(c_[t]);  // LR_l := LR_l ⊔ C_t
+    c_[t].increment(t);
+  }
+  void release(EventId, const Event& e) {
+    const ThreadId t = e.thread;
+    grow_to(l_, e.target);
+    l_[e.target].assign(c_[t]);  // L_l := C_t
+    c_[t].increment(t);
+  }
+  void fork(EventId, const Event& e) {
+    const ThreadId t = e.thread;
+    ensure_thread(e.target);
+    c_[e.target].join(c_[t]);  // C_u := C_u ⊔ C_t
+    c_[t].increment(t);
+  }
+  void join(EventId, const Event& e) {
+    ensure_thread(e.target);
+    c_[e.thread].join(c_[e.target]);  // C_t := C_t ⊔ C_u
+  }
+  void read(EventId id, const Event& e) {
+    const ThreadId t = e.thread;
+    hist_.check(*this, id, e, c_[t]);                      // before the last-write edge
+    if (e.target < lw_.size()) c_[t].join(lw_[e.target]);  // C_t := C_t ⊔ LW_x
+    hist_.record(id, e, c_[t].get(t));                     // R_x(t) := C_t(t)
+  }
+  void write(EventId id, const Event& e) {
+    const ThreadId t = e.thread;
+    hist_.check(*this, id, e, c_[t]);
+    hist_.record(id, e, c_[t].get(t));  // W_x(t) := C_t(t)
+    grow_to(lw_, e.target);
+    lw_[e.target].assign(c_[t]);  // LW_x := C_t
+    c_[t].increment(t);
   }
 
  protected:
@@ -135,7 +136,8 @@ class ShbPlain final : public PoEngine<ShbPlain> {
 //  row's list of non-zero entries, and the engine only reads C_t.
 class Shb final : public PoEngine<Shb> {
  public:
-  explicit Shb(EngineContext& context) : PoEngine<Shb>(context) {
+  explicit Shb(EngineContext& context, const SnapshotOptions& snapshots = {})
+      : PoEngine<Shb>(context), snapshots_(SnapshotPool::kChain, snapshots) {
     clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
   }
 
@@ -144,78 +146,77 @@ class Shb final : public PoEngine<Shb> {
     return PoEngine<Shb>::annotator();
   }
 
-  void handle(EventId id, const Event& e) {
-    const ThreadId t = e.thread;
-    if (clocks_.add_thread(t)) [[unlikely]]
+  void before(EventId, const Event& e) {
+    if (clocks_.add_thread(e.thread)) [[unlikely]]
       restride();
-    const uint32_t s = clocks_.slot(t);
-    switch (e.op) {
-      case Op::Acquire:
-        // Re-acquiring a lock whose last release t already knows (often its own) changes
-        // nothing: the snapshot stays valid. LR_l is not looked at: any read use invalidates.
-        if ((e.target < read_locked_.size() && read_locked_[e.target]) || learns(s, e.target))
-          changed(s);
-        clocks_.acquire(t, e.target);  // C_t := C_t ⊔ L_l ⊔ LR_l
-        break;
-      case Op::ReadAcquire:
-        if (e.target >= read_locked_.size()) [[unlikely]]
-          read_locked_.resize(size_t{e.target} + 1, false);
-        read_locked_[e.target] = true;
-        if (learns(s, e.target)) changed(s);
-        clocks_.read_acquire(t, e.target);  // C_t := C_t ⊔ L_l
-        break;
-      case Op::ReadRelease:
-        clocks_.read_release(t, e.target);  // LR_l := LR_l ⊔ C_t
-        clocks_.tick_slot(s, t);
-        break;
-      case Op::Release:
-        clocks_.release(t, e.target);  // L_l := C_t
-        clocks_.tick_slot(s, t);
-        break;
-      case Op::Fork: {
-        if (clocks_.fork(t, e.target)) restride();  // C_u := C_u ⊔ C_t
-        changed(clocks_.slot(e.target));
-        clocks_.tick(t);
-        break;
-      }
-      case Op::Join:
-        if (clocks_.join(t, e.target)) restride();  // C_t := C_t ⊔ C_u
-        changed(clocks_.slot(t));
-        break;
-      case Op::Read: {
-        Clock* ct = clocks_.th_at_slot(s);
-        hist_.check(*this, id, e, ct);  // before the last-write edge
-        const size_t x = e.target;
-        if (x < writer_.size() && writer_[x].snapshot != SnapshotPool::kNone) {
-          const Writer& w = writer_[x];
-          if (w.time > ct[w.slot]) {  // C_t := C_t ⊔ LW_x (ct stays valid)
-            const Clock* lw = snapshots_.row(w.snapshot);
-            if (snapshots_.sparse())  // over the snapshot's non-zero entries
-              clocks_.join_into_slot(s, lw, snapshots_.row_nonzeros());
-            else
-              clocks_.join_into_slot(s, lw);
-            clocks_.raise_slot(s, w.slot, w.time);
-            changed(s);
-          }
-        }
-        hist_.record(id, e, s, ct[s]);  // R_x(t) := C_t(t)
-        break;
-      }
-      case Op::Write: {
-        Clock* ct = clocks_.th_at_slot(s);
-        hist_.check(*this, id, e, ct);
-        hist_.record(id, e, s, ct[s]);  // W_x(t) := C_t(t)
-        const size_t x = e.target;
-        if (x >= writer_.size()) [[unlikely]]
-          writer_.resize(std::max(x + 1, writer_.size() * 3 / 2));
-        Writer& w = writer_[x];
-        snapshots_.unref(w.snapshot);  // LW_x := C_t
-        w = Writer{s, ct[s], current_snapshot(s, t)};
-        snapshots_.ref(w.snapshot);
-        clocks_.tick_slot(s, t);
-        break;
+  }
+  void acquire(EventId, const Event& e) {
+    const uint32_t s = clocks_.slot(e.thread);
+    // Re-acquiring a lock whose last release t already knows (often its own) changes nothing:
+    // the snapshot stays valid. LR_l is not looked at: any read use invalidates.
+    if ((e.target < read_locked_.size() && read_locked_[e.target]) || learns(s, e.target))
+      changed(s);
+    clocks_.acquire(e.thread, e.target);  // C_t := C_t ⊔ L_l ⊔ LR_l
+  }
+  void read_acquire(EventId, const Event& e) {
+    const uint32_t s = clocks_.slot(e.thread);
+    if (e.target >= read_locked_.size()) [[unlikely]]
+      read_locked_.resize(size_t{e.target} + 1, false);
+    read_locked_[e.target] = true;
+    if (learns(s, e.target)) changed(s);
+    clocks_.read_acquire(e.thread, e.target);  // C_t := C_t ⊔ L_l
+  }
+  void read_release(EventId, const Event& e) {
+    clocks_.read_release(e.thread, e.target);  // LR_l := LR_l ⊔ C_t
+    clocks_.tick_slot(clocks_.slot(e.thread), e.thread);
+  }
+  void release(EventId, const Event& e) {
+    const uint32_t s = clocks_.slot(e.thread);
+    clocks_.release(e.thread, e.target);  // L_l := C_t
+    clocks_.tick_slot(s, e.thread);
+  }
+  void fork(EventId, const Event& e) {
+    if (clocks_.fork(e.thread, e.target)) restride();  // C_u := C_u ⊔ C_t
+    changed(clocks_.slot(e.target));
+    clocks_.tick(e.thread);
+  }
+  void join(EventId, const Event& e) {
+    if (clocks_.join(e.thread, e.target)) restride();  // C_t := C_t ⊔ C_u
+    changed(clocks_.slot(e.thread));
+  }
+  void read(EventId id, const Event& e) {
+    const uint32_t s = clocks_.slot(e.thread);
+    Clock* ct = clocks_.th_at_slot(s);
+    hist_.check(*this, id, e, ct);  // before the last-write edge
+    const size_t x = e.target;
+    if (x < writer_.size() && writer_[x].snapshot != SnapshotPool::kNone) {
+      const Writer& w = writer_[x];
+      if (w.time > ct[w.slot]) {  // C_t := C_t ⊔ LW_x (ct stays valid)
+        const Clock* lw = snapshots_.row(w.snapshot);
+        if (snapshots_.sparse())  // over the snapshot's non-zero entries
+          clocks_.join_into_slot(s, lw, snapshots_.row_nonzeros());
+        else
+          clocks_.join_into_slot(s, lw);
+        clocks_.raise_slot(s, w.slot, w.time);
+        changed(s);
       }
     }
+    hist_.record(id, e, s, ct[s]);  // R_x(t) := C_t(t)
+  }
+  void write(EventId id, const Event& e) {
+    const ThreadId t = e.thread;
+    const uint32_t s = clocks_.slot(t);
+    Clock* ct = clocks_.th_at_slot(s);
+    hist_.check(*this, id, e, ct);
+    hist_.record(id, e, s, ct[s]);  // W_x(t) := C_t(t)
+    const size_t x = e.target;
+    if (x >= writer_.size()) [[unlikely]]
+      writer_.resize(std::max(x + 1, writer_.size() * 3 / 2));
+    Writer& w = writer_[x];
+    snapshots_.unref(w.snapshot);  // LW_x := C_t
+    w = Writer{s, ct[s], current_snapshot(s, t)};
+    snapshots_.ref(w.snapshot);
+    clocks_.tick_slot(s, t);
   }
 
  protected:
@@ -282,6 +283,9 @@ class Shb final : public PoEngine<Shb> {
 namespace racepred::po {
 std::unique_ptr<Engine> make_shb_plain(EngineContext& context) {
   return std::make_unique<ShbPlain>(context);
+}
+std::unique_ptr<Engine> make_shb(EngineContext& context, const SnapshotOptions& snapshots) {
+  return std::make_unique<Shb>(context, snapshots);
 }
 }  // namespace racepred::po
 

@@ -61,45 +61,42 @@ class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section>
  public:
   using PoEngine<WcpPlain>::PoEngine;
 
-  void handle(EventId id, const Event& e) {
+  void before(EventId, const Event& e) {
+    ensure_thread(e.thread);
+    ran_[e.thread] = true;
+  }
+  // H_t ⊔= H_l; P_t ⊔= P_l, for each reduced lock                                      (WCP-3)
+  void acquire(EventId, const Event& e) {
     const ThreadId t = e.thread;
-    ensure_thread(t);
-    ran_[t] = true;
-    switch (e.op) {
-      case Op::ReadAcquire:
-      case Op::Acquire:  // H_t ⊔= H_l; P_t ⊔= P_l, for each reduced lock                   (WCP-3)
-        for (LockId l : reduced(e, t, [](LockId, LockId, const auto&) {}))
-          acquire(t, l, Section{t, n_[t], false, {}});
-        break;
-      case Op::ReadRelease:
-      case Op::Release:  // WCP-2 on every reduced lock until nothing is joined; close them
-        release_all(
-            t, reduced(e, t, [](LockId, LockId, const auto&) {}), [](const OpenSections::Cs&) {},
-            [](const OpenSections::Cs&) {});
-        break;
-      case Op::Read:
-      case Op::Write:
-        access(id, e);
-        break;
-      case Op::Fork: {
-        const ThreadId u = e.target;
-        ensure_thread(u);
-        h_[u].join(h_[t]);  // H_u := H_u ⊔ H_t
-        p_[u].join(h_[t]);  // P_u := P_u ⊔ H_t                                     (WCP-4)
-        tick(t);
-        break;
-      }
-      case Op::Join: {
-        const ThreadId u = e.target;
-        ensure_thread(u);
-        // WCP-5 needs an event of u: a thread that never ran orders nothing before the join
-        // (its H_u is only its parent's time at the fork).
-        if (ran_[u]) {
-          h_[t].join(h_[u]);  // H_t := H_t ⊔ H_u
-          p_[t].join(h_[u]);  // P_t := P_t ⊔ H_u                                   (WCP-5)
-        }
-        break;
-      }
+    for (LockId l : reduced(e, t, [](LockId, LockId, const auto&) {}))
+      acquire_lock(t, l, Section{t, n_[t], false, {}});
+  }
+  void read_acquire(EventId id, const Event& e) { acquire(id, e); }
+  // WCP-2 on every reduced lock until nothing is joined; close them
+  void release(EventId, const Event& e) {
+    const ThreadId t = e.thread;
+    release_all(
+        t, reduced(e, t, [](LockId, LockId, const auto&) {}), [](const OpenSections::Cs&) {},
+        [](const OpenSections::Cs&) {});
+  }
+  void read_release(EventId id, const Event& e) { release(id, e); }
+  void read(EventId id, const Event& e) { access(id, e); }
+  void write(EventId id, const Event& e) { access(id, e); }
+  void fork(EventId, const Event& e) {
+    const ThreadId t = e.thread, u = e.target;
+    ensure_thread(u);
+    h_[u].join(h_[t]);  // H_u := H_u ⊔ H_t
+    p_[u].join(h_[t]);  // P_u := P_u ⊔ H_t                                         (WCP-4)
+    tick(t);
+  }
+  void join(EventId, const Event& e) {
+    const ThreadId t = e.thread, u = e.target;
+    ensure_thread(u);
+    // WCP-5 needs an event of u: a thread that never ran orders nothing before the join (its
+    // H_u is only its parent's time at the fork).
+    if (ran_[u]) {
+      h_[t].join(h_[u]);  // H_t := H_t ⊔ H_u
+      p_[t].join(h_[u]);  // P_t := P_t ⊔ H_u                                       (WCP-5)
     }
   }
 
@@ -111,7 +108,7 @@ class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section>
   }
 
  private:
-  void access(EventId id, const Event& e) {
+  [[gnu::always_inline]] void access(EventId id, const Event& e) {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
     // WCP-1: releases of earlier CSs on a held lock (other threads) with a conflicting access.
@@ -156,7 +153,8 @@ class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section>
 // P_t's own entry and restores it before any other call).
 class Wcp final : public PoEngine<Wcp> {
  public:
-  explicit Wcp(EngineContext& context) : PoEngine<Wcp>(context) {
+  explicit Wcp(EngineContext& context, const SnapshotOptions& snapshots = {})
+      : PoEngine<Wcp>(context), snaps_(SnapshotPool::kChain, snapshots) {
     clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
     pclocks_.rows_start_empty();
   }
@@ -166,7 +164,7 @@ class Wcp final : public PoEngine<Wcp> {
     return PoEngine<Wcp>::annotator();
   }
 
-  void handle(EventId id, const Event& e) {
+  void before(EventId, const Event& e) {
     const ThreadId t = e.thread;
     if (clocks_.add_thread(t)) [[unlikely]]
       restride();
@@ -174,63 +172,59 @@ class Wcp final : public PoEngine<Wcp> {
       add_thread(t);
     ensure_p_rows();
     ran_[t] = true;
+  }
+  void read_acquire(EventId, const Event& e) {
+    read_acquire_section(e.thread, clocks_.slot(e.thread), e.target);
+  }
+  void acquire(EventId, const Event& e) {
+    const ThreadId t = e.thread;
     const uint32_t s = clocks_.slot(t);
-    switch (e.op) {
-      case Op::ReadAcquire:
-        read_acquire(t, s, e.target);
-        break;
-      case Op::Acquire: {
-        const LockId l = e.target;
-        if (l >= sections_.size()) [[unlikely]]
-          add_lock(l);
-        clocks_.acquire(t, l);  // H_t := H_t ⊔ H_l (⊔ HR_l)
-        pclocks_.acquire(s, l);  // P_t := P_t ⊔ P_l (⊔ PR_l)                               (WCP-3)
-        Lane& lane = sections_[l];
-        lane.v.push_back(Sec{s, now(s), kNoSnap});
-        open_.acquire(t, l, lane.base + lane.v.size() - 1);
-        break;
-      }
-      case Op::Release:
-        release(t, s, e.target);
-        break;
-      case Op::ReadRelease:
-        read_release(t, s, e.target);
-        break;
-      case Op::Read:
-      case Op::Write:
-        access(id, e, s);
-        break;
-      case Op::Fork: {
-        const ThreadId u = e.target;
-        if (u >= ran_.size()) add_thread(u);
-        // A thread without a slot gets a fresh one or a reused one: its P starts empty.
-        const bool fresh = !clocks_.has_slot(u);
-        if (clocks_.fork(t, u)) restride();  // H_u := H_u ⊔ H_t
-        const uint32_t su = clocks_.slot(u);
-        ensure_p_rows();
-        if (fresh)
-          pclocks_.assign_slot_from(su, clocks_, s);  // P_u := P_u ⊔ H_t                  (WCP-4)
-        else
-          pclocks_.join_slot_from(su, clocks_, s);
-        clocks_.tick_slot(s, t);
-        break;
-      }
-      case Op::Join: {
-        const ThreadId u = e.target;
-        if (u >= ran_.size()) add_thread(u);
-        if (clocks_.add_thread(u)) restride();
-        ensure_p_rows();
-        const uint32_t su = clocks_.slot(u);
-        if (ran_[u])
-          pclocks_.join_slot_from(s, clocks_, su);  // P_t := P_t ⊔ H_u                   (WCP-5)
-        else if (h(su)[su] > 0)
-          // No event of u, and its own entry (its forker's + 1) went nowhere: the slot is
-          // free for a thread forked by one that knows the forker's time (u's "last" time).
-          clocks_.lower_slot(su, su, h(su)[su] - 1);
-        if (clocks_.join(t, u, ran_[u])) restride();  // H_t := H_t ⊔ H_u; u's slot free
-        break;
-      }
-    }
+    const LockId l = e.target;
+    if (l >= sections_.size()) [[unlikely]]
+      add_lock(l);
+    clocks_.acquire(t, l);   // H_t := H_t ⊔ H_l (⊔ HR_l)
+    pclocks_.acquire(s, l);  // P_t := P_t ⊔ P_l (⊔ PR_l)                                 (WCP-3)
+    Lane& lane = sections_[l];
+    lane.v.push_back(Sec{s, now(s), kNoSnap});
+    open_.acquire(t, l, lane.base + lane.v.size() - 1);
+  }
+  void release(EventId, const Event& e) {
+    release_section(e.thread, clocks_.slot(e.thread), e.target);
+  }
+  void read_release(EventId, const Event& e) {
+    read_release_section(e.thread, clocks_.slot(e.thread), e.target);
+  }
+  void read(EventId id, const Event& e) { access(id, e, clocks_.slot(e.thread)); }
+  void write(EventId id, const Event& e) { access(id, e, clocks_.slot(e.thread)); }
+  void fork(EventId, const Event& e) {
+    const ThreadId t = e.thread, u = e.target;
+    const uint32_t s = clocks_.slot(t);
+    if (u >= ran_.size()) add_thread(u);
+    // A thread without a slot gets a fresh one or a reused one: its P starts empty.
+    const bool fresh = !clocks_.has_slot(u);
+    if (clocks_.fork(t, u)) restride();  // H_u := H_u ⊔ H_t
+    const uint32_t su = clocks_.slot(u);
+    ensure_p_rows();
+    if (fresh)
+      pclocks_.assign_slot_from(su, clocks_, s);  // P_u := P_u ⊔ H_t                    (WCP-4)
+    else
+      pclocks_.join_slot_from(su, clocks_, s);
+    clocks_.tick_slot(s, t);
+  }
+  void join(EventId, const Event& e) {
+    const ThreadId t = e.thread, u = e.target;
+    const uint32_t s = clocks_.slot(t);
+    if (u >= ran_.size()) add_thread(u);
+    if (clocks_.add_thread(u)) restride();
+    ensure_p_rows();
+    const uint32_t su = clocks_.slot(u);
+    if (ran_[u])
+      pclocks_.join_slot_from(s, clocks_, su);  // P_t := P_t ⊔ H_u                     (WCP-5)
+    else if (h(su)[su] > 0)
+      // No event of u, and its own entry (its forker's + 1) went nowhere: the slot is free for
+      // a thread forked by one that knows the forker's time (u's "last" time).
+      clocks_.lower_slot(su, su, h(su)[su] - 1);
+    if (clocks_.join(t, u, ran_[u])) restride();  // H_t := H_t ⊔ H_u; u's slot free
   }
 
  protected:
@@ -307,7 +301,7 @@ class Wcp final : public PoEngine<Wcp> {
     return cur;
   }
 
-  void access(EventId id, const Event& e, uint32_t s) {
+  [[gnu::always_inline]] void access(EventId id, const Event& e, uint32_t s) {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
     Clock* pt = p(s);
@@ -371,8 +365,8 @@ class Wcp final : public PoEngine<Wcp> {
     }
   }
 
-  // A write release (the read releases: read_release).
-  void release(ThreadId t, uint32_t s, LockId l) {
+  // A write release (the read releases: read_release_section).
+  void release_section(ThreadId t, uint32_t s, LockId l) {
     if (!open_.release(t, l, released_)) return;
     if (l >= sections_.size()) add_lock(l);
     Lane& lane = sections_[l];
@@ -410,7 +404,7 @@ class Wcp final : public PoEngine<Wcp> {
     std::vector<uint64_t> at;     // scratch: a cursor per lane during a write release
   };
   // racq(t, l): H_t ⊔= H_l, P_t ⊔= P_l (the last write release), a new CS on RCS_{l,t}.
-  [[gnu::noinline]] void read_acquire(ThreadId t, uint32_t s, LockId l) {
+  [[gnu::noinline]] void read_acquire_section(ThreadId t, uint32_t s, LockId l) {
     read_locks_ = true;
     const LockId token = read_mode(l);  // lock ids beyond 2^31 cannot be told from tokens
     if (l >= sections_.size()) add_lock(l);
@@ -426,7 +420,7 @@ class Wcp final : public PoEngine<Wcp> {
     open_.acquire(t, token, lane.base + lane.v.size() - 1);
   }
   // rrel(t, l): WCP-2, the rule-(a) state of t's read section, HR_l ⊔= H_t, PR_l ⊔= P_t.
-  [[gnu::noinline]] void read_release(ThreadId t, uint32_t s, LockId l) {
+  [[gnu::noinline]] void read_release_section(ThreadId t, uint32_t s, LockId l) {
     if (!open_.release(t, read_mode(l), released_)) return;
     read_rule_b(t, s, l);
     const uint32_t snap = current_snapshot(s);  // H at this release
@@ -620,6 +614,9 @@ class Wcp final : public PoEngine<Wcp> {
 
 std::unique_ptr<Engine> make_wcp_plain(EngineContext& context) {
   return std::make_unique<WcpPlain>(context);
+}
+std::unique_ptr<Engine> make_wcp(EngineContext& context, const SnapshotOptions& snapshots) {
+  return std::make_unique<Wcp>(context, snapshots);
 }
 
 }  // namespace racepred::po

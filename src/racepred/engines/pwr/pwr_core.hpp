@@ -56,7 +56,7 @@
 // each other unless both are read sections. y may have several read holders, each with its own
 // acquire epoch (Acq of the reduced lock (y,i)); H(y) keeps read and write sections, a read
 // section marked; w3 skips a read section of H(y) while i holds y in read mode (they share no
-// reduced lock). LSt(i) holds y in read mode as the token read_hold(y) (lockset/read_locks.hpp);
+// reduced lock). LSt(i) holds y in read mode as the token read_mode(y) (clock/lock_set.hpp);
 // lock sets are disjoint under the read-write rule once a read lock was seen (disjoint()).
 // Traces without read locks take the same paths as before.
 #pragma once
@@ -203,7 +203,7 @@ class PwrClocks {
   }
   // The set holds y in a mode that excludes a hold of y in mode `read` by another thread.
   bool excludes(SetId set, LockId y, bool read) const {
-    return sets_.contains(set, y) || (!read && read_locks_ && sets_.contains(set, read_hold(y)));
+    return sets_.contains(set, y) || (!read && read_locks_ && sets_.contains(set, read_mode(y)));
   }
   // An epoch j#k happened before the current event of i (i is the current event's thread).
   bool ordered(Epoch f, [[maybe_unused]] ThreadId i) const {
@@ -322,7 +322,7 @@ class PwrClocks {
     l.all_pos = hold(Held{l.acq, y, i, false}, y);
     return true;
   }
-  // racq(i,y): the same for a read hold of y, the token read_hold(y) in LSt(i).
+  // racq(i,y): the same for a read hold of y, the token read_mode(y) in LSt(i).
   bool read_acquire(ThreadId i, LockId y) {
     begin(i);
     ensure_lock(y);
@@ -331,7 +331,7 @@ class PwrClocks {
     if (find_reader(l, i) != nullptr) return false;
     const Epoch acq = now(i);
     l.readers.push_back(Reader{acq, i, 0});
-    l.readers.back().all_pos = hold(Held{acq, y, i, true}, read_hold(y));
+    l.readers.back().all_pos = hold(Held{acq, y, i, true}, read_mode(y));
     return true;
   }
   // rel(i,y): H(y) += (Acq(y), Th(i)); LSt(i) -= {y}; L_all -= {y}. False if i does not hold y.
@@ -357,7 +357,7 @@ class PwrClocks {
     *r = l.readers.back();
     l.readers.pop_back();
     record_section(l, gone.acq, i, kReadRow);
-    unhold(gone.all_pos, gone.acq, i, read_hold(y));
+    unhold(gone.all_pos, gone.acq, i, read_mode(y));
     return true;
   }
   // fork(i,u): Th(u) = Th(u) ⊔ Th(i) (a new thread may take a joined thread's slot).
@@ -496,14 +496,14 @@ class PwrClocks {
     t.pending = kNoPending;
     if (y == kAllLocks || rod_lock(t, y)) w3(i);
   }
-  // One pass of ROD over H(y) for the hold `token` (y, or read_hold(y)) of the current thread;
+  // One pass of ROD over H(y) for the hold `token` (y, or read_mode(y)) of the current thread;
   // true if it joined something.
   bool rod_lock(Thread& t, LockId token) {
     Clock* const th = cur_th_;
     bool changed = false;
     // A read hold skips the read sections of H(y): (y,i) and (y,j) are different locks.
-    const uint32_t skip = token & kReadHold ? kReadRow : 0;
-    const Lock& l = locks_[token & ~kReadHold];
+    const uint32_t skip = is_read_mode(token) ? kReadRow : 0;
+    const Lock& l = locks_[lock_of(token)];
     const Epoch* acq = l.cs_acq.data();
     const Clock* rel = l.cs_rel.data();
     for (size_t k = 0, n = l.cs_acq.size(); k < n; ++k) {
@@ -531,10 +531,10 @@ class PwrClocks {
       if (r.thread == i) return &r;
     return nullptr;
   }
-  // The acquire epoch of i's hold `token` (y, or read_hold(y)).
+  // The acquire epoch of i's hold `token` (y, or read_mode(y)).
   Epoch hold_acquire(ThreadId i, LockId token) const {
-    if (!(token & kReadHold)) return locks_[token].acq;
-    return find_reader(locks_[token & ~kReadHold], i)->acq;
+    if (!is_read_mode(token)) return locks_[token].acq;
+    return find_reader(locks_[lock_of(token)], i)->acq;
   }
 
   // LSt(t) ∪= {token} (acquire) or -= {token}: the lock-set trie's transition, memoised in a

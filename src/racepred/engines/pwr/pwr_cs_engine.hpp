@@ -30,7 +30,11 @@
 // lock meets another hold of it unless both are read holds.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <span>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "racepred/engines/dispatch.hpp"
@@ -38,6 +42,15 @@
 #include "racepred/engines/pwr/pwr_engine.hpp"
 
 namespace racepred::pwr {
+
+// A cross-thread guard lock (Sulzmann and Thiemann, "Cross-thread critical sections…", §6.3):
+// `lock` held by `thread` around an access of another thread (acq <PWR access <PWR rel), i.e. an
+// element (lock, thread) of LH_pwr beyond LH_S.
+struct GuardLock {
+  LockId lock = 0;
+  ThreadId thread = 0;
+  bool read = false;  // the guarding section holds the lock in read mode
+};
 
 // E1 = true: pwr-e (PWRE-3 with cross-thread sections, applied when a guard is confirmed).
 template <bool E1>
@@ -72,7 +85,7 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     // Locks held at the end: virtual release after the holder's last event.
     const std::vector<PwrClocks::Held> held = clocks_.held();
     for (const PwrClocks::Held& h : held) release_guards(h.lock, h.holder, h.read);
-    sink_.add_guard_confirmations(confirmations_);
+    publish_extras();
   }
 
  private:
@@ -312,9 +325,42 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
       for (const GuardLock& h : gb)
         common = common || (g.lock == h.lock && g.thread != h.thread && !(g.read && h.read));
     if (common)
-      sink_.report_guarded(race);
+      guarded_pairs_.insert(location_pair_key(race));  // Fig. 12 "cs guarded"
     else
-      sink_.report(race, ga, gb);
+      report(race, ga, gb);
+  }
+
+  // A race with the guard locks of its accesses, kept with the race if the sink keeps it (stale
+  // entries are dropped in publish_extras()).
+  void report(const Race& race, std::span<const GuardLock> ga, std::span<const GuardLock> gb) {
+    if (!(ga.empty() && gb.empty()) && sink_.would_keep(race)) {
+      RaceLocks& locks = guards_[{race.first.event, race.second.event}];
+      locks = {};
+      for (const GuardLock& g : ga) locks.first.push_back(HeldLock{g.lock, g.thread, g.read});
+      for (const GuardLock& g : gb) locks.second.push_back(HeldLock{g.lock, g.thread, g.read});
+    }
+    sink_.report(race);
+  }
+
+  // Fig. 12 of the cross-thread paper: location pairs all of whose races a guard lock removed,
+  // the guard-lock confirmations (line 7 of RELEASE), and the guard locks of the kept races.
+  void publish_extras() {
+    uint64_t cs_guarded = 0;
+    for (uint64_t p : guarded_pairs_) cs_guarded += !sink_.has_location_pair(p);
+    EngineExtras& x = sink_.extras();
+    x.stats = {{"cs_guarded_location_pairs", "cs guarded",
+                "location pair with races removed by a cross-thread guard lock",
+                "location pairs with races removed by a cross-thread guard lock", cs_guarded},
+               {"guard_lock_confirmations", "guard locks", "guard-lock confirmation",
+                "guard-lock confirmations", confirmations_}};
+    x.locks_key = "guard_locks";
+    x.locks_text = "Cross-thread guard locks";
+    x.race_locks.clear();
+    for (const Race& r : sink_.races()) {
+      auto it = guards_.find({r.first.event, r.second.event});
+      if (it != guards_.end()) x.race_locks.insert(std::move(*it));
+    }
+    guards_.clear();
   }
   Epoch first_epoch(const Pair& p) const { return first_epochs_[&p - pairs_.data()]; }
 
@@ -324,7 +370,7 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     for (const Side* s : {&first, &second})
       if (s->record != kNone && records_[s->record].pending > 0) ++waiting;
     if (first.record == kNone && second.record == kNone) {
-      sink_.report(Race{first.access, second.access, x}, {}, {});
+      sink_.report(Race{first.access, second.access, x});
       return;
     }
     uint32_t p;
@@ -429,6 +475,8 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
   std::vector<Clock> scratch_vc_, scratch_extra_;  // pwr-e: a packed record's, in rod_cross
   const std::vector<GuardLock> no_guards_;
   uint64_t confirmations_ = 0;
+  std::map<std::pair<EventId, EventId>, RaceLocks> guards_;  // of races reported while kept
+  std::unordered_set<uint64_t> guarded_pairs_;               // location pairs of removed races
 };
 
 }  // namespace racepred::pwr

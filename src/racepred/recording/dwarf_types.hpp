@@ -8,7 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
-namespace racepred::cli {
+namespace racepred::recording {
 
 class DwarfTypes {
  public:
@@ -41,4 +41,4 @@ class DwarfTypes {
   std::unordered_map<uint64_t, uint64_t> vars_;  // address -> type DIE
 };
 
-}  // namespace racepred::cli
+}  // namespace racepred::recording

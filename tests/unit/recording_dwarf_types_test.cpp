@@ -1,10 +1,10 @@
 // DwarfTypes: member paths of globals from readelf's dump of the debug information (the
 // recorder names `obj.field`, `table[3].y`; tests/recorder/struct_fields.c runs it end to end).
-#include "racepred/cli/dwarf_types.hpp"
+#include "racepred/recording/dwarf_types.hpp"
 
 #include <gtest/gtest.h>
 
-namespace racepred::cli {
+namespace racepred::recording {
 namespace {
 
 // `readelf --debug-dump=info --wide` of (gcc 12, -g, trimmed to the attributes read):
@@ -144,4 +144,4 @@ TEST(DwarfTypes, ClangAddrxLocationsAreResolvedThroughDebugAddr) {
 }
 
 }  // namespace
-}  // namespace racepred::cli
+}  // namespace racepred::recording

@@ -1,4 +1,4 @@
-// racepred record's conversion of raw recordings (cli/recording): merge by sequence number,
+// racepred record's conversion of raw recordings (recording/finish.hpp): merge by sequence number,
 // the consistent cut of a recording that ended early, torn tails and corrupt blocks.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -8,76 +8,30 @@
 #include <string>
 #include <vector>
 
-#include "racepred/cli/recording.hpp"
 #include "racepred/format/trace_format.hpp"
-#include "racepred/io/reader.hpp"
-#include "racepred/io/std_writer.hpp"
+#include "racepred/recording/finish.hpp"
 #include "racepred/trace/error.hpp"
+#include "support/raw_builder.hpp"
 
 namespace racepred {
 namespace {
 
 namespace fmt = racepred::format;
-
-// Builds a raw recording the way the runtime writes it.
-class RawFile {
- public:
-  RawFile() {
-    uint8_t h[fmt::kHeaderSize];
-    fmt::write_file_header(h, fmt::kFileRecording);
-    bytes_.append(reinterpret_cast<char*>(h), sizeof h);
-  }
-  void block(uint8_t kind, const std::vector<uint8_t>& payload) {
-    fmt::BlockHeader h{kind,
-                       fmt::kCodecNone,
-                       0,
-                       static_cast<uint32_t>(payload.size()),
-                       static_cast<uint32_t>(payload.size()),
-                       0};
-    h.checksum = fmt::block_checksum(h, payload.data());
-    bytes_.append(reinterpret_cast<char*>(&h), sizeof h);
-    bytes_.append(reinterpret_cast<const char*>(payload.data()), payload.size());
-  }
-  void start(uint32_t tid, uint64_t seq) {
-    std::vector<uint8_t> p(fmt::kRawPrefix + 8);
-    fmt::put_u32(p.data(), tid);
-    fmt::put_u32(p.data() + 4, fmt::kRawStart);
-    fmt::put_u64(p.data() + 8, seq);
-    block(fmt::kBlockRaw, p);
-  }
-  void records(uint32_t tid, const std::vector<fmt::RawRecord>& recs, bool last) {
-    std::vector<uint8_t> p(fmt::kRawHeader + recs.size() * fmt::kMaxPackedRecord);
-    fmt::put_u32(p.data(), tid);
-    fmt::put_u32(p.data() + 4, last ? fmt::kRawEnd : 0);
-    fmt::put_u32(p.data() + 8, static_cast<uint32_t>(recs.size()));
-    uint8_t* end =
-        fmt::pack_raw(recs.data(), static_cast<uint32_t>(recs.size()), p.data() + fmt::kRawHeader);
-    p.resize(static_cast<size_t>(end - p.data()));
-    block(fmt::kBlockRaw, p);
-  }
-  void note(const std::string& text) { block(fmt::kBlockNote, {text.begin(), text.end()}); }
-  std::string& bytes() { return bytes_; }
-
- private:
-  std::string bytes_;
-};
-
-fmt::RawRecord rec(uint64_t seq, uint8_t op, uint64_t addr, uint64_t pc = 0x1000) {
-  return {seq, addr, (uint64_t{op} << 56) | pc};
-}
+using test::RawBuilder;
+using test::rec;
 
 std::string temp(const std::string& tag) {
   return ::testing::TempDir() + "rp_rec_" + tag + "_" + std::to_string(::getpid());
 }
 
 // The recording converted to STD text (names unsymbolised: hex addresses, T<tid>).
-std::string convert(const std::string& bytes, cli::FinishResult* result = nullptr) {
+std::string convert(const std::string& bytes, recording::FinishResult* result = nullptr) {
   const std::string raw = temp("raw"), out = temp("out") + ".std";
   std::ofstream(raw, std::ios::binary) << bytes;
-  cli::FinishOptions o;
+  recording::FinishOptions o;
   o.output = out;
   o.symbolize = false;
-  const cli::FinishResult r = cli::finish_recording(raw, o);
+  const recording::FinishResult r = recording::finish_recording(raw, o);
   if (result) *result = r;
   std::ifstream in(out);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -88,8 +42,8 @@ std::string convert(const std::string& bytes, cli::FinishResult* result = nullpt
 
 // T0 forks T1 (seq 1); T1 writes 0x10 (seq 2) and 0x20 (seq 4); T0 writes 0x10 (seq 3),
 // joins T1 (seq 5).
-RawFile two_threads(bool t0_ends, bool t1_ends, bool t1_second_block, bool complete) {
-  RawFile f;
+RawBuilder two_threads(bool t0_ends, bool t1_ends, bool t1_second_block, bool complete) {
+  RawBuilder f;
   f.start(0, 0);
   f.records(0, {rec(1, fmt::kFork, 1)}, false);
   f.start(1, 2);
@@ -102,7 +56,7 @@ RawFile two_threads(bool t0_ends, bool t1_ends, bool t1_second_block, bool compl
 }
 
 TEST(Recording, MergesThreadsBySequenceNumber) {
-  cli::FinishResult r;
+  recording::FinishResult r;
   const std::string text = convert(two_threads(true, true, true, true).bytes(), &r);
   EXPECT_TRUE(r.complete);
   EXPECT_EQ(text,
@@ -115,7 +69,7 @@ TEST(Recording, MergesThreadsBySequenceNumber) {
 TEST(Recording, UnfinishedRecordingIsCutAtAConsistentPrefix) {
   // The program died: T1 wrote records up to seq 2 only, so seq 3 and later may be missing
   // events of T1: the trace keeps seq 0..2.
-  cli::FinishResult r;
+  recording::FinishResult r;
   const std::string text = convert(two_threads(false, false, false, false).bytes(), &r);
   EXPECT_FALSE(r.complete);
   EXPECT_EQ(text, "T0|fork(T1)|0x1000\nT1|w(0x10)|0x1000\n");
@@ -123,7 +77,7 @@ TEST(Recording, UnfinishedRecordingIsCutAtAConsistentPrefix) {
 }
 
 TEST(Recording, ThreadThatNeverFlushedCutsAtItsStart) {
-  RawFile f;
+  RawBuilder f;
   f.start(0, 0);
   f.records(0, {rec(1, fmt::kFork, 1), rec(3, fmt::kWrite, 0x10)}, false);
   f.start(1, 2);  // T1 started (its events have seq > 2) but wrote nothing
@@ -132,12 +86,12 @@ TEST(Recording, ThreadThatNeverFlushedCutsAtItsStart) {
 }
 
 TEST(Recording, TornLastBlockIsDroppedAndCorruptBlockIsAnError) {
-  RawFile f = two_threads(true, true, true, true);
+  RawBuilder f = two_threads(true, true, true, true);
   std::string torn = f.bytes();
-  RawFile tail;
+  RawBuilder tail;
   tail.records(1, {rec(9, fmt::kWrite, 0x30)}, true);
   torn += tail.bytes().substr(fmt::kHeaderSize, 20);  // a header and part of a payload
-  cli::FinishResult r;
+  recording::FinishResult r;
   const std::string text = convert(torn, &r);
   EXPECT_TRUE(r.torn);
   EXPECT_FALSE(r.complete);
@@ -152,7 +106,7 @@ TEST(Recording, TornLastBlockIsDroppedAndCorruptBlockIsAnError) {
 TEST(Recording, HeapBlocksAreFreshVariablesPerAllocation) {
   // T0 allocates 0x100 (16 bytes) and writes 0x108; frees; allocates 0x100 again and writes
   // 0x108: two allocations, two variables, although the address is the same.
-  RawFile f;
+  RawBuilder f;
   f.start(0, 0);
   f.records(0,
             {rec(1, fmt::kRawAlloc, 0x100, 0x2000), rec(2, fmt::kRawSize, 16, 0x2000),
@@ -170,7 +124,7 @@ TEST(Recording, AddressesChangeNameExactlyWhenTheirBlockComesOrGoes) {
   // allocated or freed (a big block forgets everything): each access is named by the blocks
   // live at its time. 0x108 is outside any block, then in block #1 (small), outside again, then
   // in block #2 (1 MiB); 0x9000 is outside every block all along; 0x40008 is in block #2 only.
-  RawFile f;
+  RawBuilder f;
   f.start(0, 0);
   f.records(0,
             {rec(1, fmt::kWrite, 0x108), rec(2, fmt::kWrite, 0x9000),

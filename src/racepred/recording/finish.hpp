@@ -1,13 +1,16 @@
-// Turning a raw recording of the runtime (recorder/, format/ "raw recording") into a trace:
-// merge the threads' records by sequence number, cut a recording that ended early at a
-// consistent prefix, name threads, variables, locks and locations (docs/RECORDER.md).
+// Turning a raw recording into a trace file, step by step: read and decode (raw_recording.hpp),
+// cut an unfinished recording at a consistent prefix, merge the threads and apply the address
+// model (assemble.hpp), name (naming.hpp, symbolizer.hpp), write (binary or STD text).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace racepred::cli {
+#include "racepred/trace/event.hpp"
+#include "racepred/trace/symbols.hpp"
+
+namespace racepred::recording {
 
 struct FinishOptions {
   std::string output;     // .std / .txt: STD text; anything else: binary
@@ -26,7 +29,12 @@ struct FinishResult {
   std::vector<std::string> notes;  // what the user should know (symbolisation problems...)
 };
 
+// Writes `events` with `symbols` to `output` (STD text when it ends in .std or .txt, else
+// binary); returns the bytes written.
+uint64_t write_trace(const std::vector<Event>& events, const Symbols& symbols,
+                     const std::string& output);
+
 // Throws InputError when `raw` is not a raw recording or is corrupt.
 FinishResult finish_recording(const std::string& raw, const FinishOptions& options);
 
-}  // namespace racepred::cli
+}  // namespace racepred::recording

@@ -1,78 +1,30 @@
-// Offline engines of Sulzmann and Thiemann: the exact ground truth (Def. 3.8, and the weaker "both
-// enabled" notion) and the lock-set predictors built on exact critical sections (Def. 4.1–5.9).
-// They live in driver/ because engines/ may not use the exact module (docs/ARCHITECTURE.md); their
-// rows are in the engine table (engines/engines.def) like every other engine.
+// ls-standard, ls-cross and ls-cross-indexed: the lock-set race predictors over critical sections
+// of Sulzmann and Thiemann, "Cross-thread critical sections and efficient dynamic race prediction
+// methods": P_DR over standard lock sets LH_S (§4.1, Def. 4.1, 4.2), over cross-thread lock sets
+// LH_C (§4.2, Def. 4.3, 4.4), and P'_DR over thread-indexed ones LH_CT (§5.1, Def. 5.9). The
+// cross-thread sets need must-happen-before, from the exact module's search.
 #include <algorithm>
 #include <memory>
 
 #include "racepred/clock/lock_set.hpp"
-#include "racepred/engines/engine.hpp"
+#include "racepred/engines/exact/exact_family.hpp"
 #include "racepred/engines/lockset/read_locks.hpp"
-#include "racepred/exact/exact_trace.hpp"
 #include "racepred/exact/locksets.hpp"
-#include "racepred/exact/search.hpp"
 
 namespace racepred {
 namespace {
 
-// Keeps the events; the work happens in finish().
-class OfflineEngine : public Engine {
- public:
-  explicit OfflineEngine(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {
-    budget_.max_states = context.options.max_states;
-    budget_.max_memory = context.options.max_memory_mib << 20;
-  }
-  void on_events(std::span<const EventId> ids, std::span<const Event> events) override {
-    events_.insert(events_.end(), events.begin(), events.end());
-    ids_.insert(ids_.end(), ids.begin(), ids.end());
-  }
-
- protected:
-  // Called once, in finish(): the trace takes over the events.
-  exact::ExactTrace make_trace() {
-    return exact::ExactTrace(std::move(events_), std::move(ids_), &symbols_);
-  }
-  void report(const exact::ExactTrace& trace, uint32_t first, uint32_t second) {
-    sink_.report(Race{Access::of(trace.id(first), trace.event(first)),
-                      Access::of(trace.id(second), trace.event(second)),
-                      trace.event(first).target});
-  }
-
-  const Symbols& symbols_;
-  RaceSink& sink_;
-  exact::SearchOptions budget_;  // max_states and max_memory from the context
-  std::vector<Event> events_;
-  std::vector<EventId> ids_;
-};
-
-class ExactEngine : public OfflineEngine {
- public:
-  ExactEngine(EngineContext& context, exact::RaceNotion notion)
-      : OfflineEngine(context), notion_(notion) {}
-  void finish() override {
-    const exact::ExactTrace trace = make_trace();
-    exact::SearchOptions options = budget_;
-    options.notion = notion_;
-    const exact::SearchResult result = exact::search(trace, options);
-    for (const auto& [first, second] : result.races) report(trace, first, second);
-  }
-
- private:
-  exact::RaceNotion notion_;
-};
-
 enum class LockSetKind { Standard, Cross, CrossIndexed };
 
-// P_DR over LH_S, LH_C or (with ∩') LH_CT. Annotation: the columns of Fig. 2 of Sulzmann and
-// Thiemann, the lock set after the operation (LH(e), plus the lock an acquire takes).
-class ExactLockSetEngine : public OfflineEngine, public Annotator {
+// Annotation: the columns of Fig. 2 of the cross-thread paper, the lock set after the operation
+// (LH(e), plus the lock an acquire takes).
+class ExactLockSetEngine final : public OfflineEngine, public Annotator {
  public:
   ExactLockSetEngine(EngineContext& context, LockSetKind kind)
-      : OfflineEngine(context), kind_(kind) {}
+      : sink_(context.sink), budget_(exact::budget_of(context)), kind_(kind) {}
 
   Annotator* annotator() override { return this; }
-  // Offline: the cells are known in finish(), once the whole trace was seen; annotate_at_end()
-  // hands them to the driver.
+  // Offline: the cells are known in run(); annotate_at_end() hands them to the driver.
   void before_event(EventId, const Event&) override { annotating_ = true; }
   void annotate(EventId, const Event&, Annotation&) override {}
   void annotate_at_end(std::span<Annotation> rows) override {
@@ -80,12 +32,10 @@ class ExactLockSetEngine : public OfflineEngine, public Annotator {
       for (AnnotationCell& cell : cells_[i]) rows[i].push_back(std::move(cell));
   }
 
-  void finish() override {
-    const exact::ExactTrace trace = make_trace();
+  void run(const TraceIndex& trace) override {
     exact::LockSetIds cross;
     if (kind_ != LockSetKind::Standard) {
-      const exact::SearchOptions options = budget_;
-      const exact::SearchResult result = exact::search(trace, options);
+      const exact::SearchResult result = exact::search_within_budget(trace, budget_);
       cross = exact::intern_lock_sets(exact::cross_lock_sets(trace, result.mhb));
     }
     switch (kind_) {
@@ -126,7 +76,7 @@ class ExactLockSetEngine : public OfflineEngine, public Annotator {
   // linear in the nesting depth, where exact::standard_lock_set_ids stores every set in full.
   // A lock held in read mode is its read-hold token (engines/lockset/read_locks.hpp), which
   // meets only write holds of the lock: P_DR of the read-lock reduction.
-  static exact::LockSetKeys standard_keys(const exact::ExactTrace& trace, LockSetTable& table) {
+  static exact::LockSetKeys standard_keys(const TraceIndex& trace, LockSetTable& table) {
     exact::LockSetKeys keys;
     keys.of_event.assign(trace.size(), LockSetTable::kEmptySet);
     bool read_locks = false;
@@ -136,7 +86,7 @@ class ExactLockSetEngine : public OfflineEngine, public Annotator {
         const Event& e = trace.event(i);
         const bool read = is_read_lock_op(e.op);
         read_locks |= read;
-        const LockId token = read ? read_hold(e.target) : e.target;
+        const LockId token = read ? read_mode(e.target) : e.target;
         if (is_release_op(e.op)) node = table.release(node, token);
         keys.of_event[i] = table.set_of(node);
         if (is_acquire_op(e.op)) node = table.acquire(node, token);
@@ -150,7 +100,7 @@ class ExactLockSetEngine : public OfflineEngine, public Annotator {
     return keys;
   }
 
-  static exact::LockSet after(const exact::ExactTrace& trace, uint32_t i, exact::LockSet set) {
+  static exact::LockSet after(const TraceIndex& trace, uint32_t i, exact::LockSet set) {
     const Event& e = trace.event(i);
     if (is_acquire_op(e.op)) {
       set.push_back({e.target, e.thread, e.op == Op::ReadAcquire});
@@ -159,6 +109,8 @@ class ExactLockSetEngine : public OfflineEngine, public Annotator {
     return set;
   }
 
+  RaceSink& sink_;
+  exact::SearchOptions budget_;
   LockSetKind kind_;
   bool annotating_ = false;
   std::vector<Annotation> cells_;  // annotation only: the cells of every event
@@ -166,12 +118,6 @@ class ExactLockSetEngine : public OfflineEngine, public Annotator {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_exact(EngineContext& c) {
-  return std::make_unique<ExactEngine>(c, exact::RaceNotion::Adjacent);
-}
-std::unique_ptr<Engine> make_exact_enabled(EngineContext& c) {
-  return std::make_unique<ExactEngine>(c, exact::RaceNotion::Enabled);
-}
 std::unique_ptr<Engine> make_ls_standard(EngineContext& c) {
   return std::make_unique<ExactLockSetEngine>(c, LockSetKind::Standard);
 }

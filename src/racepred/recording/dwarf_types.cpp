@@ -1,11 +1,11 @@
-#include "racepred/cli/dwarf_types.hpp"
+#include "racepred/recording/dwarf_types.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
-namespace racepred::cli {
+namespace racepred::recording {
 
 namespace {
 
@@ -227,4 +227,4 @@ bool DwarfTypes::member_path(uint64_t addr, uint64_t offset, std::string& path) 
   return true;
 }
 
-}  // namespace racepred::cli
+}  // namespace racepred::recording

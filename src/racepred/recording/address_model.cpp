@@ -1,0 +1,89 @@
+#include "racepred/recording/address_model.hpp"
+
+namespace racepred::recording {
+
+namespace fmt = racepred::format;
+
+void KeyIds::grow() {
+  std::vector<uint32_t> slots(std::max<size_t>(slots_.size() * 2, 1 << 12), 0);
+  for (const uint32_t id : hashed_) {
+    size_t i = hash(keys_[id]) & (slots.size() - 1);
+    while (slots[i]) i = (i + 1) & (slots.size() - 1);
+    slots[i] = id + 1;
+  }
+  slots_.swap(slots);
+}
+
+void AddressCache::invalidate(uint64_t start, uint64_t size) {
+  size = std::max<uint64_t>(size, 1);
+  const uint64_t first = start >> 3, last = (start + size - 1) >> 3;
+  if (last - first >= kSlots / 4) {
+    ++epoch_;
+    return;
+  }
+  for (uint64_t g = first; g <= last; ++g) {
+    Entry& e = slots_[slot(g << 3)];
+    const uint64_t a = e.addr & ~fmt::kAtomicLockBit;
+    if (a >= start && a - start < size) e.addr = UINT64_MAX;
+  }
+}
+
+Key AddressModel::key_of(uint64_t addr) const {
+  const uint64_t bit = addr & fmt::kAtomicLockBit;
+  const uint64_t a = addr & ~fmt::kAtomicLockBit;
+  auto it = blocks_.upper_bound(a);
+  if (it != blocks_.begin()) {
+    --it;
+    if (a < end_of(it->first, it->second)) return Key{it->second.instance, (a - it->first) | bit};
+  }
+  return Key{0, addr};
+}
+
+uint32_t AddressModel::variable_uncached(uint64_t addr) {
+  auto it = blocks_.upper_bound(addr);
+  if (it != blocks_.begin() && !(addr & fmt::kAtomicLockBit)) {
+    --it;
+    Block& b = it->second;
+    const uint64_t size = std::max<uint64_t>(b.size, 1);
+    if (addr - it->first < size && size <= kDenseBlock) {
+      if (b.var_ids.empty()) b.var_ids.assign(size, UINT32_MAX);
+      uint32_t& id = b.var_ids[addr - it->first];
+      if (id == UINT32_MAX) id = var_ids_.add(Key{b.instance, addr - it->first});
+      return id;
+    }
+  }
+  return var_ids_.id(key_of(addr));
+}
+
+// A block starting at `start` and reaching `end` is added or removed: the addresses whose key_of
+// changes are [start, end), and up to the end of an earlier block that overlaps it (a free the
+// runtime did not see).
+void AddressModel::changed(uint64_t start, uint64_t end) {
+  auto it = blocks_.lower_bound(start);
+  if (it != blocks_.begin()) {
+    --it;
+    end = std::max(end, end_of(it->first, it->second));
+  }
+  var_cache_.invalidate(start, end - start);
+  lock_cache_.invalidate(start, end - start);
+}
+
+void AddressModel::alloc(uint64_t addr, uint64_t size, uint64_t site) {
+  Block block{size, site, ++instances_, {}};
+  uint64_t end = end_of(addr, block);
+  if (auto old = blocks_.find(addr); old != blocks_.end())
+    end = std::max(end, end_of(addr, old->second));
+  changed(addr, end);
+  blocks_[addr] = std::move(block);
+  sites_.push_back(site);
+}
+
+void AddressModel::free(uint64_t addr) {
+  if (auto it = blocks_.find(addr); it != blocks_.end()) {
+    const uint64_t start = it->first, end = end_of(start, it->second);
+    blocks_.erase(it);
+    changed(start, end);
+  }
+}
+
+}  // namespace racepred::recording

@@ -1,0 +1,72 @@
+#include "racepred/recording/naming.hpp"
+
+#include "racepred/format/trace_format.hpp"
+
+namespace racepred::recording {
+namespace {
+
+namespace fmt = racepred::format;
+
+// Interns `name`, made unique with "@ADDRESS" (and primes) when another key has it already.
+void intern_unique(SymbolTable& table, std::string name, uint64_t addr) {
+  const uint32_t want = table.size();
+  if (table.intern(name) == want) return;
+  name += '@';
+  name += hex(addr);
+  for (int k = 2; table.intern(name) != want; ++k) name += "'";
+}
+
+}  // namespace
+
+std::string heap_name(const std::string& site, uint64_t instance, uint64_t offset) {
+  // Appended piece by piece: gcc 12 warns (-Wrestrict, falsely) on "literal" + std::string.
+  std::string name = "heap[";
+  name.append(site).append("#").append(std::to_string(instance)).append("]");
+  if (offset) name.append("+").append(std::to_string(offset));
+  return name;
+}
+
+Symbols name_trace(Assembled& assembled, Symbolizer& symbolizer) {
+  const std::vector<uint64_t>& sites = assembled.addresses.sites();
+  const auto& callers = assembled.callers;
+  // One symbolisation of every code address: locations, allocation sites, callers.
+  std::vector<uint64_t> all_pcs = assembled.pcs;
+  const size_t n_locs = assembled.pcs.size();
+  all_pcs.insert(all_pcs.end(), sites.begin(), sites.end());
+  for (const auto& c : callers) all_pcs.push_back(c.second);
+  std::vector<std::string> code = symbolizer.code_names(all_pcs);
+  // A fork or join in a system header's code (std::thread's constructor) is named by its caller
+  // (only by a source line: "FILE:LINE (FUNCTION)", not "module+0xOFF").
+  for (size_t k = 0; k < callers.size(); ++k) {
+    const std::string& caller = code[n_locs + sites.size() + k];
+    std::string& name = code[callers[k].first];
+    if (name.rfind("/usr/", 0) == 0 && caller.rfind("/usr/", 0) != 0 &&
+        caller.find(" (") != std::string::npos)
+      name = caller;
+  }
+  auto key_name = [&](const Key& k) {
+    const bool atomic = k.addr & fmt::kAtomicLockBit;
+    const uint64_t a = k.addr & ~fmt::kAtomicLockBit;
+    std::string name;
+    if (k.instance) {
+      name = heap_name(code[n_locs + k.instance], k.instance, a);
+    } else {
+      name = symbolizer.data_name(a);
+      if (name.empty()) name = (symbolizer.stack(a) ? "stack:" : "") + hex(a);
+    }
+    return atomic ? "atomic:" + name : name;
+  };
+
+  Symbols symbols;
+  symbols.threads = assembled.threads;
+  for (const Key& k : assembled.addresses.variables())
+    intern_unique(symbols.variables, key_name(k), k.addr);
+  for (const Key& k : assembled.addresses.locks())
+    intern_unique(symbols.locks, key_name(k), k.addr);
+  std::vector<uint32_t> loc_map(n_locs);
+  for (size_t i = 0; i < n_locs; ++i) loc_map[i] = symbols.locations.intern(code[i]);
+  for (Event& e : assembled.events) e.location = loc_map[e.location];
+  return symbols;
+}
+
+}  // namespace racepred::recording

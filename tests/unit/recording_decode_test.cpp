@@ -1,0 +1,191 @@
+// The steps of the recording module one by one: decoding a raw recording, the consistent cut of
+// an unfinished one, and the merge of its threads in sequence order.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "racepred/format/trace_format.hpp"
+#include "racepred/recording/merge.hpp"
+#include "racepred/recording/raw_recording.hpp"
+#include "racepred/trace/error.hpp"
+#include "support/raw_builder.hpp"
+
+namespace racepred::recording {
+namespace {
+
+namespace fmt = racepred::format;
+using test::RawBuilder;
+using test::rec;
+
+// (thread, sequence number) of every record the merger yields.
+std::vector<std::pair<uint32_t, uint64_t>> merged(const RawRecording& r, uint64_t cut,
+                                                  uint64_t* cut_events = nullptr) {
+  RecordMerger merger(r, cut);
+  std::vector<std::pair<uint32_t, uint64_t>> out;
+  fmt::RawRecord record;
+  uint32_t tid = 0;
+  while (merger.next(record, tid)) out.push_back({tid, record.seq});
+  if (cut_events) *cut_events = merger.cut_events();
+  return out;
+}
+
+TEST(RecordingDecode, BlocksAreSortedByThreadWithTheirNotes) {
+  RawBuilder f;
+  f.start(0, 0);
+  f.records(0, {rec(1, fmt::kFork, 1), rec(3, fmt::kWrite, 0x10)}, false);
+  f.start(1, 2);
+  f.records(1, {rec(2, fmt::kWrite, 0x10)}, true);
+  f.records(0, {rec(4, fmt::kJoin, 1)}, true);
+  f.block(fmt::kBlockMaps, {'m', 'a', 'p', 's'});
+  f.note("dropped=3\n");
+  f.note("dropped=4\n");
+  f.note("complete=1\n");
+  const RawRecording r = decode_recording(f.bytes(), "t.raw");
+  ASSERT_EQ(r.threads.size(), 2u);
+  const ThreadStream& t0 = r.threads.at(0);
+  const ThreadStream& t1 = r.threads.at(1);
+  EXPECT_EQ(t0.blocks.size(), 2u);
+  EXPECT_EQ(t0.blocks[0].count, 2u);
+  EXPECT_EQ(t0.last_seq, 4u);
+  EXPECT_TRUE(t0.ended);
+  EXPECT_EQ(t1.start_seq, 2u);
+  EXPECT_EQ(t1.last_seq, 2u);
+  EXPECT_TRUE(t1.any && t1.ended);
+  EXPECT_EQ(r.records, 4u);
+  EXPECT_EQ(r.maps, "maps");
+  EXPECT_EQ(r.dropped, 7u);
+  EXPECT_FALSE(r.capped);
+  EXPECT_FALSE(r.torn);
+  EXPECT_TRUE(r.complete());
+  EXPECT_EQ(consistent_cut(r), UINT64_MAX);
+}
+
+TEST(RecordingDecode, BadInputNamesTheFileAndTheByte) {
+  try {
+    decode_recording("not a recording", "x.raw");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "x.raw: byte 0: error: not a racepred raw recording");
+  }
+  RawBuilder f;
+  f.block(42, {1, 2, 3});
+  f.note("complete=1\n");
+  try {
+    decode_recording(f.bytes(), "y.raw");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "y.raw: byte " + std::to_string(fmt::kHeaderSize) + ": error: unknown block kind 42");
+  }
+}
+
+TEST(RecordingDecode, CappedOrTornRecordingIsNotComplete) {
+  RawBuilder f;
+  f.start(0, 0);
+  f.records(0, {rec(1, fmt::kWrite, 0x10)}, true);
+  f.note("complete=1\n");
+  RawBuilder capped = f;
+  capped.note("capped=1\n");
+  EXPECT_FALSE(decode_recording(capped.bytes(), "c.raw").complete());
+  EXPECT_TRUE(decode_recording(capped.bytes(), "c.raw").capped);
+  std::string torn = f.bytes() + std::string(5, '\0');  // part of a block header
+  const RawRecording r = decode_recording(torn, "t.raw");
+  EXPECT_TRUE(r.torn);
+  EXPECT_FALSE(r.complete());
+}
+
+TEST(RecordingCut, IsTheFirstRecordAnUnfinishedThreadMayHaveLost) {
+  // T0 wrote up to seq 7 and ended; T1 wrote up to seq 5 and did not end; T2 started after
+  // seq 3 and wrote nothing: records from seq 3 on may be missing (T2's), so the cut is 3.
+  RawBuilder f;
+  f.start(0, 0);
+  f.records(0, {rec(1, fmt::kFork, 1), rec(2, fmt::kFork, 2), rec(7, fmt::kWrite, 0x10)}, true);
+  f.start(1, 1);
+  f.records(1, {rec(4, fmt::kWrite, 0x10), rec(5, fmt::kWrite, 0x20)}, false);
+  f.start(2, 3);
+  RawRecording r = decode_recording(f.bytes(), "u.raw");
+  EXPECT_FALSE(r.complete());
+  EXPECT_EQ(consistent_cut(r), 3u);
+  uint64_t cut_events = 0;
+  EXPECT_EQ(merged(r, consistent_cut(r), &cut_events),
+            (std::vector<std::pair<uint32_t, uint64_t>>{{0, 1}, {0, 2}}));
+  EXPECT_EQ(cut_events, 3u);  // seq 4, 5 and 7
+
+  // Without T2, T1's last record bounds what is certainly all there: up to seq 5.
+  RawBuilder g;
+  g.start(0, 0);
+  g.records(0, {rec(1, fmt::kFork, 1), rec(7, fmt::kWrite, 0x10)}, true);
+  g.start(1, 1);
+  g.records(1, {rec(4, fmt::kWrite, 0x10), rec(5, fmt::kWrite, 0x20)}, false);
+  r = decode_recording(g.bytes(), "v.raw");
+  EXPECT_EQ(consistent_cut(r), 6u);
+  EXPECT_EQ(merged(r, consistent_cut(r), &cut_events),
+            (std::vector<std::pair<uint32_t, uint64_t>>{{0, 1}, {1, 4}, {1, 5}}));
+  EXPECT_EQ(cut_events, 1u);
+}
+
+TEST(RecordingMerge, YieldsEveryThreadsRecordsInSequenceOrder) {
+  // Three threads whose records interleave in runs and one at a time, over several blocks.
+  RawBuilder f;
+  f.start(0, 0);
+  f.records(0, {rec(1, fmt::kFork, 1), rec(2, fmt::kFork, 2), rec(3, fmt::kWrite, 0)}, false);
+  f.start(1, 2);
+  f.start(2, 2);
+  f.records(2, {rec(4, fmt::kWrite, 0), rec(5, fmt::kWrite, 0)}, false);
+  f.records(1, {rec(6, fmt::kWrite, 0), rec(9, fmt::kWrite, 0)}, false);
+  f.records(0, {rec(7, fmt::kWrite, 0), rec(8, fmt::kWrite, 0), rec(13, fmt::kJoin, 1)}, false);
+  f.records(2, {rec(10, fmt::kWrite, 0), rec(12, fmt::kWrite, 0)}, true);
+  f.records(1, {rec(11, fmt::kWrite, 0)}, true);
+  f.records(0, {rec(14, fmt::kJoin, 2)}, true);
+  f.note("complete=1\n");
+  const RawRecording r = decode_recording(f.bytes(), "m.raw");
+  uint64_t cut_events = 1;
+  EXPECT_EQ(merged(r, consistent_cut(r), &cut_events),
+            (std::vector<std::pair<uint32_t, uint64_t>>{{0, 1},
+                                                        {0, 2},
+                                                        {0, 3},
+                                                        {2, 4},
+                                                        {2, 5},
+                                                        {1, 6},
+                                                        {0, 7},
+                                                        {0, 8},
+                                                        {1, 9},
+                                                        {2, 10},
+                                                        {1, 11},
+                                                        {2, 12},
+                                                        {0, 13},
+                                                        {0, 14}}));
+  EXPECT_EQ(cut_events, 0u);
+}
+
+TEST(RecordingMerge, FollowingIsTheSameThreadsNextRecordWhateverItsNumber) {
+  // T0's allocation (seq 1) is followed by its size record (seq 3), T1 wrote seq 2 between them:
+  // the size record is taken with the allocation, then T1's write comes.
+  RawBuilder f;
+  f.start(0, 0);
+  f.records(0, {rec(1, fmt::kRawAlloc, 0x100), rec(3, fmt::kRawSize, 16), rec(4, fmt::kWrite, 0)},
+            true);
+  f.start(1, 0);
+  f.records(1, {rec(2, fmt::kWrite, 0x100)}, true);
+  f.note("complete=1\n");
+  const RawRecording r = decode_recording(f.bytes(), "a.raw");
+  RecordMerger merger(r, consistent_cut(r));
+  fmt::RawRecord record;
+  uint32_t tid = 9;
+  ASSERT_TRUE(merger.next(record, tid));
+  EXPECT_EQ(tid, 0u);
+  EXPECT_EQ(record.seq, 1u);
+  const fmt::RawRecord* size = merger.following();
+  ASSERT_NE(size, nullptr);
+  EXPECT_EQ(size->seq, 3u);
+  EXPECT_EQ(size->addr, 16u);
+  merger.take_following();
+  std::vector<std::pair<uint32_t, uint64_t>> rest;
+  while (merger.next(record, tid)) rest.push_back({tid, record.seq});
+  EXPECT_EQ(rest, (std::vector<std::pair<uint32_t, uint64_t>>{{1, 2}, {0, 4}}));
+}
+
+}  // namespace
+}  // namespace racepred::recording
