@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "racepred/clock/thread_clocks.hpp"
 #include "racepred/driver/registry.hpp"
 #include "racepred/driver/run.hpp"
 #include "racepred/engines/engine.hpp"
@@ -80,6 +81,88 @@ TEST(DebugChecks, EveryEngineReportsEachPairOnce) {
     }
   }
   EXPECT_GT(races, 0u);
+}
+
+// Rows of ThreadClocks held across calls as the engines hold them (RowRef): the event's own
+// thread's row across acquire, release and tick; looked up again after the clocks grew; in
+// sparse mode across the clocks of a few other threads; after slot reuse, the new thread's.
+// With the debug checks on, every use below is checked and passes.
+TEST(DebugChecks, ThreadClocksRowsUsedWithinTheirLifetimePass) {
+  ThreadClocks clocks;
+  clocks.add_thread(1);
+  ThreadClocks::RowRef t0 = clocks.th_ref(0);
+  clocks.acquire(0, 0);
+  clocks.release(0, 0);
+  clocks.tick(0);
+  EXPECT_EQ(t0[0], 2u);
+  EXPECT_EQ(t0.get(), clocks.th(0));
+  clocks.fork(0, 5);  // a new thread: the rows may move, so the row is looked up again
+  t0 = clocks.th_ref(0);
+  EXPECT_EQ(t0[0], 2u);
+
+  ThreadClocks sparse;
+  sparse.sparse_beyond(2);
+  sparse.add_thread(11);
+  ASSERT_TRUE(sparse.sparse());
+  ThreadClocks::RowRef s0 = sparse.th_ref(0);
+  for (ThreadId u = 1; u <= 6; ++u) sparse.th(u);  // fewer than kResident - 1 other rows
+  sparse.tick(0);
+  EXPECT_EQ(s0[0], 2u);
+
+  ThreadClocks reuse;
+  reuse.reuse_slots_beyond(2);
+  reuse.fork(0, 1);
+  reuse.join(0, 1);
+  reuse.fork(0, 2);  // takes thread 1's slot
+  ASSERT_EQ(reuse.slot(2), 1u);
+  const ThreadClocks::RowRef t2 = reuse.th_ref(2);
+  EXPECT_GT(t2[1], 1u);  // past thread 1's last clock value in the slot
+}
+
+#ifndef RACEPRED_DEBUG_CHECKS
+// Without the checks a RowRef is the bare pointer: nothing is added to the engines' hot path.
+static_assert(sizeof(ThreadClocks::RowRef) == sizeof(Clock*));
+#endif
+
+// A row used past its lifetime: after the clocks grew, after it was packed (sparse mode, the
+// clocks of kResident other threads asked for), after its slot passed to another thread.
+TEST(ThreadClocksDeathTest, RowsUsedPastTheirLifetime) {
+#ifndef RACEPRED_DEBUG_CHECKS
+  GTEST_SKIP() << "RACEPRED_DEBUG_CHECKS is off (on in the ASan+UBSan build, or with "
+                  "-DRACEPRED_DEBUG_CHECKS=ON): a RowRef is then the bare pointer, unchecked";
+#else
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        ThreadClocks clocks;
+        clocks.add_thread(0);
+        const ThreadClocks::RowRef t0 = clocks.th_ref(0);
+        clocks.add_thread(100);
+        (void)t0[0];
+      },
+      "used after the clocks grew");
+  EXPECT_DEATH(
+      {
+        ThreadClocks clocks;
+        clocks.sparse_beyond(2);
+        clocks.add_thread(11);
+        const ThreadClocks::RowRef t0 = clocks.th_ref(0);
+        for (ThreadId u = 1; u <= 8; ++u) clocks.th(u);
+        (void)t0[0];
+      },
+      "used after it was packed");
+  EXPECT_DEATH(
+      {
+        ThreadClocks clocks;
+        clocks.reuse_slots_beyond(2);
+        clocks.fork(0, 1);
+        clocks.join(0, 1);
+        const ThreadClocks::RowRef t1 = clocks.th_ref_at_slot(1);
+        clocks.fork(0, 2);  // thread 2 takes slot 1
+        (void)t1[1];
+      },
+      "used after its slot passed to another thread");
+#endif
 }
 
 #ifdef RACEPRED_DEBUG_CHECKS

@@ -2,6 +2,8 @@
 // default from the table; kEngineOptions describes the rows for the command line and the docs.
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -12,6 +14,9 @@ namespace racepred {
 struct EngineOptions {
 #define ENGINE_OPTION(id, type, def, ...) type id = def;
 #include "racepred/engines/options.def"
+  // Not a setting, a probe: when set, counts the delta snapshots the engines' SnapshotPools make
+  // (tests: snapshot_delta_stride took effect). Atomic: analyze runs engines on several threads.
+  std::atomic<size_t>* snapshot_deltas_made = nullptr;
 };
 
 // Where a setting is offered: analyze and compare (Bounds), analyze and exact (Budget), nowhere

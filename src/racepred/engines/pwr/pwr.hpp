@@ -17,11 +17,14 @@ std::unique_ptr<Engine> make_pwr_e(EngineContext& context, const PwrOptions& opt
 // The bounds of the registered engines from the context's options (--pwr-history and
 // --pwr-edges, engines/options.def); the *-unbounded engines keep everything.
 inline PwrOptions bounded_options(const EngineContext& context) {
-  return PwrOptions{context.options.pwr_history, context.options.pwr_edges,
-                    context.options.pwr_edge_id_limit};
+  const EngineOptions& o = context.options;
+  return PwrOptions{o.pwr_history, o.pwr_edges, o.pwr_edge_id_limit, o.clock_slot_budget,
+                    o.clock_sparse_slots};
 }
 inline PwrOptions unbounded_options(const EngineContext& context) {
-  return PwrOptions{kUnbounded, kUnbounded, context.options.pwr_edge_id_limit};
+  const EngineOptions& o = context.options;
+  return PwrOptions{kUnbounded, kUnbounded, o.pwr_edge_id_limit, o.clock_slot_budget,
+                    o.clock_sparse_slots};
 }
 
 }  // namespace racepred::pwr
