@@ -303,7 +303,9 @@ TEST(OfflineEngine, BudgetErrorLosesOnlyThatEngine) {
 
   Symbols symbols;
   RaceSink sink(10);
-  EngineContext context{symbols, sink, 1, 0};
+  EngineOptions budget;
+  budget.max_states = 1;
+  EngineContext context{symbols, sink, budget};
   const Trace trace = parse_trace(text);
   auto engine = find_engine("exact")->make(context);
   EXPECT_THROW(engine->offline()->run(TraceIndex(trace)), BudgetError);
