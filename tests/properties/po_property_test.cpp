@@ -274,7 +274,6 @@ TEST(PoProperty, EveryRuleMattersOnTheRandomTraces) {
 // plain versions (one clock entry per thread) report, and what the definition does on the traces
 // small enough for the reference.
 TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
-  const size_t saved = ThreadClocks::default_slot_budget();
   int reusing = 0;
   const int count = iterations(2000);
   for (int k = 0; k < count; ++k) {
@@ -294,9 +293,9 @@ TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
     for (const Event& e : trace.events) clocks.apply(e);
     reusing += clocks.threads() < trace.symbols.threads.size();
     for (const char* engine : {"shb", "wcp", "dc", "wdc", "dc-tp", "wdp"}) {
-      ThreadClocks::set_default_slot_budget(budget);
-      const RaceSink reused = run_engine(engine, trace);
-      ThreadClocks::set_default_slot_budget(saved);
+      EngineOptions reuse;
+      reuse.clock_slot_budget = budget;
+      const RaceSink reused = run_engine(engine, trace, reuse);
       const testing::PoVerdict got = verdict_of(reused);
       // The plain dc family has no read-write locks: the definition judges those traces.
       const bool by_reference =
@@ -316,12 +315,10 @@ TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
         // Also with sparse thread clocks (ThreadClocks past 2 slots, and with them sparse
         // release snapshots, the dc family's rule-(a) rows, wcp's P, shb's last-write
         // snapshots), with and without slot reuse.
-        const size_t saved_sparse = ThreadClocks::default_sparse_threshold();
-        ThreadClocks::set_default_sparse_threshold(2);
-        ThreadClocks::set_default_slot_budget(k % 2 == 0 ? budget : SIZE_MAX);
-        const RaceSink sparse = run_engine(engine, trace);
-        ThreadClocks::set_default_slot_budget(saved);
-        ThreadClocks::set_default_sparse_threshold(saved_sparse);
+        EngineOptions sparse_options;
+        sparse_options.clock_sparse_slots = 2;
+        sparse_options.clock_slot_budget = k % 2 == 0 ? budget : SIZE_MAX;
+        const RaceSink sparse = run_engine(engine, trace, sparse_options);
         ASSERT_EQ(verdict_of(sparse).pairs, plain.pairs)
             << engine << " sparse, seed " << seed << "\n"
             << to_std_text(trace);
@@ -336,31 +333,11 @@ TEST(PoProperty, SlotReuseGivesTheSameReportsOnChurnTraces) {
   EXPECT_GT(reusing, count / 2);
 }
 
-// An engine run with its snapshots stored as `options` say.
-RaceSink run_with_snapshots(const std::string& engine, const Trace& trace,
-                            const SnapshotOptions& options) {
-  RaceSink sink(SIZE_MAX);
-  EngineContext context{trace.symbols, sink};
-  auto* make = engine == "shb"     ? &po::make_shb
-               : engine == "wcp"   ? &po::make_wcp
-               : engine == "dc"    ? &po::make_dc
-               : engine == "wdc"   ? &po::make_wdc
-               : engine == "dc-tp" ? &po::make_dc_tp
-                                   : &po::make_wdp;
-  std::unique_ptr<Engine> e = make(context, options);
-  e->on_events(trace.ids, trace.events);
-  e->finish();
-  sink.finalize();
-  return sink;
-}
-
 // Delta snapshots (clock/snapshot_pool.hpp, SnapshotPool): forced at every stride (they are
 // made from 64 slots on), with short chains, the engines on the pool report exactly the races
 // (in order) they report with full rows: on random traces, with thread churn and slot reuse,
 // read locks, and (the dc family) sparse clocks switched on mid-trace with deltas in the pool.
 TEST(PoProperty, DeltaSnapshotsGiveTheSameReports) {
-  const size_t saved_budget = ThreadClocks::default_slot_budget();
-  const size_t saved_sparse = ThreadClocks::default_sparse_threshold();
   auto races_of = [](const RaceSink& sink) {
     std::vector<std::string> out;
     for (const Race& r : sink.races()) {
@@ -394,16 +371,15 @@ TEST(PoProperty, DeltaSnapshotsGiveTheSameReports) {
     const bool sparse = k % 5 == 1;
     for (const char* engine : {"shb", "wcp", "dc", "wdc", "dc-tp", "wdp"}) {
       const bool dc_family = std::string(engine) != "shb" && std::string(engine) != "wcp";
-      ThreadClocks::set_default_slot_budget(budget);
-      if (sparse && dc_family) ThreadClocks::set_default_sparse_threshold(3);
-      const RaceSink full = run_engine(engine, trace);
-      const RaceSink delta =
-          run_with_snapshots(engine, trace,
-                             SnapshotOptions{.delta_min_stride = 4,
-                                             .chain = 2 + static_cast<size_t>(k % 6),
-                                             .deltas_made = &made});
-      ThreadClocks::set_default_sparse_threshold(saved_sparse);
-      ThreadClocks::set_default_slot_budget(saved_budget);
+      EngineOptions full_rows;
+      full_rows.clock_slot_budget = budget;
+      if (sparse && dc_family) full_rows.clock_sparse_slots = 3;
+      EngineOptions deltas = full_rows;
+      deltas.snapshot_delta_stride = 4;
+      deltas.snapshot_chain = 2 + static_cast<size_t>(k % 6);
+      deltas.snapshot_deltas_made = &made;
+      const RaceSink full = run_engine(engine, trace, full_rows);
+      const RaceSink delta = run_engine(engine, trace, deltas);
       ASSERT_EQ(races_of(delta), races_of(full))
           << engine << " seed " << seed << " budget " << budget << "\n"
           << to_std_text(trace);

@@ -195,8 +195,8 @@ std::string show(const Pairs& p) {
   return testing::to_string(p);
 }
 // An engine's race pairs as event indices (generated traces number events 1, 2, …).
-Pairs engine_pairs(const char* engine, const Trace& trace) {
-  const RaceSink sink = run_engine(engine, trace);
+Pairs engine_pairs(const char* engine, const Trace& trace, const EngineOptions& options = {}) {
+  const RaceSink sink = run_engine(engine, trace, options);
   Pairs out;
   for (const Race& r : sink.races())
     out.emplace_back(static_cast<uint32_t>(r.first.event - 1),
@@ -288,10 +288,10 @@ TEST(PwrEdgesRepresentation, FarEdgesSameAsNear) {
     SCOPED_TRACE(context(seed, trace));
     const Pairs near_unbounded = engine_pairs("pwr-edges-unbounded", trace);
     const Pairs near_bounded = engine_pairs("pwr-edges", trace);
-    pwr::set_edge_id_limit_for_tests(seed % 2 ? 2 : 5);
-    const Pairs far_unbounded = engine_pairs("pwr-edges-unbounded", trace);
-    const Pairs far_bounded = engine_pairs("pwr-edges", trace);
-    pwr::set_edge_id_limit_for_tests(UINT32_MAX);
+    EngineOptions far;
+    far.pwr_edge_id_limit = seed % 2 ? 2 : 5;
+    const Pairs far_unbounded = engine_pairs("pwr-edges-unbounded", trace, far);
+    const Pairs far_bounded = engine_pairs("pwr-edges", trace, far);
     EXPECT_EQ(far_unbounded, near_unbounded);
     EXPECT_EQ(far_bounded, near_bounded);
     if (HasFailure()) break;

@@ -12,9 +12,8 @@
 
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/driver/run.hpp"
-#include "support/hb_dense.hpp"
-#include "racepred/engines/hb/sparse_vc.hpp"
 #include "racepred/trace/generator.hpp"
+#include "support/hb_dense.hpp"
 #include "support/small_traces.hpp"
 
 namespace racepred {
@@ -106,13 +105,12 @@ GeneratorOptions churn_trace_options(uint64_t seed) {
   return o;
 }
 
-struct SlotBudget {
-  explicit SlotBudget(size_t budget) : saved(ThreadClocks::default_slot_budget()) {
-    ThreadClocks::set_default_slot_budget(budget);
-  }
-  ~SlotBudget() { ThreadClocks::set_default_slot_budget(saved); }
-  size_t saved;
-};
+// The engines' options with thread slots reused past `budget`.
+EngineOptions slot_budget_of(size_t budget) {
+  EngineOptions options;
+  options.clock_slot_budget = budget;
+  return options;
+}
 
 std::set<std::pair<EventId, EventId>> pairs_of(const RaceSink& sink) {
   std::set<std::pair<EventId, EventId>> pairs;
@@ -139,16 +137,14 @@ TEST(SlotReuse, SameRacyEventsAndPairsWithinAPerThreadSlot) {
     if (clocks.threads() < trace.symbols.threads.size()) ++reusing;
     for (const char* engine : exact_pairs) {
       const RaceSink wide = run_engine(engine, trace);
-      SlotBudget budget(slot_budget);
-      const RaceSink reused = run_engine(engine, trace);
+      const RaceSink reused = run_engine(engine, trace, slot_budget_of(slot_budget));
       ASSERT_EQ(rows_of(reused), rows_of(wide))
           << engine << " with slot reuse, " << testing::trace_context(seed, trace);
       ASSERT_EQ(reused.racy_events(), wide.racy_events()) << engine << ", seed " << seed;
     }
     for (const char* engine : fewer_pairs) {
       const RaceSink wide = run_engine(engine, trace);
-      SlotBudget budget(slot_budget);
-      const RaceSink reused = run_engine(engine, trace);
+      const RaceSink reused = run_engine(engine, trace, slot_budget_of(slot_budget));
       ASSERT_EQ(reused.racy_events(), wide.racy_events())
           << engine << " with slot reuse, " << testing::trace_context(seed, trace);
       const auto a = pairs_of(reused), b = pairs_of(wide);
@@ -175,24 +171,12 @@ namespace {
 // Sparse clocks where threads are many: ThreadClocks past its sparse threshold keeps
 // Th(i) and Rel(y) as lists of non-zero entries with a few unpacked rows (clock/
 // thread_clocks.hpp), and fasttrack's and hb-adaptive's per-variable vector clocks become
-// sparse from many_threads() on (engines/hb/sparse_vc.hpp). Lowering both thresholds makes
-// every random trace with more than a handful of threads take those paths (with more threads
-// than unpacked rows, so clocks are packed and unpacked all the time); every engine that uses
-// ThreadClocks reports exactly what it reports with flat clocks, in the same order. A third of
-// the traces take read locks (sparse RelR(y)). shb and wcp (po engines on ThreadClocks, wcp
-// with a second one for P) are checked the same way.
-struct SparseThresholds {
-  SparseThresholds(size_t clocks, size_t vcs)
-      : saved_clocks(ThreadClocks::default_sparse_threshold()), saved_vcs(hbloc::many_threads()) {
-    ThreadClocks::set_default_sparse_threshold(clocks);
-    hbloc::many_threads() = vcs;
-  }
-  ~SparseThresholds() {
-    ThreadClocks::set_default_sparse_threshold(saved_clocks);
-    hbloc::many_threads() = saved_vcs;
-  }
-  size_t saved_clocks, saved_vcs;
-};
+// sparse from EngineOptions::sparse_vc_threads on (engines/hb/sparse_vc.hpp). Lowering both
+// thresholds makes every random trace with more than a handful of threads take those paths
+// (with more threads than unpacked rows, so clocks are packed and unpacked all the time); every
+// engine that uses ThreadClocks reports exactly what it reports with flat clocks, in the same
+// order. A third of the traces take read locks (sparse RelR(y)). shb and wcp (po engines on
+// ThreadClocks, wcp with a second one for P) are checked the same way.
 
 // Every engine of `engines` reports exactly what it reports with dense clocks when the clocks
 // go sparse at `threshold` slots: the same races in the same order, racy events, counts, guard
@@ -214,17 +198,21 @@ void expect_sparse_same(GeneratorOptions (*options)(uint64_t), int iterations,
     if (seed % 3 == 0) o.read_lock_share = 0.4;
     const Trace trace = generate_trace(o);
     {
-      SparseThresholds low(threshold, 8);
       ThreadClocks clocks(false);
+      clocks.sparse_beyond(threshold);
       clocks.reuse_slots_beyond(budget(seed));
       for (const Event& e : trace.events) clocks.apply(e);
       if (clocks.sparse()) ++sparse;
     }
     for (const char* engine : engines) {
-      SlotBudget slots(budget(seed));
-      const RaceSink dense = run_engine(engine, trace);
-      SparseThresholds low(threshold, 8);
-      const RaceSink packed = run_engine(engine, trace);
+      // Sparse thread clocks past `threshold` slots, sparse per-variable vector clocks from 8
+      // threads on.
+      const EngineOptions flat = slot_budget_of(budget(seed));
+      EngineOptions sparse_options = flat;
+      sparse_options.clock_sparse_slots = threshold;
+      sparse_options.sparse_vc_threads = 8;
+      const RaceSink dense = run_engine(engine, trace, flat);
+      const RaceSink packed = run_engine(engine, trace, sparse_options);
       ASSERT_EQ(rows_of(packed), rows_of(dense))
           << engine << " with sparse clocks, " << testing::trace_context(seed, trace);
       ASSERT_EQ(packed.racy_events(), dense.racy_events()) << engine << ", seed " << seed;
@@ -238,7 +226,7 @@ void expect_sparse_same(GeneratorOptions (*options)(uint64_t), int iterations,
 const std::vector<const char*> kHbEngines = {
     "fasttrack", "djit", "hb-epochs", "hb-adaptive", "hb-pairs", "tsan1", "hb", "shb", "wcp"};
 size_t default_budget(int) {
-  return ThreadClocks::default_slot_budget();
+  return EngineOptions{}.clock_slot_budget;
 }
 size_t budget_of_two(int) {
   return 2;

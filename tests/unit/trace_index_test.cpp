@@ -286,7 +286,7 @@ TEST(OfflineEngine, PipelineSharesOneIndexAmongOfflineEngines) {
 TEST(OfflineEngine, BudgetErrorLosesOnlyThatEngine) {
   const std::string text = "T0|w(x)|1\nT1|w(x)|2\nT0|w(y)|3\nT1|w(y)|4\nT2|w(z)|5\n";
   PipelineOptions o;
-  o.max_states = 1;
+  o.engine.max_states = 1;
   const PipelineResult r =
       run_pipeline_on_text(text, "t.std", resolve_engines({"fasttrack", "exact", "hb"}), o);
   ASSERT_EQ(r.runs.size(), 3u);
@@ -303,7 +303,9 @@ TEST(OfflineEngine, BudgetErrorLosesOnlyThatEngine) {
 
   Symbols symbols;
   RaceSink sink(10);
-  EngineContext context{symbols, sink, 1, 0};
+  EngineOptions budget;
+  budget.max_states = 1;
+  EngineContext context{symbols, sink, budget};
   const Trace trace = parse_trace(text);
   auto engine = find_engine("exact")->make(context);
   EXPECT_THROW(engine->offline()->run(TraceIndex(trace)), BudgetError);

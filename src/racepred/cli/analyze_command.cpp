@@ -18,9 +18,7 @@ struct AnalyzeOptions {
   ReportOptions report;
   std::vector<std::string> engines;
   size_t max_races = 1000;
-  uint64_t max_states = 0;
-  uint64_t max_memory_mib = 0;
-  EngineBounds bounds;
+  EngineOptions engine;  // --max-states, --max-memory, --pwr-history, --pwr-edges
   bool lenient = false;
   std::string input_format = "auto";
   std::string trace;
@@ -44,9 +42,7 @@ int analyze(const AnalyzeOptions& o, std::ostream& out) {
   options.read = read_options(o.input_format, o.lenient);
   options.validation = o.lenient ? ValidationMode::Lenient : ValidationMode::Strict;
   options.max_races = o.max_races;
-  options.max_states = o.max_states;
-  options.max_memory = o.max_memory_mib << 20;
-  options.bounds = o.bounds;
+  options.engine = o.engine;
   Progress progress(progress_wanted(o.report));
   if (progress.enabled())
     options.on_progress = [&progress](uint64_t events) { progress.update(events); };
@@ -103,8 +99,8 @@ Command add_analyze_command(CLI::App& app) {
                      "Skip malformed lines and drop events that break well-formedness (counted "
                      "and reported on stderr) instead of failing");
   add_input_format_option(sub, o->input_format);
-  add_budget_options(sub, o->max_states, o->max_memory_mib);
-  add_bound_options(sub, o->bounds);
+  add_engine_options(sub, o->engine, EngineOptionGroup::Budget);
+  add_engine_options(sub, o->engine, EngineOptionGroup::Bounds);
   add_trace_argument(sub, o->trace, o->report);
   return {sub, [o](std::ostream& out) { return analyze(*o, out); }, &o->report};
 }

@@ -22,7 +22,7 @@ struct CompareOptions {
   std::string format = "text";
   bool lenient = false;
   std::string input_format = "auto";
-  EngineBounds bounds;
+  EngineOptions engine;  // --pwr-history, --pwr-edges
   std::vector<std::string> traces;
 };
 
@@ -209,7 +209,7 @@ int compare(const CompareOptions& o) {
       split_names(o.engines.empty() ? std::vector<std::string>{"pwr,pwr-cs"} : o.engines));
   PipelineOptions options;
   options.read = read_options(o.input_format, o.lenient);
-  options.bounds = o.bounds;
+  options.engine = o.engine;
   options.validation = o.lenient ? ValidationMode::Lenient : ValidationMode::Strict;
   options.max_races = 0;  // only the counts are shown
   std::vector<TraceRow> rows;
@@ -255,7 +255,7 @@ Command add_compare_command(CLI::App& app) {
   add_lenient_option(sub, o->lenient,
                      "Skip malformed lines and drop events that break well-formedness");
   add_input_format_option(sub, o->input_format);
-  add_bound_options(sub, o->bounds);
+  add_engine_options(sub, o->engine, EngineOptionGroup::Bounds);
   sub->add_option("TRACE", o->traces, "Trace files")->required();
   return {sub, [o](std::ostream&) { return compare(*o); }};
 }

@@ -29,8 +29,7 @@ struct ExactArgs {
   bool complete = false;
   bool witness = false;
   bool mhb = false;
-  uint64_t max_states = 0;      // 0: exact::kDefaultMaxStates
-  uint64_t max_memory_mib = 0;  // 0: exact::kDefaultMaxMemory
+  EngineOptions budget;  // --max-states, --max-memory
 };
 
 Trace read_validated(const std::string& path, const std::string& input_format) {
@@ -232,7 +231,7 @@ Command add_exact_command(CLI::App& app) {
   sub->add_flag("--witness", args->witness,
                 "Print, for each race, a correctly reordered prefix exhibiting it");
   sub->add_flag("--mhb", args->mhb, "Print the must-happen-before relation (Def. 3.5)");
-  add_budget_options(sub, args->max_states, args->max_memory_mib);
+  add_engine_options(sub, args->budget, EngineOptionGroup::Budget);
   add_report_options(sub, args->report);
   add_input_format_option(sub, args->input_format);
   return {sub,
@@ -245,8 +244,8 @@ Command add_exact_command(CLI::App& app) {
                 args->enabled ? exact::RaceNotion::Enabled : exact::RaceNotion::Adjacent;
             options.reorderings =
                 args->complete ? exact::Reorderings::Complete : exact::Reorderings::Prefixes;
-            if (args->max_states) options.max_states = args->max_states;
-            if (args->max_memory_mib) options.max_memory = args->max_memory_mib << 20;
+            options.max_states = args->budget.max_states;
+            options.max_memory = args->budget.max_memory_mib << 20;
             options.witnesses = args->witness;
             const exact::SearchResult result = exact::search(t, options);
             const size_t conflicting = t.conflicting_pairs().size();

@@ -49,32 +49,20 @@ void add_max_races_option(CLI::App* sub, size_t& max_races) {
       ->capture_default_str();
 }
 
-void add_budget_options(CLI::App* sub, uint64_t& max_states, uint64_t& max_memory_mib) {
-  sub->add_option("--max-states", max_states,
-                  "Exact search budget: stop after N distinct states (0: the default, " +
-                      std::to_string(2'000'000) + ")")
-      ->type_name("N")
-      ->check(whole_number(0));
-  sub->add_option("--max-memory", max_memory_mib,
-                  "Exact search budget: MiB for its tables and stored states (0: the default, "
-                  "256)")
-      ->type_name("MIB")
-      ->check(whole_number(0, uint64_t{1} << 40));
-}
-
-void add_bound_options(CLI::App* sub, EngineBounds& bounds) {
-  sub->add_option("--pwr-history", bounds.pwr_history,
-                  "Critical sections per lock that pwr, pwr-cs, pwr-e and pwr-edges keep for the "
-                  "ROD rule (default 5, the PWR paper's; fewer: faster, more false positives; "
-                  "the *-unbounded engines keep all; docs/ENGINES.md)")
-      ->type_name("N")
-      ->check(whole_number(1, UINT32_MAX));
-  sub->add_option("--pwr-edges", bounds.pwr_edges,
-                  "Edge constraints per variable that pwr-edges keeps (default 25, the PWR "
-                  "paper's; fewer: faster, may miss races behind replaced accesses; "
-                  "pwr-edges-unbounded keeps all; docs/ENGINES.md)")
-      ->type_name("N")
-      ->check(whole_number(1, UINT32_MAX));
+void add_engine_options(CLI::App* sub, EngineOptions& options, EngineOptionGroup group) {
+  for (const EngineOptionInfo& row : kEngineOptions) {
+    if (row.group != group) continue;
+    const EngineOptionInfo* info = &row;
+    // 0 keeps the default (for the rows that accept it); the validator checks the range.
+    sub->add_option_function<uint64_t>(
+           std::string(row.flag),
+           [&options, info](const uint64_t& value) {
+             info->set(options, value == 0 ? info->default_value : value);
+           },
+           engine_option_help(row))
+        ->type_name(std::string(row.value_name))
+        ->check(whole_number(row.min, row.max));
+  }
 }
 
 void add_trace_argument(CLI::App* sub, std::string& trace) {

@@ -1,5 +1,6 @@
 // The options several subcommands share, declared once (same names, help texts and choices
-// everywhere): input format, report format, output file, quiet, lenient, max races.
+// everywhere): input format, report format, output file, quiet, lenient, max races, and the
+// engines' settings of engines/options.def.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -31,12 +32,9 @@ void add_input_format_option(CLI::App* sub, std::string& format);
 void add_lenient_option(CLI::App* sub, bool& lenient, const std::string& what);
 // --max-races N (0 lists none; the counts stay exact).
 void add_max_races_option(CLI::App* sub, size_t& max_races);
-// --max-states N and --max-memory MIB: the budget of the engines built on the exact search
-// (exact, exact-enabled, ls-cross, ls-cross-indexed); 0 keeps their defaults.
-void add_budget_options(CLI::App* sub, uint64_t& max_states, uint64_t& max_memory_mib);
-// --pwr-history N and --pwr-edges N: the bounds of the bounded PWR engines (pwr, pwr-cs,
-// pwr-e, pwr-edges); unset (0) keeps the PWR paper's defaults, 5 and 25.
-void add_bound_options(CLI::App* sub, EngineBounds& bounds);
+// The options of engines/options.def in `group` (Budget: --max-states, --max-memory; Bounds:
+// --pwr-history, --pwr-edges), with the table's help, defaults and ranges; they set `options`.
+void add_engine_options(CLI::App* sub, EngineOptions& options, EngineOptionGroup group);
 // The TRACE argument ('-' reads standard input).
 void add_trace_argument(CLI::App* sub, std::string& trace);
 // The same, and `trace` is an input that the report's -o must not overwrite.

@@ -7,8 +7,9 @@
 
 namespace racepred {
 
-// How a SnapshotPool stores its snapshots; the defaults are what the engines run with, tests
-// change them (EngineContext::snapshots) to exercise deltas on small traces.
+// How a SnapshotPool stores its snapshots; the defaults are what the engines run with. The
+// engines take them from their options (snapshot_delta_stride, snapshot_chain in
+// engines/options.def), which tests lower to exercise deltas on small traces.
 struct SnapshotOptions {
   // Snapshots may be deltas from this stride (the pool's thread capacity) on.
   size_t delta_min_stride = 64;

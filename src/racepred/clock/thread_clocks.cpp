@@ -13,18 +13,6 @@ void clock_overflow(ThreadId i) {
                    " events: its 32-bit vector-clock entry would wrap around; split the trace");
 }
 
-namespace {
-size_t default_budget = 256;
-size_t default_sparse = 1024;
-}  // namespace
-
-size_t ThreadClocks::default_sparse_threshold() {
-  return default_sparse;
-}
-void ThreadClocks::set_default_sparse_threshold(size_t slots) {
-  default_sparse = slots;
-}
-
 size_t ThreadClocks::sparse_entries() const {
   size_t n = 0;
   for (const Packed& p : packed_) n += p.size();
@@ -35,6 +23,7 @@ size_t ThreadClocks::sparse_entries() const {
 }
 
 bool ThreadClocks::sparse_grow(size_t n) {
+  RACEPRED_DEBUG_ONLY(++generation_;)  // the rows may move or be packed (RowRef)
   if (!sparse_) {
     // Pack every row and every lock's clock; the flat rows are freed.
     packed_.resize(threads_);
@@ -237,13 +226,6 @@ const Clock* ThreadClocks::unpacked_rel(LockId y) {
   rel_copy_.assign(stride(), 0);
   for (const Entry& e : rel_sparse_[y]) rel_copy_[e.slot] = e.value;
   return rel_copy_.data();
-}
-
-size_t ThreadClocks::default_slot_budget() {
-  return default_budget;
-}
-void ThreadClocks::set_default_slot_budget(size_t budget) {
-  default_budget = budget;
 }
 
 ThreadId ThreadClocks::thread_at(uint32_t s, Clock k) const {

@@ -64,6 +64,7 @@
 
 #include "racepred/clock/rows.hpp"
 #include "racepred/clock/vector_clock.hpp"
+#include "racepred/trace/debug_check.hpp"
 #include "racepred/trace/event.hpp"
 
 namespace racepred {
@@ -107,9 +108,6 @@ class ThreadClocks {
     reuse_ = budget != SIZE_MAX;
     budget_ = budget;
   }
-  // The budget engines pass to reuse_slots_beyond (256; tests lower it to exercise reuse).
-  static size_t default_slot_budget();
-  static void set_default_slot_budget(size_t budget);
   bool reuses_slots() const { return reuse_; }
   // The slot of a known thread: the index of its row and of its entry in every clock.
   uint32_t slot(ThreadId t) const { return mapped_ ? slot_of_[t] : t; }
@@ -125,16 +123,43 @@ class ThreadClocks {
   // Rows start all zero instead of [0,…,1,…,0] (call before the first event): for a clock per
   // slot that is not the thread's own time (see the top of the file). Use without slot reuse.
   void rows_start_empty() { start_ = 0; }
-  // The threshold every ThreadClocks starts with (1024; tests lower it to exercise sparse
-  // clocks on small traces).
-  static size_t default_sparse_threshold();
-  static void set_default_sparse_threshold(size_t slots);
+  // The threshold a ThreadClocks starts with; the engines pass theirs (engines/options.def).
+  static constexpr size_t kDefaultSparseThreshold = 1024;
   bool sparse() const { return sparse_; }
   // Non-zero entries stored over all clocks (sparse mode; a measure of its memory).
   size_t sparse_entries() const;
 
   // Th(i) of a known thread, `stride()` entries, indexed by slot.
   Clock* th(ThreadId i) { return row(slot(i)); }
+
+  // Th of a thread, held across calls into the clocks. The row stays valid until the clocks
+  // grow (add_thread, or fork, join and apply naming a new thread: the rows may move), in
+  // sparse mode until it is packed (the clocks of kResident - 1 other slots asked for), and it
+  // is the thread's until its slot passes to another thread (slot reuse). With
+  // RACEPRED_DEBUG_CHECKS (trace/debug_check.hpp) every use checks all three; otherwise a
+  // RowRef is the bare pointer.
+  class RowRef {
+   public:
+    Clock* get() const {
+      RACEPRED_DEBUG_ONLY(if (owner_ != nullptr) owner_->check_row(*this);)
+      return row_;
+    }
+    Clock& operator[](size_t k) const { return get()[k]; }
+
+   private:
+    friend class ThreadClocks;
+    Clock* row_ = nullptr;
+    RACEPRED_DEBUG_ONLY(const ThreadClocks* owner_ = nullptr; uint32_t slot_ = 0;
+                        uint64_t generation_ = 0; size_t tenants_ = 0;)
+  };
+  RowRef th_ref(ThreadId i) { return th_ref_at_slot(slot(i)); }
+  RowRef th_ref_at_slot(uint32_t s) {
+    RowRef r;
+    r.row_ = row(s);
+    RACEPRED_DEBUG_ONLY(r.owner_ = this; r.slot_ = s; r.generation_ = generation_;
+                        r.tenants_ = tenants_of(s);)
+    return r;
+  }
   // Th of the thread in slot s, and inc(Th(i), i) for thread i in slot s: for engines that look
   // the slot up once per event (the lookup is a load per call while slots may be reused).
   Clock* th_at_slot(uint32_t s) { return row(s); }
@@ -330,6 +355,7 @@ class ThreadClocks {
     join_clocks(th_.row(d), th_.row(s), stride());
   }
   [[gnu::noinline]] bool grow(ThreadId t) {
+    RACEPRED_DEBUG_ONLY(++generation_;)  // the rows may move (RowRef)
     const size_t n = size_t{t} + 1;
     if (sparse_ || n > sparse_beyond_) [[unlikely]]
       return sparse_grow(n);
@@ -396,6 +422,26 @@ class ThreadClocks {
   // Thread j was joined: its slot becomes free.
   void retire(ThreadId j);
 
+#ifdef RACEPRED_DEBUG_CHECKS
+  // RowRef's checks: the clocks did not grow since, the row is where it was (in sparse mode:
+  // still unpacked), and its slot has the same thread.
+  size_t tenants_of(uint32_t s) const {
+    return mapped_ ? tenants_[s].size() : 1;
+  }
+  void check_row(const RowRef& r) const {
+    RACEPRED_DCHECK(r.generation_ == generation_,
+                    "a row of ThreadClocks is used after the clocks grew (its rows may move)");
+    RACEPRED_DCHECK(
+        sparse_ ? resident_[r.slot_] != kNoSlot && cache_.row(resident_[r.slot_]) == r.row_
+                : th_.row(r.slot_) == r.row_,
+        "a row of sparse ThreadClocks is used after it was packed (other slots' clocks asked "
+        "for)");
+    RACEPRED_DCHECK(tenants_of(r.slot_) == r.tenants_,
+                    "a row of ThreadClocks is used after its slot passed to another thread");
+  }
+  uint64_t generation_ = 0;  // bumped whenever the rows may move
+#endif
+
   static constexpr uint32_t kNoSlot = UINT32_MAX;
   struct FreeSlot {
     uint32_t slot;
@@ -420,7 +466,7 @@ class ThreadClocks {
   size_t threads_ = 0;
   Clock start_ = 1;  // a new row's own entry (0: rows_start_empty)
 
-  size_t sparse_beyond_ = default_sparse_threshold();
+  size_t sparse_beyond_ = kDefaultSparseThreshold;
   bool sparse_ = false;
   mutable std::vector<Packed> packed_;                  // per slot: its clock, unless unpacked
   std::vector<Packed> rel_sparse_;                      // per lock: Rel(y)

@@ -201,7 +201,7 @@ struct LiveEngine {
 // One engine over one batch, timed (on whichever thread runs it).
 void run_engine_on(LiveEngine& live, const Batch& batch) {
   const auto start = Clock::now();
-  live.engine->on_events(batch.ids, batch.events);
+  live.engine->feed(batch.ids, batch.events);
   live.run->seconds += std::chrono::duration<double>(Clock::now() - start).count();
 }
 
@@ -366,8 +366,7 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
   for (const EngineInfo* info : infos) {
     result.runs.push_back(EngineRun{info, RaceSink(options.max_races, options.max_races), 0, {}});
     EngineRun& run = result.runs.back();
-    EngineContext context{result.symbols, run.sink, options.max_states, options.max_memory,
-                          options.bounds};
+    EngineContext context{result.symbols, run.sink, options.engine};
     const auto start = Clock::now();
     LiveEngine live{info->make(context), &run};
     run.seconds += std::chrono::duration<double>(Clock::now() - start).count();

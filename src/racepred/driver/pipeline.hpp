@@ -44,10 +44,8 @@ struct PipelineOptions {
   ValidationMode validation = ValidationMode::Strict;
   size_t max_races = 1000;      // races each sink keeps (all are counted)
   size_t batch_size = 1 << 16;  // events per batch
-  uint64_t max_states = 0;      // offline engines' budget (EngineContext; 0: their default)
-  uint64_t max_memory = 0;
-  EngineBounds bounds;   // bounded engines' bounds (EngineContext; 0: their default)
-  bool threaded = true;  // read and validate in a second thread
+  EngineOptions engine;         // every engine's EngineContext::options
+  bool threaded = true;         // read and validate in a second thread
   // Threaded with several engines: threads that run the engines (each engine on one of them at a
   // time, taken by whichever is free); 0 = one per core.
   size_t engine_threads = 0;

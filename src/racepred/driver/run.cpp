@@ -9,14 +9,15 @@
 
 namespace racepred {
 
-RaceSink run_engine(const AnyEngineFactory& make, const Trace& trace, size_t max_kept) {
+RaceSink run_engine(const AnyEngineFactory& make, const Trace& trace, size_t max_kept,
+                    const EngineOptions& options) {
   RaceSink sink(max_kept);
-  EngineContext context{trace.symbols, sink};
+  EngineContext context{trace.symbols, sink, options};
   std::unique_ptr<Engine> engine = make(context);
   if (OfflineEngine* offline = engine->offline()) {
     offline->run(TraceIndex(trace));
   } else {
-    engine->on_events(trace.ids, trace.events);
+    engine->feed(trace.ids, trace.events);
   }
   engine->finish();
   sink.finalize();
@@ -28,9 +29,14 @@ RaceSink run_engine(const EngineInfo& info, const Trace& trace, size_t max_kept)
 }
 
 RaceSink run_engine(std::string_view name, const Trace& trace, size_t max_kept) {
+  return run_engine(name, trace, EngineOptions{}, max_kept);
+}
+
+RaceSink run_engine(std::string_view name, const Trace& trace, const EngineOptions& options,
+                    size_t max_kept) {
   const EngineInfo* info = find_engine(name);
   if (!info) throw UsageError("unknown engine '" + std::string(name) + "'");
-  return run_engine(*info, trace, max_kept);
+  return run_engine(info->make, trace, max_kept, options);
 }
 
 }  // namespace racepred

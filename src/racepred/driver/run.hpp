@@ -18,8 +18,12 @@ namespace racepred {
 RaceSink run_engine(const EngineInfo& info, const Trace& trace, size_t max_kept = SIZE_MAX);
 // By name; throws UsageError for an unknown engine.
 RaceSink run_engine(std::string_view name, const Trace& trace, size_t max_kept = SIZE_MAX);
+// With settings other than the defaults of engines/options.def.
+RaceSink run_engine(std::string_view name, const Trace& trace, const EngineOptions& options,
+                    size_t max_kept = SIZE_MAX);
 // An engine made by `make` (e.g. a variant with options that the table does not list).
 using AnyEngineFactory = std::function<std::unique_ptr<Engine>(EngineContext&)>;
-RaceSink run_engine(const AnyEngineFactory& make, const Trace& trace, size_t max_kept = SIZE_MAX);
+RaceSink run_engine(const AnyEngineFactory& make, const Trace& trace, size_t max_kept = SIZE_MAX,
+                    const EngineOptions& options = {});
 
 }  // namespace racepred

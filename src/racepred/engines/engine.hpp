@@ -32,7 +32,9 @@
 #include <string>
 #include <vector>
 
+#include "racepred/engines/options.hpp"
 #include "racepred/report/race.hpp"
+#include "racepred/trace/debug_check.hpp"
 #include "racepred/trace/error.hpp"
 #include "racepred/trace/event.hpp"
 #include "racepred/trace/symbols.hpp"
@@ -45,21 +47,12 @@ namespace racepred {
 // not touch it. Ids are dense from 0 and an engine meets each id first in an event, so
 // per-thread, per-variable and per-lock state is grown on demand. finish() and the Annotator
 // may read symbols.
-// Bounds of the bounded engines that users may set (--pwr-history, --pwr-edges); 0 keeps the
-// engine's default. The *-unbounded engines ignore them.
-struct EngineBounds {
-  uint32_t pwr_history = 0;  // critical sections kept per lock: pwr, pwr-cs, pwr-e, pwr-edges (5)
-  uint32_t pwr_edges = 0;    // edge constraints kept per variable: pwr-edges (25)
-};
-
 struct EngineContext {
   const Symbols& symbols;
   RaceSink& sink;
-  // Budget of the offline engines built on the exact search (0: their defaults): distinct
-  // states, and bytes of the search's tables and stored states.
-  uint64_t max_states = 0;
-  uint64_t max_memory = 0;
-  EngineBounds bounds = {};
+  // The settings of engines/options.def (--pwr-history, --max-states, …): each engine reads the
+  // rows that name it.
+  EngineOptions options = {};
 };
 
 // One cell of `racepred annotate` output: a named column and its value for one event.
@@ -90,7 +83,7 @@ class Engine {
  public:
   virtual ~Engine() = default;
   // A batch of events in trace order with strictly increasing ids (ids may have gaps);
-  // ids.size() == events.size(). The driver calls this once per batch.
+  // ids.size() == events.size(). The driver calls this once per batch, through feed().
   virtual void on_events(std::span<const EventId> ids, std::span<const Event> events) = 0;
   // After the last event (after run() for an OfflineEngine).
   virtual void finish() {}
@@ -99,8 +92,28 @@ class Engine {
   // The engine as an OfflineEngine, or nullptr for an engine that takes the events in batches.
   virtual OfflineEngine* offline() { return nullptr; }
 
+  // A batch from a driver (the pipeline, run_engine, annotate): on_events, after checking in
+  // debug builds (trace/debug_check.hpp) that the ids strictly increase across all batches.
+  void feed(std::span<const EventId> ids, std::span<const Event> events) {
+    RACEPRED_DEBUG_ONLY(check_ids(ids, events.size());)
+    on_events(ids, events);
+  }
   // One event (tests, annotate): a batch of one.
-  void on_event(EventId id, const Event& event) { on_events({&id, 1}, {&event, 1}); }
+  void on_event(EventId id, const Event& event) { feed({&id, 1}, {&event, 1}); }
+
+#ifdef RACEPRED_DEBUG_CHECKS
+ private:
+  void check_ids(std::span<const EventId> ids, size_t events) {
+    RACEPRED_DCHECK(ids.size() == events, "a batch has one id per event");
+    for (const EventId id : ids) {
+      RACEPRED_DCHECK(!fed_any_ || id > last_fed_, "event ids into an engine strictly increase");
+      last_fed_ = id;
+      fed_any_ = true;
+    }
+  }
+  EventId last_fed_ = 0;
+  bool fed_any_ = false;
+#endif
 };
 
 // An engine that works on the whole trace at once (random access, several passes). The driver

@@ -35,16 +35,15 @@ enum class Reorderings {
   Complete,
 };
 
-inline constexpr uint64_t kDefaultMaxStates = 2'000'000;
-inline constexpr uint64_t kDefaultMaxMemory = uint64_t{256} << 20;  // bytes of state keys
-
 struct SearchOptions {
   RaceNotion notion = RaceNotion::Adjacent;
   Reorderings reorderings = Reorderings::Prefixes;
-  // The search stops with SearchLimitError after this many distinct states.
-  uint64_t max_states = kDefaultMaxStates;
-  // ... or when the stored states would need more than this many bytes.
-  uint64_t max_memory = kDefaultMaxMemory;
+  // The search stops with SearchLimitError after this many distinct states ...
+  uint64_t max_states = UINT64_MAX;
+  // ... or when the stored states would need more than this many bytes. No budget by default:
+  // the engines and `racepred exact` pass the one of engines/options.def (--max-states,
+  // --max-memory).
+  uint64_t max_memory = UINT64_MAX;
   bool witnesses = false;  // keep one witness prefix per race
 };
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "racepred/format/trace_format.hpp"
+#include "racepred/io/binary_ops.hpp"
 #include "racepred/io/format_impl.hpp"
 #include "racepred/io/input.hpp"
 #include "racepred/trace/error.hpp"

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "racepred/io/binary_ops.hpp"
 #include "racepred/io/format_impl.hpp"
 #include "racepred/trace/error.hpp"
 

@@ -4,12 +4,14 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string_view>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "racepred/report/finding.hpp"
+#include "racepred/trace/debug_check.hpp"
 #include "racepred/trace/event.hpp"
 
 namespace racepred {
@@ -123,6 +125,8 @@ class RaceSink {
   std::array<uint64_t, kPairCache> pair_cache_;
   std::vector<Finding> findings_;
   EngineExtras extras_;
+  // Debug builds: every (first, second) reported, to check that none comes twice.
+  RACEPRED_DEBUG_ONLY(std::set<std::pair<EventId, EventId>> reported_once_;)
 };
 
 }  // namespace racepred

@@ -1,5 +1,6 @@
 // What the engines of the exact family share: the exact module's search on the run's index, its
-// state and memory budget from the engine context, and its budget error as the engines' one.
+// state and memory budget from the engine options (engines/options.def), and its budget error as
+// the engines' one.
 #pragma once
 
 #include "racepred/engines/engine.hpp"
@@ -10,8 +11,8 @@ namespace racepred::exact {
 
 inline SearchOptions budget_of(const EngineContext& context) {
   SearchOptions options;
-  if (context.max_states) options.max_states = context.max_states;
-  if (context.max_memory) options.max_memory = context.max_memory;
+  options.max_states = context.options.max_states;
+  options.max_memory = context.options.max_memory_mib << 20;
   return options;
 }
 

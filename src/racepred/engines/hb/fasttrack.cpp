@@ -24,12 +24,13 @@ namespace {
 //               Ws(x) = i#Th(i)(i)
 // Per variable 16 bytes of epochs, which the checks read, and 24 bytes naming their accesses,
 // which the hot path only writes. Rh(x) in vector-clock mode is marked by the thread kShared
-// in its epoch, whose clock field is then the row of the vector clock; from many_threads()
+// in its epoch, whose clock field is then the row of the vector clock; from sparse_vc_threads
 // threads on, by kSparse, whose clock field is then a sparse clock of vcs_ (sparse_vc.hpp), so
 // memory follows the threads that read each variable.
 class FastTrack final : public LocationEngine<FastTrack> {
  public:
-  using LocationEngine::LocationEngine;
+  explicit FastTrack(EngineContext& context)
+      : LocationEngine(context), many_threads_(context.options.sparse_vc_threads) {}
 
   void read(EventId id, const Event& e, const Clock* th) {
     const size_t x = e.target;
@@ -91,7 +92,7 @@ class FastTrack final : public LocationEngine<FastTrack> {
   }
 
   void set_stride(size_t stride) {
-    if (stride >= many_threads() && pool_.stride() < many_threads()) to_sparse(stride);
+    if (stride >= many_threads_ && pool_.stride() < many_threads_) to_sparse(stride);
     pool_.set_stride(stride);
     vcs_.store.set_stride(stride);
   }
@@ -131,7 +132,7 @@ class FastTrack final : public LocationEngine<FastTrack> {
     who_.resize(vars_.size());
   }
 
-  // The thread capacity reaches many_threads(): the full rows of the shared read clocks become
+  // The thread capacity reaches many_threads_: the full rows of the shared read clocks become
   // sparse clocks (the rows still have the old stride, pool_.stride()).
   [[gnu::noinline]] void to_sparse(size_t stride) {
     for (Var& v : vars_) {
@@ -147,7 +148,7 @@ class FastTrack final : public LocationEngine<FastTrack> {
   // Rh(x) = [j#k, i#Th(i)(i)]
   [[gnu::noinline]] void share(Var& v, const Who& who, const Clock* th, EventId id,
                                const Event& e) {
-    if (stride() >= many_threads()) {
+    if (stride() >= many_threads_) {
       const uint32_t r = vcs_.allocate();
       vcs_.store.set(vcs_[r], v.r.thread(), v.r.clock(), Partner{who.r_event, who.r_location},
                      stride());
@@ -169,6 +170,7 @@ class FastTrack final : public LocationEngine<FastTrack> {
   std::vector<Who> who_;
   VcPool pool_;
   VcTable vcs_;
+  size_t many_threads_;  // sparse clocks from this thread capacity on (EngineOptions)
 };
 
 }  // namespace

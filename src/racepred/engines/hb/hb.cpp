@@ -15,6 +15,7 @@
 
 #include "racepred/clock/id_table.hpp"
 #include "racepred/clock/thread_clocks.hpp"
+#include "racepred/engines/clock_options.hpp"
 #include "racepred/engines/hb/hb.hpp"
 #include "racepred/report/notation.hpp"
 
@@ -26,7 +27,9 @@ class HbAllPairs final : public OfflineEngine, public Annotator {
   HbAllPairs(EngineContext& context, size_t prune_every)
       : symbols_(context.symbols),
         sink_(context.sink),
-        min_prune_(std::max<size_t>(prune_every, 1)) {}
+        min_prune_(std::max<size_t>(prune_every, 1)) {
+    set_sparse_threshold(clocks_, context.options);
+  }
 
   void run(const TraceIndex& index) override {
     if (annotating_)

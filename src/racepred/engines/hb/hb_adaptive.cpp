@@ -22,12 +22,13 @@ namespace {
 //           V:         V < Th(i) ? i#Th(i)(i) : V(i) = Th(i)(i)
 // read checks Wh and updates Rh; write checks Wh and Rh and updates Wh. Initially both are
 // [0,…,0]; we start from the bottom epoch 0#0 instead, which every access turns into its own
-// epoch exactly as the zero vector clock does. From many_threads() threads on, a vector clock is
+// epoch exactly as the zero vector clock does. From sparse_vc_threads threads on, a vector clock is
 // a sparse clock of vcs_ (sparse_vc.hpp) instead of a full row: memory follows the threads
 // that accessed the variable.
 class HbAdaptive final : public LocationEngine<HbAdaptive> {
  public:
-  using LocationEngine::LocationEngine;
+  explicit HbAdaptive(EngineContext& context)
+      : LocationEngine(context), many_threads_(context.options.sparse_vc_threads) {}
 
   void read(EventId id, const Event& e, const Clock* th) {
     const size_t x = e.target;
@@ -45,7 +46,7 @@ class HbAdaptive final : public LocationEngine<HbAdaptive> {
   }
 
   void set_stride(size_t stride) {
-    if (stride >= many_threads() && pool_.stride() < many_threads()) to_sparse(stride);
+    if (stride >= many_threads_ && pool_.stride() < many_threads_) to_sparse(stride);
     pool_.set_stride(stride);
     vcs_.store.set_stride(stride);
   }
@@ -63,7 +64,7 @@ class HbAdaptive final : public LocationEngine<HbAdaptive> {
     bool sparse = false;
   };
 
-  // The thread capacity reaches many_threads(): the full rows become sparse clocks (the rows
+  // The thread capacity reaches many_threads_: the full rows become sparse clocks (the rows
   // still have the old stride, pool_.stride()).
   [[gnu::noinline]] void to_sparse(size_t stride) {
     for (Hybrid& h : h_) {
@@ -93,7 +94,7 @@ class HbAdaptive final : public LocationEngine<HbAdaptive> {
     const ThreadId i = e.thread;
     if (!h.vc) {
       if (unordered(h.epoch, th)) {  // [j#k, i#Th(i)(i)]
-        if (stride() >= many_threads()) {
+        if (stride() >= many_threads_) {
           h.row = vcs_.allocate();  // epoch mode holds no row
           h.sparse = true;
           SparseVcs::Vc& v = vcs_[h.row];
@@ -155,6 +156,7 @@ class HbAdaptive final : public LocationEngine<HbAdaptive> {
   std::vector<Hybrid> h_;  // 2x: Wh(x), 2x+1: Rh(x)
   VcPool pool_;
   VcTable vcs_;
+  size_t many_threads_;  // sparse clocks from this thread capacity on (EngineOptions)
 };
 
 }  // namespace

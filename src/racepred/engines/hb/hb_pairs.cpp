@@ -17,6 +17,7 @@
 
 #include "racepred/clock/id_table.hpp"
 #include "racepred/clock/thread_clocks.hpp"
+#include "racepred/engines/clock_options.hpp"
 #include "racepred/engines/dispatch.hpp"
 #include "racepred/report/notation.hpp"
 
@@ -26,7 +27,7 @@ namespace {
 class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
  public:
   explicit HbWrRaces(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {
-    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+    set_clock_options(clocks_, context.options);
   }
 
   void before(EventId, const Event& e) {

@@ -20,6 +20,7 @@
 #include "racepred/clock/rows.hpp"
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/clock/vector_clock.hpp"
+#include "racepred/engines/clock_options.hpp"
 #include "racepred/engines/dispatch.hpp"
 #include "racepred/engines/partner.hpp"
 #include "racepred/report/notation.hpp"
@@ -72,7 +73,7 @@ template <class Derived>
 class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public Annotator {
  public:
   explicit LocationEngine(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {
-    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+    set_clock_options(clocks_, context.options);
   }
 
   // The handlers of the dispatch base; reads and writes go to Derived with Th(i) and the event
@@ -84,17 +85,17 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
     if (clocks_.add_thread(e.thread)) [[unlikely]]
       derived().set_stride(clocks_.stride());
     slot_ = clocks_.slot(e.thread);
-    th_ = clocks_.th(e.thread);
+    th_ = clocks_.th_ref(e.thread);
   }
   void read(EventId id, const Event& e) {
     Event s = e;
     s.thread = slot_;
-    derived().read(id, s, th_);
+    derived().read(id, s, th_.get());
   }
   void write(EventId id, const Event& e) {
     Event s = e;
     s.thread = slot_;
-    derived().write(id, s, th_);
+    derived().write(id, s, th_.get());
   }
   void acquire(EventId, const Event& e) { clocks_.acquire(e.thread, e.target); }
   void release(EventId, const Event& e) { clocks_.release(e.thread, e.target); }
@@ -102,11 +103,11 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
   void read_release(EventId, const Event& e) { clocks_.read_release(e.thread, e.target); }
   void fork(EventId, const Event& e) {
     if (clocks_.fork(e.thread, e.target)) derived().set_stride(clocks_.stride());
-    th_ = clocks_.th(e.thread);
+    th_ = clocks_.th_ref(e.thread);
   }
   void join(EventId, const Event& e) {
     if (clocks_.join(e.thread, e.target)) derived().set_stride(clocks_.stride());
-    th_ = clocks_.th(e.thread);
+    th_ = clocks_.th_ref(e.thread);
   }
   void after(EventId, const Event& e) { increment_clock(th_[slot_], e.thread); }  // inc(Th(i), i)
   // The dispatch base's prefetch hooks, for engines that keep per-variable state in arrays.
@@ -215,9 +216,9 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
 
   const Symbols& symbols_;
   RaceSink& sink_;
-  ThreadClocks clocks_;  // Th(i) and Rel(y)
-  Clock* th_ = nullptr;  // Th(i) of the current event's thread
-  uint32_t slot_ = 0;    // its slot
+  ThreadClocks clocks_;      // Th(i) and Rel(y)
+  ThreadClocks::RowRef th_;  // Th(i) of the current event's thread (checked in debug builds)
+  uint32_t slot_ = 0;        // its slot
 
   // Annotated view only.
   bool annotating_ = false;

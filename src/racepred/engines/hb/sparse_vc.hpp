@@ -3,9 +3,9 @@
 // the threads with V(j) != 0, sorted by thread — two inline, then in rows of 4, 8, 16, …
 // entries from pools (one per capacity), and as a full row of a VcPool only once the next
 // capacity would reach the thread capacity (the stride). djit keeps Wv(x), Rv(x) so; fasttrack's
-// shared read clocks and hb-adaptive's clocks do once the thread capacity reaches many_threads()
-// (below it they keep their full rows: one index per access, no search). Visiting the entries in
-// thread order gives the reports of a full row in the same order.
+// shared read clocks and hb-adaptive's clocks do once the thread capacity reaches
+// EngineOptions::sparse_vc_threads (below it they keep their full rows: one index per access, no
+// search). Visiting the entries in thread order gives the reports of a full row in the same order.
 #pragma once
 
 #include <algorithm>
@@ -16,13 +16,6 @@
 #include "racepred/engines/hb/location_engine.hpp"
 
 namespace racepred::hbloc {
-
-// The thread capacity from which fasttrack and hb-adaptive keep their vector clocks sparse
-// (128; tests lower it to exercise sparse clocks on small traces).
-inline size_t& many_threads() {
-  static size_t stride = 128;
-  return stride;
-}
 
 class SparseVcs {
  public:

@@ -19,6 +19,7 @@
 #include "racepred/clock/id_table.hpp"
 #include "racepred/clock/lock_set.hpp"
 #include "racepred/clock/thread_clocks.hpp"
+#include "racepred/engines/clock_options.hpp"
 #include "racepred/engines/dispatch.hpp"
 #include "racepred/engines/lockset/read_locks.hpp"
 #include "racepred/report/notation.hpp"
@@ -29,7 +30,7 @@ namespace {
 class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
  public:
   explicit Tsan1(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {
-    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+    set_clock_options(clocks_, context.options);
   }
 
   void before(EventId, const Event& e) {

@@ -20,9 +20,3 @@ std::unique_ptr<Engine> make_dc(EngineContext& context) {
   return std::make_unique<po::DcFlat<po::DcConfig{.rule_b = true}>>(context);
 }
 }  // namespace racepred
-
-namespace racepred::po {
-std::unique_ptr<Engine> make_dc(EngineContext& context, const SnapshotOptions& snapshots) {
-  return std::make_unique<DcFlat<DcConfig{.rule_b = true}>>(context, snapshots);
-}
-}  // namespace racepred::po

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "racepred/clock/thread_clocks.hpp"
+#include "racepred/engines/clock_options.hpp"
 #include "racepred/engines/po/lockset_history.hpp"
 #include "racepred/engines/po/po_common.hpp"
 
@@ -242,9 +243,11 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   using Base = PoEngine<DcFlat<Config>>;
 
  public:
-  explicit DcFlat(EngineContext& context, const SnapshotOptions& snapshots = {})
-      : Base(context), clocks_(false), snaps_(SnapshotPool::kShortChain, snapshots) {
-    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+  explicit DcFlat(EngineContext& context)
+      : Base(context),
+        clocks_(false),
+        snaps_(SnapshotPool::kShortChain, snapshot_options(context.options)) {
+    set_clock_options(clocks_, context.options);
     // Sparse clocks past the kit's threshold (many threads alive): every write into D_t goes
     // through clocks_ (join_into_slot, raise_slot, tick); D_t is read directly.
   }

@@ -13,16 +13,8 @@
 #include "racepred/engines/po/dc_family.hpp"
 #include "racepred/engines/po/plain.hpp"
 
-namespace racepred::po {}  // namespace racepred::po
-
 namespace racepred {
 std::unique_ptr<Engine> make_dc_tp(EngineContext& context) {
   return std::make_unique<po::DcFlat<po::DcConfig{}>>(context);
 }
 }  // namespace racepred
-
-namespace racepred::po {
-std::unique_ptr<Engine> make_dc_tp(EngineContext& context, const SnapshotOptions& snapshots) {
-  return std::make_unique<DcFlat<DcConfig{}>>(context, snapshots);
-}
-}  // namespace racepred::po

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "racepred/clock/thread_clocks.hpp"
+#include "racepred/engines/clock_options.hpp"
 #include "racepred/engines/po/plain.hpp"
 #include "racepred/engines/po/po_common.hpp"
 
@@ -136,9 +137,10 @@ class ShbPlain final : public PoEngine<ShbPlain> {
 //  row's list of non-zero entries, and the engine only reads C_t.
 class Shb final : public PoEngine<Shb> {
  public:
-  explicit Shb(EngineContext& context, const SnapshotOptions& snapshots = {})
-      : PoEngine<Shb>(context), snapshots_(SnapshotPool::kChain, snapshots) {
-    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+  explicit Shb(EngineContext& context)
+      : PoEngine<Shb>(context),
+        snapshots_(SnapshotPool::kChain, snapshot_options(context.options)) {
+    set_clock_options(clocks_, context.options);
   }
 
   Annotator* annotator() override {  // the annotated view shows clocks indexed by thread
@@ -186,8 +188,8 @@ class Shb final : public PoEngine<Shb> {
   }
   void read(EventId id, const Event& e) {
     const uint32_t s = clocks_.slot(e.thread);
-    Clock* ct = clocks_.th_at_slot(s);
-    hist_.check(*this, id, e, ct);  // before the last-write edge
+    const ThreadClocks::RowRef ct = clocks_.th_ref_at_slot(s);
+    hist_.check(*this, id, e, ct.get());  // before the last-write edge
     const size_t x = e.target;
     if (x < writer_.size() && writer_[x].snapshot != SnapshotPool::kNone) {
       const Writer& w = writer_[x];
@@ -283,9 +285,6 @@ class Shb final : public PoEngine<Shb> {
 namespace racepred::po {
 std::unique_ptr<Engine> make_shb_plain(EngineContext& context) {
   return std::make_unique<ShbPlain>(context);
-}
-std::unique_ptr<Engine> make_shb(EngineContext& context, const SnapshotOptions& snapshots) {
-  return std::make_unique<Shb>(context, snapshots);
 }
 }  // namespace racepred::po
 

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "racepred/clock/thread_clocks.hpp"
+#include "racepred/engines/clock_options.hpp"
 #include "racepred/engines/po/plain.hpp"
 #include "racepred/engines/po/po_common.hpp"
 
@@ -153,9 +154,10 @@ class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section>
 // P_t's own entry and restores it before any other call).
 class Wcp final : public PoEngine<Wcp> {
  public:
-  explicit Wcp(EngineContext& context, const SnapshotOptions& snapshots = {})
-      : PoEngine<Wcp>(context), snaps_(SnapshotPool::kChain, snapshots) {
-    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+  explicit Wcp(EngineContext& context)
+      : PoEngine<Wcp>(context), snaps_(SnapshotPool::kChain, snapshot_options(context.options)) {
+    set_clock_options(clocks_, context.options);
+    set_sparse_threshold(pclocks_, context.options);  // P by H's slots: sparse with H
     pclocks_.rows_start_empty();
   }
 
@@ -625,9 +627,6 @@ class Wcp final : public PoEngine<Wcp> {
 
 std::unique_ptr<Engine> make_wcp_plain(EngineContext& context) {
   return std::make_unique<WcpPlain>(context);
-}
-std::unique_ptr<Engine> make_wcp(EngineContext& context, const SnapshotOptions& snapshots) {
-  return std::make_unique<Wcp>(context, snapshots);
 }
 
 }  // namespace racepred::po

@@ -18,9 +18,3 @@ std::unique_ptr<Engine> make_wdc(EngineContext& context) {
   return std::make_unique<po::DcFlat<po::DcConfig{}>>(context);
 }
 }  // namespace racepred
-
-namespace racepred::po {
-std::unique_ptr<Engine> make_wdc(EngineContext& context, const SnapshotOptions& snapshots) {
-  return std::make_unique<DcFlat<DcConfig{}>>(context, snapshots);
-}
-}  // namespace racepred::po

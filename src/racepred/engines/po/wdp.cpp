@@ -26,10 +26,3 @@ std::unique_ptr<Engine> make_wdp(EngineContext& context) {
   return std::make_unique<po::DcFlat<po::DcConfig{.write_read = true, .lockset = true}>>(context);
 }
 }  // namespace racepred
-
-namespace racepred::po {
-std::unique_ptr<Engine> make_wdp(EngineContext& context, const SnapshotOptions& snapshots) {
-  return std::make_unique<DcFlat<DcConfig{.write_read = true, .lockset = true}>>(context,
-                                                                                 snapshots);
-}
-}  // namespace racepred::po

@@ -21,7 +21,7 @@ std::unique_ptr<Engine> make_pwr(EngineContext& context) {
   return pwr::make_pwr(context, pwr::bounded_options(context));
 }
 std::unique_ptr<Engine> make_pwr_unbounded(EngineContext& context) {
-  return pwr::make_pwr(context, pwr::kUnboundedOptions);
+  return pwr::make_pwr(context, pwr::unbounded_options(context));
 }
 
 }  // namespace racepred

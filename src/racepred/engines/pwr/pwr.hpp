@@ -1,6 +1,5 @@
 // Factories of the PWR engines with explicit bounds (tests, benchmarks); the registered engines
-// use the context's bounds (pwr, pwr-edges, pwr-cs, pwr-e; defaults 5 and 25) or no bounds (the
-// *-unbounded names).
+// use the context's bounds (pwr, pwr-edges, pwr-cs, pwr-e) or no bounds (the *-unbounded names).
 #pragma once
 
 #include <memory>
@@ -15,19 +14,17 @@ std::unique_ptr<Engine> make_pwr_edges(EngineContext& context, const PwrOptions&
 std::unique_ptr<Engine> make_pwr_cs(EngineContext& context, const PwrOptions& options);
 std::unique_ptr<Engine> make_pwr_e(EngineContext& context, const PwrOptions& options);
 
-// pwr-edges keeps an edge's ids in 32 bits below this limit (2^32 - 1) and in a side table
-// ("far" edges) from it on; tests lower it to exercise the far edges on small traces.
-void set_edge_id_limit_for_tests(uint64_t limit);
-
-inline constexpr PwrOptions kUnboundedOptions{kUnbounded, kUnbounded};
-
-// The bounds of the registered bounded engines: the paper's defaults unless the user set them
-// (EngineContext::bounds, from --pwr-history and --pwr-edges).
+// The bounds of the registered engines from the context's options (--pwr-history and
+// --pwr-edges, engines/options.def); the *-unbounded engines keep everything.
 inline PwrOptions bounded_options(const EngineContext& context) {
-  PwrOptions options;
-  if (context.bounds.pwr_history) options.history = context.bounds.pwr_history;
-  if (context.bounds.pwr_edges) options.edges = context.bounds.pwr_edges;
-  return options;
+  const EngineOptions& o = context.options;
+  return PwrOptions{o.pwr_history, o.pwr_edges, o.pwr_edge_id_limit, o.clock_slot_budget,
+                    o.clock_sparse_slots};
+}
+inline PwrOptions unbounded_options(const EngineContext& context) {
+  const EngineOptions& o = context.options;
+  return PwrOptions{kUnbounded, kUnbounded, o.pwr_edge_id_limit, o.clock_slot_budget,
+                    o.clock_sparse_slots};
 }
 
 }  // namespace racepred::pwr

@@ -72,6 +72,7 @@
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/clock/vector_clock.hpp"
 #include "racepred/engines/lockset/read_locks.hpp"
+#include "racepred/engines/options.hpp"
 #include "racepred/trace/event.hpp"
 
 namespace racepred::pwr {
@@ -82,10 +83,17 @@ using Rows = ClockRows<T>;
 inline constexpr uint32_t kUnbounded = 0;
 inline constexpr uint32_t kNone = UINT32_MAX;
 
-// Bounds of the bounded engines (the PWR paper's PWR_L^{E+E}: 25 edges, 5 history entries).
+// Bounds of the bounded engines (the PWR paper's PWR_L^{E+E}; defaults in engines/options.def).
 struct PwrOptions {
-  uint32_t history = 5;  // critical sections kept per lock; kUnbounded keeps all
-  uint32_t edges = 25;   // pwr-edges: replaced accesses kept per variable; kUnbounded keeps all
+  // critical sections kept per lock; kUnbounded keeps all
+  uint32_t history = EngineOptions{}.pwr_history;
+  // pwr-edges: replaced accesses kept per variable; kUnbounded keeps all
+  uint32_t edges = EngineOptions{}.pwr_edges;
+  // pwr-edges: event ids from which an edge is "far" (pwr_edges.cpp)
+  uint64_t edge_id_limit = EngineOptions{}.pwr_edge_id_limit;
+  // Th's thread slots: reused past the budget, sparse past the threshold (engines/options.def)
+  uint64_t clock_slot_budget = EngineOptions{}.clock_slot_budget;
+  uint64_t clock_sparse_slots = EngineOptions{}.clock_sparse_slots;
 };
 
 // Standard lock sets: the clock kit's LockSetTable (a thread holds a trie node, accesses keep
@@ -169,7 +177,8 @@ inline constexpr uint32_t kReadRow = uint32_t{1} << 31;
 class PwrClocks {
  public:
   explicit PwrClocks(const PwrOptions& options) : history_(options.history), tc_(false) {
-    tc_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+    tc_.sparse_beyond(static_cast<size_t>(options.clock_sparse_slots));
+    tc_.reuse_slots_beyond(static_cast<size_t>(options.clock_slot_budget));
   }
 
   size_t stride() const { return tc_.stride(); }
@@ -181,7 +190,7 @@ class PwrClocks {
   // Th and slot of the current event's thread (the one given to ensure_thread last): looked up
   // once per event instead of at every use (rows move only at fork, join and a new thread,
   // which refresh them).
-  Clock* cur_th() const { return cur_th_; }
+  Clock* cur_th() const { return cur_th_.get(); }
   uint32_t cur_slot() const { return cur_slot_; }
   // The epoch of i's current event: slot(i)#Th(i)[slot(i)] (i is the current event's thread).
   Epoch now([[maybe_unused]] ThreadId i) const { return Epoch(cur_slot_, cur_th_[cur_slot_]); }
@@ -248,7 +257,7 @@ class PwrClocks {
   void sync_read(ThreadId i, VariableId x, bool unordered) {
     if (unordered) {
       const LastWrite& w = vars_[x];
-      join_snapshot_into(cur_slot_, cur_th_, w.snap, w.epoch);
+      join_snapshot_into(cur_slot_, cur_th_.get(), w.snap, w.epoch);
       ++threads_[i].version;
       if (holds_any(i)) w3(i);
     } else if (threads_[i].pending != kNoPending) {
@@ -292,7 +301,7 @@ class PwrClocks {
   bool may_have_guards([[maybe_unused]] ThreadId i) const {
     if (sparse_) [[unlikely]]
       return may_have_guards_sparse();
-    const Clock* t = cur_th_;
+    const Clock* t = cur_th_.get();
     const uint32_t s = cur_slot_;
     unsigned any = 0;
     for (size_t j = 0, n = min_acq_.size(); j < n; ++j)
@@ -494,7 +503,7 @@ class PwrClocks {
   // One pass of ROD over H(y) for the hold `token` (y, or read_mode(y)) of the current thread;
   // true if it joined something.
   bool rod_lock(Thread& t, LockId token) {
-    Clock* const th = cur_th_;
+    Clock* const th = cur_th_.get();
     bool changed = false;
     // A read hold skips the read sections of H(y): (y,i) and (y,j) are different locks.
     const uint32_t skip = is_read_mode(token) ? kReadRow : 0;
@@ -617,7 +626,7 @@ class PwrClocks {
     if (sparse_) [[unlikely]]
       pack_snapshot(r);
     else
-      copy_row(snaps_.row(r), cur_th_);
+      copy_row(snaps_.row(r), cur_th_.get());
     snap_refs_[r] = 2;  // the thread's and the caller's
     t.snap = r;
     t.snap_version = t.version;
@@ -694,7 +703,7 @@ class PwrClocks {
   // The current thread's slot and row, again (after its row may have moved).
   void refresh() {
     cur_slot_ = tc_.slot(cur_);
-    cur_th_ = tc_.th_at_slot(cur_slot_);
+    cur_th_ = tc_.th_ref_at_slot(cur_slot_);
   }
   // The thread capacity grew: the snapshot rows follow.
   void restride() { snaps_.set_stride(tc_.stride()); }
@@ -710,7 +719,7 @@ class PwrClocks {
   uint32_t history_;
   ThreadId cur_ = 0;                    // the current event's thread
   uint32_t cur_slot_ = 0;               // its slot
-  Clock* cur_th_ = nullptr;             // Th(cur_)
+  ThreadClocks::RowRef cur_th_;         // Th(cur_) (checked in debug builds)
   ThreadClocks tc_;                     // Th(i), by slot (no lock order: PWR has its own)
   SnapshotRows snaps_;                  // snapshots: the rows of LW(x) and of H(y)'s releases
   bool sparse_ = false;                 // tc_ and snaps_ are sparse (many threads alive at once)

@@ -29,6 +29,6 @@ std::unique_ptr<Engine> make_pwr_cs(EngineContext& context) {
   return pwr::make_pwr_cs(context, pwr::bounded_options(context));
 }
 std::unique_ptr<Engine> make_pwr_cs_unbounded(EngineContext& context) {
-  return pwr::make_pwr_cs(context, pwr::kUnboundedOptions);
+  return pwr::make_pwr_cs(context, pwr::unbounded_options(context));
 }
 }  // namespace racepred

@@ -32,6 +32,6 @@ std::unique_ptr<Engine> make_pwr_e(EngineContext& context) {
   return pwr::make_pwr_e(context, pwr::bounded_options(context));
 }
 std::unique_ptr<Engine> make_pwr_e_unbounded(EngineContext& context) {
-  return pwr::make_pwr_e(context, pwr::kUnboundedOptions);
+  return pwr::make_pwr_e(context, pwr::unbounded_options(context));
 }
 }  // namespace racepred

@@ -26,8 +26,6 @@
 namespace racepred::pwr {
 namespace {
 
-uint64_t edge_id_limit = UINT32_MAX;  // see set_edge_id_limit_for_tests
-
 // Edges are 24-byte records (tradebeans keeps 5.3M of them over 675K variables; they
 // were 32 bytes): g's epoch (unique per event), succ's event id (32 bits), g's location and
 // lock set, and back = succ − g (event ids, 31 bits) with g's write flag. An edge whose succ or
@@ -36,7 +34,10 @@ uint64_t edge_id_limit = UINT32_MAX;  // see set_edge_id_limit_for_tests
 // block grown by an eighth (none while it has no edge), behind a 16-byte header.
 class EdgeConstraints {
  public:
-  explicit EdgeConstraints(const PwrOptions& options) : bound_(options.edges) {}
+  explicit EdgeConstraints(const PwrOptions& options)
+      : bound_(options.edges),
+        edge_id_limit_(std::min<uint64_t>(options.edge_id_limit, UINT32_MAX)),
+        back_limit_(std::min<uint64_t>(kWrite, edge_id_limit_)) {}
   EdgeConstraints(const EdgeConstraints&) = delete;
   EdgeConstraints& operator=(const EdgeConstraints&) = delete;
   ~EdgeConstraints() {
@@ -125,7 +126,7 @@ class EdgeConstraints {
     n.location = f.location;
     n.lockset = f.lockset;
     n.back = static_cast<uint32_t>(back) | (f.write() ? kWrite : 0);
-    if ((succ >= edge_id_limit) | (back >= std::min<uint64_t>(kWrite, edge_id_limit))) [[unlikely]]
+    if ((succ >= edge_id_limit_) | (back >= back_limit_)) [[unlikely]]
       make_far(n, f.id(), succ);
   }
   [[gnu::noinline, gnu::cold]] void make_far(Node& n, EventId id, EventId succ) {
@@ -145,16 +146,14 @@ class EdgeConstraints {
   }
 
   uint32_t bound_;
+  uint64_t edge_id_limit_;  // ids from here on make an edge far (2^32 - 1 but in tests)
+  uint64_t back_limit_;     // the same for back, which has 31 bits
   std::vector<Var> vars_;
   std::vector<EventId> stack_;
   std::unordered_map<uint64_t, Far> far_;  // the far edges' ids, by g's epoch
 };
 
 }  // namespace
-
-void set_edge_id_limit_for_tests(uint64_t limit) {
-  edge_id_limit = std::min<uint64_t>(limit, UINT32_MAX);
-}
 
 std::unique_ptr<Engine> make_pwr_edges(EngineContext& context, const PwrOptions& options) {
   return std::make_unique<PwrEngine<EdgeConstraints>>(context, options);
@@ -167,6 +166,6 @@ std::unique_ptr<Engine> make_pwr_edges(EngineContext& context) {
   return pwr::make_pwr_edges(context, pwr::bounded_options(context));
 }
 std::unique_ptr<Engine> make_pwr_edges_unbounded(EngineContext& context) {
-  return pwr::make_pwr_edges(context, pwr::kUnboundedOptions);
+  return pwr::make_pwr_edges(context, pwr::unbounded_options(context));
 }
 }  // namespace racepred
