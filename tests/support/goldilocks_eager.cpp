@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "racepred/engines/goldilocks/goldilocks.hpp"
+#include "support/goldilocks_eager.hpp"
 
 namespace racepred {
 namespace {
