@@ -21,8 +21,10 @@ const Trace& flood(uint32_t n) {
   static uint32_t made = 0;
   if (made != n) {
     std::string text;
-    for (uint32_t i = 0; i < n; ++i)
-      text += "T" + std::to_string(i) + "|w(x)|" + std::to_string(i) + "\n";
+    for (uint32_t i = 0; i < n; ++i) {
+      const std::string k = std::to_string(i);
+      text.append("T").append(k).append("|w(x)|").append(k).append("\n");
+    }
     t = parse_checked_trace(text);
     made = n;
   }

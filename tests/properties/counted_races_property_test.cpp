@@ -45,8 +45,10 @@ Trace many_threads_trace(uint64_t seed) {
 // n threads, no forks, each writes x once at its own location.
 Trace flood(uint32_t n) {
   std::string text;
-  for (uint32_t i = 0; i < n; ++i)
-    text += "T" + std::to_string(i) + "|w(x)|" + std::to_string(i) + "\n";
+  for (uint32_t i = 0; i < n; ++i) {
+    const std::string k = std::to_string(i);
+    text.append("T").append(k).append("|w(x)|").append(k).append("\n");
+  }
   return parse_checked_trace(text);
 }
 
