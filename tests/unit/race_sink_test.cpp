@@ -42,5 +42,60 @@ TEST(RaceSink, RacyLocationsAndKinds) {
   EXPECT_EQ(race_kind(Race{}), RaceKind::Unknown);
 }
 
+Race at(EventId first, EventId second, LocationId loc1, LocationId loc2) {
+  return Race{Access{first, 0, loc1, Op::Write}, Access{second, 1, loc2, Op::Write}, 0};
+}
+
+TEST(RaceSink, CountedRacesKeepEveryCountExact) {
+  // Event 10 at location 100 races with events 1..5 at locations 1, 2, 2, 3, 3; event 11 at
+  // location 100 with events 6 (location 4) and 1 (location 1); event 12 at location 101 with 2.
+  RaceSink listed;
+  RaceSink counted(0);
+  const std::vector<Race> races = {at(1, 10, 1, 100), at(2, 10, 2, 100), at(3, 10, 2, 100),
+                                   at(4, 10, 3, 100), at(5, 10, 3, 100), at(6, 11, 4, 100),
+                                   at(1, 11, 1, 100), at(2, 12, 2, 101)};
+  for (const Race& r : races) {
+    listed.report(r);
+    counted.count_race(r.first.location, r.second);
+  }
+  for (RaceSink* sink : {&listed, &counted}) {
+    sink->finalize();
+    EXPECT_EQ(sink->race_count(), 8u);
+    EXPECT_EQ(sink->racy_event_count(), 3u);
+    EXPECT_EQ(sink->racy_location_count(), 2u);
+    // (1,100) (2,100) (3,100) (4,100) (2,101)
+    EXPECT_EQ(sink->location_pair_count(), 5u);
+    EXPECT_FALSE(sink->location_pairs_lower_bound());
+  }
+  EXPECT_TRUE(counted.races().empty());
+}
+
+TEST(RaceSink, LargeFirstGroupIsCountedNotStored) {
+  // Event 5000 at location 1 races with kGroupList + 10 events at distinct locations: counted,
+  // not stored.
+  const uint32_t n = RaceSink::kGroupList + 10;
+  RaceSink sink(0);
+  for (uint32_t i = 0; i < n; ++i) sink.count_race(1000 + i, Access{5000, 1, 1, Op::Write});
+  sink.count_race(7, Access{5001, 1, 2, Op::Write});  // another location: exact
+  EXPECT_EQ(sink.location_pair_count(), n + 1u);
+  EXPECT_FALSE(sink.location_pairs_lower_bound());
+  EXPECT_LE(sink.stored_location_pairs(), 1u);
+  // Location 1 again: which of its pairs are new is unknown, the count says it is a lower bound.
+  sink.count_race(1000, Access{5002, 1, 1, Op::Write});
+  sink.finalize();
+  EXPECT_EQ(sink.location_pair_count(), n + 1u);
+  EXPECT_TRUE(sink.location_pairs_lower_bound());
+  EXPECT_EQ(sink.race_count(), n + 2u);
+}
+
+TEST(RaceSink, StoreAllLocationPairsAnswersMembership) {
+  RaceSink sink;
+  sink.store_all_location_pairs();
+  sink.report(at(1, 3, 10, 20));
+  EXPECT_TRUE(sink.has_location_pair(location_pair_key(at(1, 3, 10, 20))));
+  EXPECT_FALSE(sink.has_location_pair(location_pair_key(at(1, 3, 11, 20))));
+  EXPECT_EQ(sink.stored_location_pairs(), 1u);
+}
+
 }  // namespace
 }  // namespace racepred

@@ -93,6 +93,7 @@ TEST(JsonReport, FieldsMatchTheSchema) {
                                          "deadlock": 0, "failure": 0})"));
   EXPECT_EQ(r["race_count"], 3);
   EXPECT_EQ(r["location_pair_count"], 2);  // (A, B) twice and (unknown, D)
+  EXPECT_FALSE(r.contains("location_pair_count_is_lower_bound"));
   EXPECT_EQ(r["racy_events"], json::array({2, 3, 5}));
   EXPECT_EQ(r["racy_event_count"], 3);
   EXPECT_EQ(r["racy_locations"], json::array({"B", "D"}));
@@ -131,6 +132,7 @@ TEST(JsonReport, ReadWriteKindAndTruncation) {
   EXPECT_EQ(r["findings"][0]["first"], 1);
   EXPECT_EQ(r["race_count"], 6);
   EXPECT_EQ(r["truncated"], true);
+  EXPECT_EQ(r["location_pair_count_is_lower_bound"], true);  // 4 races without their locations
   RaceSink rw;
   rw.report(f.race(2, 3));
   rw.finalize();

@@ -75,6 +75,7 @@ TraceRow measure(const std::string& path, const std::vector<const EngineInfo*>& 
     e.seconds = run.seconds;
     e.races = run.sink.race_count();
     e.location_pairs = run.sink.location_pair_count();
+    e.pairs_at_least = run.sink.location_pairs_lower_bound();
     e.extras = run.sink.extras().stats;
     row.engines.push_back(e);
   }
@@ -90,7 +91,7 @@ TraceRow measure(const std::string& path, const std::vector<const EngineInfo*>& 
       for (EngineRow& e : row.engines)
         if (e.engine == run.info->name) {
           e.location_pairs = run.sink.location_pair_count();
-          e.pairs_at_least = run.sink.truncated();
+          e.pairs_at_least = run.sink.truncated() || run.sink.location_pairs_lower_bound();
         }
   }
   return row;

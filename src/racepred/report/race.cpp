@@ -13,12 +13,8 @@ void RaceSink::report(const Race& race) {
     first_detected_ = race;
     has_first_detected_ = true;
   }
-  const uint64_t pair = location_pair_key(race);
-  uint64_t& cached = pair_cache_[(pair * 0x9E3779B97F4A7C15ULL) >> 54];
-  if (cached != pair) {
-    reported_pairs_.insert(pair);
-    cached = pair;
-  }
+  track_pair(race.first.known() ? race.first.location : UINT32_MAX, race.second.location,
+             race.second.event);
   if (max_kept_ > 0) {
     if (kept_.size() < max_kept_) {
       kept_.push_back(race);
@@ -50,9 +46,74 @@ void RaceSink::mark_racy(const Access& access) {
   }
 }
 
+void RaceSink::start_group(LocationId second, EventId event) {
+  close_group();
+  group_event_ = event;
+  group_location_ = second;
+  if (store_all_pairs_) {
+    group_mode_ = GroupMode::Set;
+    return;
+  }
+  if (second >= second_state_.size())
+    second_state_.resize(std::max<size_t>(size_t{second} + 1, second_state_.size() * 2), 0);
+  switch (second_state_[second]) {
+    case 0:
+      group_mode_ = GroupMode::Fresh;
+      group_firsts_.clear();
+      group_overflow_ = false;
+      if (++group_serial_ == 0) {  // wrapped: forget every stamp
+        std::fill(first_stamp_.begin(), first_stamp_.end(), 0);
+        group_serial_ = 1;
+      }
+      break;
+    case 1:
+      group_mode_ = GroupMode::Set;
+      break;
+    default:  // the first group here was counted, not stored: new pairs cannot be told apart
+      group_mode_ = GroupMode::Lost;
+      pairs_lower_bound_ = true;
+      break;
+  }
+}
+
+void RaceSink::count_fresh(LocationId first) {
+  // Stamps are indexed by location + 1 so that the unknown location (UINT32_MAX) is slot 0.
+  const size_t slot = first == UINT32_MAX ? 0 : size_t{first} + 1;
+  if (slot >= first_stamp_.size())
+    first_stamp_.resize(std::max(slot + 1, first_stamp_.size() * 2), 0);
+  if (first_stamp_[slot] == group_serial_) return;
+  first_stamp_[slot] = group_serial_;
+  ++counted_pairs_;
+  if (group_firsts_.size() < kGroupList)
+    group_firsts_.push_back(first);
+  else
+    group_overflow_ = true;
+}
+
+void RaceSink::close_group() {
+  if (group_mode_ == GroupMode::Fresh) {
+    if (!group_overflow_) {
+      for (LocationId first : group_firsts_)
+        reported_pairs_.insert((uint64_t{first} << 32) | group_location_);
+      counted_pairs_ -= group_firsts_.size();
+    }
+    second_state_[group_location_] = group_overflow_ ? 2 : 1;
+  }
+  group_mode_ = GroupMode::None;
+  group_event_ = kNoEvent;
+}
+
+bool RaceSink::in_open_group(uint64_t key) const {
+  if (group_mode_ != GroupMode::Fresh || (key & UINT32_MAX) != group_location_) return false;
+  const auto first = static_cast<LocationId>(key >> 32);
+  const size_t slot = first == UINT32_MAX ? 0 : size_t{first} + 1;
+  return slot < first_stamp_.size() && first_stamp_[slot] == group_serial_;
+}
+
 void RaceSink::finalize() {
   if (finalized_) return;
   finalized_ = true;
+  close_group();
   std::sort(kept_.begin(), kept_.end());
   racy_events_.clear();
   for (size_t w = 0; w < racy_bits_.size() && racy_events_.size() < max_listed_; ++w)

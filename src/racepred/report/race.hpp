@@ -28,6 +28,13 @@ struct LocationPairSummary {
 // (the `second` events) and racy locations exactly and lists the first `max_listed` of each,
 // and groups the kept races by location pair. Memory: the kept races and lists, plus one bit
 // per event id up to the last racy event.
+// Distinct location pairs are counted exactly without storing each one when they come in groups:
+// the races of one second event, reported one after another (as every online engine does). The
+// first group at a second location is counted by its distinct first locations (a stamp per
+// location, no hashing); only when it has at most kGroupList of them are its pairs stored, so a
+// later group at that location can tell which pairs are new. A later group at a location whose
+// first group was too large to store makes the count a lower bound (location_pairs_lower_bound()),
+// as do races counted without their locations (add_uncounted_races).
 // The key of a race's (first location, second location) pair; an unknown first access counts
 // as location UINT32_MAX.
 inline uint64_t location_pair_key(const Race& race) {
@@ -50,7 +57,23 @@ class RaceSink {
   }
   // For engines that count pairs in bulk (e.g. by equivalence classes): adds `n` races that
   // were not reported one by one. Racy events/locations must still be reported via report().
-  void add_uncounted_races(uint64_t n) { race_count_ += n; }
+  // Their location pairs are unknown: the location pair count becomes a lower bound.
+  void add_uncounted_races(uint64_t n) {
+    race_count_ += n;
+    if (n > 0) pairs_lower_bound_ = true;
+  }
+  // Counts the race (first access at `first_location`, `second`) without keeping it: for an
+  // engine that reports in detection order once accepting() is false. The race, racy event,
+  // racy location and location pair counts stay exact; no allocation or hashing per race in a
+  // large group (the flood of many threads writing one variable).
+  void count_race(LocationId first_location, const Access& second) {
+    ++race_count_;
+    track_pair(first_location, second.location, second.event);
+    if (second.event != marked_event_) [[unlikely]] {
+      marked_event_ = second.event;
+      mark_racy(second);
+    }
+  }
   // Marks `second` as a racy event without reporting a pair (with add_uncounted_races).
   void mark_racy(const Access& second);
   // True while a race reported now would be kept. Online engines report in detection order,
@@ -85,10 +108,23 @@ class RaceSink {
   size_t max_kept() const { return max_kept_; }
   size_t max_listed() const { return max_listed_; }
 
-  // Distinct (first location, second location) pairs over every race reported one by one.
-  uint64_t location_pair_count() const { return reported_pairs_.size(); }
-  // Whether a race at the location pair `key` (location_pair_key) was reported one by one.
-  bool has_location_pair(uint64_t key) const { return reported_pairs_.count(key) != 0; }
+  // Distinct (first location, second location) pairs over every race reported or counted with
+  // its locations; a lower bound when location_pairs_lower_bound().
+  uint64_t location_pair_count() const { return reported_pairs_.size() + counted_pairs_; }
+  bool location_pairs_lower_bound() const { return pairs_lower_bound_; }
+  // The first group at a second location is stored when it has at most this many distinct first
+  // locations, so at most kGroupList * (kGroupList + 1) / 2 pairs are stored on a flood.
+  static constexpr size_t kGroupList = 1024;
+  // How many location pairs are stored one by one (the rest of the count is arithmetic).
+  uint64_t stored_location_pairs() const { return reported_pairs_.size(); }
+  // Stores every location pair (as the sink did for all engines before groups were counted):
+  // for an engine that asks has_location_pair(). Call before the first race.
+  void store_all_location_pairs() { store_all_pairs_ = true; }
+  // Whether a race at the location pair `key` (location_pair_key) was reported one by one
+  // (exact with store_all_location_pairs()).
+  bool has_location_pair(uint64_t key) const {
+    return reported_pairs_.count(key) != 0 || in_open_group(key);
+  }
 
   // A finding that is not a race (a deadlock, a failure); rare, kept in full.
   void add_finding(Finding finding) { findings_.push_back(std::move(finding)); }
@@ -117,6 +153,38 @@ class RaceSink {
   uint64_t racy_location_count_ = 0;
   std::vector<LocationId> racy_locations_;  // filled by finalize()
   bool finalized_ = false;
+  // Location pairs: the distinct pairs are reported_pairs_ plus counted_pairs_ (see above).
+  enum class GroupMode : uint8_t { None, Set, Fresh, Lost };
+  void track_pair(LocationId first, LocationId second, EventId event) {
+    if (event != group_event_) [[unlikely]]
+      start_group(second, event);
+    if (group_mode_ == GroupMode::Fresh) [[unlikely]] {
+      count_fresh(first);
+    } else if (group_mode_ == GroupMode::Set) {
+      const uint64_t pair = (uint64_t{first} << 32) | second;
+      uint64_t& cached = pair_cache_[(pair * 0x9E3779B97F4A7C15ULL) >> 54];
+      if (cached != pair) {
+        reported_pairs_.insert(pair);
+        cached = pair;
+      }
+    }
+  }
+  void start_group(LocationId second, EventId event);
+  void close_group();
+  void count_fresh(LocationId first);
+  bool in_open_group(uint64_t key) const;
+  EventId group_event_ = kNoEvent;  // the second event of the current group
+  LocationId group_location_ = 0;
+  GroupMode group_mode_ = GroupMode::None;
+  bool group_overflow_ = false;
+  uint32_t group_serial_ = 0;
+  std::vector<LocationId> group_firsts_;  // a Fresh group's distinct first locations (capped)
+  std::vector<uint32_t> first_stamp_;     // by first location + 1 (0: unknown): last group seen
+  std::vector<uint8_t> second_state_;     // by second location: 0 none, 1 stored, 2 counted only
+  uint64_t counted_pairs_ = 0;            // pairs counted in Fresh groups and not stored
+  bool pairs_lower_bound_ = false;
+  bool store_all_pairs_ = false;
+  EventId marked_event_ = kNoEvent;  // the last event count_race() marked racy
   std::unordered_set<uint64_t> reported_pairs_;
   // Location pairs known to be in reported_pairs_, direct-mapped by a hash (UINT64_MAX: empty;
   // no pair has a second location of UINT32_MAX): an engine reports the same few pairs again and

@@ -562,6 +562,7 @@ nlohmann::ordered_json json_report(const Report& report) {
     entry["counts"] = std::move(counts);
     entry["race_count"] = sink.race_count();
     entry["location_pair_count"] = sink.location_pair_count();
+    if (sink.location_pairs_lower_bound()) entry["location_pair_count_is_lower_bound"] = true;
     entry["racy_events"] = sink.racy_events();
     entry["racy_event_count"] = sink.racy_event_count();
     entry["racy_locations"] = locations;

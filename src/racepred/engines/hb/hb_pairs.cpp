@@ -108,7 +108,7 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
   // Reports (v, e), or only counts it once the sink keeps no more races (enumerate_ false).
   void report(const Entry& v, Op op, EventId id, const Event& e) {
     if (!enumerate_) {
-      ++uncounted_;
+      sink_.count_race(v.location, Access::of(id, e));
       return;
     }
     sink_.report(Race{Access{v.id, v.thread, v.location, op}, Access::of(id, e), e.target});
@@ -123,7 +123,6 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
     const uint32_t slot = clocks_.slot(e.thread);
     const Entry self{e.thread, slot, C[slot], e.location, id};
     enumerate_ = annotating_ || sink_.accepting();
-    uncounted_ = 0;
     if (e.op == Op::Read) {
       for (const Entry& v : x.W) report(v, Op::Write, id, e);
       x.R.push_back(self);
@@ -131,10 +130,6 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
       for (const Entry& v : x.R) report(v, Op::Read, id, e);
       for (const Entry& v : x.W) report(v, Op::Write, id, e);
       x.W.push_back(self);
-    }
-    if (uncounted_) {
-      sink_.add_uncounted_races(uncounted_);
-      sink_.mark_racy(Access::of(id, e));
     }
   }
 
@@ -161,7 +156,6 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
   ThreadClocks clocks_;
   IdTable<Variable> variables_;
   bool enumerate_ = true;  // the current access reports its pairs one by one
-  uint64_t uncounted_ = 0;
 
   // Annotation only: pre vector clocks of the accesses (by id), the current event's clocks,
   // partners and whether R(x) was empty before it.

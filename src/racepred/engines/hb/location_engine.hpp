@@ -169,6 +169,10 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
   [[gnu::noinline, gnu::cold]] void report(Partner p, ThreadId j, Clock k, Op op, EventId id,
                                            const Event& e) {
     Access second = Access::of(id, e);
+    if (!annotating_ && !sink_.accepting()) {  // the sink keeps no more races: count them
+      sink_.count_race(p.location, second);
+      return;
+    }
     second.thread = clocks_.thread_at(e.thread, clocks_.th_at_slot(e.thread)[e.thread]);
     sink_.report(Race{Access{p.event, clocks_.thread_at(j, k), p.location, op}, second, e.target});
     if (annotating_) found_.push_back(p.event);

@@ -113,7 +113,7 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
       if (read_locks_ ? !disjoint_rw(locksets_, a.locks, ls) : !locksets_.disjoint(a.locks, ls))
         continue;
       if (!enumerate_) {  // the sink keeps no more races: count them
-        ++uncounted_;
+        sink_.count_race(a.location, Access::of(id, e));
         continue;
       }
       sink_.report(Race{Access{a.id, a.thread, a.location, a.op}, Access::of(id, e), e.target});
@@ -129,13 +129,8 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
     drop_ordered(x.W, C);
     drop_ordered(x.R, C);
     enumerate_ = annotating_ || sink_.accepting();
-    uncounted_ = 0;
     check(x.W, ls, id, e);
     if (e.op == Op::Write) check(x.R, ls, id, e);
-    if (uncounted_) {
-      sink_.add_uncounted_races(uncounted_);
-      sink_.mark_racy(Access::of(id, e));
-    }
     (e.op == Op::Write ? x.W : x.R)
         .push_back(Entry{e.thread, slot, C[slot], e.location, id, e.op, ls});
   }
@@ -179,7 +174,6 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
   IdTable<LockSetTable::NodeId> nodes_{LockSetTable::kRoot};  // each thread's current lock set
   IdTable<Variable> variables_;
   bool enumerate_ = true;  // the current access reports its pairs one by one
-  uint64_t uncounted_ = 0;
 
   bool annotating_ = false;
   std::vector<std::pair<EventId, VectorClock>> pre_clocks_;

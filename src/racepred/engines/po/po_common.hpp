@@ -80,9 +80,14 @@ class PoEngine : public DispatchEngine<Self>, public Annotator {
     row.push_back({"races", races_text(found_, id)});
   }
 
-  // Reports the pair (who, current access); `who` was thread u's access `op`.
+  // Reports the pair (who, current access); `who` was thread u's access `op`. Once the sink
+  // keeps no more races they are only counted (races come in detection order).
   [[gnu::noinline, gnu::cold]] void report(Partner who, ThreadId u, Op op, EventId id,
                                            const Event& e) {
+    if (!annotating_ && !sink_.accepting()) {
+      sink_.count_race(who.location, Access::of(id, e));
+      return;
+    }
     sink_.report(Race{Access{who.event, u, who.location, op}, Access::of(id, e), e.target});
     if (annotating_) found_.push_back(who.event);
   }

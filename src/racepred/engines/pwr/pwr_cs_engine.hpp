@@ -57,7 +57,9 @@ template <bool E1>
 class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
  public:
   PwrCsEngine(EngineContext& context, const PwrOptions& options)
-      : sink_(context.sink), clocks_(options) {}
+      : sink_(context.sink), clocks_(options) {
+    sink_.store_all_location_pairs();  // publish_extras() asks has_location_pair()
+  }
 
   // DispatchEngine handlers.
   void before(EventId, const Event& e) { clocks_.ensure_thread(e.thread); }

@@ -179,9 +179,8 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
       if (f.epoch.clock() > th[f.epoch.thread()]) {  // f ∥ e
         if (Write || f.write()) {                    // [race]
           if (clocks_.disjoint(f.lockset, cur.lockset)) [[unlikely]]
-            report(access_of(f), cur.id(), e);
-          edges_.conc(x, f, cur, th, clocks_,
-                      [&](const Entry& g) { report(access_of(g), cur.id(), e); });
+            report(f, cur.id(), e);
+          edges_.conc(x, f, cur, th, clocks_, [&](const Entry& g) { report(g, cur.id(), e); });
         }
       } else if (Write || !f.write()) {  // f ≺ e (Alg. 3: writes stay after a read)
         edges_.replaced(x, f, cur.id());
@@ -201,6 +200,13 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
   Access access_of(const Entry& f) const { return f.access(clocks_.thread_at(f.epoch)); }
   [[gnu::noinline, gnu::cold]] void report(const Access& first, EventId id, const Event& e) {
     sink_.report(Race{first, Access::of(id, e), e.target});
+  }
+  // Once the sink keeps no more races they are only counted (races come in detection order).
+  [[gnu::noinline, gnu::cold]] void report(const Entry& f, EventId id, const Event& e) {
+    if (!sink_.accepting())
+      sink_.count_race(f.location, Access::of(id, e));
+    else
+      sink_.report(Race{access_of(f), Access::of(id, e), e.target});
   }
 
   RaceSink& sink_;

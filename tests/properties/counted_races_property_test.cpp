@@ -1,0 +1,137 @@
+// Races counted without being kept: once the sink keeps no more races, engines only count the
+// rest (RaceSink::count_race, add_uncounted_races). On random traces with many threads (small
+// enough to list every race) the counts reported with a few races kept equal the counts from
+// listing them all, and the distinct location pairs equal a count over the listed races.
+// On the flood shape (every thread writes one variable once, each at its own location) the
+// location pairs are counted exactly while the sink stores few of them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "racepred/driver/registry.hpp"
+#include "racepred/driver/run.hpp"
+#include "racepred/io/reader.hpp"
+#include "racepred/trace/generator.hpp"
+
+namespace racepred {
+namespace {
+
+// Many threads on few variables and locations: big groups of partners per racy event, and
+// location pairs that repeat across events.
+Trace many_threads_trace(uint64_t seed) {
+  Rng rng(seed * 104729 + 3);
+  GeneratorOptions o;
+  o.seed = seed;
+  o.threads = 8 + static_cast<uint32_t>(rng.below(40));
+  o.events = 200 + rng.below(500);
+  o.variables = 1 + static_cast<uint32_t>(rng.below(3));
+  o.locks = 1 + static_cast<uint32_t>(rng.below(3));
+  o.locations = 2 + static_cast<uint32_t>(rng.below(40));
+  o.cs_share = 0.2 * static_cast<double>(rng.below(4));
+  o.local_share = 0;
+  o.write_share = 0.5;
+  const ForkShape shapes[] = {ForkShape::None, ForkShape::Fork, ForkShape::ForkJoin,
+                              ForkShape::Nested};
+  o.shape = shapes[seed % 4];
+  return generate_trace(o);
+}
+
+// n threads, no forks, each writes x once at its own location.
+Trace flood(uint32_t n) {
+  std::string text;
+  for (uint32_t i = 0; i < n; ++i) {
+    const std::string k = std::to_string(i);
+    text.append("T").append(k).append("|w(x)|").append(k).append("\n");
+  }
+  return parse_checked_trace(text);
+}
+
+uint64_t distinct_location_pairs(const RaceSink& sink) {
+  std::set<uint64_t> pairs;
+  for (const Race& race : sink.races()) pairs.insert(location_pair_key(race));
+  return pairs.size();
+}
+
+std::vector<const EngineInfo*> online_engines() {
+  std::vector<const EngineInfo*> out;
+  for (const EngineInfo& info : engine_registry())
+    if (info.mode == EngineMode::Online) out.push_back(&info);
+  return out;
+}
+
+std::string compare(const EngineInfo& info, const Trace& trace, size_t kept) {
+  const RaceSink all = run_engine(info, trace, SIZE_MAX);
+  const RaceSink few = run_engine(info, trace, kept);
+  std::ostringstream why;
+  if (all.truncated() || all.location_pairs_lower_bound())
+    why << "listing every race lost some";
+  else if (all.location_pair_count() != distinct_location_pairs(all))
+    why << "location pairs " << all.location_pair_count() << ", listed races have "
+        << distinct_location_pairs(all);
+  else if (few.race_count() != all.race_count())
+    why << "races " << few.race_count() << " vs " << all.race_count();
+  else if (few.racy_event_count() != all.racy_event_count())
+    why << "racy events " << few.racy_event_count() << " vs " << all.racy_event_count();
+  else if (few.racy_location_count() != all.racy_location_count())
+    why << "racy locations " << few.racy_location_count() << " vs " << all.racy_location_count();
+  else if (few.location_pairs_lower_bound()
+               ? few.location_pair_count() > all.location_pair_count()
+               : few.location_pair_count() != all.location_pair_count())
+    why << "location pairs " << few.location_pair_count() << " vs " << all.location_pair_count();
+  if (why.str().empty()) return "";
+  return info.name + " (" + std::to_string(kept) + " kept): " + why.str();
+}
+
+TEST(CountedRacesProperty, CountsWithoutListingEqualCountsFromListing) {
+  const std::vector<const EngineInfo*> engines = online_engines();
+  ASSERT_GT(engines.size(), 10u);
+  uint64_t races = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const Trace trace = many_threads_trace(seed);
+    for (const EngineInfo* info : engines)
+      for (size_t kept : {size_t{0}, size_t{1}, size_t{7}}) {
+        const std::string failure = compare(*info, trace, kept);
+        ASSERT_EQ(failure, "") << "seed " << seed;
+      }
+    races += run_engine("djit", trace, 0).race_count();
+  }
+  EXPECT_GT(races, 1000u);  // the traces have big groups of races to count
+}
+
+TEST(CountedRacesProperty, OnlyCountingEnginesSayTheirPairsAreALowerBound) {
+  const Trace trace = many_threads_trace(5);
+  ASSERT_GT(run_engine("shb", trace, 0).race_count(), 1u);
+  // Counted with their locations: exact.
+  for (const char* engine : {"shb", "wcp", "djit", "fasttrack", "hb-pairs", "tsan1", "pwr"})
+    EXPECT_FALSE(run_engine(engine, trace, 1).location_pairs_lower_bound()) << engine;
+  // lockset counts races by lock-set groups, without their locations.
+  const RaceSink lockset = run_engine("lockset", trace, 1);
+  ASSERT_TRUE(lockset.truncated());
+  EXPECT_TRUE(lockset.location_pairs_lower_bound());
+}
+
+TEST(CountedRacesProperty, FloodLocationPairsAreCountedNotStored) {
+  constexpr uint64_t n = 2500;
+  const Trace trace = flood(n);
+  for (const char* engine : {"shb", "djit", "hb-pairs", "tsan1", "wcp", "wdc", "pwr"}) {
+    const RaceSink sink = run_engine(engine, trace, 10);
+    EXPECT_EQ(sink.race_count(), n * (n - 1) / 2) << engine;
+    EXPECT_EQ(sink.racy_event_count(), n - 1) << engine;
+    EXPECT_EQ(sink.racy_location_count(), n - 1) << engine;
+    EXPECT_EQ(sink.location_pair_count(), n * (n - 1) / 2) << engine;
+    EXPECT_FALSE(sink.location_pairs_lower_bound()) << engine;
+    // Only the groups of the first kGroupList + 1 racy events are stored one pair at a time.
+    EXPECT_LE(sink.stored_location_pairs(), RaceSink::kGroupList * (RaceSink::kGroupList + 1) / 2)
+        << engine;
+    EXPECT_EQ(sink.races().size(), 10u) << engine;
+  }
+}
+
+}  // namespace
+}  // namespace racepred
