@@ -8,12 +8,8 @@ namespace racepred {
 
 std::vector<std::string> annotating_engines() {
   std::vector<std::string> names;
-  Symbols symbols;
-  for (const EngineInfo& info : engine_registry()) {
-    RaceSink sink(0);
-    EngineContext context{symbols, sink};
-    if (info.make(context)->annotator()) names.push_back(info.name);
-  }
+  for (const EngineInfo& info : engine_registry())
+    if (info.view == EngineView::Annotated) names.push_back(info.name);
   return names;
 }
 
@@ -23,9 +19,14 @@ std::string engine_list(const std::vector<std::string>& names) {
   for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
   return s.empty() ? "none" : s;
 }
+UsageError no_view(std::string_view name) {
+  return UsageError("engine '" + std::string(name) + "' has no annotated view; engines with one: " +
+                    engine_list(annotating_engines()));
+}
 }  // namespace
 
 AnnotationRun annotate_trace(const EngineInfo& info, const Trace& trace, size_t max_kept) {
+  if (info.view != EngineView::Annotated) throw no_view(info.name);
   return annotate_trace(info.make, info.name, trace, max_kept);
 }
 
@@ -33,16 +34,12 @@ AnnotationRun annotate_trace(const AnyEngineFactory& make, std::string_view name
                              const Trace& trace, size_t max_kept) {
   AnnotationRun run{{}, RaceSink(max_kept)};
   EngineContext context{trace.symbols, run.sink};
+  context.annotate = true;
   std::unique_ptr<Engine> engine = make(context);
   Annotator* annotator = engine->annotator();
-  if (!annotator)
-    throw UsageError(
-        "engine '" + std::string(name) +
-        "' has no annotated view; engines with one: " + engine_list(annotating_engines()));
+  if (!annotator) throw no_view(name);
   run.rows.resize(trace.size());
   if (OfflineEngine* offline = engine->offline()) {
-    for (size_t i = 0; i < trace.size(); ++i)
-      annotator->before_event(trace.ids[i], trace.events[i]);
     offline->run(TraceIndex(trace));
   } else {
     for (size_t i = 0; i < trace.size(); ++i) {

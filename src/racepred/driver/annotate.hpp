@@ -17,9 +17,9 @@ struct AnnotationRun {
   RaceSink sink;                 // finalized
 };
 
-// For every event of `trace`: before_event(), the event, annotate(); then finish() and
-// annotate_at_end(). An offline engine: before_event() for every event, run() on the trace's
-// index, finish(), annotate_at_end().
+// The engine is built with EngineContext::annotate set. For every event of `trace`:
+// before_event(), the event, annotate(); then finish() and annotate_at_end(). An offline
+// engine: run() on the trace's index, finish(), annotate_at_end().
 // Throws UsageError when the engine does not support annotation, naming the engines that do.
 AnnotationRun annotate_trace(const EngineInfo& info, const Trace& trace, size_t max_kept = 1000);
 AnnotationRun annotate_trace(std::string_view engine, const Trace& trace, size_t max_kept = 1000);

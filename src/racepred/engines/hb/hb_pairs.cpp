@@ -26,7 +26,8 @@ namespace {
 class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
  public:
   explicit HbWrRaces(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {
-    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+    // The annotated view shows clocks indexed by thread: no slot reuse there.
+    clocks_.reuse_slots_beyond(context.annotate ? SIZE_MAX : ThreadClocks::default_slot_budget());
   }
 
   void before(EventId, const Event& e) {
@@ -53,11 +54,7 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
     }
   }
 
-  // The annotated view shows clocks indexed by thread: no slot reuse there.
-  Annotator* annotator() override {
-    if (clocks_.threads() == 0) clocks_.reuse_slots_beyond(SIZE_MAX);
-    return this;
-  }
+  Annotator* annotator() override { return this; }
   void before_event(EventId, const Event&) override { annotating_ = true; }
   // The paper's VC_W_R_Races tables: pre/post vector clocks, W(x) (and R(x) once x was read)
   // after the event, and the race pairs reported at the event.

@@ -72,7 +72,8 @@ template <class Derived>
 class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public Annotator {
  public:
   explicit LocationEngine(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {
-    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+    // The annotated view shows clocks indexed by thread: no slot reuse there.
+    clocks_.reuse_slots_beyond(context.annotate ? SIZE_MAX : ThreadClocks::default_slot_budget());
   }
 
   // The handlers of the dispatch base; reads and writes go to Derived with Th(i) and the event
@@ -122,11 +123,7 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
   }
   static constexpr size_t kPrefetchFrom = size_t{1} << 15;  // variables: ~1 MB of state and more
 
-  // The annotated view shows clocks indexed by thread: no slot reuse there.
-  Annotator* annotator() override {
-    if (clocks_.threads() == 0) clocks_.reuse_slots_beyond(SIZE_MAX);
-    return this;
-  }
+  Annotator* annotator() override { return this; }
 
   void before_event(EventId /*id*/, const Event& e) override {
     annotating_ = true;

@@ -244,14 +244,10 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
  public:
   explicit DcFlat(EngineContext& context, const SnapshotOptions& snapshots = {})
       : Base(context), clocks_(false), snaps_(SnapshotPool::kShortChain, snapshots) {
-    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+    // The annotated view shows clocks indexed by thread: no slot reuse there.
+    clocks_.reuse_slots_beyond(context.annotate ? SIZE_MAX : ThreadClocks::default_slot_budget());
     // Sparse clocks past the kit's threshold (many threads alive): every write into D_t goes
     // through clocks_ (join_into_slot, raise_slot, tick); D_t is read directly.
-  }
-
-  Annotator* annotator() override {  // the annotated view shows clocks indexed by thread
-    if (clocks_.threads() == 0) clocks_.reuse_slots_beyond(SIZE_MAX);
-    return Base::annotator();
   }
 
   void before(EventId, const Event& e) {

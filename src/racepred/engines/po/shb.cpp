@@ -138,12 +138,8 @@ class Shb final : public PoEngine<Shb> {
  public:
   explicit Shb(EngineContext& context, const SnapshotOptions& snapshots = {})
       : PoEngine<Shb>(context), snapshots_(SnapshotPool::kChain, snapshots) {
-    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
-  }
-
-  Annotator* annotator() override {  // the annotated view shows clocks indexed by thread
-    if (clocks_.threads() == 0) clocks_.reuse_slots_beyond(SIZE_MAX);
-    return PoEngine<Shb>::annotator();
+    // The annotated view shows clocks indexed by thread: no slot reuse there.
+    clocks_.reuse_slots_beyond(context.annotate ? SIZE_MAX : ThreadClocks::default_slot_budget());
   }
 
   void before(EventId, const Event& e) {

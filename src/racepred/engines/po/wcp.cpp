@@ -155,13 +155,9 @@ class Wcp final : public PoEngine<Wcp> {
  public:
   explicit Wcp(EngineContext& context, const SnapshotOptions& snapshots = {})
       : PoEngine<Wcp>(context), snaps_(SnapshotPool::kChain, snapshots) {
-    clocks_.reuse_slots_beyond(ThreadClocks::default_slot_budget());
+    // The annotated view shows clocks indexed by thread: no slot reuse there.
+    clocks_.reuse_slots_beyond(context.annotate ? SIZE_MAX : ThreadClocks::default_slot_budget());
     pclocks_.rows_start_empty();
-  }
-
-  Annotator* annotator() override {  // the annotated view shows clocks indexed by thread
-    if (clocks_.threads() == 0) clocks_.reuse_slots_beyond(SIZE_MAX);
-    return PoEngine<Wcp>::annotator();
   }
 
   void before(EventId, const Event& e) {
