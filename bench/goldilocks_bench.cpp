@@ -22,6 +22,7 @@
 #include "racepred/engines/goldilocks/goldilocks.hpp"
 #include "racepred/trace/generator.hpp"
 #include "racepred/trace/trace.hpp"
+#include "support/goldilocks_eager.hpp"
 
 namespace racepred {
 namespace {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "racepred/clock/thread_clocks.hpp"
-#include "racepred/clock/tree_clock.hpp"
+#include "support/tree_clock.hpp"
 #include "racepred/trace/generator.hpp"
 
 namespace racepred {

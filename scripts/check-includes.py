@@ -4,7 +4,8 @@
 Every `#include "racepred/<module>/…"` in src/racepred/<from>/ must name <from> itself or a
 module that <from> reaches along the arrows below; public headers of the analysis modules must
 not include third-party headers (nlohmann::json, CLI11). Unit tests of a module named in
-TEST_RULES include only what that module reaches. No source starts a shell (popen, system):
+TEST_RULES include only what that module reaches, and no source includes the test-support
+library (tests/support/). No source starts a shell (popen, system):
 programs start with an argument vector (recording/spawn.hpp). Exit 0 when the tree keeps the
 rules, 1 with one line per violation (FILE:LINE: message) otherwise.
 
@@ -29,7 +30,10 @@ ARROWS = {
     "engines": ["trace", "clock", "report", "exact"],
     "driver": ["engines", "io", "report"],
     "recording": ["trace", "io", "format"],
-    "cli": ["trace", "io", "clock", "report", "engines", "exact", "driver", "format", "recording"],
+    # Scheduling strategies of `racepred explore` (docs/ARCHITECTURE.md, "A scheduling strategy").
+    "explore": ["engines", "recording", "report"],
+    "cli": ["trace", "io", "clock", "report", "engines", "exact", "driver", "format", "recording",
+            "explore"],
     "recorder": ["format"],
 }
 # Modules whose public headers (.hpp) stay free of third-party types.
@@ -39,6 +43,9 @@ INCLUDE = re.compile(r'#\s*include\s*"racepred/([a-z_]+)/')
 # Unit tests (tests/unit/) that must not look past their module: file pattern -> module.
 TEST_RULES = {"recording_*_test.cpp": "recording"}
 SHELL = re.compile(r'\b(popen|system)\(|"sh",\s*"-c"|"sh -c')
+# The test-support library (tests/support/: reference engines, the tree clock) is not part of
+# racepred: no source under src/ includes it.
+TEST_SUPPORT = re.compile(r'#\s*include\s*"support/')
 
 
 def reach(module):
@@ -82,6 +89,9 @@ def check(src, tests=None):
             if m and m.group(1) not in allowed:
                 problems.append(f"{path}:{n}: module '{module}' may not include module "
                                 f"'{m.group(1)}' (allowed: {', '.join(sorted(allowed))})")
+            if TEST_SUPPORT.search(line):
+                problems.append(f"{path}:{n}: includes the test-support library (tests/support/), "
+                                "which racepred does not link")
             if SHELL.search(line):
                 problems.append(f"{path}:{n}: starts a shell; start programs with an argument "
                                 "vector (recording/spawn.hpp)")
@@ -97,6 +107,8 @@ def self_test(src, tests):
         shutil.copytree(src, copy)
         (copy / "exact" / "planted_bad_include.cpp").write_text(
             '#include "racepred/engines/engine.hpp"\n')
+        (copy / "engines" / "planted_support.cpp").write_text(
+            '#include "support/goldilocks_eager.hpp"\n')
         (copy / "recording" / "planted_shell.cpp").write_text(
             'void f() { popen("addr2line -e x", "r"); }\n')
         test_copy = pathlib.Path(tmp) / "tests"
@@ -107,6 +119,7 @@ def self_test(src, tests):
         expected = [
             "planted_bad_include.cpp:1: module 'exact' may not include module 'engines'",
             "planted_shell.cpp:1: starts a shell",
+            "planted_support.cpp:1: includes the test-support library",
             "recording_planted_test.cpp:2: a test of 'recording' may not include module 'cli'",
         ]
         for e in expected:

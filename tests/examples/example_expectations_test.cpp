@@ -22,6 +22,7 @@
 #include "racepred/driver/registry.hpp"
 #include "racepred/driver/run.hpp"
 #include "racepred/io/reader.hpp"
+#include "racepred/report/finding.hpp"
 #include "racepred/trace/validator.hpp"
 
 namespace racepred {
@@ -31,14 +32,25 @@ using Pairs = std::set<std::pair<EventId, EventId>>;
 
 // One parsed `# expect` line.
 struct Expectation {
-  enum class Kind { None, Races, RacyEvents, RaceCount, Includes, Excludes, Annotate, Check };
+  enum class Kind {
+    None,
+    Races,
+    RacyEvents,
+    RaceCount,
+    Includes,
+    Excludes,
+    Deadlocks,
+    Deadlock,
+    Annotate,
+    Check
+  };
   uint32_t line = 0;
   std::string text;  // the line as written, for messages
   Kind kind = Kind::None;
   std::string engine;           // empty for Check
   Pairs pairs;                  // Races, Includes, Excludes
-  std::vector<EventId> events;  // RacyEvents (sorted, distinct)
-  uint64_t count = 0;           // RaceCount
+  std::vector<EventId> events;  // RacyEvents, Deadlock (sorted, distinct)
+  uint64_t count = 0;           // RaceCount, Deadlocks
   EventId event = kNoEvent;     // Annotate
   std::string column, value;    // Annotate
   bool well_formed = true;      // Check
@@ -189,10 +201,11 @@ ParsedFile parse_expectations(const std::string& text, const std::string& file) 
         continue;
       }
       x.pairs = *pairs;
-    } else if (w[0] == "racy-events") {
-      x.kind = Expectation::Kind::RacyEvents;
+    } else if (w[0] == "racy-events" || w[0] == "deadlock") {
+      x.kind = w[0] == "deadlock" ? Expectation::Kind::Deadlock : Expectation::Kind::RacyEvents;
       if (w.size() == 1) {
-        fail("expected event ids after 'racy-events' (write 'none' for no race)");
+        fail("expected event ids after '" + w[0] + "'" +
+             (w[0] == "deadlock" ? "" : " (write 'none' for no race)"));
         continue;
       }
       bool ok = true;
@@ -203,20 +216,20 @@ ParsedFile parse_expectations(const std::string& text, const std::string& file) 
       }
       std::sort(x.events.begin(), x.events.end());
       if (!ok || std::adjacent_find(x.events.begin(), x.events.end()) != x.events.end()) {
-        fail("expected distinct event ids after 'racy-events'");
+        fail("expected distinct event ids after '" + w[0] + "'");
         continue;
       }
-    } else if (w[0] == "race-count") {
-      x.kind = Expectation::Kind::RaceCount;
+    } else if (w[0] == "race-count" || w[0] == "deadlocks") {
+      x.kind = w[0] == "deadlocks" ? Expectation::Kind::Deadlocks : Expectation::Kind::RaceCount;
       const auto n = w.size() == 2 ? number(w[1]) : std::nullopt;
       if (!n) {
-        fail("expected one number after 'race-count'");
+        fail("expected one number after '" + w[0] + "'");
         continue;
       }
       x.count = *n;
     } else {
       fail("unknown verdict '" + w[0] +
-           "' (none, races, racy-events, race-count, includes, excludes)");
+           "' (none, races, racy-events, race-count, includes, excludes, deadlocks, deadlock)");
       continue;
     }
     parsed.expectations.push_back(std::move(x));
@@ -315,6 +328,18 @@ std::vector<std::string> check_file(const std::string& path, const std::string& 
       const RaceSink& sink = it->second;
       Pairs got;
       for (const Race& r : sink.races()) got.insert({r.first.event, r.second.event});
+      // Each deadlock as the sorted events of its cycle's requests.
+      std::vector<std::vector<EventId>> deadlocks;
+      for (const Finding& f : sink.findings()) {
+        if (f.kind != FindingKind::Deadlock) continue;
+        std::vector<EventId> events;
+        for (const DeadlockStep& step : f.deadlock.cycle) events.push_back(step.event);
+        std::sort(events.begin(), events.end());
+        deadlocks.push_back(std::move(events));
+      }
+      std::string deadlocks_reported = " — but " + x.engine + " reports";
+      for (const auto& d : deadlocks) deadlocks_reported += " [" + show(d) + "]";
+      if (deadlocks.empty()) deadlocks_reported += " no deadlock";
       std::string reported(" — but ");
       reported.append(x.engine).append(" reports ").append(show(got)).append(" (");
       reported.append(std::to_string(sink.race_count())).append(" counted)");
@@ -322,6 +347,14 @@ std::vector<std::string> check_file(const std::string& path, const std::string& 
         case Expectation::Kind::None:
           if (sink.race_count() != 0 || !got.empty() || !sink.racy_events().empty())
             failures.push_back(at + x.text + reported);
+          if (!deadlocks.empty()) failures.push_back(at + x.text + deadlocks_reported);
+          break;
+        case Expectation::Kind::Deadlocks:
+          if (deadlocks.size() != x.count) failures.push_back(at + x.text + deadlocks_reported);
+          break;
+        case Expectation::Kind::Deadlock:
+          if (std::find(deadlocks.begin(), deadlocks.end(), x.events) == deadlocks.end())
+            failures.push_back(at + x.text + deadlocks_reported);
           break;
         case Expectation::Kind::Races:
           // Exactly these pairs, each reported once.
@@ -402,10 +435,12 @@ TEST(ExpectationSyntax, EveryFormParses) {
       "# expect annotate lockset e5 LS: {y}\n"
       "# expect annotate goldilocks e7 LSR: T2:{T1, T2}; T3:{T3} → -\n"
       "# expect annotate hb-pairs e3 Race pairs:\n"
-      "# expect check: ill-formed\n",
+      "# expect check: ill-formed\n"
+      "# expect lockset: deadlocks 2\n"
+      "# expect lockset: deadlock 9 4\n",
       "f.std");
   ASSERT_TRUE(p.errors.empty()) << p.errors[0];
-  ASSERT_EQ(p.expectations.size(), 10u);
+  ASSERT_EQ(p.expectations.size(), 12u);
   using K = Expectation::Kind;
   EXPECT_EQ(p.expectations[0].kind, K::None);
   EXPECT_EQ(p.expectations[0].line, 3u);
@@ -425,6 +460,10 @@ TEST(ExpectationSyntax, EveryFormParses) {
   EXPECT_EQ(p.expectations[8].value, "");
   EXPECT_EQ(p.expectations[9].kind, K::Check);
   EXPECT_FALSE(p.expectations[9].well_formed);
+  EXPECT_EQ(p.expectations[10].kind, K::Deadlocks);
+  EXPECT_EQ(p.expectations[10].count, 2u);
+  EXPECT_EQ(p.expectations[11].kind, K::Deadlock);
+  EXPECT_EQ(p.expectations[11].events, (std::vector<EventId>{4, 9}));
 }
 
 TEST(ExpectationSyntax, MalformedLinesNameFileAndLine) {
@@ -440,6 +479,9 @@ TEST(ExpectationSyntax, MalformedLinesNameFileAndLine) {
       "# expect lockset: racy-events 3 3",    // repeated
       "# expect lockset: race-count",         // no number
       "# expect lockset: race-count -1",      // not a count
+      "# expect lockset: deadlocks",          // no number
+      "# expect lockset: deadlock",           // no events
+      "# expect lockset: deadlock 4 4",       // repeated
       "# expect two engines: none",           // space in the engine name
       "# expect check: fine",                 // not well-formed/ill-formed
       "# expect annotate lockset LS: {}",     // no event

@@ -34,6 +34,7 @@
 #include "racepred/io/reader.hpp"
 #include "racepred/io/std_writer.hpp"
 #include "racepred/trace/generator.hpp"
+#include "support/goldilocks_eager.hpp"
 
 namespace racepred {
 namespace {

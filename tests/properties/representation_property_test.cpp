@@ -1,5 +1,5 @@
 // The sparse / adaptive per-variable state of the registered engines gives exactly the reports
-// of the dense reference forms (engines/hb/reference.hpp), on thousands of random traces with
+// of the dense reference forms (tests/support/hb_dense.hpp), on thousands of random traces with
 // up to 40 threads on few variables, so that sets spill into full rows, shrink back, and the
 // thread capacity grows while rows are in use.
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/driver/run.hpp"
-#include "racepred/engines/hb/reference.hpp"
+#include "support/hb_dense.hpp"
 #include "racepred/engines/hb/sparse_vc.hpp"
 #include "racepred/trace/generator.hpp"
 #include "support/small_traces.hpp"

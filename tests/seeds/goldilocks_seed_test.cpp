@@ -15,6 +15,7 @@
 #include "racepred/engines/engine.hpp"
 #include "racepred/engines/goldilocks/goldilocks.hpp"
 #include "racepred/io/reader.hpp"
+#include "support/goldilocks_eager.hpp"
 
 namespace racepred {
 namespace {

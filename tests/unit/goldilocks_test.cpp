@@ -9,6 +9,7 @@
 
 #include "racepred/engines/goldilocks/goldilocks.hpp"
 #include "racepred/io/reader.hpp"
+#include "support/goldilocks_eager.hpp"
 
 namespace racepred {
 namespace {

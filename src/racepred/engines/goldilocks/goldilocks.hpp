@@ -1,12 +1,11 @@
 // Goldilocks (Elmas and Qadeer, "A New Lockset Algorithm and Its Applications"): happens-before
 // computed with lock sets only. Two disciplines: §3 MutExAccessDiscipline (`goldilocks`: every two
 // accesses of a variable, reads included, must be HB-ordered) and §6 concurrent reads / exclusive
-// writes
-// (`goldilocks-rw`: LSW for the last write, LSR per thread for the reads since it).
+// writes (`goldilocks-rw`: LSW for the last write, LSR per thread for the reads since it).
 // The registered engines use the lazy form (goldilocks.cpp); the eager form, the paper's rules
-// touching every lock set at each acquire/fork/join, is kept as a test reference
-// (goldilocks_eager.cpp). docs/ENGINES.md explains both and the two corrections to the printed
-// rules.
+// touching every lock set at each acquire/fork/join, is a test reference
+// (tests/support/goldilocks_eager.hpp). docs/ENGINES.md explains both and the two corrections to
+// the printed rules.
 #pragma once
 
 #include <cstdint>
@@ -67,21 +66,5 @@ struct GoldilocksLazyOptions {
 std::unique_ptr<Engine> make_goldilocks_lazy(EngineContext& context,
                                              GoldilocksDiscipline discipline,
                                              GoldilocksLazyOptions options = {});
-
-// Which rules the eager reference follows.
-enum class GoldilocksRules {
-  // The rules as racepred implements them: §3 with rule 7 (join) adding LH(t), §6 applying
-  // the §3 updates to LSW and to every LSR(q, t) independently; a race restarts the lock set.
-  Corrected,
-  // The rules exactly as printed in the paper (join adds only {t}; §6 rules 2-7 verbatim; a race
-  // empties the lock sets for good). Used by tests to show where the printed rules lose order.
-  AsPrinted,
-};
-
-// The eager reference (not registered): every acquire, fork and join updates every lock set.
-// Memory O(variables × (threads + locks)); for tests only.
-std::unique_ptr<Engine> make_goldilocks_eager(EngineContext& context,
-                                              GoldilocksDiscipline discipline,
-                                              GoldilocksRules rules = GoldilocksRules::Corrected);
 
 }  // namespace racepred

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "racepred/engines/hb/location_engine.hpp"
-#include "racepred/engines/hb/reference.hpp"
 
 namespace racepred {
 namespace hbloc {
@@ -22,79 +21,9 @@ namespace {
 // Pairs reported at e: (the access of epoch j#k, e) for every epoch j#k of We(x) (and, for a
 // write, of Re(x)) with k > Th(i)(j) — the lecture's "epochs to identify race pairs".
 //
-// HbEpochsDense gives every set a row of thread capacity (the reference, for tests); HbEpochs
-// (the registered engine) keeps small sets inline and takes a row of the pool only while a set
-// holds more than kInline concurrent accesses.
-class HbEpochsDense final : public LocationEngine<HbEpochsDense> {
- public:
-  using LocationEngine::LocationEngine;
-
-  void read(EventId id, const Event& e, const Clock* th) {
-    const size_t x = e.target;
-    ensure_variable(x);
-    check(2 * x, Op::Write, th, id, e);
-    update(2 * x + 1, th, id, e);
-  }
-
-  void write(EventId id, const Event& e, const Clock* th) {
-    const size_t x = e.target;
-    ensure_variable(x);
-    check(2 * x + 1, Op::Read, th, id, e);
-    check(2 * x, Op::Write, th, id, e);
-    update(2 * x, th, id, e);
-  }
-
-  void set_stride(size_t stride) { sets_.set_stride(stride); }
-
-  std::string show_w(VariableId x, size_t width) const { return show(2 * size_t{x}, width); }
-  std::string show_r(VariableId x, size_t width) const { return show(2 * size_t{x} + 1, width); }
-
- private:
-  struct Entry {
-    Clock k = 0;
-    ThreadId j = 0;
-    Partner who;
-  };
-
-  void ensure_variable(size_t x) {
-    if (2 * x + 1 >= size_.size()) {
-      size_.resize(std::max(2 * x + 2, size_.size() * 3 / 2), 0);
-      sets_.ensure_rows(size_.size());
-    }
-  }
-  void check(size_t set, Op op, const Clock* th, EventId id, const Event& e) {
-    const Entry* s = sets_.row(set);
-    for (uint32_t n = size_[set], q = 0; q < n; ++q)
-      if (s[q].k > th[s[q].j]) report(s[q].who, s[q].j, s[q].k, op, id, e);
-  }
-  // S = {i#Th(i)(i)} ∪ {j#k ∈ S | k > Th(i)(j)}
-  void update(size_t set, const Clock* th, EventId id, const Event& e) {
-    Entry* s = sets_.row(set);
-    uint32_t kept = 0;
-    for (uint32_t n = size_[set], q = 0; q < n; ++q)
-      if (s[q].k > th[s[q].j]) s[kept++] = s[q];
-    s[kept++] = Entry{th[e.thread], e.thread, Partner{id, e.location}};
-    size_[set] = kept;
-  }
-  std::string show(size_t set, size_t /*width*/) const {
-    std::vector<Epoch> epochs;
-    if (set < size_.size())
-      for (uint32_t q = 0; q < size_[set]; ++q)
-        epochs.emplace_back(sets_.row(set)[q].j, sets_.row(set)[q].k);
-    std::sort(epochs.begin(), epochs.end(),
-              [](Epoch a, Epoch b) { return a.thread() < b.thread(); });
-    std::string s = "{";
-    for (const Epoch& ep : epochs) {
-      if (s.size() > 1) s += ',';
-      s += ep.to_string();
-    }
-    return s + '}';
-  }
-
-  Rows<Entry> sets_;            // row 2x: We(x), row 2x+1: Re(x); at most one entry per thread
-  std::vector<uint32_t> size_;  // number of entries of each set
-};
-
+// HbEpochsDense (tests/support/hb_dense.cpp) gives every set a row of thread capacity (the test
+// reference); HbEpochs (the registered engine) keeps small sets inline and takes a row of the
+// pool only while a set holds more than kInline concurrent accesses.
 // The registered hb-epochs: the same sets in the same order, kept inline while they hold at
 // most kInline epochs (the common case: accesses ordered by synchronisation leave one epoch),
 // in a row of 4, 8, 16, … entries (a pool per capacity: memory follows the epochs a set
@@ -229,10 +158,6 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
 
 std::unique_ptr<Engine> make_hb_epochs(EngineContext& context) {
   return std::make_unique<hbloc::HbEpochs>(context);
-}
-
-std::unique_ptr<Engine> make_hb_epochs_dense(EngineContext& context) {
-  return std::make_unique<hbloc::HbEpochsDense>(context);
 }
 
 }  // namespace racepred

@@ -1,4 +1,4 @@
-#include "racepred/clock/tree_clock.hpp"
+#include "support/tree_clock.hpp"
 
 #include <algorithm>
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "racepred/engines/dispatch.hpp"
-#include "racepred/engines/goldilocks/goldilocks.hpp"
+#include "support/goldilocks_eager.hpp"
 
 namespace racepred {
 namespace {

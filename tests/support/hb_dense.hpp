@@ -1,5 +1,5 @@
-// The dense reference forms of engines whose registered form keeps sparse or adaptive state
-// (tests/properties/representation_property_test.cpp proves them equal on random traces).
+// The dense reference forms of the HB engines whose registered form keeps sparse or adaptive
+// state (tests/properties/representation_property_test.cpp proves them equal on random traces).
 #pragma once
 
 #include <memory>
