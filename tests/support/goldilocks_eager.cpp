@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "racepred/engines/dispatch.hpp"
 #include "support/goldilocks_eager.hpp"
 
 namespace racepred {
@@ -95,7 +96,7 @@ struct VariableState {
   TokenSet lsr_default;
 };
 
-class GoldilocksEager final : public Engine, public Annotator {
+class GoldilocksEager final : public DispatchEngine<GoldilocksEager>, public Annotator {
  public:
   GoldilocksEager(EngineContext& context, GoldilocksDiscipline discipline, GoldilocksRules rules)
       : symbols_(context.symbols),
@@ -103,100 +104,90 @@ class GoldilocksEager final : public Engine, public Annotator {
         rw_(discipline == GoldilocksDiscipline::ConcurrentReads),
         printed_(rules == GoldilocksRules::AsPrinted) {}
 
-  // A test reference, kept close to the paper's rule list: one case per rule of §3 / §6.
-  void on_events(std::span<const EventId> ids, std::span<const Event> events) override {
-    for (size_t k = 0; k < events.size(); ++k) process(ids[k], events[k]);
-  }
+  // A test reference, kept close to the paper's rule list: one handler per rule of §3 / §6.
   Annotator* annotator() override { return this; }
 
-  void process(EventId id, const Event& e) {
+  void before(EventId, const Event& e) { held_of(e.thread); }
+  void read(EventId id, const Event& e) { access(id, e); }
+  void write(EventId id, const Event& e) { access(id, e); }
+  void access(EventId id, const Event& e) {
+    if (e.target >= variables_.size()) variables_.resize(e.target + 1);
+    VariableState& v = variables_[e.target];
+    v.accessed = true;
+    const Access now = Access::of(id, e);
+    if (!rw_) {
+      mutex_access(v, now, e.target);
+    } else if (printed_) {
+      e.op == Op::Read ? printed_read(v, now, e.target) : printed_write(v, now, e.target);
+    } else {
+      e.op == Op::Read ? read(v, now, e.target) : write(v, now, e.target);
+    }
+  }
+  // The reduction: acq((l,t)) for a read section.
+  void acquire(EventId, const Event& e) { acquire_token(e); }
+  void read_acquire(EventId, const Event& e) { acquire_token(e); }
+  void acquire_token(const Event& e) {
     const ThreadId t = e.thread;
-    held_of(t);
-    switch (e.op) {
-      case Op::Read:
-      case Op::Write: {
-        if (e.target >= variables_.size()) variables_.resize(e.target + 1);
-        VariableState& v = variables_[e.target];
-        v.accessed = true;
-        const Access now = Access::of(id, e);
-        if (!rw_) {
-          mutex_access(v, now, e.target);
-        } else if (printed_) {
-          e.op == Op::Read ? printed_read(v, now, e.target) : printed_write(v, now, e.target);
-        } else {
-          e.op == Op::Read ? read(v, now, e.target) : write(v, now, e.target);
+    (e.op == Op::Acquire ? held_of(t) : read_held_of(t)).insert(e.target);
+    const TokenSet lh = lh_of(t);
+    for (VariableState& v : variables_) {
+      if (!v.accessed) continue;
+      if (rw_ && printed_) {
+        if (printed_condition(v, t, lh)) {
+          v.ls.unite(lh);
+          v.lsr_default = v.ls;
+          v.lsr.clear();
         }
-        break;
+      } else {
+        for_each_set(v, [&](TokenSet& s) {
+          if (s.intersects(lh)) s.unite(lh);
+        });
       }
-      case Op::Acquire:
-      case Op::ReadAcquire: {  // the reduction: acq((l,t)) for a read section
-        (e.op == Op::Acquire ? held_of(t) : read_held_of(t)).insert(e.target);
-        const TokenSet lh = lh_of(t);
-        for (VariableState& v : variables_) {
-          if (!v.accessed) continue;
-          if (rw_ && printed_) {
-            if (printed_condition(v, t, lh)) {
-              v.ls.unite(lh);
-              v.lsr_default = v.ls;
-              v.lsr.clear();
-            }
-          } else {
-            for_each_set(v, [&](TokenSet& s) {
-              if (s.intersects(lh)) s.unite(lh);
-            });
-          }
+    }
+  }
+  void release(EventId, const Event& e) { held_of(e.thread).erase(e.target); }
+  void read_release(EventId, const Event& e) { read_held_of(e.thread).erase(e.target); }
+  void fork(EventId, const Event& e) {
+    const ThreadId t = e.thread;
+    const TokenSet lh = lh_of(t);
+    held_of(e.target).clear();  // LH(u) := {u}
+    read_held_of(e.target).clear();
+    TokenSet child = TokenSet::empty();
+    child.threads.insert(e.target);
+    for (VariableState& v : variables_) {
+      if (!v.accessed) continue;
+      if (rw_ && printed_) {
+        if (printed_condition(v, t, lh)) {
+          v.ls.unite(child);
+          v.lsr_default.unite(child);
+          for (auto& [u, entry] : v.lsr) entry.first.unite(child);
         }
-        break;
+      } else {
+        for_each_set(v, [&](TokenSet& s) {
+          if (s.intersects(lh)) s.unite(child);
+        });
       }
-      case Op::Release:
-        held_of(t).erase(e.target);
-        break;
-      case Op::ReadRelease:
-        read_held_of(t).erase(e.target);
-        break;
-      case Op::Fork: {
-        const TokenSet lh = lh_of(t);
-        held_of(e.target).clear();  // LH(u) := {u}
-        read_held_of(e.target).clear();
-        TokenSet child = TokenSet::empty();
-        child.threads.insert(e.target);
-        for (VariableState& v : variables_) {
-          if (!v.accessed) continue;
-          if (rw_ && printed_) {
-            if (printed_condition(v, t, lh)) {
-              v.ls.unite(child);
-              v.lsr_default.unite(child);
-              for (auto& [u, entry] : v.lsr) entry.first.unite(child);
-            }
-          } else {
-            for_each_set(v, [&](TokenSet& s) {
-              if (s.intersects(lh)) s.unite(child);
-            });
-          }
+    }
+  }
+  void join(EventId, const Event& e) {
+    const ThreadId t = e.thread;
+    const TokenSet joined = lh_of(e.target);
+    TokenSet joiner = TokenSet::empty();
+    joiner.threads.insert(t);
+    // Rule 7 as printed adds {t}; corrected it adds LH(t) (locks held across the join).
+    const TokenSet added = printed_ ? joiner : lh_of(t);
+    for (VariableState& v : variables_) {
+      if (!v.accessed) continue;
+      if (rw_ && printed_) {
+        if (printed_condition(v, t, joined)) {
+          v.ls.unite(added);
+          v.lsr_default.unite(added);
+          for (auto& [u, entry] : v.lsr) entry.first.unite(added);
         }
-        break;
-      }
-      case Op::Join: {
-        const TokenSet joined = lh_of(e.target);
-        TokenSet joiner = TokenSet::empty();
-        joiner.threads.insert(t);
-        // Rule 7 as printed adds {t}; corrected it adds LH(t) (locks held across the join).
-        const TokenSet added = printed_ ? joiner : lh_of(t);
-        for (VariableState& v : variables_) {
-          if (!v.accessed) continue;
-          if (rw_ && printed_) {
-            if (printed_condition(v, t, joined)) {
-              v.ls.unite(added);
-              v.lsr_default.unite(added);
-              for (auto& [u, entry] : v.lsr) entry.first.unite(added);
-            }
-          } else {
-            for_each_set(v, [&](TokenSet& s) {
-              if (s.intersects(joined)) s.unite(added);
-            });
-          }
-        }
-        break;
+      } else {
+        for_each_set(v, [&](TokenSet& s) {
+          if (s.intersects(joined)) s.unite(added);
+        });
       }
     }
   }

@@ -1,6 +1,7 @@
 // The engine table (engines/engines.def) is complete and consistent: unique names, a family
 // folder for each engine, every field filled in, every engine described in docs/ENGINES.md,
-// and every registered engine reports what its family finds on a small trace.
+// every registered engine reports what its family finds on a small trace, and the view column
+// says which engines have the annotated view.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "racepred/clock/thread_clocks.hpp"
+#include "racepred/driver/annotate.hpp"
 #include "racepred/driver/registry.hpp"
 #include "racepred/driver/run.hpp"
 #include "racepred/io/reader.hpp"
@@ -155,6 +158,57 @@ TEST(EngineTable, EveryEngineReportsItsFamilysRacesOnASmallTrace) {
     for (const auto& pair : it->second) racy.push_back(pair.second);
     std::sort(racy.begin(), racy.end());
     EXPECT_EQ(sink.racy_events(), racy);
+  }
+}
+
+// The view column, read without constructing engines, is what each engine has: annotator() is
+// set exactly for the rows marked Annotated, whether or not the engine is built for the view.
+TEST(EngineTable, TheViewColumnIsWhatEachEngineHas) {
+  Symbols symbols;
+  std::vector<std::string> annotated;
+  for (const EngineInfo& info : engine_registry()) {
+    SCOPED_TRACE(info.name);
+    for (const bool annotate : {false, true}) {
+      RaceSink sink(0);
+      EngineContext context{symbols, sink};
+      context.annotate = annotate;
+      const std::unique_ptr<Engine> engine = info.make(context);
+      EXPECT_EQ(engine->annotator() != nullptr, info.view == EngineView::Annotated);
+    }
+    if (info.view == EngineView::Annotated) annotated.push_back(info.name);
+  }
+  EXPECT_EQ(annotating_engines(), annotated);
+  EXPECT_FALSE(annotated.empty());
+  const Trace trace = parse_trace(kFamiliesTrace);
+  EXPECT_THROW(annotate_trace("pwr", trace), UsageError);
+  EXPECT_NO_THROW(annotate_trace("wcp", trace));
+}
+
+// Building an engine for its view (EngineContext::annotate) turns slot reuse off, so the view
+// shows clocks by thread however small the slot budget: the rows are those of a run without
+// reuse. Threads forked and joined one after another would share one slot otherwise.
+TEST(EngineTable, AnnotatingShowsClocksByThreadWhateverTheSlotBudget) {
+  const Trace trace = parse_trace(
+      "T0|fork(T1)|1\nT1|w(x)|2\nT0|join(T1)|3\nT0|fork(T2)|4\nT2|w(x)|5\nT0|join(T2)|6\n"
+      "T0|fork(T3)|7\nT3|r(x)|8\nT0|join(T3)|9\nT0|w(x)|10\n");
+  const char* engines[] = {"tsan1", "hb-pairs", "djit",  "hb-epochs", "hb-adaptive", "fasttrack",
+                           "shb",   "wcp",      "dc-tp", "dc",        "wdc",         "wdp"};
+  EngineOptions no_reuse, one_slot;
+  no_reuse.clock_slot_budget = SIZE_MAX;
+  one_slot.clock_slot_budget = 1;
+  for (const char* name : engines) {
+    SCOPED_TRACE(name);
+    const AnnotationRun wide = annotate_trace(name, trace, 1000, no_reuse);
+    const AnnotationRun small = annotate_trace(name, trace, 1000, one_slot);
+    ASSERT_EQ(small.rows.size(), wide.rows.size());
+    for (size_t i = 0; i < wide.rows.size(); ++i) {
+      ASSERT_EQ(small.rows[i].size(), wide.rows[i].size()) << "event " << i + 1;
+      for (size_t c = 0; c < wide.rows[i].size(); ++c) {
+        EXPECT_EQ(small.rows[i][c].column, wide.rows[i][c].column);
+        EXPECT_EQ(small.rows[i][c].value, wide.rows[i][c].value)
+            << "event " << i + 1 << ", column " << wide.rows[i][c].column;
+      }
+    }
   }
 }
 

@@ -55,6 +55,50 @@ TEST(SnapshotPool, DeltaChainsRebuildEverySnapshot) {
   EXPECT_EQ(row_of(pool, again, n), clock);
 }
 
+// Sparse mode: a snapshot taken from a list of entries (the PWR family packs a thread's clock
+// from ThreadClocks' list) is that list, and row() unpacks it; a freed id taken again starts
+// from an empty list.
+TEST(SnapshotPool, SparseSnapshotsTakenFromEntries) {
+  SnapshotPool pool;
+  const size_t n = 16;
+  pool.set_stride(n);
+  std::vector<Clock> clock(n, 0);
+  clock[3] = 7;
+  const uint32_t dense = pool.take(clock.data(), 0);
+  pool.ref(dense);
+  pool.make_sparse();
+  ASSERT_TRUE(pool.sparse());
+  EXPECT_EQ(row_of(pool, dense, n), clock);
+  const std::vector<SnapshotPool::Entry> list = {{5, 2}, {0, 9}, {12, 4}};
+  const uint32_t s = pool.take_entries(1, [&](std::vector<SnapshotPool::Entry>& out) {
+    EXPECT_TRUE(out.empty());
+    out = list;
+  });
+  pool.ref(s);
+  EXPECT_NE(s, dense);
+  EXPECT_EQ(pool.thread(s), 1u);
+  ASSERT_EQ(pool.entries(s).size(), list.size());
+  for (size_t k = 0; k < list.size(); ++k) {
+    EXPECT_EQ(pool.entries(s)[k].slot, list[k].slot);
+    EXPECT_EQ(pool.entries(s)[k].value, list[k].value);
+  }
+  std::vector<Clock> expected(n, 0);
+  expected[5] = 2;
+  expected[0] = 9;
+  expected[12] = 4;
+  EXPECT_EQ(row_of(pool, s, n), expected);
+  EXPECT_EQ(pool.entries(dense).size(), 1u);  // the packed dense snapshot: one non-zero entry
+  pool.unref(s);
+  EXPECT_EQ(pool.live(), 1u);
+  const uint32_t again = pool.take_entries(2, [&](std::vector<SnapshotPool::Entry>& out) {
+    EXPECT_TRUE(out.empty());  // not the freed snapshot's list
+    out.push_back({1, 1});
+  });
+  EXPECT_EQ(again, s);
+  EXPECT_EQ(pool.entries(again).size(), 1u);
+  EXPECT_EQ(row_of(pool, again, n)[1], 1u);
+}
+
 TEST(SnapshotPool, NoDeltasBelowTheStrideOrWhenMostEntriesDiffer) {
   SnapshotPool pool(SnapshotPool::kChain, SnapshotOptions{.delta_min_stride = 64});
   pool.set_stride(32);

@@ -17,6 +17,7 @@
 
 #include "racepred/clock/rows.hpp"
 #include "racepred/clock/snapshot_options.hpp"
+#include "racepred/clock/thread_clocks.hpp"
 #include "racepred/clock/vector_clock.hpp"
 
 namespace racepred {
@@ -71,22 +72,11 @@ class ChunkedRows {
 class SnapshotPool {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
+  // An entry (slot, value) of a sparse snapshot: ThreadClocks' sparse clocks join it directly.
+  using Entry = ThreadClocks::Entry;
   // A new snapshot of `clock` (a row of the pool's stride) taken by thread t, with no reference.
   uint32_t take(const Clock* clock, ThreadId t) {
-    uint32_t s;
-    if (!free_.empty()) {
-      s = free_.back();
-      free_.pop_back();
-    } else {
-      s = static_cast<uint32_t>(refs_.size());
-      refs_.push_back(0);
-      thread_.push_back(0);
-      row_.push_back(kNone);
-      base_.push_back(kNone);
-      delta_.push_back(kNone);
-    }
-    thread_[s] = t;
-    if (s == rebuilt_) rebuilt_ = kNone;
+    const uint32_t s = new_snapshot(t);
     if (sparse_) [[unlikely]] {
       pack(s, clock);
       return s;
@@ -117,6 +107,21 @@ class SnapshotPool {
     return rows_.row(row_[s]);
   }
   ThreadId thread(uint32_t s) const { return thread_[s]; }
+  // Sparse mode: a new snapshot taken by thread t whose non-zero entries fill(list) appends to
+  // the empty `list` (e.g. ThreadClocks::pack_slot: no pass over the stride), with no reference.
+  template <class Fill>
+  uint32_t take_entries(ThreadId t, Fill fill) {
+    const uint32_t s = new_snapshot(t);
+    if (s >= packed_.size()) packed_.resize(size_t{s} + 1);
+    std::vector<Packed>& p = packed_[s];
+    p.clear();
+    fill(p);
+    if (p.capacity() > 2 * p.size() + 8) p.shrink_to_fit();
+    return s;
+  }
+  // Sparse mode: the non-zero entries of snapshot s, in no particular order (valid while s
+  // lives; row() is not needed, nor is its copy invalidated).
+  std::span<const Entry> entries(uint32_t s) const { return packed_[s]; }
   // Sparse mode: the slots of the non-zero entries of the row row() handed out last (a join of
   // it can cost those: ThreadClocks::join_into_slot with a list).
   std::span<const uint32_t> row_nonzeros() const { return scratch_nz_; }
@@ -173,10 +178,24 @@ class SnapshotPool {
   size_t chain() const { return chain_; }
 
  private:
-  struct Packed {
-    uint32_t slot;
-    Clock value;
-  };
+  using Packed = Entry;
+  uint32_t new_snapshot(ThreadId t) {
+    uint32_t s;
+    if (!free_.empty()) {
+      s = free_.back();
+      free_.pop_back();
+    } else {
+      s = static_cast<uint32_t>(refs_.size());
+      refs_.push_back(0);
+      thread_.push_back(0);
+      row_.push_back(kNone);
+      base_.push_back(kNone);
+      delta_.push_back(kNone);
+    }
+    thread_[s] = t;
+    if (s == rebuilt_) rebuilt_ = kNone;
+    return s;
+  }
   void pack(uint32_t s, const Clock* clock) {
     if (s >= packed_.size()) packed_.resize(size_t{s} + 1);
     std::vector<Packed>& p = packed_[s];

@@ -8,12 +8,8 @@ namespace racepred {
 
 std::vector<std::string> annotating_engines() {
   std::vector<std::string> names;
-  Symbols symbols;
-  for (const EngineInfo& info : engine_registry()) {
-    RaceSink sink(0);
-    EngineContext context{symbols, sink};
-    if (info.make(context)->annotator()) names.push_back(info.name);
-  }
+  for (const EngineInfo& info : engine_registry())
+    if (info.view == EngineView::Annotated) names.push_back(info.name);
   return names;
 }
 
@@ -23,26 +19,28 @@ std::string engine_list(const std::vector<std::string>& names) {
   for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
   return s.empty() ? "none" : s;
 }
+UsageError no_view(std::string_view name) {
+  return UsageError("engine '" + std::string(name) + "' has no annotated view; engines with one: " +
+                    engine_list(annotating_engines()));
+}
 }  // namespace
 
-AnnotationRun annotate_trace(const EngineInfo& info, const Trace& trace, size_t max_kept) {
-  return annotate_trace(info.make, info.name, trace, max_kept);
+AnnotationRun annotate_trace(const EngineInfo& info, const Trace& trace, size_t max_kept,
+                             const EngineOptions& options) {
+  if (info.view != EngineView::Annotated) throw no_view(info.name);
+  return annotate_trace(info.make, info.name, trace, max_kept, options);
 }
 
 AnnotationRun annotate_trace(const AnyEngineFactory& make, std::string_view name,
-                             const Trace& trace, size_t max_kept) {
+                             const Trace& trace, size_t max_kept, const EngineOptions& options) {
   AnnotationRun run{{}, RaceSink(max_kept)};
-  EngineContext context{trace.symbols, run.sink};
+  EngineContext context{trace.symbols, run.sink, options};
+  context.annotate = true;
   std::unique_ptr<Engine> engine = make(context);
   Annotator* annotator = engine->annotator();
-  if (!annotator)
-    throw UsageError(
-        "engine '" + std::string(name) +
-        "' has no annotated view; engines with one: " + engine_list(annotating_engines()));
+  if (!annotator) throw no_view(name);
   run.rows.resize(trace.size());
   if (OfflineEngine* offline = engine->offline()) {
-    for (size_t i = 0; i < trace.size(); ++i)
-      annotator->before_event(trace.ids[i], trace.events[i]);
     offline->run(TraceIndex(trace));
   } else {
     for (size_t i = 0; i < trace.size(); ++i) {
@@ -57,12 +55,13 @@ AnnotationRun annotate_trace(const AnyEngineFactory& make, std::string_view name
   return run;
 }
 
-AnnotationRun annotate_trace(std::string_view engine, const Trace& trace, size_t max_kept) {
+AnnotationRun annotate_trace(std::string_view engine, const Trace& trace, size_t max_kept,
+                             const EngineOptions& options) {
   const EngineInfo* info = find_engine(engine);
   if (!info)
     throw UsageError("unknown engine '" + std::string(engine) +
                      "'; engines with an annotated view: " + engine_list(annotating_engines()));
-  return annotate_trace(*info, trace, max_kept);
+  return annotate_trace(*info, trace, max_kept, options);
 }
 
 }  // namespace racepred

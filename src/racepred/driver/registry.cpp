@@ -23,9 +23,9 @@ std::string name_of(std::string id) {
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 const std::vector<EngineInfo>& engine_registry() {
   static const std::vector<EngineInfo> registry = {
-#define ENGINE(id, family, mode, description, seed, ...)                           \
-  EngineInfo{name_of(#id),          family,   EngineMode::mode, description, seed, \
-             Guarantee __VA_ARGS__, make_##id},
+#define ENGINE(id, family, mode, view, description, seed, ...)              \
+  EngineInfo{name_of(#id), family, EngineMode::mode,      EngineView::view, \
+             description,  seed,   Guarantee __VA_ARGS__, make_##id},
 #include "racepred/engines/engines.def"
   };
   return registry;

@@ -3,6 +3,8 @@
 // them all through EngineContext::options.
 #pragma once
 
+#include <cstdint>
+
 #include "racepred/clock/snapshot_options.hpp"
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/engines/options.hpp"
@@ -14,10 +16,12 @@ inline void set_sparse_threshold(ThreadClocks& clocks, const EngineOptions& opti
   clocks.sparse_beyond(static_cast<size_t>(options.clock_sparse_slots));
 }
 
-// The same, and slots reused past options.clock_slot_budget (2^64 - 1: never).
-inline void set_clock_options(ThreadClocks& clocks, const EngineOptions& options) {
+// The same, and slots reused past options.clock_slot_budget (2^64 - 1: never). An engine built
+// for its annotated view (EngineContext::annotate) reuses no slot, so clocks show by thread.
+inline void set_clock_options(ThreadClocks& clocks, const EngineOptions& options,
+                              bool annotate = false) {
   set_sparse_threshold(clocks, options);
-  clocks.reuse_slots_beyond(static_cast<size_t>(options.clock_slot_budget));
+  clocks.reuse_slots_beyond(annotate ? SIZE_MAX : static_cast<size_t>(options.clock_slot_budget));
 }
 
 // How the engine's SnapshotPools store their snapshots.

@@ -47,6 +47,41 @@ namespace racepred {
                    "fasttrack, lockset, shb, exact: `racepred engines`)");
 }
 
+// One event through Self's handlers: before, the handler of its kind, after. DispatchEngine's
+// batch loop, and the loop of an offline engine that walks the index with the same handlers
+// (hb-sets), so the switch over the event kinds is written once.
+template <class Self>
+[[gnu::always_inline]] inline void dispatch_event(Self& self, EventId id, const Event& e) {
+  self.before(id, e);
+  switch (e.op) {
+    case Op::Read:
+      self.read(id, e);
+      break;
+    case Op::Write:
+      self.write(id, e);
+      break;
+    case Op::Acquire:
+      self.acquire(id, e);
+      break;
+    case Op::Release:
+      self.release(id, e);
+      break;
+    case Op::Fork:
+      self.fork(id, e);
+      break;
+    case Op::Join:
+      self.join(id, e);
+      break;
+    case Op::ReadAcquire:
+      self.read_acquire(id, e);
+      break;
+    case Op::ReadRelease:
+      self.read_release(id, e);
+      break;
+  }
+  self.after(id, e);
+}
+
 template <class Self>
 class DispatchEngine : public Engine {
  public:
@@ -82,40 +117,13 @@ class DispatchEngine : public Engine {
       const Event& e = events[k];
       if constexpr (kPrefetch)
         if (k + kPrefetchAhead < n) self.prefetch(events[k + kPrefetchAhead]);
-      self.before(id, e);
-      switch (e.op) {
-        case Op::Read:
-          self.read(id, e);
-          break;
-        case Op::Write:
-          self.write(id, e);
-          break;
-        case Op::Acquire:
-          self.acquire(id, e);
-          break;
-        case Op::Release:
-          self.release(id, e);
-          break;
-        case Op::Fork:
-          self.fork(id, e);
-          break;
-        case Op::Join:
-          self.join(id, e);
-          break;
-        case Op::ReadAcquire:
-          self.read_acquire(id, e);
-          break;
-        case Op::ReadRelease:
-          self.read_release(id, e);
-          break;
-      }
-      self.after(id, e);
+      dispatch_event(self, id, e);
     }
   }
 
  public:
- protected:
-  // The defaults: nothing happens. A handler of Self hides the one here.
+  // The defaults: nothing happens. A handler of Self hides the one here (public: dispatch_event
+  // calls them).
   void read(EventId, const Event&) {}
   void write(EventId, const Event&) {}
   void acquire(EventId, const Event&) {}

@@ -18,8 +18,10 @@
 //  2. Define the factory `std::unique_ptr<Engine> make_<id>(EngineContext&)` in that file
 //     (namespace racepred), where <id> is the engine's name with '-' written as '_'.
 //  3. Add one ENGINE(...) line to engines/engines.def: name, mode, guarantee, paper section.
-//  4. Optional: the paper's tabular view for `racepred annotate`: also derive from Annotator
-//     and return `this` from annotator().
+//  4. Optional: the paper's tabular view for `racepred annotate`: also derive from Annotator,
+//     return `this` from annotator() (a plain getter) and write Annotated in the row's view
+//     column. What the view needs set up (e.g. clocks indexed by thread) follows from
+//     EngineContext::annotate in the constructor.
 //  5. Put example traces with `# expect <engine>: …` lines under examples/<family>/ (the
 //     example runner checks them) and describe the engine in docs/ENGINES.md. The guarantee
 //     you declared is checked on random traces by tests/properties/guarantee_property_test.cpp.
@@ -53,6 +55,9 @@ struct EngineContext {
   // The settings of engines/options.def (--pwr-history, --max-states, …): each engine reads the
   // rows that name it.
   EngineOptions options = {};
+  // The engine is built for its annotated view (`racepred annotate`): it may set itself up for
+  // the view here (e.g. no reuse of thread slots, so clocks are shown by thread).
+  bool annotate = false;
 };
 
 // One cell of `racepred annotate` output: a named column and its value for one event.
@@ -62,12 +67,13 @@ struct AnnotationCell {
 };
 using Annotation = std::vector<AnnotationCell>;
 
-// The optional annotated view (`racepred annotate`, the papers' tables). For a streaming engine
-// the driver calls, for every event, before_event(), then the engine's handlers for that one
-// event, then annotate(); after Engine::finish() it calls annotate_at_end() with every row. For
-// an OfflineEngine it calls before_event() for every event first (so the engine knows that
-// annotation is on), then run() and finish(), then annotate_at_end(), which adds every cell;
-// annotate() is not called. Nothing here is on the analysis path.
+// The optional annotated view (`racepred annotate`, the papers' tables). The engine is built
+// with EngineContext::annotate set. For a streaming engine the driver calls, for every event,
+// before_event(), then the engine's handlers for that one event, then annotate(); after
+// Engine::finish() it calls annotate_at_end() with every row. For an OfflineEngine (derive from
+// OfflineAnnotator) it calls run() and finish(), then annotate_at_end(), which adds the cells
+// run() filled; before_event() and annotate() are not called. Nothing here is on the analysis
+// path.
 class Annotator {
  public:
   virtual ~Annotator() = default;
@@ -75,6 +81,30 @@ class Annotator {
   virtual void annotate(EventId id, const Event& event, Annotation& row) = 0;
   // rows[i] belongs to the i-th event the engine saw.
   virtual void annotate_at_end(std::span<Annotation> /*rows*/) {}
+};
+
+// The annotated view of an offline engine: run() fills cells() (one row per position of the
+// index) when annotating(), and annotate_at_end() hands them to the driver.
+class OfflineAnnotator : public Annotator {
+ public:
+  explicit OfflineAnnotator(const EngineContext& context) : annotating_(context.annotate) {}
+  void annotate(EventId, const Event&, Annotation&) final {}
+  void annotate_at_end(std::span<Annotation> rows) final {
+    for (size_t i = 0; i < rows.size() && i < cells_.size(); ++i)
+      for (AnnotationCell& cell : cells_[i]) rows[i].push_back(std::move(cell));
+  }
+
+ protected:
+  bool annotating() const { return annotating_; }
+  // The rows of the index's `events` positions.
+  std::vector<Annotation>& cells(size_t events) {
+    cells_.resize(events);
+    return cells_;
+  }
+
+ private:
+  bool annotating_;
+  std::vector<Annotation> cells_;
 };
 
 class OfflineEngine;
@@ -87,7 +117,8 @@ class Engine {
   virtual void on_events(std::span<const EventId> ids, std::span<const Event> events) = 0;
   // After the last event (after run() for an OfflineEngine).
   virtual void finish() {}
-  // The annotated view, or nullptr when the engine has none.
+  // The annotated view, or nullptr when the engine has none (the row's view column in
+  // engines.def says which, without constructing the engine). A getter without side effects.
   virtual Annotator* annotator() { return nullptr; }
   // The engine as an OfflineEngine, or nullptr for an engine that takes the events in batches.
   virtual OfflineEngine* offline() { return nullptr; }
@@ -121,6 +152,12 @@ class Engine {
 // offline engines run) and calls run() with it, then finish(). The index is shared with the
 // other offline engines of the run: read it, never change it. Its row in engines.def has mode
 // Offline.
+//
+// Why apart from DispatchEngine: the input differs (the whole index, random access, several
+// passes, positions), not the handling of one event. An offline engine that walks the index in
+// trace order with per-event handlers uses the dispatch base's one switch, dispatch_event
+// (engines/dispatch.hpp; hb-sets). Every engine that takes batches is on DispatchEngine, the
+// test references too; only the driver's index collector derives from Engine directly.
 class OfflineEngine : public Engine {
  public:
   virtual void run(const TraceIndex& index) = 0;
@@ -140,6 +177,8 @@ class BudgetError : public InputError {
 };
 
 enum class EngineMode { Online, Offline };
+// Whether the engine has the annotated view of `racepred annotate` (engines.def's view column).
+enum class EngineView { None, Annotated };
 
 // What an engine's reports promise, in a form tests check (guarantee_property_test.cpp).
 // "Real" is always relative to a ground truth computed by the exact module: Def. 3.8 of the
@@ -184,6 +223,7 @@ struct EngineInfo {
   std::string name;    // stable, part of the CLI contract
   std::string family;  // folder under engines/ ("exact" for the exact-based engines)
   EngineMode mode = EngineMode::Online;
+  EngineView view = EngineView::None;
   std::string description;  // one line
   std::string seed;         // paper (author, title) and section it implements
   Guarantee guarantee;

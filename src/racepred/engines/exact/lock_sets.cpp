@@ -18,19 +18,15 @@ enum class LockSetKind { Standard, Cross, CrossIndexed };
 
 // Annotation: the columns of Fig. 2 of the cross-thread paper, the lock set after the operation
 // (LH(e), plus the lock an acquire takes).
-class ExactLockSetEngine final : public OfflineEngine, public Annotator {
+class ExactLockSetEngine final : public OfflineEngine, public OfflineAnnotator {
  public:
   ExactLockSetEngine(EngineContext& context, LockSetKind kind)
-      : sink_(context.sink), budget_(exact::budget_of(context)), kind_(kind) {}
+      : OfflineAnnotator(context),
+        sink_(context.sink),
+        budget_(exact::budget_of(context)),
+        kind_(kind) {}
 
   Annotator* annotator() override { return this; }
-  // Offline: the cells are known in run(); annotate_at_end() hands them to the driver.
-  void before_event(EventId, const Event&) override { annotating_ = true; }
-  void annotate(EventId, const Event&, Annotation&) override {}
-  void annotate_at_end(std::span<Annotation> rows) override {
-    for (size_t i = 0; i < rows.size() && i < cells_.size(); ++i)
-      for (AnnotationCell& cell : cells_[i]) rows[i].push_back(std::move(cell));
-  }
 
   void run(const TraceIndex& trace) override {
     exact::LockSetIds cross;
@@ -51,14 +47,14 @@ class ExactLockSetEngine final : public OfflineEngine, public Annotator {
         exact::predict_races(trace, cross, exact::Intersection::Indexed, sink_);
         break;
     }
-    if (!annotating_) return;
+    if (!annotating()) return;
     const exact::LockSetIds standard = exact::standard_lock_set_ids(trace);
-    cells_.resize(trace.size());
+    std::vector<Annotation>& rows = cells(trace.size());
     auto set_of = [](const exact::LockSetIds& ids, uint32_t i) -> const exact::LockSet& {
       return ids.sets[ids.of_event[i]];
     };
     for (uint32_t i = 0; i < trace.size(); ++i) {
-      Annotation& row = cells_[i];
+      Annotation& row = rows[i];
       row.push_back(
           {"L", exact::format_lock_set(trace, after(trace, i, set_of(standard, i)), false)});
       if (kind_ != LockSetKind::Standard)
@@ -112,8 +108,6 @@ class ExactLockSetEngine final : public OfflineEngine, public Annotator {
   RaceSink& sink_;
   exact::SearchOptions budget_;
   LockSetKind kind_;
-  bool annotating_ = false;
-  std::vector<Annotation> cells_;  // annotation only: the cells of every event
 };
 
 }  // namespace

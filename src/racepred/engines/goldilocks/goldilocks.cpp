@@ -312,7 +312,8 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
         rw_(discipline == GoldilocksDiscipline::ConcurrentReads),
         min_trim_(std::max<uint64_t>(options.min_trim, 2)),
         records_factor_(options.scale_with_records ? 4 : 0),
-        slot_budget_(options.slot_budget),
+        // Annotations name every thread of a lock set: no slot reuse there.
+        slot_budget_(context.annotate ? SIZE_MAX : options.slot_budget),
         sparse_beyond_(options.sparse_beyond),
         trim_at_(min_trim_),
         live_rows_budget_(options.live_rows) {}
@@ -403,11 +404,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     }
   }
 
-  // Annotations name every thread of a lock set: annotating runs without slot reuse.
-  Annotator* annotator() override {
-    slot_budget_ = SIZE_MAX;
-    return this;
-  }
+  Annotator* annotator() override { return this; }
 
   void before_event(EventId /*id*/, const Event& e) override {
     before_.clear();

@@ -22,36 +22,31 @@
 namespace racepred {
 namespace {
 
-class HbAllPairs final : public OfflineEngine, public Annotator {
+class HbAllPairs final : public OfflineEngine, public OfflineAnnotator {
  public:
   HbAllPairs(EngineContext& context, size_t prune_every)
-      : symbols_(context.symbols),
+      : OfflineAnnotator(context),
+        symbols_(context.symbols),
         sink_(context.sink),
         min_prune_(std::max<size_t>(prune_every, 1)) {
     set_sparse_threshold(clocks_, context.options);
   }
 
   void run(const TraceIndex& index) override {
-    if (annotating_)
+    if (annotating())
       annotate_all(index);
     else
       find_races(index);
   }
 
   Annotator* annotator() override { return this; }
-  void before_event(EventId, const Event&) override { annotating_ = true; }
-  void annotate(EventId, const Event&, Annotation&) override {}
-  void annotate_at_end(std::span<Annotation> rows) override {
-    for (size_t i = 0; i < rows.size() && i < cells_.size(); ++i)
-      for (AnnotationCell& cell : cells_[i]) rows[i].push_back(std::move(cell));
-  }
 
  private:
   // Annotation: every event with the clocks before and after it and its race partners; nothing
   // is dropped.
   void annotate_all(const TraceIndex& index) {
     VectorClock pre, post;
-    cells_.resize(index.size());
+    std::vector<Annotation>& rows = cells(index.size());
     const size_t n = symbols_.threads.size();
     for (uint32_t k = 0; k < index.size(); ++k) {
       const Event& event = index.event(k);
@@ -61,9 +56,9 @@ class HbAllPairs final : public OfflineEngine, public Annotator {
       partners_.clear();
       process(id, event);
       post.assign(clocks_.view(event.thread));
-      cells_[k].push_back({"VC_pre_post", pre.to_string(n) + "_" + event_text(symbols_, event) +
-                                              "_" + post.to_string(n)});
-      cells_[k].push_back({"races", races_text(partners_, id)});
+      rows[k].push_back({"VC_pre_post", pre.to_string(n) + "_" + event_text(symbols_, event) + "_" +
+                                            post.to_string(n)});
+      rows[k].push_back({"races", races_text(partners_, id)});
     }
   }
 
@@ -99,7 +94,7 @@ class HbAllPairs final : public OfflineEngine, public Annotator {
     if (enumerate) {
       for (auto it = first; it != log.entries.end(); ++it) {
         sink_.report(Race{Access{it->id, thread, it->location, op}, Access::of(id, e), e.target});
-        if (annotating_) partners_.push_back(it->id);
+        if (annotating()) partners_.push_back(it->id);
       }
     }
     return count;
@@ -110,7 +105,7 @@ class HbAllPairs final : public OfflineEngine, public Annotator {
     const ClockRef C = clocks_.view(e.thread);
     Variable& x = variables_[e.target];
     // Once the sink keeps no more races, later races are only counted.
-    const bool enumerate = annotating_ || sink_.accepting();
+    const bool enumerate = annotating() || sink_.accepting();
     uint64_t count = 0;
     History* own = nullptr;
     for (History& h : x.histories) {
@@ -219,10 +214,8 @@ class HbAllPairs final : public OfflineEngine, public Annotator {
   size_t unforked_pending_ = 0;
   std::vector<Clock> known_;
 
-  // Annotation: the current event's race partners, every event's cells.
-  bool annotating_ = false;
+  // Annotation: the current event's race partners.
   std::vector<EventId> partners_;
-  std::vector<Annotation> cells_;
 };
 
 }  // namespace

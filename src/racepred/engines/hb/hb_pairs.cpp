@@ -27,7 +27,7 @@ namespace {
 class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
  public:
   explicit HbWrRaces(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {
-    set_clock_options(clocks_, context.options);
+    set_clock_options(clocks_, context.options, context.annotate);
   }
 
   void before(EventId, const Event& e) {
@@ -54,11 +54,7 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
     }
   }
 
-  // The annotated view shows clocks indexed by thread: no slot reuse there.
-  Annotator* annotator() override {
-    if (clocks_.threads() == 0) clocks_.reuse_slots_beyond(SIZE_MAX);
-    return this;
-  }
+  Annotator* annotator() override { return this; }
   void before_event(EventId, const Event&) override { annotating_ = true; }
   // The paper's VC_W_R_Races tables: pre/post vector clocks, W(x) (and R(x) once x was read)
   // after the event, and the race pairs reported at the event.

@@ -28,58 +28,34 @@
 
 #include "racepred/clock/event_set.hpp"
 #include "racepred/clock/id_table.hpp"
+#include "racepred/engines/dispatch.hpp"
 #include "racepred/engines/engine.hpp"
 #include "racepred/report/notation.hpp"
 
 namespace racepred {
 namespace {
 
-class HbSets final : public OfflineEngine, public Annotator {
+class HbSets final : public OfflineEngine, public OfflineAnnotator {
  public:
-  explicit HbSets(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {}
+  explicit HbSets(EngineContext& context)
+      : OfflineAnnotator(context), symbols_(context.symbols), sink_(context.sink) {}
 
   void run(const TraceIndex& index) override {
     index_ = &index;
-    if (annotating_) cells_.resize(index.size());
+    std::vector<Annotation>& rows = cells(annotating() ? index.size() : 0);
     for (uint32_t k = 0; k < index.size(); ++k) {
       const Event& e = index.event(k);
       const EventId id = index.id(k);
-      before(k, e);
-      switch (e.op) {
-        case Op::Read:
-          read(id, e);
-          break;
-        case Op::Write:
-          write(id, e);
-          break;
-        case Op::Acquire:
-          acquire(id, e);
-          break;
-        case Op::Release:
-          release(id, e);
-          break;
-        case Op::Fork:
-          fork(id, e);
-          break;
-        case Op::Join:
-          join(id, e);
-          break;
-        case Op::ReadAcquire:
-          read_acquire(id, e);
-          break;
-        case Op::ReadRelease:
-          read_release(id, e);
-          break;
-      }
-      if (annotating_) annotate_event(id, e, cells_[k]);
+      pos_ = k;
+      dispatch_event(*this, id, e);  // the handlers of the online engines' dispatch
+      if (annotating()) annotate_event(id, e, rows[k]);
     }
     index_ = nullptr;
   }
 
-  // Every event e has its position pos in the index; D = D(t) of its thread.
-  void before(uint32_t pos, const Event& e) {
-    pos_ = pos;
-    if (annotating_) {
+  // Every event e has its position pos_ in the index; D = D(t) of its thread.
+  void before(EventId, const Event& e) {
+    if (annotating()) {
       partners_.clear();
       w_before_ = kUndefined;
       r_before_.clear();
@@ -89,6 +65,7 @@ class HbSets final : public OfflineEngine, public Annotator {
       }
     }
   }
+  void after(EventId, const Event&) {}
   // e@acq(t,y): D(t) = D(t) ∪ Rel(y) ∪ {e}
   void acquire(EventId, const Event& e) {
     EventSet& D = thread_set(e.thread);
@@ -150,12 +127,6 @@ class HbSets final : public OfflineEngine, public Annotator {
   }
 
   Annotator* annotator() override { return this; }
-  void before_event(EventId, const Event&) override { annotating_ = true; }
-  void annotate(EventId, const Event&, Annotation&) override {}
-  void annotate_at_end(std::span<Annotation> rows) override {
-    for (size_t i = 0; i < rows.size() && i < cells_.size(); ++i)
-      for (AnnotationCell& cell : cells_[i]) rows[i].push_back(std::move(cell));
-  }
 
  private:
   // D(t) after the event (its event set ES_e), Rel(y) after a release, W(x) and R(x) before an
@@ -189,7 +160,7 @@ class HbSets final : public OfflineEngine, public Annotator {
     const Event& a = event_at(first);
     const Event& b = event_at(second);
     sink_.report(Race{Access::of(id_at(first), a), Access::of(id_at(second), b), b.target});
-    if (annotating_) partners_.push_back(id_at(first));
+    if (annotating()) partners_.push_back(id_at(first));
   }
   std::string ref(size_t pos) const { return event_ref_colon(symbols_, id_at(pos), event_at(pos)); }
   // "[0:w(x)_1,0:fork(T1)_2]"
@@ -217,11 +188,9 @@ class HbSets final : public OfflineEngine, public Annotator {
   IdTable<Variable> variables_;
 
   size_t pos_ = 0;  // the current event's position
-  bool annotating_ = false;
   size_t w_before_ = kUndefined;
   std::vector<size_t> r_before_;
   std::vector<EventId> partners_;
-  std::vector<Annotation> cells_;  // annotation only: the cells of every event
 };
 
 }  // namespace

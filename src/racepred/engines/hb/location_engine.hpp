@@ -73,7 +73,7 @@ template <class Derived>
 class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public Annotator {
  public:
   explicit LocationEngine(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {
-    set_clock_options(clocks_, context.options);
+    set_clock_options(clocks_, context.options, context.annotate);
   }
 
   // The handlers of the dispatch base; reads and writes go to Derived with Th(i) and the event
@@ -123,11 +123,7 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
   }
   static constexpr size_t kPrefetchFrom = size_t{1} << 15;  // variables: ~1 MB of state and more
 
-  // The annotated view shows clocks indexed by thread: no slot reuse there.
-  Annotator* annotator() override {
-    if (clocks_.threads() == 0) clocks_.reuse_slots_beyond(SIZE_MAX);
-    return this;
-  }
+  Annotator* annotator() override { return this; }
 
   void before_event(EventId /*id*/, const Event& e) override {
     annotating_ = true;

@@ -30,7 +30,7 @@ namespace {
 class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
  public:
   explicit Tsan1(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {
-    set_clock_options(clocks_, context.options);
+    set_clock_options(clocks_, context.options, context.annotate);
   }
 
   void before(EventId, const Event& e) {
@@ -62,11 +62,7 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
     if (annotating_ && e.is_access()) pre_clocks_.push_back({id, pre_});
   }
 
-  // The annotated view shows clocks indexed by thread: no slot reuse there.
-  Annotator* annotator() override {
-    if (clocks_.threads() == 0) clocks_.reuse_slots_beyond(SIZE_MAX);
-    return this;
-  }
+  Annotator* annotator() override { return this; }
   void before_event(EventId, const Event&) override { annotating_ = true; }
   // Vector clock and lock set at the event, W(x) and R(x) after it, races found at it.
   void annotate(EventId id, const Event& e, Annotation& row) override {

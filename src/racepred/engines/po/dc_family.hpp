@@ -247,14 +247,9 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       : Base(context),
         clocks_(false),
         snaps_(SnapshotPool::kShortChain, snapshot_options(context.options)) {
-    set_clock_options(clocks_, context.options);
+    set_clock_options(clocks_, context.options, context.annotate);
     // Sparse clocks past the kit's threshold (many threads alive): every write into D_t goes
     // through clocks_ (join_into_slot, raise_slot, tick); D_t is read directly.
-  }
-
-  Annotator* annotator() override {  // the annotated view shows clocks indexed by thread
-    if (clocks_.threads() == 0) clocks_.reuse_slots_beyond(SIZE_MAX);
-    return Base::annotator();
   }
 
   void before(EventId, const Event& e) {

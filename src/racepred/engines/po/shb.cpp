@@ -140,12 +140,7 @@ class Shb final : public PoEngine<Shb> {
   explicit Shb(EngineContext& context)
       : PoEngine<Shb>(context),
         snapshots_(SnapshotPool::kChain, snapshot_options(context.options)) {
-    set_clock_options(clocks_, context.options);
-  }
-
-  Annotator* annotator() override {  // the annotated view shows clocks indexed by thread
-    if (clocks_.threads() == 0) clocks_.reuse_slots_beyond(SIZE_MAX);
-    return PoEngine<Shb>::annotator();
+    set_clock_options(clocks_, context.options, context.annotate);
   }
 
   void before(EventId, const Event& e) {

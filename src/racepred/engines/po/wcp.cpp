@@ -156,14 +156,9 @@ class Wcp final : public PoEngine<Wcp> {
  public:
   explicit Wcp(EngineContext& context)
       : PoEngine<Wcp>(context), snaps_(SnapshotPool::kChain, snapshot_options(context.options)) {
-    set_clock_options(clocks_, context.options);
+    set_clock_options(clocks_, context.options, context.annotate);
     set_sparse_threshold(pclocks_, context.options);  // P by H's slots: sparse with H
     pclocks_.rows_start_empty();
-  }
-
-  Annotator* annotator() override {  // the annotated view shows clocks indexed by thread
-    if (clocks_.threads() == 0) clocks_.reuse_slots_beyond(SIZE_MAX);
-    return PoEngine<Wcp>::annotator();
   }
 
   void before(EventId, const Event& e) {

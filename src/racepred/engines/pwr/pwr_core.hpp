@@ -7,7 +7,7 @@
 // State, in the papers' notation:
 //   Th(i)      thread i's vector clock; initially 0 except Th(i)[i] = 1; every event of i
 //              increments Th(i)[i] after it was processed, so an event is the epoch i#Th(i)[i]
-//   LSt(i)     thread i's standard lock set (interned, LockSets below)
+//   LSt(i)     thread i's standard lock set (interned, LockSetTable)
 //   Acq(y)     epoch of the most recent acq(y); holder(y) the thread holding y
 //   L_all      the locks held by any thread (Algorithm 1 of the cross-thread paper)
 //   H(y)       released critical sections on y: (acquire epoch j#k, release clock V'), the
@@ -18,9 +18,10 @@
 // than its own increments (clock_version) Th(i) changes only in entry i, so the clocks of
 // every write and every release i makes in that stretch are one row, `snapshot`, plus the
 // event's own clock value: LW(x) and the release clocks of H(y) keep a reference to a shared,
-// reference-counted row (a RowPool) and their own entry, instead of a row each. Joining one is
-// join(row) then raising entry i to the own value, exactly the joined clock of before; a row
-// goes back to the pool when the last last write and section using it were overwritten.
+// reference-counted snapshot (the clock kit's SnapshotPool) and their own entry, instead of a row
+// each. Joining one is join(row) then raising entry i to the own value, exactly the joined clock of
+// before; a row goes back to the pool when the last last write and section using it were
+// overwritten.
 //
 // ROD ("w3" of the PWR paper, rule PWR-3): while thread i holds y, every critical section
 // (j#k, V') of another thread in H(y) whose acquire happens before i's current event
@@ -44,7 +45,7 @@
 //
 // Sparse clocks (20,000 threads alive at once). Past ThreadClocks' sparse threshold
 // (1024 slots) Th is in its sparse mode (lists of non-zero entries, a few rows unpacked) and the
-// snapshots become lists of non-zero entries (SnapshotRows::make_sparse). Every write into Th
+// snapshots become lists of non-zero entries (SnapshotPool::make_sparse). Every write into Th
 // other than the own entry's tick goes through ThreadClocks (join_entries_into_slot, raise_slot,
 // fork, join, sync_threads), which keeps an unpacked row's list of non-zero entries right; a row
 // pointer (cur_th_, th()) is valid until another thread's row is unpacked, so it is looked up
@@ -69,6 +70,7 @@
 
 #include "racepred/clock/lock_set.hpp"
 #include "racepred/clock/rows.hpp"
+#include "racepred/clock/snapshot_pool.hpp"
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/clock/vector_clock.hpp"
 #include "racepred/engines/lockset/read_locks.hpp"
@@ -98,77 +100,7 @@ struct PwrOptions {
 
 // Standard lock sets: the clock kit's LockSetTable (a thread holds a trie node, accesses keep
 // the node's set id; disjointness is a bit test for lock ids below 64).
-using LockSets = LockSetTable;
 using SetId = LockSetTable::SetId;
-
-// Snapshot rows handed out and given back (a free list), kept in chunks of 1024 rows so that
-// growing the pool never copies the rows in use (a contiguous pool of a few hundred MB would
-// briefly need its old and its new copy: max RSS 2.5× what is live). Sparse mode (the thread
-// clocks went sparse, many threads alive at once): a snapshot is the list of its non-zero
-// entries (slot, value) instead of a row of the stride, and the rows are freed.
-class SnapshotRows {
- public:
-  using Packed = std::vector<ThreadClocks::Entry>;
-  uint32_t allocate() {
-    const uint32_t r = ids_.take();
-    if (sparse_) [[unlikely]] {
-      if (r >= packed_.size()) packed_.resize(std::max<size_t>(size_t{r} + 1, packed_.size() * 2));
-      return r;
-    }
-    if (r >> kChunkBits >= chunks_.size())
-      chunks_.emplace_back(std::make_unique<Clock[]>(stride_ << kChunkBits));
-    return r;
-  }
-  void release(uint32_t r) { ids_.give_back(r); }
-  Clock* row(uint32_t r) { return chunks_[r >> kChunkBits].get() + (r & kChunkMask) * stride_; }
-  const Clock* row(uint32_t r) const {
-    return chunks_[r >> kChunkBits].get() + (r & kChunkMask) * stride_;
-  }
-  size_t in_use() const { return ids_.in_use(); }
-  bool sparse() const { return sparse_; }
-  // Sparse mode: snapshot r's non-zero entries.
-  Packed& packed(uint32_t r) { return packed_[r]; }
-  const Packed& packed(uint32_t r) const { return packed_[r]; }
-  // Switches to sparse mode: every row r with live(r) is packed, and the rows are freed.
-  template <class Live>
-  void make_sparse(Live live) {
-    packed_.resize(ids_.used());
-    for (uint32_t r = 0; r < ids_.used(); ++r) {
-      if (!live(r)) continue;
-      const Clock* c = row(r);
-      for (size_t k = 0; k < stride_; ++k)
-        if (c[k] != 0) packed_[r].push_back(ThreadClocks::Entry{static_cast<uint32_t>(k), c[k]});
-    }
-    chunks_.clear();
-    chunks_.shrink_to_fit();
-    sparse_ = true;
-  }
-  // A wider stride (the thread capacity grew): every chunk is laid out again.
-  void set_stride(size_t stride) {
-    if (stride == stride_) return;
-    if (sparse_) {
-      stride_ = stride;
-      return;
-    }
-    const size_t keep = std::min(stride, stride_);
-    for (auto& chunk : chunks_) {
-      auto wide = std::make_unique<Clock[]>(stride << kChunkBits);
-      for (size_t k = 0; k <= kChunkMask; ++k)
-        std::copy_n(chunk.get() + k * stride_, keep, wide.get() + k * stride);
-      chunk = std::move(wide);
-    }
-    stride_ = stride;
-  }
-
- private:
-  static constexpr unsigned kChunkBits = 10;
-  static constexpr uint32_t kChunkMask = (uint32_t{1} << kChunkBits) - 1;
-  std::vector<std::unique_ptr<Clock[]>> chunks_;
-  IdRecycler ids_;
-  size_t stride_ = kClockBlock;
-  bool sparse_ = false;
-  std::vector<Packed> packed_;  // sparse mode: per snapshot, its non-zero entries
-};
 
 // Marks the rows of read sections in H(y) (row ids stay below 2^31).
 inline constexpr uint32_t kReadRow = uint32_t{1} << 31;
@@ -176,7 +108,8 @@ inline constexpr uint32_t kReadRow = uint32_t{1} << 31;
 // Th, LSt, Acq, L_all, H and LW of the PWR vector-clock algorithm.
 class PwrClocks {
  public:
-  explicit PwrClocks(const PwrOptions& options) : history_(options.history), tc_(false) {
+  explicit PwrClocks(const PwrOptions& options)
+      : history_(options.history), tc_(false), snaps_(SnapshotPool::kChain, full_rows()) {
     tc_.sparse_beyond(static_cast<size_t>(options.clock_sparse_slots));
     tc_.reuse_slots_beyond(static_cast<size_t>(options.clock_slot_budget));
   }
@@ -456,7 +389,7 @@ class PwrClocks {
   uint32_t share_snapshot(ThreadId i) { return snapshot(i); }
   void unpack_snapshot(uint32_t r, Epoch own, std::vector<Clock>& row) const {
     row.assign(stride(), 0);
-    for (const ThreadClocks::Entry& e : snaps_.packed(r)) row[e.slot] = e.value;
+    for (const ThreadClocks::Entry& e : snaps_.entries(r)) row[e.slot] = e.value;
     row[own.thread()] = std::max(row[own.thread()], own.clock());
   }
   void drop_snapshot(uint32_t r) { unref_snapshot(r); }
@@ -613,7 +546,7 @@ class PwrClocks {
   uint32_t snapshot(ThreadId i) {
     Thread& t = threads_[i];
     if (t.snap != kNone && t.snap_version == t.version) [[likely]] {
-      ++snap_refs_[t.snap];
+      snaps_.ref(t.snap);
       return t.snap;
     }
     return new_snapshot(i);
@@ -621,20 +554,15 @@ class PwrClocks {
   [[gnu::noinline]] uint32_t new_snapshot(ThreadId i) {
     Thread& t = threads_[i];
     if (t.snap != kNone) unref_snapshot(t.snap);
-    const uint32_t r = snaps_.allocate();
-    if (r >= snap_refs_.size()) snap_refs_.resize(std::max<size_t>(r + 1, snap_refs_.size() * 2));
-    if (sparse_) [[unlikely]]
-      pack_snapshot(r);
-    else
-      copy_row(snaps_.row(r), cur_th_.get());
-    snap_refs_[r] = 2;  // the thread's and the caller's
+    const uint32_t r = sparse_ ? take_sparse_snapshot()
+                               : snaps_.take(cur_th_.get(), static_cast<ThreadId>(cur_slot_));
+    snaps_.ref(r);  // the thread's
+    snaps_.ref(r);  // and the caller's
     t.snap = r;
     t.snap_version = t.version;
     return r;
   }
-  void unref_snapshot(uint32_t r) {
-    if (--snap_refs_[r] == 0) snaps_.release(r);
-  }
+  void unref_snapshot(uint32_t r) { snaps_.unref(r); }
   // Th of slot s (its row th, dense mode) ⊔= snapshot `snap` with entry e.thread() raised to
   // e.clock(). Sparse mode: entry by entry through ThreadClocks, which keeps the row's list of
   // non-zero entries.
@@ -644,30 +572,25 @@ class PwrClocks {
     join_snapshot(th, snaps_.row(snap), e);
   }
   [[gnu::noinline]] void sparse_join_snapshot(uint32_t s, uint32_t snap, Epoch e) {
-    const SnapshotRows::Packed& p = snaps_.packed(snap);
+    const std::span<const SnapshotPool::Entry> p = snaps_.entries(snap);
     tc_.join_entries_into_slot(s, p.data(), p.size());
     tc_.raise_slot(s, e.thread(), e.clock());
   }
-  // Sparse mode: snapshot r = Th of the current thread, as its non-zero entries.
-  [[gnu::noinline]] void pack_snapshot(uint32_t r) {
-    SnapshotRows::Packed& p = snaps_.packed(r);
-    p.clear();
-    tc_.pack_slot(cur_slot_, p);
-    if (p.capacity() > p.size() + p.size() / 8 + 4) p.shrink_to_fit();  // a reused id's
+  // Sparse mode: a snapshot of Th of the current thread, as its non-zero entries.
+  [[gnu::noinline]] uint32_t take_sparse_snapshot() {
+    return snaps_.take_entries(
+        static_cast<ThreadId>(cur_slot_),
+        [&](std::vector<SnapshotPool::Entry>& p) { tc_.pack_slot(cur_slot_, p); });
   }
   // Snapshot r as a row of the stride (sparse mode: unpacked into a scratch row, valid until
   // the next call).
-  const Clock* snapshot_row(uint32_t r) const {
-    if (!sparse_) [[likely]]
-      return snaps_.row(r);
-    for (const uint32_t k : scratch_nz_) scratch_[k] = 0;
-    scratch_nz_.clear();
-    scratch_.resize(stride(), 0);
-    for (const ThreadClocks::Entry& e : snaps_.packed(r)) {
-      scratch_[e.slot] = e.value;
-      scratch_nz_.push_back(e.slot);
-    }
-    return scratch_.data();
+  const Clock* snapshot_row(uint32_t r) const { return snaps_.row(r); }
+  // The pool keeps every snapshot a full row (no deltas): a section's row is read by pointer
+  // (for_each_section) while other snapshots are joined.
+  static SnapshotOptions full_rows() {
+    SnapshotOptions o;
+    o.delta_min_stride = SIZE_MAX;
+    return o;
   }
   // may_have_guards with sparse clocks: over the holds of L_all (a hold's acquire epoch is in
   // its holder's slot, which the holder keeps while it holds a lock), not over every slot.
@@ -684,7 +607,7 @@ class PwrClocks {
     if (grew) restride();
   }
   [[gnu::noinline]] void make_sparse() {
-    snaps_.make_sparse([&](uint32_t r) { return r < snap_refs_.size() && snap_refs_[r] != 0; });
+    snaps_.make_sparse();
     sparse_ = true;
   }
   // dst = dst ⊔ (row with entry e.thread() raised to e.clock()).
@@ -717,15 +640,12 @@ class PwrClocks {
   }
 
   uint32_t history_;
-  ThreadId cur_ = 0;                    // the current event's thread
-  uint32_t cur_slot_ = 0;               // its slot
-  ThreadClocks::RowRef cur_th_;         // Th(cur_) (checked in debug builds)
-  ThreadClocks tc_;                     // Th(i), by slot (no lock order: PWR has its own)
-  SnapshotRows snaps_;                  // snapshots: the rows of LW(x) and of H(y)'s releases
-  bool sparse_ = false;                 // tc_ and snaps_ are sparse (many threads alive at once)
-  mutable std::vector<Clock> scratch_;  // sparse mode: snapshot_row()
-  mutable std::vector<uint32_t> scratch_nz_;  // its non-zero entries
-  std::vector<uint32_t> snap_refs_;           // per snapshot row: its references
+  ThreadId cur_ = 0;             // the current event's thread
+  uint32_t cur_slot_ = 0;        // its slot
+  ThreadClocks::RowRef cur_th_;  // Th(cur_) (checked in debug builds)
+  ThreadClocks tc_;              // Th(i), by slot (no lock order: PWR has its own)
+  SnapshotPool snaps_;           // snapshots: the rows of LW(x) and of H(y)'s releases
+  bool sparse_ = false;          // tc_ and snaps_ are sparse (many threads alive at once)
   std::vector<Thread> threads_;
   std::vector<LastWrite> vars_;
   std::vector<Lock> locks_;
@@ -745,7 +665,7 @@ class PwrClocks {
   static constexpr LockId kNoPending = UINT32_MAX;     // Thread::pending: nothing owed
   static constexpr LockId kAllLocks = UINT32_MAX - 1;  // every held lock (Th(i) grew)
   std::vector<Clock> min_acq_;  // per slot: the clock of its thread's earliest held acquire
-  LockSets sets_;
+  LockSetTable sets_;
 };
 
 }  // namespace racepred::pwr

@@ -110,7 +110,7 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     // unpacks them into scratch rows.
     bool packed = false;
     uint32_t snap = kNone;
-    SnapshotRows::Packed vc_packed, extra_packed;
+    std::vector<ThreadClocks::Entry> vc_packed, extra_packed;
   };
   struct Side {
     Access access;
@@ -265,11 +265,11 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     }
   }
   // A packed clock into a row of the stride, and back.
-  void unpack(const SnapshotRows::Packed& p, std::vector<Clock>& row) const {
+  void unpack(const std::vector<ThreadClocks::Entry>& p, std::vector<Clock>& row) const {
     row.assign(clocks_.stride(), 0);
     for (const ThreadClocks::Entry& e : p) row[e.slot] = e.value;
   }
-  static void pack(const std::vector<Clock>& row, SnapshotRows::Packed& p) {
+  static void pack(const std::vector<Clock>& row, std::vector<ThreadClocks::Entry>& p) {
     p.clear();
     for (size_t k = 0; k < row.size(); ++k)
       if (row[k] != 0) p.push_back(ThreadClocks::Entry{static_cast<uint32_t>(k), row[k]});
