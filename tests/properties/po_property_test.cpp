@@ -16,7 +16,7 @@
 
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/driver/run.hpp"
-#include "racepred/engines/po/plain.hpp"
+#include "support/po_plain.hpp"
 #include "racepred/engines/po/po_common.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/io/std_writer.hpp"

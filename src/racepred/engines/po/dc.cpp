@@ -5,15 +5,6 @@
 // 4a) have DC races that are no predictable races. Algorithm and state: dc_family.hpp (rule (b)
 // on).
 #include "racepred/engines/po/dc_family.hpp"
-#include "racepred/engines/po/plain.hpp"
-
-namespace racepred::po {
-
-std::unique_ptr<Engine> make_dc_plain(EngineContext& context) {
-  return std::make_unique<DcFamily<DcConfig{.rule_b = true}>>(context);
-}
-
-}  // namespace racepred::po
 
 namespace racepred {
 std::unique_ptr<Engine> make_dc(EngineContext& context) {

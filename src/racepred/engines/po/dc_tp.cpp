@@ -11,7 +11,6 @@
 // critical sections and efficient dynamic race prediction methods" Fig. 2 and Fig. 6 show DC_tp
 // races that are no predictable races.
 #include "racepred/engines/po/dc_family.hpp"
-#include "racepred/engines/po/plain.hpp"
 
 namespace racepred {
 std::unique_ptr<Engine> make_dc_tp(EngineContext& context) {

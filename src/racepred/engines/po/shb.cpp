@@ -34,87 +34,10 @@
 
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/engines/clock_options.hpp"
-#include "racepred/engines/po/plain.hpp"
 #include "racepred/engines/po/po_common.hpp"
 
 namespace racepred::po {
 namespace {
-
-// The plain version: VectorClocks, the rules as written above.
-class ShbPlain final : public PoEngine<ShbPlain> {
- public:
-  using PoEngine<ShbPlain>::PoEngine;
-
-  void before(EventId, const Event& e) { ensure_thread(e.thread); }
-  void acquire(EventId, const Event& e) {
-    const ThreadId t = e.thread;
-    if (e.target < l_.size()) c_[t].join(l_[e.target]);    // C_t := C_t ⊔ L_l
-    if (e.target < lr_.size()) c_[t].join(lr_[e.target]);  // ⊔ LR_l
-  }
-  void read_acquire(EventId, const Event& e) {
-    if (e.target < l_.size()) c_[e.thread].join(l_[e.target]);  // C_t := C_t ⊔ L_l
-  }
-  void read_release(EventId, const Event& e) {
-    const ThreadId t = e.thread;
-    grow_to(lr_, e.target);
-    lr_[e.target].join(c_[t]);  // LR_l := LR_l ⊔ C_t
-    c_[t].increment(t);
-  }
-  void release(EventId, const Event& e) {
-    const ThreadId t = e.thread;
-    grow_to(l_, e.target);
-    l_[e.target].assign(c_[t]);  // L_l := C_t
-    c_[t].increment(t);
-  }
-  void fork(EventId, const Event& e) {
-    const ThreadId t = e.thread;
-    ensure_thread(e.target);
-    c_[e.target].join(c_[t]);  // C_u := C_u ⊔ C_t
-    c_[t].increment(t);
-  }
-  void join(EventId, const Event& e) {
-    ensure_thread(e.target);
-    c_[e.thread].join(c_[e.target]);  // C_t := C_t ⊔ C_u
-  }
-  void read(EventId id, const Event& e) {
-    const ThreadId t = e.thread;
-    hist_.check(*this, id, e, c_[t]);                      // before the last-write edge
-    if (e.target < lw_.size()) c_[t].join(lw_[e.target]);  // C_t := C_t ⊔ LW_x
-    hist_.record(id, e, c_[t].get(t));                     // R_x(t) := C_t(t)
-  }
-  void write(EventId id, const Event& e) {
-    const ThreadId t = e.thread;
-    hist_.check(*this, id, e, c_[t]);
-    hist_.record(id, e, c_[t].get(t));  // W_x(t) := C_t(t)
-    grow_to(lw_, e.target);
-    lw_[e.target].assign(c_[t]);  // LW_x := C_t
-    c_[t].increment(t);
-  }
-
- protected:
-  void columns(const Event& e, Annotation& row) override {
-    const size_t w = width(e);
-    row.push_back({"C_t", show(c_[e.thread], w)});
-    const bool access = e.is_access();
-    row.push_back({"LW_x", access && e.target < lw_.size() ? show(lw_[e.target], w) : ""});
-    row.push_back({"W_x", access ? hist_.show(e.target, true) : ""});
-    row.push_back({"R_x", access ? hist_.show(e.target, false) : ""});
-  }
-
- private:
-  void ensure_thread(ThreadId t) {
-    while (c_.size() <= t) {
-      c_.emplace_back();
-      c_.back().set(static_cast<ThreadId>(c_.size() - 1), 1);
-    }
-  }
-
-  std::vector<VectorClock> c_;   // C_t
-  std::vector<VectorClock> l_;   // L_l
-  std::vector<VectorClock> lr_;  // LR_l
-  std::vector<VectorClock> lw_;  // LW_x
-  History hist_;
-};
 
 // The optimised version (engine `shb`), with memory proportional to what is live:
 //  - C_t, L_l, LR_l are the clock kit's ThreadClocks: rows indexed by slot, and a joined
@@ -275,12 +198,6 @@ class Shb final : public PoEngine<Shb> {
 
 }  // namespace
 
-}  // namespace racepred::po
-
-namespace racepred::po {
-std::unique_ptr<Engine> make_shb_plain(EngineContext& context) {
-  return std::make_unique<ShbPlain>(context);
-}
 }  // namespace racepred::po
 
 namespace racepred {

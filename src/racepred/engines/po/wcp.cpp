@@ -49,84 +49,10 @@
 
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/engines/clock_options.hpp"
-#include "racepred/engines/po/plain.hpp"
 #include "racepred/engines/po/po_common.hpp"
 
 namespace racepred::po {
 namespace {
-
-// The plain version: every clock a VectorClock, every rule as written above, and read-write
-// locks by the literal reduction (PlainWcpState::reduced, po_common.hpp). The engine `wcp` is the
-// flat version below (the reduction natively); tests check both against the definition.
-class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section> {
- public:
-  using PoEngine<WcpPlain>::PoEngine;
-
-  void before(EventId, const Event& e) {
-    ensure_thread(e.thread);
-    ran_[e.thread] = true;
-  }
-  // H_t ⊔= H_l; P_t ⊔= P_l, for each reduced lock                                      (WCP-3)
-  void acquire(EventId, const Event& e) {
-    const ThreadId t = e.thread;
-    for (LockId l : reduced(e, t, [](LockId, LockId, const auto&) {}))
-      acquire_lock(t, l, Section{t, n_[t], false, {}});
-  }
-  void read_acquire(EventId id, const Event& e) { acquire(id, e); }
-  // WCP-2 on every reduced lock until nothing is joined; close them
-  void release(EventId, const Event& e) {
-    const ThreadId t = e.thread;
-    release_all(
-        t, reduced(e, t, [](LockId, LockId, const auto&) {}), [](const OpenSections::Cs&) {},
-        [](const OpenSections::Cs&) {});
-  }
-  void read_release(EventId id, const Event& e) { release(id, e); }
-  void read(EventId id, const Event& e) { access(id, e); }
-  void write(EventId id, const Event& e) { access(id, e); }
-  void fork(EventId, const Event& e) {
-    const ThreadId t = e.thread, u = e.target;
-    ensure_thread(u);
-    h_[u].join(h_[t]);  // H_u := H_u ⊔ H_t
-    p_[u].join(h_[t]);  // P_u := P_u ⊔ H_t                                         (WCP-4)
-    tick(t);
-  }
-  void join(EventId, const Event& e) {
-    const ThreadId t = e.thread, u = e.target;
-    ensure_thread(u);
-    // WCP-5 needs an event of u: a thread that never ran orders nothing before the join (its
-    // H_u is only its parent's time at the fork).
-    if (ran_[u]) {
-      h_[t].join(h_[u]);  // H_t := H_t ⊔ H_u
-      p_[t].join(h_[u]);  // P_t := P_t ⊔ H_u                                       (WCP-5)
-    }
-  }
-
- protected:
-  void columns(const Event& e, Annotation& row) override {
-    clock_columns(e.thread, width(e), row);
-    row.push_back({"W_x", e.is_access() ? hist_.show(e.target, true) : ""});
-    row.push_back({"R_x", e.is_access() ? hist_.show(e.target, false) : ""});
-  }
-
- private:
-  [[gnu::always_inline]] void access(EventId id, const Event& e) {
-    const ThreadId t = e.thread;
-    const VariableId x = e.target;
-    // WCP-1: releases of earlier CSs on a held lock (other threads) with a conflicting access.
-    for (const OpenSections::Cs& cs : open_.of(t)) {
-      const auto* slot = find_rule_a(cs.lock, x);
-      if (slot == nullptr) continue;
-      if (const VectorClock* w = (*slot)[1].for_thread(t)) p_[t].join(*w);
-      if (e.op == Op::Write)
-        if (const VectorClock* r = (*slot)[0].for_thread(t)) p_[t].join(*r);
-    }
-    hist_.check(*this, id, e, p_[t]);  // race: N(e1) > P_t(u)
-    hist_.record(id, e, n_[t]);
-    open_.access(e);
-  }
-
-  History hist_;
-};
 
 // The optimised version (engine `wcp`): the same rules on flat clock rows (one contiguous array
 // per kind of clock), with an O(1) test before each rule-(a) join (a release r1 is already WCP-
@@ -619,10 +545,6 @@ class Wcp final : public PoEngine<Wcp> {
 };
 
 }  // namespace
-
-std::unique_ptr<Engine> make_wcp_plain(EngineContext& context) {
-  return std::make_unique<WcpPlain>(context);
-}
 
 }  // namespace racepred::po
 

@@ -3,15 +3,6 @@
 // it reports every dc race and more (trace WCP-4 / DC-3: a false race dc does not report).
 // Algorithm and state: dc_family.hpp (rule (b) off).
 #include "racepred/engines/po/dc_family.hpp"
-#include "racepred/engines/po/plain.hpp"
-
-namespace racepred::po {
-
-std::unique_ptr<Engine> make_wdc_plain(EngineContext& context) {
-  return std::make_unique<DcFamily<DcConfig{}>>(context);
-}
-
-}  // namespace racepred::po
 
 namespace racepred {
 std::unique_ptr<Engine> make_wdc(EngineContext& context) {

@@ -11,15 +11,6 @@
 // reading. Algorithm and state: dc_family.hpp (write -> read rule (a) after the read, lock-set
 // filter).
 #include "racepred/engines/po/dc_family.hpp"
-#include "racepred/engines/po/plain.hpp"
-
-namespace racepred::po {
-
-std::unique_ptr<Engine> make_wdp_plain(EngineContext& context) {
-  return std::make_unique<DcFamily<DcConfig{.write_read = true, .lockset = true}>>(context);
-}
-
-}  // namespace racepred::po
 
 namespace racepred {
 std::unique_ptr<Engine> make_wdp(EngineContext& context) {

@@ -1,5 +1,6 @@
-// The plain versions of the engines whose optimised version differs (readable, every clock a
-// VectorClock): not registered; tests check them against the definitions like the engines.
+// The plain versions of the partial-order engines whose registered version is optimised
+// (readable, every clock a VectorClock): test references in the test-support library; tests
+// check them against the definitions like the engines.
 #pragma once
 
 #include <memory>
