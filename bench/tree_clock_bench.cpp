@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "racepred/clock/thread_clocks.hpp"
-#include "support/tree_clock.hpp"
 #include "racepred/trace/generator.hpp"
+#include "support/tree_clock.hpp"
 
 namespace racepred {
 namespace {

@@ -16,12 +16,12 @@
 
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/driver/run.hpp"
-#include "support/po_plain.hpp"
 #include "racepred/engines/po/po_common.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/io/std_writer.hpp"
 #include "racepred/trace/generator.hpp"
 #include "racepred/trace/trace_index.hpp"
+#include "support/po_plain.hpp"
 #include "support/po_reference.hpp"
 
 namespace racepred {

@@ -1,14 +1,14 @@
-// Tree clocks (tests/support/tree_clock.hpp) hold exactly the values of the flat happens-before clocks
-// of ThreadClocks after every event of thousands of random traces (fork, join, nested and
+// Tree clocks (tests/support/tree_clock.hpp) hold exactly the values of the flat happens-before
+// clocks of ThreadClocks after every event of thousands of random traces (fork, join, nested and
 // overlapping critical sections, up to 60 threads), and stay well-formed trees.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "racepred/clock/thread_clocks.hpp"
-#include "support/tree_clock.hpp"
 #include "racepred/trace/generator.hpp"
 #include "support/small_traces.hpp"
+#include "support/tree_clock.hpp"
 
 namespace racepred {
 namespace {

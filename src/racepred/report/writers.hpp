@@ -74,7 +74,6 @@ struct LabelledPair {
 // An engine's kept races by pair of locations, in detection order (sink must be finalized).
 std::vector<LabelledPair> labelled_pairs(const EngineReport& result);
 
-
 struct Report {
   std::string command = "analyze";  // the JSON "command" field
   TraceInfo trace;
