@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "engine_loop.hpp"
 #include "racepred/driver/registry.hpp"
 #include "racepred/engines/engine.hpp"
 #include "racepred/io/reader.hpp"
@@ -34,19 +35,7 @@ const Trace& nested(int64_t n) {
 
 void BM_Nested(benchmark::State& state, const std::string& engine) {
   const Trace& t = nested(state.range(0));
-  const EngineInfo* info = find_engine(engine);
-  uint64_t races = 0;
-  for (auto _ : state) {
-    RaceSink sink;
-    EngineContext context{t.symbols, sink};
-    std::unique_ptr<Engine> e = info->make(context);
-    e->on_events(t.ids, t.events);
-    e->finish();
-    races = sink.race_count();
-    benchmark::DoNotOptimize(races);
-  }
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * t.size()));
-  state.counters["races"] = static_cast<double>(races);
+  run_engine_loop(state, t, engine);
 }
 
 // The rule-(a) engines hold N^2 slots: 10,000 would need gigabytes, so they run to 2,000.

@@ -10,6 +10,7 @@
 #include <memory>
 #include <utility>
 
+#include "engine_loop.hpp"
 #include "racepred/driver/registry.hpp"
 #include "racepred/engines/engine.hpp"
 #include "racepred/trace/generator.hpp"
@@ -35,19 +36,7 @@ const Trace& trace(uint32_t threads, uint64_t events) {
 void BM_Engine(benchmark::State& state, const char* engine) {
   const Trace& t =
       trace(static_cast<uint32_t>(state.range(0)), static_cast<uint64_t>(state.range(1)));
-  const EngineInfo* info = find_engine(engine);
-  uint64_t races = 0;
-  for (auto _ : state) {
-    RaceSink sink;
-    EngineContext context{t.symbols, sink};
-    std::unique_ptr<Engine> e = info->make(context);
-    e->on_events(t.ids, t.events);
-    e->finish();
-    races = sink.race_count();
-    benchmark::DoNotOptimize(races);
-  }
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * t.size()));
-  state.counters["races"] = static_cast<double>(races);
+  run_engine_loop(state, t, engine);
 }
 
 void sizes(benchmark::internal::Benchmark* b) {
