@@ -42,19 +42,23 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
     const size_t x = e.target;
     if (x >= vars_.size()) [[unlikely]]
       grow(x);
-    check(vars_[x].w, Op::Write, th, id, e, true);
-    update(vars_[x].r, th, id, e);
+    Var& v = vars_[x];
+    if ((v.w.large | v.r.large) != 0) [[unlikely]]
+      return access_large(v, false, th, id, e);
+    check(v.w, Op::Write, th, id, e);
+    update(v.r, th, id, e);
   }
 
   void write(EventId id, const Event& e, const Clock* th) {
     const size_t x = e.target;
     if (x >= vars_.size()) [[unlikely]]
       grow(x);
-    // A set's races are counted in bulk only when they are all of e's races (the other set is
-    // empty): the sink needs the locations of one bulk distinct from every other race of e.
-    check(vars_[x].r, Op::Read, th, id, e, vars_[x].w.n == 0);
-    check(vars_[x].w, Op::Write, th, id, e, vars_[x].r.n == 0);
-    update(vars_[x].w, th, id, e);
+    Var& v = vars_[x];
+    if ((v.w.large | v.r.large) != 0) [[unlikely]]
+      return access_large(v, true, th, id, e);
+    check(v.r, Op::Read, th, id, e);
+    check(v.w, Op::Write, th, id, e);
+    update(v.w, th, id, e);
   }
 
   void set_stride(size_t /*stride*/) {}
@@ -75,6 +79,7 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
     uint32_t n = 0;
     uint32_t row = kNoRow;  // cls > 0: the row of pools_[cls - 1]
     uint8_t cls = 0;
+    bool large = false;  // cls >= big_class_ (one test per access on the common path)
   };
   static constexpr uint8_t kClasses = 31;  // rows of 4 … 2^32 entries (a set: one per thread)
   static constexpr uint64_t capacity(uint32_t cls) { return uint64_t{kInline} << cls; }
@@ -88,10 +93,27 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
     return s.cls == 0 ? s.entries : pools_[s.cls - 1].row(s.row);
   }
 
-  void check(const Set& s, Op op, const Clock* th, EventId id, const Event& e, bool alone) {
-    if (s.cls >= big_class_ && alone && sparse_clocks() && counting()) [[unlikely]] {
-      if (count_big(s, th, id, e)) return;
+  // An access to a variable with a large set. A set's races are counted in bulk only when they
+  // are all of e's races (the other set is empty): the sink needs the locations of one bulk
+  // distinct from every other race of e.
+  [[gnu::noinline]] void access_large(Var& v, bool write, const Clock* th, EventId id,
+                                      const Event& e) {
+    const bool counted = sparse_clocks() && counting();
+    if (write) {
+      if (!(counted && v.r.large && v.w.n == 0 && count_big(v.r, th, id, e)))
+        check(v.r, Op::Read, th, id, e);
+      if (!(counted && v.w.large && v.r.n == 0 && count_big(v.w, th, id, e)))
+        check(v.w, Op::Write, th, id, e);
+    } else if (!(counted && v.w.large && count_big(v.w, th, id, e))) {
+      check(v.w, Op::Write, th, id, e);
     }
+    Set& s = write ? v.w : v.r;
+    if (s.large && sparse_clocks())
+      update_big(s, th, id, e);
+    else
+      update(s, th, id, e);
+  }
+  void check(const Set& s, Op op, const Clock* th, EventId id, const Event& e) {
     const Entry* d = data(s);
     for (uint32_t q = 0; q < s.n; ++q)
       if (d[q].k > th[d[q].j]) [[unlikely]]
@@ -99,8 +121,6 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
   }
   // S = {i#Th(i)(i)} ∪ {j#k ∈ S | k > Th(i)(j)}
   void update(Set& s, const Clock* th, EventId id, const Event& e) {
-    if (s.cls >= big_class_ && sparse_clocks()) [[unlikely]]
-      return update_big(s, th, id, e);
     Entry* d = data(s);
     uint32_t kept = 0;
     for (uint32_t q = 0; q < s.n; ++q)
@@ -119,6 +139,7 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
       release_row(s);
       s.row = kNoRow;
       s.cls = 0;
+      s.large = false;
       s.n = kept + 1;
     } else if (kept < capacity(s.cls)) {
       d[kept] = fresh;
@@ -142,8 +163,9 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
     if (s.cls > 0) release_row(s);
     s.row = row;
     s.cls = next;
+    s.large = next >= big_class_;
     s.n = kept + 1;
-    if (next >= big_class_) big_of(s) = std::move(moved);
+    if (s.large) big_of(s) = std::move(moved);
   }
 
   // Large sets (rows of EngineOptions::bulk_count_from entries and more, sparse clocks): an access

@@ -207,8 +207,8 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
   template <class Vcs, class V>
   void check_vc(const Vcs& vcs, const V& v, Op op, const Clock* th, EventId id, const Event& e,
                 bool alone = false) {
-    if (v.cls >= vcs.track_class() && alone) [[unlikely]] {
-      if (vcs.countable(v) && sparse_clocks() && counting() && count_vc(vcs, v, th, id, e)) return;
+    if (v.bulk) [[unlikely]] {
+      if (alone && sparse_clocks() && counting() && count_vc(vcs, v, th, id, e)) return;
     }
     if (!vcs.dense(v)) [[likely]] {
       const auto* d = vcs.entries(v);

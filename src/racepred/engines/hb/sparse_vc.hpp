@@ -39,6 +39,7 @@ class SparseVcs {
     uint32_t row = 0;
     uint8_t cls = 0;
     bool repeats = false;
+    bool bulk = false;  // large and !repeats: countable (one test on the common path)
   };
   // V is large from rows of `entries` entries on (EngineOptions::bulk_count_from).
   void large_from(uint64_t entries) {
@@ -77,11 +78,12 @@ class SparseVcs {
       v.n += c == 0;
       c = k;
       pool_.who(v.row)[i] = who;
-      v.repeats |= mark(who.location);
+      if (v.bulk) [[unlikely]]
+        mark_one(v, who.location);
       return;
     }
-    if (v.cls >= track_class_) [[unlikely]]
-      v.repeats |= mark(who.location);
+    if (v.bulk) [[unlikely]]
+      mark_one(v, who.location);
     Entry* d = entries(v);
     uint32_t q = 0;
     if (v.n <= 16) [[likely]] {
@@ -120,10 +122,11 @@ class SparseVcs {
     v.cls = 0;
     v.n = 0;
     v.repeats = false;
+    v.bulk = false;
   }
 
   // Whether count_unordered can count V's entries not HB-before Th(i) without visiting them.
-  bool countable(const Vc& v) const { return v.cls >= track_class_ && !v.repeats; }
+  static bool countable(const Vc& v) { return v.bulk; }
   // Entries of V with V(j) > th[j], for th whose non-zero entries are all in `nonzeros`: every
   // entry but those nonzeros point to (V(j) >= 1 for every entry).
   uint64_t count_unordered(const Vc& v, const Clock* th, std::span<const uint32_t> nonzeros) const {
@@ -164,6 +167,11 @@ class SparseVcs {
     marks_[l] = 1;
     return was;
   }
+  // (A V with repeats marks no more: its own entries decide only its own count.)
+  [[gnu::noinline]] void mark_one(Vc& v, LocationId l) {
+    v.repeats |= mark(l);
+    v.bulk = !v.repeats;
+  }
   // V reaches track_class(): the locations of its entries are marked.
   void mark_all(Vc& v, const Entry* d, uint32_t n) {
     for (uint32_t q = 0; q < n; ++q) v.repeats |= mark(d[q].who.location);
@@ -191,7 +199,10 @@ class SparseVcs {
       v.row = row;
       v.cls = next;
       v.n = p;
-      if (next == track_class_) mark_all(v, d, p);
+      if (next == track_class_) {
+        mark_all(v, d, p);
+        v.bulk = !v.repeats;
+      }
       return;
     }
     const uint32_t row = pool_.allocate();
@@ -204,7 +215,9 @@ class SparseVcs {
     }
     c[fresh.j] = fresh.k;
     who[fresh.j] = fresh.who;
-    if (v.cls < track_class_) {
+    if (stride < capacity(track_class_)) {
+      v.repeats = true;  // a full row of few threads: small, never counted in bulk
+    } else if (v.cls < track_class_) {
       mark_all(v, old, v.n);
       v.repeats |= mark(fresh.who.location);
     }
@@ -212,6 +225,7 @@ class SparseVcs {
     v.row = row;
     v.n += 1;  // (fresh.j had no entry)
     v.cls = kDense;
+    v.bulk = !v.repeats;
   }
 
   RowPool<Entry> sparse_[kClasses];  // sparse clocks of 4 … 2^21 entries
