@@ -49,7 +49,13 @@ class Djit final : public LocationEngine<Djit> {
     vcs_.set(vars_[x].w, e.thread, th[e.thread], Partner{id, e.location}, stride());
   }
 
-  void set_stride(size_t stride) { vcs_.set_stride(stride); }
+  void set_stride(size_t stride) {
+    if (vcs_.set_stride(stride))
+      for (Var& v : vars_) {
+        vcs_.promote(v.w);
+        vcs_.promote(v.r);
+      }
+  }
 
   std::string show_w(VariableId x, size_t width) const { return show(x, false, width); }
   std::string show_r(VariableId x, size_t width) const { return show(x, true, width); }

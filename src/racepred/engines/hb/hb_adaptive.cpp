@@ -51,7 +51,9 @@ class HbAdaptive final : public LocationEngine<HbAdaptive> {
   void set_stride(size_t stride) {
     if (stride >= many_threads_ && pool_.stride() < many_threads_) to_sparse(stride);
     pool_.set_stride(stride);
-    vcs_.store.set_stride(stride);
+    if (vcs_.store.set_stride(stride))
+      for (const Hybrid& h : h_)
+        if (h.vc && h.sparse) vcs_.store.promote(vcs_[h.row]);
   }
 
   std::string show_w(VariableId x, size_t width) const { return show(2 * size_t{x}, width); }

@@ -158,14 +158,16 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
     const Entry* old = data(s);
     std::copy(old, old + kept, d);
     d[kept] = fresh;
-    Big moved;  // a large set's index: the positions stay
-    if (s.cls >= big_class_) moved = std::move(big_of(s));
+    const bool carry = s.large;  // a large set's index moves along: the positions stay
+    if (carry) [[unlikely]]
+      moving_ = std::move(big_of(s));
     if (s.cls > 0) release_row(s);
     s.row = row;
     s.cls = next;
     s.large = next >= big_class_;
     s.n = kept + 1;
-    if (s.large) big_of(s) = std::move(moved);
+    if (carry) [[unlikely]]
+      big_of(s) = std::move(moving_);
   }
 
   // Large sets (rows of EngineOptions::bulk_count_from entries and more, sparse clocks): an access
@@ -185,7 +187,8 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
     return bigs[s.row];
   }
   void release_row(Set& s) {
-    if (s.cls >= big_class_) big_of(s) = Big();
+    if (s.large) [[unlikely]]
+      big_of(s) = Big();
     pools_[s.cls - 1].release(s.row);
   }
   // The index of a large set, built on its first use.
@@ -283,6 +286,7 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
   std::vector<Var> vars_;
   RowPool<Entry> pools_[kClasses];       // rows of the sets with more than kInline epochs
   std::vector<Big> bigs_[kClasses + 1];  // by class and row: large sets' indexes
+  Big moving_;                           // spill(): the index of the set that moves
 };
 
 }  // namespace

@@ -96,6 +96,7 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
   struct Variable {
     std::vector<Entry> W, R;
     uint32_t big_w = 0, big_r = 0;  // large sets: 1 + the index in bigs_ (0: none)
+    bool large = false;  // a set may be large: access_large (one test on the common path)
   };
 
   // Large sets (sparse clocks, the flood of many threads on one variable): an access finds the
@@ -219,6 +220,28 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
 
   void access(EventId id, const Event& e) {
     Variable& x = variables_[e.target];
+    if (x.large) [[unlikely]]
+      return access_large(x, id, e);
+    const ClockRef C = clocks_.view(e.thread);
+    drop_ordered(x.R, C);
+    drop_ordered(x.W, C);
+    const uint32_t slot = clocks_.slot(e.thread);
+    const Entry self{e.thread, slot, C[slot], e.location, id};
+    enumerate_ = annotating_ || sink_.accepting();
+    std::vector<Entry>* into = &x.W;
+    if (e.op == Op::Read) {
+      for (const Entry& v : x.W) report(v, Op::Write, id, e);
+      into = &x.R;
+    } else {
+      for (const Entry& v : x.R) report(v, Op::Read, id, e);
+      for (const Entry& v : x.W) report(v, Op::Write, id, e);
+    }
+    into->push_back(self);
+    if (into->size() >= big_from_) [[unlikely]]
+      x.large = clocks_.sparse() && !annotating_;
+  }
+  // An access to a variable whose sets may be large (sparse clocks).
+  [[gnu::noinline]] void access_large(Variable& x, EventId id, const Event& e) {
     const ClockRef C = clocks_.view(e.thread);
     const uint32_t slot = clocks_.slot(e.thread);
     drop(x.R, x.big_r, C, slot);
@@ -241,6 +264,8 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
       }
       add(x.W, x.big_w, self);
     }
+    if ((x.big_r | x.big_w) == 0 && x.R.size() < big_from_ && x.W.size() < big_from_)
+      x.large = false;
   }
 
   const VectorClock& clock_of(EventId id) const {

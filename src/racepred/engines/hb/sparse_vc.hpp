@@ -39,7 +39,8 @@ class SparseVcs {
     uint32_t row = 0;
     uint8_t cls = 0;
     bool repeats = false;
-    bool bulk = false;  // large and !repeats: countable (one test on the common path)
+    bool bulk = false;       // large and !repeats: countable (one test on the common path)
+    bool small_row = false;  // a full row made while the stride was small: marks nothing yet
   };
   // V is large from rows of `entries` entries on (EngineOptions::bulk_count_from).
   void large_from(uint64_t entries) {
@@ -60,7 +61,23 @@ class SparseVcs {
   const Partner* who(const Vc& v) const {
     return const_cast<VcPool&>(pool_).who(v.row);  // VcPool has no const who()
   }
-  void set_stride(size_t stride) { pool_.set_stride(stride); }
+  // True when the stride reaches the size of a large V: the engine then promotes its full rows.
+  bool set_stride(size_t stride) {
+    const bool was = pool_.stride() >= capacity(track_class_);
+    pool_.set_stride(stride);
+    return !was && stride >= capacity(track_class_);
+  }
+  // A full row made while the stride was small marks its locations from now on.
+  void promote(Vc& v) {
+    if (v.cls != kDense || !v.small_row) return;
+    v.small_row = false;
+    v.repeats = false;
+    const Clock* c = pool_.clocks(v.row);
+    const Partner* who = pool_.who(v.row);
+    for (size_t j = 0; j < pool_.stride(); ++j)
+      if (c[j] != 0) v.repeats |= mark(who[j].location);
+    v.bulk = !v.repeats;
+  }
 
   // True iff some V(j) > th[j].
   bool any_unordered(const Vc& v, const Clock* th, size_t stride) const {
@@ -123,6 +140,7 @@ class SparseVcs {
     v.n = 0;
     v.repeats = false;
     v.bulk = false;
+    v.small_row = false;
   }
 
   // Whether count_unordered can count V's entries not HB-before Th(i) without visiting them.
@@ -216,7 +234,8 @@ class SparseVcs {
     c[fresh.j] = fresh.k;
     who[fresh.j] = fresh.who;
     if (stride < capacity(track_class_)) {
-      v.repeats = true;  // a full row of few threads: small, never counted in bulk
+      v.repeats = true;  // a full row of few threads: not counted in bulk (until promote)
+      v.small_row = true;
     } else if (v.cls < track_class_) {
       mark_all(v, old, v.n);
       v.repeats |= mark(fresh.who.location);
