@@ -113,14 +113,16 @@ class HbEpochs final : public LocationEngine<HbEpochs> {
     else
       update(s, th, id, e);
   }
-  void check(const Set& s, Op op, const Clock* th, EventId id, const Event& e) {
+  // (Inlined into read and write as before access_large called them too.)
+  [[gnu::always_inline]] void check(const Set& s, Op op, const Clock* th, EventId id,
+                                    const Event& e) {
     const Entry* d = data(s);
     for (uint32_t q = 0; q < s.n; ++q)
       if (d[q].k > th[d[q].j]) [[unlikely]]
         report(d[q].who, d[q].j, d[q].k, op, id, e);
   }
   // S = {i#Th(i)(i)} ∪ {j#k ∈ S | k > Th(i)(j)}
-  void update(Set& s, const Clock* th, EventId id, const Event& e) {
+  [[gnu::always_inline]] void update(Set& s, const Clock* th, EventId id, const Event& e) {
     Entry* d = data(s);
     uint32_t kept = 0;
     for (uint32_t q = 0; q < s.n; ++q)
