@@ -64,7 +64,7 @@ Trace flood(uint32_t n) {
 Trace crowd_trace(uint64_t seed) {
   Rng rng(seed * 7919 + 11);
   // More than RaceSink::kGroupList concurrent accesses, so that groups are counted in bulk.
-  const uint32_t threads = 1100 + static_cast<uint32_t>(rng.below(200));
+  const uint32_t threads = 1500 + static_cast<uint32_t>(rng.below(200));
   const uint64_t events = threads + rng.below(200);
   const uint32_t variables = 1 + static_cast<uint32_t>(rng.below(2));
   std::string text;
@@ -91,7 +91,7 @@ Trace crowd_trace(uint64_t seed) {
     }
     std::string op = rng.below(3) == 0 ? "r(x" : "w(x";
     op.append(std::to_string(rng.below(variables))).append(")");
-    if (rng.below(4) == 0) {
+    if (rng.below(12) == 0) {
       const bool m0 = rng.below(2) == 0;
       line(t, m0 ? "acq(m0)" : "acq(m1)");
       line(t, op);
