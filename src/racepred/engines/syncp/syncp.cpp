@@ -14,19 +14,28 @@ namespace racepred {
 namespace syncp {
 namespace {
 
-// A critical section of one thread on one lock.
+// A critical section, in its thread's list of sections (all locks, in acquire order).
 struct Section {
-  uint32_t acquire_pos = 0;          // position of the acquire in its thread
-  uint32_t acquire = 0;              // index of the acquire in the trace
-  uint32_t release_pos = kNoIndex;   // position of the release in the thread, or none
-  uint32_t latest_write = kNoIndex;  // the latest write-mode section of the list up to here
+  uint32_t acquire_pos = 0;         // position of the acquire in the thread
+  uint32_t release_pos = kNoIndex;  // position of the release, or none (held at the end)
+  uint32_t acquire = 0;             // index of the acquire in the trace
+  uint32_t outer = kNoIndex;        // the latest section of the thread held at the acquire
+  LockId lock = 0;
   bool write = true;
 };
 
-// CS(u, l): one thread's sections on one lock.
+// One section in CS(u, l), the sections of one thread on one lock.
+struct LockEntry {
+  uint32_t acquire_pos = 0;
+  uint32_t release_pos = kNoIndex;
+  uint32_t acquire = 0;
+  uint32_t latest_write = kNoIndex;  // the latest write-mode acquire of the list up to here
+  bool write = true;
+};
+
 struct LockThread {
   ThreadId thread = 0;
-  std::vector<Section> sections;
+  std::vector<LockEntry> entries;
 };
 
 // One key (t, u, x, kind): the pairs (e1 of u, e2 of t) on x with e1 a read (kind 0, e2 a
@@ -35,7 +44,7 @@ struct Key {
   ThreadId thread = 0;  // t, the thread of e2
   uint8_t kind = 0;
   uint32_t cursor = 0;        // the first candidate e1 not yet dropped
-  uint32_t ideal = kNoIndex;  // offset of V (T words) and the processed acquires (T words)
+  uint32_t ideal = kNoIndex;  // offset of V (T words) in the keys' ideals
 };
 
 // A(x, u): u's accesses of x (positions in u) and the keys of later threads against them.
@@ -51,15 +60,17 @@ class Analysis {
       : index_(index),
         threads_(index.thread_count()),
         clock_(size_t{threads_} * threads_, 0),
+        closed_(size_t{threads_} * threads_, 0),
+        closed_at_(threads_, kNoIndex),
         snapshot_pos_(threads_),
         snapshots_(threads_),
-        acquires_(threads_),
+        sections_(threads_),
         held_(threads_),
         locks_(index.lock_count()),
         variables_(index.variable_count()) {}
 
-  // The one pass: builds the state and, when `report` is given, calls report(e1, e2) for every
-  // race (index positions).
+  // The one pass: builds the state and, when `report` is not nullptr, calls report(e1, e2) for
+  // every race (index positions).
   template <class Report>
   void run(Report&& report) {
     std::vector<uint32_t> found;
@@ -75,7 +86,7 @@ class Analysis {
         case Op::Write: {
           if constexpr (!std::is_same_v<std::decay_t<Report>, std::nullptr_t>) {
             found.clear();
-            check(i, e, p, found);
+            check(e, p, found);
             std::sort(found.begin(), found.end());
             for (const uint32_t first : found) report(first, i);
           }
@@ -96,25 +107,38 @@ class Analysis {
         }
         case Op::Acquire:
         case Op::ReadAcquire: {
-          LockThread& lt = lock_thread(e.target, t);
+          const uint32_t r = index_.matching(i);
           Section s;
           s.acquire_pos = p;
+          s.release_pos = r == kNoIndex ? kNoIndex : index_.index_in_thread(r);
           s.acquire = i;
+          s.outer = held_[t].empty() ? kNoIndex : held_[t].back();
+          s.lock = e.target;
           s.write = e.op == Op::Acquire;
-          const uint32_t r = index_.matching(i);
-          if (r != kNoIndex) s.release_pos = index_.index_in_thread(r);
-          const uint32_t before = lt.sections.empty() ? kNoIndex : lt.sections.back().latest_write;
-          s.latest_write = s.write ? static_cast<uint32_t>(lt.sections.size()) : before;
-          lt.sections.push_back(s);
-          acquires_[t].push_back(i);
-          held_[t].push_back(i);
+          held_[t].push_back(static_cast<uint32_t>(sections_[t].size()));
+          sections_[t].push_back(s);
+          LockThread& lt = lock_thread(e.target, t);
+          LockEntry entry;
+          entry.acquire_pos = p;
+          entry.release_pos = s.release_pos;
+          entry.acquire = i;
+          entry.write = s.write;
+          entry.latest_write = s.write              ? i
+                               : lt.entries.empty() ? kNoIndex
+                                                    : lt.entries.back().latest_write;
+          lt.entries.push_back(entry);
           break;
         }
         case Op::Release:
         case Op::ReadRelease: {
           auto& held = held_[t];
-          const auto it = std::find(held.begin(), held.end(), index_.matching(i));
-          if (it != held.end()) held.erase(it);
+          const uint32_t a = index_.matching(i);
+          for (size_t k = held.size(); k-- > 0;) {
+            if (sections_[t][held[k]].acquire == a) {
+              held.erase(held.begin() + static_cast<std::ptrdiff_t>(k));
+              break;
+            }
+          }
           break;
         }
         case Op::Fork: {
@@ -139,24 +163,22 @@ class Analysis {
 
   // I(first, second) from scratch (after run()).
   std::vector<uint32_t> ideal(uint32_t first, uint32_t second) {
-    std::vector<uint32_t> state(size_t{threads_} * 2, 0);
-    uint32_t* v = state.data();
-    join_pre(v, index_.event(second).thread, index_.index_in_thread(second));
-    join_pre(v, index_.event(first).thread, index_.index_in_thread(first));
-    fixpoint(v, v + threads_, kNoIndex, 0);
-    state.resize(threads_);
-    return state;
+    std::vector<uint32_t> v(threads_, 0);
+    join_pre(v.data(), index_.event(second).thread, index_.index_in_thread(second));
+    join_pre(v.data(), index_.event(first).thread, index_.index_in_thread(first));
+    fixpoint(v.data(), kNoIndex, 0);
+    return v;
   }
 
  private:
   // pre(u, p) joined into v.
   void join_pre(uint32_t* v, ThreadId u, uint32_t p) {
     const auto& pos = snapshot_pos_[u];
-    if (pos.empty()) return;
     const size_t k = static_cast<size_t>(std::upper_bound(pos.begin(), pos.end(), p) - pos.begin());
-    if (k == 0) return;
-    const uint32_t* s = snapshots_[u].data() + (k - 1) * threads_;
-    for (uint32_t w = 0; w < threads_; ++w) v[w] = std::max(v[w], s[w]);
+    if (k > 0) {
+      const uint32_t* s = snapshots_[u].data() + (k - 1) * threads_;
+      for (uint32_t w = 0; w < threads_; ++w) v[w] = std::max(v[w], s[w]);
+    }
     v[u] = std::max(v[u], p);
   }
 
@@ -184,14 +206,18 @@ class Analysis {
     list.emplace_back().thread = t;
     return list.back();
   }
-  const LockThread* find_lock_thread(LockId l, ThreadId t) const {
-    for (const LockThread& r : locks_[l])
-      if (r.thread == t) return &r;
-    return nullptr;
+
+  // The entries of `list` whose acquire is before position q: their count.
+  template <class List>
+  static size_t before(const List& list, uint32_t q) {
+    return static_cast<size_t>(
+        std::lower_bound(list.begin(), list.end(), q,
+                         [](const auto& c, uint32_t x) { return c.acquire_pos < x; }) -
+        list.begin());
   }
 
-  // The races of access i (position p of its thread) with earlier accesses: adds e1 to `found`.
-  void check(uint32_t i, const Event& e, uint32_t p, std::vector<uint32_t>& found) {
+  // The races of access e (position p of its thread) with earlier accesses: adds e1 to `found`.
+  void check(const Event& e, uint32_t p, std::vector<uint32_t>& found) {
     const ThreadId t = e.thread;
     for (VarThread& other : variables_[e.target]) {
       if (other.thread == t) continue;
@@ -203,7 +229,6 @@ class Analysis {
         if (at != kNoIndex) found.push_back(index_.thread_events(other.thread)[at]);
       }
     }
-    (void)i;
   }
 
   Key& key_of(VarThread& other, ThreadId t, uint8_t kind) {
@@ -220,21 +245,31 @@ class Analysis {
   uint32_t next_race(Key& key, const std::vector<uint32_t>& candidates, ThreadId u, ThreadId t,
                      uint32_t p2) {
     const uint32_t* th = clock_.data() + size_t{t} * threads_;
+    uint32_t* closed = closed_.data() + size_t{t} * threads_;
     while (key.cursor < candidates.size()) {
       const uint32_t p1 = candidates[key.cursor];
       if (p1 < th[u] || share_lock(u, p1, t)) {
         ++key.cursor;
         continue;
       }
+      // J = the closure of pre(e2), shared by the keys of t: within every I(e1, e2).
+      if (closed_at_[t] != p2) {
+        for (uint32_t w = 0; w < threads_; ++w) closed[w] = std::max(closed[w], th[w]);
+        fixpoint(closed, kNoIndex, 0);
+        closed_at_[t] = p2;
+      }
+      if (p1 < closed[u]) {
+        ++key.cursor;
+        continue;
+      }
       if (key.ideal == kNoIndex) {
         key.ideal = static_cast<uint32_t>(ideals_.size());
-        ideals_.resize(ideals_.size() + size_t{threads_} * 2, 0);
+        ideals_.resize(ideals_.size() + threads_, 0);
       }
       uint32_t* v = ideals_.data() + key.ideal;
-      for (uint32_t w = 0; w < threads_; ++w) v[w] = std::max(v[w], th[w]);
-      v[t] = std::max(v[t], p2);
+      for (uint32_t w = 0; w < threads_; ++w) v[w] = std::max(v[w], closed[w]);
       join_pre(v, u, p1);
-      if (v[u] <= p1 && !fixpoint(v, v + threads_, u, p1)) return p1;
+      if (v[u] <= p1 && !fixpoint(v, u, p1)) return p1;
       ++key.cursor;
     }
     return kNoIndex;
@@ -243,99 +278,81 @@ class Analysis {
   // e1 (position p1 of u) and the current access of t hold a common lock, at least one of them
   // in write mode.
   bool share_lock(ThreadId u, uint32_t p1, ThreadId t) const {
-    for (const uint32_t a : held_[t]) {
-      const Event& acq = index_.event(a);
-      const LockThread* lt = find_lock_thread(acq.target, u);
-      if (lt == nullptr) continue;
-      const auto& s = lt->sections;
-      const auto it = std::upper_bound(
-          s.begin(), s.end(), p1, [](uint32_t q, const Section& c) { return q < c.acquire_pos; });
-      if (it == s.begin()) continue;
-      const Section& c = *(it - 1);
-      if ((c.release_pos == kNoIndex || c.release_pos > p1) && (c.write || acq.op == Op::Acquire))
-        return true;
+    for (const uint32_t h : held_[t]) {
+      const Section& mine = sections_[t][h];
+      for (const LockThread& lt : locks_[mine.lock]) {
+        if (lt.thread != u) continue;
+        const size_t n = before(lt.entries, p1);
+        if (n == 0) break;
+        const LockEntry& c = lt.entries[n - 1];
+        if ((c.release_pos == kNoIndex || c.release_pos > p1) && (c.write || mine.write))
+          return true;
+        break;
+      }
     }
     return false;
   }
 
-  // Closes the ideal v (TRF-closed) under the lock rule; `done` counts, per thread, the acquires
-  // of v already processed. Stops early, returning true, once position p1 of u is in v (u ==
-  // kNoIndex: never). Returns whether it stopped so.
-  bool fixpoint(uint32_t* v, uint32_t* done, ThreadId u, uint32_t p1) {
-    bool progress = true;
-    while (progress) {
-      progress = false;
+  // Closes the ideal v (closed under thread order and reads-from) under the lock rule. Only a
+  // section open at v's frontier of its thread (acquire in v, release not) can break the rule,
+  // so each round looks at those: a section is allowed to stay open when its acquire is the
+  // latest acquire m of its lock in v, or it is a read section after the latest write-mode
+  // acquire mw; otherwise its release joins v (with pre(release + 1)). Stops early, returning
+  // true, once position p1 of u is in v (u == kNoIndex: never).
+  bool fixpoint(uint32_t* v, ThreadId u, uint32_t p1) {
+    for (bool changed = true; changed;) {
+      changed = false;
       for (uint32_t w = 0; w < threads_; ++w) {
-        const auto& acquires = acquires_[w];
-        while (done[w] < acquires.size() && index_.index_in_thread(acquires[done[w]]) < v[w]) {
-          const uint32_t a = acquires[done[w]++];
-          lock_rule(v, index_.event(a).target);
-          progress = true;
+        const uint32_t q = v[w];
+        const auto& s = sections_[w];
+        const size_t n = before(s, q);
+        for (uint32_t c = n == 0 ? kNoIndex : static_cast<uint32_t>(n - 1); c != kNoIndex;
+             c = s[c].outer) {
+          const Section& sec = s[c];
+          if (sec.release_pos != kNoIndex && sec.release_pos < q) continue;  // closed in v
+          if (allowed_open(v, sec)) continue;
+          // A section that must close but is never released: nothing after it can run.
+          const uint32_t end = sec.release_pos == kNoIndex
+                                   ? static_cast<uint32_t>(index_.thread_events(w).size())
+                                   : sec.release_pos + 1;
+          join_pre(v, w, end);
+          changed = true;
           if (u != kNoIndex && v[u] > p1) return true;
+          break;  // w's frontier moved
         }
       }
     }
     return false;
   }
 
-  // The lock rule for lock l on v: among the acquires of l in v, let m be the latest and mw the
-  // latest in write mode; every acquire a' != m with a' <= mw (trace order) needs its release
-  // (a later acquire exists, and a' or it is in write mode). Per thread, the latest such
-  // release brings the earlier ones by thread order.
-  void lock_rule(uint32_t* v, LockId l) {
-    const auto& threads = locks_[l];
-    counts_.resize(threads.size());
-    uint32_t m = kNoIndex, mw = kNoIndex;
-    for (size_t k = 0; k < threads.size(); ++k) {
-      const auto& s = threads[k].sections;
-      const uint32_t limit = v[threads[k].thread];
-      const auto it = std::lower_bound(s.begin(), s.end(), limit, [](const Section& c, uint32_t q) {
-        return c.acquire_pos < q;
-      });
-      const uint32_t n = static_cast<uint32_t>(it - s.begin());
-      counts_[k] = n;
+  bool allowed_open(const uint32_t* v, const Section& sec) const {
+    uint32_t m = 0, mw = 0;
+    bool any_write = false;
+    for (const LockThread& lt : locks_[sec.lock]) {
+      const size_t n = before(lt.entries, v[lt.thread]);
       if (n == 0) continue;
-      const Section& last = s[n - 1];
-      if (m == kNoIndex || last.acquire > m) m = last.acquire;
+      const LockEntry& last = lt.entries[n - 1];
+      m = std::max(m, last.acquire);
       if (last.latest_write != kNoIndex) {
-        const uint32_t a = s[last.latest_write].acquire;
-        if (mw == kNoIndex || a > mw) mw = a;
+        mw = any_write ? std::max(mw, last.latest_write) : last.latest_write;
+        any_write = true;
       }
     }
-    if (mw == kNoIndex) return;  // read sections only: they may all overlap
-    for (size_t k = 0; k < threads.size(); ++k) {
-      const uint32_t n = counts_[k];
-      if (n == 0) continue;
-      const auto& s = threads[k].sections;
-      auto it = std::upper_bound(s.begin(), s.begin() + n, mw,
-                                 [](uint32_t q, const Section& c) { return q < c.acquire; });
-      if (it == s.begin()) continue;
-      --it;
-      if (it->acquire == m) {
-        if (it == s.begin()) continue;
-        --it;
-      }
-      const ThreadId w = threads[k].thread;
-      // A required section still open at the end cannot be closed: nothing of w after its
-      // acquire can run (no race reported through it).
-      const uint32_t end = it->release_pos == kNoIndex
-                               ? static_cast<uint32_t>(index_.thread_events(w).size())
-                               : it->release_pos + 1;
-      if (v[w] < end) join_pre(v, w, end);
-    }
+    return sec.acquire == m || (!sec.write && (!any_write || sec.acquire > mw));
   }
 
   const TraceIndex& index_;
   uint32_t threads_;
-  std::vector<uint32_t> clock_;  // the TRF clock of each thread, T words per thread
+  std::vector<uint32_t> clock_;      // the TRF clock of each thread, T words per thread
+  std::vector<uint32_t> closed_;     // J: the closure of pre(e2) of each thread, T words each
+  std::vector<uint32_t> closed_at_;  // the position of e2 that J is for
   std::vector<std::vector<uint32_t>> snapshot_pos_;  // per thread: positions p of pre(u, p)
   std::vector<std::vector<uint32_t>> snapshots_;     // per thread: T words per position
-  std::vector<std::vector<uint32_t>> acquires_;      // per thread: its acquires (indices)
-  std::vector<std::vector<uint32_t>> held_;          // per thread: acquires still held
+  std::vector<std::vector<Section>> sections_;       // per thread: its sections
+  std::vector<std::vector<uint32_t>> held_;          // per thread: its sections still held
   std::vector<std::vector<LockThread>> locks_;       // per lock: CS(u, l)
   std::vector<std::vector<VarThread>> variables_;    // per variable: A(x, u)
   std::vector<uint32_t> ideals_;                     // the keys' ideals
-  std::vector<uint32_t> counts_;                     // scratch of lock_rule
 };
 
 }  // namespace
