@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <type_traits>
 
 #include "racepred/engines/engine.hpp"
@@ -53,6 +54,9 @@ struct VarThread {
   std::vector<uint32_t> reads, writes;
   std::vector<Key> keys;
 };
+
+// The thread clocks and closed ideals are dense, T words per thread each: 2 T^2 words.
+constexpr uint32_t kMaxThreads = 8192;  // 512 MiB for the two tables
 
 class Analysis {
  public:
@@ -390,6 +394,10 @@ class Syncp final : public OfflineEngine {
  public:
   explicit Syncp(EngineContext& context) : sink_(context.sink) {}
   void run(const TraceIndex& index) override {
+    if (index.thread_count() > syncp::kMaxThreads)
+      throw BudgetError("syncp keeps two clocks of one entry per thread for every thread; " +
+                        std::to_string(index.thread_count()) + " threads are more than its " +
+                        std::to_string(syncp::kMaxThreads));
     syncp::Analysis analysis(index);
     analysis.run([&](uint32_t first, uint32_t second) {
       sink_.report(Race{Access::of(index.id(first), index.event(first)),
