@@ -46,6 +46,9 @@ struct Key {
   uint8_t kind = 0;
   uint32_t cursor = 0;        // the first candidate e1 not yet dropped
   uint32_t ideal = kNoIndex;  // offset of V (T words) in the keys' ideals
+  bool closed = true;         // V is closed under the lock rule
+  uint32_t version = 0;       // J's version and the candidate when last found racy
+  uint32_t last = kNoIndex;
 };
 
 // A(x, u): u's accesses of x (positions in u) and the keys of later threads against them.
@@ -66,6 +69,7 @@ class Analysis {
         clock_(size_t{threads_} * threads_, 0),
         closed_(size_t{threads_} * threads_, 0),
         closed_at_(threads_, kNoIndex),
+        versions_(threads_, 0),
         snapshot_pos_(threads_),
         snapshots_(threads_),
         sections_(threads_),
@@ -175,15 +179,26 @@ class Analysis {
   }
 
  private:
-  // pre(u, p) joined into v.
-  void join_pre(uint32_t* v, ThreadId u, uint32_t p) {
+  // v[w] raised to q; whether an acquire of w entered v (only then can the lock rule break).
+  bool raise(uint32_t* v, ThreadId w, uint32_t q) const {
+    if (q <= v[w]) return false;
+    const auto& s = sections_[w];
+    const bool crossed = !s.empty() && before(s, q) != before(s, v[w]);
+    v[w] = q;
+    return crossed;
+  }
+
+  // pre(u, p) joined into v; whether an acquire entered v.
+  bool join_pre(uint32_t* v, ThreadId u, uint32_t p) {
     const auto& pos = snapshot_pos_[u];
     const size_t k = static_cast<size_t>(std::upper_bound(pos.begin(), pos.end(), p) - pos.begin());
+    bool crossed = false;
     if (k > 0) {
       const uint32_t* s = snapshots_[u].data() + (k - 1) * threads_;
-      for (uint32_t w = 0; w < threads_; ++w) v[w] = std::max(v[w], s[w]);
+      for (uint32_t w = 0; w < threads_; ++w)
+        if (w != u) crossed |= raise(v, w, s[w]);
     }
-    v[u] = std::max(v[u], p);
+    return raise(v, u, p) || crossed;
   }
 
   void push_snapshot(ThreadId t, uint32_t p) {
@@ -252,15 +267,23 @@ class Analysis {
     uint32_t* closed = closed_.data() + size_t{t} * threads_;
     while (key.cursor < candidates.size()) {
       const uint32_t p1 = candidates[key.cursor];
+      // J = the closure of pre(e2), shared by the keys of t: within every I(e1, e2).
+      if (closed_at_[t] != p2) {
+        bool crossed = false, other = false;
+        for (uint32_t w = 0; w < threads_; ++w) {
+          other |= w != t && th[w] > closed[w];
+          crossed |= raise(closed, w, th[w]);
+        }
+        if (crossed) fixpoint(closed, kNoIndex, 0);
+        closed_at_[t] = p2;
+        if (crossed || other) ++versions_[t];
+      }
+      // Nothing but J's own position grew (no acquire of t, no new TRF edge) since this pair
+      // of the key was found racy: still racy (t holds no new lock, V stays closed).
+      if (key.closed && key.version == versions_[t] && key.last == p1) return p1;
       if (p1 < th[u] || share_lock(u, p1, t)) {
         ++key.cursor;
         continue;
-      }
-      // J = the closure of pre(e2), shared by the keys of t: within every I(e1, e2).
-      if (closed_at_[t] != p2) {
-        for (uint32_t w = 0; w < threads_; ++w) closed[w] = std::max(closed[w], th[w]);
-        fixpoint(closed, kNoIndex, 0);
-        closed_at_[t] = p2;
       }
       if (p1 < closed[u]) {
         ++key.cursor;
@@ -270,10 +293,21 @@ class Analysis {
         key.ideal = static_cast<uint32_t>(ideals_.size());
         ideals_.resize(ideals_.size() + threads_, 0);
       }
+      // V stays closed while no acquire enters it: then no fixpoint is needed.
       uint32_t* v = ideals_.data() + key.ideal;
-      for (uint32_t w = 0; w < threads_; ++w) v[w] = std::max(v[w], closed[w]);
-      join_pre(v, u, p1);
-      if (v[u] <= p1 && !fixpoint(v, u, p1)) return p1;
+      bool crossed = false;
+      for (uint32_t w = 0; w < threads_; ++w) crossed |= raise(v, w, closed[w]);
+      crossed |= join_pre(v, u, p1);
+      key.closed = key.closed && !crossed;
+      if (v[u] <= p1) {
+        if (key.closed || !fixpoint(v, u, p1)) {
+          key.closed = true;
+          key.version = versions_[t];
+          key.last = p1;
+          return p1;
+        }
+        key.closed = false;
+      }
       ++key.cursor;
     }
     return kNoIndex;
@@ -350,6 +384,7 @@ class Analysis {
   std::vector<uint32_t> clock_;      // the TRF clock of each thread, T words per thread
   std::vector<uint32_t> closed_;     // J: the closure of pre(e2) of each thread, T words each
   std::vector<uint32_t> closed_at_;  // the position of e2 that J is for
+  std::vector<uint32_t> versions_;   // per thread: bumped when J grows beyond its own position
   std::vector<std::vector<uint32_t>> snapshot_pos_;  // per thread: positions p of pre(u, p)
   std::vector<std::vector<uint32_t>> snapshots_;     // per thread: T words per position
   std::vector<std::vector<Section>> sections_;       // per thread: its sections
