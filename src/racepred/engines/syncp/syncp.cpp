@@ -267,6 +267,10 @@ class Analysis {
     uint32_t* closed = closed_.data() + size_t{t} * threads_;
     while (key.cursor < candidates.size()) {
       const uint32_t p1 = candidates[key.cursor];
+      if (p1 < th[u] || share_lock(u, p1, t)) {
+        ++key.cursor;
+        continue;
+      }
       // J = the closure of pre(e2), shared by the keys of t: within every I(e1, e2).
       if (closed_at_[t] != p2) {
         bool crossed = false, other = false;
@@ -279,12 +283,8 @@ class Analysis {
         if (crossed || other) ++versions_[t];
       }
       // Nothing but J's own position grew (no acquire of t, no new TRF edge) since this pair
-      // of the key was found racy: still racy (t holds no new lock, V stays closed).
+      // of the key was found racy: still racy (V stays closed).
       if (key.closed && key.version == versions_[t] && key.last == p1) return p1;
-      if (p1 < th[u] || share_lock(u, p1, t)) {
-        ++key.cursor;
-        continue;
-      }
       if (p1 < closed[u]) {
         ++key.cursor;
         continue;
