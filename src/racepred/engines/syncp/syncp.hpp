@@ -45,7 +45,8 @@ namespace racepred::syncp {
 std::vector<std::pair<uint32_t, uint32_t>> races(const TraceIndex& index);
 
 // The ideal I(first, second) of two accesses, as a prefix length per thread (first and second:
-// index positions, first <tr second).
+// index positions, first <tr second). Each call makes the pass of races() once more (without
+// the race checks): meant for the few races a user asks to see.
 std::vector<uint32_t> ideal(const TraceIndex& index, uint32_t first, uint32_t second);
 
 // The witness of a race: the events of I(first, second) in trace order, then first and second.
