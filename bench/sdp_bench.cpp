@@ -26,9 +26,15 @@ Trace counter_trace(uint64_t events, uint32_t threads) {
   uint64_t r = 12345;
   for (uint64_t k = 0; k < events / 4; ++k) {
     r = r * 6364136223846793005ull + 1442695040888963407ull;
-    const std::string t = "T" + std::to_string((r >> 33) % threads);
-    const std::string c = "c" + std::to_string((r >> 40) % 4);
-    s += t + "|acq(L)\n" + t + "|r(" + c + ")\n" + t + "|w(" + c + ")\n" + t + "|rel(L)\n";
+    const std::string t = std::to_string((r >> 33) % threads), c = std::to_string((r >> 40) % 4);
+    for (const char* op : {"acq(L", "r(c", "w(c", "rel(L"}) {
+      s += 'T';
+      s += t;
+      s += '|';
+      s += op;
+      if (op[1] == '(') s += c;  // r(cK), w(cK)
+      s += ")\n";
+    }
   }
   return parse_trace(s);
 }

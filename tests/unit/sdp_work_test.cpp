@@ -22,15 +22,28 @@ namespace {
 std::string counter_trace(int sections, int threads, bool nested) {
   std::string s;
   uint64_t r = 12345;
+  const auto event = [&s](uint64_t t, const char* op, const char* target, uint64_t k) {
+    s += 'T';
+    s += std::to_string(t);
+    s += '|';
+    s += op;
+    s += '(';
+    s += target;
+    if (k != UINT64_MAX) s += std::to_string(k);
+    s += ")\n";
+  };
   for (int k = 0; k < sections; ++k) {
     r = r * 6364136223846793005ull + 1442695040888963407ull;
-    const std::string t = "T" + std::to_string((r >> 33) % threads);
-    const std::string c = "c" + std::to_string((r >> 40) % 4);
-    s += t + "|acq(L)\n";
-    if (nested) s += t + "|acq(M)\n";
-    s += t + "|r(" + c + ")\n" + t + "|w(" + c + ")\n";
-    if (nested) s += t + "|w(" + c + ")\n" + t + "|rel(M)\n";
-    s += t + "|rel(L)\n";
+    const uint64_t t = (r >> 33) % static_cast<uint64_t>(threads), c = (r >> 40) % 4;
+    event(t, "acq", "L", UINT64_MAX);
+    if (nested) event(t, "acq", "M", UINT64_MAX);
+    event(t, "r", "c", c);
+    event(t, "w", "c", c);
+    if (nested) {
+      event(t, "w", "c", c);
+      event(t, "rel", "M", UINT64_MAX);
+    }
+    event(t, "rel", "L", UINT64_MAX);
   }
   return s;
 }
