@@ -33,7 +33,7 @@ Trace counter_trace(uint64_t events, uint32_t threads) {
       s += '|';
       s += op;
       if (op[1] == '(') s += c;  // r(cK), w(cK)
-      s += ")\n";
+      s += ")|a\n";
     }
   }
   return parse_trace(s);

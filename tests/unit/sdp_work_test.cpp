@@ -30,7 +30,7 @@ std::string counter_trace(int sections, int threads, bool nested) {
     s += '(';
     s += target;
     if (k != UINT64_MAX) s += std::to_string(k);
-    s += ")\n";
+    s += ")|a\n";
   };
   for (int k = 0; k < sections; ++k) {
     r = r * 6364136223846793005ull + 1442695040888963407ull;
