@@ -5,7 +5,7 @@
 // DaCapo programs (racepred generate --preset) are not here: sdp's dense per-(lock, variable)
 // slots and per-thread F_{t,x} rows, not S4, dominate them (docs/PERFORMANCE.md).
 //
-//   build/bench/sdp_bench [--benchmark_min_time=0.1s]
+//   build/bench/sdp_bench [--benchmark_min_time=0.1]
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
