@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "racepred/trace/error.hpp"
@@ -72,6 +73,12 @@ class LockSetTable {
   }
   // The locks of a set, sorted by id.
   std::vector<LockId> sorted_locks(SetId set) const;
+  // A non-empty set as (the set with one lock fewer, that lock): following the first member
+  // down to kEmptySet visits a chain of subsets that adds one lock at a time.
+  std::pair<SetId, LockId> split(SetId set) const {
+    const Node& n = nodes_[sets_[set].node];
+    return {nodes_[n.parent].set, n.lock};
+  }
 
   bool disjoint(SetId a, SetId b) const {
     if (a == b) return a == kEmptySet;
