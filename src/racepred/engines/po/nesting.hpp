@@ -99,8 +99,8 @@ class SectionLog {
       th.sorted.insert(std::upper_bound(th.sorted.begin(), th.sorted.end(), token), token);
   }
   // Logs the access for t's open sections (a repeat of the variable last logged inside the
-  // innermost section is skipped: it is in every open section already). Its log position, or
-  // kNoPos when nothing was logged.
+  // innermost section is skipped: it is in every open section already). Its log position when
+  // logged inside a deep section, else kNoPos.
   uint64_t access(const Event& e) {
     Thread& th = of(e.thread);
     if (th.live == 0) return kNoPos;
@@ -109,7 +109,7 @@ class SectionLog {
     const uint64_t end = th.base[k] + log.size();
     if (end > th.open.back().from[k] && log.back() == e.target) return kNoPos;
     log.push_back(e.target);
-    return end;
+    return th.deep != 0 ? end : kNoPos;
   }
   // Closes t's section on `token` into `out` (its ranges stay valid until t's next acquire);
   // false when t does not hold it. `steps`: entries looked at.
