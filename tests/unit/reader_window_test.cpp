@@ -2,6 +2,7 @@
 // dropped behind): the events, ids, lines and error positions must be those of one pass.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -25,7 +26,8 @@ std::string big_trace(size_t min_bytes) {
 
 TEST(ReaderWindows, MappedFileAcrossWindowsEqualsOnePass) {
   const std::string text = big_trace(40u << 20);
-  const auto path = std::filesystem::temp_directory_path() / "racepred_reader_window.std";
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("racepred_reader_window_" + std::to_string(::getpid()) + ".std");
   std::ofstream(path, std::ios::binary) << text;
   const Trace from_file = load_trace(path.string());
   const Trace from_text = parse_trace(text);
@@ -41,7 +43,8 @@ TEST(ReaderWindows, ErrorPastTheFirstWindowNamesItsLine) {
   std::string text = big_trace(20u << 20);
   const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
   text += "T1|wr(x)|9\n";
-  const auto path = std::filesystem::temp_directory_path() / "racepred_reader_window_bad.std";
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("racepred_reader_window_bad_" + std::to_string(::getpid()) + ".std");
   std::ofstream(path, std::ios::binary) << text;
   try {
     load_trace(path.string());
