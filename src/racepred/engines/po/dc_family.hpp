@@ -694,7 +694,19 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       if (ls[k] == l) return k;
     return kNotFound;
   }
-  size_t slot(LockId l, VariableId x) {
+  // The slot of (l, x), made if new: a scan of x's few locks inline, the rest out of line.
+  [[gnu::always_inline]] size_t slot(LockId l, VariableId x) {
+    if (x < ra_.size()) [[likely]] {
+      const VarSlots& v = ra_[x];
+      if (v.size() <= DeepSlotIndex::kShallow) [[likely]] {
+        const LockId* ls = v.locks();
+        for (size_t k = 0, m = v.size(); k < m; ++k)
+          if (ls[k] == l) return k;
+      }
+    }
+    return slot_slow(l, x);
+  }
+  [[gnu::noinline]] size_t slot_slow(LockId l, VariableId x) {
     grow_to(ra_, x);
     VarSlots& v = ra_[x];
     if (v.size() > DeepSlotIndex::kShallow) [[unlikely]] {

@@ -516,7 +516,17 @@ class Wcp final : public PoEngine<Wcp> {
       if (k->lock == l) return &k->pair;
     return nullptr;
   }
-  Latest& slot(LockId l, VariableId x, int kind) {
+  // The slot of (l, x, kind), made if new: a scan of x's few locks inline, the rest out of line.
+  [[gnu::always_inline]] Latest& slot(LockId l, VariableId x, int kind) {
+    if (x < latest_.size()) [[likely]] {
+      VarSlots& v = latest_[x];
+      if (v.size <= DeepSlotIndex::kShallow) [[likely]]
+        for (LockSlots *k = v.at.get(), *end = k + v.size; k != end; ++k)
+          if (k->lock == l) return k->pair.kind[kind];
+    }
+    return slot_slow(l, x, kind);
+  }
+  [[gnu::noinline]] Latest& slot_slow(LockId l, VariableId x, int kind) {
     grow_to(latest_, x);
     VarSlots& v = latest_[x];
     if (v.size > DeepSlotIndex::kShallow) [[unlikely]] {
