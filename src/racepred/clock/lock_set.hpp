@@ -112,6 +112,8 @@ class LockSetTable {
   size_t node_count() const { return nodes_.size(); }
   // Lock ids stored in the sorted lists of the small sets (a measure of the table's memory).
   size_t listed_locks() const { return pool_.size(); }
+  // Locks acquired again by releases out of order (a measure of their work).
+  uint64_t replayed() const { return replayed_; }
 
  private:
   struct Node {
@@ -157,6 +159,7 @@ class LockSetTable {
   std::vector<LockId> pool_;                            // the sorted lock lists of the small sets
   std::unordered_multimap<uint64_t, SetId> set_index_;  // by hash; only when a node is created
   std::vector<LockId> scratch_;
+  uint64_t replayed_ = 0;
   // Scratch for the large-set paths: a stamp per lock id, and memoised disjointness of pairs of
   // sets (key: smaller id << 32 | larger id), bounded by kMemo entries.
   mutable std::vector<uint32_t> stamp_;
