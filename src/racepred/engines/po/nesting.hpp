@@ -70,13 +70,7 @@ class SectionLog {
   const std::vector<LockId>& locks(ThreadId t) { return of(t).sorted; }
   // The annotated view's LH_t: "{l1,l2}" by name.
   AnnotationCell lock_set_column(ThreadId t, const Symbols& symbols) {
-    std::string s = "{";
-    for (LockId l : locks(t)) {
-      if (s.size() > 1) s += ',';
-      if (is_read_mode(l)) s += "r:";
-      s += std::string(symbols.locks.name(lock_of(l)));
-    }
-    return {"LH_t", s + "}"};
+    return lock_set_cell(locks(t), symbols);
   }
 
   // A section on `token` opens; `active`: the rule-(a) loop looks at it.
