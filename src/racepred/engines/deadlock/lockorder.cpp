@@ -122,9 +122,13 @@ class LockOrder final : public DispatchEngine<LockOrder> {
 
   void take(EventId id, const Event& e, LockId token) {
     Thread& t = threads_[e.thread];
-    if (!t.held.empty() && !locksets_.holds(t.node, token) &&
-        !locksets_.holds(t.node, token ^ kReadMode))
-      depend(id, e, t, token);
+    // Well-formed traces never take a lock the thread holds (the validator normalises
+    // re-entrant acquires and rejects mode changes), so no test here: in a deep lock set it
+    // would cost the depth at every acquire.
+    RACEPRED_DCHECK(!locksets_.holds(t.node, token) && !locksets_.holds(t.node, token ^ kReadMode),
+                    "a thread acquires a lock it does not hold");
+    if (!t.held.empty()) depend(id, e, t, token);
+    locks_ = std::max(locks_, size_t{lock_of(token)} + 1);
     t.held.push_back(Held{token, id, e.location});
     t.node = locksets_.acquire(t.node, token);
   }
@@ -187,6 +191,7 @@ class LockOrder final : public DispatchEngine<LockOrder> {
   LockSetTable locksets_;
   ThreadClocks clocks_{/*lock_order=*/false};
   bool read_locks_ = false;
+  size_t locks_ = 0;  // lock ids seen: [0, locks_)
   std::vector<VectorClock> snapshots_;
   std::vector<Dependency> deps_;
   std::unordered_map<Key, uint32_t, KeyHash> index_;
@@ -202,12 +207,7 @@ class LockOrder final : public DispatchEngine<LockOrder> {
 // The locks on some cycle of the graph of locks and lock sets (see the file comment), by
 // Tarjan's strongly connected components, iteratively.
 std::vector<char> LockOrder::cyclic_locks() const {
-  size_t locks = 0;
-  for (const Dependency& d : deps_) {
-    locks = std::max(locks, size_t{lock_of(d.requested)} + 1);
-    locksets_.for_each_lock(d.held,
-                            [&](LockId h) { locks = std::max(locks, size_t{lock_of(h)} + 1); });
-  }
+  const size_t locks = locks_;
   // Nodes: locks [0, locks), then sets (locks + set id). Edges are built for the sets the
   // dependencies hold and their chains of smaller sets.
   const size_t n = locks + locksets_.set_count();
