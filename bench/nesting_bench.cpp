@@ -1,8 +1,9 @@
 // Every online engine on deeply nested critical sections: thread T0 acquires N locks, writes N
-// variables inside all of them, releases them innermost first; T1 then writes the same variables
-// without a lock (4N events, in memory: reading and validation excluded). Engines whose cost
-// per event does not depend on the nesting depth take about the same ns/event at every N; the
-// rule-(a) engines (wcp, dc-tp, wdc, wdp) keep a slot per (lock, variable) pair, N^2 here.
+// variables inside all of them and releases them; T1 then writes the same variables (4N events,
+// in memory: reading and validation excluded). Three variants: T0 releases innermost first
+// (BM_Nested), outermost first (BM_NestedOuter), or T1 takes the same N locks around its
+// writes (BM_NestedShared, 6N events). Every engine's cost per event is about the same at every
+// N (docs/PERFORMANCE.md "Deep nesting").
 //
 //   build/bench/nesting_bench [--benchmark_filter=wcp] [--benchmark_min_time=0.1s]
 #include <benchmark/benchmark.h>
@@ -10,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "engine_loop.hpp"
 #include "racepred/driver/registry.hpp"
@@ -19,40 +21,45 @@
 namespace racepred {
 namespace {
 
-const Trace& nested(int64_t n) {
-  static std::map<int64_t, Trace> cache;
-  auto it = cache.find(n);
+enum Variant { kInner, kOuter, kShared };
+
+const Trace& nested(int64_t n, Variant v) {
+  static std::map<std::pair<int64_t, int>, Trace> cache;
+  auto it = cache.find({n, v});
   if (it == cache.end()) {
     std::string text;
     for (int64_t i = 0; i < n; ++i) text += "T0|acq(l" + std::to_string(i) + ")|1\n";
     for (int64_t i = 0; i < n; ++i) text += "T0|w(x" + std::to_string(i) + ")|2\n";
-    for (int64_t i = n; i-- > 0;) text += "T0|rel(l" + std::to_string(i) + ")|3\n";
+    if (v == kOuter)
+      for (int64_t i = 0; i < n; ++i) text += "T0|rel(l" + std::to_string(i) + ")|3\n";
+    else
+      for (int64_t i = n; i-- > 0;) text += "T0|rel(l" + std::to_string(i) + ")|3\n";
+    if (v == kShared)
+      for (int64_t i = 0; i < n; ++i) text += "T1|acq(l" + std::to_string(i) + ")|5\n";
     for (int64_t i = 0; i < n; ++i) text += "T1|w(x" + std::to_string(i) + ")|4\n";
-    it = cache.emplace(n, parse_trace(text)).first;
+    if (v == kShared)
+      for (int64_t i = n; i-- > 0;) text += "T1|rel(l" + std::to_string(i) + ")|6\n";
+    it = cache.emplace(std::make_pair(n, int{v}), parse_trace(text)).first;
   }
   return it->second;
 }
 
-void BM_Nested(benchmark::State& state, const std::string& engine) {
-  const Trace& t = nested(state.range(0));
+void BM_Nested(benchmark::State& state, const std::string& engine, Variant v) {
+  const Trace& t = nested(state.range(0), v);
   run_engine_loop(state, t, engine);
 }
 
-// The rule-(a) engines hold N^2 slots: 10,000 would need gigabytes, so they run to 2,000.
-bool quadratic(const std::string& engine) {
-  return engine == "wcp" || engine == "dc-tp" || engine == "wdc" || engine == "wdp";
-}
-
 [[maybe_unused]] const bool registered = [] {
+  const std::pair<const char*, Variant> variants[] = {
+      {"BM_Nested/", kInner}, {"BM_NestedOuter/", kOuter}, {"BM_NestedShared/", kShared}};
   for (const EngineInfo& info : engine_registry()) {
     if (info.mode != EngineMode::Online) continue;
-    auto* b =
-        benchmark::RegisterBenchmark(("BM_Nested/" + info.name).c_str(), BM_Nested, info.name);
-    if (quadratic(info.name))
-      b->Arg(500)->Arg(1000)->Arg(2000);
-    else
-      b->Arg(2000)->Arg(10000);
-    b->Unit(benchmark::kMillisecond)->UseRealTime();
+    for (const auto& [prefix, v] : variants)
+      benchmark::RegisterBenchmark((prefix + info.name).c_str(), BM_Nested, info.name, v)
+          ->Arg(2000)
+          ->Arg(10000)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
   }
   return true;
 }();

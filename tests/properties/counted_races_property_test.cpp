@@ -70,12 +70,18 @@ Trace crowd_trace(uint64_t seed) {
   std::string text;
   uint32_t loc = 0;
   const uint64_t reuse = seed % 3 == 1 ? 10 : 0;  // one line in `reuse` at an early location
+  std::set<uint32_t> reused;
   const auto line = [&](uint32_t t, const std::string& op) {
     // A location used again is one of the first few hundred lines': its first racy event had
     // few partners, so the listing run keeps its location pairs exact (RaceSink::kGroupList).
-    const uint32_t l = loc > 0 && reuse > 0 && rng.below(reuse) == 0
-                           ? static_cast<uint32_t>(rng.below(std::min<uint32_t>(loc, 300)))
-                           : loc++;
+    // Each early location is used at most twice, so that no racy event meets more than
+    // kGroupList partners at one location and the listing run's location pairs stay exact.
+    uint32_t l = loc;
+    if (loc > 0 && reuse > 0 && rng.below(reuse) == 0) {
+      const auto early = static_cast<uint32_t>(rng.below(std::min<uint32_t>(loc, 300)));
+      if (reused.insert(early).second) l = early;
+    }
+    if (l == loc) ++loc;
     text.append("T").append(std::to_string(t)).append("|").append(op).append("|L");
     text.append(std::to_string(l)).append("\n");
   };

@@ -232,10 +232,13 @@ TEST_P(MediumGuarantees, ReferencesHoldOnMediumTracesWithReadLocks) {
   check_medium(info, 0.5);
 }
 
+// Every race engine. The deadlock engines report no races: their findings are checked against
+// their own definitions (tests/properties/lockorder_property_test.cpp).
 std::vector<std::string> engine_names(bool with_exact) {
   std::vector<std::string> names;
   for (const EngineInfo& info : engine_registry())
-    if (with_exact || info.family != "exact") names.push_back(info.name);
+    if ((with_exact || info.family != "exact") && info.family != "deadlock")
+      names.push_back(info.name);
   return names;
 }
 

@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -110,6 +111,7 @@ RaceSink run_plain(const std::string& engine, const Trace& trace) {
                     : engine == "wcp" ? po::make_wcp_plain
                     : engine == "dc"  ? po::make_dc_plain
                     : engine == "wdp" ? po::make_wdp_plain
+                    : engine == "sdp" ? po::make_sdp_plain
                                       : po::make_wdc_plain,
                     trace);
 }
@@ -160,6 +162,45 @@ TEST(PoProperty, PlainVersionsEqualTheirDefinitions) {
 }
 TEST(PoProperty, WdpEqualsItsDefinition) {
   check_engine_against_reference("wdp", 7000, iterations(12000));
+}
+
+// sdp keeps only the S4 state that can still matter (engines/po/sdp.cpp); its first version
+// (tests/support/sdp_plain.cpp) keeps every (write, earlier section) pair. Both report the same
+// races, in the same order, on the random mixes (nested locks, forks and joins, read-write
+// locks), longer ones than the definition can judge, and many sections on one or two locks.
+TEST(PoProperty, SdpEqualsItsFirstVersion) {
+  const auto races_of = [](const RaceSink& sink) {
+    std::vector<std::tuple<EventId, EventId, VariableId>> out;
+    for (const Race& r : sink.races()) out.emplace_back(r.first.event, r.second.event, r.variable);
+    return out;
+  };
+  size_t racy = 0;
+  const int count = iterations(6000);
+  for (int k = 0; k < count; ++k) {
+    const uint64_t seed = 110000 + static_cast<uint64_t>(k);
+    Rng rng(seed);
+    GeneratorOptions o = random_options(seed);
+    if (k % 3 == 1) o.read_lock_share = 0.2 + 0.2 * static_cast<double>(rng.below(3));
+    if (k % 2 == 0) {  // longer, more threads
+      o.events *= 2 + rng.below(12);
+      o.threads += static_cast<uint32_t>(rng.below(6));
+    }
+    if (k % 5 == 4) {  // lock-protected counters: many sections on one or two locks
+      o.locks = 1 + static_cast<uint32_t>(rng.below(2));
+      o.variables = 1 + static_cast<uint32_t>(rng.below(2));
+      o.cs_share = 0.95;
+      o.guarded_share = 0.9;
+      o.write_share = 0.6;
+      o.nesting = 1 + static_cast<uint32_t>(rng.below(2));
+    }
+    const Trace trace = generate_trace(o);
+    const RaceSink first = run_plain("sdp", trace);
+    const RaceSink now = run_engine("sdp", trace);
+    ASSERT_EQ(races_of(now), races_of(first)) << "seed " << seed << "\n" << to_std_text(trace);
+    ASSERT_EQ(verdict_of(now).racy_events, verdict_of(first).racy_events) << "seed " << seed;
+    racy += !now.races().empty();
+  }
+  EXPECT_GT(racy, static_cast<size_t>(count) / 10);  // not only race-free traces
 }
 
 // Read-write locks: half of the acquires in read mode, against the reduction in the reference.

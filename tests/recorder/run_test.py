@@ -5,6 +5,7 @@ with `racepred record`, and checks the expectations written in the program's com
   // expect ENGINE: none           the engine reports no race
   // expect ENGINE: race NAME      some reported race is on a variable whose name starts with NAME
   // expect ENGINE: no-race NAME   no reported race is on such a variable
+  // expect ENGINE: deadlocks N     the engine reports exactly N deadlocks
   // expect check: well-formed     `racepred check` accepts the trace
   // expect events: at-most N       the trace has at most N events
   // expect location-OP: TEXT      the location of every OP event (fork, join, acq, ...) of
@@ -146,9 +147,14 @@ def check_trace(args, trace, expects):
             if (what == "well-formed") != ok:
                 failures.append(f"check: expected {what}, got: {chk.stdout.strip()} {chk.stderr.strip()}")
             continue
-        races = results[engine]
+        races = [f for f in results[engine] if f["kind"] != "deadlock"]
+        deadlocks = [f for f in results[engine] if f["kind"] == "deadlock"]
         names = sorted({r["variable"] for r in races})
-        if what == "none":
+        if what.startswith("deadlocks "):
+            if len(deadlocks) != int(what.split()[1]):
+                cycles = [[step["requested"] for step in d["cycle"]] for d in deadlocks]
+                failures.append(f"{engine}: expected {what}, got {len(deadlocks)}: {cycles}")
+        elif what == "none":
             if races:
                 failures.append(f"{engine}: expected no race, got races on {names}")
         elif what.startswith("race "):

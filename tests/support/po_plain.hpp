@@ -14,5 +14,7 @@ std::unique_ptr<Engine> make_wcp_plain(EngineContext& context);
 std::unique_ptr<Engine> make_dc_plain(EngineContext& context);
 std::unique_ptr<Engine> make_wdc_plain(EngineContext& context);
 std::unique_ptr<Engine> make_wdp_plain(EngineContext& context);
+// sdp as first written (every S4 record kept and scanned): tests/support/sdp_plain.cpp.
+std::unique_ptr<Engine> make_sdp_plain(EngineContext& context);
 
 }  // namespace racepred::po

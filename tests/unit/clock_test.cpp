@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "racepred/clock/event_set.hpp"
 #include "racepred/clock/id_table.hpp"
+#include "racepred/clock/slot_map.hpp"
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/trace/error.hpp"
 
@@ -183,6 +185,80 @@ TEST(ThreadClocks, SlotsStayTheIdentityUntilTheBudgetIsPassed) {
   EXPECT_EQ(c.slot(3), 2u);
   EXPECT_EQ(c.threads(), 3u);
   EXPECT_EQ(c.thread_at(0, 1), 0u);
+}
+
+// The slot map ThreadClocks and Goldilocks share: a slot is reused only after its thread ended
+// and only when the engine's test allows it; values in a slot map back to the thread that had
+// them.
+TEST(SlotMap, ReusesASlotAfterItsThreadEndedAndMapsValuesBack) {
+  SlotMap m;
+  EXPECT_EQ(m.find(0), SlotMap::kNoSlot);
+  EXPECT_EQ(m.add(0), 0u);
+  EXPECT_EQ(m.add(5), 1u);  // slots are numbered in order of first need, not by thread id
+  EXPECT_EQ(m.add(2), 2u);
+  EXPECT_EQ(m.find(5), 1u);
+  EXPECT_EQ(m.slots(), 3u);
+  const auto any = [](const SlotMap::FreeSlot&) { return true; };
+  // Before any thread ended there is nothing to reuse.
+  EXPECT_FALSE(m.has_free());
+  EXPECT_FALSE(m.take_free(any).has_value());
+
+  // Thread 5 ends with value 7 in slot 1 and loses its slot (release).
+  EXPECT_TRUE(m.retire(1, 7, 42, /*release=*/true));
+  EXPECT_EQ(m.find(5), SlotMap::kNoSlot);
+  EXPECT_TRUE(m.has_free());
+  // The engine's test decides; a refused slot stays free.
+  std::vector<uint64_t> seen;
+  EXPECT_FALSE(m.take_free([&](const SlotMap::FreeSlot& f) {
+                  seen.push_back(f.at);
+                  EXPECT_EQ(f.slot, 1u);
+                  EXPECT_EQ(f.last, 7u);
+                  return false;
+                }).has_value());
+  EXPECT_EQ(seen, std::vector<uint64_t>{42});
+  const std::optional<SlotMap::FreeSlot> f = m.take_free(any);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->slot, 1u);
+  EXPECT_FALSE(m.has_free());
+  m.move_in(9, f->slot, 8);  // thread 9 continues after thread 5's last value
+  EXPECT_EQ(m.find(9), 1u);
+  EXPECT_EQ(m.slots(), 3u);  // no new slot
+  EXPECT_EQ(m.tenant(1), 9u);
+  EXPECT_EQ(m.tenant_count(1), 2u);
+  EXPECT_EQ(m.thread_at(1, 0), 5u);
+  EXPECT_EQ(m.thread_at(1, 1), 5u);
+  EXPECT_EQ(m.thread_at(1, 7), 5u);
+  EXPECT_EQ(m.thread_at(1, 8), 9u);
+  EXPECT_EQ(m.thread_at(1, 100), 9u);
+  EXPECT_EQ(m.thread_at(0, 100), 0u);
+  // Thread 5 appearing again gets a fresh slot.
+  EXPECT_EQ(m.add(5), 3u);
+  EXPECT_EQ(m.thread_at(3, 1), 5u);
+}
+
+TEST(SlotMap, AThreadThatKeepsItsSlotLosesItOnlyToTheNextThread) {
+  SlotMap m;
+  m.add(0);
+  m.add(1);
+  m.add(2);
+  EXPECT_TRUE(m.retire(1, 3, 0, /*release=*/false));
+  EXPECT_TRUE(m.retire(2, 4, 0, /*release=*/false));
+  EXPECT_FALSE(m.retire(1, 5, 0, /*release=*/false));  // free already (joined twice)
+  EXPECT_EQ(m.find(1), 1u);                            // kept until another thread takes it
+  // The most recently freed slot first.
+  const std::optional<SlotMap::FreeSlot> f =
+      m.take_free([](const SlotMap::FreeSlot&) { return true; });
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->slot, 2u);
+  EXPECT_EQ(f->last, 4u);
+  m.move_in(7, 2, 5);
+  EXPECT_EQ(m.find(2), SlotMap::kNoSlot);
+  EXPECT_EQ(m.find(7), 2u);
+  EXPECT_EQ(m.find(1), 1u);  // its slot is still free, not taken
+  EXPECT_TRUE(m.has_free());
+  EXPECT_EQ(m.thread_at(2, 4), 2u);
+  EXPECT_EQ(m.thread_at(2, 5), 7u);
+  EXPECT_TRUE(m.retire(2, 9, 0, /*release=*/false));  // thread 7 ends: free again
 }
 
 TEST(ThreadClocks, AClockThatWouldWrapIsAnError) {

@@ -128,6 +128,7 @@ const std::map<std::string, Pairs>& expected_on_families_trace() {
       {"dc", predictable},
       {"wdc", predictable},
       {"wdp", predictable},
+      {"syncp", predictable},  // T1's section can run before T0 takes l (sync-preserving)
       {"pwr", predictable},
       {"pwr-unbounded", predictable},
       {"pwr-edges", predictable},
@@ -137,6 +138,7 @@ const std::map<std::string, Pairs>& expected_on_families_trace() {
       {"pwr-e", predictable},
       {"pwr-e-unbounded", predictable},
       {"adjacent", none},
+      {"lockorder", none},  // deadlocks only (no lock is nested here)
   };
   return expected;
 }

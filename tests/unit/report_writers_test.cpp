@@ -455,6 +455,7 @@ TEST(FindingText, DeadlockCycleWithLocksHeldAndWitness) {
   write_text_finding(out, f.trace.symbols, f.deadlock(), "lockorder");
   EXPECT_EQ(out.str(),
             "WARNING: deadlock (engine lockorder): a cycle of 2 threads\n"
+            "  Cycle in lock order graph: m => n => m\n"
             "  Thread T1 holds m (acquired at A, event 1) and requests n at B (event 2)\n"
             "  Thread T2 holds n (acquired at C, event 5) and requests m at D (event 6)\n"
             "  Witness: 2 events: 1 5\n");

@@ -57,12 +57,22 @@ LockSetTable::NodeId LockSetTable::acquire(NodeId node, LockId lock) {
 LockSetTable::NodeId LockSetTable::release(NodeId node, LockId lock) {
   if (nodes_[node].lock == lock && node != kRoot) return nodes_[node].parent;  // LIFO order
   if (!holds(node, lock)) return node;
-  // Released out of order: replay the other acquisitions from the root.
+  // Released out of order: the set without `lock` needs a node whose parent chain holds exactly
+  // its locks. The locks acquired before `lock` keep their node; those after it are acquired
+  // again from there, in the same order. But when `lock` is the first of the chain (the thread
+  // releases in acquire order), the rest is acquired again in reverse order: the next lock of
+  // the thread's order is then the last of the chain and its release a step to the parent, so
+  // releasing N nested locks outermost first costs O(N), not O(N^2) nodes and time.
   scratch_.clear();
-  for (NodeId n = node; n != kRoot; n = nodes_[n].parent) scratch_.push_back(nodes_[n].lock);
-  NodeId result = kRoot;
-  for (auto it = scratch_.rbegin(); it != scratch_.rend(); ++it)
-    if (*it != lock) result = child(result, *it);
+  NodeId n = node;
+  for (; nodes_[n].lock != lock; n = nodes_[n].parent) scratch_.push_back(nodes_[n].lock);
+  NodeId result = nodes_[n].parent;
+  replayed_ += scratch_.size();
+  if (result == kRoot && scratch_.size() > 1) {
+    for (LockId l : scratch_) result = child(result, l);
+  } else {
+    for (auto it = scratch_.rbegin(); it != scratch_.rend(); ++it) result = child(result, *it);
+  }
   return result;
 }
 

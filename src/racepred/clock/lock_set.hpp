@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "racepred/trace/error.hpp"
@@ -72,6 +73,12 @@ class LockSetTable {
   }
   // The locks of a set, sorted by id.
   std::vector<LockId> sorted_locks(SetId set) const;
+  // A non-empty set as (the set with one lock fewer, that lock): following the first member
+  // down to kEmptySet visits a chain of subsets that adds one lock at a time.
+  std::pair<SetId, LockId> split(SetId set) const {
+    const Node& n = nodes_[sets_[set].node];
+    return {nodes_[n.parent].set, n.lock};
+  }
 
   bool disjoint(SetId a, SetId b) const {
     if (a == b) return a == kEmptySet;
@@ -105,6 +112,8 @@ class LockSetTable {
   size_t node_count() const { return nodes_.size(); }
   // Lock ids stored in the sorted lists of the small sets (a measure of the table's memory).
   size_t listed_locks() const { return pool_.size(); }
+  // Locks acquired again by releases out of order (a measure of their work).
+  uint64_t replayed() const { return replayed_; }
 
  private:
   struct Node {
@@ -150,6 +159,7 @@ class LockSetTable {
   std::vector<LockId> pool_;                            // the sorted lock lists of the small sets
   std::unordered_multimap<uint64_t, SetId> set_index_;  // by hash; only when a node is created
   std::vector<LockId> scratch_;
+  uint64_t replayed_ = 0;
   // Scratch for the large-set paths: a stamp per lock id, and memoised disjointness of pairs of
   // sets (key: smaller id << 32 | larger id), bounded by kMemo entries.
   mutable std::vector<uint32_t> stamp_;

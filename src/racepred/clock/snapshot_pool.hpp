@@ -367,8 +367,9 @@ class SnapshotPool {
     }
     return out;
   }
-  // Nothing refers to s any more: its row or delta is freed, and its base unreferenced.
-  void release(uint32_t s) {
+  // Nothing refers to s any more: its row or delta is freed, and its base unreferenced. Out of
+  // line, so that unref() (a decrement and a test) inlines into the engines.
+  [[gnu::noinline]] void release(uint32_t s) {
     for (;;) {
       free_.push_back(s);
       const ThreadId t = thread_[s];

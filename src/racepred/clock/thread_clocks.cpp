@@ -1,7 +1,7 @@
 #include "racepred/clock/thread_clocks.hpp"
 
 #include <algorithm>
-#include <iterator>
+#include <optional>
 #include <string>
 
 #include "racepred/trace/error.hpp"
@@ -229,65 +229,45 @@ const Clock* ThreadClocks::unpacked_rel(LockId y) {
 }
 
 ThreadId ThreadClocks::thread_at(uint32_t s, Clock k) const {
-  if (!mapped_) return s;
-  const std::vector<Tenant>& t = tenants_[s];
-  // The last tenant whose first clock is at most k (the first tenant starts at 1; k = 0 is
-  // nobody's epoch and maps to it).
-  auto it =
-      std::upper_bound(t.begin(), t.end(), k, [](Clock c, const Tenant& x) { return c < x.first; });
-  return it == t.begin() ? t.front().thread : std::prev(it)->thread;
+  return mapped_ ? slots_.thread_at(s, k) : s;
 }
 
 void ThreadClocks::start_mapping() {
   mapped_ = true;
-  slot_of_.resize(std::max(slot_of_.size(), threads_), kNoSlot);
-  tenants_.resize(threads_);
-  for (size_t t = 0; t < threads_; ++t) {
-    slot_of_[t] = static_cast<uint32_t>(t);
-    tenants_[t] = {Tenant{1, static_cast<ThreadId>(t)}};
-  }
+  for (size_t t = 0; t < threads_; ++t) slots_.add(static_cast<ThreadId>(t));  // identity
   for (ThreadId j : joined_) retire(j);
   joined_.clear();
   joined_.shrink_to_fit();
 }
 
 bool ThreadClocks::new_slot(ThreadId t) {
-  if (t >= slot_of_.size())
-    slot_of_.resize(std::max<size_t>(size_t{t} + 1, slot_of_.size() * 3 / 2), kNoSlot);
-  const uint32_t s = static_cast<uint32_t>(threads_);
-  slot_of_[t] = s;
-  tenants_.push_back({Tenant{1, t}});
+  const uint32_t s = slots_.add(t);  // == threads_: slots are numbered as the rows
   return grow(s);
 }
 
 bool ThreadClocks::take_free_slot(ThreadId i, ThreadId j) {
   add_thread(i);
   const Clock* ti = th(i);
-  // The most recently freed slots first; a bounded look keeps a fork O(1) in slot count.
-  const size_t n = free_.size();
-  for (size_t q = n; q > 0 && q + 16 > n; --q) {
-    const FreeSlot f = free_[q - 1];
-    if (ti[f.slot] < f.last) continue;
-    free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(q - 1));
-    Clock* tj;
-    if (sparse_) {
-      sparse_copy(f.slot, slot(i));
-      tj = row(f.slot);
-    } else {
-      tj = th_.row(f.slot);
-      copy_clock(tj, ti, stride());
-    }
-    Clock next = tj[f.slot];  // Th(j) = Th(i) with the slot's entry past the old thread
-    increment_clock(next, j);
-    if (sparse_)
-      raise(resident_[f.slot], tj, f.slot, next);  // (the entry may have been 0: lower_slot)
-    else
-      tj[f.slot] = next;
-    slot_of_[j] = f.slot;
-    tenants_[f.slot].push_back(Tenant{tj[f.slot], j});
-    return true;
+  // Reusable when i knows every event of the slot's last thread.
+  const std::optional<SlotMap::FreeSlot> f =
+      slots_.take_free([ti](const SlotMap::FreeSlot& f) { return ti[f.slot] >= f.last; });
+  if (!f) return false;
+  Clock* tj;
+  if (sparse_) {
+    sparse_copy(f->slot, slot(i));
+    tj = row(f->slot);
+  } else {
+    tj = th_.row(f->slot);
+    copy_clock(tj, ti, stride());
   }
-  return false;
+  Clock next = tj[f->slot];  // Th(j) = Th(i) with the slot's entry past the old thread
+  increment_clock(next, j);
+  if (sparse_)
+    raise(resident_[f->slot], tj, f->slot, next);  // (the entry may have been 0: lower_slot)
+  else
+    tj[f->slot] = next;
+  slots_.move_in(j, f->slot, tj[f->slot]);
+  return true;
 }
 
 void ThreadClocks::retire(ThreadId j) {
@@ -295,10 +275,9 @@ void ThreadClocks::retire(ThreadId j) {
     joined_.push_back(j);
     return;
   }
-  const uint32_t s = slot_of_[j];
+  const uint32_t s = slots_.find(j);
   if (s == kNoSlot) return;  // joined twice
-  free_.push_back(FreeSlot{s, row(s)[s]});
-  slot_of_[j] = kNoSlot;
+  slots_.retire(s, row(s)[s], 0, /*release=*/true);
 }
 
 }  // namespace racepred

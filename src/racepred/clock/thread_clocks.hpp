@@ -32,7 +32,8 @@
 // stride follows the threads alive at once, not all threads ever seen. Engines index rows and
 // entries by slot(t); with reuse off, slot(t) == t. With reuse on, slot(t) == t too until a
 // thread id reaches the budget or a fork needs a slot beyond it: only then are slots mapped
-// (slot_of_), so traces with few threads pay nothing for the mapping on the per-event path.
+// (a SlotMap, clock/slot_map.hpp: the slot reuse Goldilocks shares), so traces with few threads
+// pay nothing for the mapping on the per-event path.
 //
 // Sparse clocks (many threads alive at once). A row per slot is slots² entries:
 // 20,000 threads that are all alive are 1.6 GB of mostly zeros (a thread forked by T0 knows
@@ -63,6 +64,7 @@
 #include <vector>
 
 #include "racepred/clock/rows.hpp"
+#include "racepred/clock/slot_map.hpp"
 #include "racepred/clock/vector_clock.hpp"
 #include "racepred/trace/debug_check.hpp"
 #include "racepred/trace/event.hpp"
@@ -94,7 +96,7 @@ class ThreadClocks {
       if (!reuse_ || t < budget_) return grow(t);
       start_mapping();
     }
-    if (t < slot_of_.size() && slot_of_[t] != kNoSlot) [[likely]]
+    if (slots_.find(t) != kNoSlot) [[likely]]
       return false;
     return new_slot(t);
   }
@@ -110,11 +112,9 @@ class ThreadClocks {
   }
   bool reuses_slots() const { return reuse_; }
   // The slot of a known thread: the index of its row and of its entry in every clock.
-  uint32_t slot(ThreadId t) const { return mapped_ ? slot_of_[t] : t; }
+  uint32_t slot(ThreadId t) const { return mapped_ ? slots_[t] : t; }
   // Thread t has a slot: it is known and, with slot reuse, not joined.
-  bool has_slot(ThreadId t) const {
-    return mapped_ ? t < slot_of_.size() && slot_of_[t] != kNoSlot : t < threads_;
-  }
+  bool has_slot(ThreadId t) const { return mapped_ ? slots_.find(t) != kNoSlot : t < threads_; }
   // The thread whose clock value k is in slot s (an epoch s#k of an access). Cold path.
   ThreadId thread_at(uint32_t s, Clock k) const;
 
@@ -295,8 +295,7 @@ class ThreadClocks {
   bool fork(ThreadId i, ThreadId j) {
     if (reuse_ && i != j && threads_ >= budget_) [[unlikely]] {
       if (!mapped_) start_mapping();
-      if (j >= slot_of_.size()) slot_of_.resize(size_t{j} + 1, kNoSlot);
-      if (slot_of_[j] == kNoSlot && take_free_slot(i, j)) return false;
+      if (slots_.find(j) == kNoSlot && take_free_slot(i, j)) return false;
     }
     const bool grew = add_thread(j);
     if (i != j) join_slots(slot(j), slot(i));
@@ -432,7 +431,7 @@ class ThreadClocks {
   // RowRef's checks: the clocks did not grow since, the row is where it was (in sparse mode:
   // still unpacked), and its slot has the same thread.
   size_t tenants_of(uint32_t s) const {
-    return mapped_ ? tenants_[s].size() : 1;
+    return mapped_ ? slots_.tenant_count(s) : 1;
   }
   void check_row(const RowRef& r) const {
     RACEPRED_DCHECK(r.generation_ == generation_,
@@ -448,22 +447,14 @@ class ThreadClocks {
   uint64_t generation_ = 0;  // bumped whenever the rows may move
 #endif
 
-  static constexpr uint32_t kNoSlot = UINT32_MAX;
-  struct FreeSlot {
-    uint32_t slot;
-    Clock last;  // Th(j)(slot) of the thread joined last in the slot
-  };
-  struct Tenant {
-    Clock first;  // the first clock value of the thread in the slot
-    ThreadId thread;
-  };
+  static constexpr uint32_t kNoSlot = SlotMap::kNoSlot;
   bool reuse_ = false;
-  bool mapped_ = false;  // slots go through slot_of_ (only with reuse_)
+  bool mapped_ = false;  // slots go through slots_ (only with reuse_)
   size_t budget_ = SIZE_MAX;
-  std::vector<ThreadId> joined_;              // before the mapping: the joined threads
-  std::vector<uint32_t> slot_of_;             // thread → slot, kNoSlot: none (yet, or joined)
-  std::vector<FreeSlot> free_;                // slots of joined threads
-  std::vector<std::vector<Tenant>> tenants_;  // per slot: its threads, by first clock
+  std::vector<ThreadId> joined_;  // before the mapping: the joined threads
+  // Thread → slot, free slots with Th(j)(slot) of the thread joined last there, and each slot's
+  // threads by first clock. A joined thread loses its slot at once (joined again: a fresh one).
+  SlotMap slots_;
 
   bool lock_order_;
   ClockRows<Clock> th_;    // Th(i), one row per thread (dense mode; sparse: only the stride)

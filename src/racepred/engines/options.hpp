@@ -17,6 +17,10 @@ struct EngineOptions {
   // Not a setting, a probe: when set, counts the delta snapshots the engines' SnapshotPools make
   // (tests: snapshot_delta_stride took effect). Atomic: analyze runs engines on several threads.
   std::atomic<size_t>* snapshot_deltas_made = nullptr;
+  // A probe as well: when set, wcp, dc, wdc, dc-tp and wdp add the steps of their rule-(a)
+  // bookkeeping (slots filled, sections and records looked at) at finish() (tests: the work on
+  // deeply nested sections grows linearly).
+  std::atomic<uint64_t>* rule_a_steps = nullptr;
 };
 
 // Where a setting is offered: analyze and compare (Bounds), analyze and exact (Budget), nowhere

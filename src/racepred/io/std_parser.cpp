@@ -315,29 +315,38 @@ inline bool StdParser::vector_line(const char* s, const char*& next, const char*
   const uint32_t newlines = find('\n');
   if (newlines == 0) return false;
   const unsigned n = static_cast<unsigned>(__builtin_ctz(newlines));  // line length
-  const uint32_t bars = find('|') & ((uint32_t{1} << n) - 1);
-  if (find('\\') & ((uint32_t{1} << n) - 1)) return false;  // an escaped name: slow path
+  // '|' (0x7C) and '\\' (0x5C) differ in bit 0x20 only: one compare finds both, so a line with
+  // an escaped name has more than two of them, or one of the two is no '|' (checked below with
+  // the operation and the ')'): the slow path then unescapes it.
+  const __m128i bit5 = _mm_set1_epi8(0x20);
+  const __m128i bar = _mm_set1_epi8('|');
+  const uint32_t bars =
+      (static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_or_si128(a, bit5), bar))) |
+       static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_or_si128(b, bit5), bar))) << 16) &
+      ((uint32_t{1} << n) - 1);
   const uint32_t after_first = bars & (bars - 1);
   // Exactly two '|', the first not in column 1.
   if ((bars & 1) || after_first == 0 || (after_first & (after_first - 1)) != 0) return false;
   const unsigned bar1 = static_cast<unsigned>(__builtin_ctz(bars));
   const unsigned bar2 = static_cast<unsigned>(__builtin_ctz(after_first));
-  const char* op_text = s + bar1 + 1;
   uint64_t w;
-  std::memcpy(&w, op_text, 8);
-  // Little-endian spellings of "r(", "w(", "acq(", "rel(", "fork(", "join(", in Op order;
-  // compared all at once (the op mix of a trace is too random for a branch per op).
-  const uint64_t w2 = w & 0xFFFF, w4 = w & 0xFFFFFFFF, w5 = w & 0xFFFFFFFFFF;
-  const unsigned match = unsigned{w2 == 0x2872} | unsigned{w2 == 0x2877} << 1 |
-                         unsigned{w4 == 0x28716361} << 2 | unsigned{w4 == 0x286C6572} << 3 |
-                         unsigned{w5 == 0x286B726F66} << 4 | unsigned{w5 == 0x286E696F6A} << 5;
+  std::memcpy(&w, s + bar1, 8);
+  // Little-endian spellings of "|r(", "|w(", "|acq(", "|rel(", "|fork(", "|join(", in Op order
+  // (the first '|' included); compared all at once (the op mix of a trace is too random for a
+  // branch per op).
+  const uint64_t w3 = w & 0xFFFFFF, w5 = w & 0xFFFFFFFFFF, w6 = w & 0xFFFFFFFFFFFF;
+  const unsigned match = unsigned{w3 == 0x28727C} | unsigned{w3 == 0x28777C} << 1 |
+                         unsigned{w5 == 0x287163617C} << 2 | unsigned{w5 == 0x286C65727C} << 3 |
+                         unsigned{w6 == 0x286B726F667C} << 4 | unsigned{w6 == 0x286E696F6A7C} << 5;
   if (match == 0) return false;
   const unsigned op_index = static_cast<unsigned>(__builtin_ctz(match));
   const Op op = static_cast<Op>(op_index);
   const unsigned kind = 0x554422u >> (4 * op_index) & 0xF;  // length of "r(", ..., "join("
   const unsigned arg = bar1 + 1 + kind;
-  // A non-empty argument, then ')' right before the second '|'.
-  if (arg + 1 >= bar2 || s[bar2 - 1] != ')') return false;
+  // A non-empty argument, then ")|" (the second '|').
+  uint16_t close;
+  std::memcpy(&close, s + bar2 - 1, 2);
+  if (arg + 1 >= bar2 || close != 0x7C29) return false;
   // No byte <= ' ' (whitespace, control) or >= 0x80 in the argument: those take the slow path.
   const __m128i space = _mm_set1_epi8(0x21);
   const uint32_t low = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmplt_epi8(a, space))) |

@@ -98,6 +98,12 @@ class RaceSink {
     }
     return true;
   }
+  // One more race of the pair just counted (count_race with the same first location and the
+  // same second event): its pair and racy event are known already, only the count changes.
+  void count_race_again() {
+    ++calls_;
+    ++race_count_;
+  }
   // Marks `second` as a racy event without reporting a pair (with add_uncounted_races).
   void mark_racy(const Access& second);
   // True while a race reported now would be kept. Online engines report in detection order,
@@ -184,8 +190,18 @@ class RaceSink {
   // Location pairs: the distinct pairs are reported_pairs_ plus counted_pairs_ (see above).
   enum class GroupMode : uint8_t { None, Set, Fresh, Lost };
   void track_pair(LocationId first, LocationId second, EventId event) {
-    if (event != group_event_) [[unlikely]]
-      start_group(second, event);
+    if (event != group_event_) [[unlikely]] {
+      // The common case inline: the last group needs no closing (it was not Fresh) and pairs at
+      // this second location are stored one by one (Set): no group bookkeeping.
+      if (group_mode_ != GroupMode::Fresh &&
+          (store_all_pairs_ || (second < second_state_.size() && second_state_[second] == 1))) {
+        group_event_ = event;
+        group_location_ = second;
+        group_mode_ = GroupMode::Set;
+      } else {
+        start_group(second, event);
+      }
+    }
     if (group_mode_ == GroupMode::Fresh) [[unlikely]] {
       count_fresh(first);
     } else if (group_mode_ == GroupMode::Set) {

@@ -129,6 +129,15 @@ void write_race_block(std::ostream& out, const Symbols& symbols, const Finding& 
 }
 
 void write_deadlock_block(std::ostream& out, const Symbols& symbols, const Deadlock& d) {
+  // The locks in cycle order, as ThreadSanitizer prints them: each step requests the lock the
+  // next one holds.
+  if (!d.cycle.empty()) {
+    out << "  Cycle in lock order graph: "
+        << printable(symbols.locks.name(d.cycle.back().requested));
+    for (const DeadlockStep& step : d.cycle)
+      out << " => " << printable(symbols.locks.name(step.requested));
+    out << '\n';
+  }
   for (const DeadlockStep& step : d.cycle) {
     out << "  Thread " << printable(symbols.threads.name(step.thread)) << " holds ";
     if (step.held.empty()) {

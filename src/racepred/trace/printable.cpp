@@ -42,7 +42,11 @@ bool hidden_control(uint32_t cp) {
 
 // Escapes the control characters of `text` (its first `keep` bytes) into `out`.
 void escape(std::string& out, std::string_view text, size_t keep, bool keep_newlines = false) {
-  for (size_t i = 0; i < keep; ++i) {
+  // Most names are plain ASCII: appended at once, not byte by byte.
+  size_t plain = 0;
+  while (plain < keep && static_cast<unsigned char>(text[plain]) - 0x20u < 0x5Fu) ++plain;
+  out.append(text.data(), plain);
+  for (size_t i = plain; i < keep; ++i) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c == '\n' && keep_newlines) {
       out += '\n';

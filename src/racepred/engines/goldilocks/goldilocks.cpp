@@ -53,11 +53,13 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "racepred/clock/lock_set.hpp"
+#include "racepred/clock/slot_map.hpp"
 #include "racepred/clock/thread_clocks.hpp"
 
 namespace racepred {
@@ -398,10 +400,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     append(SyncEntry{t, u, Op::Join, threads_[t].epoch});
     threads_[t].in_next = end_;
     increment_clock(threads_[u].epoch, e.target);
-    if (!threads_[u].free) {
-      threads_[u].free = true;
-      free_slots_.push_back(FreeSlot{u, last, at});
-    }
+    slots_.retire(u, last, at, /*release=*/false);  // (joined twice: free already)
   }
 
   Annotator* annotator() override { return this; }
@@ -443,7 +442,6 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     LockId innermost = kNone;  // the last acquired lock still held
     uint64_t in_next = 0;      // 1 + position of the last incoming entry (acquire, forked, join)
     uint32_t first_epoch = 1;  // the first epoch of the slot's current thread
-    bool free = false;         // its thread was joined: listed in free_slots_
   };
   // §3: the last access. §6: the last write (LSW) and the reads since (LSR): inline while one
   // thread reads; once a second one does, `reader` is a marker (event = kSharedReads) naming a
@@ -496,61 +494,50 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   // last events happen before the fork (ordered(), with u's last epoch). w continues s's epochs
   // (its first epoch follows u's last), and s's token stands for u and then w: every record of
   // u happens before w's events, so S(s, c) ⊇ S(s, c') for c ≤ c' still holds, u ∈ S ⇒ w ∈ S
-  // is right, and every memo stays valid. The slot's history of threads (owners_) names the
-  // thread of a record (its epoch) in reports. A thread joined again after its slot went to
-  // another thread starts a fresh slot (it passes on no order then, as in ThreadClocks).
+  // is right, and every memo stays valid. The slot's history of threads (its tenants) names the
+  // thread of a record (its epoch) in reports. A joined thread keeps its slot until another
+  // thread takes it; joined again after that, it starts a fresh slot (it passes on no order
+  // then, as in ThreadClocks). The map, free list and owners are the clock kit's SlotMap, which
+  // ThreadClocks uses too; the reuse test (ordered()) is this engine's.
   uint32_t slot_for(ThreadId t) {
-    if (t < slot_of_.size() && slot_of_[t] != kNone) [[likely]]
-      return slot_of_[t];
+    const uint32_t s = slots_.find(t);
+    if (s != SlotMap::kNoSlot) [[likely]]
+      return s;
     return new_slot(t);
   }
   [[gnu::noinline]] uint32_t new_slot(ThreadId t) {
-    if (t >= slot_of_.size()) slot_of_.resize(static_cast<size_t>(t) + 1, kNone);
-    const auto s = static_cast<uint32_t>(threads_.size());
+    const uint32_t s = slots_.add(t);  // == threads_.size(): slots are numbered as the state
     grow_threads(s);
-    owners_.push_back({Owner{1, t}});
-    slot_of_[t] = s;
     return s;
   }
   // The slot of thread w forked by the thread in slot i.
   uint32_t fork_slot(ThreadId w, uint32_t i) {
-    if ((w < slot_of_.size() && slot_of_[w] != kNone) || threads_.size() < slot_budget_ ||
-        free_slots_.empty()) [[likely]]
+    if (slots_.find(w) != SlotMap::kNoSlot || threads_.size() < slot_budget_ || !slots_.has_free())
+        [[likely]]
       return slot_for(w);
     return reuse_slot(w, i);
   }
   [[gnu::noinline]] uint32_t reuse_slot(ThreadId w, uint32_t i) {
-    // The most recently freed slots first; a bounded look keeps a fork O(1) in slot count.
-    const size_t n = free_slots_.size();
-    for (size_t q = n; q > 0 && q + 16 > n; --q) {
-      const FreeSlot f = free_slots_[q - 1];
+    // Reusable when the last events of the slot's thread u (its last epoch, up to its join)
+    // happen before the fork.
+    const std::optional<SlotMap::FreeSlot> f = slots_.take_free([&](const SlotMap::FreeSlot& f) {
       AccessRecord last;  // u's last events
       last.event = 0;
-      last.bits = f.joined_at << 1;
+      last.bits = f.at << 1;
       last.thread = f.slot;
-      last.epoch = f.epoch;
-      if (!ordered(last, i)) continue;
-      free_slots_.erase(free_slots_.begin() + static_cast<std::ptrdiff_t>(q - 1));
-      ThreadState& ts = threads_[f.slot];
-      slot_of_[owners_[f.slot].back().thread] = kNone;
-      owners_[f.slot].push_back(Owner{ts.epoch, w});
-      ts.first_epoch = ts.epoch;
-      ts.innermost = kNone;
-      ts.free = false;
-      held_[f.slot].clear();
-      if (w >= slot_of_.size()) slot_of_.resize(static_cast<size_t>(w) + 1, kNone);
-      slot_of_[w] = f.slot;
-      return f.slot;
-    }
-    return slot_for(w);
+      last.epoch = f.last;
+      return ordered(last, i);
+    });
+    if (!f) return slot_for(w);
+    ThreadState& ts = threads_[f->slot];
+    slots_.move_in(w, f->slot, ts.epoch);
+    ts.first_epoch = ts.epoch;
+    ts.innermost = kNone;
+    held_[f->slot].clear();
+    return f->slot;
   }
   // The thread of the access with epoch `epoch` in slot s.
-  ThreadId thread_at(uint32_t s, uint32_t epoch) const {
-    const std::vector<Owner>& owners = owners_[s];
-    auto it = std::upper_bound(owners.begin(), owners.end(), epoch,
-                               [](uint32_t c, const Owner& o) { return c < o.first_epoch; });
-    return std::prev(it)->thread;
-  }
+  ThreadId thread_at(uint32_t s, uint32_t epoch) const { return slots_.thread_at(s, epoch); }
   // The record belongs to the thread now in its slot.
   bool current_owner(const AccessRecord& r) const {
     return r.epoch >= threads_[r.thread].first_epoch;
@@ -1149,7 +1136,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     const bool summary = r.position() < base_;
     for (uint32_t k = 0; k < threads_.size(); ++k) {
       if (thread_stamp_[k] == g || (summary && sigma_threads_[k].get(r.thread) >= r.epoch)) {
-        set.threads.push_back(owners_[k].back().thread);
+        set.threads.push_back(slots_.tenant(k));
         add_held(k, set);
       }
     }
@@ -1284,21 +1271,11 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
   const uint64_t min_trim_;
   const uint64_t records_factor_;
 
-  // Thread slots (section "thread slots"): slot_of_ per thread id (kNone: none yet, or its
-  // slot went to another thread), the threads of each slot with their first epochs, and the
-  // slots of joined threads.
-  struct Owner {
-    uint32_t first_epoch;
-    ThreadId thread;
-  };
-  struct FreeSlot {
-    uint32_t slot;
-    uint32_t epoch;      // the last epoch of its thread's events
-    uint64_t joined_at;  // list position of the (first) join of that thread
-  };
-  std::vector<uint32_t> slot_of_;
-  std::vector<std::vector<Owner>> owners_;
-  std::vector<FreeSlot> free_slots_;
+  // Thread slots (section "thread slots"): the slot per thread id (none yet, or its slot went
+  // to another thread), the threads of each slot with their first epochs, and the slots of
+  // joined threads (FreeSlot: `last` the last epoch of its thread's events, `at` the list
+  // position of its (first) join).
+  SlotMap slots_;
   size_t slot_budget_;
   uint32_t cur_ = 0;  // the slot of the current event's thread
 

@@ -109,7 +109,14 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
       if (read_locks_ ? !disjoint_rw(locksets_, a.locks, ls) : !locksets_.disjoint(a.locks, ls))
         continue;
       if (!enumerate_) {  // the sink keeps no more races: count them
-        sink_.count_race(a.location, Access::of(id, e));
+        // An event's earlier accesses are mostly at one location: that pair is counted once.
+        if (a.location == counted_location_ && id == counted_event_) {
+          sink_.count_race_again();
+        } else {
+          sink_.count_race(a.location, Access::of(id, e));
+          counted_location_ = a.location;
+          counted_event_ = id;
+        }
         continue;
       }
       sink_.report(Race{Access{a.id, a.thread, a.location, a.op}, Access::of(id, e), e.target});
@@ -170,6 +177,9 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
   IdTable<LockSetTable::NodeId> nodes_{LockSetTable::kRoot};  // each thread's current lock set
   IdTable<Variable> variables_;
   bool enumerate_ = true;  // the current access reports its pairs one by one
+  // The pair count_race counted last: its first location and second event.
+  LocationId counted_location_ = 0;
+  EventId counted_event_ = kNoEvent;
 
   bool annotating_ = false;
   std::vector<std::pair<EventId, VectorClock>> pre_clocks_;

@@ -50,6 +50,7 @@
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/engines/clock_options.hpp"
 #include "racepred/engines/po/lockset_history.hpp"
+#include "racepred/engines/po/nesting.hpp"
 #include "racepred/engines/po/po_common.hpp"
 
 namespace racepred::po {
@@ -246,7 +247,9 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   explicit DcFlat(EngineContext& context)
       : Base(context),
         clocks_(false),
-        snaps_(SnapshotPool::kShortChain, snapshot_options(context.options)) {
+        snaps_(SnapshotPool::kShortChain, snapshot_options(context.options)),
+        open_(Config.lockset, static_cast<uint32_t>(context.options.po_deep_level)),
+        steps_probe_(context.options.rule_a_steps) {
     set_clock_options(clocks_, context.options, context.annotate);
     // Sparse clocks past the kit's threshold (many threads alive): every write into D_t goes
     // through clocks_ (join_into_slot, raise_slot, tick); D_t is read directly.
@@ -261,8 +264,12 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     acquire(id, e);
   }
   void acquire(EventId, const Event& e) {
-    const uint32_t s = clocks_.slot(e.thread);
-    open_.acquire(e.thread, section_token(e), d(s)[s]);  // entry: D_t(t) at the acquire
+    const ThreadId t = e.thread;
+    const uint32_t s = clocks_.slot(t);
+    const LockId token = section_token(e);
+    const bool active = open_.depth(t) < open_.deep_level() || !settled(t, s, token);
+    open_.acquire(t, token, d(s)[s], active);  // entry: D_t(t) at the acquire
+    if constexpr (Config.lockset) forget_held(t);
   }
   void release(EventId, const Event& e) {
     release_section(e.thread, clocks_.slot(e.thread), section_token(e));
@@ -277,6 +284,9 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   }
   void join(EventId, const Event& e) {
     if (clocks_.join(e.thread, e.target)) restride();  // D_t := D_t ⊔ D_u; u's slot free
+  }
+  void finish() override {
+    if (steps_probe_ != nullptr) *steps_probe_ += steps_;
   }
 
  protected:
@@ -377,6 +387,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   void join_kind(uint32_t s, const Clock* dt, const VarSlots& v, size_t k, int kind) {
     const Contributors& c = v.entry(k).kind[kind];
     if (c.thread == kNoThread || (c.thread != kSeveral && c.own <= dt[c.thread])) return;
+    ++joins_;
     if (c.thread == kSeveral) {
       join_contributors(s, dt, c.clock);
       return;
@@ -390,10 +401,11 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     const VariableId x = e.target;
     Clock* dt = d(s);
     if constexpr (!Config.write_read) {
-      if (x < ra_.size() && !ra_[x].empty()) rule_a(s, dt, t, x, e.op);  // rule (a) into f
+      if (x < ra_.size() && (!ra_[x].empty() || nested_.any(x)))
+        rule_a(s, dt, t, x, e.op);  // rule (a) into f
     }
     if constexpr (Config.lockset) {
-      const uint32_t held = filtered_.lock_sets().intern(open_.locks(t));
+      const uint32_t held = held_set(t);
       filtered_.check(*this, id, e, dt, held);
       filtered_.record(id, e, s, dt[s], held);
     } else {
@@ -404,32 +416,68 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       if (e.op == Op::Read && x < ra_.size())
         rule_a(s, dt, t, x, Op::Read);  // rule (a) into the branch after f
     }
-    open_.access(e);
+    const uint64_t pos = open_.access(e);
+    if (pos != SectionLog::kNoPos) [[unlikely]]
+      deep_access(t, x, e.op == Op::Write ? 1 : 0, pos);
+  }
+  // An access inside a deep section, at position pos of t's log.
+  [[gnu::noinline]] void deep_access(ThreadId t, VariableId x, int kind, uint64_t pos) {
+    nested_.accessed(t, x, kind, pos);
+    grow_to(ra_, x);  // rule_a() looks at ra_[x]
   }
 
   // Rule (a) for an access `op` of x by t from the earlier CSs of the locks t holds.
   [[gnu::always_inline]] void rule_a(uint32_t s, Clock* dt, ThreadId t, VariableId x, Op op) {
-    if (read_locks_) [[unlikely]] {
+    const std::vector<LockId>& active = open_.active(t);
+    const uint64_t joins = joins_;
+    steps_ += active.size();
+    if (read_locks_) [[unlikely]]
       rule_a_modes(s, dt, t, x, op);
-      return;
-    }
-    for (const OpenSections::Cs& cs : open_.of(t)) join_rule_a(s, dt, x, cs.lock, op);
+    else
+      for (LockId token : active) join_rule_a(s, dt, x, token, op);
+    if (active.size() > open_.deep_level() && joins != joins_) [[unlikely]]
+      settle(t, s);
+  }
+  // No rule-(a) join through l can add to D_t while t holds l (settled): every release of l is
+  // known to it (only t releases l meanwhile).
+  bool settled(ThreadId t, uint32_t s, LockId token) {
+    return rel_times_.known(lock_of(token), d(s), s, t, steps_);
+  }
+  // D_t grew: drops t's active sections that are settled now.
+  [[gnu::noinline]] void settle(ThreadId t, uint32_t s) {
+    open_.settle(t, [&](LockId token) { return settled(t, s, token); });
   }
   // The same once a lock was taken in read mode: a read section meets the write sections of l,
   // a write section also the read sections.
   [[gnu::noinline]] void rule_a_modes(uint32_t s, Clock* dt, ThreadId t, VariableId x, Op op) {
-    for (const OpenSections::Cs& cs : open_.of(t)) {
-      join_rule_a(s, dt, x, lock_of(cs.lock), op);
-      if (!is_read_mode(cs.lock)) join_rule_a(s, dt, x, cs.lock | kReadMode, op);
+    for (LockId token : open_.active(t)) {
+      join_rule_a(s, dt, x, lock_of(token), op);
+      if (!is_read_mode(token)) join_rule_a(s, dt, x, token | kReadMode, op);
     }
   }
   // D_t ⊔= the rule-(a) slot of (key, x) for an access `op` (key: l for the write sections of
   // l, l | kReadMode for its read sections).
   [[gnu::always_inline]] void join_rule_a(uint32_t s, Clock* dt, VariableId x, LockId key, Op op) {
     const size_t k = find_slot(x, key);
-    if (k == kNotFound) return;
-    join_kind(s, dt, ra_[x], k, 1);
-    if (op == Op::Write) join_kind(s, dt, ra_[x], k, 0);
+    if (k != kNotFound) {
+      join_kind(s, dt, ra_[x], k, 1);
+      if (op == Op::Write) join_kind(s, dt, ra_[x], k, 0);
+    }
+    if (nested_.any() && !is_read_mode(key)) [[unlikely]]
+      join_deep(s, dt, x, key, op);
+  }
+  // D_t ⊔= the records of deep sections on l that hold a conflicting access to x (writes; reads
+  // too for a write), unless already before the current event.
+  [[gnu::noinline]] void join_deep(uint32_t s, Clock* dt, VariableId x, LockId l, Op op) {
+    const std::span<const DeepSections::Release> records = nested_.releases(l);
+    steps_ += records.size();
+    for (const DeepSections::Release& r : records) {
+      if (r.time <= dt[r.slot]) continue;
+      if (!nested_.touched(r, x, 1) && (op != Op::Write || !nested_.touched(r, x, 0))) continue;
+      ++joins_;
+      clocks_.join_into_slot(s, snaps_.row(r.snap));
+      clocks_.raise_slot(s, r.slot, r.time);  // a shared snapshot's own entry may be older
+    }
   }
 
   // Rule (b) over the lanes `lanes` (CS_{l,u} or RCS_{l,u}) with t's cursors into them; true if
@@ -458,7 +506,8 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
 
   // `token`: l, or l | kReadMode for a read section.
   void release_section(ThreadId thread, uint32_t t, LockId token) {
-    if (!open_.release(thread, token, released_)) return;
+    if (!open_.release(thread, token, released_, steps_)) return;
+    if constexpr (Config.lockset) forget_held(thread);
     Clock* dt = d(t);
     const LockId l = lock_of(token);
     if constexpr (Config.rule_b) {
@@ -475,7 +524,11 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     }
     const Clock own = dt[t];
     release_snap_ = SnapshotPool::kNone;  // D_t is final for this release from here on
-    if constexpr (!Config.write_read) {
+    rel_times_.released(l, t, thread, own);
+    if (released_.level >= open_.deep_level() && !is_read_mode(token)) [[unlikely]] {
+      deep_release(thread, t, l, own, dt);
+    } else if constexpr (!Config.write_read) {
+      steps_ += released_.reads.size() + released_.writes.size();
       for (VariableId x : released_.reads) add(token, x, 0, t, own, dt);
       // A write-release is after every earlier read- and write-release of (l, x) (rule (a) at
       // the write inside): it alone stands for all of them. Not so for a read section (two
@@ -498,6 +551,7 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
         forget(en.kind[0]);
       }
     } else {
+      steps_ += released_.writes.size();
       for (VariableId x : released_.writes) add(token, x, 1, t, own, dt);
     }
     if constexpr (Config.rule_b) {
@@ -509,6 +563,30 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       }
     }
     ++dt[t];
+  }
+
+  // A deep section's release: one record on l (wdp: of its writes only).
+  [[gnu::noinline]] void deep_release(ThreadId thread, uint32_t t, LockId l, Clock own, Clock* dt) {
+    DeepSections::Release r{thread, t, own, SnapshotPool::kNone, {}, {}};
+    for (int k = 0; k < 2; ++k) r.from[k] = released_.from[k];
+    r.to[0] = r.from[0] + (Config.write_read ? 0 : released_.reads.size());
+    r.to[1] = r.from[1] + released_.writes.size();
+    ++steps_;
+    if (r.from[0] == r.to[0] && r.from[1] == r.to[1]) return;
+    r.snap = release_snapshot(t, dt);
+    snaps_.ref(r.snap);
+    nested_.released(l, r);
+  }
+  // wdp: the interned lock set of t, kept until t acquires or releases.
+  uint32_t held_set(ThreadId t) {
+    if (t >= held_.size()) [[unlikely]]
+      held_.resize(std::max<size_t>(size_t{t} + 1, held_.size() * 3 / 2), kUnknownSet);
+    uint32_t& h = held_[t];
+    if (h == kUnknownSet) h = filtered_.lock_sets().intern(open_.locks(t));
+    return h;
+  }
+  void forget_held(ThreadId t) {
+    if (t < held_.size()) held_[t] = kUnknownSet;
   }
 
   // The kind's join of (l, x) ⊔= D_t at a release of slot t (D_t(t) = own). The kind keeps
@@ -616,7 +694,19 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
       if (ls[k] == l) return k;
     return kNotFound;
   }
-  size_t slot(LockId l, VariableId x) {
+  // The slot of (l, x), made if new: a scan of x's few locks inline, the rest out of line.
+  [[gnu::always_inline]] size_t slot(LockId l, VariableId x) {
+    if (x < ra_.size()) [[likely]] {
+      const VarSlots& v = ra_[x];
+      if (v.size() <= DeepSlotIndex::kShallow) [[likely]] {
+        const LockId* ls = v.locks();
+        for (size_t k = 0, m = v.size(); k < m; ++k)
+          if (ls[k] == l) return k;
+      }
+    }
+    return slot_slow(l, x);
+  }
+  [[gnu::noinline]] size_t slot_slow(LockId l, VariableId x) {
     grow_to(ra_, x);
     VarSlots& v = ra_[x];
     if (v.size() > DeepSlotIndex::kShallow) [[unlikely]] {
@@ -665,8 +755,15 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   bool read_locks_ = false;                      // a read lock was taken
   // D at releases: rule (a) and CS_{l,u} (short delta chains: old snapshots are read often)
   SnapshotPool snaps_;
-  OpenSections open_{Config.lockset};
-  OpenSections::Cs released_{0, 0, {}, {}};
+  SectionLog open_;
+  SectionLog::Released released_;
+  DeepSections nested_;         // rule (a) of deep sections
+  LockReleaseTimes rel_times_;  // the settled test
+  uint64_t joins_ = 0;          // rule-(a) joins so far (settle after one)
+  uint64_t steps_ = 0;          // rule-(a) work (EngineOptions::rule_a_steps)
+  std::atomic<uint64_t>* steps_probe_;
+  static constexpr uint32_t kUnknownSet = UINT32_MAX;
+  std::vector<uint32_t> held_;  // wdp: per thread its lock set's id, or kUnknownSet
   SparseHistory hist_;
   SlotFilteredHistory filtered_;
 };

@@ -49,7 +49,7 @@ class LockSets {
   size_t size() const { return masks_.size(); }
   // No lock token in common (before any read lock, tokens are locks).
   bool disjoint(uint32_t a, uint32_t b) const {
-    return (masks_[a] & masks_[b]) == 0 || po::disjoint(locks(a), locks(b));
+    return (masks_[a] & masks_[b]) == 0 || (a != b && po::disjoint(locks(a), locks(b)));
   }
   // No reduced lock in common: no lock l held by both unless both hold it in read mode.
   bool disjoint_rw(uint32_t a, uint32_t b) const {

@@ -453,6 +453,17 @@ class DeepSlotIndex {
   mutable uint64_t probes_ = 0;
 };
 
+// The annotated view's LH_t of a sorted lock list: "{l1,r:l2}" by name.
+inline AnnotationCell lock_set_cell(const std::vector<LockId>& locks, const Symbols& symbols) {
+  std::string s = "{";
+  for (LockId l : locks) {
+    if (s.size() > 1) s += ',';
+    if (is_read_mode(l)) s += "r:";
+    s += std::string(symbols.locks.name(lock_of(l)));
+  }
+  return {"LH_t", s + "}"};
+}
+
 // The open critical sections of each thread (innermost last), with the variables read and
 // written inside each (rule (a) needs them at the release), and the sorted lock set LH_S.
 class OpenSections {
@@ -475,13 +486,7 @@ class OpenSections {
   }
   // The annotated view's LH_t: "{l1,l2}" by name.
   AnnotationCell lock_set_column(ThreadId t, const Symbols& symbols) {
-    std::string s = "{";
-    for (LockId l : locks(t)) {
-      if (s.size() > 1) s += ',';
-      if (is_read_mode(l)) s += "r:";
-      s += std::string(symbols.locks.name(lock_of(l)));
-    }
-    return {"LH_t", s + "}"};
+    return lock_set_cell(locks(t), symbols);
   }
   void acquire(ThreadId t, LockId l, uint64_t entry) {
     grow_to(spare_, t);

@@ -7,9 +7,7 @@
 //
 // State (paper notation), as wcp.cpp plus:
 //   F_{t,x}    S2: HB times of releases r1 that a later read of x by t must follow
-//   S4 records one per (write e2, earlier CS s1 on a lock e2 holds, by another thread, that
-//              wrote the same variable): thread and N of e2, s1's lock and index, and the
-//              writes e1 of s1 to that variable
+//   W_{m,x}    the CSs of m that wrote x (closed), each with its first and last write of x
 //
 // Rules (Def. E.1) and where they are applied:
 //   S1  access f of t in a CS on l: a read joins L^w_{l,x}, a write joins L^r_{l,x} (releases
@@ -17,30 +15,55 @@
 //   S2  write e2 of x by t in a CS on l: F_{t,x} ⊔= L^w_{l,x} (other threads);
 //       read e3 of x by t: P_t ⊔= F_{t,x}                                           [access]
 //   S3  = WCP-2 (release-release through the CS list of the lock)                   [release]
-//   S4  at release r2 of l: for every record with e2 <hb r2, the latest CS (a1, r1) of l before
-//       r2 with a1 <hb s1 gives r1 <sdp r2 (or the one before it when e1 in CS(r1) and e2 in
-//       CS(r2) for every e1 of the record)                                          [release]
+//   S4  at release r2 of l: r1 <sdp r2 for the latest CS (a1, r1) of l before r2 with
+//       a1 <hb s1, over every write e2 <hb r2 of x in a CS on m and every earlier CS s1 of m by
+//       another thread that wrote x (or the CS before it when e2 in CS(r2) and every write e1
+//       of x in s1 lies in CS(r1))                                                  [release]
 //   S5  composition with HB (P flows along HB; P values are joins of HB times)
 //   S6, S7 fork/join as WCP-4/5
 //
+// S4 without keeping the pairs (e2, s1). Releases of one lock are HB-ordered (the CS list of a
+// lock has non-decreasing release times), so joining the release of the latest qualifying r1
+// covers every earlier one, and "a1 <hb s1" holds for a prefix of l's CSs that grows with
+// H(s1). Two cases for a pair (e2, s1) at r2:
+//   A. e2 not in CS(r2) (every pair of another thread, and the own ones before the acquire):
+//      no exception, so r1 is the last CS of l whose acquire H(s1) knows; over many pairs the
+//      last one their join knows. And over the s1 of one e2 and m the join is H of the latest
+//      s1 (again monotone along m's list). So each write e2 adds one clock to its thread's
+//      cumulative list J_t (entries (N at e2, e2, join so far), only when it grows); a release
+//      of t imports, for every other thread u, the last entry of J_u with N <= H_t(u) (e2 <hb
+//      r2), once (an entry imported stays joined), and its own last entry before the acquire.
+//   B. e2 in CS(r2): the exception needs every write of x in s1 inside CS(r1). For one (e2, m)
+//      the candidates s1 form a prefix of W_{m,x} (the other threads' entries); a longer prefix
+//      gives at least as late an r1, so a later write e2' of x under m in the same CSs
+//      dominates e2 and replaces its entry in the thread's log (one entry per (m,x) live).
+//      At r2 only the latest candidate s* decides r1 = CS k; the answer is k unless every
+//      candidate that also reaches k is inside CS k, which the walk back over W_{m,x} checks
+//      (it stops at the first that is not, or does not reach k: those inside CS k are CSs of
+//      its thread nested in it). The log keeps only writes in the thread's open CSs.
+// So S4's work at a release is the import (one look per thread with entries), two binary
+// searches in l's CS list, and the thread's live log entries inside the released CS.
+//
 // Read-write locks (docs/ENGINES.md "Read-write locks"): the standard reduction, literally, as
 // PlainWcpState (po_common.hpp) does it with reduced locks (l,*) and (l,u); a copy of (l,*) also
-// copies its CS writers (the S4 records need no copy: S4 scans all of them at every release, and
-// a record's lock only locates s1's release, which every reduced lock of s1 has alike; for the
-// same reason a write records each (e2, s1) once, not once per reduced lock). The joins of an
-// acquire commute; at a release S4 runs per reduced lock, S3 on all of them until nothing is
-// joined, then every CS is closed and N_t ticks once. The lock sets of the filter hold real locks
-// with their mode (l, or l | kReadMode: po_common.hpp), which decides "a reduced lock in common"
-// also against accesses made before some (l,u) existed.
+// copies its CS writers (and with them W_{l,x}; S4's other state holds HB times and event ids,
+// which every reduced lock of a CS has alike). The joins of an acquire commute; at a release S4
+// runs per reduced lock, S3 on all of them until nothing is joined, then every CS is closed and N_t
+// ticks once. The lock sets of the filter hold real locks with their mode (l, or l | kReadMode:
+// po_common.hpp), which decides "a reduced lock in common" also against accesses made before some
+// (l,u) existed.
 //
-// Cost: the S4 records grow with the number of write-write conflicts under a common lock and
-// every release scans them, so sdp is quadratic in that number and its memory grows with the
-// trace. It is exact, for traces of moderate size; docs/ENGINES.md.
+// Cost: near-linear (above); memory grows with the trace: each CS keeps its release time and
+// its writes (as wcp's CS lists), each write that grows J_t one clock. docs/ENGINES.md.
 #include <algorithm>
+#include <atomic>
+#include <iterator>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "racepred/engines/po/po_common.hpp"
+#include "racepred/engines/po/sdp_steps.hpp"
 
 namespace racepred::po {
 namespace {
@@ -52,12 +75,16 @@ struct SdpCs {
   bool closed = false;
   EventId rel_event = kNoEvent;
   VectorClock rel;                                     // H at the release
-  std::vector<std::pair<VariableId, EventId>> writes;  // the writes inside (S4)
+  std::vector<std::pair<VariableId, EventId>> writes;  // the writes inside (W_{m,x})
 };
+
+// Cum entries point into closed sections' release times: moving a section keeps the buffer.
+static_assert(std::is_nothrow_move_constructible_v<SdpCs>);
 
 class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
  public:
   using PoEngine<Sdp>::PoEngine;
+  ~Sdp() override { sdp_s4_steps().fetch_add(steps_, std::memory_order_relaxed); }
 
   void before(EventId, const Event& e) {
     ensure_thread(e.thread);
@@ -79,6 +106,7 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
     auto& held = held_of(t);
     const auto it = std::lower_bound(held.begin(), held.end(), section_token(e));
     if (it != held.end() && *it == section_token(e)) held.erase(it);
+    trim_log(t);
   }
   void read_release(EventId id, const Event& e) { release(id, e); }
   void read(EventId id, const Event& e) { access(id, e); }
@@ -100,14 +128,58 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
 
  private:
   using Cs = SdpCs;
-  struct Record {  // S4
-    ThreadId t2;
-    Clock n2;
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  // W_{m,x}: the CSs of m that wrote x, in order, and the latest one by some thread and by any
+  // other thread (the latest candidate s1 of a write, in O(1)); the log entry of this slot.
+  struct Writer {
+    uint32_t cs;          // index in m's CS list
+    EventId first, last;  // its first and last write of x
+  };
+  struct Writers {
+    std::vector<Writer> list;
+    ThreadId last = kNoThread;
+    uint32_t last_pos = kNone, other_pos = kNone;
+    ThreadId log_thread = kNoThread;  // the last log entry made for this slot
+    EventId log_event = kNoEvent;
+    uint32_t log_pos = kNone;
+    void push(Writer w, ThreadId u) {
+      const auto p = static_cast<uint32_t>(list.size());
+      list.push_back(w);
+      if (u != last) {
+        other_pos = last_pos;
+        last = u;
+      }
+      last_pos = p;
+    }
+    // The latest CS of another thread than t (the s* of a write of t), or kNone.
+    uint32_t star(ThreadId t) const { return last != t ? last_pos : other_pos; }
+  };
+  // Case A: J_t, the join of H(s1) over t's writes e2 so far, as entries where it grew. An
+  // entry whose join is one section's release time points at it (sections are never removed
+  // and their release time never changes once closed; a moved VectorClock keeps its buffer);
+  // otherwise the join is stored in `clocks`.
+  struct Cum {
+    struct Entry {
+      Clock n;  // N_t at e2
+      EventId e2;
+      const Clock* data;  // null: at `offset` in `clocks`
+      uint32_t offset;
+      uint32_t size;
+    };
+    std::vector<Entry> entries;
+    std::vector<Clock> clocks;
+    ClockRef at(size_t k) const {
+      const Entry& en = entries[k];
+      return {en.data != nullptr ? en.data : clocks.data() + en.offset, en.size};
+    }
+  };
+  // Case B: a write e2 of t under m whose W_{m,x} had candidates: s* at its position.
+  struct LogEntry {
     EventId e2;
+    uint32_t slot;  // kNone: replaced by a later write of the same slot
     LockId m;
-    size_t s1;
-    ThreadId t1;              // s1's thread
-    std::vector<EventId> e1;  // writes of s1 to e2's variable
+    uint32_t star;
   };
 
   [[gnu::always_inline]] void access(EventId id, const Event& e) {
@@ -130,28 +202,96 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
       }
     }
     if (e.op == Op::Write) {
-      seen_.clear();                                    // s1 by its acquire event
-      for (const OpenSections::Cs& cs : open_.of(t)) {  // S4 records
+      from_.clear();
+      for (const OpenSections::Cs& cs : open_.of(t)) {
         const uint32_t s = slots_.find(cs.lock, x);
-        if (s != PairSlots::kNone && s < writers_.size())
-          for (size_t s1 : writers_[s]) {
-            const Cs& c1 = sections_[cs.lock][s1];
-            if (c1.thread == t || !c1.closed) continue;
-            if (read_locks_) [[unlikely]] {  // one record per (e2, s1), not per reduced lock
-              if (std::find(seen_.begin(), seen_.end(), c1.acq_event) != seen_.end()) continue;
-              seen_.push_back(c1.acq_event);
-            }
-            Record r{t, n_[t], id, cs.lock, s1, c1.thread, {}};
-            for (const auto& [y, w] : c1.writes)
-              if (y == x) r.e1.push_back(w);
-            records_.push_back(std::move(r));
+        if (s != PairSlots::kNone && s < writers_.size()) {
+          const uint32_t star = writers_[s].star(t);
+          if (star != kNone) {
+            from_.push_back(&sections_[cs.lock][writers_[s].list[star].cs].rel);
+            log(t, id, s, cs.lock, star);
           }
+        }
         sections_[cs.lock][cs.entry].writes.emplace_back(x, id);
       }
+      if (!from_.empty()) grow_cum(t, id);
     }
     filtered_.check(*this, id, e, p_[t], held_of(t));
     filtered_.record(id, e, n_[t], held_of(t));
     open_.access(e);
+  }
+
+  // Case A: J_t ⊔= H(s*) of each open CS; a new entry if that grew it.
+  void grow_cum(ThreadId t, EventId id) {
+    grow_to(cum_, t);
+    Cum& c = cum_[t];
+    const bool first = c.entries.empty();
+    const ClockRef last = first ? ClockRef{} : c.at(c.entries.size() - 1);
+    const auto leq = [](ClockRef a, ClockRef b) {
+      for (size_t u = 0; u < a.size; ++u)
+        if (a.data[u] > b.get(static_cast<ThreadId>(u))) return false;
+      return true;
+    };
+    const VectorClock* top = from_[0];  // the largest H(s*), if one contains the others
+    for (const VectorClock* w : from_)
+      if (leq(top->ref(), w->ref())) top = w;
+    bool grows = false, single = true;
+    for (const VectorClock* w : from_) {
+      grows = grows || !leq(w->ref(), last);
+      single = single && leq(w->ref(), top->ref());
+    }
+    if (!grows) return;
+    if (first) cum_threads_.push_back(t);
+    if (single && leq(last, top->ref())) {
+      c.entries.push_back({n_[t], id, top->ref().data, 0, static_cast<uint32_t>(top->size())});
+      return;
+    }
+    size_t size = last.size;
+    for (const VectorClock* w : from_) size = std::max(size, w->size());
+    const size_t off = c.clocks.size();
+    c.clocks.resize(off + size, 0);
+    const ClockRef prev = first ? ClockRef{} : c.at(c.entries.size() - 1);  // after the resize
+    for (size_t u = 0; u < prev.size; ++u) c.clocks[off + u] = prev.data[u];
+    for (const VectorClock* w : from_)
+      for (size_t u = 0; u < w->size(); ++u)
+        c.clocks[off + u] = std::max(c.clocks[off + u], w->get(static_cast<ThreadId>(u)));
+    c.entries.push_back(
+        {n_[t], id, nullptr, static_cast<uint32_t>(off), static_cast<uint32_t>(size)});
+  }
+
+  // Case B: the entry of (t, e2, slot), replacing t's earlier live entry of the slot.
+  void log(ThreadId t, EventId id, uint32_t s, LockId m, uint32_t star) {
+    grow_to(log_, t);
+    auto& lg = log_[t];
+    Writers& w = writers_[s];
+    if (!lg.empty() && lg.back().slot == s) {
+      lg.back() = {id, s, m, star};
+    } else {
+      if (w.log_thread == t && w.log_pos < lg.size() && lg[w.log_pos].slot == s &&
+          lg[w.log_pos].e2 == w.log_event)
+        lg[w.log_pos].slot = kNone;
+      lg.push_back({id, s, m, star});
+    }
+    w.log_thread = t;
+    w.log_event = id;
+    w.log_pos = static_cast<uint32_t>(lg.size() - 1);
+  }
+  // After a release of t: log entries before every open CS's acquire serve no release.
+  void trim_log(ThreadId t) {
+    if (t >= log_.size() || log_[t].empty()) return;
+    auto& lg = log_[t];
+    const auto& open = open_.of(t);
+    if (open.empty()) {
+      lg.clear();
+      return;
+    }
+    if (lg.size() < 64) return;
+    EventId first = kNoEvent;
+    for (const OpenSections::Cs& cs : open)
+      first = std::min(first, sections_[cs.lock][cs.entry].acq_event);
+    const auto it = std::upper_bound(lg.begin(), lg.end(), first,
+                                     [](EventId a, const LogEntry& en) { return a < en.e2; });
+    if (2 * static_cast<size_t>(it - lg.begin()) >= lg.size()) lg.erase(lg.begin(), it);
   }
 
   // The reduced locks of a lock event of t (PlainWcpState::reduced), the S4 state copied along.
@@ -174,46 +314,100 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
     return release_all(
         t, locks, [&](const OpenSections::Cs& cs) { s4(t, cs.lock, cs.entry); },
         [&](const OpenSections::Cs& cs) {
-          for (VariableId x : cs.writes) {
-            const uint32_t s = slots_.get_or_add(cs.lock, x);
+          for (const auto& [y, w] : sections_[cs.lock][cs.entry].writes) {
+            const uint32_t s = slots_.get_or_add(cs.lock, y);
             grow_to(writers_, s);
-            if (writers_[s].empty() || writers_[s].back() != cs.entry)
-              writers_[s].push_back(cs.entry);
+            Writers& ws = writers_[s];
+            if (!ws.list.empty() && ws.list.back().cs == cs.entry)
+              ws.list.back().last = w;
+            else
+              ws.push({static_cast<uint32_t>(cs.entry), w, w}, t);
           }
           sections_[cs.lock][cs.entry].rel_event = id;
         });
   }
 
-  // S4 at the release of the CS c2 of l by t.
+  // The number of CSs of l before c2 whose acquire `known` (a clock) knows: a prefix.
+  template <class Known>
+  size_t known_prefix(const std::vector<Cs>& list, size_t c2, const Known& known) {
+    size_t lo = 0, hi = c2;
+    while (lo < hi) {
+      ++steps_;
+      const size_t mid = (lo + hi) / 2;
+      if (list[mid].acq <= known.get(list[mid].thread))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo;
+  }
+
+  // S4 at the release of the CS c2 of l by t: r1 = the CS `best` of l (-1: none).
   void s4(ThreadId t, LockId l, size_t c2) {
     ensure_lock(l);
-    auto& list = sections_[l];
-    // S4: premises use HB and trace order only, so the edges are fixed at this release.
-    for (const Record& r : records_) {
-      if (r.n2 > h_[t].get(r.t2)) continue;  // e2 <hb r2
-      const VectorClock& hs1 = sections_[r.m][r.s1].rel;
-      // The CSs of l before r2 whose acquire is HB-before s1 form a prefix of [0, c2).
-      size_t lo = 0, hi = c2;
-      while (lo < hi) {
-        const size_t mid = (lo + hi) / 2;
-        if (list[mid].acq <= hs1.get(list[mid].thread))
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      if (lo == 0) continue;
-      size_t k = lo - 1;
-      const bool e2_inside = r.t2 == t && r.e2 > list[c2].acq_event;
-      if (e2_inside) {
-        bool all_inside = true;
-        for (EventId e1 : r.e1) all_inside = all_inside && inside(list[k], r.t1, e1);
-        if (all_inside) {
-          if (k == 0) continue;
-          --k;
-        }
-      }
-      p_[t].join(list[k].rel);  // r1 <sdp r2
+    const auto& list = sections_[l];
+    const EventId a2 = list[c2].acq_event;
+    ptrdiff_t best = -1;
+    // Case A, other threads: import what e2 <hb r2 newly allows (seen: H_t at the last import).
+    grow_to(imp_, t);
+    grow_to(seen_, t);
+    VectorClock& imp = imp_[t];
+    VectorClock& seen = seen_[t];
+    for (ThreadId u : cum_threads_) {
+      ++steps_;
+      const Clock known = h_[t].get(u), old = seen.get(u);
+      if (u == t || known <= old) continue;
+      seen.set(u, known);
+      const Cum& c = cum_[u];
+      const auto it = std::upper_bound(c.entries.begin(), c.entries.end(), known,
+                                       [](Clock v, const Cum::Entry& en) { return v < en.n; });
+      if (it == c.entries.begin() || std::prev(it)->n <= old) continue;  // joined before
+      const ClockRef j = c.at(static_cast<size_t>(it - c.entries.begin()) - 1);
+      for (size_t v = 0; v < j.size; ++v)
+        if (j.data[v] > imp.get(static_cast<ThreadId>(v)))
+          imp.set(static_cast<ThreadId>(v), j.data[v]);
     }
+    best = static_cast<ptrdiff_t>(known_prefix(list, c2, imp)) - 1;
+    // Case A, own writes before the acquire.
+    if (t < cum_.size() && !cum_[t].entries.empty()) {
+      const auto& en = cum_[t].entries;
+      const auto it = std::lower_bound(en.begin(), en.end(), a2,
+                                       [](const Cum::Entry& x, EventId a) { return x.e2 < a; });
+      if (it != en.begin()) {
+        const ClockRef j = cum_[t].at(static_cast<size_t>(it - en.begin()) - 1);
+        best = std::max(best, static_cast<ptrdiff_t>(known_prefix(list, c2, j)) - 1);
+      }
+    }
+    // Case B: own writes inside this CS.
+    if (t < log_.size()) {
+      const auto& lg = log_[t];
+      auto it = std::upper_bound(lg.begin(), lg.end(), a2,
+                                 [](EventId a, const LogEntry& en) { return a < en.e2; });
+      for (; it != lg.end(); ++it) {
+        ++steps_;
+        if (it->slot == kNone) continue;
+        const Writers& ws = writers_[it->slot];
+        const auto& mlist = sections_[it->m];
+        const Cs& star = mlist[ws.list[it->star].cs];
+        const ptrdiff_t k = static_cast<ptrdiff_t>(known_prefix(list, c2, star.rel)) - 1;
+        if (k <= best) continue;
+        const Cs& ck = list[static_cast<size_t>(k)];
+        ptrdiff_t got = k - 1;
+        for (size_t pos = it->star + 1; pos-- > 0;) {
+          ++steps_;
+          const Writer& w = ws.list[pos];
+          const Cs& c1 = mlist[w.cs];
+          if (c1.thread == t) continue;
+          if (ck.acq > c1.rel.get(ck.thread)) break;  // s1 reaches an earlier CS only
+          if (!(inside(ck, c1.thread, w.first) && inside(ck, c1.thread, w.last))) {
+            got = k;
+            break;
+          }
+        }
+        best = std::max(best, got);
+      }
+    }
+    if (best >= 0) p_[t].join(list[static_cast<size_t>(best)].rel);  // r1 <sdp r2
   }
 
   // e (an event of the CS's thread, given by id) lies inside the closed CS c.
@@ -221,12 +415,17 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
     return thread == c.thread && e > c.acq_event && c.closed && e < c.rel_event;
   }
 
-  std::vector<std::vector<size_t>> writers_;       // per (l,x) slot: CSs of l that wrote x
+  std::vector<Writers> writers_;                   // per (l,x) slot: W_{l,x}
   std::vector<std::vector<VectorClock>> pending_;  // F_{t,x}
-  std::vector<Record> records_;
+  std::vector<Cum> cum_;                           // J_t
+  std::vector<ThreadId> cum_threads_;              // the threads with a J_t entry
+  std::vector<VectorClock> imp_;                   // per t: the entries of others imported
+  std::vector<VectorClock> seen_;                  // per t: H_t at its last import
+  std::vector<std::vector<LogEntry>> log_;         // per t: case B entries, by e2
+  std::vector<const VectorClock*> from_;           // scratch: H(s*) of the current write
   FilteredHistory filtered_;
   bool read_locks_ = false;
-  std::vector<EventId> seen_;  // scratch: the s1 of the current write's records
+  uint64_t steps_ = 0;  // S4's steps, for sdp_s4_steps()
   // Per thread: the held real locks with their mode, sorted (LH_S of the filter).
   std::vector<std::vector<LockId>> held_;
   std::vector<LockId>& held_of(ThreadId t) {
@@ -236,6 +435,11 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
 };
 
 }  // namespace
+
+std::atomic<uint64_t>& sdp_s4_steps() {
+  static std::atomic<uint64_t> steps{0};
+  return steps;
+}
 
 }  // namespace racepred::po
 

@@ -49,6 +49,7 @@
 
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/engines/clock_options.hpp"
+#include "racepred/engines/po/nesting.hpp"
 #include "racepred/engines/po/po_common.hpp"
 
 namespace racepred::po {
@@ -81,7 +82,10 @@ namespace {
 class Wcp final : public PoEngine<Wcp> {
  public:
   explicit Wcp(EngineContext& context)
-      : PoEngine<Wcp>(context), snaps_(SnapshotPool::kChain, snapshot_options(context.options)) {
+      : PoEngine<Wcp>(context),
+        snaps_(SnapshotPool::kChain, snapshot_options(context.options)),
+        open_(false, static_cast<uint32_t>(context.options.po_deep_level)),
+        steps_probe_(context.options.rule_a_steps) {
     set_clock_options(clocks_, context.options, context.annotate);
     set_sparse_threshold(pclocks_, context.options);  // P by H's slots: sparse with H
     pclocks_.rows_start_empty();
@@ -109,7 +113,7 @@ class Wcp final : public PoEngine<Wcp> {
     pclocks_.acquire(s, l);  // P_t := P_t ⊔ P_l (⊔ PR_l)                                 (WCP-3)
     Lane& lane = sections_[l];
     lane.v.push_back(Sec{s, now(s), kNoSnap});
-    open_.acquire(t, l, lane.base + lane.v.size() - 1);
+    open_.acquire(t, l, lane.base + lane.v.size() - 1, active_at_acquire(t, s, l));
   }
   void release(EventId, const Event& e) {
     release_section(e.thread, clocks_.slot(e.thread), e.target);
@@ -148,6 +152,9 @@ class Wcp final : public PoEngine<Wcp> {
       // a thread forked by one that knows the forker's time (u's "last" time).
       clocks_.lower_slot(su, su, h(su)[su] - 1);
     if (clocks_.join(t, u, ran_[u])) restride();  // H_t := H_t ⊔ H_u; u's slot free
+  }
+  void finish() override {
+    if (steps_probe_ != nullptr) *steps_probe_ += steps_;
   }
 
  protected:
@@ -228,23 +235,7 @@ class Wcp final : public PoEngine<Wcp> {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
     Clock* pt = p(s);
-    if (x < latest_.size() && latest_[x].size != 0)
-      for (const OpenSections::Cs& cs : open_.of(t)) {  // WCP-1, other threads' releases only
-        const LatestPair* found = find_slot(x, lock_of(cs.lock));
-        if (found == nullptr) continue;
-        const LatestPair& slot = *found;
-        for (int kind = 1; kind >= (e.op == Op::Write ? 0 : 1); --kind) {
-          const Latest& a = slot.kind[kind];
-          if (a.h == kNoRel) continue;
-          // The release is already WCP-before the current event iff N(r1) <= P_t(thread(r1)).
-          const Rel* r = &rels_[a.h];
-          if (r->thread == t) {
-            if (a.other == kNoRel) continue;
-            r = &rels_[a.other];
-          }
-          if (r->time > pt[r->slot]) join_snapshot(s, r->snap, r->slot, r->time);
-        }
-      }
+    if (x < latest_.size() && (latest_[x].size != 0 || nested_.any(x))) rule_a(t, s, x, e.op);
     if (read_locks_ && x < rlatest_.size() && !rlatest_[x].empty()) [[unlikely]]
       reader_rule_a(t, s, x, e.op == Op::Write);
     const Clock own = pt[s];
@@ -253,7 +244,72 @@ class Wcp final : public PoEngine<Wcp> {
     hist_.check(*this, id, e, pt);
     pt[s] = own;
     hist_.record(id, e, s, n);
-    open_.access(e);
+    const uint64_t pos = open_.access(e);
+    if (pos != SectionLog::kNoPos) [[unlikely]]
+      deep_access(t, x, e.op == Op::Write ? 1 : 0, pos);
+  }
+
+  // WCP-1 for an access of x by t (slot s) from the earlier CSs of the locks of t's active
+  // sections (nesting.hpp), other threads' releases only.
+  [[gnu::always_inline]] void rule_a(ThreadId t, uint32_t s, VariableId x, Op op) {
+    Clock* pt = p(s);
+    const std::vector<LockId>& active = open_.active(t);
+    const uint64_t joins = joins_;
+    steps_ += active.size();
+    for (const LockId token : active) {
+      const LockId l = lock_of(token);
+      if (nested_.any()) [[unlikely]]
+        join_deep(t, s, x, l, op);
+      const LatestPair* found = find_slot(x, l);
+      if (found == nullptr) continue;
+      const LatestPair& slot = *found;
+      for (int kind = 1; kind >= (op == Op::Write ? 0 : 1); --kind) {
+        const Latest& a = slot.kind[kind];
+        if (a.h == kNoRel) continue;
+        // The release is already WCP-before the current event iff N(r1) <= P_t(thread(r1)).
+        const Rel* r = &rels_[a.h];
+        if (r->thread == t) {
+          if (a.other == kNoRel) continue;
+          r = &rels_[a.other];
+        }
+        if (r->time > pt[r->slot]) {
+          ++joins_;
+          join_snapshot(s, r->snap, r->slot, r->time);
+        }
+      }
+    }
+    if (active.size() > open_.deep_level() && joins != joins_) [[unlikely]]
+      settle(t, s);
+  }
+  // P_t ⊔= the records of other threads' deep sections on l that hold a conflicting access to
+  // x, unless already WCP-before the current event.
+  [[gnu::noinline]] void join_deep(ThreadId t, uint32_t s, VariableId x, LockId l, Op op) {
+    const std::span<const DeepSections::Release> records = nested_.releases(l);
+    steps_ += records.size();
+    for (const DeepSections::Release& r : records) {
+      if (r.thread == t || r.time <= p(s)[r.slot]) continue;
+      if (!nested_.touched(r, x, 1) && (op != Op::Write || !nested_.touched(r, x, 0))) continue;
+      ++joins_;
+      join_snapshot(s, r.snap, r.slot, r.time);
+    }
+  }
+  // An access inside a deep section, at position pos of t's log.
+  [[gnu::noinline]] void deep_access(ThreadId t, VariableId x, int kind, uint64_t pos) {
+    nested_.accessed(t, x, kind, pos);
+    grow_to(latest_, x);  // rule_a() looks at latest_[x]
+  }
+  // The section t (slot s) opens on lock l is active unless opened deep and settled.
+  bool active_at_acquire(ThreadId t, uint32_t s, LockId l) {
+    return open_.depth(t) < open_.deep_level() || !settled(t, s, l);
+  }
+  // No WCP-1 join through l can add to P_t while t holds l: every release of l by another
+  // thread is known to P_t (only t releases l meanwhile).
+  bool settled(ThreadId t, uint32_t s, LockId token) {
+    return rel_times_.known(lock_of(token), p(s), s, t, steps_);
+  }
+  // P_t grew: drops t's active sections that are settled now.
+  [[gnu::noinline]] void settle(ThreadId t, uint32_t s) {
+    open_.settle(t, [&](LockId token) { return settled(t, s, token); });
   }
 
   // Lanes of CSs (CS_l, RCS_{l,u}) from a cursor on: v[head..] (absolute index of v[i]: base + i).
@@ -290,7 +346,7 @@ class Wcp final : public PoEngine<Wcp> {
 
   // A write release (the read releases: read_release_section).
   void release_section(ThreadId t, uint32_t s, LockId l) {
-    if (!open_.release(t, l, released_)) return;
+    if (!open_.release(t, l, released_, steps_)) return;
     if (l >= sections_.size()) add_lock(l);
     Lane& lane = sections_[l];
     // WCP-2: the CSs whose acquire is WCP-before this release are a prefix of CS_l (acquires of
@@ -305,7 +361,11 @@ class Wcp final : public PoEngine<Wcp> {
       drop(lane, walk(s, lane, lane.base + lane.head, joined));
     }
     const uint32_t snap = current_snapshot(s);  // H at this release
-    if (!released_.reads.empty() || !released_.writes.empty()) {
+    rel_times_.released(l, s, t, now(s));
+    if (released_.level >= open_.deep_level()) [[unlikely]] {
+      deep_release(t, s, l, snap);
+    } else if (!released_.reads.empty() || !released_.writes.empty()) {
+      steps_ += released_.reads.size() + released_.writes.size();
       const uint32_t rec = new_rel(Rel{t, s, now(s), snap});
       for (VariableId x : released_.reads) update(slot(l, x, 0), t, rec);
       for (VariableId x : released_.writes) update(slot(l, x, 1), t, rec);
@@ -340,14 +400,16 @@ class Wcp final : public PoEngine<Wcp> {
     r.at.resize(r.lanes.size());
     Lane& lane = r.lanes[t];
     lane.v.push_back(Sec{s, now(s), kNoSnap});
-    open_.acquire(t, token, lane.base + lane.v.size() - 1);
+    open_.acquire(t, token, lane.base + lane.v.size() - 1, active_at_acquire(t, s, token));
   }
   // rrel(t, l): WCP-2, the rule-(a) state of t's read section, HR_l ⊔= H_t, PR_l ⊔= P_t.
   [[gnu::noinline]] void read_release_section(ThreadId t, uint32_t s, LockId l) {
-    if (!open_.release(t, read_mode(l), released_)) return;
+    if (!open_.release(t, read_mode(l), released_, steps_)) return;
     read_rule_b(t, s, l);
     const uint32_t snap = current_snapshot(s);  // H at this release
     snaps_.ref(snap);
+    rel_times_.released(l, s, t, now(s));
+    steps_ += released_.reads.size() + released_.writes.size();
     for (VariableId x : released_.reads) update_reader(l, x, 0, t, s, snap);
     for (VariableId x : released_.writes) update_reader(l, x, 1, t, s, snap);
     Lane& own = readers_[l].lanes[t];
@@ -399,15 +461,26 @@ class Wcp final : public PoEngine<Wcp> {
   };
   [[gnu::noinline]] void reader_rule_a(ThreadId t, uint32_t s, VariableId x, bool write) {
     const Clock* pt = p(s);
-    for (const OpenSections::Cs& cs : open_.of(t)) {
-      if (is_read_mode(cs.lock)) continue;
+    open_.for_each(t, [&](LockId token) {
+      if (is_read_mode(token)) return;
       for (const ReaderLatest& a : rlatest_[x]) {
-        if (a.lock != cs.lock || a.thread == t) continue;
+        if (a.lock != token || a.thread == t) continue;
         for (int kind = 1; kind >= (write ? 0 : 1); --kind)
           if (a.snap[kind] != kNoSnap && a.time[kind] > pt[a.slot])
             join_snapshot(s, a.snap[kind], a.slot, a.time[kind]);
       }
-    }
+    });
+  }
+  // A deep section's release (write mode): one record on l.
+  [[gnu::noinline]] void deep_release(ThreadId t, uint32_t s, LockId l, uint32_t snap) {
+    DeepSections::Release r{t, s, now(s), snap, {}, {}};
+    for (int k = 0; k < 2; ++k) r.from[k] = released_.from[k];
+    r.to[0] = r.from[0] + released_.reads.size();
+    r.to[1] = r.from[1] + released_.writes.size();
+    ++steps_;
+    if (r.from[0] == r.to[0] && r.from[1] == r.to[1]) return;
+    snaps_.ref(snap);
+    nested_.released(l, r);
   }
   void update_reader(LockId l, VariableId x, int kind, ThreadId t, uint32_t s, uint32_t snap) {
     grow_to(rlatest_, x);
@@ -443,7 +516,17 @@ class Wcp final : public PoEngine<Wcp> {
       if (k->lock == l) return &k->pair;
     return nullptr;
   }
-  Latest& slot(LockId l, VariableId x, int kind) {
+  // The slot of (l, x, kind), made if new: a scan of x's few locks inline, the rest out of line.
+  [[gnu::always_inline]] Latest& slot(LockId l, VariableId x, int kind) {
+    if (x < latest_.size()) [[likely]] {
+      VarSlots& v = latest_[x];
+      if (v.size <= DeepSlotIndex::kShallow) [[likely]]
+        for (LockSlots *k = v.at.get(), *end = k + v.size; k != end; ++k)
+          if (k->lock == l) return k->pair.kind[kind];
+    }
+    return slot_slow(l, x, kind);
+  }
+  [[gnu::noinline]] Latest& slot_slow(LockId l, VariableId x, int kind) {
     grow_to(latest_, x);
     VarSlots& v = latest_[x];
     if (v.size > DeepSlotIndex::kShallow) [[unlikely]] {
@@ -539,8 +622,13 @@ class Wcp final : public PoEngine<Wcp> {
   std::vector<uint32_t> current_;  // per slot: its current snapshot (current_snapshot)
   std::vector<Rel> rels_;          // release records (rule (a))
   std::vector<uint32_t> rels_refs_, rels_free_;
-  OpenSections open_{false};
-  OpenSections::Cs released_{0, 0, {}, {}};
+  SectionLog open_;
+  SectionLog::Released released_;
+  DeepSections nested_;         // WCP-1 of deep sections
+  LockReleaseTimes rel_times_;  // the settled test
+  uint64_t joins_ = 0;          // WCP-1 joins so far (settle after one)
+  uint64_t steps_ = 0;          // WCP-1 work (EngineOptions::rule_a_steps)
+  std::atomic<uint64_t>* steps_probe_;
   SparseHistory hist_;
 };
 

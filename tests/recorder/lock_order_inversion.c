@@ -1,0 +1,42 @@
+// Two threads take the mutexes `first` and `second` in opposite orders. A flag keeps this run
+// from deadlocking (T2 takes its locks only after T1 has released both), but the lock order
+// alone does not: ThreadSanitizer reports a lock-order inversion here, and lockorder reports the
+// cycle with the lines of both acquisitions. With a common guard lock around both orders
+// (lock_order_guarded.c) neither reports anything.
+// expect lockorder: deadlocks 1
+// expect fasttrack: none
+// expect check: well-formed
+#include <pthread.h>
+#include <stdatomic.h>
+
+pthread_mutex_t first = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t second = PTHREAD_MUTEX_INITIALIZER;
+atomic_int done;
+
+void* forward(void* arg) {
+  pthread_mutex_lock(&first);
+  pthread_mutex_lock(&second);
+  pthread_mutex_unlock(&second);
+  pthread_mutex_unlock(&first);
+  atomic_store_explicit(&done, 1, memory_order_release);
+  return arg;
+}
+
+void* backward(void* arg) {
+  while (!atomic_load_explicit(&done, memory_order_acquire)) {
+  }
+  pthread_mutex_lock(&second);
+  pthread_mutex_lock(&first);
+  pthread_mutex_unlock(&first);
+  pthread_mutex_unlock(&second);
+  return arg;
+}
+
+int main(void) {
+  pthread_t a, b;
+  pthread_create(&b, 0, backward, 0);
+  pthread_create(&a, 0, forward, 0);
+  pthread_join(a, 0);
+  pthread_join(b, 0);
+  return 0;
+}
