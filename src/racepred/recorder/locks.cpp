@@ -1,0 +1,124 @@
+// Interceptors of mutexes, read-write locks and spin locks (docs/RECORDER.md).
+#include "racepred/recorder/rt.hpp"
+
+namespace racepred_rt {
+
+// Pulled into every link by buffers.cpp (linked_parts): a static archive's member is linked
+// only for symbols the program's objects reference, never for libraries' references.
+extern const char kPart_locks = 0;
+DECLARE_REAL(int, pthread_mutex_lock, pthread_mutex_t*);
+DECLARE_REAL(int, pthread_mutex_trylock, pthread_mutex_t*);
+DECLARE_REAL(int, pthread_mutex_timedlock, pthread_mutex_t*, const struct timespec*);
+DECLARE_REAL(int, pthread_mutex_unlock, pthread_mutex_t*);
+DECLARE_REAL(int, pthread_rwlock_rdlock, pthread_rwlock_t*);
+DECLARE_REAL(int, pthread_rwlock_tryrdlock, pthread_rwlock_t*);
+DECLARE_REAL(int, pthread_rwlock_timedrdlock, pthread_rwlock_t*, const struct timespec*);
+DECLARE_REAL(int, pthread_rwlock_wrlock, pthread_rwlock_t*);
+DECLARE_REAL(int, pthread_rwlock_trywrlock, pthread_rwlock_t*);
+DECLARE_REAL(int, pthread_rwlock_timedwrlock, pthread_rwlock_t*, const struct timespec*);
+DECLARE_REAL(int, pthread_rwlock_unlock, pthread_rwlock_t*);
+DECLARE_REAL(int, pthread_spin_lock, pthread_spinlock_t*);
+DECLARE_REAL(int, pthread_spin_trylock, pthread_spinlock_t*);
+DECLARE_REAL(int, pthread_spin_unlock, pthread_spinlock_t*);
+
+static bool read_held(Ctx* c, void* l, bool remove) {
+  for (void*& s : c->read_locks)
+    if (s == l) {
+      if (remove) s = nullptr;
+      return true;
+    }
+  return false;
+}
+static void add_read_held(Ctx* c, void* l) {
+  for (void*& s : c->read_locks)
+    if (!s) {
+      s = l;
+      return;
+    }
+}
+
+// Read-write locks: a write lock is acq/rel of the lock, a read lock racq/rrel (the trace's
+// read-mode ops, docs/FORMATS.md). pthread_rwlock_unlock does not say which mode it ends: the
+// thread's read_locks remember the locks it holds in read mode. std::shared_mutex is a
+// pthread_rwlock_t in libstdc++, so lock_shared/unlock_shared arrive here too.
+static void read_locked(pthread_rwlock_t* l, uint64_t pc) {
+  lock_event(fmt::kReadAcquire, l, pc);
+  if (Ctx* c = t_ctx) add_read_held(c, l);
+}
+}  // namespace racepred_rt
+
+using namespace racepred_rt;
+
+RP_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) {
+  const int rc = REAL(pthread_mutex_lock)(m);
+  if (rc == 0 && !is_recursive_depth(m)) lock_event(fmt::kAcquire, m, RP_PC());
+  return rc;
+}
+RP_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) {
+  const int rc = REAL(pthread_mutex_trylock)(m);
+  if (rc == 0 && !is_recursive_depth(m)) lock_event(fmt::kAcquire, m, RP_PC());
+  return rc;
+}
+RP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* t) {
+  const int rc = REAL(pthread_mutex_timedlock)(m, t);
+  if (rc == 0 && !is_recursive_depth(m)) lock_event(fmt::kAcquire, m, RP_PC());
+  return rc;
+}
+RP_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) {
+  if (!is_recursive_depth(m)) lock_event(fmt::kRelease, m, RP_PC());
+  return REAL(pthread_mutex_unlock)(m);
+}
+
+RP_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t* l) {
+  const int rc = REAL(pthread_rwlock_rdlock)(l);
+  if (rc == 0) read_locked(l, RP_PC());
+  return rc;
+}
+RP_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t* l) {
+  const int rc = REAL(pthread_rwlock_tryrdlock)(l);
+  if (rc == 0) read_locked(l, RP_PC());
+  return rc;
+}
+RP_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const struct timespec* t) {
+  const int rc = REAL(pthread_rwlock_timedrdlock)(l, t);
+  if (rc == 0) read_locked(l, RP_PC());
+  return rc;
+}
+RP_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t* l) {
+  const int rc = REAL(pthread_rwlock_wrlock)(l);
+  if (rc == 0) lock_event(fmt::kAcquire, l, RP_PC());
+  return rc;
+}
+RP_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t* l) {
+  const int rc = REAL(pthread_rwlock_trywrlock)(l);
+  if (rc == 0) lock_event(fmt::kAcquire, l, RP_PC());
+  return rc;
+}
+RP_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const struct timespec* t) {
+  const int rc = REAL(pthread_rwlock_timedwrlock)(l, t);
+  if (rc == 0) lock_event(fmt::kAcquire, l, RP_PC());
+  return rc;
+}
+RP_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) {
+  Ctx* c = t_ctx;
+  if (c && read_held(c, l, true))
+    lock_event(fmt::kReadRelease, l, RP_PC());
+  else
+    lock_event(fmt::kRelease, l, RP_PC());
+  return REAL(pthread_rwlock_unlock)(l);
+}
+
+RP_EXPORT int pthread_spin_lock(pthread_spinlock_t* l) {
+  const int rc = REAL(pthread_spin_lock)(l);
+  if (rc == 0) lock_event(fmt::kAcquire, const_cast<const int*>(l), RP_PC());
+  return rc;
+}
+RP_EXPORT int pthread_spin_trylock(pthread_spinlock_t* l) {
+  const int rc = REAL(pthread_spin_trylock)(l);
+  if (rc == 0) lock_event(fmt::kAcquire, const_cast<const int*>(l), RP_PC());
+  return rc;
+}
+RP_EXPORT int pthread_spin_unlock(pthread_spinlock_t* l) {
+  lock_event(fmt::kRelease, const_cast<const int*>(l), RP_PC());
+  return REAL(pthread_spin_unlock)(l);
+}
