@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "racepred/cli/cli.hpp"
+#include "racepred/format/recorder_settings.hpp"
 #include "racepred/io/binary_reader.hpp"
 #include "racepred/recording/finish.hpp"
 #include "racepred/recording/launch.hpp"
@@ -94,6 +95,16 @@ int record(const RecordOptions& o) {
   return kExitNoRace;
 }
 
+// The runtime's settings (format/recorder_settings.inc), for the help text.
+std::string settings_help() {
+  std::string s = "Settings of the recording runtime (environment variables of the program):\n";
+  for (const format::RecorderSetting& r : format::kRecorderSettings) {
+    s += "  " + std::string(r.env) + " (" + r.type + ", default " +
+         (*r.def ? std::string(r.def) : std::string("unset")) + "): " + r.help + "\n";
+  }
+  return s;
+}
+
 }  // namespace
 
 Command add_record_command(CLI::App& app) {
@@ -107,7 +118,8 @@ Command add_record_command(CLI::App& app) {
       "then `racepred record --finish FILE.raw -o trace.rpt`.\n"
       "Examples:\n"
       "  racepred record -o run.rpt -- ./prog arg1 arg2\n"
-      "  racepred analyze -e fasttrack,lockset run.rpt");
+      "  racepred analyze -e fasttrack,lockset run.rpt\n" +
+      settings_help());
   sub->add_option("-o,--output", o->output,
                   "Trace to write: binary, or STD text when the name ends in .std or .txt")
       ->capture_default_str();

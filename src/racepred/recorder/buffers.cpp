@@ -34,8 +34,9 @@ __thread int t_in_rt RP_TLS;
 // static library the linker takes only members that resolve the program's own references, and
 // the interceptors that libraries call (libstdc++'s pthread_cond_wait, operator new) are
 // referenced by nobody in the program.
-__attribute__((used)) const void* const linked_parts[] = {
-    &kPart_fork, &kPart_threads, &kPart_locks, &kPart_sync, &kPart_atomics, &kPart_memory};
+__attribute__((used))
+const void* const linked_parts[] = {&kPart_fork,    &kPart_threads, &kPart_locks,   &kPart_sync,
+                                    &kPart_atomics, &kPart_memory,  &kPart_settings};
 
 void* (*volatile g_memcpy_chk)(void*, const void*, size_t, size_t) = __memcpy_chk;
 void* (*volatile g_memmove_chk)(void*, const void*, size_t, size_t) = __memmove_chk;
@@ -272,7 +273,8 @@ bool open_output(bool fork_child) {
 
 void init() {
   InRuntime in_runtime;
-  const char* out = getenv("RACEPRED_RECORD");
+  read_settings();
+  const char* out = g_settings.record;
   if (!out || !*out || str_len(out) >= sizeof g_template) {
     g_state = 2;  // not recording: every hook stays passive
     return;
@@ -287,10 +289,8 @@ void init() {
   copy_bytes(child, out, str_len(out));
   copy_bytes(child + str_len(out), ".%p", 4);
   if (!strstr(out, "%p")) setenv("RACEPRED_RECORD", child, 1);
-  const char* nowrite = getenv("RACEPRED_NOWRITE");
-  g_nowrite = nowrite && nowrite[0] == '1';
-  const char* cap = getenv("RACEPRED_MAX_MB");
-  g_max_bytes = (cap && *cap ? strtoull(cap, nullptr, 10) : 4096) << 20;
+  g_nowrite = g_settings.nowrite;
+  g_max_bytes = g_settings.max_mb << 20;
   pthread_key_create(&g_key, thread_key_destructor);
   pthread_atfork(nullptr, nullptr, on_fork_child);
   atexit(at_exit);

@@ -146,7 +146,22 @@ inline size_t str_len(const char* s) {
 }
 
 // One per file other than buffers.cpp, which references them all (linked_parts).
-extern const char kPart_fork, kPart_threads, kPart_locks, kPart_sync, kPart_atomics, kPart_memory;
+extern const char kPart_fork, kPart_threads, kPart_locks, kPart_sync, kPart_atomics, kPart_memory,
+    kPart_settings;
+
+// ---- settings (settings.cpp; the table is format/recorder_settings.inc) ----
+using setting_path = const char*;
+using setting_string = const char*;
+using setting_uint = uint64_t;
+using setting_bool = bool;
+struct Settings {
+#define RP_SETTING(member, env, type, def, help) setting_##type member;
+#include "racepred/format/recorder_settings.inc"
+#undef RP_SETTING
+};
+extern Settings g_settings;
+// Reads every setting from the environment (an unset or empty variable: the default).
+void read_settings();
 
 // ---- the writer (buffers.cpp) ----
 bool write_fully(int fd, const void* data, size_t size);
