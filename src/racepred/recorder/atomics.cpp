@@ -8,6 +8,7 @@ namespace racepred_rt {
 extern const char kPart_atomics = 0;
 template <typename T, typename Op>
 inline T atomic_op(volatile T* a, bool read, bool write, uint64_t pc, Op op) {
+  sched_before(kOpAtomic, reinterpret_cast<uintptr_t>(a));
   Ctx* c = enter();
   if (!c) return op();
   int* s = stripe(a);
@@ -64,6 +65,7 @@ using namespace racepred_rt;
   RP_EXPORT int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* expected, T v,   \
                                                               int, int) {                        \
     bool ok = false;                                                                             \
+    sched_before(kOpAtomic, reinterpret_cast<uintptr_t>(a));                                     \
     Ctx* c = enter();                                                                            \
     int* s = stripe(a);                                                                          \
     if (c) spin_lock(s);                                                                         \

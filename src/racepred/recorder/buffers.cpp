@@ -34,9 +34,9 @@ __thread int t_in_rt RP_TLS;
 // static library the linker takes only members that resolve the program's own references, and
 // the interceptors that libraries call (libstdc++'s pthread_cond_wait, operator new) are
 // referenced by nobody in the program.
-__attribute__((used))
-const void* const linked_parts[] = {&kPart_fork,    &kPart_threads, &kPart_locks,   &kPart_sync,
-                                    &kPart_atomics, &kPart_memory,  &kPart_settings};
+__attribute__((used)) const void* const linked_parts[] = {
+    &kPart_fork,   &kPart_threads,  &kPart_locks, &kPart_sync, &kPart_atomics,
+    &kPart_memory, &kPart_settings, &kPart_sched};
 
 void* (*volatile g_memcpy_chk)(void*, const void*, size_t, size_t) = __memcpy_chk;
 void* (*volatile g_memmove_chk)(void*, const void*, size_t, size_t) = __memmove_chk;
@@ -215,6 +215,7 @@ static void at_exit() {
 void thread_key_destructor(void* p) {
   Ctx* c = static_cast<Ctx*>(p);
   if (!c) return;
+  sched_thread_exited(c->tid);  // pthread_exit: thread_start's call is skipped
   flush_ctx(c, true, true);
   __atomic_fetch_add(&g_dropped, c->dropped, __ATOMIC_RELAXED);
   c->dropped = 0;
@@ -295,6 +296,7 @@ void init() {
   pthread_atfork(nullptr, nullptr, on_fork_child);
   atexit(at_exit);
   __atomic_store_n(&g_state, 1, __ATOMIC_RELEASE);
+  sched_init();
   write_maps();
 }
 

@@ -48,6 +48,7 @@ void on_fork_child() {
     g_ctxs[0] = c;
     g_ctx_count = 1;
     write_start(c->tid);
+    sched_after_fork(c->tid);
   }
   write_maps();
 }

@@ -24,6 +24,7 @@
 
 #include "racepred/format/trace_format.hpp"
 #include "racepred/recorder/racepred_rt.h"
+#include "racepred/recorder/sched.hpp"
 
 namespace fmt = racepred::format;
 
@@ -147,7 +148,7 @@ inline size_t str_len(const char* s) {
 
 // One per file other than buffers.cpp, which references them all (linked_parts).
 extern const char kPart_fork, kPart_threads, kPart_locks, kPart_sync, kPart_atomics, kPart_memory,
-    kPart_settings;
+    kPart_settings, kPart_sched;
 
 // ---- settings (settings.cpp; the table is format/recorder_settings.inc) ----
 using setting_path = const char*;
@@ -204,7 +205,7 @@ F real(F& slot, const char* name, const char* version = nullptr) {
   return f;
 }
 #define REAL(name, ...) real(real_##name, #name, ##__VA_ARGS__)
-#define DECLARE_REAL(ret, name, ...) ret (*real_##name)(__VA_ARGS__)
+#define DECLARE_REAL(ret, name, ...) static ret (*real_##name)(__VA_ARGS__)
 
 // A context's mapping: the Ctx in the first page, then the buffer (kept until the thread ends).
 constexpr size_t kPage = 4096;

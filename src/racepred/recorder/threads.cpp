@@ -63,6 +63,12 @@ struct StartArg {
   uint32_t tid;
 };
 
+DECLARE_REAL(int, sched_yield);
+DECLARE_REAL(unsigned, sleep, unsigned);
+DECLARE_REAL(int, usleep, useconds_t);
+DECLARE_REAL(int, nanosleep, const struct timespec*, struct timespec*);
+DECLARE_REAL(int, clock_nanosleep, clockid_t, int, const struct timespec*, struct timespec*);
+
 static void* thread_start(void* p) {
   StartArg a = *static_cast<StartArg*>(p);
   __libc_free(p);
@@ -72,9 +78,12 @@ static void* thread_start(void* p) {
       t_ctx = c;
       pthread_setspecific(g_key, c);
       tid_insert(pthread_self(), a.tid);
+      sched_thread_started(a.tid);  // under a scheduler: runs when chosen
     }
   }
-  return a.fn(a.arg);
+  void* result = a.fn(a.arg);
+  sched_thread_exited(a.tid);
+  return result;
 }
 
 // True for a module of the system (under /usr/ or /lib, and not the executable, which holds
@@ -140,16 +149,19 @@ RP_EXPORT int pthread_create(pthread_t* th, const pthread_attr_t* attr, void* (*
   if (!c) return real_create(th, attr, fn, arg);
   StartArg* a = static_cast<StartArg*>(__libc_malloc(sizeof(StartArg)));
   if (!a) return real_create(th, attr, fn, arg);
+  sched_before(kOpThreadCreate, 0);
   a->fn = fn;
   a->arg = arg;
   a->tid = __atomic_fetch_add(&g_next_tid, 1, __ATOMIC_RELAXED);
   // fork takes its sequence number before the child can run.
   located_event(fmt::kFork, a->tid, user_pc(RP_PC()));
+  sched_thread_created(a->tid);
   int rc;
   {
     Busy busy;  // ld.so allocates the child's TLS through malloc: not the program's events
     rc = real_create(th, attr, thread_start, a);
   }
+  sched_after(kOpThreadCreate, a->tid, 0, rc);
   if (rc != 0) {
     __libc_free(a);  // the fork event stays: a thread without events is harmless
   } else {
@@ -160,6 +172,7 @@ RP_EXPORT int pthread_create(pthread_t* th, const pthread_attr_t* attr, void* (*
 
 RP_EXPORT int pthread_join(pthread_t th, void** ret) {
   const uint32_t tid = tid_find(th, false);
+  sched_before(kOpThreadJoin, tid == UINT32_MAX ? 0 : tid + 1);  // not enabled until it ends
   const int rc = REAL(pthread_join)(th, ret);
   if (rc == 0 && tid != UINT32_MAX) {
     tid_find(th, true);
@@ -171,4 +184,28 @@ RP_EXPORT int pthread_join(pthread_t th, void** ret) {
 RP_EXPORT int pthread_detach(pthread_t th) {
   tid_find(th, true);
   return REAL(pthread_detach)(th);
+}
+
+// Sleeps and yields: scheduling points. Under a scheduler a sleep is a choice, not real time:
+// the sleeping thread runs again when no other thread is enabled, and the sleep returns at once.
+RP_EXPORT int sched_yield(void) {
+  if (scheduling()) return sched_before(kOpYield, 0), 0;
+  return REAL(sched_yield)();
+}
+RP_EXPORT unsigned sleep(unsigned s) {
+  if (scheduling()) return sched_before(kOpSleep, 0), 0u;
+  return REAL(sleep)(s);
+}
+RP_EXPORT int usleep(useconds_t us) {
+  if (scheduling()) return sched_before(kOpSleep, 0), 0;
+  return REAL(usleep)(us);
+}
+RP_EXPORT int nanosleep(const struct timespec* t, struct timespec* rem) {
+  if (scheduling()) return sched_before(kOpSleep, 0), 0;
+  return REAL(nanosleep)(t, rem);
+}
+RP_EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespec* t,
+                              struct timespec* rem) {
+  if (scheduling()) return sched_before(kOpSleep, 0), 0;
+  return REAL(clock_nanosleep)(clock, flags, t, rem);
 }
