@@ -85,8 +85,8 @@ def main():
         if "all threads blocked" not in rec.stderr:
             failures.append(f"{source}: no 'all threads blocked' message: {rec.stderr.strip()}")
         failures += [f"{source}: '{e}' not in the message" for e in expected if e not in rec.stderr]
-        if "the program exited with status 125" not in rec.stderr:
-            failures.append(f"{source}: the program did not exit with status 125")
+        if rec.returncode != 125:
+            failures.append(f"{source}: record exited {rec.returncode}, expected 125")
         if not well_formed(args, trace):
             failures.append(f"{source}: the trace is not well-formed")
 

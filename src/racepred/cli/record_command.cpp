@@ -84,6 +84,8 @@ int record(const RecordOptions& o) {
                 << "\n";
     print_result(run.trace, o.output);
   }
+  if (run.trace.events == 0)
+    std::cerr << "racepred record: warning: the trace is empty: the program recorded no event\n";
   for (const recording::ChildTrace& child : run.children) {
     if (!child.error.empty()) {
       std::cerr << "racepred record: child process " << child.pid << ": " << child.error << "\n";
@@ -92,7 +94,10 @@ int record(const RecordOptions& o) {
       print_result(child.result, child.output);
     }
   }
-  return kExitNoRace;
+  // The program's status, as a shell gives it: its exit code, or 128 + the signal that killed
+  // it (a trace was written either way; errors that leave no trace exit 2 before this).
+  if (WIFSIGNALED(run.status)) return 128 + WTERMSIG(run.status);
+  return WIFEXITED(run.status) ? WEXITSTATUS(run.status) : kExitNoRace;
 }
 
 // The runtime's settings (format/recorder_settings.inc), for the help text.

@@ -36,7 +36,7 @@ __thread int t_in_rt RP_TLS;
 // referenced by nobody in the program.
 __attribute__((used)) const void* const linked_parts[] = {
     &kPart_fork,   &kPart_threads,  &kPart_locks, &kPart_sync, &kPart_atomics,
-    &kPart_memory, &kPart_settings, &kPart_sched};
+    &kPart_memory, &kPart_settings, &kPart_sched, &kPart_crash};
 
 void* (*volatile g_memcpy_chk)(void*, const void*, size_t, size_t) = __memcpy_chk;
 void* (*volatile g_memmove_chk)(void*, const void*, size_t, size_t) = __memmove_chk;
@@ -148,13 +148,15 @@ void write_maps() {
   InRuntime in_runtime;
   int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
+  // mmap, not malloc: this also runs on a crash, when the heap may be corrupt.
   size_t cap = 1 << 16, len = 0;
-  char* buf = static_cast<char*>(__libc_malloc(cap));
+  void* mem = mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  char* buf = mem == MAP_FAILED ? nullptr : static_cast<char*>(mem);
   while (buf) {
     if (len == cap) {
-      char* bigger = static_cast<char*>(__libc_realloc(buf, cap * 2));
-      if (!bigger) break;
-      buf = bigger;
+      void* bigger = mremap(buf, cap, cap * 2, MREMAP_MAYMOVE);
+      if (bigger == MAP_FAILED) break;
+      buf = static_cast<char*>(bigger);
       cap *= 2;
     }
     const ssize_t r = read(fd, buf + len, cap - len);
@@ -164,7 +166,7 @@ void write_maps() {
   close(fd);
   if (buf) {
     write_block(fmt::kBlockMaps, buf, len, true);
-    __libc_free(buf);
+    munmap(buf, cap);
   }
 }
 
@@ -295,6 +297,7 @@ void init() {
   pthread_key_create(&g_key, thread_key_destructor);
   pthread_atfork(nullptr, nullptr, on_fork_child);
   atexit(at_exit);
+  install_crash_handlers();
   __atomic_store_n(&g_state, 1, __ATOMIC_RELEASE);
   sched_init();
   write_maps();

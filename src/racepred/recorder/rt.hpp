@@ -148,7 +148,7 @@ inline size_t str_len(const char* s) {
 
 // One per file other than buffers.cpp, which references them all (linked_parts).
 extern const char kPart_fork, kPart_threads, kPart_locks, kPart_sync, kPart_atomics, kPart_memory,
-    kPart_settings, kPart_sched;
+    kPart_settings, kPart_sched, kPart_crash;
 
 // ---- settings (settings.cpp; the table is format/recorder_settings.inc) ----
 using setting_path = const char*;
@@ -188,6 +188,9 @@ Ctx* ctx_create();
 void tid_insert(pthread_t th, uint32_t tid);
 // The tid of a pthread_t, or UINT32_MAX; `remove` forgets it (join, detach).
 uint32_t tid_find(pthread_t th, bool remove);
+
+// ---- fatal signals (crash.cpp) ----
+void install_crash_handlers();
 
 // ---- fork handling (fork.cpp) ----
 void on_fork_child();
