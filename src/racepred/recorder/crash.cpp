@@ -50,7 +50,8 @@ void on_fatal(int sig, siginfo_t* info, void* uc) {
       user.sa_handler(sig);
     return;
   }
-  if (user.sa_handler == SIG_IGN && sig != SIGABRT) return;
+  // Ignored: a signal sent by kill or raise is; a fault is not (the kernel kills for it).
+  if (user.sa_handler == SIG_IGN && info && info->si_code <= 0) return;
   // Stop recording (new events are dropped), let events in flight finish, write everything.
   if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) == 1) {
     __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
