@@ -9,6 +9,7 @@ extern const char kPart_locks = 0;
 DECLARE_REAL(int, pthread_mutex_lock, pthread_mutex_t*);
 DECLARE_REAL(int, pthread_mutex_trylock, pthread_mutex_t*);
 DECLARE_REAL(int, pthread_mutex_timedlock, pthread_mutex_t*, const struct timespec*);
+DECLARE_REAL(int, pthread_mutex_clocklock, pthread_mutex_t*, clockid_t, const struct timespec*);
 DECLARE_REAL(int, pthread_mutex_unlock, pthread_mutex_t*);
 DECLARE_REAL(int, pthread_rwlock_rdlock, pthread_rwlock_t*);
 DECLARE_REAL(int, pthread_rwlock_tryrdlock, pthread_rwlock_t*);
@@ -16,7 +17,12 @@ DECLARE_REAL(int, pthread_rwlock_timedrdlock, pthread_rwlock_t*, const struct ti
 DECLARE_REAL(int, pthread_rwlock_wrlock, pthread_rwlock_t*);
 DECLARE_REAL(int, pthread_rwlock_trywrlock, pthread_rwlock_t*);
 DECLARE_REAL(int, pthread_rwlock_timedwrlock, pthread_rwlock_t*, const struct timespec*);
+DECLARE_REAL(int, pthread_rwlock_clockrdlock, pthread_rwlock_t*, clockid_t, const struct timespec*);
+DECLARE_REAL(int, pthread_rwlock_clockwrlock, pthread_rwlock_t*, clockid_t, const struct timespec*);
 DECLARE_REAL(int, pthread_rwlock_unlock, pthread_rwlock_t*);
+DECLARE_REAL(void, flockfile, FILE*);
+DECLARE_REAL(int, ftrylockfile, FILE*);
+DECLARE_REAL(void, funlockfile, FILE*);
 DECLARE_REAL(int, pthread_spin_lock, pthread_spinlock_t*);
 DECLARE_REAL(int, pthread_spin_trylock, pthread_spinlock_t*);
 DECLARE_REAL(int, pthread_spin_unlock, pthread_spinlock_t*);
@@ -82,6 +88,16 @@ RP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec*
   sched_after(kOpMutexTimedlock, obj(m), 0, rc);
   return rc;
 }
+// The clock variants (libstdc++ 12's std::timed_mutex::try_lock_for/until): like the timed
+// forms, an acquire when they succeed, nothing when they time out.
+RP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock,
+                                      const struct timespec* t) {
+  if (sched_before(kOpMutexTimedlock, obj(m), mutex_kind(m)) == kTimedOut) return ETIMEDOUT;
+  const int rc = REAL(pthread_mutex_clocklock)(m, clock, t);
+  if (rc == 0 && !is_recursive_depth(m)) lock_event(fmt::kAcquire, m, RP_PC());
+  sched_after(kOpMutexTimedlock, obj(m), 0, rc);
+  return rc;
+}
 RP_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) {
   sched_before(kOpMutexUnlock, obj(m));
   if (!is_recursive_depth(m)) lock_event(fmt::kRelease, m, RP_PC());
@@ -132,6 +148,23 @@ RP_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const struct times
   sched_after(kOpTimedWrlock, obj(l), 0, rc);
   return rc;
 }
+// std::shared_timed_mutex's try_lock_for/try_lock_shared_for (libstdc++ 12).
+RP_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t* l, clockid_t clock,
+                                         const struct timespec* t) {
+  if (sched_before(kOpTimedRdlock, obj(l)) == kTimedOut) return ETIMEDOUT;
+  const int rc = REAL(pthread_rwlock_clockrdlock)(l, clock, t);
+  if (rc == 0) read_locked(l, RP_PC());
+  sched_after(kOpTimedRdlock, obj(l), 0, rc);
+  return rc;
+}
+RP_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t* l, clockid_t clock,
+                                         const struct timespec* t) {
+  if (sched_before(kOpTimedWrlock, obj(l)) == kTimedOut) return ETIMEDOUT;
+  const int rc = REAL(pthread_rwlock_clockwrlock)(l, clock, t);
+  if (rc == 0) lock_event(fmt::kAcquire, l, RP_PC());
+  sched_after(kOpTimedWrlock, obj(l), 0, rc);
+  return rc;
+}
 RP_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) {
   Ctx* c = t_ctx;
   const bool read = c && read_held(c, l, true);
@@ -164,4 +197,31 @@ RP_EXPORT int pthread_spin_unlock(pthread_spinlock_t* l) {
   const int rc = REAL(pthread_spin_unlock)(l);
   sched_after(kOpMutexUnlock, obj(l), 0, rc);
   return rc;
+}
+
+// flockfile/funlockfile: a recursive lock on the FILE (its address is the lock), recorded at the
+// outermost level only, like a recursive mutex: glibc's lock is {int lock; int cnt; void*
+// owner;} and cnt is the depth. stdio's own internal locking is not seen.
+static int file_lock_depth(FILE* f) {
+  const int* lock = reinterpret_cast<const int*>(f->_lock);
+  return lock ? lock[1] : 1;
+}
+RP_EXPORT void flockfile(FILE* f) {
+  sched_before(kOpFileLock, obj(f));
+  REAL(flockfile)(f);
+  if (file_lock_depth(f) == 1) lock_event(fmt::kAcquire, f, RP_PC());
+  sched_after(kOpFileLock, obj(f));
+}
+RP_EXPORT int ftrylockfile(FILE* f) {
+  sched_before(kOpMutexTrylock, obj(f));
+  const int rc = REAL(ftrylockfile)(f);
+  if (rc == 0 && file_lock_depth(f) == 1) lock_event(fmt::kAcquire, f, RP_PC());
+  sched_after(kOpFileLock, obj(f), 0, rc);
+  return rc;
+}
+RP_EXPORT void funlockfile(FILE* f) {
+  sched_before(kOpFileUnlock, obj(f));
+  if (file_lock_depth(f) == 1) lock_event(fmt::kRelease, f, RP_PC());
+  REAL(funlockfile)(f);
+  sched_after(kOpFileUnlock, obj(f));
 }

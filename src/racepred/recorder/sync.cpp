@@ -22,6 +22,7 @@ DECLARE_REAL(int, pthread_once, pthread_once_t*, void (*)(void));
 DECLARE_REAL(int, sem_wait, sem_t*);
 DECLARE_REAL(int, sem_trywait, sem_t*);
 DECLARE_REAL(int, sem_timedwait, sem_t*, const struct timespec*);
+DECLARE_REAL(int, sem_clockwait, sem_t*, clockid_t, const struct timespec*);
 DECLARE_REAL(int, sem_post, sem_t*);
 DECLARE_REAL(int, __cxa_guard_acquire, uint64_t*);
 DECLARE_REAL(void, __cxa_guard_release, uint64_t*);
@@ -152,6 +153,16 @@ RP_EXPORT int sem_timedwait(sem_t* s, const struct timespec* t) {
     return -1;
   }
   const int rc = REAL(sem_timedwait)(s, t);
+  if (rc == 0) sync_pair(s, RP_PC());
+  return rc;
+}
+
+RP_EXPORT int sem_clockwait(sem_t* s, clockid_t clock, const struct timespec* t) {
+  if (sched_before(kOpSemTimedwait, obj(s)) == kTimedOut) {
+    errno = ETIMEDOUT;
+    return -1;
+  }
+  const int rc = REAL(sem_clockwait)(s, clock, t);
   if (rc == 0) sync_pair(s, RP_PC());
   return rc;
 }
