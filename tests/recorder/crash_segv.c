@@ -24,5 +24,6 @@ int main(void) {
   pthread_create(&t, 0, clear, 0);
   while (*(int* volatile*)&slot) {
   }
-  return *slot;  // the other thread cleared it: a null dereference
+  int* volatile cleared = slot;  // volatile: the compiler may not drop the faulting load
+  return *cleared;               // the other thread cleared it: a null dereference
 }

@@ -53,7 +53,10 @@ void on_fatal(int sig, siginfo_t* info, void* uc) {
   // Ignored: a signal sent by kill or raise is; a fault is not (the kernel kills for it).
   if (user.sa_handler == SIG_IGN && info && info->si_code <= 0) return;
   // Stop recording (new events are dropped), let events in flight finish, write everything.
-  if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) == 1) {
+  // Also after the size cap stopped recording: what the threads buffered is still written. Not
+  // in a vfork child, which shares the parent's memory (and recording).
+  if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) != 0 &&
+      !__atomic_load_n(&g_finished, __ATOMIC_ACQUIRE) && getpid() == g_pid) {
     __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
     wait_for_threads_to_leave(t_ctx);
     if (Ctx* c = t_ctx) c->busy = 0;  // a crash inside the runtime: its committed records count
