@@ -121,6 +121,13 @@ class SparsePairSlots {
     return s;
   }
   uint32_t count() const { return count_; }
+  // The cells allocated (for sdp_state_cells()).
+  size_t cells() const {
+    size_t n = vars_.capacity() + locks_.capacity();
+    for (const auto& v : vars_) n += v.capacity();
+    for (const auto& l : locks_) n += l.capacity();
+    return n;
+  }
   // fn(x, slot) for every slot of lock l.
   template <class Fn>
   void for_each(LockId l, Fn&& fn) const {
@@ -160,7 +167,14 @@ struct LatestView {
 class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs, SparsePairSlots, LatestView> {
  public:
   using PoEngine<Sdp>::PoEngine;
-  ~Sdp() override { sdp_s4_steps().fetch_add(steps_, std::memory_order_relaxed); }
+  ~Sdp() override {
+    sdp_s4_steps().fetch_add(steps_, std::memory_order_relaxed);
+    size_t cells = slots_.cells() + rule_a_.capacity() + writers_.capacity() + pending_.capacity() +
+                   filtered_.entries();
+    for (const auto& list : pending_)
+      for (const auto& [t, f] : list) cells += 1 + f.size();
+    sdp_state_cells().fetch_add(cells, std::memory_order_relaxed);
+  }
 
   void before(EventId, const Event& e) {
     ensure_thread(e.thread);
@@ -546,6 +560,10 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs, SparsePairS
 std::atomic<uint64_t>& sdp_s4_steps() {
   static std::atomic<uint64_t> steps{0};
   return steps;
+}
+std::atomic<uint64_t>& sdp_state_cells() {
+  static std::atomic<uint64_t> cells{0};
+  return cells;
 }
 
 }  // namespace racepred::po
