@@ -55,12 +55,23 @@ std::string counter_trace(int sections, int threads, bool nested) {
 std::string many_locks_trace(int pairs) {
   std::string s;
   const int locks = pairs / 4;
+  const auto event = [&s](int t, const char* op, char kind, int k) {
+    s += 'T';
+    s += std::to_string(t);
+    s += '|';
+    s += op;
+    s += '(';
+    s += kind;
+    s += std::to_string(k);
+    s += ")|a\n";
+  };
   for (int j = 0; j < pairs; ++j)
     for (int k = 0; k < 2; ++k) {
-      const std::string t = "T" + std::to_string((2 * j + k + j / 8) % 8);
-      const std::string l = "L" + std::to_string(j % locks), x = "V" + std::to_string(j);
-      s += t + "|acq(" + l + ")|a\n" + t + "|w(" + x + ")|b\n" + t + "|r(" + x + ")|c\n" + t +
-           "|rel(" + l + ")|d\n";
+      const int t = (2 * j + k + j / 8) % 8;
+      event(t, "acq", 'L', j % locks);
+      event(t, "w", 'V', j);
+      event(t, "r", 'V', j);
+      event(t, "rel", 'L', j % locks);
     }
   return s;
 }
