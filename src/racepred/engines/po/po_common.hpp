@@ -611,8 +611,9 @@ struct Section {
 
 // The plain WCP algorithm's state and steps (wcp.cpp has the notation), shared by the plain
 // wcp engine and sdp, whose rules S3 and S5-S7 are WCP's. Sec: a critical section with at least
-// the fields of Section.
-template <class Sec>
+// the fields of Section; Slots: PairSlots' interface; Latest: LatestRelease's update(t, time),
+// given the closed section's release time (sdp keeps a view of it, not a copy).
+template <class Sec, class Slots = PairSlots, class Latest = LatestRelease>
 struct PlainWcpState {
   std::vector<Clock> n_;   // N_t
   std::vector<bool> ran_;  // the thread had an event
@@ -620,8 +621,8 @@ struct PlainWcpState {
   std::vector<VectorClock> hl_, pl_;
   std::vector<std::vector<Sec>> sections_;  // CS_l
   std::vector<std::vector<size_t>> cursor_;
-  PairSlots slots_;
-  std::vector<std::array<LatestRelease, 2>> rule_a_;  // [0]: read-releases, [1]: write-releases
+  Slots slots_;
+  std::vector<std::array<Latest, 2>> rule_a_;  // [0]: read-releases, [1]: write-releases
   OpenSections open_;
 
   // acq(t, l): H_t ⊔= H_l, P_t ⊔= P_l (WCP-3, S5), and a new open CS of l.
@@ -650,23 +651,24 @@ struct PlainWcpState {
   // The rest of the release: rule-(a) bookkeeping, H_l := H_t, P_l := P_t, the CS closed with
   // H_t, N_t += 1 (unless `then_tick` is false: more locks are released by the same event).
   void close(ThreadId t, LockId l, const OpenSections::Cs& cs, bool then_tick = true) {
-    for (VariableId x : cs.reads) rule_a_slot(l, x)[0].update(t, h_[t]);
-    for (VariableId x : cs.writes) rule_a_slot(l, x)[1].update(t, h_[t]);
+    Sec& sec = sections_[l][cs.entry];
+    sec.closed = true;
+    sec.rel.assign(h_[t]);
+    for (VariableId x : cs.reads) rule_a_slot(l, x)[0].update(t, sec.rel);
+    for (VariableId x : cs.writes) rule_a_slot(l, x)[1].update(t, sec.rel);
     hl_[l].assign(h_[t]);
     pl_[l].assign(p_[t]);
-    sections_[l][cs.entry].closed = true;
-    sections_[l][cs.entry].rel.assign(h_[t]);
     if (then_tick) tick(t);
   }
-  std::array<LatestRelease, 2>& rule_a_slot(LockId l, VariableId x) {
+  std::array<Latest, 2>& rule_a_slot(LockId l, VariableId x) {
     const uint32_t s = slots_.get_or_add(l, x);
     if (s >= rule_a_.size()) rule_a_.resize(size_t{s} + 1);
     return rule_a_[s];
   }
   // The rule-(a) slot of (l, x), or null.
-  const std::array<LatestRelease, 2>* find_rule_a(LockId l, VariableId x) const {
+  const std::array<Latest, 2>* find_rule_a(LockId l, VariableId x) const {
     const uint32_t s = slots_.find(l, x);
-    return s == PairSlots::kNone || s >= rule_a_.size() ? nullptr : &rule_a_[s];
+    return s == Slots::kNone || s >= rule_a_.size() ? nullptr : &rule_a_[s];
   }
   // The annotated view's N_t, H_t and P_t over `width` threads.
   void clock_columns(ThreadId t, size_t width, Annotation& row) const {
