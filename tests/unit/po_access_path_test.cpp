@@ -126,5 +126,22 @@ TEST(SparseHistory, KeepsTheLatestAccessOfEveryThreadWhicheverIsListedLast) {
                          {0, 20}, {1, 21}, {2, 12}, {0, 41}, {2, 42}}));
 }
 
+TEST(SparseHistory, FindsAThreadListedFarFromTheEndOfALongList) {
+  SparseHistory h;
+  constexpr ThreadId kThreads = 40;  // past the inline scan
+  for (ThreadId t = kThreads; t-- > 0;) h.record(100 + t, access(t, Op::Read, 2), t, 1);
+  h.record(200, access(3, Op::Read, 2), 3, 2, false);  // an update, not a second entry
+  h.record(201, access(39, Op::Read, 2), 39, 2, false);
+  Reports r;
+  std::vector<Clock> known(kThreads + 1, 1);
+  h.check(r, 300, access(kThreads, Op::Write, 2), known.data());
+  EXPECT_EQ(r.found, (std::vector<std::pair<ThreadId, EventId>>{{3, 200}, {39, 201}}));
+  Reports all;
+  std::vector<Clock> none(kThreads + 1, 0);
+  h.check(all, 301, access(kThreads, Op::Write, 2), none.data());
+  ASSERT_EQ(all.found.size(), size_t{kThreads});
+  for (ThreadId t = 0; t < kThreads; ++t) EXPECT_EQ(all.found[t].first, t);
+}
+
 }  // namespace
 }  // namespace racepred::po

@@ -162,7 +162,7 @@ class SectionLog {
   }
 
   // The per-access path of an engine looks a thread up once (thread()) and asks the rest of
-  // that (a Thread stays valid until the next thread() of a new thread).
+  // that (a Thread stays valid until a thread not seen before is looked up).
   struct Thread;
   Thread& thread(ThreadId t) { return of(t); }
   // t has a section open.

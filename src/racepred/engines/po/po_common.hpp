@@ -163,21 +163,22 @@ class SparseHistory {
     record(id, e, slot, time, e.op == Op::Write);
   }
   // The same for an access known to be a write (or not) where the caller knows it statically.
-  // Inline when the thread has an entry for x already (the list is short: a scan), else out of
-  // line.
+  // Inline when the thread's entry is among the list's last kScan (a scan), else a binary search
+  // out of line (many threads).
   [[gnu::always_inline]] void record(EventId id, const Event& e, uint32_t slot, Clock time,
                                      bool write) {
     const size_t x = e.target;
     if (x < vars_.size()) [[likely]] {
       const Var& v = vars_[x];
       const std::span<Entry> list = write ? v.writes() : v.reads();
-      for (size_t i = list.size(); i-- > 0;)
+      const size_t n = list.size(), stop = n > kScan ? n - kScan : 0;
+      for (size_t i = n; i-- > stop;)
         if (list[i].thread == e.thread) {
           list[i] = Entry{e.thread, slot, time, e.location, id};
           return;
         }
     }
-    insert(id, e, slot, time, write);
+    update_or_insert(id, e, slot, time, write);
   }
   // "W_x" / "R_x" columns: the epochs u#k of the latest accesses.
   std::string show(VariableId x, bool write) const {
@@ -215,16 +216,22 @@ class SparseHistory {
       ++(write ? w : r);
     }
   };
-  // x's first access of its kind by e.thread: a new entry in thread order.
-  [[gnu::noinline]] void insert(EventId id, const Event& e, uint32_t slot, Clock time, bool write) {
+  static constexpr size_t kScan = 8;
+  // record() past the scan: the thread's entry found in thread order, or a new one there.
+  [[gnu::noinline]] void update_or_insert(EventId id, const Event& e, uint32_t slot, Clock time,
+                                          bool write) {
     const size_t x = e.target;
     if (x >= vars_.size()) grow_to(vars_, x);
     Var& v = vars_[x];
     const std::span<Entry> list = write ? v.writes() : v.reads();
+    const Entry entry{e.thread, slot, time, e.location, id};
     const auto it = std::lower_bound(list.begin(), list.end(), e.thread,
                                      [](const Entry& a, ThreadId u) { return a.thread < u; });
-    v.insert(static_cast<uint32_t>(list.data() - v.at.get() + (it - list.begin())), write,
-             Entry{e.thread, slot, time, e.location, id});
+    if (it != list.end() && it->thread == e.thread) {
+      *it = entry;
+      return;
+    }
+    v.insert(static_cast<uint32_t>(list.data() - v.at.get() + (it - list.begin())), write, entry);
   }
   std::vector<Var> vars_;
 };
