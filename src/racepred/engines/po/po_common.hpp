@@ -160,25 +160,25 @@ class SparseHistory {
           engine.report(en.who(), en.thread, Op::Read, id, e);
   }
   void record(EventId id, const Event& e, uint32_t slot, Clock time) {
+    record(id, e, slot, time, e.op == Op::Write);
+  }
+  // The same for an access known to be a write (or not) where the caller knows it statically.
+  // Inline when the thread's entry is among the list's last kScan (a scan), else a binary search
+  // out of line (many threads).
+  [[gnu::always_inline]] void record(EventId id, const Event& e, uint32_t slot, Clock time,
+                                     bool write) {
     const size_t x = e.target;
-    if (x >= vars_.size()) [[unlikely]]
-      grow_to(vars_, x);
-    Var& v = vars_[x];
-    const bool write = e.op == Op::Write;
-    const std::span<Entry> list = write ? v.writes() : v.reads();
-    const ThreadId t = e.thread;
-    const Entry entry{t, slot, time, e.location, id};
-    if (!list.empty() && list.back().thread == t) [[likely]] {
-      list.back() = entry;
-      return;
+    if (x < vars_.size()) [[likely]] {
+      const Var& v = vars_[x];
+      const std::span<Entry> list = write ? v.writes() : v.reads();
+      const size_t n = list.size(), stop = n > kScan ? n - kScan : 0;
+      for (size_t i = n; i-- > stop;)
+        if (list[i].thread == e.thread) {
+          list[i] = Entry{e.thread, slot, time, e.location, id};
+          return;
+        }
     }
-    auto it = std::lower_bound(list.begin(), list.end(), t,
-                               [](const Entry& a, ThreadId u) { return a.thread < u; });
-    if (it != list.end() && it->thread == t) {
-      *it = entry;
-      return;
-    }
-    v.insert(static_cast<uint32_t>(list.data() - v.at.get() + (it - list.begin())), write, entry);
+    update_or_insert(id, e, slot, time, write);
   }
   // "W_x" / "R_x" columns: the epochs u#k of the latest accesses.
   std::string show(VariableId x, bool write) const {
@@ -216,6 +216,23 @@ class SparseHistory {
       ++(write ? w : r);
     }
   };
+  static constexpr size_t kScan = 8;
+  // record() past the scan: the thread's entry found in thread order, or a new one there.
+  [[gnu::noinline]] void update_or_insert(EventId id, const Event& e, uint32_t slot, Clock time,
+                                          bool write) {
+    const size_t x = e.target;
+    if (x >= vars_.size()) grow_to(vars_, x);
+    Var& v = vars_[x];
+    const std::span<Entry> list = write ? v.writes() : v.reads();
+    const Entry entry{e.thread, slot, time, e.location, id};
+    const auto it = std::lower_bound(list.begin(), list.end(), e.thread,
+                                     [](const Entry& a, ThreadId u) { return a.thread < u; });
+    if (it != list.end() && it->thread == e.thread) {
+      *it = entry;
+      return;
+    }
+    v.insert(static_cast<uint32_t>(list.data() - v.at.get() + (it - list.begin())), write, entry);
+  }
   std::vector<Var> vars_;
 };
 

@@ -253,7 +253,7 @@ class Wcp final : public PoEngine<Wcp> {
   // sections (nesting.hpp), other threads' releases only.
   [[gnu::always_inline]] void rule_a(ThreadId t, uint32_t s, VariableId x, Op op) {
     Clock* pt = p(s);
-    const std::vector<LockId>& active = open_.active(t);
+    const PodVector<LockId>& active = open_.active(t);
     const uint64_t joins = joins_;
     steps_ += active.size();
     for (const LockId token : active) {
