@@ -115,8 +115,9 @@ Trace crowd_trace(uint64_t seed) {
   return parse_checked_trace(text);
 }
 
-// The engines that count large sets in bulk, and options that make every set large and every
-// clock sparse.
+// The engines that count large sets in bulk (the HB engines first, kHbBulkEngines of them), and
+// options that make every set large and every clock sparse.
+constexpr size_t kHbBulkEngines = 4;
 constexpr const char* kBulkEngines[] = {"djit", "hb-epochs", "hb-adaptive", "hb-pairs", "shb",
                                         "wcp",  "dc",        "wdc",         "dc-tp",    "wdp"};
 EngineOptions bulk_everywhere() {
@@ -140,11 +141,14 @@ std::vector<const EngineInfo*> online_engines() {
   return out;
 }
 
-std::string compare(const RaceSink& all, const RaceSink& few, const EngineInfo& info, size_t kept) {
+// `all_checked`: the listing run was compared with its listed races before (a set of a million
+// location pairs on the crowd traces, built once per run).
+std::string compare(const RaceSink& all, const RaceSink& few, const EngineInfo& info, size_t kept,
+                    bool all_checked = false) {
   std::ostringstream why;
   if (all.truncated() || all.location_pairs_lower_bound())
     why << "listing every race lost some";
-  else if (all.location_pair_count() != distinct_location_pairs(all))
+  else if (!all_checked && all.location_pair_count() != distinct_location_pairs(all))
     why << "location pairs " << all.location_pair_count() << ", listed races have "
         << distinct_location_pairs(all);
   else if (few.race_count() != all.race_count())
@@ -189,13 +193,16 @@ TEST(CountedRacesProperty, CountsInBulkEqualCountsFromListing) {
     const bool crowd = seed % 4 != 0;
     const Trace trace = crowd ? crowd_trace(seed) : many_threads_trace(seed);
     for (size_t k = 0; k < std::size(kBulkEngines); ++k) {
+      // The partial orders on four of the traces (forks or not, an early location used again
+      // or not, and a random trace): listing every race of each takes long.
+      if (k >= kHbBulkEngines && seed != 1 && seed != 2 && seed != 4 && seed != 10) continue;
       const char* name = kBulkEngines[k];
       const EngineInfo* info = find_engine(name);
       ASSERT_NE(info, nullptr) << name;
       const RaceSink all = run_engine(*info, trace, SIZE_MAX);
       for (size_t kept : {size_t{0}, size_t{7}}) {
         const RaceSink few = run_engine(name, trace, options, kept);
-        ASSERT_EQ(compare(all, few, *info, kept), "") << "seed " << seed;
+        ASSERT_EQ(compare(all, few, *info, kept, kept != 0), "") << "seed " << seed;
         races += few.race_count();
         bulk_calls[k] += few.race_count() - std::min(few.race_count(), few.calls());
       }

@@ -163,14 +163,8 @@ class SparseHistory {
     if (x >= vars_.size()) return;
     const Var& v = vars_[x];
     if (v.big != 0) [[unlikely]]
-      if (count_large(engine, id, e, known, rows, s)) return;
-    for (const Entry& en : v.writes())
-      if (en.time > known[en.slot] && en.thread != e.thread) [[unlikely]]
-        engine.report(en.who(), en.thread, Op::Write, id, e);
-    if (e.op == Op::Write)
-      for (const Entry& en : v.reads())
-        if (en.time > known[en.slot] && en.thread != e.thread) [[unlikely]]
-          engine.report(en.who(), en.thread, Op::Read, id, e);
+      return check_large(engine, id, e, known, rows, s);
+    report_each(engine, id, e, known, v);
   }
   // Variables of this many entries on are large (EngineOptions::bulk_count_from); call before
   // the first event.
@@ -185,21 +179,17 @@ class SparseHistory {
     const ThreadId t = e.thread;
     const Entry entry{t, slot, time, e.location, id};
     if (!list.empty() && list.back().thread == t) [[likely]] {
-      if (v.big > kLarge) [[unlikely]]
-        replaced(v, list.back(), e.location);
-      list.back() = entry;
+      list.back() = entry;  // (an indexed variable's marks: check_large)
       return;
     }
     auto it = std::lower_bound(list.begin(), list.end(), t,
                                [](const Entry& a, ThreadId u) { return a.thread < u; });
     if (it != list.end() && it->thread == t) {
-      if (v.big > kLarge) [[unlikely]]
-        replaced(v, *it, e.location);
       *it = entry;
       return;
     }
     v.insert(static_cast<uint32_t>(list.data() - v.at.get() + (it - list.begin())), write, entry);
-    if (v.big != 0 || v.w + v.r >= large_from_) [[unlikely]]
+    if (v.w + v.r >= large_from_) [[unlikely]]  // (entries are never removed)
       added(v, entry, write);
   }
   // "W_x" / "R_x" columns: the epochs u#k of the latest accesses.
@@ -214,6 +204,18 @@ class SparseHistory {
   }
 
  private:
+  template <class Engine>
+  [[gnu::always_inline]] static void report_each(Engine& engine, EventId id, const Event& e,
+                                                 const Clock* known, const auto& v) {
+    for (const Entry& en : v.writes())
+      if (en.time > known[en.slot] && en.thread != e.thread) [[unlikely]]
+        engine.report(en.who(), en.thread, Op::Write, id, e);
+    if (e.op == Op::Write)
+      for (const Entry& en : v.reads())
+        if (en.time > known[en.slot] && en.thread != e.thread) [[unlikely]]
+          engine.report(en.who(), en.thread, Op::Read, id, e);
+  }
+
   // W_x then R_x, each sorted by thread, in one array (one allocation and 24 bytes per
   // variable; two vectors took 48). A new thread of x grows the array by a quarter, not double
   // (a list gets at most one insertion per thread; doubling left a third of tradebeans' 8
@@ -221,7 +223,7 @@ class SparseHistory {
   struct Var {
     std::unique_ptr<Entry[]> at;
     uint32_t w = 0, r = 0, capacity = 0;
-    uint32_t big = 0;  // 0: small; kLarge: large, not indexed yet; else 1 + its index in bigs_
+    uint32_t big = 0;  // 0: small; kLarge: large, not indexed yet; else 2 + its index in bigs_
     std::span<Entry> writes() const { return {at.get(), w}; }
     std::span<Entry> reads() const { return {at.get() + w, r}; }
     void insert(uint32_t k, bool write, const Entry& entry) {
@@ -261,11 +263,14 @@ class SparseHistory {
     marks_[l] = 1;
     return was;
   }
-  // An entry of thread t replaced by one at `location`.
-  [[gnu::noinline]] void replaced(const Var& v, const Entry& old, LocationId location) {
-    if (old.location != location) bigs_[v.big - 2].repeats |= mark(location);
+  // The access e is checked and then recorded (check and record come in pairs): on an indexed
+  // variable, the location that replaces its thread's entry is marked here, so that record's
+  // common path (replacing an entry) has no test of its own.
+  void marks_record(const Var& v, const Event& e) {
+    const Entry* old = find(e.op == Op::Write ? v.writes() : v.reads(), e.thread);
+    if (old != nullptr && old->location != e.location) bigs_[v.big - 2].repeats |= mark(e.location);
   }
-  // A new entry (of a thread new to the list of its kind).
+  // A new entry (of a thread new to the list of its kind) of a large variable.
   [[gnu::noinline]] void added(Var& v, const Entry& entry, bool write) {
     if (v.big == 0) {
       v.big = kLarge;
@@ -290,13 +295,21 @@ class SparseHistory {
       if (find(v.writes(), en.thread) == nullptr) g.threads.emplace(en.slot, en.thread);
     }
   }
+  template <class Engine>
+  [[gnu::noinline]] void check_large(Engine& engine, EventId id, const Event& e, const Clock* known,
+                                     const ThreadClocks& rows, uint32_t s) {
+    if (!count_large(engine, id, e, known, rows, s))
+      report_each(engine, id, e, known, vars_[e.target]);
+    const Var& v = vars_[e.target];
+    if (v.big > kLarge) marks_record(v, e);
+  }
   // Counts the races of e on a large variable in bulk: the entries of other threads but those
   // known to `known`, which are at the non-zero entries of row s of `rows` (and at s). False:
   // they are reported one by one (races are listed, rows are dense, locations repeat, or the
   // sink stores the group).
   template <class Engine>
-  [[gnu::noinline]] bool count_large(Engine& engine, EventId id, const Event& e, const Clock* known,
-                                     const ThreadClocks& rows, uint32_t s) {
+  bool count_large(Engine& engine, EventId id, const Event& e, const Clock* known,
+                   const ThreadClocks& rows, uint32_t s) {
     if (!rows.sparse() || !engine.counting()) return false;
     Var& v = vars_[e.target];
     if (v.big == kLarge) index(v);
