@@ -209,8 +209,13 @@ TEST(CountedRacesProperty, CountsInBulkEqualCountsFromListing) {
     }
   }
   EXPECT_GT(races, 1000000u);
-  // Every engine counted races in bulk: fewer sink calls than races.
-  for (size_t k = 0; k < std::size(kBulkEngines); ++k)
+  // Races counted in bulk: fewer sink calls than races, by the HB engines together (hb-epochs
+  // and hb-pairs count a set in bulk only when it is all of an access's races) and by each
+  // partial order.
+  uint64_t hb_bulk_calls = 0;
+  for (size_t k = 0; k < kHbBulkEngines; ++k) hb_bulk_calls += bulk_calls[k];
+  EXPECT_GT(hb_bulk_calls, 5000u);
+  for (size_t k = kHbBulkEngines; k < std::size(kBulkEngines); ++k)
     EXPECT_GT(bulk_calls[k], 1000u) << kBulkEngines[k];
 }
 
