@@ -251,6 +251,8 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
         open_(Config.lockset, static_cast<uint32_t>(context.options.po_deep_level)),
         steps_probe_(context.options.rule_a_steps) {
     set_clock_options(clocks_, context.options, context.annotate);
+    hist_.large_from(context.annotate ? UINT64_MAX : context.options.bulk_count_from);
+    filtered_.large_from(context.annotate ? UINT64_MAX : context.options.bulk_count_from);
     // Sparse clocks past the kit's threshold (many threads alive): every write into D_t goes
     // through clocks_ (join_into_slot, raise_slot, tick); D_t is read directly.
   }
@@ -410,10 +412,10 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     }
     if constexpr (Config.lockset) {
       const uint32_t set = held_set(t);
-      filtered_.check(*this, id, e, dt, set);
+      filtered_.check(*this, id, e, dt, set, clocks_, s);
       filtered_.record(id, e, s, dt[s], set);
     } else {
-      hist_.check(*this, id, e, dt);
+      hist_.check(*this, id, e, dt, clocks_, s);
       hist_.record(id, e, s, dt[s], kOp == Op::Write);
     }
     if (!held) return;

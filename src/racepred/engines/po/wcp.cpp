@@ -89,6 +89,7 @@ class Wcp final : public PoEngine<Wcp> {
     set_clock_options(clocks_, context.options, context.annotate);
     set_sparse_threshold(pclocks_, context.options);  // P by H's slots: sparse with H
     pclocks_.rows_start_empty();
+    hist_.large_from(context.annotate ? UINT64_MAX : context.options.bulk_count_from);
   }
 
   void before(EventId, const Event& e) {
@@ -241,7 +242,7 @@ class Wcp final : public PoEngine<Wcp> {
     const Clock own = pt[s];
     const Clock n = now(s);
     pt[s] = n;  // C_t = P_t[t := N_t]; own entries never race
-    hist_.check(*this, id, e, pt);
+    hist_.check(*this, id, e, pt, pclocks_, s);
     pt[s] = own;
     hist_.record(id, e, s, n);
     const uint64_t pos = open_.access(e);
