@@ -4,10 +4,11 @@
 // listing them all, and the distinct location pairs equal a count over the listed races.
 // On the flood shape (every thread writes one variable once, each at its own location) the
 // location pairs are counted exactly while the sink stores few of them.
-// Large sets of concurrent accesses (djit, hb-epochs, hb-adaptive, hb-pairs) count their races
-// without visiting each member (RaceSink::count_races_in_bulk): with the thresholds lowered so
-// that they do on small traces, the counts equal those from listing every race, and on the flood
-// the engines' work on races grows linearly with the threads.
+// Large sets of concurrent accesses (djit, hb-epochs, hb-adaptive, hb-pairs, tsan1 and the PWR
+// engines) count their races without visiting each member (RaceSink::count_races_in_bulk):
+// with the thresholds lowered so that they do on small traces, the counts equal those from
+// listing every race, and on the flood the engines' work on races grows linearly with the
+// threads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -115,7 +116,8 @@ Trace crowd_trace(uint64_t seed) {
 
 // The engines that count large sets in bulk, and options that make every set large and every
 // clock sparse.
-constexpr const char* kBulkEngines[] = {"djit", "hb-epochs", "hb-adaptive", "hb-pairs"};
+constexpr const char* kBulkEngines[] = {"djit", "hb-epochs", "hb-adaptive", "hb-pairs", "tsan1",
+                                        "pwr",  "pwr-edges", "pwr-cs",      "pwr-e"};
 EngineOptions bulk_everywhere() {
   EngineOptions o;
   o.clock_sparse_slots = 2;
