@@ -185,7 +185,7 @@ TEST(CountedRacesProperty, CountsWithoutListingEqualCountsFromListing) {
 TEST(CountedRacesProperty, CountsInBulkEqualCountsFromListing) {
   const EngineOptions options = bulk_everywhere();
   uint64_t bulk_calls = 0, races = 0;
-  for (uint64_t seed = 1; seed <= 12; ++seed) {
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
     const bool crowd = seed % 4 != 0;
     const Trace trace = crowd ? crowd_trace(seed) : many_threads_trace(seed);
     for (const char* name : kBulkEngines) {
