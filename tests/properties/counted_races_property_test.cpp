@@ -5,10 +5,10 @@
 // On the flood shape (every thread writes one variable once, each at its own location) the
 // location pairs are counted exactly while the sink stores few of them.
 // Large sets of concurrent accesses (djit, hb-epochs, hb-adaptive, hb-pairs; the race histories
-// of shb, wcp, dc, wdc, dc-tp and wdp) count their races without visiting each member
-// (RaceSink::count_races_in_bulk): with the thresholds lowered so that they do on small traces, the
-// counts equal those from listing every race, and on the flood the engines' work on races grows
-// linearly with the threads.
+// of shb, wcp, dc, wdc, dc-tp and wdp; tsan1 and the PWR engines, per lock set) count their
+// races without visiting each member (RaceSink::count_races_in_bulk): with the thresholds
+// lowered so that they do on small traces, the counts equal those from listing every race, and
+// on the flood the engines' work on races grows linearly with the threads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -120,6 +120,8 @@ Trace crowd_trace(uint64_t seed) {
 constexpr size_t kHbBulkEngines = 4;
 constexpr const char* kBulkEngines[] = {"djit", "hb-epochs", "hb-adaptive", "hb-pairs", "shb",
                                         "wcp",  "dc",        "wdc",         "dc-tp",    "wdp"};
+// The same with lock sets: the races of a large set are counted per lock set.
+constexpr const char* kBulkLockSetEngines[] = {"tsan1", "pwr", "pwr-edges", "pwr-cs", "pwr-e"};
 EngineOptions bulk_everywhere() {
   EngineOptions o;
   o.clock_sparse_slots = 2;
@@ -219,6 +221,29 @@ TEST(CountedRacesProperty, CountsInBulkEqualCountsFromListing) {
     EXPECT_GT(bulk_calls[k], 1000u) << kBulkEngines[k];
 }
 
+// tsan1 and the PWR engines on half the traces (their runs that list every race are slower).
+TEST(CountedRacesProperty, LockSetEnginesCountInBulkAsFromListing) {
+  const EngineOptions options = bulk_everywhere();
+  uint64_t races = 0;
+  for (const char* name : kBulkLockSetEngines) {
+    const EngineInfo* info = find_engine(name);
+    ASSERT_NE(info, nullptr) << name;
+    uint64_t bulk_calls = 0;
+    for (uint64_t seed = 1; seed <= 6; ++seed) {
+      const Trace trace = seed % 4 != 0 ? crowd_trace(seed) : many_threads_trace(seed);
+      const RaceSink all = run_engine(*info, trace, SIZE_MAX);
+      for (size_t kept : {size_t{0}, size_t{7}}) {
+        const RaceSink few = run_engine(name, trace, options, kept);
+        ASSERT_EQ(compare(all, few, *info, kept), "") << "seed " << seed;
+        races += few.race_count();
+        bulk_calls += few.race_count() - std::min(few.race_count(), few.calls());
+      }
+    }
+    EXPECT_GT(bulk_calls, 0u) << name << " counted nothing in bulk";
+  }
+  EXPECT_GT(races, 100000u);
+}
+
 // The flood of N threads: the engines' calls into the sink (one per race listed or counted one
 // by one, one per bulk) grow linearly with N once the sets are large, not with the N(N-1)/2
 // races. Steps, not seconds: N = 8,000 takes at most ~5 times the calls of N = 2,000.
@@ -226,7 +251,9 @@ TEST(CountedRacesProperty, FloodWorkGrowsLinearly) {
   EngineOptions options;
   options.clock_sparse_slots = 64;
   const Trace small = flood(2000), large = flood(8000);
-  for (const char* name : kBulkEngines) {
+  std::vector<const char*> engines(std::begin(kBulkEngines), std::end(kBulkEngines));
+  engines.insert(engines.end(), std::begin(kBulkLockSetEngines), std::end(kBulkLockSetEngines));
+  for (const char* name : engines) {
     const RaceSink a = run_engine(name, small, options, 10);
     const RaceSink b = run_engine(name, large, options, 10);
     ASSERT_EQ(b.race_count(), uint64_t{8000} * 7999 / 2) << name;
