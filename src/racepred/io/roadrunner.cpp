@@ -136,6 +136,7 @@ void read_roadrunner(Input& in, std::string_view name, const ReadOptions& option
 void write_roadrunner(const Trace& trace, const WriteOptions& options, const std::string& path) {
   LossReport loss("rr");
   loss.reject_read_locks(trace);
+  loss.reject_sync_ops(trace);
   const Symbols& s = trace.symbols;
   if (const auto bad = name_with(s.threads, ",()", true))
     loss.impossible("the thread name " + quoted_text(*bad) +
