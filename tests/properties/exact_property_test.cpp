@@ -177,7 +177,9 @@ void search_agrees_with_brute_force(int n, double sync_share) {
   if (sync_share > 0) EXPECT_GT(sync_traces, n / 2);
 }
 
-TEST(ExactProperties, SearchAgreesWithBruteForce) { search_agrees_with_brute_force(iterations(3000), 0); }
+TEST(ExactProperties, SearchAgreesWithBruteForce) {
+  search_agrees_with_brute_force(iterations(3000), 0);
+}
 
 TEST(ExactProperties, SearchAgreesWithBruteForceWithSyncOrders) {
   search_agrees_with_brute_force(iterations(3000), 0.25);

@@ -85,7 +85,7 @@ void PrintTo(const Variant& v, std::ostream* os) {
 }
 class PwrProperties : public ::testing::TestWithParam<Variant> {};
 std::string variant_name(const ::testing::TestParamInfo<Variant>& p) {
-  return p.param.sync_share > 0         ? "SyncOrders"
+  return p.param.sync_share > 0        ? "SyncOrders"
          : p.param.read_lock_share > 0 ? "ReadLocks"
                                        : "ExclusiveLocks";
 }
@@ -312,8 +312,9 @@ TEST_P(PwrProperties, CrossThreadEnginesAgainstReference) {
   const uint64_t n = static_cast<uint64_t>(iterations(4000 / v.divisor));
   int guarded = 0, e_differs = 0;
   for (uint64_t seed = v.first_seed; seed < v.first_seed + n; ++seed) {
-    const Trace trace = seed % 2 ? cross_thread_trace(seed, v.read_lock_share)
-                                 : generate_trace(small_options(seed, 24, v.read_lock_share, v.sync_share));
+    const Trace trace =
+        seed % 2 ? cross_thread_trace(seed, v.read_lock_share)
+                 : generate_trace(small_options(seed, 24, v.read_lock_share, v.sync_share));
     SCOPED_TRACE(context(seed, trace));
     const TraceIndex t(trace);
     const PwrRelation closed(t, Rod::Closed);

@@ -151,8 +151,9 @@ TEST(BinaryFormat, ReadLocksRoundTripAndVersionOneFilesStillRead) {
 
 // send/recv (version 4) round trip; in a version-3 file their ops 8 and 9 are malformed.
 TEST(BinaryFormat, SyncOrdersRoundTripAndAreMalformedBeforeVersionFour) {
-  const Trace a = parse_trace("T0|w(x)|1\nT0|send(s)|2\nT1|recv(s)|3\nT1|r(x)|4\nT1|acq(s)|5\n"
-                              "T1|rel(s)|6\n");
+  const Trace a = parse_trace(
+      "T0|w(x)|1\nT0|send(s)|2\nT1|recv(s)|3\nT1|r(x)|4\nT1|acq(s)|5\n"
+      "T1|rel(s)|6\n");
   const std::string path = temp_path("sync");
   write_binary(a, path);
   const std::string bytes = slurp(path);

@@ -11,9 +11,9 @@
 
 #include "racepred/io/input.hpp"
 #include "racepred/io/reader.hpp"
-#include "racepred/io/std_writer.hpp"
 #include "racepred/io/speedygo_parser.hpp"
 #include "racepred/io/std_parser.hpp"
+#include "racepred/io/std_writer.hpp"
 
 namespace racepred {
 namespace {
