@@ -172,8 +172,9 @@ TEST(ConvertCommand, ReadLocksGoToStdAndBinaryOnly) {
   std::remove(out.c_str());
 }
 
-// Synchronisation orders: STD and binary keep them (the STD text comes back byte for byte);
-// every other format refuses and names the first send/recv, also with --allow-loss.
+// Synchronisation orders: STD and binary keep them (the STD text comes back byte for byte),
+// RoadRunner as volatile accesses (VWr, VRd; their locations are lost); every other format
+// refuses and names the first send/recv, also with --allow-loss.
 TEST(ConvertCommand, SyncOrdersGoToStdAndBinaryOnly) {
   const std::string in = temp(".sync.std"), out = temp(".sync.out");
   const std::string text = "T0|w(x)|1\nT0|send(s)|2\nT1|recv(s)|3\nT1|r(x)|4\n";
@@ -183,7 +184,12 @@ TEST(ConvertCommand, SyncOrdersGoToStdAndBinaryOnly) {
   r = racepred("convert --to std " + out);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, text);
-  for (const char* format : {"speedygo", "csv", "rr", "lockframe", "rapidbin"}) {
+  r = racepred("convert --allow-loss --to rr -o " + out + " " + in);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = racepred("convert --to std " + out);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "T0|w(x)|1\nT0|send(s)|-\nT1|recv(s)|-\nT1|r(x)|4\n");
+  for (const char* format : {"speedygo", "csv", "lockframe", "rapidbin"}) {
     SCOPED_TRACE(format);
     r = racepred(std::string("convert --allow-loss --to ") + format + " -o " + out + " " + in);
     EXPECT_EQ(r.code, 2);
