@@ -174,7 +174,9 @@ void search_agrees_with_brute_force(int n, double sync_share) {
     sync_traces += t.has_sync_ops();
   }
   EXPECT_EQ(checked, n);
-  if (sync_share > 0) EXPECT_GT(sync_traces, n / 2);
+  if (sync_share > 0) {
+    EXPECT_GT(sync_traces, n / 2);
+  }
 }
 
 TEST(ExactProperties, SearchAgreesWithBruteForce) {

@@ -503,7 +503,7 @@ class ThreadClocks {
   ClockRows<Clock> th_;    // Th(i), one row per thread (dense mode; sparse: only the stride)
   ClockRows<Clock> rel_;   // Rel(y), one row per lock (dense mode)
   ClockRows<Clock> rrel_;  // RelR(y), rows only up to the last lock taken in read mode
-  ClockRows<Clock> sync_;  // C(o), rows only up to the last sync object sent or received on
+  ClockRows<Clock> sync_;  // C(o), rows only up to the last sync object sent on
   size_t threads_ = 0;
   Clock start_ = 1;  // a new row's own entry (0: rows_start_empty)
 

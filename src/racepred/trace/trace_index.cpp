@@ -143,9 +143,8 @@ const TraceIndex::Links& TraceIndex::links() const {
         }
         case Op::Send: {
           std::vector<uint32_t>& last = sent_on[e.target];
-          const auto same = std::find_if(last.begin(), last.end(), [&](uint32_t k) {
-            return events_[k].thread == e.thread;
-          });
+          const auto same = std::find_if(last.begin(), last.end(),
+                                         [&](uint32_t k) { return events_[k].thread == e.thread; });
           if (same != last.end())
             *same = i;
           else

@@ -209,7 +209,7 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
     }
   }
 
-  std::vector<VectorClock> d_;  // D_t
+  std::vector<VectorClock> d_;     // D_t
   std::vector<VectorClock> sent_;  // S_o
   PairSlots slots_;
   std::vector<std::array<VectorClock, 2>> rule_a_;         // [0]: D^r_{l,x}, [1]: D^w_{l,x}
