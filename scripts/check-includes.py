@@ -30,14 +30,17 @@ ARROWS = {
     "engines": ["trace", "clock", "report", "exact"],
     "driver": ["engines", "io", "report"],
     "recording": ["trace", "io", "format"],
+    # The witness checker shares nothing with the engines whose witnesses it judges.
+    "witness": ["trace"],
     # Scheduling strategies of `racepred explore` (docs/ARCHITECTURE.md, "A scheduling strategy").
     "explore": ["engines", "recording", "report"],
     "cli": ["trace", "io", "clock", "report", "engines", "exact", "driver", "format", "recording",
-            "explore"],
+            "explore", "witness"],
     "recorder": ["format"],
 }
 # Modules whose public headers (.hpp) stay free of third-party types.
-CLEAN_HEADERS = {"format", "trace", "io", "clock", "engines", "exact", "recorder", "recording"}
+CLEAN_HEADERS = {"format", "trace", "io", "clock", "engines", "exact", "recorder", "recording",
+                 "witness"}
 THIRD_PARTY = re.compile(r'#\s*include\s*[<"](nlohmann/|CLI/|fmt/)')
 INCLUDE = re.compile(r'#\s*include\s*"racepred/([a-z_]+)/')
 # Unit tests (tests/unit/) that must not look past their module: file pattern -> module.

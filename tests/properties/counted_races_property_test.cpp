@@ -4,6 +4,10 @@
 // listing them all, and the distinct location pairs equal a count over the listed races.
 // On the flood shape (every thread writes one variable once, each at its own location) the
 // location pairs are counted exactly while the sink stores few of them.
+// Large sets of concurrent accesses (djit, hb-epochs, hb-adaptive, hb-pairs) count their races
+// without visiting each member (RaceSink::count_races_in_bulk): with the thresholds lowered so
+// that they do on small traces, the counts equal those from listing every race, and on the flood
+// the engines' work on races grows linearly with the threads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,6 +56,74 @@ Trace flood(uint32_t n) {
   return parse_checked_trace(text);
 }
 
+// Many threads on one or two variables, most accesses at locations of their own (so that large
+// sets of concurrent accesses are counted in bulk), in every third trace some at an early
+// location again (so that they are counted one by one: two accesses share a location), some in
+// critical sections of a few locks, and threads forked and joined by T0 (so that the members
+// ordered before an access are taken out of the count).
+Trace crowd_trace(uint64_t seed) {
+  Rng rng(seed * 7919 + 11);
+  // More than RaceSink::kGroupList concurrent accesses, so that groups are counted in bulk.
+  const uint32_t threads = 1500 + static_cast<uint32_t>(rng.below(200));
+  const uint64_t events = threads + rng.below(200);
+  const uint32_t variables = 1 + static_cast<uint32_t>(rng.below(2));
+  std::string text;
+  uint32_t loc = 0;
+  const uint64_t reuse = seed % 3 == 1 ? 10 : 0;  // one line in `reuse` at an early location
+  std::set<uint32_t> reused;
+  const auto line = [&](uint32_t t, const std::string& op) {
+    // A location used again is one of the first few hundred lines': its first racy event had
+    // few partners, so the listing run keeps its location pairs exact (RaceSink::kGroupList).
+    // Each early location is used at most twice, so that no racy event meets more than
+    // kGroupList partners at one location and the listing run's location pairs stay exact.
+    uint32_t l = loc;
+    if (loc > 0 && reuse > 0 && rng.below(reuse) == 0) {
+      const auto early = static_cast<uint32_t>(rng.below(std::min<uint32_t>(loc, 300)));
+      if (reused.insert(early).second) l = early;
+    }
+    if (l == loc) ++loc;
+    text.append("T").append(std::to_string(t)).append("|").append(op).append("|L");
+    text.append(std::to_string(l)).append("\n");
+  };
+  const bool forks = seed % 2 == 0;
+  std::vector<bool> forked(threads, false), joined(threads, false);
+  for (uint64_t k = 0; k < events; ++k) {
+    const uint32_t t =
+        k < threads ? static_cast<uint32_t>(k) : static_cast<uint32_t>(rng.below(threads));
+    if (joined[t]) continue;
+    if (forks && t != 0 && !forked[t]) {
+      line(0, std::string("fork(T").append(std::to_string(t)).append(")"));
+      forked[t] = true;
+    }
+    std::string op = rng.below(3) == 0 ? "r(x" : "w(x";
+    op.append(std::to_string(rng.below(variables))).append(")");
+    if (rng.below(12) == 0) {
+      const bool m0 = rng.below(2) == 0;
+      line(t, m0 ? "acq(m0)" : "acq(m1)");
+      line(t, op);
+      line(t, m0 ? "rel(m0)" : "rel(m1)");
+    } else {
+      line(t, op);
+    }
+    if (forks && t != 0 && rng.below(30) == 0) {
+      line(0, std::string("join(T").append(std::to_string(t)).append(")"));
+      joined[t] = true;
+    }
+  }
+  return parse_checked_trace(text);
+}
+
+// The engines that count large sets in bulk, and options that make every set large and every
+// clock sparse.
+constexpr const char* kBulkEngines[] = {"djit", "hb-epochs", "hb-adaptive", "hb-pairs"};
+EngineOptions bulk_everywhere() {
+  EngineOptions o;
+  o.clock_sparse_slots = 2;
+  o.bulk_count_from = 1;
+  o.sparse_vc_threads = 2;
+  return o;
+}
+
 uint64_t distinct_location_pairs(const RaceSink& sink) {
   std::set<uint64_t> pairs;
   for (const Race& race : sink.races()) pairs.insert(location_pair_key(race));
@@ -65,9 +137,7 @@ std::vector<const EngineInfo*> online_engines() {
   return out;
 }
 
-std::string compare(const EngineInfo& info, const Trace& trace, size_t kept) {
-  const RaceSink all = run_engine(info, trace, SIZE_MAX);
-  const RaceSink few = run_engine(info, trace, kept);
+std::string compare(const RaceSink& all, const RaceSink& few, const EngineInfo& info, size_t kept) {
   std::ostringstream why;
   if (all.truncated() || all.location_pairs_lower_bound())
     why << "listing every race lost some";
@@ -88,6 +158,10 @@ std::string compare(const EngineInfo& info, const Trace& trace, size_t kept) {
   return info.name + " (" + std::to_string(kept) + " kept): " + why.str();
 }
 
+std::string compare(const EngineInfo& info, const Trace& trace, size_t kept) {
+  return compare(run_engine(info, trace, SIZE_MAX), run_engine(info, trace, kept), info, kept);
+}
+
 TEST(CountedRacesProperty, CountsWithoutListingEqualCountsFromListing) {
   const std::vector<const EngineInfo*> engines = online_engines();
   ASSERT_GT(engines.size(), 10u);
@@ -102,6 +176,48 @@ TEST(CountedRacesProperty, CountsWithoutListingEqualCountsFromListing) {
     races += run_engine("djit", trace, 0).race_count();
   }
   EXPECT_GT(races, 1000u);  // the traces have big groups of races to count
+}
+
+TEST(CountedRacesProperty, CountsInBulkEqualCountsFromListing) {
+  const EngineOptions options = bulk_everywhere();
+  uint64_t bulk_calls = 0, races = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    const bool crowd = seed % 4 != 0;
+    const Trace trace = crowd ? crowd_trace(seed) : many_threads_trace(seed);
+    for (const char* name : kBulkEngines) {
+      const EngineInfo* info = find_engine(name);
+      ASSERT_NE(info, nullptr) << name;
+      const RaceSink all = run_engine(*info, trace, SIZE_MAX);
+      for (size_t kept : {size_t{0}, size_t{7}}) {
+        const RaceSink few = run_engine(name, trace, options, kept);
+        ASSERT_EQ(compare(all, few, *info, kept), "") << "seed " << seed;
+        races += few.race_count();
+        bulk_calls += few.race_count() - std::min(few.race_count(), few.calls());
+      }
+    }
+  }
+  EXPECT_GT(races, 1000000u);
+  // Races counted in bulk: fewer sink calls than races.
+  EXPECT_GT(bulk_calls, 5000u);
+}
+
+// The flood of N threads: the engines' calls into the sink (one per race listed or counted one
+// by one, one per bulk) grow linearly with N once the sets are large, not with the N(N-1)/2
+// races. Steps, not seconds: N = 8,000 takes at most ~5 times the calls of N = 2,000.
+TEST(CountedRacesProperty, FloodWorkGrowsLinearly) {
+  EngineOptions options;
+  options.clock_sparse_slots = 64;
+  const Trace small = flood(2000), large = flood(8000);
+  for (const char* name : kBulkEngines) {
+    const RaceSink a = run_engine(name, small, options, 10);
+    const RaceSink b = run_engine(name, large, options, 10);
+    ASSERT_EQ(b.race_count(), uint64_t{8000} * 7999 / 2) << name;
+    EXPECT_EQ(b.location_pair_count(), uint64_t{8000} * 7999 / 2) << name;
+    EXPECT_FALSE(b.location_pairs_lower_bound()) << name;
+    EXPECT_EQ(b.racy_event_count(), 7999u) << name;
+    EXPECT_LE(b.calls(), 5 * a.calls())
+        << name << ": " << a.calls() << " calls at N = 2,000, " << b.calls() << " at N = 8,000";
+  }
 }
 
 TEST(CountedRacesProperty, OnlyCountingEnginesSayTheirPairsAreALowerBound) {

@@ -37,6 +37,7 @@ Command add_generate_command(CLI::App& app);
 Command add_convert_command(CLI::App& app);
 Command add_record_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
+Command add_check_witness_command(CLI::App& app);
 
 // Runs racepred with the given arguments (argv[0] is the program name); returns the exit code.
 // Output goes to std::cout (or -o FILE), diagnostics to std::cerr.

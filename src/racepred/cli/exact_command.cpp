@@ -17,6 +17,7 @@
 #include "racepred/trace/printable.hpp"
 #include "racepred/trace/trace_index.hpp"
 #include "racepred/trace/validator.hpp"
+#include "racepred/witness/witness.hpp"
 
 namespace racepred::cli {
 namespace {
@@ -28,6 +29,7 @@ struct ExactArgs {
   bool enabled = false;
   bool complete = false;
   bool witness = false;
+  std::string witness_file;  // --witness-file: the witnesses for check-witness
   bool mhb = false;
   EngineOptions budget;  // --max-states, --max-memory
 };
@@ -211,6 +213,25 @@ int print_json(std::ostream& out, const ExactArgs& args, const Trace& trace, con
   return result.races.empty() ? kExitNoRace : kExitRaces;
 }
 
+void write_witness_file(const ExactArgs& args, const TraceIndex& t,
+                        const exact::SearchResult& result) {
+  witness::WitnessFile file;
+  file.trace = args.path;
+  const bool enabled = result.notion == exact::RaceNotion::Enabled;
+  for (const exact::RaceWitness& w : result.witnesses) {
+    witness::Witness out;
+    out.engine = enabled ? "exact-enabled" : "exact";
+    out.notion = enabled ? witness::Notion::Enabled : witness::Notion::Adjacent;
+    out.first = t.id(w.first);
+    out.second = t.id(w.second);
+    for (uint32_t i : w.prefix) out.prefix.push_back(t.id(i));
+    file.witnesses.push_back(std::move(out));
+  }
+  ReportOutput output(args.witness_file, {args.path});
+  output.stream() << witness::to_json(file);
+  output.commit();
+}
+
 }  // namespace
 
 Command add_exact_command(CLI::App& app) {
@@ -230,6 +251,10 @@ Command add_exact_command(CLI::App& app) {
                 "paper's prose for Fig. 6, 9, 13); affects races and --mhb");
   sub->add_flag("--witness", args->witness,
                 "Print, for each race, a correctly reordered prefix exhibiting it");
+  sub->add_option("--witness-file", args->witness_file,
+                  "Write every race's witness to FILE (JSON, docs/WITNESSES.md) for "
+                  "`racepred check-witness`")
+      ->type_name("FILE");
   sub->add_flag("--mhb", args->mhb, "Print the must-happen-before relation (Def. 3.5)");
   add_engine_options(sub, args->budget, EngineOptionGroup::Budget);
   add_report_options(sub, args->report);
@@ -246,8 +271,9 @@ Command add_exact_command(CLI::App& app) {
                 args->complete ? exact::Reorderings::Complete : exact::Reorderings::Prefixes;
             options.max_states = args->budget.max_states;
             options.max_memory = args->budget.max_memory_mib << 20;
-            options.witnesses = args->witness;
+            options.witnesses = args->witness || !args->witness_file.empty();
             const exact::SearchResult result = exact::search(t, options);
+            if (!args->witness_file.empty()) write_witness_file(*args, t, result);
             const size_t conflicting = t.conflicting_pairs().size();
             const double seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

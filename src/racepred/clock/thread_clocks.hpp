@@ -214,6 +214,12 @@ class ThreadClocks {
     const Clock* r = resident(s);
     for (const uint32_t k : touched_[resident_[s]]) out.push_back(Entry{k, r[k]});
   }
+  // Sparse mode: the slots of the non-zero entries of Th of slot s (each once; an entry that
+  // was lowered to zero may stay listed). Valid until the row is packed (see th_ref).
+  std::span<const uint32_t> nonzero_slots(uint32_t s) const {
+    resident(s);
+    return touched_[resident_[s]];
+  }
   // Th(i) = sync(Th(i), Th(j)) without joining j (its slot stays its own), i != j.
   void sync_threads(ThreadId i, ThreadId j) { join_slots(slot(i), slot(j)); }
   // Th of slot s ⊔= Th of slot os of `other` (a ThreadClocks of the same stride); assign: :=.

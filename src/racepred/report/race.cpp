@@ -8,6 +8,7 @@ namespace racepred {
 void RaceSink::report(const Race& race) {
   RACEPRED_DCHECK(reported_once_.emplace(race.first.event, race.second.event).second,
                   "an engine reports each race pair at most once");
+  ++calls_;
   ++race_count_;
   if (!has_first_detected_ || detected_before(race, first_detected_)) {
     first_detected_ = race;

@@ -67,6 +67,7 @@ class RaceSink {
   // racy location and location pair counts stay exact; no allocation or hashing per race in a
   // large group (the flood of many threads writing one variable).
   void count_race(LocationId first_location, const Access& second) {
+    ++calls_;
     ++race_count_;
     track_pair(first_location, second.location, second.event);
     if (second.event != marked_event_) [[unlikely]] {
@@ -74,9 +75,35 @@ class RaceSink {
       mark_racy(second);
     }
   }
+  // Counts `n` races of `second` without their pairs, for an engine that knows their first
+  // accesses are at n distinct locations, none of them the first location of another race of
+  // `second` (e.g. every location of its set of accesses occurs once): the flood of many threads
+  // writing one variable, counted without enumerating its pairs. The race, racy event, racy
+  // location and location pair counts stay exact. Returns false, counting nothing, when the
+  // pairs must come one by one (count_race): the group of `second` is small enough to be stored
+  // (at most kGroupList first locations) or a group at its location was stored before.
+  bool count_races_in_bulk(uint64_t n, const Access& second) {
+    ++calls_;
+    if (second.event != group_event_) start_group(second.location, second.event);
+    if (group_mode_ == GroupMode::Set) return false;
+    if (group_mode_ == GroupMode::Fresh) {
+      if (!group_overflow_ && group_firsts_.size() + n <= kGroupList) return false;
+      counted_pairs_ += n;
+      group_overflow_ = true;
+    }
+    race_count_ += n;
+    if (second.event != marked_event_) {
+      marked_event_ = second.event;
+      mark_racy(second);
+    }
+    return true;
+  }
   // One more race of the pair just counted (count_race with the same first location and the
   // same second event): its pair and racy event are known already, only the count changes.
-  void count_race_again() { ++race_count_; }
+  void count_race_again() {
+    ++calls_;
+    ++race_count_;
+  }
   // Marks `second` as a racy event without reporting a pair (with add_uncounted_races).
   void mark_racy(const Access& second);
   // True while a race reported now would be kept. Online engines report in detection order,
@@ -87,6 +114,9 @@ class RaceSink {
   void finalize();
 
   uint64_t race_count() const { return race_count_; }
+  // Calls of report, count_race and count_races_in_bulk: the engine's work on races (a test
+  // measures how it grows with the trace).
+  uint64_t calls() const { return calls_; }
   const std::vector<Race>& races() const { return kept_; }  // sorted after finalize()
   bool truncated() const { return race_count_ > kept_.size(); }
   // The first max_listed racy events (ascending, distinct) and how many there are in all.
@@ -146,6 +176,7 @@ class RaceSink {
   size_t max_kept_;
   size_t max_listed_;
   uint64_t race_count_ = 0;
+  uint64_t calls_ = 0;
   std::vector<Race> kept_;  // a max-heap by detected_before while collecting
   Race first_detected_;
   bool has_first_detected_ = false;

@@ -30,13 +30,13 @@ namespace {
 // (tests/properties/representation_property_test.cpp).
 class Djit final : public LocationEngine<Djit> {
  public:
-  using LocationEngine::LocationEngine;
+  explicit Djit(EngineContext& context) : LocationEngine(context) { vcs_.large_from(bulk_from()); }
 
   void read(EventId id, const Event& e, const Clock* th) {
     const size_t x = e.target;
     if (x >= vars_.size()) [[unlikely]]
       grow(x);
-    check_vc(vcs_, vars_[x].w, Op::Write, th, id, e);
+    check_vc(vcs_, vars_[x].w, Op::Write, th, id, e, true);
     vcs_.set(vars_[x].r, e.thread, th[e.thread], Partner{id, e.location}, stride());
   }
 
@@ -44,12 +44,18 @@ class Djit final : public LocationEngine<Djit> {
     const size_t x = e.target;
     if (x >= vars_.size()) [[unlikely]]
       grow(x);
-    check_vc(vcs_, vars_[x].w, Op::Write, th, id, e);
-    check_vc(vcs_, vars_[x].r, Op::Read, th, id, e);
+    check_vc(vcs_, vars_[x].w, Op::Write, th, id, e, SparseVcs::size(vars_[x].r) == 0);
+    check_vc(vcs_, vars_[x].r, Op::Read, th, id, e, SparseVcs::size(vars_[x].w) == 0);
     vcs_.set(vars_[x].w, e.thread, th[e.thread], Partner{id, e.location}, stride());
   }
 
-  void set_stride(size_t stride) { vcs_.set_stride(stride); }
+  void set_stride(size_t stride) {
+    if (vcs_.set_stride(stride))
+      for (Var& v : vars_) {
+        vcs_.promote(v.w);
+        vcs_.promote(v.r);
+      }
+  }
 
   std::string show_w(VariableId x, size_t width) const { return show(x, false, width); }
   std::string show_r(VariableId x, size_t width) const { return show(x, true, width); }

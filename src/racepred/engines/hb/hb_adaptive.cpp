@@ -28,27 +28,32 @@ namespace {
 class HbAdaptive final : public LocationEngine<HbAdaptive> {
  public:
   explicit HbAdaptive(EngineContext& context)
-      : LocationEngine(context), many_threads_(context.options.sparse_vc_threads) {}
+      : LocationEngine(context), many_threads_(context.options.sparse_vc_threads) {
+    vcs_.store.large_from(bulk_from());
+  }
 
   void read(EventId id, const Event& e, const Clock* th) {
     const size_t x = e.target;
     ensure_variable(x);
-    check(h_[2 * x], Op::Write, th, id, e);
+    check(h_[2 * x], Op::Write, th, id, e, true);
     update(h_[2 * x + 1], th, id, e);
   }
 
   void write(EventId id, const Event& e, const Clock* th) {
     const size_t x = e.target;
     ensure_variable(x);
-    check(h_[2 * x], Op::Write, th, id, e);
-    check(h_[2 * x + 1], Op::Read, th, id, e);
+    // A clock's races are counted in bulk only when they are all of e's (the other is empty).
+    check(h_[2 * x], Op::Write, th, id, e, empty(h_[2 * x + 1]));
+    check(h_[2 * x + 1], Op::Read, th, id, e, empty(h_[2 * x]));
     update(h_[2 * x], th, id, e);
   }
 
   void set_stride(size_t stride) {
     if (stride >= many_threads_ && pool_.stride() < many_threads_) to_sparse(stride);
     pool_.set_stride(stride);
-    vcs_.store.set_stride(stride);
+    if (vcs_.store.set_stride(stride))
+      for (const Hybrid& h : h_)
+        if (h.vc && h.sparse) vcs_.store.promote(vcs_[h.row]);
   }
 
   std::string show_w(VariableId x, size_t width) const { return show(2 * size_t{x}, width); }
@@ -80,14 +85,26 @@ class HbAdaptive final : public LocationEngine<HbAdaptive> {
   void ensure_variable(size_t x) {
     if (2 * x + 1 >= h_.size()) h_.resize(std::max(2 * x + 2, h_.size() * 3 / 2));
   }
-  void check(const Hybrid& h, Op op, const Clock* th, EventId id, const Event& e) {
+  // No access yet (epoch mode with the zero epoch, which nothing is unordered to), or a sparse
+  // clock without entries.
+  bool empty(const Hybrid& h) const {
+    if (!h.vc) return h.epoch.clock() == 0;
+    return h.sparse && SparseVcs::size(vcs_[h.row]) == 0;
+  }
+  // !(V < Th(i)); a large V is compared through Th(i)'s non-zero entries, not entry by entry.
+  bool unordered_to(const SparseVcs::Vc& v, const Clock* th, uint32_t slot) const {
+    if (v.cls >= vcs_.store.track_class() && sparse_clocks()) [[unlikely]]
+      return vcs_.store.count_unordered(v, th, th_nonzeros(slot)) != 0;
+    return vcs_.store.any_unordered(v, th, stride());
+  }
+  void check(const Hybrid& h, Op op, const Clock* th, EventId id, const Event& e, bool alone) {
     if (!h.vc) {
       if (unordered(h.epoch, th)) report(h.who, h.epoch.thread(), h.epoch.clock(), op, id, e);
     } else if (!h.sparse) {
       const Clock* v = pool_.clocks(h.row);
       if (any_unordered(v, th, stride())) report_unordered(v, pool_.who(h.row), op, th, id, e);
     } else {
-      check_vc(vcs_.store, vcs_[h.row], op, th, id, e);
+      check_vc(vcs_.store, vcs_[h.row], op, th, id, e, alone);
     }
   }
   void update(Hybrid& h, const Clock* th, EventId id, const Event& e) {
@@ -117,7 +134,7 @@ class HbAdaptive final : public LocationEngine<HbAdaptive> {
       }
     } else if (h.sparse) {
       SparseVcs::Vc& v = vcs_[h.row];
-      if (!vcs_.store.any_unordered(v, th, stride())) {  // V < Th(i): back to an epoch
+      if (!unordered_to(v, th, e.thread)) {  // V < Th(i): back to an epoch
         h.vc = false;
         vcs_.release(h.row);
         h.row = kNoRow;

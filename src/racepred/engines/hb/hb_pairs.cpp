@@ -14,6 +14,8 @@
 // read it happens before is never compared with later accesses (Sulzmann, "Dynamic data race
 // prediction": "This pair is not reported by VC_W_R_Races").
 #include <algorithm>
+#include <span>
+#include <unordered_map>
 
 #include "racepred/clock/id_table.hpp"
 #include "racepred/clock/thread_clocks.hpp"
@@ -26,7 +28,8 @@ namespace {
 
 class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
  public:
-  explicit HbWrRaces(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {
+  explicit HbWrRaces(EngineContext& context)
+      : big_from_(context.options.bulk_count_from), symbols_(context.symbols), sink_(context.sink) {
     set_clock_options(clocks_, context.options, context.annotate);
   }
 
@@ -95,7 +98,109 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
   };
   struct Variable {
     std::vector<Entry> W, R;
+    uint32_t big_w = 0, big_r = 0;  // large sets: 1 + the index in bigs_ (0: none)
+    bool large = false;  // a set may be large: access_large (one test on the common path)
   };
+
+  // Large sets (sparse clocks, the flood of many threads on one variable): an access finds the
+  // members that happen before it from the non-zero entries of its clock, through an index by
+  // slot, instead of visiting every member. A dropped member becomes a hole (clock 0) until the
+  // set is compacted, so the members keep their order (the reports too).
+  uint64_t big_from_;  // members from which a set is large (EngineOptions::bulk_count_from)
+  struct Big {
+    bool repeats = false;  // two members may share a location (marks_)
+    uint32_t live = 0;     // members that are not holes
+    uint32_t holes = 0;
+    std::unordered_map<uint32_t, uint32_t> at;  // slot → position of its member
+  };
+  // Marks location l as held by a large set; true if it was marked before.
+  bool mark(LocationId l) {
+    if (l >= marks_.size()) marks_.resize(std::max<size_t>(size_t{l} + 1, marks_.size() * 2));
+    const bool was = marks_[l] != 0;
+    marks_[l] = 1;
+    return was;
+  }
+  // Members of a set (holes left out).
+  uint32_t live(const std::vector<Entry>& set, uint32_t big) const {
+    return big ? bigs_[big - 1].live : static_cast<uint32_t>(set.size());
+  }
+  // The set becomes large: its index is built.
+  [[gnu::noinline]] uint32_t make_big(const std::vector<Entry>& set) {
+    uint32_t b;
+    if (!free_bigs_.empty()) {
+      b = free_bigs_.back();
+      free_bigs_.pop_back();
+    } else {
+      b = static_cast<uint32_t>(bigs_.size());
+      bigs_.emplace_back();
+    }
+    Big& g = bigs_[b];
+    g = Big();
+    for (uint32_t q = 0; q < set.size(); ++q) {
+      g.at[set[q].slot] = q;
+      g.repeats |= mark(set[q].location);
+    }
+    g.live = static_cast<uint32_t>(set.size());
+    return b + 1;
+  }
+  // Drops the members of a large set that happen before C (those of C's non-zero entries),
+  // then closes the holes when they are half the set; the set stops being large when few
+  // members are left.
+  [[gnu::noinline]] void drop_ordered_big(std::vector<Entry>& set, uint32_t& big, ClockRef C,
+                                          std::span<const uint32_t> nonzeros) {
+    Big& g = bigs_[big - 1];
+    const auto drop = [&](uint32_t q) {
+      set[q].clock = 0;
+      g.at.erase(set[q].slot);
+      --g.live;
+      ++g.holes;
+    };
+    if (nonzeros.size() < set.size()) {
+      for (const uint32_t j : nonzeros) {
+        const auto it = g.at.find(j);
+        if (it != g.at.end() && set[it->second].clock <= C.get(j)) drop(it->second);
+      }
+    } else {
+      for (uint32_t q = 0; q < set.size(); ++q)
+        if (set[q].clock != 0 && set[q].clock <= C.get(set[q].slot)) drop(q);
+    }
+    if (g.holes * 2 <= set.size()) return;
+    set.erase(std::remove_if(set.begin(), set.end(), [](const Entry& v) { return v.clock == 0; }),
+              set.end());
+    g.holes = 0;
+    if (set.size() < big_from_ / 8) {
+      free_bigs_.push_back(big - 1);
+      big = 0;
+      return;
+    }
+    g.at.clear();
+    for (uint32_t q = 0; q < set.size(); ++q) g.at[set[q].slot] = q;
+  }
+  void drop(std::vector<Entry>& set, uint32_t& big, ClockRef C, uint32_t slot) {
+    if (big == 0) [[likely]] {
+      if (set.size() < big_from_ || !clocks_.sparse() || annotating_) [[likely]]
+        return drop_ordered(set, C);
+      big = make_big(set);
+    }
+    drop_ordered_big(set, big, C, clocks_.nonzero_slots(slot));
+  }
+  // Adds `self` to a set.
+  void add(std::vector<Entry>& set, uint32_t big, const Entry& self) {
+    if (big != 0) [[unlikely]] {
+      Big& g = bigs_[big - 1];
+      g.at[self.slot] = static_cast<uint32_t>(set.size());
+      ++g.live;
+      g.repeats |= mark(self.location);
+    }
+    set.push_back(self);
+  }
+  // Counts the races of e with every member of `set` (all of e's races) in bulk; false: one by
+  // one.
+  bool count_big(uint32_t big, EventId id, const Event& e) {
+    if (big == 0 || bigs_[big - 1].repeats) return false;
+    const uint32_t n = bigs_[big - 1].live;
+    return n == 0 || sink_.count_races_in_bulk(n, Access::of(id, e));
+  }
 
   // Keeps the members that do not happen before C (k > C(j)).
   static void drop_ordered(std::vector<Entry>& set, ClockRef C) {
@@ -106,6 +211,8 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
 
   // Reports (v, e), or only counts it once the sink keeps no more races (enumerate_ false).
   void report(const Entry& v, Op op, EventId id, const Event& e) {
+    if (v.clock == 0) [[unlikely]]
+      return;  // a hole of a large set
     if (!enumerate_) {
       sink_.count_race(v.location, Access::of(id, e));
       return;
@@ -116,20 +223,52 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
 
   void access(EventId id, const Event& e) {
     Variable& x = variables_[e.target];
+    if (x.large) [[unlikely]]
+      return access_large(x, id, e);
     const ClockRef C = clocks_.view(e.thread);
     drop_ordered(x.R, C);
     drop_ordered(x.W, C);
     const uint32_t slot = clocks_.slot(e.thread);
     const Entry self{e.thread, slot, C[slot], e.location, id};
     enumerate_ = annotating_ || sink_.accepting();
+    std::vector<Entry>* into = &x.W;
     if (e.op == Op::Read) {
       for (const Entry& v : x.W) report(v, Op::Write, id, e);
-      x.R.push_back(self);
+      into = &x.R;
     } else {
       for (const Entry& v : x.R) report(v, Op::Read, id, e);
       for (const Entry& v : x.W) report(v, Op::Write, id, e);
-      x.W.push_back(self);
     }
+    into->push_back(self);
+    if (into->size() >= big_from_) [[unlikely]]
+      x.large = clocks_.sparse() && !annotating_;
+  }
+  // An access to a variable whose sets may be large (sparse clocks).
+  [[gnu::noinline]] void access_large(Variable& x, EventId id, const Event& e) {
+    const ClockRef C = clocks_.view(e.thread);
+    const uint32_t slot = clocks_.slot(e.thread);
+    drop(x.R, x.big_r, C, slot);
+    drop(x.W, x.big_w, C, slot);
+    const Entry self{e.thread, slot, C[slot], e.location, id};
+    enumerate_ = annotating_ || sink_.accepting();
+    // Counting, a large set whose members are all of e's races is counted in bulk.
+    const bool bulk = !enumerate_ && (x.big_r | x.big_w) != 0 &&
+                      (e.op == Op::Read || live(x.R, x.big_r) == 0
+                           ? count_big(x.big_w, id, e)
+                           : live(x.W, x.big_w) == 0 && count_big(x.big_r, id, e));
+    if (e.op == Op::Read) {
+      if (!bulk)
+        for (const Entry& v : x.W) report(v, Op::Write, id, e);
+      add(x.R, x.big_r, self);
+    } else {
+      if (!bulk) {
+        for (const Entry& v : x.R) report(v, Op::Read, id, e);
+        for (const Entry& v : x.W) report(v, Op::Write, id, e);
+      }
+      add(x.W, x.big_w, self);
+    }
+    if ((x.big_r | x.big_w) == 0 && x.R.size() < big_from_ && x.W.size() < big_from_)
+      x.large = false;
   }
 
   const VectorClock& clock_of(EventId id) const {
@@ -154,7 +293,10 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
   RaceSink& sink_;
   ThreadClocks clocks_;
   IdTable<Variable> variables_;
-  bool enumerate_ = true;  // the current access reports its pairs one by one
+  std::vector<Big> bigs_;            // the indexes of large sets
+  std::vector<uint32_t> free_bigs_;  // indexes given back
+  std::vector<uint8_t> marks_;       // by location: held by a large set
+  bool enumerate_ = true;            // the current access reports its pairs one by one
 
   // Annotation only: pre vector clocks of the accesses (by id), the current event's clocks,
   // partners and whether R(x) was empty before it.

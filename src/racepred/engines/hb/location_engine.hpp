@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -72,7 +73,10 @@ inline bool unordered(Epoch e, const Clock* th) {
 template <class Derived>
 class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public Annotator {
  public:
-  explicit LocationEngine(EngineContext& context) : symbols_(context.symbols), sink_(context.sink) {
+  explicit LocationEngine(EngineContext& context)
+      : bulk_from_(context.options.bulk_count_from),
+        symbols_(context.symbols),
+        sink_(context.sink) {
     set_clock_options(clocks_, context.options, context.annotate);
   }
 
@@ -176,10 +180,39 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
     sink_.report(Race{Access{p.event, clocks_.thread_at(j, k), p.location, op}, second, e.target});
     if (annotating_) found_.push_back(p.event);
   }
+  // The flood of many threads on one variable (sets of thousands of concurrent accesses): an
+  // engine counts the races of a large set without visiting each member, from the non-zero
+  // entries of Th(i) (sparse clocks only: a thread that never synchronised has one).
+  bool sparse_clocks() const { return clocks_.sparse(); }
+  std::span<const uint32_t> th_nonzeros(uint32_t slot) const { return clocks_.nonzero_slots(slot); }
+  // Sets from this many accesses on are large (EngineOptions::bulk_count_from).
+  uint64_t bulk_from() const { return bulk_from_; }
+  // Races are counted, not listed: the sink keeps no more and the view is not annotated.
+  bool counting() const { return !annotating_ && !sink_.accepting(); }
+  // Counts n races of the access e whose first accesses are at n distinct locations, none the
+  // location of another race of e (RaceSink::count_races_in_bulk); false: report them one by one.
+  bool count_in_bulk(uint64_t n, EventId id, const Event& e) {
+    return sink_.count_races_in_bulk(n, Access::of(id, e));
+  }
+  // Marks location l as held by a large set; true if it was marked before (then two accesses of
+  // large sets may share it, and their races are not counted in bulk).
+  bool mark_location(LocationId l) {
+    if (l >= marked_.size()) marked_.resize(std::max<size_t>(size_t{l} + 1, marked_.size() * 2));
+    const bool was = marked_[l] != 0;
+    marked_[l] = 1;
+    return was;
+  }
+
   // Reports every entry of a sparse clock v (engines/hb/sparse_vc.hpp) whose access is not
   // HB-before th, in thread order.
+  // alone: v's races are all of e's (the other clock e is checked against is empty), so a
+  // large v's races may be counted in bulk (SparseVcs::count_unordered).
   template <class Vcs, class V>
-  void check_vc(const Vcs& vcs, const V& v, Op op, const Clock* th, EventId id, const Event& e) {
+  void check_vc(const Vcs& vcs, const V& v, Op op, const Clock* th, EventId id, const Event& e,
+                bool alone = false) {
+    if (v.bulk) [[unlikely]] {
+      if (alone && sparse_clocks() && counting() && count_vc(vcs, v, th, id, e)) return;
+    }
     if (!vcs.dense(v)) [[likely]] {
       const auto* d = vcs.entries(v);
       for (uint32_t q = 0; q < v.n; ++q)
@@ -189,6 +222,12 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
       const Clock* c = vcs.clocks(v);
       if (any_unordered(c, th, stride())) report_unordered(c, vcs.who(v), op, th, id, e);
     }
+  }
+  template <class Vcs, class V>
+  [[gnu::noinline]] bool count_vc(const Vcs& vcs, const V& v, const Clock* th, EventId id,
+                                  const Event& e) {
+    const uint64_t n = vcs.count_unordered(v, th, th_nonzeros(e.thread));
+    return n == 0 || count_in_bulk(n, id, e);
   }
   // Reports every entry j of `a` whose access is not HB-before th (slow path: a race exists).
   [[gnu::noinline, gnu::cold]] void report_unordered(const Clock* a, const Partner* who, Op op,
@@ -217,6 +256,7 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
     return show_vc(c.data(), width);
   }
 
+  uint64_t bulk_from_;
   const Symbols& symbols_;
   RaceSink& sink_;
   ThreadClocks clocks_;      // Th(i) and Rel(y)
@@ -227,6 +267,7 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
   bool annotating_ = false;
   std::vector<EventId> found_;  // the first events of the pairs reported at this event
   std::string pre_, w_before_, r_before_;
+  std::vector<uint8_t> marked_;  // by location: held by a large set (mark_location)
 };
 
 }  // namespace racepred::hbloc

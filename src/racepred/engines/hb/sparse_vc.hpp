@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "racepred/clock/rows.hpp"
@@ -28,13 +29,25 @@ class SparseVcs {
     Partner who;
   };
   // n entries sorted by thread, inline (cls 0) or in a row of sparse_[cls - 1]; cls kDense: the
-  // VcPool's row `row`, indexed by thread.
+  // VcPool's row `row`, indexed by thread, and n its non-zero entries.
+  // A large V (track_class() and up) marks the locations of its accesses (marks_, shared by every
+  // V of the store): `repeats` once a location was marked before, so while it is false the
+  // accesses of V are at distinct locations that no other large V holds (count_unordered).
   struct Vc {
     Entry inline_entries[kInline];
     uint32_t n = 0;
     uint32_t row = 0;
     uint8_t cls = 0;
+    bool repeats = false;
+    bool bulk = false;       // large and !repeats: countable (one test on the common path)
+    bool small_row = false;  // a full row made while the stride was small: marks nothing yet
   };
+  // V is large from rows of `entries` entries on (EngineOptions::bulk_count_from).
+  void large_from(uint64_t entries) {
+    track_class_ = 1;
+    while (track_class_ < kDense && capacity(track_class_) < entries) ++track_class_;
+  }
+  uint8_t track_class() const { return track_class_; }
 
   SparseVcs() {
     for (uint32_t c = 0; c < kClasses; ++c) sparse_[c].set_stride(capacity(c + 1));
@@ -48,7 +61,23 @@ class SparseVcs {
   const Partner* who(const Vc& v) const {
     return const_cast<VcPool&>(pool_).who(v.row);  // VcPool has no const who()
   }
-  void set_stride(size_t stride) { pool_.set_stride(stride); }
+  // True when the stride reaches the size of a large V: the engine then promotes its full rows.
+  bool set_stride(size_t stride) {
+    const bool was = pool_.stride() >= capacity(track_class_);
+    pool_.set_stride(stride);
+    return !was && stride >= capacity(track_class_);
+  }
+  // A full row made while the stride was small marks its locations from now on.
+  void promote(Vc& v) {
+    if (v.cls != kDense || !v.small_row) return;
+    v.small_row = false;
+    v.repeats = false;
+    const Clock* c = pool_.clocks(v.row);
+    const Partner* who = pool_.who(v.row);
+    for (size_t j = 0; j < pool_.stride(); ++j)
+      if (c[j] != 0) v.repeats |= mark(who[j].location);
+    v.bulk = !v.repeats;
+  }
 
   // True iff some V(j) > th[j].
   bool any_unordered(const Vc& v, const Clock* th, size_t stride) const {
@@ -62,10 +91,16 @@ class SparseVcs {
   // V(i) = k, remembering the access.
   void set(Vc& v, ThreadId i, Clock k, Partner who, size_t stride) {
     if (v.cls == kDense) {
-      pool_.clocks(v.row)[i] = k;
+      Clock& c = pool_.clocks(v.row)[i];
+      v.n += c == 0;
+      c = k;
       pool_.who(v.row)[i] = who;
+      if (v.bulk) [[unlikely]]
+        mark_one(v, who.location);
       return;
     }
+    if (v.bulk) [[unlikely]]
+      mark_one(v, who.location);
     Entry* d = entries(v);
     uint32_t q = 0;
     if (v.n <= 16) [[likely]] {
@@ -103,7 +138,32 @@ class SparseVcs {
       sparse_[v.cls - 1].release(v.row);
     v.cls = 0;
     v.n = 0;
+    v.repeats = false;
+    v.bulk = false;
+    v.small_row = false;
   }
+
+  // Whether count_unordered can count V's entries not HB-before Th(i) without visiting them.
+  static bool countable(const Vc& v) { return v.bulk; }
+  // Entries of V with V(j) > th[j], for th whose non-zero entries are all in `nonzeros`: every
+  // entry but those nonzeros point to (V(j) >= 1 for every entry).
+  uint64_t count_unordered(const Vc& v, const Clock* th, std::span<const uint32_t> nonzeros) const {
+    uint64_t ordered = 0;
+    if (v.cls == kDense) {
+      const Clock* c = pool_.clocks(v.row);
+      for (const uint32_t j : nonzeros) ordered += c[j] != 0 && c[j] <= th[j];
+    } else {
+      const Entry* d = entries(v);
+      for (const uint32_t j : nonzeros) {
+        const Entry* p =
+            std::lower_bound(d, d + v.n, j, [](const Entry& a, ThreadId t) { return a.j < t; });
+        ordered += p != d + v.n && p->j == j && p->k <= th[j];
+      }
+    }
+    return v.n - ordered;
+  }
+  // Entries of V (non-zero entries of a full row).
+  static uint32_t size(const Vc& v) { return v.n; }
 
   // V's entries into c (zeroed by the caller, at least `stride` entries).
   void unpack(const Vc& v, Clock* c, size_t stride) const {
@@ -118,6 +178,22 @@ class SparseVcs {
  private:
   static constexpr uint32_t capacity(uint32_t cls) { return kInline << cls; }
   Entry* entries(Vc& v) { return v.cls == 0 ? v.inline_entries : sparse_[v.cls - 1].row(v.row); }
+  // Marks location l; true if it was marked before.
+  bool mark(LocationId l) {
+    if (l >= marks_.size()) marks_.resize(std::max<size_t>(size_t{l} + 1, marks_.size() * 2));
+    const bool was = marks_[l] != 0;
+    marks_[l] = 1;
+    return was;
+  }
+  // (A V with repeats marks no more: its own entries decide only its own count.)
+  [[gnu::noinline]] void mark_one(Vc& v, LocationId l) {
+    v.repeats |= mark(l);
+    v.bulk = !v.repeats;
+  }
+  // V reaches track_class(): the locations of its entries are marked.
+  void mark_all(Vc& v, const Entry* d, uint32_t n) {
+    for (uint32_t q = 0; q < n; ++q) v.repeats |= mark(d[q].who.location);
+  }
 
   // V is full: the next size class (the new entry inserted), or a full row once the sparse
   // form would be as large as the thread capacity.
@@ -141,6 +217,10 @@ class SparseVcs {
       v.row = row;
       v.cls = next;
       v.n = p;
+      if (next == track_class_) {
+        mark_all(v, d, p);
+        v.bulk = !v.repeats;
+      }
       return;
     }
     const uint32_t row = pool_.allocate();
@@ -153,14 +233,24 @@ class SparseVcs {
     }
     c[fresh.j] = fresh.k;
     who[fresh.j] = fresh.who;
+    if (stride < capacity(track_class_)) {
+      v.repeats = true;  // a full row of few threads: not counted in bulk (until promote)
+      v.small_row = true;
+    } else if (v.cls < track_class_) {
+      mark_all(v, old, v.n);
+      v.repeats |= mark(fresh.who.location);
+    }
     if (v.cls > 0) sparse_[v.cls - 1].release(v.row);
     v.row = row;
+    v.n += 1;  // (fresh.j had no entry)
     v.cls = kDense;
-    v.n = 0;
+    v.bulk = !v.repeats;
   }
 
   RowPool<Entry> sparse_[kClasses];  // sparse clocks of 4 … 2^21 entries
   VcPool pool_;                      // full rows of the clocks with more threads
+  std::vector<uint8_t> marks_;       // by location: held by a large V (see Vc)
+  uint8_t track_class_ = 7;          // rows of 256 entries
 };
 
 // Indices of Vc records handed out and given back (fasttrack's and hb-adaptive's sparse

@@ -1,0 +1,181 @@
+// The witness checker (racepred check-witness) against the ground truth and against mutations:
+// every witness that `exact` and syncp produce on random traces is accepted, and a witness
+// mutated in one of three ways (two events of one thread swapped, a release dropped, another
+// write put before a read) is rejected with the rule the mutation breaks, at the event where it
+// breaks it.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "racepred/engines/syncp/syncp.hpp"
+#include "racepred/exact/search.hpp"
+#include "racepred/trace/generator.hpp"
+#include "racepred/trace/trace_index.hpp"
+#include "racepred/witness/checker.hpp"
+#include "support/exact_support.hpp"
+#include "support/small_traces.hpp"
+
+namespace racepred::witness {
+namespace {
+
+Trace small_trace(uint64_t seed) {
+  GeneratorOptions o = racepred::testing::small_trace_options(seed);
+  if (seed % 3 == 1) o.read_lock_share = 0.5;
+  return generate_trace(o);
+}
+
+Witness to_witness(const TraceIndex& t, const std::vector<uint32_t>& prefix, uint32_t first,
+                   uint32_t second, Notion notion) {
+  Witness w;
+  w.notion = notion;
+  w.first = t.id(first);
+  w.second = t.id(second);
+  for (uint32_t i : prefix) w.prefix.push_back(t.id(i));
+  return w;
+}
+
+std::string show(const Witness& w) {
+  std::ostringstream s;
+  s << "race " << w.first << "/" << w.second << ":";
+  for (EventId id : w.prefix) s << ' ' << id;
+  return s.str();
+}
+
+// The mutations of one valid adjacent witness and the verdict each must get. Returns how many
+// were checked.
+int check_mutations(const Trace& trace, const TraceIndex& t, Checker& checker, const Witness& w) {
+  int checked = 0;
+  const auto index = [&](EventId id) { return static_cast<uint32_t>(trace.index_of(id)); };
+  const auto expect = [&](const Witness& m, Rule rule, EventId at, const char* what) {
+    const Verdict v = checker.check(m);
+    EXPECT_EQ(rule_name(v.rule), rule_name(rule)) << what << ": " << show(m) << ": " << v.message;
+    EXPECT_EQ(v.event, at) << what << ": " << show(m) << ": " << v.message;
+    ++checked;
+  };
+  const std::vector<EventId>& p = w.prefix;
+  // Two events of one thread swapped: the later one runs first, breaking PO.
+  for (size_t i = 0; i < p.size(); ++i)
+    for (size_t j = i + 1; j < p.size(); ++j)
+      if (t.event(index(p[i])).thread == t.event(index(p[j])).thread) {
+        Witness m = w;
+        std::swap(m.prefix[i], m.prefix[j]);
+        expect(m, Rule::PO, p[j], "swapped");
+        j = p.size();
+        i = p.size();
+      }
+  // A release dropped: the lock stays held, so the thread's next event breaks PO or another
+  // acquire of the lock breaks Lock-1 (or a join of the thread breaks Join), whichever comes first;
+  // if neither comes, still valid.
+  for (size_t i = 0; i < p.size(); ++i) {
+    const Event& r = t.event(index(p[i]));
+    if (!is_release_op(r.op)) continue;
+    Witness m = w;
+    m.prefix.erase(m.prefix.begin() + static_cast<std::ptrdiff_t>(i));
+    Rule rule = Rule::None;
+    EventId at = kNoEvent;
+    for (size_t k = i + 1; k < p.size() && rule == Rule::None; ++k) {
+      const Event& e = t.event(index(p[k]));
+      if (e.thread == r.thread) {
+        rule = Rule::PO;
+        at = p[k];
+      } else if (e.op == Op::Join && e.target == r.thread) {
+        rule = Rule::Join;  // the releasing thread has not run all its events
+        at = p[k];
+      } else if (is_acquire_op(e.op) && e.target == r.target &&
+                 (r.op == Op::Release || e.op == Op::Acquire)) {
+        rule = Rule::Lock1;
+        at = p[k];
+      }
+    }
+    if (rule == Rule::None) {
+      EXPECT_TRUE(checker.check(m).valid()) << "dropped release: " << show(m);
+    } else {
+      expect(m, rule, at, "dropped release");
+    }
+    break;
+  }
+  // Another write put right before a read: it is enabled there (next in its thread, the thread
+  // started), so the read now sees it instead of its own last write, breaking LW.
+  for (size_t k = 0; k < p.size(); ++k) {
+    const uint32_t read = index(p[k]);
+    if (t.event(read).op != Op::Read) continue;
+    std::vector<uint32_t> ran(trace.symbols.threads.size(), 0);
+    std::set<uint32_t> done;
+    for (size_t i = 0; i < k; ++i) {
+      ++ran[t.event(index(p[i])).thread];
+      done.insert(index(p[i]));
+    }
+    for (uint32_t cand = 0; cand < t.size(); ++cand) {
+      const Event& e = t.event(cand);
+      if (e.op != Op::Write || e.target != t.event(read).target) continue;
+      const ThreadId u = e.thread;
+      if (u == t.event(read).thread || t.index_in_thread(cand) != ran[u]) continue;
+      const uint32_t fork = t.fork_of(u);
+      if (fork != kNoIndex && !done.count(fork)) continue;
+      Witness m = w;
+      m.prefix.insert(m.prefix.begin() + static_cast<std::ptrdiff_t>(k), t.id(cand));
+      expect(m, Rule::LW, p[k], "another writer");
+      return checked;
+    }
+  }
+  return checked;
+}
+
+TEST(WitnessChecker, AcceptsExactWitnessesAndRejectsMutatedOnes) {
+  const int n = racepred::testing::property_iterations(2000);
+  int witnesses = 0, mutations = 0;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
+    const Trace trace = small_trace(seed);
+    SCOPED_TRACE(racepred::testing::trace_context(seed, trace));
+    const TraceIndex t(trace);
+    Checker checker(trace);
+    for (const exact::RaceNotion notion :
+         {exact::RaceNotion::Adjacent, exact::RaceNotion::Enabled}) {
+      exact::SearchOptions options;
+      options.notion = notion;
+      options.witnesses = true;
+      const exact::SearchResult result = exact::search(t, options);
+      ASSERT_EQ(result.witnesses.size(), result.races.size());
+      for (const exact::RaceWitness& rw : result.witnesses) {
+        const bool adjacent = notion == exact::RaceNotion::Adjacent;
+        const Witness w = to_witness(t, rw.prefix, rw.first, rw.second,
+                                     adjacent ? Notion::Adjacent : Notion::Enabled);
+        const Verdict v = checker.check(w);
+        EXPECT_TRUE(v.valid()) << show(w) << ": " << v.message;
+        ++witnesses;
+        if (adjacent) mutations += check_mutations(trace, t, checker, w);
+      }
+    }
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(witnesses, n / 2);
+  EXPECT_GT(mutations, n / 2);
+}
+
+TEST(WitnessChecker, AcceptsSyncpWitnesses) {
+  const int n = racepred::testing::property_iterations(2000);
+  int witnesses = 0;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
+    const Trace trace = small_trace(seed);
+    SCOPED_TRACE(racepred::testing::trace_context(seed, trace));
+    const TraceIndex t(trace);
+    Checker checker(trace);
+    for (const auto& [e1, e2] : syncp::races(t)) {
+      std::vector<uint32_t> order = syncp::witness(t, e1, e2);
+      ASSERT_GE(order.size(), 2u);
+      order.resize(order.size() - 2);  // I(e1, e2); e1 and e2 are both enabled after it
+      const Witness w = to_witness(t, order, e1, e2, Notion::Enabled);
+      const Verdict v = checker.check(w);
+      EXPECT_TRUE(v.valid()) << show(w) << ": " << v.message;
+      ++witnesses;
+    }
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(witnesses, n / 5);
+}
+
+}  // namespace
+}  // namespace racepred::witness
