@@ -62,6 +62,9 @@ FLOOD(wdc, "wdc");
 FLOOD(dc_tp, "dc-tp");
 FLOOD(wdp, "wdp");
 FLOOD(pwr, "pwr");
+FLOOD(pwr_edges, "pwr-edges");
+FLOOD(pwr_cs, "pwr-cs");
+FLOOD(pwr_e, "pwr-e");
 
 }  // namespace
 }  // namespace racepred

@@ -2,8 +2,8 @@
 // with 8 threads, and lock-protected counters (every critical section of one lock writes one of
 // four shared variables, 8 and 16 threads) — the shapes on which keeping every S4 pair was
 // quadratic. Equal ns/event at 250K and 1M events means linear time. The presets modelled on the
-// DaCapo programs (racepred generate --preset) are not here: sdp's dense per-(lock, variable)
-// slots and per-thread F_{t,x} rows, not S4, dominate them (docs/PERFORMANCE.md).
+// DaCapo programs (racepred generate --preset) are measured end to end, against wcp and
+// fasttrack, by bench/sdp_presets.sh on 1M-event cuts (docs/PERFORMANCE.md).
 //
 //   build/bench/sdp_bench [--benchmark_min_time=0.1]
 #include <benchmark/benchmark.h>

@@ -7,6 +7,7 @@
 // expect check: well-formed
 // expect fasttrack: race early
 // expect fasttrack: no-race counter
+// expect status: 137
 #include <pthread.h>
 #include <signal.h>
 

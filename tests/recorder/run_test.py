@@ -7,6 +7,8 @@ with `racepred record`, and checks the expectations written in the program's com
   // expect ENGINE: no-race NAME   no reported race is on such a variable
   // expect ENGINE: deadlocks N     the engine reports exactly N deadlocks
   // expect check: well-formed     `racepred check` accepts the trace
+  // expect status: N               `racepred record` exits N: the program's exit status, or
+                                   128 + the signal that killed it (default 0)
   // expect events: at-most N       the trace has at most N events
   // expect location-OP: TEXT      the location of every OP event (fork, join, acq, ...) of
                                    the trace contains TEXT (e.g. the user's file and line)
@@ -65,9 +67,10 @@ def check_once(args, exe, trace, expects, child_expects, record_args):
     for old in child_traces(trace):
         os.remove(old)
     rec = run([args.racepred, "record", "-q", "-o", trace] + record_args + ["--", exe])
-    if rec.returncode != 0:
-        return [f"record failed ({rec.returncode}): {rec.stderr.strip()}"]
-    failures = check_trace(args, trace, expects)
+    status = int(dict(expects).get("status", "0"))
+    if rec.returncode != status:
+        return [f"record exited {rec.returncode}, expected {status}: {rec.stderr.strip()}"]
+    failures = check_trace(args, trace, [e for e in expects if e[0] != "status"])
     children = child_traces(trace)
     if child_expects:
         if len(children) != 1:

@@ -1,7 +1,8 @@
 // Deeply nested critical sections: the rule-(a) engines' (wcp, dc, wdc, dc-tp, wdp;
 // engines/po/nesting.hpp) rule-(a) work (EngineOptions::rule_a_steps: slots filled, sections and
-// records looked at) and the lock-set table's work on releases out of order grow linearly with
-// the nesting depth, and the records of deep sections give the verdicts the slots give.
+// records looked at) and the lock-set table's work on releases out of order and on its
+// membership tests grow linearly with the nesting depth, and the records of deep sections give
+// the verdicts the slots give.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -110,6 +111,41 @@ TEST(PoNesting, LockSetsReleasedInAcquireOrderTakeLinearWork) {
   EXPECT_EQ(table.sorted_locks(table.set_of(node)), (std::vector<LockId>{1, 2, 4}));
   node = table.release(node, 4);  // now the last of the chain: the parent
   EXPECT_EQ(table.sorted_locks(table.set_of(node)), (std::vector<LockId>{1, 2}));
+}
+
+// Acquiring N nested locks (ids past the bit test, sets past the sorted lists) tests each time
+// that the lock is not held, and releasing them in either order too: the locks visited by those
+// membership tests stay a few per acquire and release at every depth (each walked the set
+// before: quadratic). Every answer is checked against the locks taken.
+uint64_t membership_steps(uint32_t n, bool outermost_first) {
+  LockSetTable table;
+  LockSetTable::NodeId node = LockSetTable::kRoot;
+  size_t wrong = 0;
+  for (LockId l = 0; l < n; ++l) {
+    wrong += table.holds(node, 100 + l);
+    node = table.acquire(node, 100 + l);
+    wrong += !table.holds(node, 100 + l) || (l > 0 && !table.holds(node, 100 + l - 1));
+    wrong += table.acquire(node, 100 + l) != node;  // held: the same node
+  }
+  for (LockId k = 0; k < n; ++k) {
+    const LockId l = outermost_first ? 100 + k : 100 + n - 1 - k;
+    node = table.release(node, l);
+    wrong += table.holds(node, l) || table.size(table.set_of(node)) != n - 1 - k;
+  }
+  EXPECT_EQ(node, LockSetTable::kRoot);
+  EXPECT_EQ(wrong, 0u) << n;
+  return table.membership_steps();
+}
+
+TEST(PoNesting, LockSetMembershipWorkPerLockIsIndependentOfTheDepth) {
+  for (const bool outer : {false, true}) {
+    const uint64_t small = membership_steps(1000, outer), large = membership_steps(10000, outer);
+    EXPECT_GE(small, 1000u);  // the probe counts
+    // 10x the depth: at most about 10x the steps (quadratic would be 100x).
+    EXPECT_LE(static_cast<double>(large), 12.0 * static_cast<double>(small))
+        << small << " steps at depth 1000, " << large << " at 10,000";
+    EXPECT_LE(large, uint64_t{10} * 10000);  // a few per acquire and release
+  }
 }
 
 }  // namespace

@@ -97,5 +97,28 @@ TEST(RaceSink, StoreAllLocationPairsAnswersMembership) {
   EXPECT_EQ(sink.stored_location_pairs(), 1u);
 }
 
+// With every pair stored, the races of a group at a second location no race had before may be
+// counted in bulk (their pairs are not stored); a later group there is counted without telling
+// its pairs new (a lower bound) and its pairs are still known to has_location_pair.
+TEST(RaceSink, StoreAllLocationPairsCountsANewSecondLocationInBulk) {
+  RaceSink sink(0);
+  sink.store_all_location_pairs();
+  sink.report(make_race(1, 3, 10, 20));
+  EXPECT_FALSE(sink.count_races_in_bulk(5, Access{4, 1, 20, Op::Write}));  // 20 had a race
+  sink.report(make_race(1, 5, 10, 21));  // the group of event 5 at location 21, then in bulk
+  EXPECT_TRUE(sink.count_races_in_bulk(4, Access{5, 1, 21, Op::Write}));
+  EXPECT_EQ(sink.race_count(), 6u);
+  EXPECT_EQ(sink.location_pair_count(), 6u);
+  EXPECT_FALSE(sink.location_pairs_lower_bound());
+  sink.report(make_race(2, 6, 12, 21));  // 21 again: is (12, 21) new?
+  EXPECT_TRUE(sink.has_location_pair(location_pair_key(make_race(2, 6, 12, 21))));
+  EXPECT_FALSE(sink.count_races_in_bulk(3, Access{7, 1, 20, Op::Write}));
+  sink.finalize();
+  EXPECT_EQ(sink.race_count(), 7u);
+  EXPECT_EQ(sink.location_pair_count(), 6u);
+  EXPECT_TRUE(sink.location_pairs_lower_bound());
+  EXPECT_EQ(sink.racy_event_count(), 3u);  // 3, 5, 6
+}
+
 }  // namespace
 }  // namespace racepred

@@ -124,7 +124,7 @@ TEST(WitnessFileFormat, RoundTripsWithRuns) {
   const std::string text = to_json(file);
   EXPECT_NE(text.find("\"schema\": \"racepred-witness/1\""), std::string::npos) << text;
   EXPECT_NE(text.find("\"prefix\":[[1,5],7,[9,12],3,9]"), std::string::npos) << text;  // runs
-  const WitnessFile back = parse_witness_file(text, "w.json");
+  const WitnessFile back = parse_witness_file(text, "w.json", 1000);
   ASSERT_EQ(back.witnesses.size(), 2u);
   EXPECT_EQ(back.trace, "t.std");
   EXPECT_EQ(back.witnesses[0].engine, "shb");
@@ -137,7 +137,7 @@ TEST(WitnessFileFormat, RoundTripsWithRuns) {
 TEST(WitnessFileFormat, NamesWhatIsWrong) {
   const auto error = [](const std::string& text) {
     try {
-      parse_witness_file(text, "w.json");
+      parse_witness_file(text, "w.json", 1000);
     } catch (const InputError& e) {
       return std::string(e.what());
     }
@@ -152,6 +152,9 @@ TEST(WitnessFileFormat, NamesWhatIsWrong) {
   EXPECT_NE(error(head + "{\"race\": [1], \"prefix\": []}]}").find("witness 1 \"race\""),
             std::string::npos);
   EXPECT_NE(error(head + "{\"race\": [1, 2], \"prefix\": [[5, 3]]}]}").find("first <= last"),
+            std::string::npos);
+  EXPECT_NE(error(head + "{\"race\": [1, 2], \"prefix\": [[1, 4000000000]]}]}")
+                .find("more events than the trace has"),
             std::string::npos);
   EXPECT_NE(error(head + "{\"race\": [1, 2], \"prefix\": [0]}]}").find("item 1"),
             std::string::npos);

@@ -33,9 +33,9 @@ std::string read_whole(const std::string& path) {
 }
 
 int check_witnesses(const CheckWitnessOptions& o, std::ostream& out) {
-  const witness::WitnessFile file =
-      witness::parse_witness_file(read_whole(o.witnesses), o.witnesses);
   const Trace trace = load_checked_trace(o.trace, read_options(o.input_format, false));
+  const witness::WitnessFile file =
+      witness::parse_witness_file(read_whole(o.witnesses), o.witnesses, trace.size());
   witness::Checker checker(trace);
   std::vector<witness::Verdict> verdicts;
   verdicts.reserve(file.witnesses.size());

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "racepred/cli/cli.hpp"
+#include "racepred/format/recorder_settings.hpp"
 #include "racepred/io/binary_reader.hpp"
 #include "racepred/recording/finish.hpp"
 #include "racepred/recording/launch.hpp"
@@ -83,6 +84,8 @@ int record(const RecordOptions& o) {
                 << "\n";
     print_result(run.trace, o.output);
   }
+  if (run.trace.events == 0)
+    std::cerr << "racepred record: warning: the trace is empty: the program recorded no event\n";
   for (const recording::ChildTrace& child : run.children) {
     if (!child.error.empty()) {
       std::cerr << "racepred record: child process " << child.pid << ": " << child.error << "\n";
@@ -91,7 +94,20 @@ int record(const RecordOptions& o) {
       print_result(child.result, child.output);
     }
   }
-  return kExitNoRace;
+  // The program's status, as a shell gives it: its exit code, or 128 + the signal that killed
+  // it (a trace was written either way; errors that leave no trace exit 2 before this).
+  if (WIFSIGNALED(run.status)) return 128 + WTERMSIG(run.status);
+  return WIFEXITED(run.status) ? WEXITSTATUS(run.status) : kExitNoRace;
+}
+
+// The runtime's settings (format/recorder_settings.inc), for the help text.
+std::string settings_help() {
+  std::string s = "Settings of the recording runtime (environment variables of the program):\n";
+  for (const format::RecorderSetting& r : format::kRecorderSettings) {
+    s += "  " + std::string(r.env) + " (" + r.type + ", default " +
+         (*r.def ? std::string(r.def) : std::string("unset")) + "): " + r.help + "\n";
+  }
+  return s;
 }
 
 }  // namespace
@@ -107,7 +123,8 @@ Command add_record_command(CLI::App& app) {
       "then `racepred record --finish FILE.raw -o trace.rpt`.\n"
       "Examples:\n"
       "  racepred record -o run.rpt -- ./prog arg1 arg2\n"
-      "  racepred analyze -e fasttrack,lockset run.rpt");
+      "  racepred analyze -e fasttrack,lockset run.rpt\n" +
+      settings_help());
   sub->add_option("-o,--output", o->output,
                   "Trace to write: binary, or STD text when the name ends in .std or .txt")
       ->capture_default_str();

@@ -29,9 +29,52 @@ bool LockSetTable::contains(SetId set, LockId lock) const {
     const LockId* p = pool_.data() + s.begin;
     return std::binary_search(p, p + s.size, lock);
   }
-  for (NodeId n = s.node; n != kRoot; n = nodes_[n].parent)
-    if (nodes_[n].lock == lock) return true;
-  return false;
+  return contains_large(set, lock);
+}
+
+bool LockSetTable::contains_large(SetId set, LockId lock) const {
+  const auto in = [&](Marked& m) {
+    const size_t i = stamp_index(lock);
+    m.used = ++mark_clock_;
+    return i < m.stamp.size() && m.stamp[i] == m.gen;
+  };
+  const auto stamp = [&](Marked& m, LockId l, uint32_t value) {
+    const size_t i = stamp_index(l);
+    if (i >= m.stamp.size()) m.stamp.resize(std::max(i + 1, m.stamp.size() * 2), 0);
+    m.stamp[i] = value;
+    ++member_steps_;
+  };
+  const Node& rep = nodes_[sets_[set].node];
+  const SetId parent = nodes_[rep.parent].set;
+  for (Marked& m : marked_) {
+    if (m.set == kEmptySet) continue;
+    if (m.set == set) return in(m);
+    // set = m.set ∪ {rep.lock} (the next nested acquire): mark one lock more.
+    if (m.set == parent) {
+      stamp(m, rep.lock, m.gen);
+      m.set = set;
+      return in(m);
+    }
+    // m.set = set ∪ {the lock of its node} (a release in LIFO order): unmark it.
+    const Node& top = nodes_[sets_[m.set].node];
+    if (nodes_[top.parent].set == set) {
+      stamp(m, top.lock, 0);
+      m.set = set;
+      return in(m);
+    }
+  }
+  // Mark the set anew in the least recently used slot: O(|set|).
+  Marked* lru = &marked_[0];
+  for (Marked& m : marked_)
+    if (m.used < lru->used) lru = &m;
+  if (++lru->gen == 0) {  // wrapped: clear the old stamps
+    std::fill(lru->stamp.begin(), lru->stamp.end(), 0);
+    lru->gen = 1;
+  }
+  for (NodeId n = sets_[set].node; n != kRoot; n = nodes_[n].parent)
+    stamp(*lru, nodes_[n].lock, lru->gen);
+  lru->set = set;
+  return in(*lru);
 }
 
 std::vector<LockId> LockSetTable::sorted_locks(SetId set) const {

@@ -42,7 +42,10 @@ inline constexpr bool is_read_mode(LockId token) {
 // case: disjointness of two short sets is a merge of two short lists); a larger set is read
 // through its representative node's parent chain. Disjointness is a bit test while lock ids are
 // below 64; otherwise a merge of the lists or, for large sets, one O(|a| + |b|) pass whose
-// result is memoised.
+// result is memoised. Membership in a large set (acquire's test that a lock is not held) looks
+// at a few large sets kept marked lock by lock: the set one lock larger or smaller than a marked
+// one (a thread's next nested acquire or release) is marked from it in O(1), so acquiring and
+// releasing N nested locks costs O(N), not O(N^2).
 class LockSetTable {
  public:
   using NodeId = uint32_t;
@@ -114,6 +117,8 @@ class LockSetTable {
   size_t listed_locks() const { return pool_.size(); }
   // Locks acquired again by releases out of order (a measure of their work).
   uint64_t replayed() const { return replayed_; }
+  // Locks visited by membership tests of large sets (a measure of their work).
+  uint64_t membership_steps() const { return member_steps_; }
 
  private:
   struct Node {
@@ -142,6 +147,7 @@ class LockSetTable {
   SetId intersect_slow(SetId a, SetId b);
   // Marks the locks of `set` in stamp_ with a fresh stamp and returns it.
   uint32_t mark(SetId set) const;
+  bool contains_large(SetId set, LockId lock) const;
 
   std::vector<Node> nodes_;
   // Stamps by lock, dense also for ids from 2^31 (read-hold tokens of the lock-set engines):
@@ -167,6 +173,18 @@ class LockSetTable {
   mutable std::unordered_map<uint64_t, bool> memo_;
   static constexpr size_t kMemo = size_t{1} << 20;
   std::unordered_map<uint64_t, SetId> intersections_;  // (min, max) of the operands → result
+  // Large sets kept marked for membership (contains_large): stamp[stamp_index(l)] == gen iff l
+  // is in `set`; the least recently used one is marked anew.
+  struct Marked {
+    SetId set = kEmptySet;  // kEmptySet: none yet
+    uint32_t gen = 0;
+    uint64_t used = 0;
+    std::vector<uint32_t> stamp;
+  };
+  static constexpr size_t kMarked = 4;
+  mutable Marked marked_[kMarked];
+  mutable uint64_t mark_clock_ = 0;
+  mutable uint64_t member_steps_ = 0;
 };
 
 }  // namespace racepred

@@ -51,12 +51,22 @@ void RaceSink::start_group(LocationId second, EventId event) {
   close_group();
   group_event_ = event;
   group_location_ = second;
-  if (store_all_pairs_) {
-    group_mode_ = GroupMode::Set;
-    return;
-  }
   if (second >= second_state_.size())
     second_state_.resize(std::max<size_t>(size_t{second} + 1, second_state_.size() * 2), 0);
+  if (store_all_pairs_) {
+    // Every pair is stored, but not those of a group counted in bulk (count_races_in_bulk): a
+    // later group at its second location cannot tell its pairs new.
+    uint8_t& state = second_state_[second];
+    group_new_second_ = state == 0;
+    if (state == 2) {
+      group_mode_ = GroupMode::Lost;
+      pairs_lower_bound_ = true;
+    } else {
+      state = 1;
+      group_mode_ = GroupMode::Set;
+    }
+    return;
+  }
   switch (second_state_[second]) {
     case 0:
       group_mode_ = GroupMode::Fresh;

@@ -82,10 +82,16 @@ class RaceSink {
   // location and location pair counts stay exact. Returns false, counting nothing, when the
   // pairs must come one by one (count_race): the group of `second` is small enough to be stored
   // (at most kGroupList first locations) or a group at its location was stored before.
+  // With store_all_location_pairs() they are counted when no race before this group had the
+  // second location (has_location_pair() does not know their pairs then).
   bool count_races_in_bulk(uint64_t n, const Access& second) {
     ++calls_;
     if (second.event != group_event_) start_group(second.location, second.event);
-    if (group_mode_ == GroupMode::Set) return false;
+    if (group_mode_ == GroupMode::Set) {
+      if (!store_all_pairs_ || !group_new_second_) return false;
+      counted_pairs_ += n;
+      second_state_[second.location] = 2;
+    }
     if (group_mode_ == GroupMode::Fresh) {
       if (!group_overflow_ && group_firsts_.size() + n <= kGroupList) return false;
       counted_pairs_ += n;
@@ -155,8 +161,9 @@ class RaceSink {
   void store_all_location_pairs() { store_all_pairs_ = true; }
   // Whether a race at the location pair `key` (location_pair_key) was reported one by one
   // (exact with store_all_location_pairs()).
+  // A pair counted in bulk is not known (count_races_in_bulk).
   bool has_location_pair(uint64_t key) const {
-    return reported_pairs_.count(key) != 0 || in_open_group(key);
+    return reported_pairs_.count(key) != 0 || in_open_group(key) || lost_pairs_.count(key) != 0;
   }
 
   // A finding that is not a race (a deadlock, a failure); rare, kept in full.
@@ -193,8 +200,8 @@ class RaceSink {
     if (event != group_event_) [[unlikely]] {
       // The common case inline: the last group needs no closing (it was not Fresh) and pairs at
       // this second location are stored one by one (Set): no group bookkeeping.
-      if (group_mode_ != GroupMode::Fresh &&
-          (store_all_pairs_ || (second < second_state_.size() && second_state_[second] == 1))) {
+      if (group_mode_ != GroupMode::Fresh && !store_all_pairs_ && second < second_state_.size() &&
+          second_state_[second] == 1) {
         group_event_ = event;
         group_location_ = second;
         group_mode_ = GroupMode::Set;
@@ -211,6 +218,8 @@ class RaceSink {
         reported_pairs_.insert(pair);
         cached = pair;
       }
+    } else if (group_mode_ == GroupMode::Lost && store_all_pairs_) [[unlikely]] {
+      lost_pairs_.insert((uint64_t{first} << 32) | second);
     }
   }
   void start_group(LocationId second, EventId event);
@@ -228,6 +237,10 @@ class RaceSink {
   uint64_t counted_pairs_ = 0;            // pairs counted in Fresh groups and not stored
   bool pairs_lower_bound_ = false;
   bool store_all_pairs_ = false;
+  bool group_new_second_ = false;  // store_all_pairs_: no group before had this second location
+  // store_all_pairs_: pairs at a second location whose pairs were counted in bulk before (not
+  // counted again: the location pair count is a lower bound then)
+  std::unordered_set<uint64_t> lost_pairs_;
   EventId marked_event_ = kNoEvent;  // the last event count_race() marked racy
   std::unordered_set<uint64_t> reported_pairs_;
   // Location pairs known to be in reported_pairs_, direct-mapped by a hash (UINT64_MAX: empty;

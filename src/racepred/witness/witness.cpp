@@ -1,5 +1,7 @@
 #include "racepred/witness/witness.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "racepred/trace/error.hpp"
@@ -63,7 +65,7 @@ std::string to_json(const WitnessFile& file) {
   return out + (file.witnesses.empty() ? "]\n}\n" : "\n ]\n}\n");
 }
 
-WitnessFile parse_witness_file(std::string_view text, std::string_view name) {
+WitnessFile parse_witness_file(std::string_view text, std::string_view name, uint64_t max_events) {
   const std::string file(name);
   json doc;
   try {
@@ -123,9 +125,12 @@ WitnessFile parse_witness_file(std::string_view text, std::string_view name) {
         if (v.size() != 2) throw bad(at, "a run is [first, last]");
         const EventId a = id_of(v[0], at), b = id_of(v[1], at);
         if (a > b) throw bad(at, "a run [first, last] needs first <= last");
-        if (b - a > (uint64_t{1} << 32)) throw bad(at, "a run longer than 2^32 events");
+        if (b - a >= max_events - std::min<uint64_t>(max_events, w.prefix.size()))
+          throw bad(where, "more events than the trace has (" + std::to_string(max_events) + ")");
         for (EventId id = a; id <= b; ++id) w.prefix.push_back(id);
       } else {
+        if (w.prefix.size() >= max_events)
+          throw bad(where, "more events than the trace has (" + std::to_string(max_events) + ")");
         w.prefix.push_back(id_of(v, at));
       }
     }

@@ -45,7 +45,9 @@ struct WitnessFile {
 // [first, last] pairs, so a prefix that keeps long stretches of the trace stays small.
 std::string to_json(const WitnessFile& file);
 // Reads the JSON form. Throws InputError naming `name`, the line and the column (or the witness
-// and the field) on anything malformed.
-WitnessFile parse_witness_file(std::string_view text, std::string_view name);
+// and the field) on anything malformed, and on a witness of more than `max_events` events (a
+// witness of a trace of n events has at most n: pass n, so that a run such as [1, 4000000000]
+// is refused before it is expanded).
+WitnessFile parse_witness_file(std::string_view text, std::string_view name, uint64_t max_events);
 
 }  // namespace racepred::witness

@@ -262,6 +262,8 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
         open_(Config.lockset, static_cast<uint32_t>(context.options.po_deep_level)),
         steps_probe_(context.options.rule_a_steps) {
     set_clock_options(clocks_, context.options, context.annotate);
+    hist_.large_from(context.annotate ? UINT64_MAX : context.options.bulk_count_from);
+    filtered_.large_from(context.annotate ? UINT64_MAX : context.options.bulk_count_from);
     // Sparse clocks past the kit's threshold (many threads alive): every write into D_t goes
     // through clocks_ (join_into_slot, raise_slot, tick); D_t is read directly.
   }
@@ -286,8 +288,8 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     release_section(e.thread, clocks_.slot(e.thread), section_token(e));
   }
   void read_release(EventId id, const Event& e) { release(id, e); }
-  void read(EventId id, const Event& e) { access(id, e, clocks_.slot(e.thread)); }
-  void write(EventId id, const Event& e) { access(id, e, clocks_.slot(e.thread)); }
+  void read(EventId id, const Event& e) { access<Op::Read>(id, e, clocks_.slot(e.thread)); }
+  void write(EventId id, const Event& e) { access<Op::Write>(id, e, clocks_.slot(e.thread)); }
   void fork(EventId, const Event& e) {
     const uint32_t s = clocks_.slot(e.thread);
     if (clocks_.fork(e.thread, e.target)) restride();  // D_u := D_u ⊔ D_t
@@ -413,29 +415,35 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     clocks_.raise_slot(s, c.thread, c.own);          // (> dt[c.thread] here)
   }
 
+  // kOp: e.op. Outside every critical section there is neither rule (a) nor anything to log.
+  template <Op kOp>
   [[gnu::always_inline]] void access(EventId id, const Event& e, uint32_t s) {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
     Clock* dt = d(s);
+    SectionLog::Thread& th = open_.thread(t);
+    const bool held = SectionLog::holds(th);
     if constexpr (!Config.write_read) {
-      if (x < ra_.size() && (!ra_[x].empty() || nested_.any(x)))
-        rule_a(s, dt, t, x, e.op);  // rule (a) into f
+      if (held && x < ra_.size() && (!ra_[x].empty() || nested_.any(x)))
+        rule_a(s, dt, t, th, x, kOp);  // rule (a) into f
     }
     if constexpr (Config.lockset) {
-      const uint32_t held = held_set(t);
-      filtered_.check(*this, id, e, dt, held);
-      filtered_.record(id, e, s, dt[s], held);
+      const uint32_t set = held_set(t);
+      filtered_.check(*this, id, e, dt, set, clocks_, s);
+      filtered_.record(id, e, s, dt[s], set);
     } else {
-      hist_.check(*this, id, e, dt);
-      hist_.record(id, e, s, dt[s]);
+      hist_.check(*this, id, e, dt, clocks_, s);
+      hist_.record(id, e, s, dt[s], kOp == Op::Write);
     }
+    if (!held) return;
     if constexpr (Config.write_read) {
-      if (e.op == Op::Read && x < ra_.size())
-        rule_a(s, dt, t, x, Op::Read);  // rule (a) into the branch after f
+      if (kOp == Op::Read && x < ra_.size())
+        rule_a(s, dt, t, th, x, Op::Read);  // rule (a) into the branch after f
     }
-    const uint64_t pos = open_.access(e);
+    constexpr int kind = kOp == Op::Write ? 1 : 0;
+    const uint64_t pos = open_.access<kind>(th, x);
     if (pos != SectionLog::kNoPos) [[unlikely]]
-      deep_access(t, x, e.op == Op::Write ? 1 : 0, pos);
+      deep_access(t, x, kind, pos);
   }
   // An access inside a deep section, at position pos of t's log.
   [[gnu::noinline]] void deep_access(ThreadId t, VariableId x, int kind, uint64_t pos) {
@@ -444,8 +452,9 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   }
 
   // Rule (a) for an access `op` of x by t from the earlier CSs of the locks t holds.
-  [[gnu::always_inline]] void rule_a(uint32_t s, Clock* dt, ThreadId t, VariableId x, Op op) {
-    const std::vector<LockId>& active = open_.active(t);
+  [[gnu::always_inline]] void rule_a(uint32_t s, Clock* dt, ThreadId t,
+                                     const SectionLog::Thread& th, VariableId x, Op op) {
+    const PodVector<LockId>& active = SectionLog::active(th);
     const uint64_t joins = joins_;
     steps_ += active.size();
     if (read_locks_) [[unlikely]]

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "racepred/engines/po/po_common.hpp"
@@ -124,6 +125,19 @@ class SlotFilteredHistory {
     else
       check_modes<false>(engine, id, e, known, held);
   }
+  // The same, `known` being row s of `rows` (its own entry s may differ): on a large variable,
+  // once races are only counted, an access that holds no lock counts them from the non-zero
+  // entries of that row (count_large).
+  template <class Engine>
+  void check(Engine& engine, EventId id, const Event& e, const Clock* known, uint32_t held,
+             const ThreadClocks& rows, uint32_t s) {
+    if (e.target < vars_.size() && vars_[e.target].size() >= large_from_) [[unlikely]]
+      if (held == 0 && count_large(engine, id, e, known, rows, s)) return;
+    if (read_modes_) [[unlikely]]
+      check_read_modes(engine, id, e, known, held);
+    else
+      check_modes<false>(engine, id, e, known, held);
+  }
   template <class Engine>
   [[gnu::noinline]] void check_read_modes(Engine& engine, EventId id, const Event& e,
                                           const Clock* known, uint32_t held) {
@@ -131,6 +145,9 @@ class SlotFilteredHistory {
   }
   // From the first read-lock event on, lock sets may hold read-mode tokens.
   void allow_read_modes() { read_modes_ = true; }
+  // Variables of this many entries on are large (EngineOptions::bulk_count_from); call before
+  // the first event.
+  void large_from(uint64_t entries) { large_from_ = entries; }
 
   // An entry of the thread of the same kind whose lock set includes `held` is dropped: whenever
   // it would qualify (unordered, disjoint lock sets), the new, later access qualifies too. So the
@@ -152,6 +169,8 @@ class SlotFilteredHistory {
                                [](const Entry& a, ThreadId u) { return a.thread < u; });
     auto hi = lo;
     while (hi != list.end() && hi->thread == t) ++hi;
+    if (x < big_of_.size() && big_of_[x] != 0) [[unlikely]]
+      update(bigs_[big_of_[x] - 1], fresh, lo, hi, e.op, held);
     auto kept = lo;
     for (auto it = lo; it != hi; ++it) {
       const bool covered = it->kind() == e.op && sets_.includes(it->locks(), held);
@@ -210,9 +229,107 @@ class SlotFilteredHistory {
     }
   }
 
+  // Large variables (the flood of many threads on one variable), as SparseHistory's: the threads
+  // of the entries indexed by slot, the (thread, kind) groups counted, every location of an
+  // indexed variable marked (marks_), `repeats` once one was marked before or two entries share
+  // one. An access that holds no lock races with every group of a conflicting kind that has an
+  // entry not known to it: the groups but those whose entries it knows all.
+  struct Big {
+    bool repeats = false;
+    uint64_t groups[2] = {0, 0};                          // of writes, of reads
+    std::unordered_multimap<uint32_t, ThreadId> threads;  // slot -> the threads with entries
+  };
+  using Iter = std::vector<Entry>::iterator;
+  bool mark(LocationId l) {
+    if (l >= marks_.size()) marks_.resize(std::max<size_t>(size_t{l} + 1, marks_.size() * 2));
+    const bool was = marks_[l] != 0;
+    marks_[l] = 1;
+    return was;
+  }
+  // The entries [lo, hi) of thread t before `fresh` (of kind op, lock set held) is recorded.
+  [[gnu::noinline]] void update(Big& g, const Entry& fresh, Iter lo, Iter hi, Op op,
+                                uint32_t held) {
+    bool kind = false, same_location = false;
+    for (auto it = lo; it != hi; ++it) {
+      kind |= it->kind() == op;
+      if (it->location != fresh.location) continue;
+      same_location = true;  // (marked already) and if the entry is kept, two share it
+      g.repeats |= !(it->kind() == op && sets_.includes(it->locks(), held));
+    }
+    if (!same_location) g.repeats |= mark(fresh.location);
+    if (lo == hi) g.threads.emplace(fresh.slot, fresh.thread);
+    if (!kind) ++g.groups[op == Op::Write ? 0 : 1];
+  }
+  [[gnu::noinline]] void index(VariableId x) {
+    if (x >= big_of_.size()) big_of_.resize(size_t{x} + 1, 0);
+    big_of_[x] = static_cast<uint32_t>(bigs_.size()) + 1;
+    Big& g = bigs_.emplace_back();
+    const std::vector<Entry>& list = vars_[x];
+    for (size_t i = 0; i < list.size(); ++i) {
+      g.repeats |= mark(list[i].location);
+      if (i > 0 && list[i - 1].thread == list[i].thread) continue;
+      g.threads.emplace(list[i].slot, list[i].thread);
+      bool kinds[2] = {false, false};
+      for (size_t k = i; k < list.size() && list[k].thread == list[i].thread; ++k)
+        kinds[list[k].kind() == Op::Write ? 0 : 1] = true;
+      g.groups[0] += kinds[0];
+      g.groups[1] += kinds[1];
+    }
+  }
+  // Which kinds of thread u's groups have an entry (all: whose entries are known to `known`).
+  struct Groups {
+    bool any[2] = {false, false}, known[2] = {true, true};
+  };
+  static Groups groups_of(const std::vector<Entry>& list, ThreadId u, const Clock* known) {
+    Groups out;
+    auto it = std::lower_bound(list.begin(), list.end(), u,
+                               [](const Entry& a, ThreadId v) { return a.thread < v; });
+    for (; it != list.end() && it->thread == u; ++it) {
+      const int k = it->kind() == Op::Write ? 0 : 1;
+      out.any[k] = true;
+      out.known[k] = out.known[k] && it->time <= known[it->slot];
+    }
+    return out;
+  }
+  // Counts the races of e (holding no lock) on a large variable in bulk; false: they are
+  // reported one by one (races are listed, rows are dense, locations repeat, or the sink stores
+  // the group).
+  template <class Engine>
+  [[gnu::noinline]] bool count_large(Engine& engine, EventId id, const Event& e, const Clock* known,
+                                     const ThreadClocks& rows, uint32_t s) {
+    if (!rows.sparse() || !engine.counting()) return false;
+    const VariableId x = e.target;
+    if (x >= big_of_.size() || big_of_[x] == 0) index(x);
+    const Big& g = bigs_[big_of_[x] - 1];
+    const std::vector<Entry>& list = vars_[x];
+    const std::span<const uint32_t> nonzeros = rows.nonzero_slots(s);
+    if (g.repeats || nonzeros.size() >= list.size()) return false;  // (visiting each: no more)
+    const bool write = e.op == Op::Write;
+    const ThreadId t = e.thread;
+    uint64_t n = g.groups[0] + (write ? g.groups[1] : 0);
+    const Groups own = groups_of(list, t, known);
+    n -= own.any[0] + (write && own.any[1]);
+    const auto drop_known = [&](uint32_t j) {
+      const auto [from, to] = g.threads.equal_range(j);
+      for (auto it = from; it != to; ++it) {
+        if (it->second == t) continue;
+        const Groups u = groups_of(list, it->second, known);
+        n -= (u.any[0] && u.known[0]) + (write && u.any[1] && u.known[1]);
+      }
+    };
+    for (const uint32_t j : nonzeros)
+      if (j != s) drop_known(j);
+    drop_known(s);
+    return n == 0 || engine.count_in_bulk(n, id, e);
+  }
+
   LockSets sets_;
   std::vector<std::vector<Entry>> vars_;  // per variable, sorted by thread
   bool read_modes_ = false;
+  uint64_t large_from_ = UINT64_MAX;
+  std::vector<Big> bigs_;
+  std::vector<uint32_t> big_of_;  // by variable: 1 + the index of its Big, 0: none
+  std::vector<uint8_t> marks_;    // by location: held by an indexed variable
 };
 
 }  // namespace racepred::po

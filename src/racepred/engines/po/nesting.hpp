@@ -27,13 +27,73 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "racepred/engines/po/po_common.hpp"
 
 namespace racepred::po {
+
+// A growable array of trivially copyable values whose push_back is always inline (std::vector's
+// is often left out of line in the large access handlers: a call per logged access).
+template <class T>
+class PodVector {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  PodVector() = default;
+  PodVector(PodVector&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)),
+        size_(std::exchange(o.size_, 0)),
+        cap_(std::exchange(o.cap_, 0)) {}
+  PodVector& operator=(PodVector&& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+    std::swap(cap_, o.cap_);
+    return *this;
+  }
+  ~PodVector() { std::free(data_); }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  T& back() { return data_[size_ - 1]; }
+  operator std::span<const T>() const { return {data_, size_}; }
+
+  [[gnu::always_inline]] void push_back(T v) {
+    if (size_ == cap_) [[unlikely]]
+      grow();
+    data_[size_++] = v;
+  }
+  void pop_back() { --size_; }
+  void clear() { size_ = 0; }
+  void resize_down(size_t n) { size_ = n; }  // n <= size()
+  void erase(T* at) {
+    std::memmove(at, at + 1, static_cast<size_t>(end() - at - 1) * sizeof(T));
+    --size_;
+  }
+
+ private:
+  [[gnu::noinline]] void grow() {
+    cap_ = cap_ < 8 ? 8 : cap_ * 2;
+    T* grown = static_cast<T*>(std::realloc(data_, cap_ * sizeof(T)));
+    if (grown == nullptr) throw std::bad_alloc();
+    data_ = grown;
+  }
+  T* data_ = nullptr;
+  size_t size_ = 0, cap_ = 0;
+};
 
 // The open critical sections of each thread, with the accesses inside them as ranges of the
 // thread's access logs, and the thread's active sections (see above).
@@ -59,7 +119,7 @@ class SectionLog {
   // Open deep sections of t.
   bool in_deep(ThreadId t) { return of(t).deep != 0; }
   // The tokens of t's active sections.
-  const std::vector<LockId>& active(ThreadId t) { return of(t).active; }
+  const PodVector<LockId>& active(ThreadId t) { return of(t).active; }
   // fn(token) for every open section of t.
   template <class Fn>
   void for_each(ThreadId t, Fn&& fn) {
@@ -98,11 +158,24 @@ class SectionLog {
   uint64_t access(const Event& e) {
     Thread& th = of(e.thread);
     if (th.live == 0) return kNoPos;
-    const int k = e.op == Op::Write ? 1 : 0;
-    std::vector<VariableId>& log = th.log[k];
-    const uint64_t end = th.base[k] + log.size();
-    if (end > th.open.back().from[k] && log.back() == e.target) return kNoPos;
-    log.push_back(e.target);
+    return e.op == Op::Write ? access<1>(th, e.target) : access<0>(th, e.target);
+  }
+
+  // The per-access path of an engine looks a thread up once (thread()) and asks the rest of
+  // that (a Thread stays valid until a thread not seen before is looked up).
+  struct Thread;
+  Thread& thread(ThreadId t) { return of(t); }
+  // t has a section open.
+  static bool holds(const Thread& th) { return th.live != 0; }
+  static const PodVector<LockId>& active(const Thread& th) { return th.active; }
+  // access(e) for an access of kind kKind (0: read, 1: write) while holds(th).
+  template <int kKind>
+  [[gnu::always_inline]] uint64_t access(Thread& th, VariableId x) {
+    PodVector<VariableId>& log = th.log[kKind];
+    const size_t n = log.size();
+    if (n != 0 && log[n - 1] == x && th.base[kKind] + n > th.open.back().from[kKind]) return kNoPos;
+    const uint64_t end = th.base[kKind] + n;
+    log.push_back(x);
     return th.deep != 0 ? end : kNoPos;
   }
   // Closes t's section on `token` into `out` (its ranges stay valid until t's next acquire);
@@ -139,7 +212,7 @@ class SectionLog {
   template <class Settled>
   void settle(ThreadId t, Settled&& settled) {
     auto& a = of(t).active;
-    a.erase(std::remove_if(a.begin(), a.end(), settled), a.end());
+    a.resize_down(static_cast<size_t>(std::remove_if(a.begin(), a.end(), settled) - a.begin()));
   }
 
  private:
@@ -150,20 +223,25 @@ class SectionLog {
     uint64_t entry;
     uint64_t from[2];
   };
+
+ public:
   struct Thread {
     std::vector<Open> open;  // in acquire order; open[..head) released
     size_t head = 0;
     uint32_t live = 0, deep = 0;
-    std::vector<VariableId> log[2];  // [0] reads, [1] writes
-    uint64_t base[2] = {0, 0};       // the position of log[k][0]
-    std::vector<LockId> active, sorted;
+    PodVector<VariableId> log[2];  // [0] reads, [1] writes
+    uint64_t base[2] = {0, 0};     // the position of log[k][0]
+    PodVector<LockId> active;
+    std::vector<LockId> sorted;
   };
+
+ private:
   Thread& of(ThreadId t) {
     if (t >= threads_.size()) [[unlikely]]
       grow_to(threads_, t);
     return threads_[t];
   }
-  static void remove(std::vector<LockId>& v, LockId token, uint64_t& steps) {
+  static void remove(PodVector<LockId>& v, LockId token, uint64_t& steps) {
     if (!v.empty() && v.back() == token) {
       v.pop_back();
       return;

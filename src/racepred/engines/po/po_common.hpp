@@ -21,6 +21,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 #if defined(__SSE2__)
@@ -30,6 +31,7 @@
 #include "racepred/clock/lock_set.hpp"
 #include "racepred/clock/rows.hpp"
 #include "racepred/clock/snapshot_pool.hpp"
+#include "racepred/clock/thread_clocks.hpp"
 #include "racepred/clock/vector_clock.hpp"
 #include "racepred/engines/dispatch.hpp"
 #include "racepred/engines/engine.hpp"
@@ -82,6 +84,13 @@ class PoEngine : public DispatchEngine<Self>, public Annotator {
 
   // Reports the pair (who, current access); `who` was thread u's access `op`. Once the sink
   // keeps no more races they are only counted (races come in detection order).
+  // Races are counted, not listed: the sink keeps no more and the view is not annotated.
+  bool counting() const { return !annotating_ && !sink_.accepting(); }
+  // Counts n races of the access e whose first accesses are at n distinct locations, none the
+  // location of another race of e (RaceSink::count_races_in_bulk); false: report them one by one.
+  bool count_in_bulk(uint64_t n, EventId id, const Event& e) {
+    return sink_.count_races_in_bulk(n, Access::of(id, e));
+  }
   [[gnu::noinline, gnu::cold]] void report(Partner who, ThreadId u, Op op, EventId id,
                                            const Event& e) {
     if (!annotating_ && !sink_.accepting()) {
@@ -145,40 +154,41 @@ class SparseHistory {
   };
   // Reports every entry of another thread whose access is not known to `known` (indexed by
   // slot): the latest writes, and for a write also the latest reads, each in thread order.
+  // `known` is row s of `rows` (its own entry s may differ): on a large variable, once races
+  // are only counted, they are counted from the non-zero entries of that row (count_large).
   template <class Engine>
-  [[gnu::always_inline]] void check(Engine& engine, EventId id, const Event& e,
-                                    const Clock* known) {
+  [[gnu::always_inline]] void check(Engine& engine, EventId id, const Event& e, const Clock* known,
+                                    const ThreadClocks& rows, uint32_t s) {
     const size_t x = e.target;
     if (x >= vars_.size()) return;
     const Var& v = vars_[x];
-    for (const Entry& en : v.writes())
-      if (en.time > known[en.slot] && en.thread != e.thread) [[unlikely]]
-        engine.report(en.who(), en.thread, Op::Write, id, e);
-    if (e.op == Op::Write)
-      for (const Entry& en : v.reads())
-        if (en.time > known[en.slot] && en.thread != e.thread) [[unlikely]]
-          engine.report(en.who(), en.thread, Op::Read, id, e);
+    if (v.big != 0) [[unlikely]]
+      return check_large(engine, id, e, known, rows, s);
+    report_each(engine, id, e, known, v);
   }
+  // Variables of this many entries on are large (EngineOptions::bulk_count_from); call before
+  // the first event.
+  void large_from(uint64_t entries) { large_from_ = entries; }
   void record(EventId id, const Event& e, uint32_t slot, Clock time) {
+    record(id, e, slot, time, e.op == Op::Write);
+  }
+  // The same for an access known to be a write (or not) where the caller knows it statically.
+  // Inline when the thread's entry is among the list's last kScan (a scan), else a binary search
+  // out of line (many threads).
+  [[gnu::always_inline]] void record(EventId id, const Event& e, uint32_t slot, Clock time,
+                                     bool write) {
     const size_t x = e.target;
-    if (x >= vars_.size()) [[unlikely]]
-      grow_to(vars_, x);
-    Var& v = vars_[x];
-    const bool write = e.op == Op::Write;
-    const std::span<Entry> list = write ? v.writes() : v.reads();
-    const ThreadId t = e.thread;
-    const Entry entry{t, slot, time, e.location, id};
-    if (!list.empty() && list.back().thread == t) [[likely]] {
-      list.back() = entry;
-      return;
+    if (x < vars_.size()) [[likely]] {
+      const Var& v = vars_[x];
+      const std::span<Entry> list = write ? v.writes() : v.reads();
+      const size_t n = list.size(), stop = n > kScan ? n - kScan : 0;
+      for (size_t i = n; i-- > stop;)
+        if (list[i].thread == e.thread) {
+          list[i] = Entry{e.thread, slot, time, e.location, id};
+          return;
+        }
     }
-    auto it = std::lower_bound(list.begin(), list.end(), t,
-                               [](const Entry& a, ThreadId u) { return a.thread < u; });
-    if (it != list.end() && it->thread == t) {
-      *it = entry;
-      return;
-    }
-    v.insert(static_cast<uint32_t>(list.data() - v.at.get() + (it - list.begin())), write, entry);
+    update_or_insert(id, e, slot, time, write);
   }
   // "W_x" / "R_x" columns: the epochs u#k of the latest accesses.
   std::string show(VariableId x, bool write) const {
@@ -192,6 +202,18 @@ class SparseHistory {
   }
 
  private:
+  template <class Engine>
+  [[gnu::always_inline]] static void report_each(Engine& engine, EventId id, const Event& e,
+                                                 const Clock* known, const auto& v) {
+    for (const Entry& en : v.writes())
+      if (en.time > known[en.slot] && en.thread != e.thread) [[unlikely]]
+        engine.report(en.who(), en.thread, Op::Write, id, e);
+    if (e.op == Op::Write)
+      for (const Entry& en : v.reads())
+        if (en.time > known[en.slot] && en.thread != e.thread) [[unlikely]]
+          engine.report(en.who(), en.thread, Op::Read, id, e);
+  }
+
   // W_x then R_x, each sorted by thread, in one array (one allocation and 24 bytes per
   // variable; two vectors took 48). A new thread of x grows the array by a quarter, not double
   // (a list gets at most one insertion per thread; doubling left a third of tradebeans' 8
@@ -199,6 +221,7 @@ class SparseHistory {
   struct Var {
     std::unique_ptr<Entry[]> at;
     uint32_t w = 0, r = 0, capacity = 0;
+    uint32_t big = 0;  // 0: small; kLarge: large, not indexed yet; else 2 + its index in bigs_
     std::span<Entry> writes() const { return {at.get(), w}; }
     std::span<Entry> reads() const { return {at.get() + w, r}; }
     void insert(uint32_t k, bool write, const Entry& entry) {
@@ -216,7 +239,125 @@ class SparseHistory {
       ++(write ? w : r);
     }
   };
+  static constexpr size_t kScan = 8;
+  // record() past the scan: the thread's entry found in thread order, or a new one there.
+  [[gnu::noinline]] void update_or_insert(EventId id, const Event& e, uint32_t slot, Clock time,
+                                          bool write) {
+    const size_t x = e.target;
+    if (x >= vars_.size()) grow_to(vars_, x);
+    Var& v = vars_[x];
+    const std::span<Entry> list = write ? v.writes() : v.reads();
+    const Entry entry{e.thread, slot, time, e.location, id};
+    const auto it = std::lower_bound(list.begin(), list.end(), e.thread,
+                                     [](const Entry& a, ThreadId u) { return a.thread < u; });
+    if (it != list.end() && it->thread == e.thread) {
+      *it = entry;
+      return;
+    }
+    v.insert(static_cast<uint32_t>(list.data() - v.at.get() + (it - list.begin())), write, entry);
+    if (v.w + v.r >= large_from_) [[unlikely]]  // (entries are never removed)
+      added(v, entry, write);
+  }
+
+  // Large variables (the flood of many threads on one variable): the threads of the entries are
+  // indexed by slot, so that an access finds the entries known to it from the non-zero entries
+  // of its clock and counts the others as its races in one step (RaceSink::count_races_in_bulk)
+  // when their locations are distinct: every location of an indexed variable is marked (marks_,
+  // shared by all), and `repeats` is set once one was marked before.
+  static constexpr uint32_t kLarge = 1;
+  struct Big {
+    bool repeats = false;
+    std::unordered_multimap<uint32_t, ThreadId> threads;  // slot -> the threads with entries
+  };
+  static const Entry* find(std::span<const Entry> list, ThreadId t) {
+    auto it = std::lower_bound(list.begin(), list.end(), t,
+                               [](const Entry& a, ThreadId u) { return a.thread < u; });
+    return it != list.end() && it->thread == t ? &*it : nullptr;
+  }
+  bool mark(LocationId l) {
+    if (l >= marks_.size()) marks_.resize(std::max<size_t>(size_t{l} + 1, marks_.size() * 2));
+    const bool was = marks_[l] != 0;
+    marks_[l] = 1;
+    return was;
+  }
+  // The access e is checked and then recorded (check and record come in pairs): on an indexed
+  // variable, the location that replaces its thread's entry is marked here, so that record's
+  // common path (replacing an entry) has no test of its own.
+  void marks_record(const Var& v, const Event& e) {
+    const Entry* old = find(e.op == Op::Write ? v.writes() : v.reads(), e.thread);
+    if (old != nullptr && old->location != e.location) bigs_[v.big - 2].repeats |= mark(e.location);
+  }
+  // A new entry (of a thread new to the list of its kind) of a large variable.
+  [[gnu::noinline]] void added(Var& v, const Entry& entry, bool write) {
+    if (v.big == 0) {
+      v.big = kLarge;
+      return;
+    }
+    if (v.big == kLarge) return;
+    Big& g = bigs_[v.big - 2];
+    g.repeats |= mark(entry.location);
+    if (find(write ? v.reads() : v.writes(), entry.thread) == nullptr)
+      g.threads.emplace(entry.slot, entry.thread);
+  }
+  // The large variable gets its index.
+  [[gnu::noinline]] void index(Var& v) {
+    v.big = static_cast<uint32_t>(bigs_.size()) + 2;
+    Big& g = bigs_.emplace_back();
+    for (const Entry& en : v.writes()) {
+      g.repeats |= mark(en.location);
+      g.threads.emplace(en.slot, en.thread);
+    }
+    for (const Entry& en : v.reads()) {
+      g.repeats |= mark(en.location);
+      if (find(v.writes(), en.thread) == nullptr) g.threads.emplace(en.slot, en.thread);
+    }
+  }
+  template <class Engine>
+  [[gnu::noinline]] void check_large(Engine& engine, EventId id, const Event& e, const Clock* known,
+                                     const ThreadClocks& rows, uint32_t s) {
+    if (!count_large(engine, id, e, known, rows, s))
+      report_each(engine, id, e, known, vars_[e.target]);
+    const Var& v = vars_[e.target];
+    if (v.big > kLarge) marks_record(v, e);
+  }
+  // Counts the races of e on a large variable in bulk: the entries of other threads but those
+  // known to `known`, which are at the non-zero entries of row s of `rows` (and at s). False:
+  // they are reported one by one (races are listed, rows are dense, locations repeat, or the
+  // sink stores the group).
+  template <class Engine>
+  bool count_large(Engine& engine, EventId id, const Event& e, const Clock* known,
+                   const ThreadClocks& rows, uint32_t s) {
+    if (!rows.sparse() || !engine.counting()) return false;
+    Var& v = vars_[e.target];
+    if (v.big == kLarge) index(v);
+    const Big& g = bigs_[v.big - 2];
+    const bool write = e.op == Op::Write;
+    uint64_t n = v.w + (write ? v.r : 0);
+    const std::span<const uint32_t> nonzeros = rows.nonzero_slots(s);
+    if (g.repeats || nonzeros.size() >= n) return false;  // (visiting each costs no more)
+    const ThreadId t = e.thread;
+    n -= (find(v.writes(), t) != nullptr) + (write && find(v.reads(), t) != nullptr);
+    const auto drop_known = [&](uint32_t j) {
+      const auto [from, to] = g.threads.equal_range(j);
+      for (auto it = from; it != to; ++it) {
+        if (it->second == t) continue;
+        const Entry* en = find(v.writes(), it->second);
+        n -= en != nullptr && en->time <= known[j];
+        if (!write) continue;
+        en = find(v.reads(), it->second);
+        n -= en != nullptr && en->time <= known[j];
+      }
+    };
+    for (const uint32_t j : nonzeros)
+      if (j != s) drop_known(j);
+    drop_known(s);
+    return n == 0 || engine.count_in_bulk(n, id, e);
+  }
+
   std::vector<Var> vars_;
+  uint64_t large_from_ = UINT64_MAX;
+  std::vector<Big> bigs_;
+  std::vector<uint8_t> marks_;  // by location: held by an indexed variable
 };
 
 // Per variable x: W_x(u), R_x(u) = the local time of u's latest write / read of x, with the
@@ -611,8 +752,9 @@ struct Section {
 
 // The plain WCP algorithm's state and steps (wcp.cpp has the notation), shared by the plain
 // wcp engine and sdp, whose rules S3 and S5-S7 are WCP's. Sec: a critical section with at least
-// the fields of Section.
-template <class Sec>
+// the fields of Section; Slots: PairSlots' interface; Latest: LatestRelease's update(t, time),
+// given the closed section's release time (sdp keeps a view of it, not a copy).
+template <class Sec, class Slots = PairSlots, class Latest = LatestRelease>
 struct PlainWcpState {
   std::vector<Clock> n_;   // N_t
   std::vector<bool> ran_;  // the thread had an event
@@ -621,8 +763,8 @@ struct PlainWcpState {
   std::vector<VectorClock> hs_;             // H_o: the join of H at every send on o
   std::vector<std::vector<Sec>> sections_;  // CS_l
   std::vector<std::vector<size_t>> cursor_;
-  PairSlots slots_;
-  std::vector<std::array<LatestRelease, 2>> rule_a_;  // [0]: read-releases, [1]: write-releases
+  Slots slots_;
+  std::vector<std::array<Latest, 2>> rule_a_;  // [0]: read-releases, [1]: write-releases
   OpenSections open_;
 
   // acq(t, l): H_t ⊔= H_l, P_t ⊔= P_l (WCP-3, S5), and a new open CS of l.
@@ -651,23 +793,24 @@ struct PlainWcpState {
   // The rest of the release: rule-(a) bookkeeping, H_l := H_t, P_l := P_t, the CS closed with
   // H_t, N_t += 1 (unless `then_tick` is false: more locks are released by the same event).
   void close(ThreadId t, LockId l, const OpenSections::Cs& cs, bool then_tick = true) {
-    for (VariableId x : cs.reads) rule_a_slot(l, x)[0].update(t, h_[t]);
-    for (VariableId x : cs.writes) rule_a_slot(l, x)[1].update(t, h_[t]);
+    Sec& sec = sections_[l][cs.entry];
+    sec.closed = true;
+    sec.rel.assign(h_[t]);
+    for (VariableId x : cs.reads) rule_a_slot(l, x)[0].update(t, sec.rel);
+    for (VariableId x : cs.writes) rule_a_slot(l, x)[1].update(t, sec.rel);
     hl_[l].assign(h_[t]);
     pl_[l].assign(p_[t]);
-    sections_[l][cs.entry].closed = true;
-    sections_[l][cs.entry].rel.assign(h_[t]);
     if (then_tick) tick(t);
   }
-  std::array<LatestRelease, 2>& rule_a_slot(LockId l, VariableId x) {
+  std::array<Latest, 2>& rule_a_slot(LockId l, VariableId x) {
     const uint32_t s = slots_.get_or_add(l, x);
     if (s >= rule_a_.size()) rule_a_.resize(size_t{s} + 1);
     return rule_a_[s];
   }
   // The rule-(a) slot of (l, x), or null.
-  const std::array<LatestRelease, 2>* find_rule_a(LockId l, VariableId x) const {
+  const std::array<Latest, 2>* find_rule_a(LockId l, VariableId x) const {
     const uint32_t s = slots_.find(l, x);
-    return s == PairSlots::kNone || s >= rule_a_.size() ? nullptr : &rule_a_[s];
+    return s == Slots::kNone || s >= rule_a_.size() ? nullptr : &rule_a_[s];
   }
   // The annotated view's N_t, H_t and P_t over `width` threads.
   void clock_columns(ThreadId t, size_t width, Annotation& row) const {

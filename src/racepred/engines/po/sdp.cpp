@@ -64,6 +64,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "racepred/engines/po/lockset_history.hpp"
 #include "racepred/engines/po/po_common.hpp"
 #include "racepred/engines/po/sdp_steps.hpp"
 
@@ -80,13 +81,102 @@ struct SdpCs {
   std::vector<std::pair<VariableId, EventId>> writes;  // the writes inside (W_{m,x})
 };
 
-// Cum entries point into closed sections' release times: moving a section keeps the buffer.
+// Cum entries and rule-(a) views point into closed sections' release times: moving a section
+// keeps the buffer.
 static_assert(std::is_nothrow_move_constructible_v<SdpCs>);
 
-class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
+// p ⊔= r
+inline void join_ref(VectorClock& p, ClockRef r) {
+  if (r.size > p.size())
+    p.set(static_cast<ThreadId>(r.size - 1), p.get(static_cast<ThreadId>(r.size - 1)));
+  for (size_t u = 0; u < r.size; ++u)
+    if (r.data[u] > p.get(static_cast<ThreadId>(u))) p.set(static_cast<ThreadId>(u), r.data[u]);
+}
+
+// The (lock, variable) slots of PairSlots' interface, by variable: a short list of (lock, slot)
+// per variable (DeepSlotIndex past kShallow locks) and one list per lock for for_each. Memory is
+// the pairs that occur; PairSlots' dense row per lock over every variable id grew with locks ×
+// variables (gigabytes on the scale presets at 100K events).
+class SparsePairSlots {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t find(LockId l, VariableId x) const {
+    if (x >= vars_.size()) return kNone;
+    const std::vector<Pair>& v = vars_[x];
+    if (v.size() > DeepSlotIndex::kShallow) [[unlikely]] {
+      const uint32_t k = deep_.find(x, l);
+      return k == DeepSlotIndex::kNone ? kNone : v[k].slot;
+    }
+    for (const Pair& p : v)
+      if (p.lock == l) return p.slot;
+    return kNone;
+  }
+  uint32_t get_or_add(LockId l, VariableId x) {
+    if (const uint32_t s = find(l, x); s != kNone) return s;
+    grow_to(vars_, x);
+    std::vector<Pair>& v = vars_[x];
+    const uint32_t s = count_++;
+    v.push_back({l, s});
+    deep_.added(x, v.size(), [&](size_t k) { return v[k].lock; });
+    grow_to(locks_, l);
+    locks_[l].push_back({x, s});
+    return s;
+  }
+  uint32_t count() const { return count_; }
+  // The cells allocated (for sdp_state_cells()).
+  size_t cells() const {
+    size_t n = vars_.capacity() + locks_.capacity();
+    for (const auto& v : vars_) n += v.capacity();
+    for (const auto& l : locks_) n += l.capacity();
+    return n;
+  }
+  // fn(x, slot) for every slot of lock l.
+  template <class Fn>
+  void for_each(LockId l, Fn&& fn) const {
+    if (l >= locks_.size()) return;
+    for (const auto& [x, s] : locks_[l]) fn(x, s);
+  }
+
+ private:
+  struct Pair {
+    LockId lock;
+    uint32_t slot;
+  };
+  std::vector<std::vector<Pair>> vars_;
+  std::vector<std::vector<std::pair<VariableId, uint32_t>>> locks_;
+  DeepSlotIndex deep_;
+  uint32_t count_ = 0;
+};
+
+// LatestRelease's rule-(a) state as views of the closed sections' release times (sections are
+// kept and their release time is never changed), not a copy of a clock per (lock, variable).
+struct LatestView {
+  ThreadId last = kNoThread;
+  ClockRef h, other;
+  void update(ThreadId t, const VectorClock& time) {
+    if (t != last) {
+      other = h;
+      last = t;
+    }
+    h = time.ref();
+  }
+  const ClockRef* for_thread(ThreadId t) const {
+    if (last == kNoThread) return nullptr;
+    return last != t ? &h : &other;
+  }
+};
+
+class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs, SparsePairSlots, LatestView> {
  public:
   using PoEngine<Sdp>::PoEngine;
-  ~Sdp() override { sdp_s4_steps().fetch_add(steps_, std::memory_order_relaxed); }
+  ~Sdp() override {
+    sdp_s4_steps().fetch_add(steps_, std::memory_order_relaxed);
+    size_t cells = slots_.cells() + rule_a_.capacity() + writers_.capacity() + pending_.capacity() +
+                   filtered_.entries();
+    for (const auto& list : pending_)
+      for (const auto& [t, f] : list) cells += 1 + f.size();
+    sdp_state_cells().fetch_add(cells, std::memory_order_relaxed);
+  }
 
   void before(EventId, const Event& e) {
     ensure_thread(e.thread);
@@ -100,6 +190,8 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
     auto& held = held_of(t);
     const LockId token = section_token(e);
     held.insert(std::upper_bound(held.begin(), held.end(), token), token);
+    grow_to(held_id_, t);
+    held_id_[t] = 0;
   }
   void read_acquire(EventId id, const Event& e) { acquire(id, e); }
   void release(EventId id, const Event& e) {
@@ -108,6 +200,8 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
     auto& held = held_of(t);
     const auto it = std::lower_bound(held.begin(), held.end(), section_token(e));
     if (it != held.end() && *it == section_token(e)) held.erase(it);
+    grow_to(held_id_, t);
+    held_id_[t] = 0;
     trim_log(t);
   }
   void read_release(EventId id, const Event& e) { release(id, e); }
@@ -189,20 +283,17 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
   [[gnu::always_inline]] void access(EventId id, const Event& e) {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
-    if (e.op == Op::Read && t < pending_.size() && x < pending_[t].size())
-      p_[t].join(pending_[t][x]);  // S2 (as e3)
+    if (e.op == Op::Read && x < pending_.size() && !pending_[x].empty())
+      if (const VectorClock* f = find_pending(x, t)) p_[t].join(*f);  // S2 (as e3)
     for (const OpenSections::Cs& cs : open_.of(t)) {
       const auto* slot = find_rule_a(cs.lock, x);
       if (slot == nullptr) continue;
       if (e.op == Op::Read) {
-        if (const VectorClock* w = (*slot)[1].for_thread(t)) p_[t].join(*w);  // S1
+        if (const ClockRef* w = (*slot)[1].for_thread(t)) join_ref(p_[t], *w);  // S1
       } else {
-        if (const VectorClock* r = (*slot)[0].for_thread(t)) p_[t].join(*r);  // S1
-        if (const VectorClock* w = (*slot)[1].for_thread(t)) {                // S2 (as e2)
-          grow_to(pending_, t);
-          grow_to(pending_[t], x);
-          pending_[t][x].join(*w);
-        }
+        if (const ClockRef* r = (*slot)[0].for_thread(t)) join_ref(p_[t], *r);  // S1
+        if (const ClockRef* w = (*slot)[1].for_thread(t); w != nullptr && w->size != 0)
+          join_ref(pending(x, t), *w);  // S2 (as e2)
       }
     }
     if (e.op == Op::Write) {
@@ -220,9 +311,38 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
       }
       if (!from_.empty()) grow_cum(t, id);
     }
-    filtered_.check(*this, id, e, p_[t], held_of(t));
-    filtered_.record(id, e, n_[t], held_of(t));
+    const uint32_t held = held_set(t);
+    VectorClock& known = p_[t];  // indexed by thread: as wide as the threads so far
+    if (known.size() < n_.size()) [[unlikely]]
+      known.set(static_cast<ThreadId>(n_.size() - 1),
+                known.get(static_cast<ThreadId>(n_.size() - 1)));
+    filtered_.check(*this, id, e, known.ref().data, held);
+    filtered_.record(id, e, t, n_[t], held);
     open_.access(e);
+  }
+
+  // F_{t,x}, kept per variable for the threads that have one (sorted by thread): a row per
+  // (thread, variable) grew with threads × variables.
+  const VectorClock* find_pending(VariableId x, ThreadId t) const {
+    const auto& list = pending_[x];
+    const auto it = std::lower_bound(list.begin(), list.end(), t,
+                                     [](const auto& a, ThreadId u) { return a.first < u; });
+    return it != list.end() && it->first == t ? &it->second : nullptr;
+  }
+  VectorClock& pending(VariableId x, ThreadId t) {
+    grow_to(pending_, x);
+    auto& list = pending_[x];
+    auto it = std::lower_bound(list.begin(), list.end(), t,
+                               [](const auto& a, ThreadId u) { return a.first < u; });
+    if (it == list.end() || it->first != t) it = list.emplace(it, t, VectorClock{});
+    return it->second;
+  }
+  // The interned lock set of t (LH_S of the filter), kept until t acquires or releases.
+  uint32_t held_set(ThreadId t) {
+    grow_to(held_id_, t);
+    uint32_t& h = held_id_[t];
+    if (h == 0 && !held_of(t).empty()) h = filtered_.lock_sets().intern(held_of(t));
+    return h;
   }
 
   // Case A: J_t ⊔= H(s*) of each open CS; a new entry if that grew it.
@@ -419,15 +539,16 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
     return thread == c.thread && e > c.acq_event && c.closed && e < c.rel_event;
   }
 
-  std::vector<Writers> writers_;                   // per (l,x) slot: W_{l,x}
-  std::vector<std::vector<VectorClock>> pending_;  // F_{t,x}
-  std::vector<Cum> cum_;                           // J_t
-  std::vector<ThreadId> cum_threads_;              // the threads with a J_t entry
-  std::vector<VectorClock> imp_;                   // per t: the entries of others imported
-  std::vector<VectorClock> seen_;                  // per t: H_t at its last import
-  std::vector<std::vector<LogEntry>> log_;         // per t: case B entries, by e2
-  std::vector<const VectorClock*> from_;           // scratch: H(s*) of the current write
-  FilteredHistory filtered_;
+  std::vector<Writers> writers_;                                        // per (l,x) slot: W_{l,x}
+  std::vector<std::vector<std::pair<ThreadId, VectorClock>>> pending_;  // [x]: F_{t,x} by t
+  std::vector<Cum> cum_;                                                // J_t
+  std::vector<ThreadId> cum_threads_;       // the threads with a J_t entry
+  std::vector<VectorClock> imp_;            // per t: the entries of others imported
+  std::vector<VectorClock> seen_;           // per t: H_t at its last import
+  std::vector<std::vector<LogEntry>> log_;  // per t: case B entries, by e2
+  std::vector<const VectorClock*> from_;    // scratch: H(s*) of the current write
+  SlotFilteredHistory filtered_;            // slot = thread (no slot reuse)
+  std::vector<uint32_t> held_id_;  // per t: the interned LH_t, 0 (the empty set) until needed
   bool read_locks_ = false;
   uint64_t steps_ = 0;  // S4's steps, for sdp_s4_steps()
   // Per thread: the held real locks with their mode, sorted (LH_S of the filter).
@@ -443,6 +564,10 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs> {
 std::atomic<uint64_t>& sdp_s4_steps() {
   static std::atomic<uint64_t> steps{0};
   return steps;
+}
+std::atomic<uint64_t>& sdp_state_cells() {
+  static std::atomic<uint64_t> cells{0};
+  return cells;
 }
 
 }  // namespace racepred::po

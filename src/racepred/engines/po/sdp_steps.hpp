@@ -1,6 +1,7 @@
-// A debug statistic of sdp (engines/po/sdp.cpp): the steps its S4 rule took, summed over every
-// sdp engine of the process (tests bound the work per event with it; atomic: analyze runs
-// engines on several threads).
+// Debug statistics of sdp (engines/po/sdp.cpp), summed over every sdp engine of the process
+// (tests bound the work per event with them; atomic: analyze runs engines on several threads):
+// the steps its S4 rule took, and the cells of its per-(lock, variable), per-(thread, variable)
+// and race-history state allocated when the engine ended.
 #pragma once
 
 #include <atomic>
@@ -9,5 +10,6 @@
 namespace racepred::po {
 
 std::atomic<uint64_t>& sdp_s4_steps();
+std::atomic<uint64_t>& sdp_state_cells();
 
 }  // namespace racepred::po

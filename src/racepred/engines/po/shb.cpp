@@ -68,6 +68,7 @@ class Shb final : public PoEngine<Shb> {
       : PoEngine<Shb>(context),
         snapshots_(SnapshotPool::kChain, snapshot_options(context.options)) {
     set_clock_options(clocks_, context.options, context.annotate);
+    hist_.large_from(context.annotate ? UINT64_MAX : context.options.bulk_count_from);
   }
 
   void before(EventId, const Event& e) {
@@ -119,7 +120,7 @@ class Shb final : public PoEngine<Shb> {
   void read(EventId id, const Event& e) {
     const uint32_t s = clocks_.slot(e.thread);
     const ThreadClocks::RowRef ct = clocks_.th_ref_at_slot(s);
-    hist_.check(*this, id, e, ct.get());  // before the last-write edge
+    hist_.check(*this, id, e, ct.get(), clocks_, s);  // before the last-write edge
     const size_t x = e.target;
     if (x < writer_.size() && writer_[x].snapshot != SnapshotPool::kNone) {
       const Writer& w = writer_[x];
@@ -139,7 +140,7 @@ class Shb final : public PoEngine<Shb> {
     const ThreadId t = e.thread;
     const uint32_t s = clocks_.slot(t);
     Clock* ct = clocks_.th_at_slot(s);
-    hist_.check(*this, id, e, ct);
+    hist_.check(*this, id, e, ct, clocks_, s);
     hist_.record(id, e, s, ct[s]);  // W_x(t) := C_t(t)
     const size_t x = e.target;
     if (x >= writer_.size()) [[unlikely]]
@@ -184,7 +185,13 @@ class Shb final : public PoEngine<Shb> {
     if (current_[s] == SnapshotPool::kNone) {
       if (clocks_.sparse() && !snapshots_.sparse()) [[unlikely]]
         snapshots_.make_sparse();
-      current_[s] = snapshots_.take(clocks_.th_at_slot(s), t);
+      // Sparse: from the row's non-zero entries, not a pass over the stride (one snapshot per
+      // writing thread: the flood of many threads on one variable).
+      current_[s] =
+          snapshots_.sparse()
+              ? snapshots_.take_entries(
+                    t, [&](std::vector<SnapshotPool::Entry>& list) { clocks_.pack_slot(s, list); })
+              : snapshots_.take(clocks_.th_at_slot(s), t);
       snapshots_.ref(current_[s]);  // the thread's own reference
     }
     return current_[s];

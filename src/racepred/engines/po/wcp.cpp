@@ -92,6 +92,7 @@ class Wcp final : public PoEngine<Wcp> {
     set_clock_options(clocks_, context.options, context.annotate);
     set_sparse_threshold(pclocks_, context.options);  // P by H's slots: sparse with H
     pclocks_.rows_start_empty();
+    hist_.large_from(context.annotate ? UINT64_MAX : context.options.bulk_count_from);
   }
 
   void before(EventId, const Event& e) {
@@ -254,7 +255,7 @@ class Wcp final : public PoEngine<Wcp> {
     const Clock own = pt[s];
     const Clock n = now(s);
     pt[s] = n;  // C_t = P_t[t := N_t]; own entries never race
-    hist_.check(*this, id, e, pt);
+    hist_.check(*this, id, e, pt, pclocks_, s);
     pt[s] = own;
     hist_.record(id, e, s, n);
     const uint64_t pos = open_.access(e);
@@ -266,7 +267,7 @@ class Wcp final : public PoEngine<Wcp> {
   // sections (nesting.hpp), other threads' releases only.
   [[gnu::always_inline]] void rule_a(ThreadId t, uint32_t s, VariableId x, Op op) {
     Clock* pt = p(s);
-    const std::vector<LockId>& active = open_.active(t);
+    const PodVector<LockId>& active = open_.active(t);
     const uint64_t joins = joins_;
     steps_ += active.size();
     for (const LockId token : active) {

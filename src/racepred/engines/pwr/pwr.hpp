@@ -18,13 +18,13 @@ std::unique_ptr<Engine> make_pwr_e(EngineContext& context, const PwrOptions& opt
 // --pwr-edges, engines/options.def); the *-unbounded engines keep everything.
 inline PwrOptions bounded_options(const EngineContext& context) {
   const EngineOptions& o = context.options;
-  return PwrOptions{o.pwr_history, o.pwr_edges, o.pwr_edge_id_limit, o.clock_slot_budget,
-                    o.clock_sparse_slots};
+  return PwrOptions{o.pwr_history,       o.pwr_edges,          o.pwr_edge_id_limit,
+                    o.clock_slot_budget, o.clock_sparse_slots, o.bulk_count_from};
 }
 inline PwrOptions unbounded_options(const EngineContext& context) {
   const EngineOptions& o = context.options;
-  return PwrOptions{kUnbounded, kUnbounded, o.pwr_edge_id_limit, o.clock_slot_budget,
-                    o.clock_sparse_slots};
+  return PwrOptions{kUnbounded,          kUnbounded,           o.pwr_edge_id_limit,
+                    o.clock_slot_budget, o.clock_sparse_slots, o.bulk_count_from};
 }
 
 }  // namespace racepred::pwr

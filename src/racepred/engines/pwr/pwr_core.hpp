@@ -70,6 +70,7 @@
 #include <bit>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "racepred/clock/lock_set.hpp"
@@ -100,6 +101,8 @@ struct PwrOptions {
   // Th's thread slots: reused past the budget, sparse past the threshold (engines/options.def)
   uint64_t clock_slot_budget = EngineOptions{}.clock_slot_budget;
   uint64_t clock_sparse_slots = EngineOptions{}.clock_sparse_slots;
+  // entries of RW(x) from which it is indexed by slot and lock set (pwr_engine.hpp)
+  uint64_t bulk_count_from = EngineOptions{}.bulk_count_from;
 };
 
 // Standard lock sets: the clock kit's LockSetTable (a thread holds a trie node, accesses keep
@@ -401,6 +404,9 @@ class PwrClocks {
 
   // The clocks are sparse (ThreadClocks past its threshold; snapshots are lists then).
   bool sparse() const { return sparse_; }
+  // Sparse mode: the slots of the non-zero entries of the current thread's Th (each once; an
+  // entry lowered to zero may stay listed), valid while cur_th() is.
+  std::span<const uint32_t> cur_nonzero_slots() const { return tc_.nonzero_slots(cur_slot_); }
   // Sparse mode, for clocks the engines keep (pwr-e's V(f)): a reference to the snapshot of
   // Th(i) of the current thread i, shared with its writes and releases; the clock it stands
   // for at the epoch `own` as a row of the stride; the reference given back.
@@ -422,6 +428,13 @@ class PwrClocks {
     uint64_t version = 0;         // see clock_version()
     uint32_t snap = kNone;        // the snapshot of Th(i) at version snap_version (a reference)
     uint64_t snap_version = 0;
+  };
+  // The holds of a thread in acquire order (acquire clock, token), released ones among them
+  // until they are the first: the earliest held acquire is the first live one (min_acq_). By
+  // thread, apart from Thread: only threads that take locks have one.
+  struct HoldOrder {
+    std::vector<std::pair<Clock, LockId>> holds;
+    uint32_t first_hold = 0;
   };
   struct Reader {
     Epoch acq;
@@ -518,6 +531,9 @@ class PwrClocks {
     Thread& t = threads_[i];
     step(t, token, true);
     t.pending = t.pending == kNoPending ? token : kAllLocks;
+    if (i >= hold_order_.size())
+      hold_order_.resize(std::max<size_t>(size_t{i} + 1, hold_order_.size() * 2));
+    hold_order_[i].holds.emplace_back(h.acq.clock(), token);
     return pos;
   }
   // L_all -= {the hold at pos}, acquired at acq; LSt(i) -= {token}.
@@ -533,14 +549,34 @@ class PwrClocks {
         m.all_pos = pos;
     }
     ++lock_version_;
-    Thread& t = threads_[i];
-    step(t, token, false);
+    step(threads_[i], token, false);
     Clock& min = min_acq_[slot(i)];
-    if (min == acq.clock()) {  // the earliest held acquire of i left: recompute
-      min = kNoClock;
-      sets_.for_each_lock(t.set,
-                          [&](LockId z) { min = std::min(min, hold_acquire(i, z).clock()); });
+    HoldOrder& t = hold_order_[i];
+    if (min == acq.clock()) {  // the earliest held acquire of i left: the next live hold
+      // (amortised O(1) per release, whatever the number of locks i holds)
+      while (t.first_hold < t.holds.size() && !live_hold(i, t.holds[t.first_hold])) ++t.first_hold;
+      if (t.first_hold == t.holds.size()) {
+        t.holds.clear();
+        t.first_hold = 0;
+        min = kNoClock;
+      } else {
+        min = t.holds[t.first_hold].first;
+      }
+    } else if (!t.holds.empty() && t.holds.back().first == acq.clock()) {
+      t.holds.pop_back();  // the last acquired (LIFO order)
     }
+    if (t.holds.size() - t.first_hold > 2 * sets_.size(threads_[i].set) + 16) [[unlikely]] {
+      // released holds behind a live one are half of them: keep the live ones
+      std::erase_if(t.holds, [&](const auto& h) { return !live_hold(i, h); });
+      t.first_hold = 0;
+    }
+  }
+  // i still holds `token` from the acquire at clock h.first.
+  bool live_hold(ThreadId i, const std::pair<Clock, LockId>& h) const {
+    const Lock& l = locks_[lock_of(h.second)];
+    if (!is_read_mode(h.second)) return l.holder == i && l.acq.clock() == h.first;
+    const Reader* r = find_reader(l, i);
+    return r != nullptr && r->acq.clock() == h.first;
   }
   // H(y) += (acq, Th(i)), `read` = kReadRow for a read section; bounded: overwrites the oldest.
   void record_section(Lock& l, Epoch acq, ThreadId i, uint32_t read) {
@@ -682,7 +718,8 @@ class PwrClocks {
   static constexpr Clock kNoClock = UINT32_MAX;
   static constexpr LockId kNoPending = UINT32_MAX;     // Thread::pending: nothing owed
   static constexpr LockId kAllLocks = UINT32_MAX - 1;  // every held lock (Th(i) grew)
-  std::vector<Clock> min_acq_;  // per slot: the clock of its thread's earliest held acquire
+  std::vector<Clock> min_acq_;         // per slot: the clock of its thread's earliest held acquire
+  std::vector<HoldOrder> hold_order_;  // by thread (see HoldOrder)
   LockSetTable sets_;
 };
 

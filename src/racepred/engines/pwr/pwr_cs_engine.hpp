@@ -57,8 +57,9 @@ template <bool E1>
 class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
  public:
   PwrCsEngine(EngineContext& context, const PwrOptions& options)
-      : sink_(context.sink), clocks_(options) {
+      : sink_(context.sink), clocks_(options), large_(options.bulk_count_from) {
     sink_.store_all_location_pairs();  // publish_extras() asks has_location_pair()
+    large_.log_members();              // and of races counted in bulk, large_
   }
 
   // DispatchEngine handlers.
@@ -350,7 +351,11 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
   // the guard-lock confirmations (line 7 of RELEASE), and the guard locks of the kept races.
   void publish_extras() {
     uint64_t cs_guarded = 0;
-    for (uint64_t p : guarded_pairs_) cs_guarded += !sink_.has_location_pair(p);
+    const auto disjoint = [&](SetId a, SetId b) { return clocks_.disjoint(a, b); };
+    for (uint64_t p : guarded_pairs_)
+      cs_guarded += !sink_.has_location_pair(p) &&
+                    !large_.counted_in_bulk(static_cast<LocationId>(p >> 32),
+                                            static_cast<LocationId>(p), disjoint);
     EngineExtras& x = sink_.extras();
     x.stats = {{"cs_guarded_location_pairs", "cs guarded",
                 "location pair with races removed by a cross-thread guard lock",
@@ -434,23 +439,26 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     const Side cur{Access::of(id, e), ls, rec};
     if (wrd) pair(lw, lw_epoch, cur, x);
     std::vector<CsEntry>& rc = rc_[x];
-    size_t kept = 0;
-    for (size_t k = 0, n = rc.size(); k < n; ++k) {
-      const CsEntry f = rc[k];
-      if (f.entry.epoch.clock() > th[f.entry.epoch.thread()]) {  // f ∥ e
-        if ((write || f.entry.write()) && clocks_.disjoint(f.entry.lockset, ls))
-          pair(Side{f.entry.access(clocks_.thread_at(f.entry.epoch)), f.entry.lockset, f.record},
-               f.entry.epoch, cur, x);
-        rc[kept++] = f;
-      } else if (!write && f.entry.write()) {
-        rc[kept++] = f;
-      } else {
-        unref(f.record);  // evicted (Fig. 10)
+    if (!(rc.size() >= large_.look_from() && clocks_.sparse() &&
+          scan_large<write>(x, cur, epoch, th, e))) [[likely]] {
+      size_t kept = 0;
+      for (size_t k = 0, n = rc.size(); k < n; ++k) {
+        const CsEntry f = rc[k];
+        if (f.entry.epoch.clock() > th[f.entry.epoch.thread()]) {  // f ∥ e
+          if ((write || f.entry.write()) && clocks_.disjoint(f.entry.lockset, ls))
+            pair(Side{f.entry.access(clocks_.thread_at(f.entry.epoch)), f.entry.lockset, f.record},
+                 f.entry.epoch, cur, x);
+          rc[kept++] = f;
+        } else if (!write && f.entry.write()) {
+          rc[kept++] = f;
+        } else {
+          unref(f.record);  // evicted (Fig. 10)
+        }
       }
+      rc.resize(kept);
+      ref(rec);
+      rc.push_back(CsEntry{Entry{epoch, id, e.location, ls, write}, rec});  // line 5
     }
-    rc.resize(kept);
-    ref(rec);
-    rc.push_back(CsEntry{Entry{epoch, id, e.location, ls, write}, rec});  // line 5
     if constexpr (write) {
       unref(clocks_.last_write(x).record);
       ref(rec);
@@ -458,9 +466,69 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
     }
   }
 
+  // The loop of access() over a large RC(x) (LargeFrontiers, pwr_engine.hpp); false: RC(x) is
+  // not large, the loop runs as usual. Races are counted in bulk only while no entry involved
+  // has a record (pairs that may wait for a guard lock are decided one by one).
+  template <bool Write>
+  [[gnu::noinline]] bool scan_large(VariableId x, const Side& cur, Epoch epoch, const Clock* th,
+                                    const Event& e) {
+    std::vector<CsEntry>& rc = rc_[x];
+    uint32_t b = large_.find(x);
+    if (b == 0) {
+      if (rc.size() + 1 < large_.from()) return false;
+      b = large_.make(x, rc.data(), rc.size());
+    }
+    CsEntry* data = rc.data();
+    const size_t n = rc.size();
+    const SetId ls = cur.lockset;
+    const EventId id = cur.access.event;
+    bool counted = false;
+    if (cur.record == kNone && !sink_.accepting() && large_.countable(b)) {
+      large_.ordered(b, data, n, th, clocks_.cur_nonzero_slots(), reads_, writes_);
+      const auto disjoint = [&](SetId s) { return clocks_.disjoint(s, ls); };
+      uint64_t races = large_.count(b, true, disjoint);
+      if (Write) races += large_.count(b, false, disjoint);
+      for (const uint32_t q : writes_) races -= disjoint(data[q].entry.lockset);
+      if (Write)
+        for (const uint32_t q : reads_) races -= disjoint(data[q].entry.lockset);
+      counted = races == 0 || sink_.count_races_in_bulk(races, cur.access);
+      if (counted && races != 0)
+        large_.log_bulk(b, cur.access, ls, data,
+                        Write ? std::span<const uint32_t>() : std::span<const uint32_t>(writes_));
+    }
+    if (counted) {
+      if (Write) reads_.insert(reads_.end(), writes_.begin(), writes_.end());
+      for (const uint32_t q : reads_) {
+        unref(data[q].record);
+        large_.drop(b, data, q, id);
+      }
+    } else {
+      for (uint32_t q = 0; q < n; ++q) {  // access()'s loop, holes skipped
+        const CsEntry& f = data[q];
+        if (f.entry.epoch.clock() == 0) continue;
+        if (f.entry.epoch.clock() > th[f.entry.epoch.thread()]) {  // f ∥ e
+          if ((Write || f.entry.write()) && clocks_.disjoint(f.entry.lockset, ls))
+            pair(Side{f.entry.access(clocks_.thread_at(f.entry.epoch)), f.entry.lockset, f.record},
+                 f.entry.epoch, cur, x);
+        } else if (Write || !f.entry.write()) {
+          unref(f.record);  // evicted (Fig. 10)
+          large_.drop(b, data, q, id);
+        }
+      }
+    }
+    const size_t kept = large_.settle(x, b, data, n);
+    rc.resize(kept);
+    ref(cur.record);
+    rc.push_back(CsEntry{Entry{epoch, id, e.location, ls, Write}, cur.record});  // line 5
+    if (b != 0) large_.add(b, rc.back(), static_cast<uint32_t>(kept));
+    return true;
+  }
+
   RaceSink& sink_;
   PwrClocks clocks_;
   std::vector<std::vector<CsEntry>> rc_;  // RC(a) = RW(a) with records
+  LargeFrontiers<CsEntry> large_;
+  std::vector<uint32_t> reads_, writes_;  // scan_large: the entries before the access
   struct Wait {
     uint32_t record;
     ThreadId holder;  // the hold of z the record waits for

@@ -48,6 +48,9 @@ class EdgeConstraints {
     if (x >= vars_.size()) vars_.resize(static_cast<size_t>(x) + 1);
   }
 
+  // x has no edge (conc() adds no race).
+  bool none(VariableId x) const { return vars_[x].size == 0; }
+
   // f ≺ succ: f was dropped from RW(x) by the access succ.
   void replaced(VariableId x, const Entry& f, EventId succ) {
     Var& v = vars_[x];
