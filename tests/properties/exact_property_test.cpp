@@ -129,12 +129,17 @@ exact::SearchResult search(const TraceIndex& t, RaceNotion notion, Reorderings r
   return exact::search(t, o);
 }
 
-TEST(ExactProperties, SearchAgreesWithBruteForce) {
-  const int n = iterations(3000);
+// The search against brute force over every sequence check_reordering accepts, on n traces;
+// sync_share: a share of the steps that are send/recv (check_reordering keeps every recv after
+// every earlier send on its object, independently of the trace index).
+void search_agrees_with_brute_force(int n, double sync_share) {
   int checked = 0;
+  int sync_traces = 0;
   for (uint64_t seed = 1; checked < n; ++seed) {
     GeneratorOptions o = small_options(seed);
     o.events = std::min<uint64_t>(o.events, 9);
+    o.sync_share = sync_share;
+    o.sync_objects = 1 + static_cast<uint32_t>(seed % 2);
     const Trace trace = generate_trace(o);
     SCOPED_TRACE(failure_context(seed, trace));
     const TraceIndex t(trace);
@@ -164,10 +169,22 @@ TEST(ExactProperties, SearchAgreesWithBruteForce) {
         order.insert(order.end(), w.completion.begin(), w.completion.end());
         EXPECT_EQ(testing::check_reordering(t, order), "");
       }
-    if (HasFailure()) break;
+    if (::testing::Test::HasFailure()) break;
     ++checked;
+    sync_traces += t.has_sync_ops();
   }
   EXPECT_EQ(checked, n);
+  if (sync_share > 0) {
+    EXPECT_GT(sync_traces, n / 2);
+  }
+}
+
+TEST(ExactProperties, SearchAgreesWithBruteForce) {
+  search_agrees_with_brute_force(iterations(3000), 0);
+}
+
+TEST(ExactProperties, SearchAgreesWithBruteForceWithSyncOrders) {
+  search_agrees_with_brute_force(iterations(3000), 0.25);
 }
 
 // The lock-set theorems of §4–5 for one semantics of the reorderings.

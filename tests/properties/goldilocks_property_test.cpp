@@ -56,6 +56,7 @@ struct TraceShape {
   uint32_t stale_variables = 0;  // variables touched only in the first events (list folding)
   bool joins = true;
   double read_lock_share = 0;  // share of the acquires in read mode
+  double sync_share = 0;       // share of the steps that are send/recv (sync objects S<n>)
 };
 
 // Forks and joins at random points (joined threads may still hold locks), threads unforked
@@ -80,6 +81,7 @@ Trace random_trace(uint64_t seed, const TraceShape& shape) {
   o.switch_share = 1;
   o.cs_share = 0.5;
   o.read_lock_share = shape.read_lock_share;
+  o.sync_share = shape.sync_share;
   return generate_trace(o);
 }
 
@@ -93,10 +95,11 @@ TraceShape random_shape(Rng& rng) {
   return s;
 }
 
-// A trace of the next random shape with that share of read-mode acquires.
-Trace next_trace(Rng& shapes, uint64_t seed, double read_lock_share) {
+// A trace of the next random shape with that share of read-mode acquires (and of send/recv).
+Trace next_trace(Rng& shapes, uint64_t seed, double read_lock_share, double sync_share = 0) {
   TraceShape shape = random_shape(shapes);
   shape.read_lock_share = read_lock_share;
+  shape.sync_share = sync_share;
   return random_trace(seed, shape);
 }
 
@@ -111,6 +114,7 @@ struct Oracle {
     std::vector<VectorClock> threads(tr.symbols.threads.size());
     std::vector<VectorClock> locks(tr.symbols.locks.size());
     std::vector<VectorClock> read_releases(tr.symbols.locks.size());
+    std::vector<VectorClock> sent(tr.symbols.locks.size());  // every send on the object
     for (const Event& e : tr.events) {
       VectorClock& c = threads[e.thread];
       c.increment(e.thread);
@@ -133,6 +137,12 @@ struct Oracle {
           break;
         case Op::Join:
           c.join(threads[e.target]);
+          break;
+        case Op::Send:
+          sent[e.target].join(c);
+          break;
+        case Op::Recv:
+          c.join(sent[e.target]);
           break;
         default:
           break;
@@ -323,6 +333,45 @@ TEST(GoldilocksProperty, AgreesWithHappensBeforeAndEagerRules) {
   // The generator must produce both racy and race-free traces for the test to mean something.
   EXPECT_GT(with_races, iterations / 10);
   EXPECT_LT(with_races, iterations * 9 / 10);
+}
+
+// Synchronisation orders (volatile accesses in Elmas and Qadeer): every lazy variant and the
+// eager rules agree with the HB oracle in which every recv is after every earlier send.
+TEST(GoldilocksProperty, SyncOrdersAgreeWithHappensBeforeAndEagerRules) {
+  const int iterations = sanitized() ? 400 : 3000;
+  Rng shapes(0x5e4d);
+  int with_races = 0, with_sync = 0;
+  for (int i = 0; i < iterations; ++i) {
+    const uint64_t seed = 500000 + static_cast<uint64_t>(i);
+    const Trace trace = next_trace(shapes, seed, i % 3 == 1 ? 0.5 : 0, 0.2);
+    const std::string failure = check_trace(trace, /*with_annotations=*/false);
+    if (!failure.empty()) {
+      FAIL() << "seed " << seed << ": " << failure << "\ntrace (STD):\n" << to_std_text(trace);
+    }
+    if (!run(registered("goldilocks-rw"), trace).empty()) ++with_races;
+    for (const Event& e : trace.events) {
+      if (!is_sync_op(e.op)) continue;
+      ++with_sync;
+      break;
+    }
+  }
+  EXPECT_GT(with_races, iterations / 10);
+  EXPECT_GT(with_sync, iterations / 2);
+  // A long trace: the list is trimmed and folded into the summary with send/recv entries.
+  TraceShape shape;
+  shape.threads = 6;
+  shape.variables = 30;
+  shape.locks = 6;
+  shape.events = sanitized() ? 60000 : 200000;
+  shape.forked_share = 0.5;
+  shape.stale_variables = 5;
+  shape.joins = false;
+  shape.sync_share = 0.05;
+  const Trace trace = random_trace(91, shape);
+  const Oracle oracle(trace);
+  std::set<EventId> flagged;
+  EXPECT_EQ(run(registered("goldilocks"), trace), oracle.mutex_pairs());
+  EXPECT_EQ(run(registered("goldilocks-rw"), trace), oracle.rw_pairs(flagged));
 }
 
 // Long traces: the default list trimming (65536 entries) kicks in, with variables that are

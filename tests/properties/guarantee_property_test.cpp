@@ -98,9 +98,25 @@ void check_relations(const EngineInfo& info, const EngineInfo* reference, const 
   }
 }
 
+// What the traces of a test hold beyond small_trace_options: a share of the lock acquires in
+// read mode, a share of the steps that are send/recv (synchronisation orders).
+struct Extras {
+  double read_lock_share = 0;
+  double sync_share = 0;
+  bool sync_on_locks = false;  // sync objects named like the locks (one namespace)
+  void apply(GeneratorOptions& o, uint64_t seed) const {
+    o.read_lock_share = read_lock_share;
+    o.sync_share = sync_share;
+    if (sync_share > 0) {
+      o.sync_objects = 1 + static_cast<uint32_t>(seed % 2);
+      o.sync_on_locks = sync_on_locks;
+    }
+  }
+};
+
 // The guarantees of `info` on n small random traces, seeds first, first + 1, …; the options of
-// each come from small_trace_options, with `read_lock_share` of the lock acquires in read mode.
-void check_guarantees(const EngineInfo& info, uint64_t first, int n, double read_lock_share) {
+// each come from small_trace_options, with `extras`.
+void check_guarantees(const EngineInfo& info, uint64_t first, int n, const Extras& extras) {
   const Guarantee& g = info.guarantee;
   const exact::RaceNotion notion =
       g.truth == GroundTruth::Enabled ? exact::RaceNotion::Enabled : exact::RaceNotion::Adjacent;
@@ -113,7 +129,7 @@ void check_guarantees(const EngineInfo& info, uint64_t first, int n, double read
   int racy_traces = 0;
   for (uint64_t seed = first; seed < first + static_cast<uint64_t>(n); ++seed) {
     GeneratorOptions options = testing::small_trace_options(seed);
-    options.read_lock_share = read_lock_share;
+    extras.apply(options, seed);
     const Trace trace = generate_trace(options);
     SCOPED_TRACE(testing::trace_context(seed, trace));
     const RaceSink sink = run_engine(info, trace);
@@ -170,7 +186,7 @@ void check_guarantees(const EngineInfo& info, uint64_t first, int n, double read
 class Guarantees : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Guarantees, HoldOnRandomTraces) {
-  check_guarantees(*find_engine(GetParam()), 1, testing::property_iterations(1500), 0);
+  check_guarantees(*find_engine(GetParam()), 1, testing::property_iterations(1500), {});
 }
 
 // The same with read-write locks: half of the acquires in read mode (docs/ENGINES.md,
@@ -194,7 +210,23 @@ bool handles_read_locks(const EngineInfo& info) {
 TEST_P(Guarantees, HoldOnRandomTracesWithReadLocks) {
   const EngineInfo& info = *find_engine(GetParam());
   if (!handles_read_locks(info)) GTEST_SKIP() << info.name << " has no read-write lock rule";
-  check_guarantees(info, 1, testing::property_iterations(1500), 0.5);
+  check_guarantees(info, 1, testing::property_iterations(1500), {.read_lock_share = 0.5});
+}
+
+// The same with synchronisation orders (docs/ENGINES.md, "Synchronisation orders"): about one
+// step in six a send or recv on one of two sync objects, against the ground truth that keeps
+// every recv after every earlier send. Every engine has a rule for them.
+TEST_P(Guarantees, HoldOnRandomTracesWithSyncOrders) {
+  check_guarantees(*find_engine(GetParam()), 1, testing::property_iterations(3000),
+                   {.sync_share = 0.15});
+}
+
+// Sync orders with read locks, and sync objects that share their names with locks.
+TEST_P(Guarantees, HoldOnRandomTracesWithSyncOrdersOnLocks) {
+  const EngineInfo& info = *find_engine(GetParam());
+  if (!handles_read_locks(info)) GTEST_SKIP() << info.name << " has no read-write lock rule";
+  check_guarantees(info, 5001, testing::property_iterations(1500),
+                   {.read_lock_share = 0.3, .sync_share = 0.15, .sync_on_locks = true});
 }
 
 // The claims that need no ground truth (reference, within), on larger traces than exact can
@@ -202,7 +234,7 @@ TEST_P(Guarantees, HoldOnRandomTracesWithReadLocks) {
 // left out: they are exponential.
 class MediumGuarantees : public ::testing::TestWithParam<std::string> {};
 
-void check_medium(const EngineInfo& info, double read_lock_share) {
+void check_medium(const EngineInfo& info, const Extras& extras) {
   const Guarantee& g = info.guarantee;
   const EngineInfo* reference = g.reference.empty() ? nullptr : find_engine(g.reference);
   const EngineInfo* within = g.within.empty() ? nullptr : find_engine(g.within);
@@ -211,7 +243,7 @@ void check_medium(const EngineInfo& info, double read_lock_share) {
   const int n = testing::property_iterations(3000);
   for (uint64_t seed = 90000; seed < 90000 + static_cast<uint64_t>(n); ++seed) {
     GeneratorOptions options = testing::medium_trace_options(seed);
-    options.read_lock_share = read_lock_share;
+    extras.apply(options, seed);
     const Trace trace = generate_trace(options);
     SCOPED_TRACE(testing::trace_context(seed, trace));
     const RaceSink sink = run_engine(info, trace);
@@ -223,13 +255,17 @@ void check_medium(const EngineInfo& info, double read_lock_share) {
 }
 
 TEST_P(MediumGuarantees, ReferencesHoldOnMediumTraces) {
-  check_medium(*find_engine(GetParam()), 0);
+  check_medium(*find_engine(GetParam()), {});
 }
 
 TEST_P(MediumGuarantees, ReferencesHoldOnMediumTracesWithReadLocks) {
   const EngineInfo& info = *find_engine(GetParam());
   if (!handles_read_locks(info)) GTEST_SKIP() << info.name << " has no read-write lock rule";
-  check_medium(info, 0.5);
+  check_medium(info, {.read_lock_share = 0.5});
+}
+
+TEST_P(MediumGuarantees, ReferencesHoldOnMediumTracesWithSyncOrders) {
+  check_medium(*find_engine(GetParam()), {.sync_share = 0.05});
 }
 
 // Every race engine. The deadlock engines report no races: their findings are checked against

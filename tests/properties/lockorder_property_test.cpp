@@ -52,6 +52,7 @@ std::set<LockCycle> reference(const Trace& trace, uint32_t max_cycle) {
   std::vector<std::vector<uint64_t>> vc(threads, std::vector<uint64_t>(threads, 0));
   for (size_t t = 0; t < threads; ++t) vc[t][t] = 1;
   std::vector<std::map<LockId, bool>> held(threads);
+  std::map<LockId, std::vector<uint64_t>> sent;  // every send on the object, joined
   std::vector<Step> steps;
   for (const Event& e : trace.events) {
     const ThreadId t = e.thread;
@@ -71,6 +72,16 @@ std::set<LockCycle> reference(const Trace& trace, uint32_t max_cycle) {
         break;
       case Op::Join:
         for (size_t u = 0; u < threads; ++u) vc[t][u] = std::max(vc[t][u], vc[e.target][u]);
+        break;
+      case Op::Send: {
+        std::vector<uint64_t>& c = sent[e.target];
+        c.resize(threads, 0);
+        for (size_t u = 0; u < threads; ++u) c[u] = std::max(c[u], vc[t][u]);
+        break;
+      }
+      case Op::Recv:
+        if (const auto it = sent.find(e.target); it != sent.end())
+          for (size_t u = 0; u < threads; ++u) vc[t][u] = std::max(vc[t][u], it->second[u]);
         break;
       case Op::Read:
       case Op::Write:

@@ -118,12 +118,15 @@ RaceSink run_plain(const std::string& engine, const Trace& trace) {
 
 // read_lock_share: the share of acquires taken in read mode (docs/ENGINES.md "Read-write
 // locks"; the reference applies the standard reduction).
+// sync_share: the share of steps that are send/recv (a hard edge in every relation).
 void check_engine_against_reference(const std::string& engine, uint64_t first_seed, int count,
-                                    bool plain = false, double read_lock_share = 0) {
+                                    bool plain = false, double read_lock_share = 0,
+                                    double sync_share = 0) {
   for (int k = 0; k < count; ++k) {
     const uint64_t seed = first_seed + static_cast<uint64_t>(k);
     GeneratorOptions options = random_options(seed);
     options.read_lock_share = read_lock_share;
+    options.sync_share = sync_share;
     const Trace trace = generate_trace(options);
     const testing::PoVerdict expected = testing::po_reference(trace, engine);
     const testing::PoVerdict got =
@@ -209,6 +212,15 @@ TEST(PoProperty, EnginesWithReadLocksEqualTheirDefinitions) {
     check_engine_against_reference(engine, 30000, iterations(6000), false, 0.5);
   // The plain wcp applies the reduction literally (reduced locks), the engine natively.
   check_engine_against_reference("wcp", 40000, iterations(3000), true, 0.5);
+}
+
+// Synchronisation orders: about one step in eight a send or recv, against the reference with
+// the hard edge send -> recv (tests/support/po_reference.hpp); the plain versions too.
+TEST(PoProperty, EnginesWithSyncOrdersEqualTheirDefinitions) {
+  for (const char* engine : {"shb", "wcp", "sdp", "dc", "wdc", "dc-tp", "wdp"})
+    check_engine_against_reference(engine, 50000, iterations(4000), false, 0, 0.12);
+  for (const char* engine : {"shb", "wcp", "dc", "wdc", "wdp"})
+    check_engine_against_reference(engine, 60000, iterations(2000), true, 0, 0.12);
 }
 
 // Larger traces with read locks than the reference can judge: the engine wcp (the reduction

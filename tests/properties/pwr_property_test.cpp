@@ -38,7 +38,8 @@ int iterations(int normal) {
 
 // Small random traces; every third one has forks and joins inside critical sections (the
 // cross-thread sections of Fig. 2).
-GeneratorOptions small_options(uint64_t seed, uint64_t max_events, double read_lock_share) {
+GeneratorOptions small_options(uint64_t seed, uint64_t max_events, double read_lock_share,
+                               double sync_share = 0) {
   Rng rng(seed * 104729 + 7);
   GeneratorOptions o;
   o.seed = seed;
@@ -67,6 +68,7 @@ GeneratorOptions small_options(uint64_t seed, uint64_t max_events, double read_l
     o.switch_share = 0.8;
   }
   o.read_lock_share = read_lock_share;
+  o.sync_share = sync_share;
   return o;
 }
 
@@ -75,14 +77,17 @@ GeneratorOptions small_options(uint64_t seed, uint64_t max_events, double read_l
 struct Variant {
   double read_lock_share;
   uint64_t first_seed;
-  int divisor;  // the read-lock variant runs a share of the iterations
+  int divisor;            // the read-lock variant runs a share of the iterations
+  double sync_share = 0;  // share of the steps that are send/recv (synchronisation orders)
 };
 void PrintTo(const Variant& v, std::ostream* os) {
   *os << "read_lock_share " << v.read_lock_share << ", seeds from " << v.first_seed;
 }
 class PwrProperties : public ::testing::TestWithParam<Variant> {};
 std::string variant_name(const ::testing::TestParamInfo<Variant>& p) {
-  return p.param.read_lock_share > 0 ? "ReadLocks" : "ExclusiveLocks";
+  return p.param.sync_share > 0        ? "SyncOrders"
+         : p.param.read_lock_share > 0 ? "ReadLocks"
+                                       : "ExclusiveLocks";
 }
 
 // Random traces built around cross-thread critical sections (Fig. 2, 9, 14 of Sulzmann and
@@ -212,7 +217,7 @@ TEST_P(PwrProperties, ReferenceTheorems) {
   const Variant v = GetParam();
   const uint64_t n = static_cast<uint64_t>(iterations(3000 / v.divisor));
   for (uint64_t seed = v.first_seed; seed < v.first_seed + n; ++seed) {
-    const Trace trace = generate_trace(small_options(seed, 18, v.read_lock_share));
+    const Trace trace = generate_trace(small_options(seed, 18, v.read_lock_share, v.sync_share));
     SCOPED_TRACE(context(seed, trace));
     const TraceIndex t(trace);
     const auto truth = exact::search(t);
@@ -260,7 +265,7 @@ TEST_P(PwrProperties, EnginesAgainstReference) {
   const Variant v = GetParam();
   const uint64_t n = static_cast<uint64_t>(iterations(4000 / v.divisor));
   for (uint64_t seed = v.first_seed; seed < v.first_seed + n; ++seed) {
-    const Trace trace = generate_trace(small_options(seed, 24, v.read_lock_share));
+    const Trace trace = generate_trace(small_options(seed, 24, v.read_lock_share, v.sync_share));
     SCOPED_TRACE(context(seed, trace));
     const TraceIndex t(trace);
     const PwrRelation closed(t, Rod::Closed);
@@ -307,8 +312,9 @@ TEST_P(PwrProperties, CrossThreadEnginesAgainstReference) {
   const uint64_t n = static_cast<uint64_t>(iterations(4000 / v.divisor));
   int guarded = 0, e_differs = 0;
   for (uint64_t seed = v.first_seed; seed < v.first_seed + n; ++seed) {
-    const Trace trace = seed % 2 ? cross_thread_trace(seed, v.read_lock_share)
-                                 : generate_trace(small_options(seed, 24, v.read_lock_share));
+    const Trace trace =
+        seed % 2 ? cross_thread_trace(seed, v.read_lock_share)
+                 : generate_trace(small_options(seed, 24, v.read_lock_share, v.sync_share));
     SCOPED_TRACE(context(seed, trace));
     const TraceIndex t(trace);
     const PwrRelation closed(t, Rod::Closed);
@@ -343,7 +349,8 @@ TEST_P(PwrProperties, CrossThreadEnginesAgainstReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Locks, PwrProperties,
-                         ::testing::Values(Variant{0, 1, 1}, Variant{0.5, 500001, 2}),
+                         ::testing::Values(Variant{0, 1, 1}, Variant{0.5, 500001, 2},
+                                           Variant{0, 700001, 2, 0.12}),
                          variant_name);
 
 }  // namespace

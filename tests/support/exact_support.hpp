@@ -71,6 +71,12 @@ inline std::string check_reordering(const TraceIndex& t, const std::vector<uint3
       case Op::Write:
         last_write[e.target] = i;
         break;
+      case Op::Recv:  // after every send on its object earlier in the trace
+        for (uint32_t j = 0; j < i; ++j)
+          if (t.event(j).op == Op::Send && t.event(j).target == e.target && !done.count(j))
+            return at + "recv before an earlier send on its object";
+        break;
+      case Op::Send:
       case Op::Fork:
         break;
     }

@@ -146,6 +146,29 @@ class GoldilocksEager final : public DispatchEngine<GoldilocksEager>, public Ann
     }
   }
   void release(EventId, const Event& e) { held_of(e.thread).erase(e.target); }
+  // Volatile accesses (Elmas and Qadeer): send(o), the volatile write, adds o to the lock sets
+  // that hold the sender; recv(o), the volatile read, adds the receiver (with the locks it
+  // holds, as the corrected join rule) to those that hold o.
+  void send(EventId, const Event& e) {
+    const TokenSet lh = lh_of(e.thread);
+    TokenSet object = TokenSet::empty();
+    object.locks.insert(e.target);
+    for (VariableState& v : variables_)
+      if (v.accessed)
+        for_each_set(v, [&](TokenSet& s) {
+          if (s.intersects(lh)) s.unite(object);
+        });
+  }
+  void recv(EventId, const Event& e) {
+    const TokenSet lh = lh_of(e.thread);
+    TokenSet object = TokenSet::empty();
+    object.locks.insert(e.target);
+    for (VariableState& v : variables_)
+      if (v.accessed)
+        for_each_set(v, [&](TokenSet& s) {
+          if (s.intersects(object)) s.unite(lh);
+        });
+  }
   void read_release(EventId, const Event& e) { read_held_of(e.thread).erase(e.target); }
   void fork(EventId, const Event& e) {
     const ThreadId t = e.thread;

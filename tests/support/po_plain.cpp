@@ -48,6 +48,15 @@ class ShbPlain final : public PoEngine<ShbPlain> {
     ensure_thread(e.target);
     c_[e.thread].join(c_[e.target]);  // C_t := C_t ⊔ C_u
   }
+  void send(EventId, const Event& e) {
+    const ThreadId t = e.thread;
+    grow_to(s_, e.target);
+    s_[e.target].join(c_[t]);  // S_o := S_o ⊔ C_t
+    c_[t].increment(t);
+  }
+  void recv(EventId, const Event& e) {
+    if (e.target < s_.size()) c_[e.thread].join(s_[e.target]);  // C_t := C_t ⊔ S_o
+  }
   void read(EventId id, const Event& e) {
     const ThreadId t = e.thread;
     hist_.check(*this, id, e, c_[t]);                      // before the last-write edge
@@ -84,6 +93,7 @@ class ShbPlain final : public PoEngine<ShbPlain> {
   std::vector<VectorClock> c_;   // C_t
   std::vector<VectorClock> l_;   // L_l
   std::vector<VectorClock> lr_;  // LR_l
+  std::vector<VectorClock> s_;   // S_o
   std::vector<VectorClock> lw_;  // LW_x
   History hist_;
 };
@@ -134,6 +144,8 @@ class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section>
       p_[t].join(h_[u]);  // P_t := P_t ⊔ H_u                                       (WCP-5)
     }
   }
+  void send(EventId, const Event& e) { send_on(e.thread, e.target); }
+  void recv(EventId, const Event& e) { recv_on(e.thread, e.target); }
 
  protected:
   void columns(const Event& e, Annotation& row) override {

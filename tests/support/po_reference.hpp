@@ -169,6 +169,15 @@ struct PoFacts {
         case Op::Join:
           for (size_t j : by_thread[e.target]) hb.set(j, i);
           break;
+        case Op::Recv:  // every earlier send on the object (a hard edge, like fork/join)
+          for (size_t j = 0; j < i; ++j)
+            if (t.events[j].op == Op::Send && t.events[j].target == e.target) {
+              hb.set(j, i);
+              hbcs.set(j, i);
+            }
+          break;
+        case Op::Send:
+          break;
       }
     }
     // Fork edges: the fork is before every event of the child.
@@ -201,6 +210,7 @@ struct PoFacts {
       for (size_t j = i + 1; j < n; ++j) {
         if (is(i, Op::Fork) && ev(i).target == ev(j).thread) m.set(i, j);
         if (is(j, Op::Join) && ev(j).target == ev(i).thread) m.set(i, j);
+        if (is(i, Op::Send) && is(j, Op::Recv) && ev(i).target == ev(j).target) m.set(i, j);
       }
   }
   // Rule (a) (WCP-1, D2, S1 with `need_read`, WDP with `write_to_read`): for CSs c1 before c2

@@ -47,6 +47,8 @@ class PwrRelation {
       if (e.op == Op::Join && e.target != e.thread && e.target < t.thread_count() &&
           !t.thread_events(e.target).empty())
         add(t.thread_events(e.target).back());  // PWR-5
+      if (e.op == Op::Recv)
+        for (const uint32_t s : t.sends_before(f)) add(s);  // the hard edge send -> recv
       // PWR-3, to a fixpoint at f (every rule points forward in the trace, so the sets of
       // earlier events are final).
       for (bool changed = true; changed;) {

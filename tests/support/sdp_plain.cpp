@@ -62,6 +62,8 @@ class SdpPlain final : public PoEngine<SdpPlain>, private PlainWcpState<SdpCs> {
     ensure_thread(u);
     if (ran_[u]) p_[t].join(h_[u]);  // S7 (needs an event of u); H_t unchanged
   }
+  void send(EventId, const Event& e) { send_on(e.thread, e.target); }
+  void recv(EventId, const Event& e) { recv_on(e.thread, e.target); }
 
  protected:
   void columns(const Event& e, Annotation& row) override { clock_columns(e.thread, width(e), row); }

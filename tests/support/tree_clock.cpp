@@ -191,6 +191,9 @@ void TreeHbClocks::apply(const Event& e) {
     case Op::ReadAcquire:
     case Op::ReadRelease:
       throw InputError("tree clocks: read-write locks are not supported");
+    case Op::Send:
+    case Op::Recv:
+      throw InputError("tree clocks: synchronisation orders are not supported");
     case Op::Read:
     case Op::Write:
       break;

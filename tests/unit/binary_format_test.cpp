@@ -149,6 +149,40 @@ TEST(BinaryFormat, ReadLocksRoundTripAndVersionOneFilesStillRead) {
   std::remove(path.c_str());
 }
 
+// send/recv (version 4) round trip; in a version-3 file their ops 8 and 9 are malformed.
+TEST(BinaryFormat, SyncOrdersRoundTripAndAreMalformedBeforeVersionFour) {
+  const Trace a = parse_trace(
+      "T0|w(x)|1\nT0|send(s)|2\nT1|recv(s)|3\nT1|r(x)|4\nT1|acq(s)|5\n"
+      "T1|rel(s)|6\n");
+  const std::string path = temp_path("sync");
+  write_binary(a, path);
+  const std::string bytes = slurp(path);
+  EXPECT_EQ(format::get_u32(reinterpret_cast<const uint8_t*>(bytes.data()) + 8), 4u);
+  const Trace b = load_trace(path);
+  expect_same(a, b);
+  EXPECT_EQ(b.events[1].op, Op::Send);
+  EXPECT_EQ(b.events[2].op, Op::Recv);
+  EXPECT_EQ(b.events[2].target, b.events[4].target);  // one name space with the locks
+  spit(path, as_version(bytes, 3));
+  try {
+    load_trace(path);
+    ADD_FAILURE() << "send/recv op accepted in a version-3 file";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("malformed event"), std::string::npos) << e.what();
+  }
+  std::remove(path.c_str());
+}
+
+// A sync object's id is checked against the locks' name space, not the variables': here there
+// are more sync objects than variables.
+TEST(BinaryFormat, SyncObjectsAreNamedInTheLockSpace) {
+  const Trace a = parse_trace("T0|send(s1)|1\nT0|send(s2)|2\nT1|recv(s3)|3\nT1|r(x)|4\n");
+  const std::string path = temp_path("sync_ids");
+  write_binary(a, path);
+  expect_same(a, load_trace(path));
+  std::remove(path.c_str());
+}
+
 // Files of every older version (one-lane checksum, no LZ4) read as before: a generated trace
 // written with zstd and uncompressed blocks, turned into a version-1 and a version-2 file.
 TEST(BinaryFormat, OlderVersionsStillRead) {
@@ -164,7 +198,7 @@ TEST(BinaryFormat, OlderVersionsStillRead) {
     const std::string path = temp_path("old");
     write_binary(a, path, o);
     const std::string bytes = slurp(path);
-    for (uint32_t version : {1u, 2u}) {
+    for (uint32_t version : {1u, 2u, 3u}) {
       spit(path, as_version(bytes, version));
       expect_same(a, load_trace(path));
       EXPECT_TRUE(binary_trace_info(path).complete);

@@ -172,6 +172,36 @@ TEST(ConvertCommand, ReadLocksGoToStdAndBinaryOnly) {
   std::remove(out.c_str());
 }
 
+// Synchronisation orders: STD and binary keep them (the STD text comes back byte for byte),
+// RoadRunner as volatile accesses (VWr, VRd; their locations are lost); every other format
+// refuses and names the first send/recv, also with --allow-loss.
+TEST(ConvertCommand, SyncOrdersGoToStdAndBinaryOnly) {
+  const std::string in = temp(".sync.std"), out = temp(".sync.out");
+  const std::string text = "T0|w(x)|1\nT0|send(s)|2\nT1|recv(s)|3\nT1|r(x)|4\n";
+  std::ofstream(in) << text;
+  CommandResult r = racepred("convert --to binary -o " + out + " " + in);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = racepred("convert --to std " + out);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, text);
+  r = racepred("convert --allow-loss --to rr -o " + out + " " + in);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = racepred("convert --to std " + out);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "T0|w(x)|1\nT0|send(s)|-\nT1|recv(s)|-\nT1|r(x)|4\n");
+  for (const char* format : {"speedygo", "csv", "lockframe", "rapidbin"}) {
+    SCOPED_TRACE(format);
+    r = racepred(std::string("convert --allow-loss --to ") + format + " -o " + out + " " + in);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("event 2 (T0|send(s)|2) is a synchronisation order (send/recv), which "
+                         "the format cannot express"),
+              std::string::npos)
+        << r.err;
+  }
+  std::remove(in.c_str());
+  std::remove(out.c_str());
+}
+
 TEST(ConvertCommand, InputErrorsOfEveryFormatExitWithTwo) {
   const std::string in = temp(".bad");
   const struct {

@@ -128,6 +128,37 @@ TEST(Generator, ReadLocksAreWellFormedAndOffByDefault) {
   EXPECT_GT(read_acquires, 200u);
 }
 
+// sync_share: send/recv on S<n> (or, sync_on_locks, on the lock names); the traces stay
+// well-formed, and without the option none appear.
+TEST(Generator, SyncSharePutsSendsAndRecvsOnSyncObjects) {
+  uint64_t sends = 0, recvs = 0, on_locks = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    GeneratorOptions o = small(seed);
+    o.events = 200;
+    o.threads = 2 + seed % 3;
+    EXPECT_EQ(to_std_text(generate_trace(o)).find("send("), std::string::npos);
+    o.sync_share = 0.2;
+    o.sync_objects = 3;
+    o.sync_on_locks = seed % 2 == 0;
+    const Trace t = generate_trace(o);
+    ValidationReport report;
+    parse_checked_trace(to_std_text(t), {}, ValidationMode::Collect, &report, "gen.std");
+    EXPECT_TRUE(report.ok()) << "seed " << seed;
+    for (const Event& e : t.events) {
+      sends += e.op == Op::Send;
+      recvs += e.op == Op::Recv;
+      if (is_sync_op(e.op)) {
+        const std::string_view name = t.symbols.locks.name(e.target);
+        EXPECT_EQ(name[0], o.sync_on_locks ? 'L' : 'S') << name;
+        on_locks += name[0] == 'L';
+      }
+    }
+  }
+  EXPECT_GT(sends, 300u);
+  EXPECT_GT(recvs, 300u);
+  EXPECT_GT(on_locks, 100u);
+}
+
 // The PRNG and the generator are platform independent: this exact text must come out
 // everywhere. (If the generator is changed on purpose, update the text and say so.)
 TEST(Generator, GoldenTrace) {

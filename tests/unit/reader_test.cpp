@@ -13,6 +13,7 @@
 #include "racepred/io/reader.hpp"
 #include "racepred/io/speedygo_parser.hpp"
 #include "racepred/io/std_parser.hpp"
+#include "racepred/io/std_writer.hpp"
 
 namespace racepred {
 namespace {
@@ -79,6 +80,19 @@ TEST(StdReader, ReadsEventsWithIdsLinesAndSeparateNameSpaces) {
   EXPECT_EQ(t.lines, (std::vector<uint32_t>{1, 2, 3, 4, 5}));
   EXPECT_EQ(t.summary.format, "std");
   EXPECT_EQ(t.summary.delivered, 5u);
+}
+
+// send/recv name sync objects in the locks' name space; the writer writes them back as read.
+TEST(StdReader, SendAndRecvNameSyncObjectsAmongTheLocks) {
+  const std::string text = "T0|acq(m)|1\nT0|send(m)|2\nT0|rel(m)|3\nT1|recv(s)|4\nT1|send(s)|5\n";
+  const Trace t = parse_trace(text);
+  ASSERT_EQ(t.size(), 5u);
+  EXPECT_EQ(t.events[1], (Event{Op::Send, 0, 0, 1}));  // m: the lock's id
+  EXPECT_EQ(t.events[3], (Event{Op::Recv, 1, 1, 3}));
+  EXPECT_EQ(t.symbols.locks.size(), 2u);
+  EXPECT_EQ(t.to_std(t.events[3]), "T1|recv(s)|4");
+  EXPECT_EQ(op_long_name(Op::Recv), "receive");
+  EXPECT_EQ(to_std_text(t), text);
 }
 
 TEST(StdReader, CommentsBlankLinesCarriageReturnsAndMissingFinalNewline) {

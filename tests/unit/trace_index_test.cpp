@@ -2,6 +2,7 @@
 // the pipeline (built once per run, handed to every offline engine).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -92,6 +93,30 @@ TEST(TraceIndex, LastWritesAndMatchingPairs) {
   EXPECT_EQ(t.matching(ix(6)), kNoIndex);  // held at the end
   EXPECT_EQ(t.conflicting_pairs(), pairs_of({{2, 4}}));
   EXPECT_EQ(t.describe(ix(4)), "T2|r(a)");
+}
+
+// A recv lists the last earlier send on its object of every thread that sent on it; sync
+// objects count in the lock name space.
+TEST(TraceIndex, SendsBeforeEachRecv) {
+  const Trace trace = parse_trace(
+      "T1|recv(s)|1\nT1|send(s)|2\nT2|send(s)|3\nT1|send(s)|4\nT2|send(o)|5\nT3|recv(s)|6\n"
+      "T3|acq(m)|7\nT3|rel(m)|8\nT2|recv(o)|9\nT3|w(x)|10\n");
+  const TraceIndex t(trace);
+  EXPECT_TRUE(t.has_sync_ops());
+  EXPECT_TRUE(t.sends_before(ix(1)).empty());  // no send before it
+  const auto ids = [&](uint32_t i) {
+    std::vector<EventId> out;
+    for (uint32_t k : t.sends_before(i)) out.push_back(t.id(k));
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(ids(ix(6)), (std::vector<EventId>{3, 4}));  // T1's last (4), T2's (3)
+  EXPECT_EQ(ids(ix(9)), (std::vector<EventId>{5}));
+  EXPECT_TRUE(t.sends_before(ix(2)).empty());  // not a recv
+  EXPECT_TRUE(t.sends_before(ix(10)).empty());
+  EXPECT_EQ(t.lock_count(), 3u);  // s, o, m
+  EXPECT_EQ(t.describe(ix(6)), "T3|recv(s)");
+  EXPECT_FALSE(TraceIndex(parse_trace("T0|w(x)|1\n")).has_sync_ops());
 }
 
 // Positions of a thread's events, as event ids (1-based) for readability.

@@ -196,6 +196,23 @@ TEST(Validator, ReadersShareALockAndRecursiveReadLocksAreNormalised) {
   EXPECT_TRUE(r.ok());
 }
 
+// send/recv have no rules: a recv before any send, a send inside a critical section, a name
+// used as a lock and as a sync object, by any thread, all well-formed and all kept.
+TEST(Validator, SyncOrdersHaveNoRules) {
+  ValidationReport r;
+  const Trace t = checked(
+      "T1|recv(s)|1\nT0|acq(l)|2\nT0|send(s)|3\nT0|send(l)|4\nT0|rel(l)|5\nT1|recv(l)|6\n"
+      "T2|send(s)|7\nT2|send(s)|8\nT1|recv(s)|9\n",
+      ValidationMode::Strict, &r);
+  EXPECT_EQ(t.ids, (std::vector<EventId>{1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.unreleased_locks, 0u);
+  // An event after the thread's join is still an error, whatever its op.
+  ValidationReport j;
+  checked("T0|fork(T1)|1\nT1|w(x)|2\nT0|join(T1)|3\nT1|send(s)|4\n", ValidationMode::Collect, &j);
+  EXPECT_EQ(j.violations, 1u);
+}
+
 TEST(Validator, CollectRecordsEveryViolation) {
   ValidationReport r;
   const Trace t =

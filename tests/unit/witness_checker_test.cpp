@@ -51,6 +51,21 @@ TEST_F(WitnessChecker, AcceptsACorrectlyReorderedPrefixEndingInTheRace) {
   }
 }
 
+// A recv runs only after every send on its object that precedes it in the trace.
+TEST(WitnessCheckerSync, RecvAfterEveryEarlierSend) {
+  // 1 T0|send(s)  2 T1|send(s)  3 T2|recv(s)  4 T2|w(x)  5 T0|w(x)  6 T1|recv(t)
+  const Trace trace = parse_checked_trace(
+      "T0|send(s)|1\nT1|send(s)|2\nT2|recv(s)|3\nT2|w(x)|4\nT0|w(x)|5\nT1|recv(t)|6\n");
+  Checker checker{trace};
+  EXPECT_TRUE(checker.check(adjacent(4, 5, {1, 2, 3, 4, 5})).valid());
+  EXPECT_TRUE(checker.check(adjacent(4, 5, {2, 1, 3, 4, 5})).valid());  // sends in any order
+  const Verdict v = checker.check(adjacent(4, 5, {1, 3, 4, 5}));
+  EXPECT_EQ(v.rule, Rule::Sync);
+  EXPECT_EQ(v.event, 3u);
+  EXPECT_EQ(rule_name(v.rule), "Sync");
+  EXPECT_NE(v.message.find("T1|send(s)"), std::string::npos) << v.message;
+}
+
 TEST_F(WitnessChecker, RejectsEachRuleAtTheEventThatBreaksIt) {
   struct Case {
     Witness w;

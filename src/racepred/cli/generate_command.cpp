@@ -72,6 +72,12 @@ Command add_generate_command(CLI::App& app) {
   sub->add_option("--read-lock-share", o.read_lock_share,
                   "Share of lock acquires made in read (shared) mode: racq/rrel")
       ->capture_default_str();
+  sub->add_option("--sync-share", o.sync_share,
+                  "Share of steps that are a send or recv (synchronisation order) on a sync "
+                  "object S<n>")
+      ->capture_default_str();
+  sub->add_option("--sync-objects", o.sync_objects, "Number of sync objects for --sync-share")
+      ->capture_default_str();
   sub->add_option("--unguarded-write-share", o.unguarded_write_share,
                   "Share of writes among accesses to shared variables outside critical sections "
                   "(read-mostly shared data; default: --write-share)");

@@ -110,7 +110,9 @@ int stats(const StatsOptions& o, std::ostream& out) {
   row("locations", std::to_string(symbols.locations.size()));
   std::string ops;
   for (int i = 0; i < kOpCount; ++i) {
-    if (is_read_lock_op(static_cast<Op>(i)) && counter.ops[i] == 0) continue;  // no rw locks
+    const Op op = static_cast<Op>(i);
+    // Read locks and sync orders only when the trace has them.
+    if ((is_read_lock_op(op) || is_sync_op(op)) && counter.ops[i] == 0) continue;
     ops += (i ? ", " : "") + std::string(op_name(static_cast<Op>(i))) + " " +
            std::to_string(counter.ops[i]);
   }

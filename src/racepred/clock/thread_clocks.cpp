@@ -18,6 +18,7 @@ size_t ThreadClocks::sparse_entries() const {
   for (const Packed& p : packed_) n += p.size();
   for (const Packed& p : rel_sparse_) n += p.size();
   for (const Packed& p : rrel_sparse_) n += p.size();
+  for (const Packed& p : sync_sparse_) n += p.size();
   for (const std::vector<uint32_t>& t : touched_) n += t.size();
   return n;
 }
@@ -44,10 +45,17 @@ bool ThreadClocks::sparse_grow(size_t n) {
       for (size_t k = 0; k < threads_; ++k)
         if (r[k] != 0) rrel_sparse_[y].push_back(Entry{static_cast<uint32_t>(k), r[k]});
     }
+    sync_sparse_.resize(sync_.rows());
+    for (size_t o = 0; o < sync_.rows(); ++o) {
+      const Clock* r = sync_.row(o);
+      for (size_t k = 0; k < threads_; ++k)
+        if (r[k] != 0) sync_sparse_[o].push_back(Entry{static_cast<uint32_t>(k), r[k]});
+    }
     const size_t stride = th_.stride();
     th_ = ClockRows<Clock>();
     rel_ = ClockRows<Clock>();
     rrel_ = ClockRows<Clock>();
+    sync_ = ClockRows<Clock>();
     th_.set_stride(stride);
     cache_.set_stride(stride);
     cache_.ensure_rows(kResident);
@@ -134,9 +142,12 @@ void ThreadClocks::sparse_acquire(uint32_t s, LockId y, bool read_releases) {
 
 void ThreadClocks::sparse_read_release(uint32_t s, LockId y) {
   if (y >= rrel_sparse_.size()) rrel_sparse_.resize(size_t{y} + 1);
+  sparse_join_packed(rrel_sparse_[y], s);
+}
+
+void ThreadClocks::sparse_join_packed(Packed& r, uint32_t s) {
   const Clock* t = resident(s);
-  Packed& r = rrel_sparse_[y];
-  // RelR(y) ⊔= Th(s): entries already in RelR(y) are found by rrel_at_ (index + 1 per slot).
+  // r ⊔= Th(s): entries already in r are found by rrel_at_ (index + 1 per slot).
   if (rrel_at_.size() < stride()) rrel_at_.resize(stride(), 0);
   for (size_t q = 0; q < r.size(); ++q) rrel_at_[r[q].slot] = static_cast<uint32_t>(q + 1);
   const size_t before = r.size();

@@ -17,6 +17,12 @@
 // RelR(y) is not reset at a write release: Rel(y) = Th(i) then covers it (the writer joined it),
 // so joining it again adds nothing. Locks never taken in read mode have no RelR row.
 //
+// Synchronisation orders (docs/ENGINES.md, "Synchronisation orders"): C(o) joins the clocks of
+// every send on sync object o; a recv takes it (release/acquire without mutual exclusion, and
+// not affected by lock_order = false). Objects never sent or received on have no row:
+//
+//   send(i,o):  C(o) = sync(C(o), Th(i))           recv(i,o): Th(i) = sync(Th(i), C(o))
+//
 // Th(i) starts as [0,…,1,…,0] (own entry 1), so an access's epoch i#Th(i)(i) before the tick is
 // its own, and an earlier access j#k is happens-before the current event of thread i iff
 // k <= Th(i)(j) (the epoch lemma). All clocks are rows of one stride in flat arrays
@@ -255,6 +261,18 @@ class ThreadClocks {
     return rel_.row(y);
   }
 
+  // C(o), `stride()` entries, or nullptr before the first send on o. Sparse mode: a copy, valid
+  // until the next call.
+  const Clock* sent(LockId o) {
+    if (sparse_) [[unlikely]] {
+      if (o >= sync_sparse_.size() || sync_sparse_[o].empty()) return nullptr;
+      rel_copy_.assign(stride(), 0);
+      for (const Entry& x : sync_sparse_[o]) rel_copy_[x.slot] = x.value;
+      return rel_copy_.data();
+    }
+    return o < sync_.rows() ? sync_.row(o) : nullptr;
+  }
+
   // acq(i,y): Th(i) = sync(Th(i), Rel(y)), and RelR(y) when y was taken in read mode
   void acquire(ThreadId i, LockId y) {
     if (!lock_order_) return;
@@ -281,6 +299,28 @@ class ThreadClocks {
     if (y >= rrel_.rows()) [[unlikely]]
       rrel_.ensure_rows(size_t{y} + 1);
     join_clocks(rrel_.row(y), th(i), stride());
+  }
+  // send(i,o): C(o) = sync(C(o), Th(i))
+  void send(ThreadId i, LockId o) {
+    if (sparse_) [[unlikely]] {
+      if (o >= sync_sparse_.size()) sync_sparse_.resize(size_t{o} + 1);
+      return sparse_join_packed(sync_sparse_[o], slot(i));
+    }
+    if (o >= sync_.rows()) [[unlikely]]
+      sync_.ensure_rows(size_t{o} + 1);
+    join_clocks(sync_.row(o), th(i), stride());
+  }
+  // recv(i,o): Th(i) = sync(Th(i), C(o)); nothing before the first send on o
+  void recv(ThreadId i, LockId o) {
+    if (sparse_) [[unlikely]] {
+      if (o >= sync_sparse_.size()) return;
+      Clock* t = resident(slot(i));
+      const uint32_t c = resident_[slot(i)];
+      for (const Entry& x : sync_sparse_[o]) raise(c, t, x.slot, x.value);
+      return;
+    }
+    if (o >= sync_.rows()) return;
+    join_clocks(th(i), sync_.row(o), stride());
   }
   // rel(i,y): Rel(y) = Th(i)
   void release(ThreadId i, LockId y) {
@@ -333,6 +373,12 @@ class ThreadClocks {
       case Op::ReadRelease:
         read_release(e.thread, e.target);
         break;
+      case Op::Send:
+        send(e.thread, e.target);
+        break;
+      case Op::Recv:
+        recv(e.thread, e.target);
+        break;
       case Op::Fork:
         grew |= fork(e.thread, e.target);
         break;
@@ -370,6 +416,7 @@ class ThreadClocks {
       th_.set_stride(stride);
       rel_.set_stride(stride);
       rrel_.set_stride(stride);
+      sync_.set_stride(stride);
       grew = true;
     }
     th_.ensure_rows(n);
@@ -413,6 +460,8 @@ class ThreadClocks {
   void sparse_acquire(uint32_t s, LockId y, bool read_releases);
   void sparse_release(uint32_t s, LockId y);
   void sparse_read_release(uint32_t s, LockId y);
+  // r ⊔= Th of slot s, r a packed clock (RelR(y), C(o)).
+  void sparse_join_packed(Packed& r, uint32_t s);
   void sparse_join_from(uint32_t s, const ThreadClocks& other, uint32_t os);
   void clear_slot(uint32_t s);
   bool sparse_within_but_own(uint32_t s, const Clock* snap);
@@ -460,6 +509,7 @@ class ThreadClocks {
   ClockRows<Clock> th_;    // Th(i), one row per thread (dense mode; sparse: only the stride)
   ClockRows<Clock> rel_;   // Rel(y), one row per lock (dense mode)
   ClockRows<Clock> rrel_;  // RelR(y), rows only up to the last lock taken in read mode
+  ClockRows<Clock> sync_;  // C(o), rows only up to the last sync object sent on
   size_t threads_ = 0;
   Clock start_ = 1;  // a new row's own entry (0: rows_start_empty)
 
@@ -468,6 +518,7 @@ class ThreadClocks {
   mutable std::vector<Packed> packed_;                  // per slot: its clock, unless unpacked
   std::vector<Packed> rel_sparse_;                      // per lock: Rel(y)
   std::vector<Packed> rrel_sparse_;                     // per lock: RelR(y), up to the last
+  std::vector<Packed> sync_sparse_;                     // per sync object: C(o)
   std::vector<uint32_t> rrel_at_;                       // scratch: entry index + 1 per slot
   mutable ClockRows<Clock> cache_;                      // kResident unpacked rows
   mutable std::vector<std::vector<uint32_t>> touched_;  // per cache row: its non-zero entries

@@ -20,7 +20,13 @@
 //
 // saying how its method treats a read section (docs/ENGINES.md, "Read-write locks"), so that no
 // engine treats read locks as exclusive, or ignores them, by accident: without them it does not
-// compile.
+// compile. Synchronisation orders have no default either: every engine defines
+//
+//   void send(EventId id, const Event& e);   send(i,o): i publishes its past on sync object o
+//   void recv(EventId id, const Event& e);   recv(i,o): after every earlier send(o)
+//
+// saying how its method treats them (docs/ENGINES.md, "Synchronisation orders"), an empty
+// handler included (a lock-set method that has no order).
 //
 // The calls are static (CRTP): the compiler inlines the handlers into the batch loop, so the
 // driver pays one virtual call per batch, not per event.
@@ -78,6 +84,12 @@ template <class Self>
     case Op::ReadRelease:
       self.read_release(id, e);
       break;
+    case Op::Send:
+      self.send(id, e);
+      break;
+    case Op::Recv:
+      self.recv(id, e);
+      break;
   }
   self.after(id, e);
 }
@@ -93,6 +105,12 @@ class DispatchEngine : public Engine {
           s.read_release(id, e);
         },
         "an engine defines read_acquire and read_release (engines/dispatch.hpp)");
+    static_assert(
+        requires(Self & s, EventId id, const Event& e) {
+          s.send(id, e);
+          s.recv(id, e);
+        },
+        "an engine defines send and recv (engines/dispatch.hpp)");
     // An engine whose per-variable state outgrows the caches may define prefetching() (asked
     // once per batch) and prefetch(const Event&): while prefetching() holds, prefetch is called
     // kPrefetchAhead events ahead and starts loading that event's state, so the cache misses

@@ -150,6 +150,11 @@ class Search {
         return true;
       case Op::Join:
         return k[e.target] == t_.thread_events(e.target).size();
+      case Op::Recv:  // after every send on its object that precedes it in the trace
+        for (const uint32_t j : t_.sends_before(i))
+          if (k[t_.event(j).thread] <= t_.index_in_thread(j)) return false;
+        return true;
+      case Op::Send:
       case Op::Write:
       case Op::Release:
       case Op::ReadRelease:

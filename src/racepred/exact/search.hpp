@@ -118,7 +118,8 @@ struct SearchResult {
 // start when it has none); an acquire runs only when no other thread holds the lock (a read
 // acquire: in write mode; readers share a lock, docs/GROUND_TRUTH.md); a read only
 // when the current last write of its variable is its last write in the trace (no write: the
-// read must still see the initial value); join(u) only after every event of u.
+// read must still see the initial value); join(u) only after every event of u; recv(o) only
+// after every send(o) that precedes it in the trace.
 // Throws SearchLimitError when more than options.max_states states are needed.
 SearchResult search(const TraceIndex& trace, const SearchOptions& options = {});
 

@@ -23,9 +23,10 @@ namespace racepred::format {
 inline constexpr unsigned char kMagic[8] = {0x89, 'R', 'P', 'T', '\r', '\n', 0x1a, '\n'};
 inline constexpr unsigned char kTrailerMagic[8] = {'R', 'P', 'T', 'I', 'N', 'D', 'E', 'X'};
 // Version 2 added the read-write lock ops (kReadAcquire, kReadRelease); version 3 added the LZ4
-// codec (kCodecLz4) and a four-lane checksum (block_checksum). Readers still accept versions 1
-// and 2 (ops 0..5 only in version 1; the one-lane checksum in both).
-inline constexpr uint32_t kVersion = 3;
+// codec (kCodecLz4) and a four-lane checksum (block_checksum); version 4 the sync-order ops
+// (kSend, kRecv). Readers still accept versions 1 to 3 (ops 0..5 only in version 1, 0..7 in 2
+// and 3; the one-lane checksum in 1 and 2).
+inline constexpr uint32_t kVersion = 4;
 inline constexpr uint32_t kOldestVersion = 1;
 inline constexpr size_t kHeaderSize = 16;
 inline constexpr size_t kBlockHeaderSize = 16;
@@ -62,7 +63,8 @@ static_assert(sizeof(RawRecord) == 24, "RawRecord is 24 bytes");
 // (addr = a return address) precedes a fork or join that a system library made for the user:
 // the event's pc is the first user frame past the library, and the caller is the frame after
 // it, named instead when the first is code of a system header (std::thread's constructor).
-enum RawOp : uint8_t { kRawAlloc = 8, kRawFree = 9, kRawSize = 10, kRawCaller = 11 };
+// (Numbered from 16: event ops may grow up to 15 without moving them.)
+enum RawOp : uint8_t { kRawAlloc = 16, kRawFree = 17, kRawSize = 18, kRawCaller = 19 };
 inline constexpr uint64_t kAtomicLockBit = uint64_t{1} << 63;
 // kCodecLz4 (version 3): an LZ4 block (LZ4_compress_HC), about twice as fast to decompress as
 // zstd for a few tenths of a byte per event more.
@@ -83,11 +85,13 @@ enum EventOp : uint8_t {
   kJoin = 5,
   kReadAcquire = 6,  // version 2
   kReadRelease = 7,  // version 2
+  kSend = 8,         // version 4
+  kRecv = 9,         // version 4
 };
-inline constexpr unsigned kOpCount = 8;
+inline constexpr unsigned kOpCount = 10;
 // The ops a file of `version` may hold (a supported version).
 inline constexpr unsigned op_count_of(uint32_t version) {
-  return version >= 2 ? kOpCount : 6;
+  return version >= 4 ? kOpCount : version >= 2 ? 8 : 6;
 }
 inline constexpr bool supported_version(uint32_t version) {
   return version >= kOldestVersion && version <= kVersion;

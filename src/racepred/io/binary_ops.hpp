@@ -30,6 +30,10 @@ constexpr format::EventOp format_op(Op op) {
       return format::kReadAcquire;
     case Op::ReadRelease:
       return format::kReadRelease;
+    case Op::Send:
+      return format::kSend;
+    case Op::Recv:
+      return format::kRecv;
   }
   return format::kRead;  // not reached
 }

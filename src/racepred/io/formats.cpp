@@ -152,6 +152,7 @@ void write_std(const Trace& trace, const WriteOptions&, const std::string& path)
 void write_speedygo(const Trace& trace, const WriteOptions& options, const std::string& path) {
   LossReport loss("speedygo");
   loss.reject_read_locks(trace);
+  loss.reject_sync_ops(trace);
   const Symbols& s = trace.symbols;
   const uint64_t max = UINT64_MAX;
   const std::vector<uint64_t> threads = numbers_for(s.threads, 'T', max, "thread", loss);
@@ -205,7 +206,9 @@ void write_speedygo(const Trace& trace, const WriteOptions& options, const std::
       }
       case Op::ReadAcquire:
       case Op::ReadRelease:
-        break;  // not reached: reject_read_locks above
+      case Op::Send:
+      case Op::Recv:
+        break;  // not reached: reject_read_locks, reject_sync_ops above
     }
   }
   // Read it back: the same ops on the same (numbered) names, in the same order?

@@ -144,7 +144,7 @@ class LineReader {
         event.op = r.op;
         event.thread = symbols_.threads.intern(r.thread);
         SymbolTable& targets = r.op == Op::Read || r.op == Op::Write ? symbols_.variables
-                               : is_lock_op(r.op)                    ? symbols_.locks
+                               : targets_lock(r.op)                  ? symbols_.locks
                                                                      : symbols_.threads;
         event.target = targets.intern(r.target);
         event.location = symbols_.locations.intern(r.location);

@@ -82,6 +82,7 @@ void read_lockframe(Input& in, std::string_view name, const ReadOptions& options
 void write_lockframe(const Trace& trace, const WriteOptions& options, const std::string& path) {
   LossReport loss("lockframe");
   loss.reject_read_locks(trace);
+  loss.reject_sync_ops(trace);
   const Symbols& s = trace.symbols;
   const std::vector<uint64_t> threads = numbers_for(s.threads, 'T', kMaxId, "thread", loss);
   const std::vector<uint64_t> variables = numbers_for(s.variables, 'V', kMaxId, "variable", loss);

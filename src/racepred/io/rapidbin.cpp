@@ -221,6 +221,7 @@ void read_rapidbin(Input& in, std::string_view name, const ReadOptions& options,
 void write_rapidbin(const Trace& trace, const WriteOptions& options, const std::string& path) {
   LossReport loss("rapidbin");
   loss.reject_read_locks(trace);
+  loss.reject_sync_ops(trace);
   const Symbols& s = trace.symbols;
   const std::vector<uint64_t> threads = numbers_for(s.threads, 'T', kThreadMask, "thread", loss);
   const std::vector<uint64_t> variables =

@@ -1,6 +1,8 @@
 // RoadRunner's event log, as RAPID reads it (docs/FORMATS.md, "RoadRunner"): lines
 // `@ <spaces> Name(TID,TARGET)` plus, for accesses, `SHADOW LOCATION`; other RoadRunner output
 // (banners, "started" lines) is not an event.
+#include <iterator>
+
 #include "racepred/io/format_impl.hpp"
 
 namespace racepred::io {
@@ -16,13 +18,15 @@ struct RrOp {
   Op op;
 };
 // The events RoadRunner prints. RAPID reads the first eight (and Enter/Exit as transaction
-// boundaries); ARd/AWr are array element accesses, VRd/VWr volatile accesses.
+// boundaries); ARd/AWr are array element accesses, VRd/VWr volatile accesses: Java's
+// synchronisation (a volatile write happens before every later volatile read of the field),
+// so a recv and a send on the field as a sync object.
 constexpr RrOp kRrOps[] = {
     {"Rd", false, Op::Read},          {"Wr", false, Op::Write},
     {"ARd", false, Op::Read},         {"AWr", false, Op::Write},
     {"Acquire", false, Op::Acquire},  {"Release", false, Op::Release},
     {"Start", false, Op::Fork},       {"Join", false, Op::Join},
-    {"VRd", true, Op::Read},          {"VWr", true, Op::Read},
+    {"VRd", false, Op::Recv},         {"VWr", false, Op::Send},
     {"Enter", true, Op::Read},        {"Exit", true, Op::Read},
     {"Wait", true, Op::Read},         {"Notify", true, Op::Read},
     {"Sleep", true, Op::Read},        {"Interrupt", true, Op::Read},
@@ -66,7 +70,7 @@ LineResult RoadRunnerLineParser::parse(std::string_view line, uint64_t) {
   if (!found)
     return LineResult::error(p + 1, "unknown RoadRunner event " + quoted_text(name) +
                                         " (expected Rd, Wr, ARd, AWr, Acquire, Release, Start, "
-                                        "Join, or one of the skipped VRd, VWr, Enter, Exit, "
+                                        "Join, VRd, VWr, or one of the skipped Enter, Exit, "
                                         "Wait, Notify, ...)");
   // The event token runs to the first whitespace; it ends with ')'.
   size_t token_end = q;
@@ -97,7 +101,8 @@ LineResult RoadRunnerLineParser::parse(std::string_view line, uint64_t) {
   r.op = found->op;
   r.thread = args.substr(0, comma);
   r.target = target;
-  // What follows: SHADOW LOCATION for accesses, nothing for the others.
+  // What follows: SHADOW LOCATION for accesses, SHADOW for volatile accesses (a location too,
+  // if one is printed), nothing for the others.
   std::string_view fields[3];
   size_t starts[3] = {};
   size_t n = 0;
@@ -120,6 +125,11 @@ LineResult RoadRunnerLineParser::parse(std::string_view line, uint64_t) {
     if (fields[1].find(',') != std::string_view::npos)
       return LineResult::error(starts[1] + 1 + fields[1].find(','), "',' in the location");
     r.location = fields[1];
+  } else if (is_sync_op(r.op)) {
+    if (n > 2) return LineResult::error(starts[2] + 1, "unexpected text after the location");
+    if (n == 2 && fields[1].find(',') != std::string_view::npos)
+      return LineResult::error(starts[1] + 1 + fields[1].find(','), "',' in the location");
+    r.location = n == 2 ? fields[1] : kNoLocation;
   } else {
     if (n > 0) return LineResult::error(starts[0] + 1, "unexpected text after ')'");
     r.location = kNoLocation;
@@ -158,11 +168,15 @@ void write_roadrunner(const Trace& trace, const WriteOptions& options, const std
   }
   if (sync_locations)
     loss.add("the locations of " + std::to_string(sync_locations) +
-             " acquire/release/fork/join events (RoadRunner prints locations of accesses only; "
+             " acquire/release/fork/join/send/recv events (RoadRunner prints locations of "
+             "accesses only; "
              "reading it back gives them the location '-')");
   loss.check(options);
 
-  static constexpr std::string_view kNames[] = {"Rd", "Wr", "Acquire", "Release", "Start", "Join"};
+  // Read locks are rejected above; send/recv are volatile accesses (VWr, VRd).
+  static constexpr std::string_view kNames[] = {"Rd",   "Wr", "Acquire", "Release", "Start",
+                                                "Join", "",   "",        "VWr",     "VRd"};
+  static_assert(std::size(kNames) == kOpCount);
   Output out(path);
   for (const Event& e : trace.events) {
     out.put("@  ");
@@ -172,7 +186,9 @@ void write_roadrunner(const Trace& trace, const WriteOptions& options, const std
     out.put(',');
     out.put(trace.target_name(e));
     out.put(')');
-    if (e.is_access()) {
+    if (is_sync_op(e.op)) {
+      out.put("  -");
+    } else if (e.is_access()) {
       out.put("  -  ");
       out.put(trace.location_name(e.location));
     }

@@ -47,7 +47,8 @@ struct OpSlot {
   uint8_t size;
 };
 constexpr OpSlot kOpSlots[] = {{"r(", 2},    {"w(", 2},    {"acq(", 4},  {"rel(", 4},
-                               {"fork(", 5}, {"join(", 5}, {"racq(", 5}, {"rrel(", 5}};
+                               {"fork(", 5}, {"join(", 5}, {"racq(", 5}, {"rrel(", 5},
+                               {"send(", 5}, {"recv(", 5}};
 static_assert(std::size(kOpSlots) == kOpCount);
 }  // namespace
 
@@ -78,7 +79,7 @@ void StdWriter::on_event(EventId, const Event& e, uint32_t) {
   if (used_ + 4 * 16 > buffer_.size()) flush();
   if (e.location >= symbols_.locations.size()) return write_slow(e);
   const Space space = e.op == Op::Read || e.op == Op::Write ? kVariables
-                      : is_lock_op(e.op)                    ? kLocks
+                      : targets_lock(e.op)                  ? kLocks
                                                             : kThreads;
   // Copies: a later slot() call may grow the vector the earlier slot lives in.
   const Slot target = slot(space, e.target);
@@ -120,6 +121,8 @@ void StdWriter::write_slow(const Event& e) {
     case Op::Release:
     case Op::ReadAcquire:
     case Op::ReadRelease:
+    case Op::Send:
+    case Op::Recv:
       target = symbols_.locks.name(e.target);
       break;
     case Op::Fork:

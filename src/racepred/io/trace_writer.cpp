@@ -84,6 +84,15 @@ void LossReport::reject_read_locks(const Trace& trace) const {
                  "binary have read-write locks)");
 }
 
+void LossReport::reject_sync_ops(const Trace& trace) const {
+  for (size_t i = 0; i < trace.size(); ++i)
+    if (is_sync_op(trace.events[i].op))
+      impossible("event " + std::to_string(trace.ids[i]) + " (" +
+                 printable(trace.to_std(trace.events[i])) +
+                 ") is a synchronisation order (send/recv), which the format cannot express "
+                 "(only std and binary have them)");
+}
+
 std::vector<uint64_t> numbers_for(const SymbolTable& table, char prefix, uint64_t max,
                                   std::string_view what, LossReport& loss) {
   std::vector<uint64_t> numbers(table.size());

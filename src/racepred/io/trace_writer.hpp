@@ -64,6 +64,9 @@ class LossReport {
   // For formats without read-write locks: the first read-lock event (racq, rrel), if any, is
   // impossible (naming the event); nothing is turned into an exclusive lock silently.
   void reject_read_locks(const Trace& trace) const;
+  // For formats without synchronisation orders: the first send or recv event, if any, is
+  // impossible (naming the event); it is not dropped silently (that would lose an order).
+  void reject_sync_ops(const Trace& trace) const;
 
  private:
   std::string format_;

@@ -34,6 +34,10 @@ RawRecording decode_recording(std::string_view data, const std::string& raw) {
   const uint32_t version = fmt::get_u32(bytes + 8);
   if (!fmt::supported_version(version))
     throw InputError(raw + ": byte 8: error: unsupported recording version");
+  // Before version 4 the raw ops were numbered 8-11, where the send/recv events are now.
+  if (version < 4)
+    throw InputError(raw + ": byte 8: error: recording version " + std::to_string(version) +
+                     " was written by an older recording runtime; record the program again");
 
   size_t pos = fmt::kHeaderSize;
   while (pos < data.size()) {

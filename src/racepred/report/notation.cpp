@@ -14,6 +14,8 @@ std::string event_text(const Symbols& symbols, const Event& event) {
     case Op::Release:
     case Op::ReadAcquire:
     case Op::ReadRelease:
+    case Op::Send:
+    case Op::Recv:
       s += symbols.locks.name(event.target);
       break;
     case Op::Fork:

@@ -20,6 +20,10 @@ std::string_view op_name(Op op) {
       return "racq";
     case Op::ReadRelease:
       return "rrel";
+    case Op::Send:
+      return "send";
+    case Op::Recv:
+      return "recv";
   }
   return "?";
 }
@@ -42,6 +46,10 @@ std::string_view op_long_name(Op op) {
       return "read-acquire";
     case Op::ReadRelease:
       return "read-release";
+    case Op::Send:
+      return "send";
+    case Op::Recv:
+      return "receive";
   }
   return "?";
 }

@@ -17,9 +17,22 @@ inline constexpr EventId kNoEvent = 0;
 
 // Acquire/Release take a lock in write (exclusive) mode, ReadAcquire/ReadRelease in read
 // (shared) mode: a lock is held by one writer or by any number of readers (docs/FORMATS.md,
-// "Read-write locks"). New ops go at the end: the binary format stores the numeric value.
-enum class Op : uint8_t { Read, Write, Acquire, Release, Fork, Join, ReadAcquire, ReadRelease };
-inline constexpr int kOpCount = 8;
+// "Read-write locks"). Send/Recv name a sync object o (docs/FORMATS.md, "Synchronisation
+// orders"): every recv(o) is ordered after every send(o) before it in the trace, in every valid
+// reordering. New ops go at the end: the binary format stores the numeric value.
+enum class Op : uint8_t {
+  Read,
+  Write,
+  Acquire,
+  Release,
+  Fork,
+  Join,
+  ReadAcquire,
+  ReadRelease,
+  Send,
+  Recv
+};
+inline constexpr int kOpCount = 10;
 
 // The op names a lock: acquire or release in either mode.
 inline constexpr bool is_lock_op(Op op) {
@@ -34,9 +47,17 @@ inline constexpr bool is_release_op(Op op) {
 inline constexpr bool is_read_lock_op(Op op) {
   return op == Op::ReadAcquire || op == Op::ReadRelease;
 }
+// The op names a sync object (in the lock namespace): send or recv.
+inline constexpr bool is_sync_op(Op op) {
+  return op == Op::Send || op == Op::Recv;
+}
+// The target is a LockId: a lock or a sync object.
+inline constexpr bool targets_lock(Op op) {
+  return is_lock_op(op) || is_sync_op(op);
+}
 
-// `target` is a VariableId (Read, Write), LockId (Acquire, Release, ReadAcquire, ReadRelease)
-// or ThreadId (Fork, Join).
+// `target` is a VariableId (Read, Write), LockId (Acquire, Release, ReadAcquire, ReadRelease;
+// the sync object of Send, Recv: one namespace with the locks) or ThreadId (Fork, Join).
 struct Event {
   Op op = Op::Read;
   ThreadId thread = 0;
@@ -48,10 +69,11 @@ struct Event {
 };
 static_assert(sizeof(Event) <= 16, "Event must stay within 16 bytes");
 
-// Lower-case STD spelling: "r", "w", "acq", "rel", "fork", "join", "racq", "rrel".
+// Lower-case STD spelling: "r", "w", "acq", "rel", "fork", "join", "racq", "rrel", "send",
+// "recv".
 std::string_view op_name(Op op);
 // Long name for reports: "read", "write", "acquire", "release", "fork", "join",
-// "read-acquire", "read-release".
+// "read-acquire", "read-release", "send", "receive".
 std::string_view op_long_name(Op op);
 
 // Two accesses conflict: same variable, different threads, at least one write.

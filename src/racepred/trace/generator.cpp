@@ -100,6 +100,8 @@ std::string check_generator_options(const GeneratorOptions& o) {
   if (o.stale_variables >= o.variables) return "stale_variables must be below --variables";
   if (o.hot_variables > o.variables) return "hot_variables must be at most --variables";
   if (o.live == 0) return "--live must be at least 1";
+  if (o.sync_share > 0 && o.sync_objects == 0) return "--sync-objects must be at least 1";
+  if (o.sync_objects > 100'000'000) return "--sync-objects must be at most 100000000";
   if (!(o.skew >= 1 && o.skew <= 100)) return "--skew must be between 1 and 100";
   if (o.unguarded_write_share != -1 &&
       !(o.unguarded_write_share >= 0 && o.unguarded_write_share <= 1))
@@ -107,6 +109,7 @@ std::string check_generator_options(const GeneratorOptions& o) {
   for (auto [name, p] : {std::pair{"--cs-share", o.cs_share},
                          {"--write-share", o.write_share},
                          {"--read-lock-share", o.read_lock_share},
+                         {"--sync-share", o.sync_share},
                          {"--local-share", o.local_share},
                          {"--guarded-share", o.guarded_share},
                          {"--switch-share", o.switch_share},
@@ -205,6 +208,10 @@ class Generator {
     thread_ids_.assign(n, kNone);
     variable_ids_.assign(o_.variables, kNone);
     lock_ids_.assign(o_.locks, kNone);
+    if (o_.sync_share > 0) {
+      sync_ids_.assign(o_.sync_objects, kNone);
+      if (o_.sync_on_locks && o_.sync_objects > o_.locks) lock_ids_.resize(o_.sync_objects, kNone);
+    }
     holder_.assign(o_.locks, kNone);
     readers_.assign(o_.locks, 0);
     sites_ = o_.locations ? o_.locations
@@ -246,6 +253,7 @@ class Generator {
     acquire_threshold_ = (o_.nesting > 0 && o_.locks > 0) ? threshold(acquire) : 0;
 
     hot_threshold_ = threshold(o_.hot_share);
+    sync_threshold_ = threshold(o_.sync_share);
     fork_threshold_ = threshold(o_.fork_share);
     join_threshold_ = threshold(o_.join_share);
     if (o_.shape == ForkShape::Random) {
@@ -356,6 +364,11 @@ class Generator {
     if (!churn_ && o_.early_joins && joins_ > 0 && ts.joined < ts.forked &&
         can_join(ts.children[ts.joined]) && rng_.chance(kEarlyJoinChance)) {
       join(t);
+      return;
+    }
+    if (sync_threshold_ != 0 && bits() < sync_threshold_) {
+      const uint32_t o = static_cast<uint32_t>(rng_.below(o_.sync_objects));
+      emit(rng_.chance(0.5) ? Op::Send : Op::Recv, t, o, location_of(7, o));
       return;
     }
     const bool can_open = remaining >= reserve() + 2;  // the acquire and, later, its release
@@ -559,6 +572,11 @@ class Generator {
       case Op::ReadRelease:
         e.target = intern(lock_ids_, symbols_.locks, 'L', target);
         break;
+      case Op::Send:
+      case Op::Recv:
+        e.target = o_.sync_on_locks ? intern(lock_ids_, symbols_.locks, 'L', target)
+                                    : intern(sync_ids_, symbols_.locks, 'S', target);
+        break;
       case Op::Fork:
       case Op::Join:
         e.target = thread_id(target);
@@ -611,10 +629,10 @@ class Generator {
   uint64_t write_threshold_, unguarded_write_threshold_, local_threshold_, guarded_threshold_,
       switch_threshold_;
   uint64_t release_threshold_, nest_threshold_, acquire_threshold_;
-  uint64_t fork_threshold_ = 0, join_threshold_ = 0, hot_threshold_ = 0;
+  uint64_t fork_threshold_ = 0, join_threshold_ = 0, hot_threshold_ = 0, sync_threshold_ = 0;
 
   std::vector<uint32_t> guarded_count_, local_count_;
-  std::vector<uint32_t> thread_ids_, variable_ids_, lock_ids_, location_ids_;
+  std::vector<uint32_t> thread_ids_, variable_ids_, lock_ids_, sync_ids_, location_ids_;
 };
 
 }  // namespace

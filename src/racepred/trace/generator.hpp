@@ -95,6 +95,12 @@ struct GeneratorOptions {
   // readers at once. 0 (the default) draws no random number for it, so existing seeds give
   // the same traces.
   double read_lock_share = 0;
+  // Share of steps that are a send or a recv (half each) on one of `sync_objects` sync objects,
+  // named S<n>, or L<n> with sync_on_locks (a name used both as a lock and a sync object).
+  // 0 (the default) draws no random number for it, so existing seeds give the same traces.
+  double sync_share = 0;
+  uint32_t sync_objects = 2;
+  bool sync_on_locks = false;
 };
 
 // Named shapes modelled on rows of the cross-thread paper's benchmark table (Fig. 11: events,

@@ -13,6 +13,8 @@ std::string_view Trace::target_name(const Event& e) const {
     case Op::Release:
     case Op::ReadAcquire:
     case Op::ReadRelease:
+    case Op::Send:
+    case Op::Recv:
       return symbols.locks.name(e.target);
     case Op::Fork:
     case Op::Join:

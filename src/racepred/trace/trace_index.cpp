@@ -84,7 +84,8 @@ void TraceIndex::build_summary() {
     threads = std::max(threads, e.thread + 1);
     if (e.op == Op::Fork || e.op == Op::Join) threads = std::max(threads, e.target + 1);
     if (e.is_access()) variable_count_ = std::max(variable_count_, e.target + 1);
-    if (is_lock_op(e.op)) lock_count_ = std::max(lock_count_, e.target + 1);
+    if (targets_lock(e.op)) lock_count_ = std::max(lock_count_, e.target + 1);
+    has_sync_ops_ |= is_sync_op(e.op);
   }
   threads_.assign(threads, Thread{});
   const uint32_t n = static_cast<uint32_t>(events_.size());
@@ -110,10 +111,14 @@ const TraceIndex::Links& TraceIndex::links() const {
     // lock has one writer or several readers: the open acquires are kept per thread.
     std::vector<uint32_t> last_write_of(variable_count_, kNoIndex);
     std::vector<std::vector<uint32_t>> open(threads_.size());
+    // Per sync object: the last send of each thread that sent on it so far.
+    std::vector<std::vector<uint32_t>> sent_on(has_sync_ops_ ? lock_count_ : 0);
+    if (has_sync_ops_) l.sends_at.assign(size_t{n} + 1, 0);
     for (uint32_t i = 0; i < n; ++i) {
       const Event& e = events_[i];
       l.index_in_thread[i] = static_cast<uint32_t>(l.threads[e.thread].size());
       l.threads[e.thread].push_back(i);
+      if (has_sync_ops_) l.sends_at[i] = static_cast<uint32_t>(l.sends.size());
       switch (e.op) {
         case Op::Read:
           l.last_write[i] = last_write_of[e.target];
@@ -136,11 +141,27 @@ const TraceIndex::Links& TraceIndex::links() const {
           mine.erase(a);
           break;
         }
+        case Op::Send: {
+          std::vector<uint32_t>& last = sent_on[e.target];
+          const auto same = std::find_if(last.begin(), last.end(),
+                                         [&](uint32_t k) { return events_[k].thread == e.thread; });
+          if (same != last.end())
+            *same = i;
+          else
+            last.push_back(i);
+          break;
+        }
+        case Op::Recv: {
+          const std::vector<uint32_t>& last = sent_on[e.target];
+          l.sends.insert(l.sends.end(), last.begin(), last.end());
+          break;
+        }
         case Op::Fork:
         case Op::Join:
           break;
       }
     }
+    if (has_sync_ops_) l.sends_at[n] = static_cast<uint32_t>(l.sends.size());
   });
   return lazy_->links;
 }
@@ -201,6 +222,8 @@ std::string TraceIndex::describe(uint32_t i) const {
     case Op::Release:
     case Op::ReadAcquire:
     case Op::ReadRelease:
+    case Op::Send:
+    case Op::Recv:
       target = lock_name(e.target);
       break;
     case Op::Fork:

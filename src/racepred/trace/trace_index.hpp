@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,6 +82,16 @@ class TraceIndex {
   uint32_t matching(uint32_t i) const { return links().matching[i]; }
   // Every matching pair, in trace order of the acquires.
   std::vector<CriticalSection> critical_sections() const;
+  // For a recv(o): the sends it is ordered after, one per thread that sent on o before it in the
+  // trace (that thread's last send(o) before it; its earlier ones precede it in program order),
+  // in no particular order. Empty for any other event and for a recv with no earlier send.
+  std::span<const uint32_t> sends_before(uint32_t i) const {
+    const Links& l = links();
+    if (l.sends_at.empty()) return {};
+    return {l.sends.data() + l.sends_at[i], l.sends.data() + l.sends_at[i + 1]};
+  }
+  // The trace has send or recv events.
+  bool has_sync_ops() const { return has_sync_ops_; }
 
   // Positions of conflicting pairs (i < j), in trace order of (i, j). Quadratic: small traces.
   std::vector<std::pair<uint32_t, uint32_t>> conflicting_pairs() const;
@@ -102,6 +113,9 @@ class TraceIndex {
     std::vector<uint32_t> index_in_thread;
     std::vector<uint32_t> last_write;
     std::vector<uint32_t> matching;
+    // sends_before(i) is sends[sends_at[i], sends_at[i + 1]); both empty without recv events.
+    std::vector<uint32_t> sends_at;
+    std::vector<uint32_t> sends;
   };
   struct Lazy;
   const Links& links() const;
@@ -112,7 +126,8 @@ class TraceIndex {
   const Symbols* symbols_ = nullptr;
   std::vector<Thread> threads_;
   uint32_t variable_count_ = 0;
-  uint32_t lock_count_ = 0;
+  uint32_t lock_count_ = 0;  // locks and sync objects: one namespace
+  bool has_sync_ops_ = false;
   std::unique_ptr<Lazy> lazy_;
 };
 

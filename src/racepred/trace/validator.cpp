@@ -281,6 +281,8 @@ bool Validator::State::check_state(EventId id, const Event& e, uint32_t line) {
   switch (e.op) {
     case Op::Read:
     case Op::Write:
+    case Op::Send:  // no constraints: a recv before any send orders nothing
+    case Op::Recv:
       break;
     case Op::Acquire:
     case Op::ReadAcquire:

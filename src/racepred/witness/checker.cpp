@@ -22,6 +22,8 @@ std::string_view rule_name(Rule rule) {
       return "Join";
     case Rule::LW:
       return "LW";
+    case Rule::Sync:
+      return "Sync";
     case Rule::Conflict:
       return "conflict";
     case Rule::Meet:
@@ -39,13 +41,31 @@ Checker::Checker(const Trace& trace) : trace_(trace) {
   thread_events_.assign(threads, 0);
   fork_.assign(threads, kNone);
   std::vector<uint32_t> last(trace.symbols.variables.size(), kNone);
+  const bool sync = std::any_of(trace.events.begin(), trace.events.end(),
+                                [](const Event& e) { return e.op == Op::Recv; });
+  std::vector<std::vector<uint32_t>> sent_on(sync ? trace.symbols.locks.size() : 0);
+  if (sync) sends_at_.assign(n + 1, 0);
   for (size_t i = 0; i < n; ++i) {
     const Event& e = trace.events[i];
+    if (sync) sends_at_[i] = static_cast<uint32_t>(sends_.size());
+    if (sync && is_sync_op(e.op)) {
+      std::vector<uint32_t>& on = sent_on[e.target];
+      if (e.op == Op::Recv) sends_.insert(sends_.end(), on.begin(), on.end());
+      if (e.op == Op::Send) {
+        const auto same = std::find_if(
+            on.begin(), on.end(), [&](uint32_t k) { return trace.events[k].thread == e.thread; });
+        if (same != on.end())
+          *same = static_cast<uint32_t>(i);
+        else
+          on.push_back(static_cast<uint32_t>(i));
+      }
+    }
     rank_[i] = thread_events_[e.thread]++;
     if (e.op == Op::Read) last_write_[i] = last[e.target];
     if (e.op == Op::Write) last[e.target] = static_cast<uint32_t>(i);
     if (e.op == Op::Fork && fork_[e.target] == kNone) fork_[e.target] = static_cast<uint32_t>(i);
   }
+  if (sync) sends_at_[n] = static_cast<uint32_t>(sends_.size());
   ran_.assign(threads, 0);
   writer_.assign(trace.symbols.locks.size(), 0);
   readers_.assign(trace.symbols.locks.size(), 0);
@@ -157,6 +177,15 @@ Verdict Checker::check(const Witness& w) {
       case Op::Write:
         if (seen_write_[e.target] == kNone) touched_variables.push_back(e.target);
         seen_write_[e.target] = static_cast<uint32_t>(i);
+        break;
+      case Op::Recv:
+        for (uint32_t k = sends_at_[i]; k < sends_at_[i + 1]; ++k) {
+          const uint32_t s = sends_[k];
+          if (ran_[trace_.events[s].thread] <= rank_[s])
+            return fail(Rule::Sync, id, describe(i) + " runs before " + describe(s));
+        }
+        break;
+      case Op::Send:
         break;
     }
   }

@@ -24,6 +24,7 @@ enum class Rule : uint8_t {
   Fork,      // an event of a thread before the fork that starts it
   Join,      // a join before the joined thread's last event
   LW,        // a read that sees another write than in the trace
+  Sync,      // a recv(o) before a send(o) that precedes it in the trace
   Conflict,  // the two events do not conflict (same variable, different threads, a write)
   Meet,      // the two events are not the last two of T' (adjacent) or not both next (enabled)
 };
@@ -54,6 +55,10 @@ class Checker {
   std::vector<uint32_t> last_write_;     // for reads: the trace's last write before, or kNone
   std::vector<uint32_t> thread_events_;  // events per thread
   std::vector<uint32_t> fork_;           // the fork of each thread, or kNone
+  // For a recv at i: the last send on its object of each thread before it in the trace, at
+  // sends_[sends_at_[i], sends_at_[i + 1]) (empty without recv events).
+  std::vector<uint32_t> sends_at_;
+  std::vector<uint32_t> sends_;
   // State of one check, kept to reuse the memory.
   std::vector<uint32_t> ran_;         // events run per thread
   std::vector<uint32_t> writer_;      // per lock: holder in write mode + 1, or 0

@@ -9,15 +9,17 @@
 //               not ordered: lock order is the thing a deadlock reverses)
 //   D           the lock dependencies: acq(t, l) while held(t) ≠ {} adds
 //               (t, period(t), LS(t), l) once, with its site and the locks held (up to 16 with
-//               their acquisition sites); period(t) counts t's forks and joins, the only events
-//               that change how t's events are ordered against other threads'
+//               their acquisition sites); period(t) counts t's forks, joins, sends and
+//               receives, the only events that change how t's events are ordered against
+//               other threads'
 //
 // finish(): a dependency (t, S, l) is an edge h → l for every h ∈ S. A cycle l1 → l2 → … → l1
 // whose steps are (t1, S1, l2), (t2, S2, l3), … is reported when
 //   1. the threads are pairwise distinct (one thread cannot wait for itself);
 //   2. no two steps hold a common lock where one holds it in write mode (a guard lock held at
 //      both steps serialises them: Goodlock's "gate lock");
-//   3. no step is fork/join-ordered before another (they could never be blocked at once);
+//   3. no step is fork/join-ordered (or send/recv-ordered) before another (they could never be
+//      blocked at once);
 //   4. a step's request and the next step's hold of that lock are not both in read mode
 //      (shared holds do not block each other);
 // and the cycle has at most --max-cycle locks (shortest cycles are searched first). Orders inside
@@ -68,6 +70,10 @@ class LockOrder final : public DispatchEngine<LockOrder> {
   // Fork and join order the threads and start a new period of the threads involved.
   void fork(EventId, const Event& e) { order(e); }
   void join(EventId, const Event& e) { order(e); }
+  // send/recv order too (every recv after every earlier send of its object): the clocks take
+  // the order and the thread starts a new period.
+  void send(EventId, const Event& e) { sync(e); }
+  void recv(EventId, const Event& e) { sync(e); }
 
   void finish() override;
 
@@ -150,6 +156,13 @@ class LockOrder final : public DispatchEngine<LockOrder> {
       ++t.period;
       t.snapshot = kNone;
     }
+  }
+
+  void sync(const Event& e) {
+    clocks_.apply(e);
+    Thread& t = threads_[e.thread];
+    ++t.period;
+    t.snapshot = kNone;
   }
 
   void depend(EventId id, const Event& e, Thread& t, LockId token) {

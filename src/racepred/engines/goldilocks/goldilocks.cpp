@@ -20,6 +20,14 @@
 //   rel(u, l):  u ∈ S ⇒ W(l) ∈ S     acq(u, l):   W(l) ∈ S or R(l) ∈ S ⇒ u ∈ S
 //   rrel(u, l): u ∈ S ⇒ R(l) ∈ S     racq(u, l):  W(l) ∈ S ⇒ u ∈ S
 // A read release is an outgoing event (it starts an epoch), a read acquire an incoming one.
+// Synchronisation orders (docs/ENGINES.md, "Synchronisation orders") are Elmas and Qadeer's
+// volatile accesses: send(o) the volatile write of o (the variable joins the lock sets that
+// hold the writer), recv(o) the volatile read (the reader joins the lock sets that hold o). In
+// the token form o is the token W(o) (one namespace with the locks):
+//   send(u, o): u ∈ S ⇒ W(o) ∈ S     recv(u, o): W(o) ∈ S ⇒ u ∈ S
+// a send is outgoing (like a release, without a held lock), a recv incoming (like a read
+// acquire). A name used both as a lock and a sync object shares the token: its sends order
+// the lock's later acquires, and its releases the later recvs (more order, never less).
 //
 // Checks, cheapest first (an access of thread j at list position p, epoch c, current thread t):
 //   1. j = t (short-circuit: same thread);
@@ -68,8 +76,9 @@ namespace {
 constexpr uint32_t kNone = UINT32_MAX;
 
 // Links (section "Replay index"): distances to later entries, 0 while there is none yet.
-//   next_out:   the next outgoing entry of `thread` (release, read release, fork by it, its join);
-//   next_other: for an entry on a lock, the next acquire (either mode) of that lock; for a fork or
+//   next_out:   the next outgoing entry of `thread` (release, read release, send, fork by it,
+//               its join);
+//   next_other: for an entry on a lock, the next acquire (either mode) or recv of it; for a fork or
 //               join, the next outgoing entry of the thread `target`.
 struct SyncEntry {
   ThreadId thread;
@@ -361,6 +370,24 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     enable_read_locks();
     ensure_lock(e.target);
     give(t, e, read_mode(e.target), Op::ReadRelease);
+  }
+  // send(o): u ∈ S ⇒ W(o) ∈ S, an outgoing entry like a release (no lock is held or freed);
+  // the last sender gives the next recvs' direct edge (a lower bound of what they learn).
+  void send(EventId, const Event& e) {
+    const uint32_t t = cur_;
+    ensure_lock(e.target);
+    last_release_[e.target] = LastRelease{t, threads_[t].epoch};
+    append(SyncEntry{t, e.target, Op::Send, threads_[t].epoch});
+    increment_clock(threads_[t].epoch, e.thread);
+  }
+  // recv(o): W(o) ∈ S ⇒ u ∈ S, an incoming entry like a read acquire.
+  void recv(EventId, const Event& e) {
+    const uint32_t t = cur_;
+    ensure_lock(e.target);
+    if (const LastRelease last = last_release_[e.target]; last.thread != kNone)
+      raise_reach(t, last.thread, last.epoch);
+    append(SyncEntry{t, e.target, Op::Recv, threads_[t].epoch});
+    threads_[t].in_next = end_;
   }
   // An acquire in either mode: the direct edges into check 3's memo from the lock's last write
   // release (and, for a write acquire, its last read release), then the list entry.
@@ -912,11 +939,13 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
           follow(row, at, &SyncEntry::next_other);
           break;
         case Op::ReadAcquire:
+        case Op::Recv:
           if (ls[e.target] == g && ts[e.thread] != g)
             add_thread(e.thread, at, &SyncEntry::next_out);
           follow(row, at, &SyncEntry::next_other);
           break;
         case Op::Release:
+        case Op::Send:
           add_lock(ls, e.target, at);
           follow(row, at, &SyncEntry::next_out);
           break;
@@ -964,11 +993,13 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     switch (entry.op) {
       case Op::Acquire:
       case Op::ReadAcquire:
+      case Op::Recv:
         settle(pending_lock_[entry.target]);
         pending_lock_[entry.target].push_back(Pending{position, &SyncEntry::next_other});
         break;
       case Op::Release:
       case Op::ReadRelease:
+      case Op::Send:
         settle(pending_thread_[entry.thread]);
         epoch_ends_[entry.thread].at.push_back(position);
         pending_lock_[entry.target].push_back(Pending{position, &SyncEntry::next_other});
@@ -1095,12 +1126,14 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
           }
           break;
         case Op::ReadAcquire:
+        case Op::Recv:
           if (in_lock(p->target) && !in_thread(p->thread)) {
             add_thread(p->thread);
             if (p->thread == target || shortcut(*p)) return true;
           }
           break;
         case Op::Release:
+        case Op::Send:
           if (in_thread(p->thread)) ls[p->target] = g;
           break;
         case Op::ReadRelease:
@@ -1223,6 +1256,7 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     switch (e.op) {
       case Op::Release:
       case Op::ReadRelease:
+      case Op::Send:
       case Op::Fork:
         sigma_threads_[e.thread].increment(e.thread);
         break;
@@ -1242,9 +1276,11 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
         if (read_locks_) sigma_threads_[e.thread].join(sigma_rlocks_[e.target], sigma_scratch_);
         break;
       case Op::ReadAcquire:
+      case Op::Recv:
         sigma_threads_[e.thread].join(sigma_locks_[e.target], sigma_scratch_);
         break;
       case Op::Release:
+      case Op::Send:
         sigma_locks_[e.target].join(sigma_threads_[e.thread], sigma_scratch_);
         sigma_threads_[e.thread].increment(e.thread);
         break;

@@ -49,6 +49,9 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
   // Read locks synchronise in after() like every other event (ThreadClocks::apply).
   void read_acquire(EventId, const Event&) {}
   void read_release(EventId, const Event&) {}
+  // So do send (C(o) ⊔= Th(t)) and recv (Th(t) ⊔= C(o)).
+  void send(EventId, const Event&) {}
+  void recv(EventId, const Event&) {}
   // Synchronisation (acq, rel, fork, join) and inc(Th(t), t), after the access checks.
   void after(EventId id, const Event& e) {
     clocks_.apply(e);

@@ -84,6 +84,17 @@ class HbSets final : public OfflineEngine, public OfflineAnnotator {
     thread_set(e.thread).insert(pos_);
     rrel_[e.target].unite(thread_set(e.thread));
   }
+  // e@send(t,o): D(t) = D(t) ∪ {e};  S(o) = S(o) ∪ D(t)
+  void send(EventId, const Event& e) {
+    thread_set(e.thread).insert(pos_);
+    sent_[e.target].unite(thread_set(e.thread));
+  }
+  // e@recv(t,o): D(t) = D(t) ∪ S(o) ∪ {e}
+  void recv(EventId, const Event& e) {
+    EventSet& D = thread_set(e.thread);
+    if (const EventSet* s = sent_.find(e.target)) D.unite(*s);
+    D.insert(pos_);
+  }
   // e@rel(t,y): D(t) = D(t) ∪ {e};  Rel(y) = D(t)
   void release(EventId, const Event& e) {
     thread_set(e.thread).insert(pos_);
@@ -141,6 +152,7 @@ class HbSets final : public OfflineEngine, public OfflineAnnotator {
     row.push_back({"D(t)", set_text(thread_set(e.thread))});
     row.push_back({"Rel(y)", e.op == Op::Release ? set_text(rel_[e.target]) : std::string()});
     if (e.op == Op::ReadRelease) row.push_back({"RelR(y)", set_text(rrel_[e.target])});
+    if (e.op == Op::Send) row.push_back({"S(o)", set_text(sent_[e.target])});
     row.push_back({"W(x)", W});
     row.push_back({"R(x)", R});
     row.push_back({"races", races_text(partners_, id)});
@@ -185,6 +197,7 @@ class HbSets final : public OfflineEngine, public OfflineAnnotator {
   IdTable<EventSet> D_;                // D(t)
   IdTable<EventSet> rel_;              // Rel(y)
   IdTable<EventSet> rrel_;             // RelR(y)
+  IdTable<EventSet> sent_;             // S(o): every send on o and what it knew
   IdTable<Variable> variables_;
 
   size_t pos_ = 0;  // the current event's position

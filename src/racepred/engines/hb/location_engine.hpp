@@ -105,6 +105,9 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public An
   void release(EventId, const Event& e) { clocks_.release(e.thread, e.target); }
   void read_acquire(EventId, const Event& e) { clocks_.read_acquire(e.thread, e.target); }
   void read_release(EventId, const Event& e) { clocks_.read_release(e.thread, e.target); }
+  // send: C(o) ⊔= Th(i), then the tick of after(), as after a release; recv: Th(i) ⊔= C(o).
+  void send(EventId, const Event& e) { clocks_.send(e.thread, e.target); }
+  void recv(EventId, const Event& e) { clocks_.recv(e.thread, e.target); }
   void fork(EventId, const Event& e) {
     if (clocks_.fork(e.thread, e.target)) derived().set_stride(clocks_.stride());
     th_ = clocks_.th_ref(e.thread);

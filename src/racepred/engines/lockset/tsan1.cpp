@@ -63,10 +63,13 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
   void read_release(EventId, const Event& e) {
     node(e.thread) = locksets_.release(node(e.thread), read_mode(e.target));
   }
+  // send/recv: not in the lock sets; the clocks order them in after() (the HB part).
+  void send(EventId, const Event&) {}
+  void recv(EventId, const Event&) {}
   void read(EventId id, const Event& e) { access(id, e); }
   void write(EventId id, const Event& e) { access(id, e); }
   void after(EventId id, const Event& e) {
-    clocks_.apply(e);  // fork/join order, then inc(Th(t), t)
+    clocks_.apply(e);  // fork/join and send/recv order, then inc(Th(t), t)
     if (annotating_ && e.is_access()) pre_clocks_.push_back({id, pre_});
   }
 

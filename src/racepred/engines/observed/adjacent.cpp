@@ -28,6 +28,9 @@ class Adjacent final : public DispatchEngine<Adjacent>, public Annotator {
   // Read locks, like every other non-access, only reset `last` (in after()).
   void read_acquire(EventId, const Event&) {}
   void read_release(EventId, const Event&) {}
+  // Send and recv access no variable: they only reset `last`, so they separate two accesses.
+  void send(EventId, const Event&) {}
+  void recv(EventId, const Event&) {}
   void after(EventId id, const Event& e) {
     has_last_ = e.is_access();
     last_id_ = id;

@@ -27,6 +27,8 @@
 //               D^r_{l,x} ⊔= D_t for x read inside, D^w_{l,x} ⊔= D_t for x written;
 //               close the CS with D_t;  D_t(t) += 1
 //   fork(t,u):  D_u ⊔= D_t;  D_t(t) += 1          join(t,u): D_t ⊔= D_u
+//   send(t,o):  S_o ⊔= D_t;  D_t(t) += 1          recv(t,o): D_t ⊔= S_o
+//   (synchronisation orders, a hard edge like fork/join; docs/ENGINES.md)
 //
 // Read-write locks (DcFlat; docs/ENGINES.md "Read-write locks"): the standard reduction, where
 // two CSs of l share a reduced lock unless both are read sections (of different threads). A
@@ -97,6 +99,14 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
   void join(EventId, const Event& e) {
     ensure_thread(e.target);
     d_[e.thread].join(d_[e.target]);  // D_t := D_t ⊔ D_u
+  }
+  void send(EventId, const Event& e) {
+    grow_to(sent_, e.target);
+    sent_[e.target].join(d_[e.thread]);  // S_o := S_o ⊔ D_t
+    d_[e.thread].increment(e.thread);
+  }
+  void recv(EventId, const Event& e) {
+    if (e.target < sent_.size()) d_[e.thread].join(sent_[e.target]);  // D_t := D_t ⊔ S_o
   }
 
  protected:
@@ -199,7 +209,8 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
     }
   }
 
-  std::vector<VectorClock> d_;  // D_t
+  std::vector<VectorClock> d_;     // D_t
+  std::vector<VectorClock> sent_;  // S_o
   PairSlots slots_;
   std::vector<std::array<VectorClock, 2>> rule_a_;         // [0]: D^r_{l,x}, [1]: D^w_{l,x}
   std::vector<std::vector<std::vector<Section>>> lists_;   // CS_{l,u}
@@ -287,6 +298,12 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
   void join(EventId, const Event& e) {
     if (clocks_.join(e.thread, e.target)) restride();  // D_t := D_t ⊔ D_u; u's slot free
   }
+  // A send passes D_t(t) on like a release (so CS_{l,u} keeps a CS with a send inside).
+  void send(EventId, const Event& e) {
+    clocks_.send(e.thread, e.target);  // S_o := S_o ⊔ D_t
+    clocks_.tick_slot(clocks_.slot(e.thread), e.thread);
+  }
+  void recv(EventId, const Event& e) { clocks_.recv(e.thread, e.target); }  // D_t := D_t ⊔ S_o
   void finish() override {
     if (steps_probe_ != nullptr) *steps_probe_ += steps_;
   }

@@ -760,6 +760,7 @@ struct PlainWcpState {
   std::vector<bool> ran_;  // the thread had an event
   std::vector<VectorClock> h_, p_;
   std::vector<VectorClock> hl_, pl_;
+  std::vector<VectorClock> hs_;             // H_o: the join of H at every send on o
   std::vector<std::vector<Sec>> sections_;  // CS_l
   std::vector<std::vector<size_t>> cursor_;
   Slots slots_;
@@ -816,6 +817,18 @@ struct PlainWcpState {
     row.push_back({"N_t", std::to_string(n_[t])});
     row.push_back({"H_t", show(h_[t], width)});
     row.push_back({"P_t", show(p_[t], width)});
+  }
+  // send(t,o), recv(t,o): a hard edge like fork/join, in HB and (composed with HB) in P:
+  // H_o ⊔= H_t, then N_t += 1; P_t ⊔= H_o, H_t ⊔= H_o.
+  void send_on(ThreadId t, LockId o) {
+    grow_to(hs_, o);
+    hs_[o].join(h_[t]);
+    tick(t);
+  }
+  void recv_on(ThreadId t, LockId o) {
+    if (o >= hs_.size()) return;
+    p_[t].join(hs_[o]);
+    h_[t].join(hs_[o]);
   }
   // N_t += 1; H_t(t) := N_t
   void tick(ThreadId t) {

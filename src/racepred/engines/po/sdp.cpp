@@ -21,6 +21,8 @@
 //       of x in s1 lies in CS(r1))                                                  [release]
 //   S5  composition with HB (P flows along HB; P values are joins of HB times)
 //   S6, S7 fork/join as WCP-4/5
+//   send/recv  a hard edge in HB and P (docs/ENGINES.md, "Synchronisation orders"):
+//       H_o ⊔= H_t at send(t,o), then N_t += 1; P_t ⊔= H_o, H_t ⊔= H_o at recv(t,o)
 //
 // S4 without keeping the pairs (e2, s1). Releases of one lock are HB-ordered (the CS list of a
 // lock has non-decreasing release times), so joining the release of the latest qualifying r1
@@ -216,6 +218,8 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs, SparsePairS
     ensure_thread(u);
     if (ran_[u]) p_[t].join(h_[u]);  // S7 (needs an event of u); H_t unchanged
   }
+  void send(EventId, const Event& e) { send_on(e.thread, e.target); }
+  void recv(EventId, const Event& e) { recv_on(e.thread, e.target); }
 
  protected:
   void columns(const Event& e, Annotation& row) override { clock_columns(e.thread, width(e), row); }

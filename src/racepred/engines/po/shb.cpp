@@ -24,6 +24,10 @@
 //   racq(t,l):  C_t := C_t ⊔ L_l
 //   rrel(t,l):  LR_l := LR_l ⊔ C_t;  C_t(t) += 1
 //   acq(t,l):   C_t := C_t ⊔ L_l ⊔ LR_l
+// Synchronisation orders (docs/ENGINES.md, "Synchronisation orders"): S_o joins every send on o,
+// a hard edge like fork/join:
+//   send(t,o):  S_o := S_o ⊔ C_t;  C_t(t) += 1
+//   recv(t,o):  C_t := C_t ⊔ S_o
 // Every reported pair is a race under the enabled notion (`exact --enabled`): both events are
 // enabled after some correct reordering that keeps HB and every read's last write.
 #include <algorithm>
@@ -95,6 +99,14 @@ class Shb final : public PoEngine<Shb> {
     const uint32_t s = clocks_.slot(e.thread);
     clocks_.release(e.thread, e.target);  // L_l := C_t
     clocks_.tick_slot(s, e.thread);
+  }
+  void send(EventId, const Event& e) {
+    clocks_.send(e.thread, e.target);  // S_o := S_o ⊔ C_t
+    clocks_.tick_slot(clocks_.slot(e.thread), e.thread);
+  }
+  void recv(EventId, const Event& e) {
+    changed(clocks_.slot(e.thread));
+    clocks_.recv(e.thread, e.target);  // C_t := C_t ⊔ S_o
   }
   void fork(EventId, const Event& e) {
     if (clocks_.fork(e.thread, e.target)) restride();  // C_u := C_u ⊔ C_t

@@ -28,6 +28,9 @@
 //   WCP-3 (c)  composition with HB: P values are joins of HB times, and P flows along
 //              HB edges (P_t ⊔= P_l at acquires, P_u ⊔= H_t at forks)          [acq, fork]
 //   WCP-4/5    fork/join: P_u ⊔= H_t at fork(t,u); P_t ⊔= H_u at join(t,u)   [fork, join]
+//   sync       send/recv, a hard edge like fork/join (docs/ENGINES.md, "Synchronisation
+//              orders"): H_o ⊔= H_t at send(t,o) (then N_t += 1); P_t ⊔= H_o and
+//              H_t ⊔= H_o at recv(t,o)                                          [send, recv]
 //   race       conflicting e1 (earlier, thread u != t) not <wcp e2: N(e1) > P_t(u)
 //
 // Read-write locks (engine `wcp`; docs/ENGINES.md "Read-write locks"): the standard reduction, a
@@ -153,6 +156,16 @@ class Wcp final : public PoEngine<Wcp> {
       // a thread forked by one that knows the forker's time (u's "last" time).
       clocks_.lower_slot(su, su, h(su)[su] - 1);
     if (clocks_.join(t, u, ran_[u])) restride();  // H_t := H_t ⊔ H_u; u's slot free
+  }
+  void send(EventId, const Event& e) {
+    const uint32_t s = clocks_.slot(e.thread);
+    clocks_.send(e.thread, e.target);  // H_o := H_o ⊔ H_t
+    clocks_.tick_slot(s, e.thread);
+  }
+  void recv(EventId, const Event& e) {
+    const uint32_t s = clocks_.slot(e.thread);
+    if (const Clock* ho = clocks_.sent(e.target)) pclocks_.join_into_slot(s, ho);  // P_t ⊔= H_o
+    clocks_.recv(e.thread, e.target);  // H_t := H_t ⊔ H_o
   }
   void finish() override {
     if (steps_probe_ != nullptr) *steps_probe_ += steps_;

@@ -60,6 +60,10 @@
 // reduced lock). LSt(i) holds y in read mode as the token read_mode(y) (clock/lock_set.hpp);
 // lock sets are disjoint under the read-write rule once a read lock was seen (disjoint()).
 // Traces without read locks take the same paths as before.
+//
+// Synchronisation orders (docs/ENGINES.md, "Synchronisation orders"): a hard edge like
+// fork/join, through ThreadClocks' C(o): send(i,o) C(o) = C(o) ⊔ Th(i); recv(i,o) Th(i) =
+// Th(i) ⊔ C(o), then w3(i) (Th(i) grew).
 #pragma once
 
 #include <algorithm>
@@ -307,6 +311,20 @@ class PwrClocks {
     if (u >= threads_.size()) grow_threads(u);
     ++threads_[u].version;
     refresh();
+  }
+  // send(i,o): C(o) = C(o) ⊔ Th(i) (Th(i) unchanged until end()'s tick).
+  void send(ThreadId i, LockId o) {
+    begin(i);
+    tc_.send(i, o);
+    refresh();
+  }
+  // recv(i,o): Th(i) = Th(i) ⊔ C(o); w3(i).
+  void recv(ThreadId i, LockId o) {
+    begin(i);
+    tc_.recv(i, o);
+    refresh();
+    ++threads_[i].version;
+    w3(i);
   }
   // join(i,u): Th(i) = Th(i) ⊔ Th(u); w3(i). u's slot becomes free unless u holds a lock.
   void join(ThreadId i, ThreadId u) {

@@ -82,6 +82,8 @@ class PwrCsEngine final : public DispatchEngine<PwrCsEngine<E1>> {
   }
   void fork(EventId, const Event& e) { clocks_.fork(e.thread, e.target); }
   void join(EventId, const Event& e) { clocks_.join(e.thread, e.target); }
+  void send(EventId, const Event& e) { clocks_.send(e.thread, e.target); }
+  void recv(EventId, const Event& e) { clocks_.recv(e.thread, e.target); }
   void after(EventId, const Event& e) { clocks_.end(e.thread); }
 
   void finish() override {

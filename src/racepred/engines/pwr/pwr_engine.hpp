@@ -372,6 +372,8 @@ class PwrEngine final : public DispatchEngine<PwrEngine<Edges>> {
   void read_release(EventId, const Event& e) { clocks_.read_release(e.thread, e.target); }
   void fork(EventId, const Event& e) { clocks_.fork(e.thread, e.target); }
   void join(EventId, const Event& e) { clocks_.join(e.thread, e.target); }
+  void send(EventId, const Event& e) { clocks_.send(e.thread, e.target); }
+  void recv(EventId, const Event& e) { clocks_.recv(e.thread, e.target); }
   void after(EventId, const Event& e) { clocks_.end(e.thread); }
 
  private:

@@ -163,6 +163,18 @@ class Analysis {
           }
           break;
         }
+        case Op::Recv:  // the ideal holds every earlier send on the object (a hard edge)
+          for (const uint32_t s : index_.sends_before(i)) {
+            const ThreadId st = index_.event(s).thread;
+            const uint32_t sp = index_.index_in_thread(s) + 1;
+            if (st != t && th[st] < sp) {
+              join_pre(th, st, sp);
+              changed = true;
+            }
+          }
+          break;
+        case Op::Send:
+          break;
       }
       th[t] = p + 1;
       if (changed) push_snapshot(t, p + 1);

@@ -6,6 +6,7 @@
 // the thread-order predecessors of e1 and e2 (a thread's fork included) and is closed under
 //   thread order      (with fork -> first event of the child, last event -> join),
 //   reads-from        (a read in I brings the last write before it in the trace),
+//   sync orders       (a recv(o) in I brings every send(o) before it in the trace),
 //   the lock rule     (an acquire a' in I brings its release when some later acquire a of the
 //                      same lock is in I and a or a' takes the lock in write mode).
 // (e1, e2) is a sync-preserving race iff e1 is not in I (e2 never is: I lies before e2 in the
@@ -15,9 +16,10 @@
 // in the witness as they do in the trace, so two read acquires impose nothing on each other.
 //
 // The analysis (one pass over the index):
-//   pre(u, p)   TRF clock: the closure of the first p events of u under thread order and
-//               reads-from, a prefix length per thread; stored only where it changes (a read of a
-//               write not yet in it, a join, the thread's start), found by binary search.
+//   pre(u, p)   TRF clock: the closure of the first p events of u under thread order,
+//               reads-from and sync orders, a prefix length per thread; stored only where it
+//               changes (a read of a write not yet in it, a join, a recv, the thread's start),
+//               found by binary search.
 //   CS(u, l)    u's critical sections on l: acquire position, acquire index, release position.
 //   A(x, u)     u's reads and writes of x; per later thread t and kind of pair (write-read,
 //               read-write, write-write) a forward-only cursor and an ideal V with, per thread,
