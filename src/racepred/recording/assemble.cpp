@@ -21,17 +21,28 @@ struct RangeAccess {
   uint64_t length;
 };
 
+// What the accesses of one variable (a start address) were: its largest fixed size, and the one
+// thread that accessed it (kShared: several).
+struct VarUse {
+  static constexpr uint32_t kNone = UINT32_MAX, kShared = UINT32_MAX - 1;
+  uint32_t owner = kNone;
+  uint8_t largest = 0;
+};
+
 bool key_less(const Key& a, const Key& b) {
   return a.instance != b.instance ? a.instance < b.instance : a.addr < b.addr;
 }
 
-// Turns the sized accesses of `events` into events of variables: an access of [s, s + n) is an
-// access of every variable that starts inside it. Two accesses then share a variable exactly
-// when their bytes overlap (both contain the larger of their starts), and an access that no
-// other access starts inside stays one event. Every lock or sync event of an initialised or
+// Turns the sized accesses of `events` into events of variables: an access of [s, s + n) by
+// thread t is an access of its own start and of every variable that starts inside it and that
+// a thread other than t accessed. Two accesses of different threads then share a variable
+// exactly when their bytes overlap: both contain the larger of their two starts, which is one
+// of them's own start, accessed by its thread. An access that no other access starts inside
+// stays one event, and a range (a free of a block that only one thread used) costs nothing for
+// the variables only its own thread touches. Every lock or sync event of an initialised or
 // destroyed sync object is preceded by a read of the object's variable.
 void expand_accesses(std::vector<Event>& events, const AddressModel& addresses,
-                     const std::vector<uint8_t>& largest, const std::vector<RangeAccess>& ranges,
+                     const std::vector<VarUse>& uses, const std::vector<RangeAccess>& ranges,
                      std::vector<std::pair<Key, uint32_t>>& sync_objects) {
   auto plain = [](Op op) { return static_cast<Op>(static_cast<uint8_t>(op) & 15); };
   auto code_of = [](Op op) { return static_cast<uint8_t>(static_cast<uint8_t>(op) >> 4); };
@@ -46,7 +57,7 @@ void expand_accesses(std::vector<Event>& events, const AddressModel& addresses,
   for (uint32_t v = 0; v < keys.size(); ++v) starts[v] = Start{keys[v], v};
   bool split = false;
   std::vector<uint8_t> gap;
-  if (!largest.empty() || !ranges.empty()) {
+  if (!uses.empty() || !ranges.empty()) {
     std::sort(starts.begin(), starts.end(),
               [](const Start& a, const Start& b) { return key_less(a.key, b.key); });
     gap.assign(keys.size(), 255);
@@ -54,7 +65,7 @@ void expand_accesses(std::vector<Event>& events, const AddressModel& addresses,
       const Key &a = starts[i].key, &b = starts[i + 1].key;
       if (a.instance == b.instance && b.addr - a.addr < 255) {
         gap[starts[i].id] = static_cast<uint8_t>(b.addr - a.addr);
-        if (starts[i].id < largest.size() && largest[starts[i].id] > gap[starts[i].id])
+        if (starts[i].id < uses.size() && uses[starts[i].id].largest > gap[starts[i].id])
           split = true;
       }
     }
@@ -80,13 +91,16 @@ void expand_accesses(std::vector<Event>& events, const AddressModel& addresses,
   }
   std::vector<Event> out;
   out.reserve(events.size() + events.size() / 8);
-  // The events of an access of [start, start + length).
+  // The events of an access of [start, start + length) whose own start is e.target
+  // (UINT32_MAX: none, a free).
   auto expand = [&](Event e, const Key& start, uint64_t length) {
+    const uint32_t own = e.target;
     auto it = std::lower_bound(starts.begin(), starts.end(), start,
                                [](const Start& a, const Key& b) { return key_less(a.key, b); });
     for (; it != starts.end() && it->key.instance == start.instance &&
            it->key.addr - start.addr < length;
          ++it) {
+      if (it->id != own && (it->id >= uses.size() || uses[it->id].owner == e.thread)) continue;
       e.target = it->id;
       out.push_back(e);
     }
@@ -164,10 +178,16 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
   // event carries its size code in bits 4..7 of its op; the variable's largest fixed size, the
   // range accesses (mem*, libc, free, init/destroy of sync objects) and the sync objects are
   // kept aside; expand_accesses() then makes the events.
-  std::vector<uint8_t> largest;  // per variable id: the largest fixed-size access from it
+  std::vector<VarUse> uses;  // per variable id
   std::vector<RangeAccess> ranges;
   std::vector<std::pair<Key, uint32_t>> sync_objects;  // key, variable id
   auto sized = [](uint8_t op, uint8_t code) { return static_cast<Op>(op | code << 4); };
+  auto use = [&](uint32_t v, uint32_t thread, uint8_t bytes) {
+    if (v >= uses.size()) uses.resize(size_t{v} + 1);
+    VarUse& u = uses[v];
+    if (u.owner != thread) u.owner = u.owner == VarUse::kNone ? thread : VarUse::kShared;
+    if (bytes > u.largest) u.largest = bytes;
+  };
 
   RecordMerger merger(recording, cut);
   fmt::RawRecord r;
@@ -189,6 +209,7 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
     // the record stands for; `target`: the variable of its start, or UINT32_MAX.
     auto range_write = [&](Key start, uint64_t n, uint32_t target) {
       ranges.push_back({out.events.size(), start, n});
+      if (target != UINT32_MAX) use(target, thread_of(tid), 0);
       out.events.push_back(Event{sized(fmt::kWrite, fmt::kSizeRange), thread_of(tid), target,
                                  loc_cache.get(pc, [&] { return location_id(pc); })});
     };
@@ -227,10 +248,9 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
           const uint64_t n = take_size();
           if (n == UINT64_MAX) continue;  // cut off with its length
           ranges.push_back({out.events.size(), addresses.key(addr), n});
+          use(e.target, e.thread, 0);
         } else {
-          if (e.target >= largest.size()) largest.resize(size_t{e.target} + 1, 0);
-          const uint8_t bytes = static_cast<uint8_t>(fmt::size_bytes(code));
-          if (bytes > largest[e.target]) largest[e.target] = bytes;
+          use(e.target, e.thread, static_cast<uint8_t>(fmt::size_bytes(code)));
         }
       } else {
         e.target = addresses.lock(addr);
@@ -243,7 +263,7 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
     }
     // else: a stray size record
   }
-  expand_accesses(out.events, addresses, largest, ranges, sync_objects);
+  expand_accesses(out.events, addresses, uses, ranges, sync_objects);
   out.cut_events = merger.cut_events();
   return out;
 }
