@@ -5,6 +5,9 @@ with `racepred record`, and checks the expectations written in the program's com
   // expect ENGINE: none           the engine reports no race
   // expect ENGINE: race NAME      some reported race is on a variable whose name starts with NAME
   // expect ENGINE: no-race NAME   no reported race is on such a variable
+  // expect ENGINE: race-at NAME TEXT   some race on such a variable has a location (of either
+                                   access) that contains TEXT
+                                   (in NAME, `*` matches any text: `heap[*prog.c:12`)
   // expect ENGINE: deadlocks N     the engine reports exactly N deadlocks
   // expect check: well-formed     `racepred check` accepts the trace
   // expect status: N               `racepred record` exits N: the program's exit status, or
@@ -125,6 +128,11 @@ def check_locations(args, trace, op, text):
     return [f"location-{op}: expected '{text}' in every location, got {bad}"] if bad else []
 
 
+def name_matches(name, pattern):
+    """`name` starts with `pattern`, in which `*` matches any text."""
+    return re.match(".*".join(re.escape(p) for p in pattern.split("*")), name) is not None
+
+
 def check_trace(args, trace, expects):
     failures = []
     engines = sorted({e for e, _ in expects
@@ -162,11 +170,17 @@ def check_trace(args, trace, expects):
                 failures.append(f"{engine}: expected no race, got races on {names}")
         elif what.startswith("race "):
             name = what.split(None, 1)[1]
-            if not any(n.startswith(name) for n in names):
+            if not any(name_matches(n, name) for n in names):
                 failures.append(f"{engine}: expected a race on {name}, got races on {names}")
+        elif what.startswith("race-at "):
+            _, name, text = what.split(None, 2)
+            at = sorted({loc for r in races if name_matches(r["variable"], name)
+                         for loc in (r["first_location"], r["second_location"]) if loc})
+            if not any(text in loc for loc in at):
+                failures.append(f"{engine}: expected a race on {name} at {text}, got {at}")
         elif what.startswith("no-race "):
             name = what.split(None, 1)[1]
-            bad = [n for n in names if n.startswith(name)]
+            bad = [n for n in names if name_matches(n, name)]
             if bad:
                 failures.append(f"{engine}: expected no race on {name}, got races on {bad}")
         else:

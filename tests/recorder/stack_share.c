@@ -1,6 +1,6 @@
 // main passes the address of a local to a thread and both write it (RECORDER.md §5: stack
 // accesses must not be filtered): a race.
-// expect fasttrack: race stack:
+// expect fasttrack: race stack of T0
 #include <pthread.h>
 
 void* work(void* arg) {

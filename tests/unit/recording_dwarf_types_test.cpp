@@ -112,6 +112,60 @@ TEST(DwarfTypes, MemberPathsThroughStructsArraysTypedefsAndQualifiers) {
   EXPECT_FALSE(types.member_path(0x4000, 0, path));  // not a global of the dump
 }
 
+// A pthread_mutex_t is a union of glibc's members (`__data`, `__size`): the path stops at the
+// object the program declared (`counter_lock`, `lock+4`), never `counter_lock.__data.__lock`;
+// a member named `_M_x` (libstdc++'s) likewise, while a user's `_x` is entered.
+TEST(DwarfTypes, MembersWithReservedNamesAreNotEntered) {
+  const char* const dump =
+      "  Compilation Unit @ offset 0:\n"
+      " <1><20>: Abbrev Number: 2 (DW_TAG_union_type)\n"
+      "    <21>   DW_AT_byte_size   : (data1) 40\n"
+      " <2><22>: Abbrev Number: 4 (DW_TAG_member)\n"
+      "    <23>   DW_AT_name        : (strp) (offset: 0x5): __data\n"
+      "    <24>   DW_AT_type        : (ref4) <0x60>\n"
+      "    <25>   DW_AT_data_member_location: (data1) 0\n"
+      " <2><26>: Abbrev Number: 0\n"
+      " <1><30>: Abbrev Number: 11 (DW_TAG_typedef)\n"
+      "    <31>   DW_AT_name        : (strp) (offset: 0x1d): pthread_mutex_t\n"
+      "    <32>   DW_AT_type        : (ref4) <0x20>\n"
+      " <1><40>: Abbrev Number: 3 (DW_TAG_structure_type)\n"
+      "    <41>   DW_AT_byte_size   : (data1) 16\n"
+      " <2><42>: Abbrev Number: 4 (DW_TAG_member)\n"
+      "    <43>   DW_AT_name        : (string) _M_mutex\n"
+      "    <44>   DW_AT_type        : (ref4) <0x60>\n"
+      "    <45>   DW_AT_data_member_location: (data1) 0\n"
+      " <2><46>: Abbrev Number: 4 (DW_TAG_member)\n"
+      "    <47>   DW_AT_name        : (string) _count\n"
+      "    <48>   DW_AT_type        : (ref4) <0x70>\n"
+      "    <49>   DW_AT_data_member_location: (data1) 8\n"
+      " <2><4a>: Abbrev Number: 0\n"
+      " <1><60>: Abbrev Number: 3 (DW_TAG_structure_type)\n"
+      "    <61>   DW_AT_byte_size   : (data1) 8\n"
+      " <2><62>: Abbrev Number: 4 (DW_TAG_member)\n"
+      "    <63>   DW_AT_name        : (string) __lock\n"
+      "    <64>   DW_AT_type        : (ref4) <0x70>\n"
+      "    <65>   DW_AT_data_member_location: (data1) 0\n"
+      " <2><66>: Abbrev Number: 0\n"
+      " <1><70>: Abbrev Number: 5 (DW_TAG_base_type)\n"
+      "    <71>   DW_AT_byte_size   : (data1) 4\n"
+      " <1><80>: Abbrev Number: 6 (DW_TAG_variable)\n"
+      "    <81>   DW_AT_name        : (string) counter_lock\n"
+      "    <82>   DW_AT_type        : (ref4) <0x30>, pthread_mutex_t\n"
+      "    <83>   DW_AT_location    : (exprloc) 9 byte block: 3 0 50 0 0 0 0 0 0 \t(DW_OP_addr: "
+      "5000)\n"
+      " <1><90>: Abbrev Number: 6 (DW_TAG_variable)\n"
+      "    <91>   DW_AT_name        : (string) guarded\n"
+      "    <92>   DW_AT_type        : (ref4) <0x40>\n"
+      "    <93>   DW_AT_location    : (exprloc) 9 byte block: 3 0 60 0 0 0 0 0 0 \t(DW_OP_addr: "
+      "6000)\n";
+  DwarfTypes types;
+  types.parse(dump);
+  EXPECT_EQ(path_of(types, 0x5000, 0), "");
+  EXPECT_EQ(path_of(types, 0x5000, 4), "+4");
+  EXPECT_EQ(path_of(types, 0x6000, 0), "");
+  EXPECT_EQ(path_of(types, 0x6000, 8), "._count");
+}
+
 TEST(DwarfTypes, ClangAddrxLocationsAreResolvedThroughDebugAddr) {
   const char* const dump =
       "  Compilation Unit @ offset 0:\n"

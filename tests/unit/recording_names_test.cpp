@@ -77,6 +77,7 @@ TEST(RecordingNames, VariablesLocksAndLocationsOfARecording) {
   f.note("complete=1\n");
   const RawRecording r = decode_recording(f.bytes(), "n.raw");
   Assembled a = assemble(r, consistent_cut(r));
+  // (The free writes no variable: only this thread used the block.)
   ASSERT_EQ(a.events.size(), 5u);
   EXPECT_EQ(a.pcs, (std::vector<uint64_t>{0x1000, 0x1004, 0x1008, 0x100c}));
   Symbolizer no_tools({}, false);
@@ -113,6 +114,79 @@ TEST(RecordingNames, TheSameAddressInTwoAllocationsHasTwoNames) {
   ASSERT_EQ(s.variables.size(), 2u);
   EXPECT_EQ(s.variables.name(0), "heap[0x2000#1]");
   EXPECT_EQ(s.variables.name(1), "heap[0x2000#2]");
+}
+
+// Access sizes: an access is an access of its own start and of every variable (start address
+// of an access) inside its bytes that another thread accessed, so overlapping accesses of two
+// threads share a variable and disjoint ones do not.
+TEST(RecordingAccessSizes, OverlappingAccessesShareAVariableDisjointOnesDoNot) {
+  const uint8_t w8 = fmt::raw_access(fmt::kWrite, fmt::kSize8);
+  const uint8_t r1 = fmt::raw_access(fmt::kRead, fmt::kSize1);
+  const uint8_t w1 = fmt::raw_access(fmt::kWrite, fmt::kSize1);
+  const uint8_t w4 = fmt::raw_access(fmt::kWrite, fmt::kSize4);
+  const uint8_t r2 = fmt::raw_access(fmt::kRead, fmt::kSize2);
+  const uint8_t range = fmt::raw_access(fmt::kRead, fmt::kSizeRange);
+  RawBuilder f;
+  f.start(0, 0);
+  f.start(1, 0);
+  f.records(0,
+            {rec(1, w8, 0x1000),  // 8 bytes at +0, T1 reads 1 byte at +3
+             rec(3, w1, 0x2000),  // two chars of one word
+             rec(5, w4, 0x3000),  // adjacent, not overlapping
+             rec(7, w8, 0x4000),  // same size, same address
+             rec(9, range, 0x5000), rec(10, fmt::kRawSize, 64),
+             rec(13, w1, 0x1006)},  // inside T0's own 8 bytes: T0's write does not split at it
+            true);
+  f.records(1,
+            {rec(2, r1, 0x1003), rec(4, w1, 0x2001), rec(6, r2, 0x3004), rec(8, w8, 0x4000),
+             rec(11, w4, 0x5010), rec(12, w4, 0x5040)},  // in the range; just past it
+            true);
+  f.note("complete=1\n");
+  const RawRecording r = decode_recording(f.bytes(), "s.raw");
+  Assembled a = assemble(r, consistent_cut(r));
+  Symbolizer no_tools({}, false);
+  const Symbols s = name_trace(a, no_tools);
+  std::vector<std::string> got;
+  for (const Event& e : a.events)
+    got.push_back(std::string(s.threads.name(e.thread)) + " " + std::string(op_name(e.op)) + " " +
+                  std::string(s.variables.name(e.target)));
+  EXPECT_EQ(got, (std::vector<std::string>{
+                     "T0 w 0x1000", "T0 w 0x1003", "T1 r 0x1003", "T0 w 0x2000", "T1 w 0x2001",
+                     "T0 w 0x3000", "T1 r 0x3004", "T0 w 0x4000", "T1 w 0x4000", "T0 r 0x5000",
+                     "T0 r 0x5010", "T1 w 0x5010", "T1 w 0x5040", "T0 w 0x1006"}));
+}
+
+// Init/destroy of a sync object write it and its lock events are preceded by a read of it; a
+// free writes the variables of the block that another thread used; a worker's stack is named
+// after the thread.
+TEST(RecordingAccessSizes, SyncObjectsFreesAndStacks) {
+  const uint8_t w4 = fmt::raw_access(fmt::kWrite, fmt::kSize4);
+  RawBuilder f;
+  f.start(0, 0);
+  f.start(1, 0);
+  f.records(0,
+            {rec(1, fmt::kRawSyncObject, 0x4000), rec(2, fmt::kRawSize, 40),
+             rec(3, fmt::kAcquire, 0x4000), rec(4, fmt::kRelease, 0x4000),
+             rec(5, fmt::kAcquire, 0x6000), rec(9, fmt::kRawAlloc, 0x8000, 0x2000),
+             rec(10, fmt::kRawSize, 16), rec(11, w4, 0x8000), rec(13, fmt::kRawFree, 0x8000)},
+            true);
+  f.records(1,
+            {rec(6, fmt::kRawStack, 0x7000), rec(7, fmt::kRawSize, 0x1000), rec(8, w4, 0x7100),
+             rec(12, w4, 0x8004)},
+            true);
+  f.note("complete=1\n");
+  const RawRecording r = decode_recording(f.bytes(), "o.raw");
+  Assembled a = assemble(r, consistent_cut(r));
+  Symbolizer no_tools({}, false);
+  const Symbols s = name_trace(a, no_tools);
+  std::vector<std::string> got;
+  for (const Event& e : a.events)
+    got.push_back(std::string(s.threads.name(e.thread)) + " " + std::string(op_name(e.op)) + " " +
+                  std::string(e.is_access() ? s.variables.name(e.target) : s.locks.name(e.target)));
+  EXPECT_EQ(got, (std::vector<std::string>{"T0 w 0x4000", "T0 r 0x4000", "T0 acq 0x4000",
+                                           "T0 r 0x4000", "T0 rel 0x4000", "T0 acq 0x6000",
+                                           "T1 w stack of T1 0x7100", "T0 w heap[0x2000#1]",
+                                           "T1 w heap[0x2000#1]+4", "T0 w heap[0x2000#1]+4"}));
 }
 
 TEST(RecordingNames, MapsGiveModuleOffsetsAndTheStack) {

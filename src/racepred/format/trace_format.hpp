@@ -64,7 +64,40 @@ static_assert(sizeof(RawRecord) == 24, "RawRecord is 24 bytes");
 // the event's pc is the first user frame past the library, and the caller is the frame after
 // it, named instead when the first is code of a system header (std::thread's constructor).
 // (Numbered from 16: event ops may grow up to 15 without moving them.)
-enum RawOp : uint8_t { kRawAlloc = 16, kRawFree = 17, kRawSize = 18, kRawCaller = 19 };
+// kRawStack (addr = the lowest address of the thread's stack, followed by a kRawSize record with
+// its size): names the thread's stack memory ("stack of T2").
+// kRawSyncObject (addr = a synchronisation object, followed by a kRawSize record with its size):
+// the object is initialised or destroyed, a write of its bytes; `racepred record` then records
+// every lock or sync event of the object as a read of them (only races with init/destroy).
+enum RawOp : uint8_t {
+  kRawAlloc = 16,
+  kRawFree = 17,
+  kRawSize = 18,
+  kRawCaller = 19,
+  kRawSyncObject = 20,
+  kRawStack = 21
+};
+// The op byte of a raw read or write carries the access size in bits 5..7 (raw ops stay below
+// 32): 1, 2, 4, 8 or 16 bytes, a range (its length in the thread's next record, a kRawSize), or
+// kSizeAtom (no size: the access of the address alone, e.g. an atomic's).
+inline constexpr unsigned kRawSizeShift = 5;
+inline constexpr uint8_t kRawOpMask = (1u << kRawSizeShift) - 1;
+enum RawSize : uint8_t {
+  kSizeAtom = 0,
+  kSize1 = 1,
+  kSize2 = 2,
+  kSize4 = 3,
+  kSize8 = 4,
+  kSize16 = 5,
+  kSizeRange = 7
+};
+inline constexpr uint8_t raw_access(uint8_t op, uint8_t size) {
+  return static_cast<uint8_t>(op | (size << kRawSizeShift));
+}
+// The bytes of a fixed size code (kSizeAtom: 1).
+inline constexpr uint32_t size_bytes(uint8_t size) {
+  return size >= kSize1 && size <= kSize16 ? 1u << (size - 1) : 1u;
+}
 inline constexpr uint64_t kAtomicLockBit = uint64_t{1} << 63;
 // kCodecLz4 (version 3): an LZ4 block (LZ4_compress_HC), about twice as fast to decompress as
 // zstd for a few tenths of a byte per event more.

@@ -14,16 +14,24 @@ DECLARE_REAL(void, _ZdaPv, void*);
 DECLARE_REAL(void, _ZdlPvm, void*, size_t);
 DECLARE_REAL(void, _ZdaPvm, void*, size_t);
 
-// A range access: one event per 8-byte granule from the start address (at most
-// kRangeGranules: a longer range records its first granules only; docs/RECORDER.md).
-static void range(uint8_t op, const void* a, size_t n, uint64_t pc) {
+// A range access (mem*, libc's accesses, __tsan_*_range): one record with the length in the
+// next record, whatever the length; `racepred record` turns it into the accesses of the
+// variables the recording has inside the range (docs/RECORDER.md, "Access sizes").
+void range(uint8_t op, const void* a, size_t n, uint64_t pc) {
   if (n == 0 || t_in_rt) return;
   Ctx* c = enter();
   if (!c) return;
-  const uint64_t start = reinterpret_cast<uintptr_t>(a);
-  uint64_t granules = (n + 7) / 8;
-  if (granules > kRangeGranules) granules = kRangeGranules;
-  for (uint64_t i = 0; i < granules; ++i) put(c, op, start + 8 * i, pc, false);
+  put(c, fmt::raw_access(op, fmt::kSizeRange), reinterpret_cast<uintptr_t>(a), pc, false);
+  put(c, fmt::kRawSize, n, pc, false);
+  leave(c);
+}
+
+// A sized access: the size code is a constant of each entry point (no cost on the hot path).
+template <uint8_t kOp, uint8_t kSize>
+__attribute__((always_inline)) inline void access(const void* a, uint64_t pc) {
+  Ctx* c = enter();
+  if (!c) return;
+  put(c, fmt::raw_access(kOp, kSize), reinterpret_cast<uintptr_t>(a), pc, kOp == fmt::kRead);
   leave(c);
 }
 
@@ -46,56 +54,51 @@ inline void free_record(void* p, uint64_t pc) {
 
 using namespace racepred_rt;
 
-#define RP_ACCESS(name, op)                             \
-  RP_EXPORT void name(void* a) {                        \
-    event(op, reinterpret_cast<uintptr_t>(a), RP_PC()); \
+#define RP_ACCESS(name, op, size) \
+  RP_EXPORT void name(void* a) {  \
+    access<op, size>(a, RP_PC()); \
   }
-#define RP_ACCESS_SIZES(prefix, op) \
-  RP_ACCESS(prefix##1, op)          \
-  RP_ACCESS(prefix##2, op)          \
-  RP_ACCESS(prefix##4, op) RP_ACCESS(prefix##8, op) RP_ACCESS(prefix##16, op)
+#define RP_ACCESS_SIZES(prefix, op)     \
+  RP_ACCESS(prefix##1, op, fmt::kSize1) \
+  RP_ACCESS(prefix##2, op, fmt::kSize2) \
+  RP_ACCESS(prefix##4, op, fmt::kSize4) \
+  RP_ACCESS(prefix##8, op, fmt::kSize8) \
+  RP_ACCESS(prefix##16, op, fmt::kSize16)
+#define RP_UNALIGNED_SIZES(prefix, op)  \
+  RP_ACCESS(prefix##2, op, fmt::kSize2) \
+  RP_ACCESS(prefix##4, op, fmt::kSize4) \
+  RP_ACCESS(prefix##8, op, fmt::kSize8) \
+  RP_ACCESS(prefix##16, op, fmt::kSize16)
 RP_ACCESS_SIZES(__tsan_read, fmt::kRead)
 RP_ACCESS_SIZES(__tsan_write, fmt::kWrite)
 RP_ACCESS_SIZES(__tsan_volatile_read, fmt::kRead)
 RP_ACCESS_SIZES(__tsan_volatile_write, fmt::kWrite)
-RP_ACCESS(__tsan_unaligned_read2, fmt::kRead)
-RP_ACCESS(__tsan_unaligned_read4, fmt::kRead)
-RP_ACCESS(__tsan_unaligned_read8, fmt::kRead)
-RP_ACCESS(__tsan_unaligned_read16, fmt::kRead)
-RP_ACCESS(__tsan_unaligned_write2, fmt::kWrite)
-RP_ACCESS(__tsan_unaligned_write4, fmt::kWrite)
-RP_ACCESS(__tsan_unaligned_write8, fmt::kWrite)
-RP_ACCESS(__tsan_unaligned_write16, fmt::kWrite)
-RP_ACCESS(__tsan_unaligned_volatile_read2, fmt::kRead)
-RP_ACCESS(__tsan_unaligned_volatile_read4, fmt::kRead)
-RP_ACCESS(__tsan_unaligned_volatile_read8, fmt::kRead)
-RP_ACCESS(__tsan_unaligned_volatile_read16, fmt::kRead)
-RP_ACCESS(__tsan_unaligned_volatile_write2, fmt::kWrite)
-RP_ACCESS(__tsan_unaligned_volatile_write4, fmt::kWrite)
-RP_ACCESS(__tsan_unaligned_volatile_write8, fmt::kWrite)
-RP_ACCESS(__tsan_unaligned_volatile_write16, fmt::kWrite)
-RP_ACCESS(__tsan_vptr_read, fmt::kRead)
+RP_UNALIGNED_SIZES(__tsan_unaligned_read, fmt::kRead)
+RP_UNALIGNED_SIZES(__tsan_unaligned_write, fmt::kWrite)
+RP_UNALIGNED_SIZES(__tsan_unaligned_volatile_read, fmt::kRead)
+RP_UNALIGNED_SIZES(__tsan_unaligned_volatile_write, fmt::kWrite)
+RP_ACCESS(__tsan_vptr_read, fmt::kRead, fmt::kSize8)
 
-#define RP_READ_WRITE(name)                                              \
-  RP_EXPORT void name(void* a) {                                         \
-    Ctx* c = enter();                                                    \
-    if (!c) return;                                                      \
-    put(c, fmt::kRead, reinterpret_cast<uintptr_t>(a), RP_PC(), false);  \
-    put(c, fmt::kWrite, reinterpret_cast<uintptr_t>(a), RP_PC(), false); \
-    leave(c);                                                            \
+#define RP_READ_WRITE(name, size)                                                               \
+  RP_EXPORT void name(void* a) {                                                                \
+    Ctx* c = enter();                                                                           \
+    if (!c) return;                                                                             \
+    put(c, fmt::raw_access(fmt::kRead, size), reinterpret_cast<uintptr_t>(a), RP_PC(), false);  \
+    put(c, fmt::raw_access(fmt::kWrite, size), reinterpret_cast<uintptr_t>(a), RP_PC(), false); \
+    leave(c);                                                                                   \
   }
-RP_READ_WRITE(__tsan_read_write1)
-RP_READ_WRITE(__tsan_read_write2)
-RP_READ_WRITE(__tsan_read_write4)
-RP_READ_WRITE(__tsan_read_write8)
-RP_READ_WRITE(__tsan_read_write16)
-RP_READ_WRITE(__tsan_unaligned_read_write2)
-RP_READ_WRITE(__tsan_unaligned_read_write4)
-RP_READ_WRITE(__tsan_unaligned_read_write8)
-RP_READ_WRITE(__tsan_unaligned_read_write16)
+RP_READ_WRITE(__tsan_read_write1, fmt::kSize1)
+RP_READ_WRITE(__tsan_read_write2, fmt::kSize2)
+RP_READ_WRITE(__tsan_read_write4, fmt::kSize4)
+RP_READ_WRITE(__tsan_read_write8, fmt::kSize8)
+RP_READ_WRITE(__tsan_read_write16, fmt::kSize16)
+RP_READ_WRITE(__tsan_unaligned_read_write2, fmt::kSize2)
+RP_READ_WRITE(__tsan_unaligned_read_write4, fmt::kSize4)
+RP_READ_WRITE(__tsan_unaligned_read_write8, fmt::kSize8)
+RP_READ_WRITE(__tsan_unaligned_read_write16, fmt::kSize16)
 
 RP_EXPORT void __tsan_vptr_update(void** a, void*) {
-  event(fmt::kWrite, reinterpret_cast<uintptr_t>(a), RP_PC());
+  access<fmt::kWrite, fmt::kSize8>(a, RP_PC());
 }
 
 RP_EXPORT void __tsan_read_range(void* a, unsigned long n) {

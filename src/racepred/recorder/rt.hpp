@@ -53,7 +53,6 @@ namespace racepred_rt {
 // ---- configuration and global state (zero-initialised: no static constructors) ----
 constexpr uint32_t kBufferRecords = 1u << 15;  // 768 KiB per thread
 constexpr uint32_t kMaxThreads = 1u << 14;     // contexts registered for the exit flush
-constexpr uint32_t kRangeGranules = 256;       // most 8-byte granules one range access records
 constexpr uint32_t kStripes = 1024;            // address-striped locks of the atomics model
 constexpr uint32_t kTidSlots = 1u << 15;       // pthread_t -> tid table
 
@@ -149,7 +148,7 @@ inline size_t str_len(const char* s) {
 
 // One per file other than buffers.cpp, which references them all (linked_parts).
 extern const char kPart_fork, kPart_threads, kPart_locks, kPart_sync, kPart_atomics, kPart_memory,
-    kPart_settings, kPart_sched, kPart_crash;
+    kPart_settings, kPart_sched, kPart_crash, kPart_libc;
 
 // ---- settings (settings.cpp; the table is format/recorder_settings.inc) ----
 using setting_path = const char*;
@@ -333,6 +332,12 @@ inline void sync_pair(const volatile void* o, uint64_t pc) {
   spin_unlock(s);
   leave(c);
 }
+
+// A range access of `n` bytes at `a` (memory.cpp): one record, its length in the next.
+void range(uint8_t op, const void* a, size_t n, uint64_t pc);
+// A synchronisation object of `size` bytes at `o` is initialised or destroyed (libc.cpp): a
+// write of its bytes, and its uses become reads of them (docs/RECORDER.md).
+void sync_object(const void* o, size_t size, uint64_t pc);
 
 inline bool is_recursive_depth(pthread_mutex_t* m) {
   // glibc: __kind & 3 == PTHREAD_MUTEX_RECURSIVE_NP; __count is the recursion depth.

@@ -100,6 +100,7 @@ RP_EXPORT int pthread_cond_broadcast(pthread_cond_t* cv) {
 RP_EXPORT int pthread_barrier_init(pthread_barrier_t* b, const pthread_barrierattr_t* a,
                                    unsigned count) {
   const int rc = REAL(pthread_barrier_init)(b, a, count);
+  if (rc == 0) sync_object(b, sizeof *b, RP_PC());
   sched_after(kOpBarrierInit, obj(b), count, rc);  // the model needs the count
   return rc;
 }

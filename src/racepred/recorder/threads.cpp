@@ -69,6 +69,25 @@ DECLARE_REAL(int, usleep, useconds_t);
 DECLARE_REAL(int, nanosleep, const struct timespec*, struct timespec*);
 DECLARE_REAL(int, clock_nanosleep, clockid_t, int, const struct timespec*, struct timespec*);
 
+// The thread's stack, for names ("stack of T2"; docs/RECORDER.md, "Names").
+static void record_stack() {
+  pthread_attr_t attr;
+  void* low = nullptr;
+  size_t size = 0;
+  {
+    Busy busy;  // pthread_getattr_np allocates
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+    const int rc = pthread_attr_getstack(&attr, &low, &size);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) return;
+  }
+  Ctx* c = enter();
+  if (!c) return;
+  put(c, fmt::kRawStack, reinterpret_cast<uintptr_t>(low), 0, false);
+  put(c, fmt::kRawSize, size, 0, false);
+  leave(c);
+}
+
 static void* thread_start(void* p) {
   StartArg a = *static_cast<StartArg*>(p);
   __libc_free(p);
@@ -79,6 +98,7 @@ static void* thread_start(void* p) {
       pthread_setspecific(g_key, c);
       tid_insert(pthread_self(), a.tid);
       sched_thread_started(a.tid);  // under a scheduler: runs when chosen
+      record_stack();
     }
   }
   void* result = a.fn(a.arg);

@@ -105,6 +105,19 @@ class AddressModel {
     return lock_cache_.get(addr, [&] { return lock_ids_.id(key_of(addr)); });
   }
 
+  // What `addr` means now (its variable's or lock's key, without an id).
+  Key key(uint64_t addr) const { return key_of(addr); }
+  // The live block that starts at `addr`: its instance and size, and whether any of its bytes
+  // was accessed (blocks above kDenseBlock: always true). False when there is none.
+  bool block_at(uint64_t addr, uint64_t& instance, uint64_t& size, bool& accessed) const {
+    auto it = blocks_.find(addr);
+    if (it == blocks_.end()) return false;
+    instance = it->second.instance;
+    size = it->second.size;
+    accessed = size > kDenseBlock || !it->second.var_ids.empty();
+    return true;
+  }
+
   // The key of each variable id and lock id.
   const std::vector<Key>& variables() const { return var_ids_.keys(); }
   const std::vector<Key>& locks() const { return lock_ids_.keys(); }

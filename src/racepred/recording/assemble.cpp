@@ -1,5 +1,6 @@
 #include "racepred/recording/assemble.hpp"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -10,6 +11,122 @@
 namespace racepred::recording {
 
 namespace fmt = racepred::format;
+
+namespace {
+
+// A range access (its event's op has size code kSizeRange): the bytes [start, start + length).
+struct RangeAccess {
+  size_t event;
+  Key start;
+  uint64_t length;
+};
+
+// What the accesses of one variable (a start address) were: its largest fixed size, and the one
+// thread that accessed it (kShared: several).
+struct VarUse {
+  static constexpr uint32_t kNone = UINT32_MAX, kShared = UINT32_MAX - 1;
+  uint32_t owner = kNone;
+  uint8_t largest = 0;
+};
+
+bool key_less(const Key& a, const Key& b) {
+  return a.instance != b.instance ? a.instance < b.instance : a.addr < b.addr;
+}
+
+// Turns the sized accesses of `events` into events of variables: an access of [s, s + n) by
+// thread t is an access of its own start and of every variable that starts inside it and that
+// a thread other than t accessed. Two accesses of different threads then share a variable
+// exactly when their bytes overlap: both contain the larger of their two starts, which is one
+// of them's own start, accessed by its thread. An access that no other access starts inside
+// stays one event, and a range (a free of a block that only one thread used) costs nothing for
+// the variables only its own thread touches. Every lock or sync event of an initialised or
+// destroyed sync object is preceded by a read of the object's variable.
+void expand_accesses(std::vector<Event>& events, const AddressModel& addresses,
+                     const std::vector<VarUse>& uses, const std::vector<RangeAccess>& ranges,
+                     std::vector<std::pair<Key, uint32_t>>& sync_objects) {
+  auto plain = [](Op op) { return static_cast<Op>(static_cast<uint8_t>(op) & 15); };
+  auto code_of = [](Op op) { return static_cast<uint8_t>(static_cast<uint8_t>(op) >> 4); };
+  const std::vector<Key>& keys = addresses.variables();
+  // The variables in address order, and per variable the distance to the next one's start in
+  // the same memory (capped at 255): a fixed-size access splits only when it is larger.
+  struct Start {
+    Key key;
+    uint32_t id;
+  };
+  std::vector<Start> starts(keys.size());
+  for (uint32_t v = 0; v < keys.size(); ++v) starts[v] = Start{keys[v], v};
+  bool split = false;
+  std::vector<uint8_t> gap;
+  if (!uses.empty() || !ranges.empty()) {
+    std::sort(starts.begin(), starts.end(),
+              [](const Start& a, const Start& b) { return key_less(a.key, b.key); });
+    gap.assign(keys.size(), 255);
+    for (size_t i = 0; i + 1 < starts.size(); ++i) {
+      const Key &a = starts[i].key, &b = starts[i + 1].key;
+      if (a.instance == b.instance && b.addr - a.addr < 255) {
+        gap[starts[i].id] = static_cast<uint8_t>(b.addr - a.addr);
+        if (starts[i].id < uses.size() && uses[starts[i].id].largest > gap[starts[i].id])
+          split = true;
+      }
+    }
+  }
+  // Per lock id: the variable of its sync object, or UINT32_MAX.
+  std::vector<uint32_t> object_var;
+  if (!sync_objects.empty()) {
+    std::sort(sync_objects.begin(), sync_objects.end(),
+              [](const auto& a, const auto& b) { return key_less(a.first, b.first); });
+    const std::vector<Key>& locks = addresses.locks();
+    object_var.assign(locks.size(), UINT32_MAX);
+    for (uint32_t l = 0; l < locks.size(); ++l) {
+      const Key k{locks[l].instance, locks[l].addr & ~fmt::kAtomicLockBit};
+      auto it = std::lower_bound(
+          sync_objects.begin(), sync_objects.end(), k,
+          [](const std::pair<Key, uint32_t>& a, const Key& b) { return key_less(a.first, b); });
+      if (it != sync_objects.end() && it->first == k) object_var[l] = it->second;
+    }
+  }
+  if (!split && ranges.empty() && object_var.empty()) {
+    for (Event& e : events) e.op = plain(e.op);
+    return;
+  }
+  std::vector<Event> out;
+  out.reserve(events.size() + events.size() / 8);
+  // The events of an access of [start, start + length) whose own start is e.target
+  // (UINT32_MAX: none, a free).
+  auto expand = [&](Event e, const Key& start, uint64_t length) {
+    const uint32_t own = e.target;
+    auto it = std::lower_bound(starts.begin(), starts.end(), start,
+                               [](const Start& a, const Key& b) { return key_less(a.key, b); });
+    for (; it != starts.end() && it->key.instance == start.instance &&
+           it->key.addr - start.addr < length;
+         ++it) {
+      if (it->id != own && (it->id >= uses.size() || uses[it->id].owner == e.thread)) continue;
+      e.target = it->id;
+      out.push_back(e);
+    }
+  };
+  size_t next_range = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    Event e = events[i];
+    const uint8_t code = code_of(e.op);
+    e.op = plain(e.op);
+    if (targets_lock(e.op) && e.target < object_var.size() && object_var[e.target] != UINT32_MAX)
+      out.push_back(Event{Op::Read, e.thread, object_var[e.target], e.location});
+    if (!e.is_access()) {
+      out.push_back(e);
+    } else if (code == fmt::kSizeRange) {
+      const RangeAccess& r = ranges[next_range++];
+      expand(e, r.start, r.length);
+    } else if (!gap.empty() && fmt::size_bytes(code) > gap[e.target]) {
+      expand(e, keys[e.target], fmt::size_bytes(code));
+    } else {
+      out.push_back(e);
+    }
+  }
+  events.swap(out);
+}
+
+}  // namespace
 
 Assembled assemble(const RawRecording& recording, uint64_t cut) {
   Assembled out;
@@ -56,21 +173,65 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
   };
   AddressCache loc_cache;
 
+  // Access sizes (docs/RECORDER.md, "Access sizes"): an access of bytes [s, s + n) is the set
+  // of variables (start addresses of accesses) inside it. Until that set is known, an access
+  // event carries its size code in bits 4..7 of its op; the variable's largest fixed size, the
+  // range accesses (mem*, libc, free, init/destroy of sync objects) and the sync objects are
+  // kept aside; expand_accesses() then makes the events.
+  std::vector<VarUse> uses;  // per variable id
+  std::vector<RangeAccess> ranges;
+  std::vector<std::pair<Key, uint32_t>> sync_objects;  // key, variable id
+  auto sized = [](uint8_t op, uint8_t code) { return static_cast<Op>(op | code << 4); };
+  auto use = [&](uint32_t v, uint32_t thread, uint8_t bytes) {
+    if (v >= uses.size()) uses.resize(size_t{v} + 1);
+    VarUse& u = uses[v];
+    if (u.owner != thread) u.owner = u.owner == VarUse::kNone ? thread : VarUse::kShared;
+    if (bytes > u.largest) u.largest = bytes;
+  };
+
   RecordMerger merger(recording, cut);
   fmt::RawRecord r;
   uint32_t tid = 0;
   while (merger.next(r, tid)) {
-    const uint8_t op = static_cast<uint8_t>(r.op_pc >> 56);
+    const uint8_t raw = static_cast<uint8_t>(r.op_pc >> 56);
+    const uint8_t op = raw & fmt::kRawOpMask;
+    const uint8_t code = raw >> fmt::kRawSizeShift;
     const uint64_t pc = r.op_pc & 0x00ffffffffffffffULL;
-    if (op == fmt::kRawAlloc) {
-      // The runtime writes the block's size as the thread's next record.
+    // The size record that the runtime writes as the thread's next record, or UINT64_MAX.
+    auto take_size = [&]() -> uint64_t {
       const fmt::RawRecord* size = merger.following();
-      if (size && static_cast<uint8_t>(size->op_pc >> 56) == fmt::kRawSize) {
-        addresses.alloc(r.addr, size->addr, pc);
-        merger.take_following();
-      }
+      if (!size || static_cast<uint8_t>(size->op_pc >> 56) != fmt::kRawSize) return UINT64_MAX;
+      const uint64_t n = size->addr;
+      merger.take_following();
+      return n;
+    };
+    // A write of [addr, addr + n) by the thread at pc (free, init/destroy), before the event
+    // the record stands for; `target`: the variable of its start, or UINT32_MAX.
+    auto range_write = [&](Key start, uint64_t n, uint32_t target) {
+      ranges.push_back({out.events.size(), start, n});
+      if (target != UINT32_MAX) use(target, thread_of(tid), 0);
+      out.events.push_back(Event{sized(fmt::kWrite, fmt::kSizeRange), thread_of(tid), target,
+                                 loc_cache.get(pc, [&] { return location_id(pc); })});
+    };
+    if (op == fmt::kRawAlloc) {
+      if (const uint64_t n = take_size(); n != UINT64_MAX) addresses.alloc(r.addr, n, pc);
     } else if (op == fmt::kRawFree) {
+      // A free writes the block (ThreadSanitizer: a use that races with it is a race on the
+      // freed memory): the variables the block had, whatever its size.
+      uint64_t instance, size;
+      bool accessed;
+      if (addresses.block_at(r.addr, instance, size, accessed) && accessed && size)
+        range_write(Key{instance, 0}, size, UINT32_MAX);
       addresses.free(r.addr);
+    } else if (op == fmt::kRawSyncObject) {
+      if (const uint64_t n = take_size(); n != UINT64_MAX && n) {
+        const uint32_t v = addresses.variable(r.addr);
+        sync_objects.emplace_back(addresses.key(r.addr), v);
+        range_write(addresses.key(r.addr), n, v);
+      }
+    } else if (op == fmt::kRawStack) {
+      if (const uint64_t n = take_size(); n != UINT64_MAX)
+        out.stacks.push_back({r.addr, r.addr + n, thread_of(tid)});
     } else if (op == fmt::kRawCaller) {
       state(tid).caller = r.addr;
     } else if (op < fmt::kOpCount) {
@@ -82,6 +243,15 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
         e.target = thread_of(static_cast<uint32_t>(addr));
       } else if (op == fmt::kRead || op == fmt::kWrite) {
         e.target = addresses.variable(addr);
+        e.op = sized(op, code);
+        if (code == fmt::kSizeRange) {
+          const uint64_t n = take_size();
+          if (n == UINT64_MAX) continue;  // cut off with its length
+          ranges.push_back({out.events.size(), addresses.key(addr), n});
+          use(e.target, e.thread, 0);
+        } else {
+          use(e.target, e.thread, static_cast<uint8_t>(fmt::size_bytes(code)));
+        }
       } else {
         e.target = addresses.lock(addr);
       }
@@ -93,6 +263,7 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
     }
     // else: a stray size record
   }
+  expand_accesses(out.events, addresses, uses, ranges, sync_objects);
   out.cut_events = merger.cut_events();
   return out;
 }

@@ -22,6 +22,12 @@ struct Assembled {
   // Locations of events that a system library made for the user (kRawCaller): the location
   // index and the caller's code address, named instead when the first is a system header's.
   std::vector<std::pair<uint32_t, uint64_t>> callers;
+  // The threads' stacks (kRawStack), in recording order: [low, high) and the trace's thread id.
+  struct Stack {
+    uint64_t low, high;
+    uint32_t thread;
+  };
+  std::vector<Stack> stacks;
   uint64_t cut_events = 0;  // records dropped at the consistent cut
 };
 

@@ -40,6 +40,12 @@ uint64_t ref(const std::string& s) {  // "<0x55>, int"
   return lt == std::string::npos ? 0 : std::strtoull(s.c_str() + lt + 1, nullptr, 16);
 }
 
+// A name reserved to the implementation: "__x" or "_X".
+bool reserved(const std::string& name) {
+  return name.size() >= 2 && name[0] == '_' &&
+         (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'));
+}
+
 }  // namespace
 
 void DwarfTypes::parse(std::string_view text) {
@@ -207,7 +213,9 @@ bool DwarfTypes::member_path(uint64_t addr, uint64_t offset, std::string& path) 
           break;
         }
       }
-      if (!pick) break;
+      // A member with a reserved name (`__data`, `_M_mutex`) is the implementation's: the
+      // object the program declared (a pthread_mutex_t, a std::mutex) is named, not its insides.
+      if (!pick || reserved(pick->name)) break;
       if (!pick->name.empty()) path.append(".").append(pick->name);
       offset -= pick->member_location;
       t = die(pick->type);

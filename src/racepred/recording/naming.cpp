@@ -1,5 +1,8 @@
 #include "racepred/recording/naming.hpp"
 
+#include <iterator>
+#include <map>
+
 #include "racepred/format/trace_format.hpp"
 
 namespace racepred::recording {
@@ -44,6 +47,16 @@ Symbols name_trace(Assembled& assembled, Symbolizer& symbolizer) {
         caller.find(" (") != std::string::npos)
       name = caller;
   }
+  // Threads' stacks by their low address (a later thread reusing a stack takes it over).
+  std::map<uint64_t, Assembled::Stack> stacks;
+  for (const Assembled::Stack& s : assembled.stacks) stacks[s.low] = s;
+  auto stack_of = [&](uint64_t a) -> std::string {
+    auto it = stacks.upper_bound(a);
+    if (it != stacks.begin() && a < std::prev(it)->second.high)
+      return std::string("stack of ").append(assembled.threads.name(std::prev(it)->second.thread)) +
+             " ";
+    return symbolizer.stack(a) ? "stack of T0 " : "";
+  };
   auto key_name = [&](const Key& k) {
     const bool atomic = k.addr & fmt::kAtomicLockBit;
     const uint64_t a = k.addr & ~fmt::kAtomicLockBit;
@@ -52,7 +65,7 @@ Symbols name_trace(Assembled& assembled, Symbolizer& symbolizer) {
       name = heap_name(code[n_locs + k.instance], k.instance, a);
     } else {
       name = symbolizer.data_name(a);
-      if (name.empty()) name = (symbolizer.stack(a) ? "stack:" : "") + hex(a);
+      if (name.empty()) name = stack_of(a) + hex(a);
     }
     return atomic ? "atomic:" + name : name;
   };

@@ -1,6 +1,6 @@
 // Names of a recording's variables, locks and locations (docs/RECORDER.md, "Names"): a global is
 // named by its symbol and member path, heap memory by its allocation site and instance
-// ("heap[file.c:7:9 (main)#3]+8"), anything else by its hex address ("stack:0x7ff…" on the main
+// ("heap[file.c:7:9 (main)#3]+8"), anything else by its hex address ("stack of T2 0x7f…" on a
 // thread's stack); the atomic lock of an address is "atomic:NAME". Locations are source lines.
 #pragma once
 
