@@ -231,15 +231,16 @@ TEST(PoProperty, SdpEqualsItsFirstVersionOnChurnTraces) {
     o.read_lock_share = k % 3 == 0 ? 0.4 : 0;
     o.sync_share = k % 4 == 1 ? 0.1 : 0;
     const Trace trace = generate_trace(o);
-    threads = std::max(threads, trace.symbols.threads.size());
+    threads = std::max(threads, size_t{trace.symbols.threads.size()});
     const RaceSink first = run_plain("sdp", trace);
     const RaceSink now = run_engine("sdp", trace);
     ASSERT_EQ(races_of(now), races_of(first)) << "seed " << seed << "\n" << to_std_text(trace);
     ASSERT_EQ(verdict_of(now).racy_events, verdict_of(first).racy_events) << "seed " << seed;
-    if (k % 10 == 0)
+    if (k % 10 == 0) {
       ASSERT_EQ(verdict_of(now).pairs, testing::po_reference(trace, "sdp").pairs)
           << "seed " << seed << "\n"
           << to_std_text(trace);
+    }
     racy += !now.races().empty();
   }
   EXPECT_GT(racy, static_cast<size_t>(count) / 10);  // not only race-free traces

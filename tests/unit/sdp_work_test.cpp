@@ -161,11 +161,11 @@ TEST(SdpWork, ManyLocksAndVariablesKeepLinearState) {
 // it knows, not as its id (a clock per thread as wide as its id was quadratic in the threads).
 // Four times the threads keep at most five times the cells.
 TEST(SdpWork, ThreadFloodWithoutLocksKeepsLinearState) {
-  const Trace small = parse_trace(thread_flood_trace(4000)),
-              large = parse_trace(thread_flood_trace(16000));
-  ASSERT_GT(large.symbols.threads.size(), 16000u);
+  const Trace small = parse_trace(thread_flood_trace(2000)),
+              large = parse_trace(thread_flood_trace(8000));
+  ASSERT_GT(large.symbols.threads.size(), 8000u);
   const uint64_t a = cells_of(small), b = cells_of(large);
-  EXPECT_GT(a, 4000u);
+  EXPECT_GT(a, 2000u);
   EXPECT_LE(b, 5 * a) << a << " cells on " << small.size() << " events, " << b << " on "
                       << large.size();
 }
