@@ -206,6 +206,47 @@ TEST(PoProperty, SdpEqualsItsFirstVersion) {
   EXPECT_GT(racy, static_cast<size_t>(count) / 10);  // not only race-free traces
 }
 
+// Thread churn (many short-lived threads forked and joined, as goroutines or a pool's tasks):
+// sdp keeps each thread's H without its own entry until it is used whole and checks races
+// against P_t as wide as the threads it knows (engines/po/sdp.cpp); it reports exactly the races,
+// in the same order, of its first version (one full clock per thread), and on every tenth trace
+// the definition's pairs. Churn traces with locks, read locks and synchronisation orders.
+TEST(PoProperty, SdpEqualsItsFirstVersionOnChurnTraces) {
+  const auto races_of = [](const RaceSink& sink) {
+    std::vector<std::tuple<EventId, EventId, VariableId>> out;
+    for (const Race& r : sink.races()) out.emplace_back(r.first.event, r.second.event, r.variable);
+    return out;
+  };
+  size_t racy = 0, threads = 0;
+  const int count = iterations(2000);
+  for (int k = 0; k < count; ++k) {
+    const uint64_t seed = 130000 + static_cast<uint64_t>(k);
+    Rng rng(seed);
+    GeneratorOptions o = random_options(seed);
+    o.shape = ForkShape::Churn;
+    o.threads = 4 + static_cast<uint32_t>(rng.below(30));
+    o.live = 1 + static_cast<uint32_t>(rng.below(4));
+    o.events = 40 + rng.below(k % 10 == 0 ? 60 : 300);
+    o.early_joins = true;
+    o.read_lock_share = k % 3 == 0 ? 0.4 : 0;
+    o.sync_share = k % 4 == 1 ? 0.1 : 0;
+    const Trace trace = generate_trace(o);
+    threads = std::max(threads, size_t{trace.symbols.threads.size()});
+    const RaceSink first = run_plain("sdp", trace);
+    const RaceSink now = run_engine("sdp", trace);
+    ASSERT_EQ(races_of(now), races_of(first)) << "seed " << seed << "\n" << to_std_text(trace);
+    ASSERT_EQ(verdict_of(now).racy_events, verdict_of(first).racy_events) << "seed " << seed;
+    if (k % 10 == 0) {
+      ASSERT_EQ(verdict_of(now).pairs, testing::po_reference(trace, "sdp").pairs)
+          << "seed " << seed << "\n"
+          << to_std_text(trace);
+    }
+    racy += !now.races().empty();
+  }
+  EXPECT_GT(racy, static_cast<size_t>(count) / 10);  // not only race-free traces
+  EXPECT_GE(threads, 20u);                           // many threads over a trace's life
+}
+
 // Read-write locks: half of the acquires in read mode, against the reduction in the reference.
 TEST(PoProperty, EnginesWithReadLocksEqualTheirDefinitions) {
   for (const char* engine : {"shb", "wcp", "sdp", "dc", "wdc", "dc-tp", "wdp"})

@@ -76,6 +76,27 @@ std::string many_locks_trace(int pairs) {
   return s;
 }
 
+// A flood of `threads` short-lived threads that take no lock: T0 forks each, it reads or writes
+// one of 16 variables, and T0 joins it once 8 later ones were forked (at most 9 alive).
+std::string thread_flood_trace(int threads) {
+  std::string s;
+  const auto event = [&s](int t, const std::string& what) {
+    s += 'T';
+    s += std::to_string(t);
+    s += '|';
+    s += what;
+    s += "|a\n";
+  };
+  for (int i = 1; i <= threads + 8; ++i) {
+    if (i <= threads) {
+      event(0, "fork(T" + std::to_string(i) + ")");
+      event(i, (i % 3 == 0 ? "r(V" : "w(V") + std::to_string(i % 16) + ")");
+    }
+    if (i > 8) event(0, "join(T" + std::to_string(i - 8) + ")");
+  }
+  return s;
+}
+
 uint64_t steps_of(const Trace& trace) {
   const uint64_t before = po::sdp_s4_steps().load();
   run_engine("sdp", trace);
@@ -134,6 +155,19 @@ TEST(SdpWork, ManyLocksAndVariablesKeepLinearState) {
   EXPECT_LE(b, 5 * a) << a << " cells on " << small.size() << " events, " << b << " on "
                       << large.size();
   expect_linear("many locks", small, large);
+}
+
+// Threads that take no lock (a goroutine flood): each thread's clocks are as wide as the threads
+// it knows, not as its id (a clock per thread as wide as its id was quadratic in the threads).
+// Four times the threads keep at most five times the cells.
+TEST(SdpWork, ThreadFloodWithoutLocksKeepsLinearState) {
+  const Trace small = parse_trace(thread_flood_trace(2000)),
+              large = parse_trace(thread_flood_trace(8000));
+  ASSERT_GT(large.symbols.threads.size(), 8000u);
+  const uint64_t a = cells_of(small), b = cells_of(large);
+  EXPECT_GT(a, 2000u);
+  EXPECT_LE(b, 5 * a) << a << " cells on " << small.size() << " events, " << b << " on "
+                      << large.size();
 }
 
 }  // namespace

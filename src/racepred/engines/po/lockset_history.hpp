@@ -118,8 +118,10 @@ class SlotFilteredHistory {
   // Reports, for each other thread u in thread order and each conflicting kind (write, then
   // read), the latest entry not known to `known` (indexed by slot) whose lock set is disjoint
   // from `held`.
-  template <class Engine>
-  void check(Engine& engine, EventId id, const Event& e, const Clock* known, uint32_t held) {
+  // `known` is a Clock* or a ClockRef (entries past its size are 0: a clock as wide as the
+  // threads it knows, not as all threads).
+  template <class Engine, class Known>
+  void check(Engine& engine, EventId id, const Event& e, const Known& known, uint32_t held) {
     if (read_modes_) [[unlikely]]
       check_read_modes(engine, id, e, known, held);
     else
@@ -138,9 +140,9 @@ class SlotFilteredHistory {
     else
       check_modes<false>(engine, id, e, known, held);
   }
-  template <class Engine>
+  template <class Engine, class Known>
   [[gnu::noinline]] void check_read_modes(Engine& engine, EventId id, const Event& e,
-                                          const Clock* known, uint32_t held) {
+                                          const Known& known, uint32_t held) {
     check_modes<true>(engine, id, e, known, held);
   }
   // From the first read-lock event on, lock sets may hold read-mode tokens.
@@ -198,8 +200,8 @@ class SlotFilteredHistory {
   }
 
  private:
-  template <bool kModes, class Engine>
-  void check_modes(Engine& engine, EventId id, const Event& e, const Clock* known, uint32_t held) {
+  template <bool kModes, class Engine, class Known>
+  void check_modes(Engine& engine, EventId id, const Event& e, const Known& known, uint32_t held) {
     const size_t x = e.target;
     if (x >= vars_.size()) return;
     const std::vector<Entry>& list = vars_[x];

@@ -754,11 +754,16 @@ struct Section {
 // wcp engine and sdp, whose rules S3 and S5-S7 are WCP's. Sec: a critical section with at least
 // the fields of Section; Slots: PairSlots' interface; Latest: LatestRelease's update(t, time),
 // given the closed section's release time (sdp keeps a view of it, not a copy).
-template <class Sec, class Slots = PairSlots, class Latest = LatestRelease>
+//
+// kOwnLazily: H_t's own entry is N_t (n_), and h_[t] holds it only from the first time H_t is
+// used whole (h_full), so a thread that never releases, sends or forks keeps an H as wide as the
+// threads it knows, not as its id (sdp: with many short-lived threads, a clock per thread as wide
+// as its id was quadratic). Otherwise h_[t](t) = N_t always (the plain versions read h_).
+template <class Sec, class Slots = PairSlots, class Latest = LatestRelease, bool kOwnLazily = false>
 struct PlainWcpState {
-  std::vector<Clock> n_;   // N_t
-  std::vector<bool> ran_;  // the thread had an event
-  std::vector<VectorClock> h_, p_;
+  std::vector<Clock> n_;            // N_t
+  std::vector<bool> ran_;           // the thread had an event
+  std::vector<VectorClock> h_, p_;  // kOwnLazily: h_[t](t) may be older than N_t (h_full)
   std::vector<VectorClock> hl_, pl_;
   std::vector<VectorClock> hs_;             // H_o: the join of H at every send on o
   std::vector<std::vector<Sec>> sections_;  // CS_l
@@ -795,7 +800,7 @@ struct PlainWcpState {
   void close(ThreadId t, LockId l, const OpenSections::Cs& cs, bool then_tick = true) {
     Sec& sec = sections_[l][cs.entry];
     sec.closed = true;
-    sec.rel.assign(h_[t]);
+    sec.rel.assign(h_full(t));
     for (VariableId x : cs.reads) rule_a_slot(l, x)[0].update(t, sec.rel);
     for (VariableId x : cs.writes) rule_a_slot(l, x)[1].update(t, sec.rel);
     hl_[l].assign(h_[t]);
@@ -815,14 +820,16 @@ struct PlainWcpState {
   // The annotated view's N_t, H_t and P_t over `width` threads.
   void clock_columns(ThreadId t, size_t width, Annotation& row) const {
     row.push_back({"N_t", std::to_string(n_[t])});
-    row.push_back({"H_t", show(h_[t], width)});
+    VectorClock h = h_[t];
+    h.set(t, n_[t]);
+    row.push_back({"H_t", show(h, width)});
     row.push_back({"P_t", show(p_[t], width)});
   }
   // send(t,o), recv(t,o): a hard edge like fork/join, in HB and (composed with HB) in P:
   // H_o ⊔= H_t, then N_t += 1; P_t ⊔= H_o, H_t ⊔= H_o.
   void send_on(ThreadId t, LockId o) {
     grow_to(hs_, o);
-    hs_[o].join(h_[t]);
+    hs_[o].join(h_full(t));
     tick(t);
   }
   void recv_on(ThreadId t, LockId o) {
@@ -833,15 +840,19 @@ struct PlainWcpState {
   // N_t += 1; H_t(t) := N_t
   void tick(ThreadId t) {
     ++n_[t];
+    if constexpr (!kOwnLazily) h_[t].set(t, n_[t]);
+  }
+  // H_t with its own entry: h_[t](t) := N_t (no more than that: others know older times of t).
+  const VectorClock& h_full(ThreadId t) {
     h_[t].set(t, n_[t]);
+    return h_[t];
   }
   void ensure_thread(ThreadId t) {
     while (n_.size() <= t) {
-      const ThreadId u = static_cast<ThreadId>(n_.size());
       n_.push_back(1);
       ran_.push_back(false);
       h_.emplace_back();
-      h_.back().set(u, 1);
+      if constexpr (!kOwnLazily) h_.back().set(static_cast<ThreadId>(n_.size() - 1), 1);
       p_.emplace_back();
     }
   }

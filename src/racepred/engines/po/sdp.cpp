@@ -166,7 +166,8 @@ struct LatestView {
   }
 };
 
-class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs, SparsePairSlots, LatestView> {
+class Sdp final : public PoEngine<Sdp>,
+                  private PlainWcpState<SdpCs, SparsePairSlots, LatestView, true> {
  public:
   using PoEngine<Sdp>::PoEngine;
   ~Sdp() override {
@@ -175,6 +176,13 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs, SparsePairS
                    filtered_.entries();
     for (const auto& list : pending_)
       for (const auto& [t, f] : list) cells += 1 + f.size();
+    // The clocks: per thread H, P and S4's import state, per lock H_l, P_l, per section H at
+    // its release, J_t.
+    for (const auto* clocks : {&h_, &p_, &imp_, &seen_, &hl_, &pl_})
+      for (const VectorClock& c : *clocks) cells += 1 + c.size();
+    for (const auto& list : sections_)
+      for (const Cs& cs : list) cells += 1 + cs.rel.size();
+    for (const Cum& c : cum_) cells += c.entries.size() + c.clocks.size();
     sdp_state_cells().fetch_add(cells, std::memory_order_relaxed);
   }
 
@@ -210,13 +218,16 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs, SparsePairS
   void fork(EventId, const Event& e) {
     const ThreadId t = e.thread, u = e.target;
     ensure_thread(u);
-    p_[u].join(h_[t]);  // S6 (H_u unchanged: no fork in HB)
+    p_[u].join(h_full(t));  // S6 (H_u unchanged: no fork in HB)
     tick(t);
   }
   void join(EventId, const Event& e) {
     const ThreadId t = e.thread, u = e.target;
     ensure_thread(u);
-    if (ran_[u]) p_[t].join(h_[u]);  // S7 (needs an event of u); H_t unchanged
+    if (ran_[u]) {  // S7 (needs an event of u); H_t unchanged
+      p_[t].join(h_[u]);
+      if (p_[t].get(u) < n_[u]) p_[t].set(u, n_[u]);  // H_u(u) = N_u
+    }
   }
   void send(EventId, const Event& e) { send_on(e.thread, e.target); }
   void recv(EventId, const Event& e) { recv_on(e.thread, e.target); }
@@ -312,11 +323,7 @@ class Sdp final : public PoEngine<Sdp>, private PlainWcpState<SdpCs, SparsePairS
       if (!from_.empty()) grow_cum(t, id);
     }
     const uint32_t held = held_set(t);
-    VectorClock& known = p_[t];  // indexed by thread: as wide as the threads so far
-    if (known.size() < n_.size()) [[unlikely]]
-      known.set(static_cast<ThreadId>(n_.size() - 1),
-                known.get(static_cast<ThreadId>(n_.size() - 1)));
-    filtered_.check(*this, id, e, known.ref().data, held);
+    filtered_.check(*this, id, e, p_[t].ref(), held);  // P_t, as wide as the threads it knows
     filtered_.record(id, e, t, n_[t], held);
     open_.access(e);
   }

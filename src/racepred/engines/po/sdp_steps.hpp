@@ -1,7 +1,7 @@
 // Debug statistics of sdp (engines/po/sdp.cpp), summed over every sdp engine of the process
 // (tests bound the work per event with them; atomic: analyze runs engines on several threads):
-// the steps its S4 rule took, and the cells of its per-(lock, variable), per-(thread, variable)
-// and race-history state allocated when the engine ended.
+// the steps its S4 rule took, and the cells of its clocks and of its per-(lock, variable),
+// per-(thread, variable) and race-history state allocated when the engine ended.
 #pragma once
 
 #include <atomic>
