@@ -38,7 +38,7 @@ constexpr uint32_t kNone = UINT32_MAX;
 // The closures of all patterns together add at most this many events per event of the trace
 // (plus kWorkBase): spd stays linear in the trace however many abstract patterns it has; a
 // search stopped by it says so in the extras.
-constexpr uint64_t kWorkPerEvent = 16;
+constexpr uint64_t kWorkPerEvent = 4;
 constexpr uint64_t kWorkBase = uint64_t{1} << 22;
 // A witness longer than this is left out of the finding (the deadlock is still reported).
 constexpr size_t kMaxWitness = size_t{1} << 16;
