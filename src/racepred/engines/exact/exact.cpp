@@ -4,7 +4,6 @@
 #include <memory>
 
 #include "racepred/engines/exact/exact_family.hpp"
-#include "racepred/exact/deadlocks.hpp"
 
 namespace racepred {
 namespace {
@@ -26,35 +25,7 @@ class ExactEngine final : public OfflineEngine {
   exact::SearchOptions options_;
 };
 
-// exact-deadlocks and exact-ct-deadlocks: the predictable deadlocks of Def. B.4 and the
-// cross-thread predictable deadlocks of Def. B.7 (App. B), each with its prefix as witness.
-class ExactDeadlocks final : public OfflineEngine {
- public:
-  ExactDeadlocks(EngineContext& context, bool cross_thread)
-      : sink_(context.sink), options_(exact::budget_of(context)), cross_thread_(cross_thread) {
-    options_.deadlocks = true;
-  }
-  void run(const TraceIndex& index) override {
-    const exact::SearchResult result = exact::search_within_budget(index, options_);
-    for (const exact::DeadlockWitness& d :
-         cross_thread_ ? result.cross_thread_deadlocks : result.deadlocks)
-      sink_.add_finding(exact::deadlock_finding(index, d));
-  }
-
- private:
-  RaceSink& sink_;
-  exact::SearchOptions options_;
-  bool cross_thread_;
-};
-
 }  // namespace
-
-std::unique_ptr<Engine> make_exact_deadlocks(EngineContext& c) {
-  return std::make_unique<ExactDeadlocks>(c, false);
-}
-std::unique_ptr<Engine> make_exact_ct_deadlocks(EngineContext& c) {
-  return std::make_unique<ExactDeadlocks>(c, true);
-}
 
 std::unique_ptr<Engine> make_exact(EngineContext& c) {
   return std::make_unique<ExactEngine>(c, exact::RaceNotion::Adjacent);
