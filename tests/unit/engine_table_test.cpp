@@ -139,6 +139,9 @@ const std::map<std::string, Pairs>& expected_on_families_trace() {
       {"pwr-e-unbounded", predictable},
       {"adjacent", none},
       {"lockorder", none},  // deadlocks only (no lock is nested here)
+      {"spd", none},
+      {"exact-deadlocks", none},
+      {"exact-ct-deadlocks", none},
   };
   return expected;
 }

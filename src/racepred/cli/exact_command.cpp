@@ -8,6 +8,8 @@
 #include <string>
 
 #include "racepred/cli/cli.hpp"
+#include "racepred/driver/run.hpp"
+#include "racepred/exact/deadlocks.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/exact/table.hpp"
 #include "racepred/io/reader.hpp"
@@ -31,7 +33,8 @@ struct ExactArgs {
   bool witness = false;
   std::string witness_file;  // --witness-file: the witnesses for check-witness
   bool mhb = false;
-  EngineOptions budget;  // --max-states, --max-memory
+  bool deadlocks = false;  // --deadlocks: Def. B.4, B.7 and the Def. B.8 cases
+  EngineOptions budget;    // --max-states, --max-memory
 };
 
 Trace read_validated(const std::string& path, const std::string& input_format) {
@@ -44,6 +47,13 @@ Trace read_validated(const std::string& path, const std::string& input_format) {
   trace.summary = read_events(path, read_options(input_format, false), trace.symbols, validator);
   validator.on_end();
   return trace;
+}
+
+// 1 when races or (with --deadlocks) predictable deadlocks are found.
+int exit_code(const exact::SearchResult& result) {
+  return result.races.empty() && result.deadlocks.empty() && result.cross_thread_deadlocks.empty()
+             ? kExitNoRace
+             : kExitRaces;
 }
 
 Race race_of(const TraceIndex& t, uint32_t first, uint32_t second) {
@@ -90,6 +100,46 @@ std::string indent(const std::string& text, const std::string& prefix) {
   return out;
 }
 
+// Def. B.8 for one partial order: its races that are not predictable races, and the cases.
+struct CriticalReport {
+  std::string engine;
+  std::vector<std::pair<uint32_t, uint32_t>> open;  // its races without a predictable race
+  exact::CriticalCase cases;
+};
+
+std::vector<CriticalReport> critical_reports(const Trace& trace,
+                                             const exact::SearchResult& result) {
+  std::vector<CriticalReport> reports;
+  for (const char* engine : {"wcp", "sdp", "dc-tp"}) {
+    const RaceSink sink = run_engine(engine, trace);
+    CriticalReport r{engine, {}, exact::classify(!sink.races().empty(), result)};
+    for (const Race& race : sink.races()) {
+      const uint32_t a = static_cast<uint32_t>(trace.index_of(race.first.event));
+      const uint32_t b = static_cast<uint32_t>(trace.index_of(race.second.event));
+      const std::pair<uint32_t, uint32_t> pair{std::min(a, b), std::max(a, b)};
+      if (!std::binary_search(result.races.begin(), result.races.end(), pair))
+        r.open.push_back(pair);
+    }
+    reports.push_back(std::move(r));
+  }
+  return reports;
+}
+
+void print_deadlocks(std::ostream& out, const Trace& trace, const TraceIndex& t,
+                     const std::vector<exact::DeadlockWitness>& deadlocks, const char* title) {
+  out << title << ": " << deadlocks.size() << "\n";
+  for (size_t d = 0; d < deadlocks.size(); ++d) {
+    const exact::DeadlockWitness& w = deadlocks[d];
+    out << "  deadlock " << d + 1 << ":";
+    for (uint32_t a : w.acquires) out << "  e" << t.id(a) << " " << trace.to_std(t.event(a));
+    out << '\n';
+    std::vector<exact::TableRow> rows;
+    for (uint32_t i : w.prefix) rows.push_back({i, "", {}});
+    for (uint32_t a : w.acquires) rows.push_back({a, "<- blocked (not executed)", {}});
+    out << "    prefix:\n" << indent(exact::format_table(t, rows), "      ");
+  }
+}
+
 int print_text(std::ostream& out, const ExactArgs& args, const Trace& trace, const TraceIndex& t,
                const exact::SearchResult& result, size_t conflicting) {
   out << "exact: " << printable(args.path, 4096) << ": " << t.size() << " events, "
@@ -126,6 +176,23 @@ int print_text(std::ostream& out, const ExactArgs& args, const Trace& trace, con
       out << '\n';
     }
   }
+  if (args.deadlocks) {
+    print_deadlocks(out, trace, t, result.deadlocks, "predictable deadlocks (Def. B.4)");
+    print_deadlocks(out, trace, t, result.cross_thread_deadlocks,
+                    "cross-thread predictable deadlocks (Def. B.7)");
+    for (const CriticalReport& r : critical_reports(trace, result)) {
+      out << r.engine << " races without a predictable race: " << r.open.size();
+      for (const auto& [a, b] : r.open) out << "  (e" << t.id(a) << ", e" << t.id(b) << ")";
+      out << "\n  Def. B.8: ";
+      if (!r.cases.critical1 && !r.cases.critical2)
+        out << "neither Critical-1 nor Critical-2";
+      else if (r.cases.critical1 && r.cases.critical2)
+        out << "Critical-1 and Critical-2";
+      else
+        out << (r.cases.critical1 ? "Critical-1" : "Critical-2");
+      out << '\n';
+    }
+  }
   if (args.mhb) {
     out << "must-happen-before (Def. 3.5), e <mhb f:\n";
     for (uint32_t e = 0; e < t.size(); ++e) {
@@ -142,8 +209,13 @@ int print_text(std::ostream& out, const ExactArgs& args, const Trace& trace, con
   }
   out << "SUMMARY: " << result.races.size() << " predictable race"
       << (result.races.size() == 1 ? "" : "s") << " among " << conflicting << " conflicting pairs; "
-      << result.states << " states, " << result.transitions << " transitions explored\n";
-  return result.races.empty() ? kExitNoRace : kExitRaces;
+      << result.states << " states, " << result.transitions << " transitions explored";
+  if (args.deadlocks)
+    out << "; " << result.deadlocks.size() << " predictable deadlock"
+        << (result.deadlocks.size() == 1 ? "" : "s") << ", " << result.cross_thread_deadlocks.size()
+        << " cross-thread";
+  out << '\n';
+  return exit_code(result);
 }
 
 int print_json(std::ostream& out, const ExactArgs& args, const Trace& trace, const TraceIndex& t,
@@ -158,10 +230,14 @@ int print_json(std::ostream& out, const ExactArgs& args, const Trace& trace, con
     racy_events.push_back(t.id(b));
     racy_locations.emplace_back(trace.location_name(t.event(b).location));
   }
+  for (const exact::DeadlockWitness& d : result.deadlocks)
+    races.push_back(finding_json(trace.symbols, exact::deadlock_finding(t, d)));
   json counts = json::object();
   for (FindingKind kind : kFindingKinds)
     counts[std::string(finding_kind_name(kind))] =
-        kind == FindingKind::DataRace ? result.races.size() : 0;
+        kind == FindingKind::DataRace   ? result.races.size()
+        : kind == FindingKind::Deadlock ? result.deadlocks.size()
+                                        : 0;
   std::sort(racy_events.begin(), racy_events.end());
   racy_events.erase(std::unique(racy_events.begin(), racy_events.end()), racy_events.end());
   std::sort(racy_locations.begin(), racy_locations.end());
@@ -199,6 +275,21 @@ int print_json(std::ostream& out, const ExactArgs& args, const Trace& trace, con
     engine["witnesses"] = witnesses;
     if (result.stuck_states > 0) engine["stuck_witness"] = ids(result.stuck_witness);
   }
+  if (args.deadlocks) {
+    json cross = json::array();
+    for (const exact::DeadlockWitness& d : result.cross_thread_deadlocks)
+      cross.push_back(finding_json(trace.symbols, exact::deadlock_finding(t, d)));
+    engine["cross_thread_deadlocks"] = cross;
+    json critical = json::object();
+    for (const CriticalReport& r : critical_reports(trace, result)) {
+      json open = json::array();
+      for (const auto& [a, b] : r.open) open.push_back({t.id(a), t.id(b)});
+      critical[r.engine] = {{"races_without_predictable_race", open},
+                            {"critical_1", r.cases.critical1},
+                            {"critical_2", r.cases.critical2}};
+    }
+    engine["critical"] = critical;
+  }
   if (args.mhb) {
     json pairs = json::array();
     for (uint32_t e = 0; e < t.size(); ++e)
@@ -210,7 +301,7 @@ int print_json(std::ostream& out, const ExactArgs& args, const Trace& trace, con
   doc["trace"] = trace_json(TraceInfo::of(args.path, trace.symbols, trace.summary, trace.size()));
   doc["results"] = json::array({engine});
   write_json(out, doc);
-  return result.races.empty() ? kExitNoRace : kExitRaces;
+  return exit_code(result);
 }
 
 void write_witness_file(const ExactArgs& args, const TraceIndex& t,
@@ -256,6 +347,10 @@ Command add_exact_command(CLI::App& app) {
                   "`racepred check-witness`")
       ->type_name("FILE");
   sub->add_flag("--mhb", args->mhb, "Print the must-happen-before relation (Def. 3.5)");
+  sub->add_flag("--deadlocks", args->deadlocks,
+                "Also list the predictable deadlocks (Def. B.4) and cross-thread predictable "
+                "deadlocks (Def. B.7) with their prefixes, and the Critical-1/Critical-2 cases "
+                "(Def. B.8) of wcp's, sdp's and dc-tp's races");
   add_engine_options(sub, args->budget, EngineOptionGroup::Budget);
   add_report_options(sub, args->report);
   add_input_format_option(sub, args->input_format);
@@ -272,6 +367,7 @@ Command add_exact_command(CLI::App& app) {
             options.max_states = args->budget.max_states;
             options.max_memory = args->budget.max_memory_mib << 20;
             options.witnesses = args->witness || !args->witness_file.empty();
+            options.deadlocks = args->deadlocks;
             const exact::SearchResult result = exact::search(t, options);
             if (!args->witness_file.empty()) write_witness_file(*args, t, result);
             const size_t conflicting = t.conflicting_pairs().size();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <unordered_map>
 
 namespace racepred::exact {
@@ -232,6 +233,87 @@ class Search {
       if (c == before) stack.push_back(c);
     }
     if (unfinished && !moved && !waits_for_write && stuck_states_++ == 0) stuck_state_ = s;
+    if (o_.deadlocks) find_deadlocks(s);
+  }
+
+  // Whether event i is an acquire (either mode) that cannot run in the loaded state.
+  bool blocked_acquire(uint32_t i) const {
+    return i != kNoIndex && is_acquire_op(t_.event(i).op) && !enabled(i, current_.data());
+  }
+
+  // Def. B.4 and B.7 at the loaded state s (with load(s) done).
+  void find_deadlocks(uint32_t s) {
+    std::vector<uint32_t> blocked;  // threads whose next event is a blocked acquire
+    for (uint32_t u = 0; u < threads_; ++u)
+      if (blocked_acquire(next_[u])) blocked.push_back(u);
+    if (blocked.size() < 2) return;
+    // Def. B.7: every other thread with events in the prefix is done or waits at a join or a
+    // recv that cannot run (a read is always well-formed: its last write is no lock rule).
+    bool others_stuck = true;
+    for (uint32_t u = 0; u < threads_ && others_stuck; ++u) {
+      if (current_[u] == 0 || std::find(blocked.begin(), blocked.end(), u) != blocked.end())
+        continue;
+      if (current_[u] == t_.thread_events(u).size()) continue;
+      const uint32_t i = t_.thread_events(u)[current_[u]];
+      const Op op = t_.event(i).op;
+      others_stuck = (op == Op::Join || op == Op::Recv) && !enabled(i, current_.data());
+    }
+    if (others_stuck) {
+      std::vector<uint32_t> acquires;
+      for (uint32_t u : blocked) acquires.push_back(next_[u]);
+      std::sort(acquires.begin(), acquires.end());
+      record_deadlock(cross_, acquires, std::move(acquires), s);
+    }
+    // Def. B.4: the cycles of "u requests a lock v holds in its own critical section" among
+    // the blocked threads, with distinct locks.
+    const size_t n = blocked.size();
+    std::vector<std::vector<uint32_t>> waits(n);
+    for (size_t a = 0; a < n; ++a) {
+      const Event& e = t_.event(next_[blocked[a]]);
+      for (size_t b = 0; b < n; ++b)
+        if (a != b && holds(blocked[b], current_[blocked[b]], e.target, e.op == Op::Acquire))
+          waits[a].push_back(static_cast<uint32_t>(b));
+    }
+    std::vector<uint32_t> path;
+    for (uint32_t start = 0; start < n; ++start) {
+      path.assign(1, start);
+      cycles_from(s, blocked, waits, path);
+    }
+  }
+
+  // Simple cycles through path[0] whose other nodes are greater than path[0] (each cycle once).
+  void cycles_from(uint32_t s, const std::vector<uint32_t>& blocked,
+                   const std::vector<std::vector<uint32_t>>& waits, std::vector<uint32_t>& path) {
+    for (uint32_t b : waits[path.back()]) {
+      if (b == path[0] && path.size() >= 2) {
+        std::vector<uint32_t> cycle, locks;
+        for (uint32_t a : path) {
+          cycle.push_back(next_[blocked[a]]);
+          locks.push_back(t_.event(next_[blocked[a]]).target);
+        }
+        std::sort(locks.begin(), locks.end());
+        if (std::adjacent_find(locks.begin(), locks.end()) != locks.end()) continue;
+        std::vector<uint32_t> key = cycle;
+        std::sort(key.begin(), key.end());
+        record_deadlock(cycles_, std::move(key), std::move(cycle), s);
+        continue;
+      }
+      if (b <= path[0] || std::find(path.begin(), path.end(), b) != path.end()) continue;
+      path.push_back(b);
+      cycles_from(s, blocked, waits, path);
+      path.pop_back();
+    }
+  }
+
+  struct FoundDeadlock {
+    uint32_t state;
+    std::vector<uint32_t> acquires;
+  };
+  using DeadlockMap = std::map<std::vector<uint32_t>, FoundDeadlock>;
+
+  static void record_deadlock(DeadlockMap& map, std::vector<uint32_t> key,
+                              std::vector<uint32_t> acquires, uint32_t s) {
+    map.try_emplace(std::move(key), FoundDeadlock{s, std::move(acquires)});
   }
 
   // Races with i (the next event of thread u, just run into child_) as the first of the two
@@ -403,6 +485,11 @@ class Search {
       if (o_.reorderings == Reorderings::Complete) w.completion = completion_from(end);
       result.witnesses.push_back(std::move(w));
     }
+    for (const auto& [key, found] : cycles_)
+      result.deadlocks.push_back(DeadlockWitness{path_to(found.state), found.acquires, false});
+    for (const auto& [key, found] : cross_)
+      result.cross_thread_deadlocks.push_back(
+          DeadlockWitness{path_to(found.state), found.acquires, true});
     result.stuck_states = stuck_states_;
     if (stuck_states_ > 0) result.stuck_witness = path_to(stuck_state_);
     result.mhb = MustHappenBefore(&t_, std::move(required_), std::move(can_precede_));
@@ -430,6 +517,7 @@ class Search {
   std::vector<bool> complete_;
   std::vector<uint32_t> can_precede_, required_;
   std::unordered_map<uint64_t, Found> races_;
+  DeadlockMap cycles_, cross_;  // Def. B.4 and Def. B.7, by their sorted acquires
 
   std::vector<uint32_t> next_;
   std::vector<Word> current_, child_, grandchild_;

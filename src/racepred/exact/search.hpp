@@ -45,6 +45,9 @@ struct SearchOptions {
   // --max-memory).
   uint64_t max_memory = UINT64_MAX;
   bool witnesses = false;  // keep one witness prefix per race
+  // Also collect the predictable deadlocks (Def. B.4) and the cross-thread predictable
+  // deadlocks (Def. B.7) of Sulzmann and Thiemann's App. B, each with its prefix.
+  bool deadlocks = false;
 };
 
 // The state or memory budget was exhausted. An InputError, so the CLI exits with code 2.
@@ -62,6 +65,20 @@ struct RaceWitness {
   std::vector<uint32_t> completion;
   uint32_t first = kNoIndex;  // the two racing events, in the order the witness shows them
   uint32_t second = kNoIndex;
+};
+
+// A deadlock after the correctly reordered prefix `prefix` (event indices in order): each of
+// `acquires` (one per thread, sorted by index) is the next event of its thread and cannot run.
+// Def. B.4 (`cross_thread` false): `acquires` are in cycle order, the lock that acquires[i]
+// requests is held, in the thread's own critical section, by the thread of acquires[i + 1]
+// (the last's by the first's), and the requested locks are distinct. Def. B.7 (`cross_thread`
+// true): acquires[i] cannot run after the prefix (CS-PD-2), whoever holds its lock, and every
+// other thread with events in the prefix has finished or waits at a join or recv (CS-PD-3);
+// `acquires` lists every blocked acquire of a started thread.
+struct DeadlockWitness {
+  std::vector<uint32_t> prefix;
+  std::vector<uint32_t> acquires;
+  bool cross_thread = false;
 };
 
 // Must-happen-before (Def. 3.5), read off the search.
@@ -111,6 +128,11 @@ struct SearchResult {
   // `stuck_witness` is one such prefix (empty if none).
   uint64_t stuck_states = 0;
   std::vector<uint32_t> stuck_witness;
+  // SearchOptions::deadlocks: one entry per distinct set of acquires (the first prefix found),
+  // sorted by their sorted acquires. Def. B.4 cycles in `deadlocks`, Def. B.7 sets in
+  // `cross_thread_deadlocks`.
+  std::vector<DeadlockWitness> deadlocks;
+  std::vector<DeadlockWitness> cross_thread_deadlocks;
 };
 
 // Explores every correctly reordered prefix of `trace` (kept alive by the caller: the result

@@ -1,0 +1,248 @@
+// exact/ deadlocks: Def. B.4, B.7 and B.8 of Sulzmann and Thiemann, "Cross-thread critical
+// sections and efficient dynamic race prediction methods" (App. B) on hand-made traces, the
+// `exact --deadlocks` command, and spd on the ThreadSanitizer false-alarm patterns.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "racepred/driver/run.hpp"
+#include "racepred/exact/deadlocks.hpp"
+#include "racepred/exact/search.hpp"
+#include "racepred/io/reader.hpp"
+#include "racepred/trace/trace_index.hpp"
+#include "support/exact_support.hpp"
+
+namespace racepred {
+namespace {
+
+struct Searched {
+  std::unique_ptr<Trace> trace;
+  std::unique_ptr<TraceIndex> index;
+  exact::SearchResult result;
+};
+
+Searched search(const std::string& text) {
+  Searched s;
+  s.trace = std::make_unique<Trace>(parse_trace(text));
+  s.index = std::make_unique<TraceIndex>(*s.trace);
+  exact::SearchOptions o;
+  o.deadlocks = true;
+  s.result = exact::search(*s.index, o);
+  return s;
+}
+
+// Acquires as event ids (1-based, as in the traces below).
+std::vector<EventId> ids(const Searched& s, const std::vector<uint32_t>& indices) {
+  std::vector<EventId> out;
+  for (uint32_t i : indices) out.push_back(s.index->id(i));
+  return out;
+}
+
+const char* kAbba =
+    "T1|acq(a)|1\nT1|acq(b)|2\nT1|rel(b)|3\nT1|rel(a)|4\n"
+    "T2|acq(b)|5\nT2|acq(a)|6\nT2|rel(a)|7\nT2|rel(b)|8\n";
+
+TEST(ExactDeadlocks, AbbaIsDefB4AndB7WithAPrefixThatReachesIt) {
+  const Searched s = search(kAbba);
+  ASSERT_EQ(s.result.deadlocks.size(), 1u);
+  const exact::DeadlockWitness& d = s.result.deadlocks[0];
+  EXPECT_EQ(ids(s, d.acquires), (std::vector<EventId>{2, 6}));
+  EXPECT_FALSE(d.cross_thread);
+  // PD-1: the prefix is correct and stops right before each acquire; PD-2: the other holds it.
+  EXPECT_EQ(testing::check_reordering(*s.index, d.prefix), "");
+  std::vector<EventId> prefix = ids(s, d.prefix);  // 1 5 or 5 1: the first the search found
+  std::sort(prefix.begin(), prefix.end());
+  EXPECT_EQ(prefix, (std::vector<EventId>{1, 5}));
+  ASSERT_EQ(s.result.cross_thread_deadlocks.size(), 1u);
+  EXPECT_EQ(ids(s, s.result.cross_thread_deadlocks[0].acquires), (std::vector<EventId>{2, 6}));
+  // The finding lists each thread's holds with their acquires.
+  const Finding f = exact::deadlock_finding(*s.index, d);
+  ASSERT_EQ(f.deadlock.cycle.size(), 2u);
+  EXPECT_EQ(f.deadlock.cycle[0].event, 2u);
+  ASSERT_EQ(f.deadlock.cycle[0].held.size(), 1u);
+  EXPECT_EQ(f.deadlock.cycle[0].held[0].acquired, 1u);
+  EXPECT_EQ(f.deadlock.witness, ids(s, d.prefix));
+}
+
+TEST(ExactDeadlocks, NoDeadlockWhenAGuardLockOrDataOrdersTheOrders) {
+  // Guard lock g around both orders.
+  EXPECT_TRUE(search("T1|acq(g)|1\nT1|acq(a)|2\nT1|acq(b)|3\nT1|rel(b)|4\nT1|rel(a)|5\n"
+                     "T1|rel(g)|6\nT2|acq(g)|7\nT2|acq(b)|8\nT2|acq(a)|9\nT2|rel(a)|10\n"
+                     "T2|rel(b)|11\nT2|rel(g)|12\n")
+                  .result.deadlocks.empty());
+  // T2 reads what T1 writes after its sections.
+  const Searched data = search(
+      "T1|acq(a)|1\nT1|acq(b)|2\nT1|rel(b)|3\nT1|rel(a)|4\nT1|w(x)|5\n"
+      "T2|r(x)|6\nT2|acq(b)|7\nT2|acq(a)|8\nT2|rel(a)|9\nT2|rel(b)|10\n");
+  EXPECT_TRUE(data.result.deadlocks.empty());
+  EXPECT_TRUE(data.result.cross_thread_deadlocks.empty());
+  // One thread in both orders.
+  EXPECT_TRUE(search("T1|acq(a)|1\nT1|acq(b)|2\nT1|rel(b)|3\nT1|rel(a)|4\n"
+                     "T1|acq(b)|5\nT1|acq(a)|6\nT1|rel(a)|7\nT1|rel(b)|8\n")
+                  .result.deadlocks.empty());
+}
+
+TEST(ExactDeadlocks, DefB4NeedsTheLockHeldInsideTheCycle) {
+  // Fig. 5: T2 waits for y (held by T3), T3 for x, held by T1 which waits at its join: a
+  // cross-thread predictable deadlock (Def. B.7) but not one of Def. B.4.
+  const Trace trace = testing::load_example("fig05_stuck.std");
+  const TraceIndex index(trace);
+  exact::SearchOptions o;
+  o.deadlocks = true;
+  const exact::SearchResult r = exact::search(index, o);
+  EXPECT_TRUE(r.deadlocks.empty());
+  ASSERT_EQ(r.cross_thread_deadlocks.size(), 1u);
+  const exact::DeadlockWitness& d = r.cross_thread_deadlocks[0];
+  EXPECT_TRUE(d.cross_thread);
+  EXPECT_EQ(index.id(d.acquires[0]), 4u);
+  EXPECT_EQ(index.id(d.acquires[1]), 10u);
+  EXPECT_EQ(testing::check_reordering(index, d.prefix), "");
+  // Def. B.8: a race of some partial order here is Critical-2, not Critical-1.
+  const exact::CriticalCase c = exact::classify(true, r);
+  EXPECT_FALSE(c.critical1);
+  EXPECT_TRUE(c.critical2);
+  EXPECT_FALSE(exact::classify(false, r).critical2);  // no race of P: no case
+}
+
+TEST(ExactDeadlocks, DefB7NeedsEveryOtherThreadDoneOrBlockedOutsideAnAcquire) {
+  // ABBA between T1 and T2; T3 has run (T2 reads its x) and could still write y: a Def. B.4
+  // deadlock, and Def. B.7 only once T3 has run to its end (CS-PD-3 (a)).
+  const Searched s = search(
+      "T0|fork(T1)|1\nT0|fork(T2)|2\nT0|fork(T3)|3\n"
+      "T1|acq(a)|4\nT1|acq(b)|5\nT1|rel(b)|6\nT1|rel(a)|7\nT3|w(x)|8\nT3|w(y)|9\n"
+      "T2|r(x)|10\nT2|acq(b)|11\nT2|acq(a)|12\nT2|rel(a)|13\nT2|rel(b)|14\n");
+  ASSERT_EQ(s.result.deadlocks.size(), 1u);
+  EXPECT_EQ(ids(s, s.result.deadlocks[0].acquires), (std::vector<EventId>{5, 12}));
+  ASSERT_EQ(s.result.cross_thread_deadlocks.size(), 1u);
+  const auto& prefix = s.result.cross_thread_deadlocks[0].prefix;
+  EXPECT_NE(std::find(prefix.begin(), prefix.end(), s.trace->index_of(9)), prefix.end());
+  // A third thread blocked at a read (its last write is no rule of well-formedness) keeps it
+  // from being Def. B.7: T3 must have written y (T2 reads it) and then waits to read the x that
+  // T1 writes only after its sections.
+  const Searched read = search(
+      "T0|fork(T1)|1\nT0|fork(T2)|2\nT0|fork(T3)|3\n"
+      "T1|acq(a)|4\nT1|acq(b)|5\nT1|rel(b)|6\nT1|rel(a)|7\nT1|w(x)|8\nT3|w(y)|9\n"
+      "T3|r(x)|10\nT2|r(y)|11\nT2|acq(b)|12\nT2|acq(a)|13\nT2|rel(a)|14\nT2|rel(b)|15\n");
+  EXPECT_EQ(read.result.deadlocks.size(), 1u);
+  EXPECT_TRUE(read.result.cross_thread_deadlocks.empty());
+}
+
+TEST(ExactDeadlocks, ThreeThreadCycleAndReadLocks) {
+  const Searched three = search(
+      "T1|acq(a)|1\nT1|acq(b)|2\nT1|rel(b)|3\nT1|rel(a)|4\n"
+      "T2|acq(b)|5\nT2|acq(c)|6\nT2|rel(c)|7\nT2|rel(b)|8\n"
+      "T3|acq(c)|9\nT3|acq(a)|10\nT3|rel(a)|11\nT3|rel(c)|12\n");
+  ASSERT_EQ(three.result.deadlocks.size(), 1u);
+  EXPECT_EQ(ids(three, three.result.deadlocks[0].acquires), (std::vector<EventId>{2, 6, 10}));
+  // Read holds do not block read requests.
+  EXPECT_TRUE(search("T1|racq(a)|1\nT1|racq(b)|2\nT1|rrel(b)|3\nT1|rrel(a)|4\n"
+                     "T2|racq(b)|5\nT2|racq(a)|6\nT2|rrel(a)|7\nT2|rrel(b)|8\n")
+                  .result.deadlocks.empty());
+  EXPECT_EQ(search("T1|racq(a)|1\nT1|acq(b)|2\nT1|rel(b)|3\nT1|rrel(a)|4\n"
+                   "T2|racq(b)|5\nT2|acq(a)|6\nT2|rel(a)|7\nT2|rrel(b)|8\n")
+                .result.deadlocks.size(),
+            1u);
+}
+
+// spd on the patterns ThreadSanitizer's lock-order-inversion detector reports falsely.
+size_t spd_deadlocks(const std::string& text) {
+  return run_engine("spd", parse_trace(text)).findings().size();
+}
+
+TEST(Spd, NoneOnTheThreadSanitizerFalseAlarms) {
+  // One thread.
+  EXPECT_EQ(spd_deadlocks("T1|acq(a)|1\nT1|acq(b)|2\nT1|rel(b)|3\nT1|rel(a)|4\n"
+                          "T1|acq(b)|5\nT1|acq(a)|6\nT1|rel(a)|7\nT1|rel(b)|8\n"),
+            0u);
+  // Guard lock.
+  EXPECT_EQ(spd_deadlocks("T1|acq(g)|1\nT1|acq(a)|2\nT1|acq(b)|3\nT1|rel(b)|4\nT1|rel(a)|5\n"
+                          "T1|rel(g)|6\nT2|acq(g)|7\nT2|acq(b)|8\nT2|acq(a)|9\nT2|rel(a)|10\n"
+                          "T2|rel(b)|11\nT2|rel(g)|12\n"),
+            0u);
+  // Fork/join order: T1's orders before the fork of T2.
+  EXPECT_EQ(spd_deadlocks("T1|acq(a)|1\nT1|acq(b)|2\nT1|rel(b)|3\nT1|rel(a)|4\nT1|fork(T2)|5\n"
+                          "T2|acq(b)|6\nT2|acq(a)|7\nT2|rel(a)|8\nT2|rel(b)|9\n"),
+            0u);
+  EXPECT_EQ(spd_deadlocks("T1|fork(T2)|1\nT2|acq(b)|2\nT2|acq(a)|3\nT2|rel(a)|4\nT2|rel(b)|5\n"
+                          "T1|join(T2)|6\nT1|acq(a)|7\nT1|acq(b)|8\nT1|rel(b)|9\nT1|rel(a)|10\n"),
+            0u);
+  // Read-read on read-write locks.
+  EXPECT_EQ(spd_deadlocks("T1|racq(a)|1\nT1|racq(b)|2\nT1|rrel(b)|3\nT1|rrel(a)|4\n"
+                          "T2|racq(b)|5\nT2|racq(a)|6\nT2|rrel(a)|7\nT2|rrel(b)|8\n"),
+            0u);
+  // A lock released before the next is taken.
+  EXPECT_EQ(spd_deadlocks("T1|acq(a)|1\nT1|rel(a)|2\nT1|acq(b)|3\nT1|rel(b)|4\n"
+                          "T2|acq(b)|5\nT2|acq(a)|6\nT2|rel(a)|7\nT2|rel(b)|8\n"),
+            0u);
+}
+
+TEST(Spd, FindsAbbaThreeLocksAndPhilosophersWithTheirPrefixes) {
+  const RaceSink abba = run_engine("spd", parse_trace(kAbba));
+  ASSERT_EQ(abba.findings().size(), 1u);
+  EXPECT_EQ(abba.findings()[0].deadlock.witness, (std::vector<EventId>{1, 5}));
+  EXPECT_EQ(spd_deadlocks("T1|acq(a)|1\nT1|acq(b)|2\nT1|rel(b)|3\nT1|rel(a)|4\n"
+                          "T2|acq(b)|5\nT2|acq(c)|6\nT2|rel(c)|7\nT2|rel(b)|8\n"
+                          "T3|acq(c)|9\nT3|acq(a)|10\nT3|rel(a)|11\nT3|rel(c)|12\n"),
+            1u);
+  // Five philosophers, each taking its left fork, then its right one. Appending (not
+  // operator+) avoids a bogus -Wrestrict of g++ 12.
+  std::string philosophers;
+  for (int p = 0; p < 5; ++p) {
+    const std::string t = std::string("T").append(std::to_string(p + 1));
+    const std::string left = std::to_string(p), right = std::to_string((p + 1) % 5);
+    for (const auto& [op, fork] : {std::pair{"acq", left}, std::pair{"acq", right},
+                                   std::pair{"rel", right}, std::pair{"rel", left}})
+      philosophers.append(t).append("|").append(op).append("(f").append(fork).append(")|1\n");
+  }
+  EXPECT_EQ(spd_deadlocks(philosophers), 1u);
+}
+
+struct Output {
+  int code;
+  std::string out;
+};
+
+Output racepred(const std::string& args) {
+  const std::string command = std::string(RACEPRED_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  return {WEXITSTATUS(status), out};
+}
+
+TEST(ExactDeadlocksCommand, TextAndJson) {
+  const std::string fig5 = std::string(RACEPRED_EXAMPLES_DIR) + "/exact/fig05_stuck.std";
+  const Output text = racepred("exact --deadlocks " + fig5);
+  EXPECT_EQ(text.code, 1) << text.out;  // a (cross-thread) deadlock
+  EXPECT_NE(text.out.find("predictable deadlocks (Def. B.4): 0"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("cross-thread predictable deadlocks (Def. B.7): 1"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("dc-tp races without a predictable race: 1  (e7, e12)"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("Def. B.8: Critical-2"), std::string::npos) << text.out;
+
+  const std::string abba = std::string(RACEPRED_EXAMPLES_DIR) + "/deadlock/abba.std";
+  const Output json = racepred("exact --deadlocks --format json " + abba);
+  EXPECT_EQ(json.code, 1) << json.out;
+  const auto doc = nlohmann::json::parse(json.out);
+  const auto& engine = doc["results"][0];
+  ASSERT_EQ(engine["findings"].size(), 1u) << json.out;
+  EXPECT_EQ(engine["findings"][0]["kind"], "deadlock");
+  EXPECT_EQ(engine["findings"][0]["witness"].size(), 2u);
+  EXPECT_EQ(engine["counts"]["deadlock"], 1);
+  EXPECT_EQ(engine["cross_thread_deadlocks"].size(), 1u);
+  EXPECT_EQ(engine["critical"]["wcp"]["critical_1"], false);
+}
+
+}  // namespace
+}  // namespace racepred
