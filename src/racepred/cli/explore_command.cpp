@@ -79,6 +79,7 @@ int run_explore(ExploreCliOptions& o, std::ostream& out) {
     j["analysed_executions"] = r.analysed;
     j["choice_points"] = r.choice_points;
     j["seconds"] = r.seconds;
+    j["run_seconds"] = r.run_seconds;
     j["executions_per_second"] = rate;
     j["complete"] = r.complete;
     j["coverage"] = r.coverage;

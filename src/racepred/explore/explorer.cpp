@@ -11,7 +11,9 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "racepred/driver/registry.hpp"
 #include "racepred/driver/run.hpp"
@@ -117,13 +119,6 @@ bool failure_of(const ExecutionResult& r, Failure& f, std::string& key) {
     }
   }
   return false;
-}
-
-std::string race_key(const Trace& t, const Race& race) {
-  std::string a = race.first.known() ? std::string(t.location_name(race.first.location)) : "?";
-  std::string b(t.location_name(race.second.location));
-  if (b < a) std::swap(a, b);
-  return "race|" + a + "|" + b;
 }
 
 // The race with the same events in the symbolised trace of the same recording.
@@ -233,6 +228,7 @@ ExploreResult explore(const ExploreOptions& o) {
 
   ExploreResult result;
   std::map<std::string, size_t> index;  // key -> findings position
+  std::unordered_map<std::string, std::string> source_of;
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -242,8 +238,10 @@ ExploreResult explore(const ExploreOptions& o) {
     if (budget && result.executions >= budget) break;
     if (o.seconds > 0 && elapsed() >= o.seconds) break;
     strategy->begin();
+    const double run_start = elapsed();
     const ExecutionResult run = run_execution(
         o.program, raw, [&](const ChoicePoint& p, size_t i) { return strategy->choose(p, i); });
+    result.run_seconds += elapsed() - run_start;
     ++result.executions;
     result.choice_points += run.points.size();
     more = strategy->end(run.points);
@@ -273,29 +271,52 @@ ExploreResult explore(const ExploreOptions& o) {
         result.notes.push_back("execution " + std::to_string(result.executions) +
                                ": its trace could not be analysed: " + e.what());
     }
+    // Names: the execution's trace symbolised (once, when a location is not known yet or a
+    // finding is new); `source_of` maps the unsymbolised location names (module+offset) to
+    // source locations, so that a race is one finding per pair of source locations.
+    std::shared_ptr<Trace> names;
+    bool names_tried = false;
+    auto symbolise = [&] {
+      if (names_tried) return;
+      names_tried = true;
+      names = std::make_shared<Trace>();
+      try {
+        recording::FinishOptions fo;
+        fo.output = o.record.empty() ? named : o.record;
+        recording::finish_recording(raw, fo);
+        *names = load_checked_trace(fo.output);
+      } catch (const InputError&) {
+        names.reset();
+        return;
+      }
+      if (have_trace && names->events.size() == trace.events.size())
+        for (size_t i = 0; i < trace.events.size(); ++i)
+          source_of.emplace(trace.location_name(trace.events[i].location),
+                            names->location_name(names->events[i].location));
+    };
     if (have_trace) {
       const RaceSink sink = run_engine(o.engine, trace);
-      for (const LocationPairSummary& pair : sink.location_pairs())
-        if (finding_kind_of(pair.example) == FindingKind::DataRace)
-          hits.push_back({race_key(trace, pair.example), Finding::of_race(pair.example)});
+      for (const LocationPairSummary& pair : sink.location_pairs()) {
+        if (finding_kind_of(pair.example) != FindingKind::DataRace) continue;
+        std::string a = pair.example.first.known()
+                            ? std::string(trace.location_name(pair.example.first.location))
+                            : "?";
+        std::string b(trace.location_name(pair.example.second.location));
+        if ((a != "?" && !source_of.count(a)) || !source_of.count(b)) symbolise();
+        if (auto it = source_of.find(a); it != source_of.end()) a = it->second;
+        if (auto it = source_of.find(b); it != source_of.end()) b = it->second;
+        if (b < a) std::swap(a, b);
+        hits.push_back({"race|" + a + "|" + b, Finding::of_race(pair.example)});
+      }
     }
-    std::shared_ptr<Trace> names;
+    std::set<std::string> counted;  // an execution counts once per finding
     for (Hit& hit : hits) {
+      if (!counted.insert(hit.key).second) continue;
       if (auto it = index.find(hit.key); it != index.end()) {
         ++result.findings[it->second].executions;
         continue;
       }
-      if (!names) {
-        names = std::make_shared<Trace>();
-        try {
-          recording::FinishOptions fo;
-          fo.output = o.record.empty() ? named : o.record;
-          recording::finish_recording(raw, fo);
-          *names = load_checked_trace(fo.output);
-        } catch (const InputError&) {
-          names.reset();
-        }
-      }
+      symbolise();
       ExploreFinding f;
       f.key = hit.key;
       f.finding = hit.finding;
@@ -318,7 +339,7 @@ ExploreResult explore(const ExploreOptions& o) {
       index.emplace(f.key, result.findings.size());
       result.findings.push_back(std::move(f));
     }
-    if (!o.record.empty() && !names) {
+    if (!o.record.empty() && !names_tried) {
       recording::FinishOptions fo;
       fo.output = o.record;
       recording::finish_recording(raw, fo);

@@ -50,6 +50,7 @@ struct ExploreResult {
   bool complete = false;
   std::string coverage;
   double seconds = 0;
+  double run_seconds = 0;  // of `seconds`: running the executions (the rest: their analysis)
   std::vector<std::string> notes;
 };
 
