@@ -10,6 +10,7 @@ and checks the expectations (comma-separated):
   race:VAR       a data race on a variable named VAR
   norace:VAR     no data race on VAR
   deadlock / assertion / crash / hang   a program failure of that kind
+Random and pct lines give their own --executions (and --seed: the same executions every run).
 Each finding's replay file must reproduce it: `racepred explore --replay FILE` reports the same
 finding. Runs are bounded in executions (--executions), never in time.
 
@@ -59,7 +60,8 @@ def main():
         cli, expected = (s.strip() for s in line.split("=>"))
         expected = [e.strip() for e in expected.split(",")]
         replays = os.path.join(args.work, f"{name}.{n}.replays")
-        cmd = ([args.racepred, "explore", "--format", "json", "--replay-dir", replays] + BUDGET +
+        budget = [] if "--executions" in cli else BUDGET
+        cmd = ([args.racepred, "explore", "--format", "json", "--replay-dir", replays] + budget +
                shlex.split(cli) + ["--", exe])
         res = run(cmd)
         what = f"{name} [{cli}]"
