@@ -101,7 +101,7 @@ TEST(ExploreDfs, RunsExactlyTheSchedulesWithinThePreemptionBound) {
       EXPECT_EQ(got, want) << "threads " << steps.size() << ", bound " << bound;
       EXPECT_EQ(analysed.size(), want.size()) << "a schedule was analysed twice";
       EXPECT_NE(dfs->coverage(executions, true)
-                    .find("complete: all " + std::to_string(want.size()) + " executions"),
+                    .find("complete: all " + std::to_string(want.size()) + " execution"),
                 std::string::npos)
           << dfs->coverage(executions, true);
     }

@@ -74,7 +74,8 @@ class Dfs : public Strategy {
     }
     std::string s;
     if (complete)
-      s = "complete: all " + std::to_string(rounds_.back()) + " executions with at most " +
+      s = "complete: all " + std::to_string(rounds_.back()) +
+          (rounds_.back() == 1 ? " execution" : " executions") + " with at most " +
           std::to_string(max_) + " preemption" + (max_ == 1 ? "" : "s") +
           " explored (dfs over synchronisation points; rounds: " + rounds + ")";
     else
