@@ -99,6 +99,13 @@ const Scheduler kControlled = {controlled_pick, controlled_all_blocked};
 const Scheduler* controlled_scheduler() {
   const uint64_t fd = g_settings.schedule_fd;
   if (fd == 0 || fd > INT32_MAX) return nullptr;
+  // A program that an explored one execs inherits the variables but not the socket (closed on
+  // exec): only a SOCK_SEQPACKET socket is the channel.
+  int type = 0;
+  socklen_t size = sizeof type;
+  if (syscall(SYS_getsockopt, static_cast<int>(fd), SOL_SOCKET, SO_TYPE, &type, &size) != 0 ||
+      type != SOCK_SEQPACKET)
+    return nullptr;
   g_channel = static_cast<int>(fd);
   // Programs the recorded one execs are not scheduled: they do not inherit the channel.
   syscall(SYS_fcntl, g_channel, F_SETFD, FD_CLOEXEC);
