@@ -33,7 +33,7 @@ ARROWS = {
     # The witness checker shares nothing with the engines whose witnesses it judges.
     "witness": ["trace"],
     # Scheduling strategies of `racepred explore` (docs/ARCHITECTURE.md, "A scheduling strategy").
-    "explore": ["engines", "recording", "report"],
+    "explore": ["engines", "driver", "recording", "report"],
     "cli": ["trace", "io", "clock", "report", "engines", "exact", "driver", "format", "recording",
             "explore", "witness"],
     "recorder": ["format"],

@@ -124,6 +124,14 @@ bool can_time_out(uint32_t tid) {
   }
 }
 
+// ---- the serial scheduler: round-robin from the thread after the current one ----
+uint32_t serial_pick(const uint32_t* tids, uint32_t n, uint32_t current, bool) {
+  for (uint32_t i = 0; i < n; ++i)
+    if (tids[i] > current) return i;
+  return 0;
+}
+const Scheduler kSerial = {serial_pick, nullptr};
+
 // ---- the message when every thread is blocked ----
 struct Text {
   char buf[8192];
@@ -234,12 +242,14 @@ void describe(Text& s, uint32_t tid) {
 
 [[noreturn]] void report_all_blocked() {
   Text s;
-  s.add("racepred: serial schedule: all threads blocked (deadlock):\n");
+  s.add(g_scheduler == &kSerial
+            ? "racepred: serial schedule: all threads blocked (deadlock):\n"
+            : "racepred: controlled schedule: all threads blocked (deadlock):\n");
   for (uint32_t t = 0; t < g_thread_end; ++t)
     if (g_threads[t].state == kAlive) describe(s, t);
   s.add("racepred: the recording ends here (exit status 125)\n");
   write_fully(2, s.buf, s.n);
-  if (g_scheduler->all_blocked) g_scheduler->all_blocked();
+  if (g_scheduler->all_blocked) g_scheduler->all_blocked(s.buf, s.n);
   finish_all(true);
   syscall(SYS_exit_group, 125);
   __builtin_unreachable();
@@ -281,14 +291,6 @@ uint32_t scheduled_tid() {
   if (!c || c->tid >= g_thread_end || g_threads[c->tid].state != kAlive) return UINT32_MAX;
   return c->tid;
 }
-
-// ---- the serial scheduler: round-robin from the thread after the current one ----
-uint32_t serial_pick(const uint32_t* tids, uint32_t n, uint32_t current, bool) {
-  for (uint32_t i = 0; i < n; ++i)
-    if (tids[i] > current) return i;
-  return 0;
-}
-const Scheduler kSerial = {serial_pick, nullptr};
 
 }  // namespace
 
@@ -451,9 +453,21 @@ void sched_thread_exited(uint32_t tid) {
   sleep_unlock(&g_lock);
 }
 
+uint8_t sched_thread_op(uint32_t tid, uintptr_t* obj) {
+  if (tid >= g_thread_end) return kOpNone;
+  *obj = g_threads[tid].obj;
+  return g_threads[tid].op;
+}
+
 void sched_after_fork(uint32_t tid) {
   if (!scheduling()) return;
   g_lock = 0;
+  if (g_scheduler != &kSerial) {
+    // Only the serial scheduler goes on in a forked child (its one thread runs alone).
+    controlled_after_fork();
+    __atomic_store_n(&g_scheduler, nullptr, __ATOMIC_RELEASE);
+    return;
+  }
   for (uint32_t t = 0; t < g_thread_end; ++t)
     if (t != tid && g_threads[t].state == kAlive) g_threads[t].state = kGone;
   if (tid < g_thread_end) g_threads[tid].go = 1;
@@ -461,13 +475,19 @@ void sched_after_fork(uint32_t tid) {
 
 void sched_init() {
   const char* s = g_settings.schedule;
-  if (!s || strcmp(s, "serial") != 0) return;
+  if (!s) return;
+  const Scheduler* chosen = nullptr;
+  if (strcmp(s, "serial") == 0)
+    chosen = &kSerial;
+  else if (strcmp(s, "controlled") == 0)
+    chosen = controlled_scheduler();
+  if (!chosen) return;
   Ctx* c = ctx();
   if (!c || c->tid >= kMaxThreads) return;
   g_threads[c->tid].state = kAlive;
   g_threads[c->tid].go = 1;
   g_thread_end = c->tid + 1;
-  __atomic_store_n(&g_scheduler, &kSerial, __ATOMIC_RELEASE);
+  __atomic_store_n(&g_scheduler, chosen, __ATOMIC_RELEASE);
 }
 
 }  // namespace racepred_rt

@@ -20,9 +20,11 @@
 // they could block (the chosen thread's operation never blocks): a condition wait is a release,
 // a wait until signalled, and a lock; a barrier wait returns when its round completes; timed
 // operations that time out return ETIMEDOUT without waiting. The serial scheduler
-// (RACEPRED_SCHEDULE=serial) picks round-robin; `racepred explore` will give its own.
+// (RACEPRED_SCHEDULE=serial) picks round-robin; the controlled one (RACEPRED_SCHEDULE=controlled,
+// controlled.cpp) asks `racepred explore` at every choice.
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
 #pragma GCC visibility push(hidden)
@@ -79,9 +81,9 @@ struct Scheduler {
   // at a hook now; `timeouts`: none is enabled and these are timed operations that would time
   // out. Returns an index into tids.
   uint32_t (*pick)(const uint32_t* tids, uint32_t n, uint32_t current, bool timeouts);
-  // Called once no thread is enabled and none can time out: the model's description is
-  // printed by the runtime; the scheduler may record the outcome. The process then ends.
-  void (*all_blocked)();
+  // Called once no thread is enabled and none can time out, with the model's description (also
+  // printed by the runtime); the scheduler may record the outcome. The process then ends.
+  void (*all_blocked)(const char* text, size_t size);
 };
 
 // nullptr: recording only (every hook is one branch).
@@ -94,6 +96,14 @@ void sched_thread_started(uint32_t tid);
 void sched_thread_exited(uint32_t tid);
 void sched_after_fork(uint32_t tid);
 void sched_init();  // reads RACEPRED_SCHEDULE (settings); needs the calling thread's context
+// What thread `tid` waits at (a VisibleOp, kOpNone while it runs) and its object; for a
+// scheduler's pick(), which runs under the model's lock.
+uint8_t sched_thread_op(uint32_t tid, uintptr_t* obj);
+
+// controlled.cpp: the scheduler of RACEPRED_SCHEDULE=controlled, or nullptr when the channel
+// (RACEPRED_SCHEDULE_FD) is not set; and what a forked child does (it runs unscheduled).
+const Scheduler* controlled_scheduler();
+void controlled_after_fork();
 
 // Before a visible operation: returns when the calling thread may do it.
 inline int sched_before(VisibleOp op, uintptr_t obj, uintptr_t obj2 = 0) {

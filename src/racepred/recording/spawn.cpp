@@ -72,7 +72,10 @@ pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
   posix_spawn_file_actions_init(&actions);
   if (options.stdin_fd >= 0) posix_spawn_file_actions_adddup2(&actions, options.stdin_fd, 0);
   if (options.stdout_fd >= 0) posix_spawn_file_actions_adddup2(&actions, options.stdout_fd, 1);
-  if (options.quiet_stderr) posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  if (options.stderr_fd >= 0)
+    posix_spawn_file_actions_adddup2(&actions, options.stderr_fd, 2);
+  else if (options.quiet_stderr)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
   pid_t pid = -1;
   const int error = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);

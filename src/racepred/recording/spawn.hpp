@@ -26,6 +26,7 @@ struct SpawnOptions {
   std::vector<std::pair<std::string, std::string>> env;  // set (or replaced) in the child
   int stdin_fd = -1;                                     // -1: inherited
   int stdout_fd = -1;                                    // -1: inherited
+  int stderr_fd = -1;                                    // -1: inherited (or quiet_stderr)
   bool quiet_stderr = false;                             // standard error to /dev/null
 };
 

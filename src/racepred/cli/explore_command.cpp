@@ -1,0 +1,193 @@
+// racepred explore: run a program built with racepred-cc/racepred-c++ many times under the
+// controlled scheduler and report every race, deadlock, hang and crash it reaches, each with a
+// replay file (docs/EXPLORE.md). The exploration itself is explore/; this file parses and prints.
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "racepred/cli/cli.hpp"
+#include "racepred/explore/explorer.hpp"
+#include "racepred/report/writers.hpp"
+#include "racepred/trace/error.hpp"
+#include "racepred/trace/printable.hpp"
+
+namespace racepred::cli {
+namespace {
+
+struct ExploreCliOptions {
+  ReportOptions report;
+  explore::ExploreOptions run;
+  std::string replay_file;
+  std::vector<std::string> command;
+};
+
+std::string shell_word(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789_-./=:,+@%") == std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
+std::string replay_command(const std::string& file, const std::vector<std::string>& command) {
+  std::string s = "racepred explore --replay " + shell_word(file) + " --";
+  for (const std::string& w : command) s += " " + shell_word(w);
+  return s;
+}
+
+std::string count_of(uint64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+int run_explore(ExploreCliOptions& o, std::ostream& out) {
+  explore::ExploreOptions& run = o.run;
+  if (!o.replay_file.empty()) {
+    const explore::ReplayFile file = explore::read_replay_file(o.replay_file);
+    run.replay = true;
+    run.replay_choices = file.choices;
+    if (file.max_steps) run.program.max_steps = file.max_steps;
+    if (o.command.empty()) {
+      o.command.push_back(file.program);
+      o.command.insert(o.command.end(), file.arguments.begin(), file.arguments.end());
+    }
+  } else if (!run.record.empty()) {
+    throw UsageError("--record writes the trace of a replayed execution: give --replay FILE");
+  }
+  if (o.command.empty()) throw UsageError("give the program to explore after --");
+  run.program.command = o.command;
+  // Random strategies never finish: without a budget they stop after 1,000 executions.
+  if (!run.replay && run.strategy != "dfs" && run.executions == 0 && run.seconds <= 0)
+    run.executions = 1000;
+
+  const explore::ExploreResult r = explore::explore(run);
+  uint64_t failing = 0, races = 0, failures = 0;
+  for (const explore::ExploreFinding& f : r.findings) {
+    failing += fails_run(f.finding.kind) ? 1 : 0;
+    races += f.finding.kind == FindingKind::DataRace ? 1 : 0;
+    failures += f.finding.kind == FindingKind::Failure ? 1 : 0;
+  }
+  const double rate = r.seconds > 0 ? static_cast<double>(r.executions) / r.seconds : 0;
+  const std::string engine = "explore/" + run.engine;
+  if (o.report.json()) {
+    nlohmann::ordered_json j = json_header("explore");
+    j["program"] = o.command;
+    j["strategy"] = run.replay ? "replay" : run.strategy;
+    j["engine"] = run.engine;
+    j["executions"] = r.executions;
+    j["analysed_executions"] = r.analysed;
+    j["choice_points"] = r.choice_points;
+    j["seconds"] = r.seconds;
+    j["run_seconds"] = r.run_seconds;
+    j["executions_per_second"] = rate;
+    j["complete"] = r.complete;
+    j["coverage"] = r.coverage;
+    j["findings"] = nlohmann::ordered_json::array();
+    for (const explore::ExploreFinding& f : r.findings) {
+      nlohmann::ordered_json fj = finding_json(f.trace->symbols, f.finding);
+      fj["count"] = f.executions;
+      fj["first_execution"] = f.first_execution;
+      fj["replay"] = f.replay_file.empty() ? nlohmann::ordered_json(nullptr)
+                                           : nlohmann::ordered_json(f.replay_file);
+      j["findings"].push_back(std::move(fj));
+    }
+    j["notes"] = r.notes;
+    write_json(out, j);
+  } else {
+    const std::string rule(18, '=');
+    for (const explore::ExploreFinding& f : r.findings) {
+      out << rule << '\n';
+      Finding shown = f.finding;  // the replay command below names the replay file
+      shown.failure.schedule.replay_file.clear();
+      write_text_finding(out, f.trace->symbols, shown, engine);
+      out << "  Found in " << f.executions << " of "
+          << count_of(r.executions, "execution", "executions") << " (first: execution "
+          << f.first_execution << ")\n";
+      if (!f.replay_file.empty())
+        out << "  Replay: " << printable(replay_command(f.replay_file, o.command)) << '\n';
+    }
+    if (!r.findings.empty()) out << rule << '\n';
+    std::ostringstream rate_text;
+    rate_text << std::fixed << std::setprecision(1) << rate;
+    out << "SUMMARY: racepred explore: "
+        << (r.findings.empty()
+                ? std::string("nothing found")
+                : count_of(r.findings.size(), "finding", "findings") + " (" +
+                      count_of(races, "data race", "data races") + ", " +
+                      count_of(failures, "program failure", "program failures") + ")")
+        << " in " << count_of(r.executions, "execution", "executions") << " (" << rate_text.str()
+        << " executions/s)\n";
+    out << "Coverage: " << r.coverage << '\n';
+  }
+  if (!o.report.quiet)
+    for (const std::string& n : r.notes)
+      std::cerr << "racepred explore: note: " << printable(n) << '\n';
+  return failing ? kExitRaces : kExitNoRace;
+}
+
+}  // namespace
+
+Command add_explore_command(CLI::App& app) {
+  auto o = std::make_shared<ExploreCliOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "explore",
+      "Run a program built with racepred-cc/racepred-c++ under a controlled scheduler, many "
+      "times, and report the races, deadlocks, hangs and crashes of its schedules");
+  sub->footer(
+      "Each execution is a fresh process; at every synchronisation operation where two or more "
+      "threads may run, the strategy picks one. Each execution's trace is analysed by the "
+      "engine; each distinct finding is reported once with a replay file (docs/EXPLORE.md).\n"
+      "Examples:\n"
+      "  racepred explore -- ./prog arg1\n"
+      "  racepred explore --strategy pct --depth 2 --executions 500 -- ./prog\n"
+      "  racepred explore --replay racepred-replays/finding-1.json --record run.rpt -- ./prog\n"
+      "Exit codes: 0 nothing found, 1 a finding, 2 usage error or a program that cannot run.");
+  add_report_options(sub, o->report);
+  sub->add_option("--strategy", o->run.strategy,
+                  "dfs: depth-first search over synchronisation points with iterative "
+                  "preemption bounding (complete up to the bound); random; pct (probabilistic "
+                  "concurrency testing)")
+      ->check(CLI::IsMember({"dfs", "random", "pct"}))
+      ->capture_default_str();
+  sub->add_option("--executions", o->run.executions,
+                  "Stop after this many executions (0: no bound; random and pct default to "
+                  "1000 when neither budget is given)")
+      ->check(whole_number(0))
+      ->capture_default_str();
+  sub->add_option("--time", o->run.seconds, "Stop starting executions after this many seconds")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--preemptions", o->run.preemptions,
+                  "dfs: the largest preemption bound; rounds run with 0, 1, … up to it")
+      ->check(CLI::Range(0u, 64u))
+      ->capture_default_str();
+  sub->add_option("--depth", o->run.depth, "pct: the bug depth d (d - 1 priority change points)")
+      ->check(CLI::Range(1u, 64u))
+      ->capture_default_str();
+  sub->add_option("--seed", o->run.seed, "random, pct: the seed (the same seed, the same run)")
+      ->check(whole_number(0))
+      ->capture_default_str();
+  sub->add_option("-e,--engine", o->run.engine, "The engine that analyses each execution's trace")
+      ->capture_default_str();
+  sub->add_option("--max-steps", o->run.program.max_steps,
+                  "An execution that passes this many scheduling points is a hang")
+      ->check(whole_number(1))
+      ->capture_default_str();
+  sub->add_option("--timeout", o->run.program.timeout_seconds,
+                  "An execution that stops answering the scheduler for this many seconds is "
+                  "killed (a hang)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--replay-dir", o->run.replay_dir, "Where the findings' replay files go")
+      ->capture_default_str();
+  sub->add_option("--replay", o->replay_file,
+                  "Run the one execution of a replay file (its program unless one is given "
+                  "after --)");
+  sub->add_option("--record", o->run.record,
+                  "With --replay: write the execution's trace to this file (for racepred "
+                  "analyze)");
+  sub->add_option("command", o->command, "The program and its arguments (after --)");
+  return {sub, [o](std::ostream& out) { return run_explore(*o, out); }, &o->report};
+}
+
+}  // namespace racepred::cli

@@ -1,0 +1,117 @@
+// Depth-first search over the choice points with iterative preemption bounding (Musuvathi and
+// Qadeer, "Iterative context bounding for systematic testing of multithreaded programs"):
+// stateless, each node keeps the candidates still to try (its `done` complement). A round with
+// bound K explores every execution with at most K preemptions; the rounds run K = 0, 1, …, max,
+// and an execution with fewer than K preemptions in round K repeats one of an earlier round.
+#include <string>
+
+#include "racepred/explore/strategy.hpp"
+
+namespace racepred::explore {
+namespace {
+
+class Dfs : public Strategy {
+ public:
+  explicit Dfs(uint32_t max_preemptions) : max_(max_preemptions) {}
+
+  void begin() override {
+    preemptions_ = 0;
+    fairness_.reset();
+  }
+
+  size_t choose(const ChoicePoint& point, size_t index) override {
+    const Options o = options_of(point, fairness_.gives_way(point));
+    size_t chosen = o.default_index;
+    if (index < prefix_) {
+      const Node& node = stack_[index];
+      if (node.chosen < point.candidates.size() && point.candidates[node.chosen].tid == node.tid)
+        chosen = node.chosen;
+      else
+        ++divergences_;
+    } else {
+      Node node;
+      node.chosen = chosen;
+      node.tid = point.candidates[chosen].tid;
+      for (size_t i : o.allowed)
+        if (i != chosen && (!o.preempts(point, i) || preemptions_ < bound_)) node.todo.push_back(i);
+      node.tids.reserve(point.candidates.size());
+      for (const Candidate& c : point.candidates) node.tids.push_back(c.tid);
+      stack_.push_back(std::move(node));
+    }
+    if (o.preempts(point, chosen)) ++preemptions_;
+    return chosen;
+  }
+
+  bool end(const std::vector<ChoicePoint>&) override {
+    last_new_ = preemptions_ == bound_ || bound_ == 0;
+    ++round_executions_;
+    while (!stack_.empty() && stack_.back().todo.empty()) stack_.pop_back();
+    if (stack_.empty()) {
+      rounds_.push_back(round_executions_);
+      round_executions_ = 0;
+      prefix_ = 0;
+      if (bound_ >= max_) return false;
+      ++bound_;
+      return true;
+    }
+    Node& node = stack_.back();
+    node.chosen = node.todo.back();
+    node.todo.pop_back();
+    node.tid = node.tids[node.chosen];
+    prefix_ = stack_.size();
+    return true;
+  }
+
+  bool last_is_new() const override { return last_new_; }
+
+  std::string coverage(uint64_t executions, bool complete) const override {
+    std::string rounds;
+    for (size_t k = 0; k < rounds_.size(); ++k)
+      rounds += (k ? ", " : "") + std::to_string(rounds_[k]) + " with K=" + std::to_string(k);
+    if (!complete) {
+      rounds += (rounds.empty() ? "" : ", ") + std::to_string(round_executions_) +
+                " in the unfinished round K=" + std::to_string(bound_);
+    }
+    std::string s;
+    if (complete)
+      s = "complete: all " + std::to_string(rounds_.back()) +
+          (rounds_.back() == 1 ? " execution" : " executions") + " with at most " +
+          std::to_string(max_) + " preemption" + (max_ == 1 ? "" : "s") +
+          " explored (dfs over synchronisation points; rounds: " + rounds + ")";
+    else
+      s = "budget exhausted after " + std::to_string(executions) +
+          " executions (dfs over synchronisation points, preemption bound " +
+          std::to_string(bound_) + " of " + std::to_string(max_) + "; rounds: " + rounds + ")";
+    if (divergences_)
+      s += "; " + std::to_string(divergences_) +
+           " choice points diverged from the recorded prefix (the program is not deterministic "
+           "under the scheduler: the search may miss executions)";
+    return s;
+  }
+
+ private:
+  struct Node {
+    size_t chosen = 0;
+    uint32_t tid = 0;            // the candidate chosen, to check the replay
+    std::vector<size_t> todo;    // candidates still to try here
+    std::vector<uint32_t> tids;  // the candidates' tids
+  };
+  uint32_t max_;
+  uint32_t bound_ = 0;
+  std::vector<Node> stack_;
+  size_t prefix_ = 0;  // stack_ nodes the execution follows
+  uint32_t preemptions_ = 0;
+  Fairness fairness_;
+  bool last_new_ = true;
+  uint64_t round_executions_ = 0;
+  std::vector<uint64_t> rounds_;  // executions of each finished round
+  uint64_t divergences_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_dfs(uint32_t max_preemptions) {
+  return std::make_unique<Dfs>(max_preemptions);
+}
+
+}  // namespace racepred::explore

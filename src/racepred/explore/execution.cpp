@@ -1,0 +1,188 @@
+#include "racepred/explore/execution.hpp"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/personality.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "racepred/format/explore_channel.hpp"
+#include "racepred/recording/spawn.hpp"
+#include "racepred/trace/error.hpp"
+
+namespace racepred::explore {
+namespace {
+
+namespace ch = format::explore;
+
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// The program's standard error, a private file, read back when it has ended: its last 4 KiB.
+std::string tail_of(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return "";
+  const off_t size = st.st_size;
+  const off_t from = size > 4096 ? size - 4096 : 0;
+  std::string text(static_cast<size_t>(size - from), '\0');
+  const ssize_t n = pread(fd, text.data(), text.size(), from);
+  text.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  return text;
+}
+
+}  // namespace
+
+const char* operation_name(uint8_t op) {
+  static const char* const kNames[] = {"run",
+                                       "thread create",
+                                       "join",
+                                       "thread exit",
+                                       "lock",
+                                       "trylock",
+                                       "timed lock",
+                                       "unlock",
+                                       "read lock",
+                                       "read trylock",
+                                       "timed read lock",
+                                       "write lock",
+                                       "write trylock",
+                                       "timed write lock",
+                                       "read unlock",
+                                       "write unlock",
+                                       "condition wait",
+                                       "timed condition wait",
+                                       "signal",
+                                       "broadcast",
+                                       "semaphore wait",
+                                       "semaphore trywait",
+                                       "timed semaphore wait",
+                                       "semaphore post",
+                                       "barrier init",
+                                       "barrier wait",
+                                       "once",
+                                       "once end",
+                                       "atomic",
+                                       "sleep",
+                                       "yield",
+                                       "FILE lock",
+                                       "FILE unlock"};
+  return op < sizeof kNames / sizeof kNames[0] ? kNames[op] : "operation";
+}
+
+ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw,
+                              const Chooser& choose) {
+  // Stack and library addresses the same in every execution: a replay sees the same objects.
+  static const bool fixed_layout = [] {
+    const int current = personality(0xffffffff);
+    return current != -1 &&
+           personality(static_cast<unsigned long>(current) | ADDR_NO_RANDOMIZE) != -1;
+  }();
+  (void)fixed_layout;
+
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+    throw InputError(std::string("racepred: error: socketpair: ") + std::strerror(errno));
+  Fd ours{sv[0]};
+  Fd theirs{sv[1]};
+  // The program's end is inherited (no close-on-exec); ours is not.
+  fcntl(theirs.fd, F_SETFD, 0);
+  char err_name[] = "/tmp/racepred-explore-stderr-XXXXXX";
+  Fd err{mkstemp(err_name)};
+  if (err.fd >= 0) unlink(err_name);
+  Fd null_in{::open("/dev/null", O_RDONLY | O_CLOEXEC)};
+  Fd null_out{::open("/dev/null", O_WRONLY | O_CLOEXEC)};
+
+  ::unlink(raw.c_str());
+  recording::SpawnOptions options;
+  options.env = {{"RACEPRED_RECORD", raw},
+                 {"RACEPRED_SCHEDULE", "controlled"},
+                 {"RACEPRED_SCHEDULE_FD", std::to_string(theirs.fd)},
+                 {"RACEPRED_SCHEDULE_STEPS", std::to_string(program.max_steps)}};
+  options.stdin_fd = null_in.fd;
+  options.stdout_fd = null_out.fd;
+  options.stderr_fd = err.fd;
+  pid_t pid = -1;
+  try {
+    pid = recording::spawn(program.command, options);
+  } catch (const recording::SpawnError& e) {
+    throw InputError(std::string("racepred: error: ") + e.what());
+  }
+  ::close(theirs.fd);
+  theirs.fd = -1;
+
+  ExecutionResult result;
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::milliseconds(static_cast<int64_t>(program.timeout_seconds * 1000));
+  std::vector<char> buf(sizeof(ch::ChoiceMsg) + ch::kMaxChoiceThreads * sizeof(ch::ChoiceThread) +
+                        16384);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      ::kill(pid, SIGKILL);
+      result.ending = Ending::Hang;
+      result.timed_out = true;
+      break;
+    }
+    pollfd p{ours.fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(left.count() > 1000 ? 1000 : left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    const ssize_t n = ::recv(ours.fd, buf.data(), buf.size(), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // every end closed: the program has ended
+    const size_t size = static_cast<size_t>(n);
+    if (buf[0] == ch::kChoice && size >= sizeof(ch::ChoiceMsg)) {
+      ch::ChoiceMsg m;
+      std::memcpy(&m, buf.data(), sizeof m);
+      ChoicePoint point;
+      point.current = m.current;
+      point.timeouts = m.timeouts != 0;
+      for (uint32_t i = 0; i < m.n; ++i) {
+        const size_t at = sizeof m + i * sizeof(ch::ChoiceThread);
+        if (at + sizeof(ch::ChoiceThread) > size) break;
+        ch::ChoiceThread t;
+        std::memcpy(&t, buf.data() + at, sizeof t);
+        point.candidates.push_back({t.tid, t.op, t.obj});
+      }
+      size_t index = point.candidates.empty() ? 0 : choose(point, result.points.size());
+      if (index >= point.candidates.size()) index = 0;
+      if (!point.candidates.empty()) point.chosen = point.candidates[index].tid;
+      result.points.push_back(std::move(point));
+      const uint32_t answer = static_cast<uint32_t>(index);
+      if (::send(ours.fd, &answer, sizeof answer, MSG_NOSIGNAL) != sizeof answer) break;
+    } else if (buf[0] == ch::kBlocked && size >= sizeof(ch::BlockedMsg)) {
+      result.ending = Ending::Deadlock;
+      result.blocked.assign(buf.data() + sizeof(ch::BlockedMsg), size - sizeof(ch::BlockedMsg));
+    } else if (buf[0] == ch::kHang) {
+      result.ending = Ending::Hang;
+    }
+  }
+  result.status = recording::wait_for(pid);
+  if (result.ending == Ending::Exited) {
+    if (WIFSIGNALED(result.status)) {
+      result.ending = Ending::Signaled;
+      result.signal = WTERMSIG(result.status);
+    } else if (WIFEXITED(result.status)) {
+      result.exit_code = WEXITSTATUS(result.status);
+    }
+  }
+  if (err.fd >= 0) result.stderr_tail = tail_of(err.fd);
+  struct stat st;
+  result.recorded = ::stat(raw.c_str(), &st) == 0;
+  return result;
+}
+
+}  // namespace racepred::explore

@@ -1,0 +1,66 @@
+// One execution of a program under the controlled scheduler (docs/EXPLORE.md): a fresh process
+// started with RACEPRED_SCHEDULE=controlled and a channel (a SOCK_SEQPACKET socket); at every
+// point where two or more threads may run, the runtime asks and a Chooser answers. The runtime
+// records the run (RACEPRED_RECORD) so that the caller can analyse its trace.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace racepred::explore {
+
+// A thread that may run at a choice point and the visible operation it is about to do
+// (the runtime's operation codes, format/explore_channel.hpp).
+struct Candidate {
+  uint32_t tid = 0;
+  uint8_t op = 0;
+  uint64_t obj = 0;
+};
+
+// A scheduling point with two or more candidates.
+struct ChoicePoint {
+  uint32_t current = 0;   // the thread at the hook
+  bool timeouts = false;  // no thread is enabled; the candidates' timed operations time out
+  std::vector<Candidate> candidates;  // ascending tid
+  uint32_t chosen = 0;                // the tid that ran (set by run_execution)
+};
+
+// Returns an index into point.candidates.
+using Chooser = std::function<size_t(const ChoicePoint& point, size_t index)>;
+
+struct ProgramSpec {
+  std::vector<std::string> command;  // the program and its arguments
+  uint64_t max_steps = 1000000;      // RACEPRED_SCHEDULE_STEPS
+  double timeout_seconds = 60;       // a process that stops answering is killed (a hang)
+};
+
+enum class Ending : uint8_t {
+  Exited,    // exit status in `status`
+  Signaled,  // killed by `signal`
+  Deadlock,  // no thread enabled and none can time out (`blocked` describes each thread)
+  Hang,      // the step bound was reached, or the process stopped answering within the timeout
+};
+
+struct ExecutionResult {
+  Ending ending = Ending::Exited;
+  int status = 0;  // the wait status
+  int exit_code = 0;
+  int signal = 0;
+  std::string blocked;              // Deadlock: the runtime's description
+  std::string stderr_tail;          // the program's standard error (its last 4 KiB)
+  std::vector<ChoicePoint> points;  // in order
+  bool timed_out = false;           // Hang by the wall-clock timeout rather than the step bound
+  bool recorded = false;            // the raw recording exists
+};
+
+// Runs the program once, writing its raw recording to `raw`. Throws InputError when it cannot be
+// started.
+ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw,
+                              const Chooser& choose);
+
+// "lock", "join", "atomic", … : a short name of a runtime operation code, for messages.
+const char* operation_name(uint8_t op);
+
+}  // namespace racepred::explore

@@ -1,0 +1,355 @@
+#include "racepred/explore/explorer.hpp"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "racepred/driver/registry.hpp"
+#include "racepred/driver/run.hpp"
+#include "racepred/explore/strategy.hpp"
+#include "racepred/io/reader.hpp"
+#include "racepred/recording/finish.hpp"
+#include "racepred/recording/launch.hpp"
+#include "racepred/recording/spawn.hpp"
+#include "racepred/trace/error.hpp"
+
+namespace racepred::explore {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A private directory for the executions' raw recordings and traces, removed at the end.
+struct WorkDir {
+  std::string path;
+  WorkDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/racepred-explore-XXXXXX";
+    if (!mkdtemp(pattern.data()))
+      throw InputError("racepred: error: cannot make a temporary directory: " +
+                       std::string(std::strerror(errno)));
+    path = pattern;
+  }
+  ~WorkDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+std::unique_ptr<Strategy> make_strategy(const ExploreOptions& o) {
+  if (o.replay) return std::make_unique<ReplayStrategy>(o.replay_choices);
+  if (o.strategy == "dfs") return make_dfs(o.preemptions);
+  if (o.strategy == "random") return make_random(o.seed);
+  if (o.strategy == "pct") return make_pct(o.seed, o.depth);
+  throw UsageError("unknown strategy '" + o.strategy + "' (dfs, random, pct)");
+}
+
+// What one execution found: distinct keys with what a report needs.
+struct Hit {
+  std::string key;
+  Finding finding;  // races: names in the unsymbolised trace until mapped
+};
+
+std::string line_with(const std::string& text, const char* needle) {
+  const size_t at = text.find(needle);
+  if (at == std::string::npos) return "";
+  const size_t begin = text.rfind('\n', at);
+  const size_t end = text.find('\n', at);
+  return text.substr(begin == std::string::npos ? 0 : begin + 1,
+                     end == std::string::npos ? std::string::npos
+                                              : end - (begin == std::string::npos ? 0 : begin + 1));
+}
+
+std::string last_line(const std::string& text) {
+  size_t end = text.size();
+  while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == '\r')) --end;
+  const size_t begin = text.rfind('\n', end ? end - 1 : 0);
+  return text.substr(begin == std::string::npos || end == 0 ? 0 : begin + 1,
+                     end - (begin == std::string::npos || end == 0 ? 0 : begin + 1));
+}
+
+// The failure of an execution, if it failed.
+bool failure_of(const ExecutionResult& r, Failure& f, std::string& key) {
+  switch (r.ending) {
+    case Ending::Exited:
+      return false;
+    case Ending::Deadlock: {
+      f.kind = FailureKind::Deadlock;
+      // The runtime's lines after its heading, without the closing note.
+      std::istringstream in(r.blocked);
+      std::string line, text;
+      while (std::getline(in, line))
+        if (line.rfind("  ", 0) == 0) text += (text.empty() ? "" : "; ") + line.substr(2);
+      f.message = "all threads blocked: " + text;
+      key = "deadlock|" + text;
+      return true;
+    }
+    case Ending::Hang:
+      f.kind = FailureKind::Hang;
+      f.message = r.timed_out ? "the program stopped answering the scheduler (timeout)"
+                              : "the step bound was reached (a livelock or an endless loop)";
+      key = "hang|" + std::string(r.timed_out ? "timeout" : "steps");
+      return true;
+    case Ending::Signaled: {
+      f.signal = r.signal;
+      const std::string assertion = line_with(r.stderr_tail, "Assertion");
+      if (r.signal == SIGABRT && !assertion.empty()) {
+        f.kind = FailureKind::Assertion;
+        f.message = assertion;
+        key = "assertion|" + assertion;
+      } else {
+        f.kind = FailureKind::Crash;
+        f.message = std::string("killed by signal ") + std::to_string(r.signal) + " (" +
+                    strsignal(r.signal) + ")";
+        const std::string last = last_line(r.stderr_tail);
+        if (!last.empty()) f.message += ": " + last;
+        key = "crash|" + std::to_string(r.signal);
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+// The race with the same events in the symbolised trace of the same recording.
+bool map_race(const Trace& to, Race& race) {
+  const size_t second = to.index_of(race.second.event);
+  if (second == SIZE_MAX) return false;
+  const Event& e2 = to.events[second];
+  Access first = race.first;
+  if (race.first.known()) {
+    const size_t i = to.index_of(race.first.event);
+    if (i == SIZE_MAX) return false;
+    first = Access::of(race.first.event, to.events[i]);
+  }
+  race.first = first;
+  race.second = Access::of(race.second.event, e2);
+  race.variable = e2.target;
+  return true;
+}
+
+std::string describe(const Finding& f, const Trace* t) {
+  switch (f.kind) {
+    case FindingKind::DataRace:
+    case FindingKind::ReadReadViolation:
+      if (!t) return "data race";
+      return "data race between " +
+             (f.race.first.known() ? std::string(t->location_name(f.race.first.location))
+                                   : std::string("?")) +
+             " and " + std::string(t->location_name(f.race.second.location));
+    case FindingKind::Deadlock:
+      return "deadlock";
+    case FindingKind::Failure:
+      return std::string(failure_kind_name(f.failure.kind)) + ": " + f.failure.message;
+  }
+  return "";
+}
+
+void write_replay_file(const std::string& path, const ExploreOptions& o, const std::string& what,
+                       const std::vector<ChoicePoint>& points) {
+  nlohmann::ordered_json j;
+  j["schema"] = "racepred-replay/1";
+  j["version"] = RACEPRED_VERSION;
+  std::string program = recording::find_program(o.program.command[0]);
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(program.empty() ? o.program.command[0] : program, ec);
+  j["program"] = ec ? o.program.command[0] : absolute.string();
+  j["arguments"] = nlohmann::ordered_json::array();
+  for (size_t i = 1; i < o.program.command.size(); ++i)
+    j["arguments"].push_back(o.program.command[i]);
+  j["max_steps"] = o.program.max_steps;
+  j["finding"] = what;
+  j["choices"] = nlohmann::ordered_json::array();
+  for (const ChoicePoint& p : points) j["choices"].push_back(p.chosen);
+  std::ofstream out(path);
+  out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+  if (!out) throw InputError("racepred: error: cannot write the replay file " + path);
+}
+
+}  // namespace
+
+ReplayFile read_replay_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("racepred: error: cannot read the replay file " + path);
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError("racepred: error: " + path + " is not a replay file: " + e.what());
+  }
+  if (!j.is_object() || j.value("schema", "") != "racepred-replay/1" || !j.contains("choices") ||
+      !j["choices"].is_array())
+    throw InputError("racepred: error: " + path +
+                     " is not a replay file (schema racepred-replay/1 with choices)");
+  ReplayFile r;
+  try {
+    r.program = j.value("program", "");
+    if (j.contains("arguments"))
+      for (const auto& a : j["arguments"]) r.arguments.push_back(a.get<std::string>());
+    r.max_steps = j.value("max_steps", uint64_t{0});
+    for (const auto& c : j["choices"]) r.choices.push_back(c.get<uint32_t>());
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError("racepred: error: " + path + ": a malformed field: " + e.what());
+  }
+  return r;
+}
+
+ExploreResult explore(const ExploreOptions& o) {
+  if (o.program.command.empty()) throw UsageError("give the program to explore after --");
+  if (!find_engine(o.engine)) throw UsageError("unknown engine '" + o.engine + "'");
+  if (const std::string exe = recording::find_program(o.program.command[0]);
+      !exe.empty() && recording::linked_with_real_tsan(exe))
+    throw InputError("racepred: error: " + exe +
+                     " is linked with the real ThreadSanitizer runtime (libtsan): link it with "
+                     "racepred-cc / racepred-c++ (docs/RECORDER.md)");
+  std::unique_ptr<Strategy> strategy = make_strategy(o);
+  const uint64_t budget = o.replay ? 1 : o.executions;
+  WorkDir work;
+  const std::string raw = work.path + "/run.raw";
+  const std::string plain = work.path + "/run.rpt";
+  const std::string named = work.path + "/named.rpt";
+  if (!o.replay && !o.replay_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(o.replay_dir, ec);
+    if (ec)
+      throw InputError("racepred: error: cannot make the replay directory " + o.replay_dir + ": " +
+                       ec.message());
+  }
+
+  ExploreResult result;
+  std::map<std::string, size_t> index;  // key -> findings position
+  std::unordered_map<std::string, std::string> source_of;
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  bool more = true;
+  while (more) {
+    if (budget && result.executions >= budget) break;
+    if (o.seconds > 0 && elapsed() >= o.seconds) break;
+    strategy->begin();
+    const double run_start = elapsed();
+    const ExecutionResult run = run_execution(
+        o.program, raw, [&](const ChoicePoint& p, size_t i) { return strategy->choose(p, i); });
+    result.run_seconds += elapsed() - run_start;
+    ++result.executions;
+    result.choice_points += run.points.size();
+    more = strategy->end(run.points);
+    if (!run.recorded)
+      throw InputError("racepred: error: " + o.program.command[0] +
+                       " wrote no recording: was it built with racepred-cc / racepred-c++?");
+    for (const auto& child : recording::child_recordings(raw)) std::remove(child.first.c_str());
+    if (!strategy->last_is_new() && o.record.empty()) continue;
+    ++result.analysed;
+
+    std::vector<Hit> hits;
+    Failure failure;
+    std::string failure_key;
+    if (failure_of(run, failure, failure_key))
+      hits.push_back({failure_key, Finding::of_failure(failure)});
+    Trace trace;
+    bool have_trace = false;
+    try {
+      recording::FinishOptions fo;
+      fo.output = plain;
+      fo.symbolize = false;
+      recording::finish_recording(raw, fo);
+      trace = load_checked_trace(plain);
+      have_trace = true;
+    } catch (const InputError& e) {
+      if (result.notes.size() < 5)
+        result.notes.push_back("execution " + std::to_string(result.executions) +
+                               ": its trace could not be analysed: " + e.what());
+    }
+    // Names: the execution's trace symbolised (once, when a location is not known yet or a
+    // finding is new); `source_of` maps the unsymbolised location names (module+offset) to
+    // source locations, so that a race is one finding per pair of source locations.
+    std::shared_ptr<Trace> names;
+    bool names_tried = false;
+    auto symbolise = [&] {
+      if (names_tried) return;
+      names_tried = true;
+      names = std::make_shared<Trace>();
+      try {
+        recording::FinishOptions fo;
+        fo.output = o.record.empty() ? named : o.record;
+        recording::finish_recording(raw, fo);
+        *names = load_checked_trace(fo.output);
+      } catch (const InputError&) {
+        names.reset();
+        return;
+      }
+      if (have_trace && names->events.size() == trace.events.size())
+        for (size_t i = 0; i < trace.events.size(); ++i)
+          source_of.emplace(trace.location_name(trace.events[i].location),
+                            names->location_name(names->events[i].location));
+    };
+    if (have_trace) {
+      const RaceSink sink = run_engine(o.engine, trace);
+      for (const LocationPairSummary& pair : sink.location_pairs()) {
+        if (finding_kind_of(pair.example) != FindingKind::DataRace) continue;
+        std::string a = pair.example.first.known()
+                            ? std::string(trace.location_name(pair.example.first.location))
+                            : "?";
+        std::string b(trace.location_name(pair.example.second.location));
+        if ((a != "?" && !source_of.count(a)) || !source_of.count(b)) symbolise();
+        if (auto it = source_of.find(a); it != source_of.end()) a = it->second;
+        if (auto it = source_of.find(b); it != source_of.end()) b = it->second;
+        if (b < a) std::swap(a, b);
+        hits.push_back({"race|" + a + "|" + b, Finding::of_race(pair.example)});
+      }
+    }
+    std::set<std::string> counted;  // an execution counts once per finding
+    for (Hit& hit : hits) {
+      if (!counted.insert(hit.key).second) continue;
+      if (auto it = index.find(hit.key); it != index.end()) {
+        ++result.findings[it->second].executions;
+        continue;
+      }
+      symbolise();
+      ExploreFinding f;
+      f.key = hit.key;
+      f.finding = hit.finding;
+      f.executions = 1;
+      f.first_execution = result.executions;
+      if (f.finding.kind == FindingKind::DataRace && !(names && map_race(*names, f.finding.race))) {
+        // No names: report the race in the unsymbolised trace's terms.
+        names = std::make_shared<Trace>(std::move(trace));
+        trace = Trace{};
+      }
+      f.trace = names ? names : std::make_shared<Trace>();
+      if (!o.replay) {
+        f.replay_file = (fs::path(o.replay_dir) /
+                         ("finding-" + std::to_string(result.findings.size() + 1) + ".json"))
+                            .string();
+        write_replay_file(f.replay_file, o, describe(f.finding, f.trace.get()), run.points);
+        if (f.finding.kind == FindingKind::Failure)
+          f.finding.failure.schedule.replay_file = f.replay_file;
+      }
+      index.emplace(f.key, result.findings.size());
+      result.findings.push_back(std::move(f));
+    }
+    if (!o.record.empty() && !names_tried) {
+      recording::FinishOptions fo;
+      fo.output = o.record;
+      recording::finish_recording(raw, fo);
+    }
+  }
+  std::remove(raw.c_str());
+  result.seconds = elapsed();
+  result.complete = !more;
+  result.coverage = strategy->coverage(result.executions, result.complete);
+  return result;
+}
+
+}  // namespace racepred::explore

@@ -1,0 +1,72 @@
+// The exploration loop of `racepred explore` (docs/EXPLORE.md): runs the program again and
+// again under the controlled scheduler, the strategy choosing at every choice point; analyses
+// each new execution's trace with an engine; collects each distinct finding once (a race by its
+// two locations, a deadlock by its blocked threads, a failure by its kind and message) with the
+// number of executions that hit it and a replay file of the first one.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "racepred/explore/execution.hpp"
+#include "racepred/report/finding.hpp"
+#include "racepred/trace/trace.hpp"
+
+namespace racepred::explore {
+
+struct ExploreOptions {
+  ProgramSpec program;
+  std::string strategy = "dfs";  // dfs | random | pct
+  uint32_t preemptions = 2;      // dfs: the largest preemption bound
+  uint32_t depth = 3;            // pct: the bug depth d
+  uint64_t seed = 1;             // random, pct
+  uint64_t executions = 0;       // budget (0: none)
+  double seconds = 0;            // budget (0: none)
+  std::string engine = "fasttrack";
+  std::string replay_dir = "racepred-replays";  // replay files of the findings go here
+  // Replay mode: one execution following `replay_choices`; `record` names its trace file.
+  bool replay = false;
+  std::vector<uint32_t> replay_choices;
+  std::string record;
+};
+
+struct ExploreFinding {
+  Finding finding;               // names in trace->symbols
+  std::shared_ptr<Trace> trace;  // the first execution that hit it, symbolised (names only)
+  uint64_t executions = 0;       // executions that hit it
+  uint64_t first_execution = 0;  // 1-based
+  std::string replay_file;
+  std::string key;  // what makes it distinct
+};
+
+struct ExploreResult {
+  std::vector<ExploreFinding> findings;
+  uint64_t executions = 0;
+  uint64_t analysed = 0;  // executions whose trace was analysed (new ones)
+  uint64_t choice_points = 0;
+  bool complete = false;
+  std::string coverage;
+  double seconds = 0;
+  double run_seconds = 0;  // of `seconds`: running the executions (the rest: their analysis)
+  std::vector<std::string> notes;
+};
+
+// Throws InputError when the program cannot be run (or records nothing), UsageError for an
+// unknown strategy or engine.
+ExploreResult explore(const ExploreOptions& options);
+
+// A replay file: {"schema": "racepred-replay/1", "version", "program", "arguments",
+// "max_steps", "finding", "choices"}.
+struct ReplayFile {
+  std::string program;
+  std::vector<std::string> arguments;
+  uint64_t max_steps = 0;
+  std::vector<uint32_t> choices;
+};
+// Throws InputError when the file cannot be read or is not a replay file.
+ReplayFile read_replay_file(const std::string& path);
+
+}  // namespace racepred::explore

@@ -1,0 +1,94 @@
+// Scheduling strategies of `racepred explore` (docs/EXPLORE.md, "Strategies"): given the
+// threads that may run at a choice point and the operation each is about to do, pick one; at
+// the end of an execution, say whether another is left.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "racepred/explore/execution.hpp"
+
+namespace racepred::explore {
+
+// Fairness (as in Musuvathi and Qadeer's fair stateless model checking): a thread that yields,
+// sleeps, or spins (its last kSpinRepeats choice points at one atomic object) gives way: it is
+// not chosen again while another thread may run, and switching away from it is no preemption.
+// So a correct spin-wait is never reported as a hang.
+inline constexpr uint32_t kSpinRepeats = 3;
+
+class Fairness {
+ public:
+  // Call at each choice point in order; true when the current thread gives way at this point.
+  bool gives_way(const ChoicePoint& point);
+  void reset() { last_.clear(); }
+
+ private:
+  struct Last {
+    uint8_t op = 0;
+    uint64_t obj = 0;
+    uint32_t repeats = 0;
+  };
+  std::vector<Last> last_;  // by tid
+};
+
+// The options a choice point leaves: which candidates may run and which is the default
+// (no preemption: the current thread when it may run and does not give way, else the next
+// thread after it by number). A candidate other than an enabled current thread costs one
+// preemption.
+struct Options {
+  size_t default_index = 0;
+  std::vector<size_t> allowed;  // candidate indices, the default among them
+  bool current_runs = false;    // the current thread may run and does not give way
+  bool preempts(const ChoicePoint& point, size_t index) const {
+    return current_runs && point.candidates[index].tid != point.current;
+  }
+};
+Options options_of(const ChoicePoint& point, bool gives_way);
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  // Called before each execution.
+  virtual void begin() {}
+  // Picks a candidate (an index) at the `index`-th choice point of the execution.
+  virtual size_t choose(const ChoicePoint& point, size_t index) = 0;
+  // After the execution: false when no execution is left (the search is complete).
+  virtual bool end(const std::vector<ChoicePoint>& points) = 0;
+  // Whether the last execution is new to the report (dfs: one with fewer preemptions was seen
+  // in an earlier round of iterative preemption bounding).
+  virtual bool last_is_new() const { return true; }
+  // The coverage statement after `executions` executions; `complete`: end() returned false.
+  virtual std::string coverage(uint64_t executions, bool complete) const = 0;
+};
+
+// Depth-first search over the choice points (synchronisation operations) with a preemption
+// bound, iterating the bound 0, 1, …, max as CHESS does (Musuvathi and Qadeer, "Iterative
+// context bounding for systematic testing of multithreaded programs").
+std::unique_ptr<Strategy> make_dfs(uint32_t max_preemptions);
+// A uniformly random candidate at each point (seeded: the same seed gives the same executions).
+std::unique_ptr<Strategy> make_random(uint64_t seed);
+// PCT (Burckhardt, Kothari, Musuvathi and Nagarakatte, "A randomized scheduler with
+// probabilistic guarantees of finding bugs", ASPLOS 2010): random thread priorities and d - 1
+// random priority change points; the highest-priority candidate runs.
+std::unique_ptr<Strategy> make_pct(uint64_t seed, uint32_t depth);
+// One execution that follows `choices` (a tid per choice point), then the default; a choice
+// that is not among the candidates is a divergence (counted, the default is taken).
+class ReplayStrategy : public Strategy {
+ public:
+  explicit ReplayStrategy(std::vector<uint32_t> choices) : choices_(std::move(choices)) {}
+  size_t choose(const ChoicePoint& point, size_t index) override;
+  bool end(const std::vector<ChoicePoint>&) override { return false; }
+  std::string coverage(uint64_t executions, bool complete) const override;
+  // The first choice point where the program did not offer the recorded thread, or SIZE_MAX.
+  size_t divergence() const { return divergence_; }
+
+ private:
+  std::vector<uint32_t> choices_;
+  Fairness fairness_;
+  size_t divergence_ = SIZE_MAX;
+};
+
+}  // namespace racepred::explore

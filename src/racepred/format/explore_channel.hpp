@@ -1,0 +1,54 @@
+// The channel between the controlled scheduler of the recording runtime
+// (recorder/controlled.cpp, RACEPRED_SCHEDULE=controlled) and `racepred explore`: a
+// SOCK_SEQPACKET socket the program inherits, named by RACEPRED_SCHEDULE_FD. Each message is
+// one of the structs below (native byte order: both ends run on one machine), the kind first.
+// Plain structs, no C++ library: the runtime uses them too.
+#pragma once
+
+#include <stdint.h>
+
+namespace racepred::format::explore {
+
+enum MessageKind : uint8_t {
+  kChoice = 'C',   // ChoiceMsg + n ChoiceThread; racepred answers with a uint32_t index
+  kBlocked = 'D',  // BlockedMsg + the runtime's description of each blocked thread (text)
+  kHang = 'H',     // HangMsg: the step bound was reached
+};
+
+inline constexpr uint32_t kMaxChoiceThreads = 1024;
+
+// A scheduling point where two or more threads may run.
+struct ChoiceMsg {
+  uint8_t kind = kChoice;
+  uint8_t timeouts = 0;  // none is enabled; these threads' timed operations would time out
+  uint16_t reserved = 0;
+  uint32_t current = 0;  // the thread at the hook now (it may be among the threads or not)
+  uint32_t n = 0;        // threads that follow, by ascending tid
+  uint32_t reserved2 = 0;
+};
+struct ChoiceThread {
+  uint32_t tid = 0;
+  uint8_t op = 0;  // what it is about to do (the operation codes below)
+  uint8_t reserved[3] = {};
+  uint64_t obj = 0;  // the object's address (a join: the target's tid + 1)
+};
+struct BlockedMsg {
+  uint8_t kind = kBlocked;
+  uint8_t reserved[7] = {};
+};
+struct HangMsg {
+  uint8_t kind = kHang;
+  uint8_t reserved[7] = {};
+  uint64_t steps = 0;
+};
+
+// The operation codes racepred looks at (the runtime's VisibleOp, checked there).
+inline constexpr uint8_t kOpNone = 0;
+inline constexpr uint8_t kOpThreadCreate = 1;
+inline constexpr uint8_t kOpThreadJoin = 2;
+inline constexpr uint8_t kOpMutexLock = 4;
+inline constexpr uint8_t kOpAtomic = 28;
+inline constexpr uint8_t kOpSleep = 29;
+inline constexpr uint8_t kOpYield = 30;
+
+}  // namespace racepred::format::explore

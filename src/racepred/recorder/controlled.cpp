@@ -1,0 +1,122 @@
+// The controlled scheduler (RACEPRED_SCHEDULE=controlled): every choice among two or more
+// enabled threads is asked of `racepred explore` over a channel, an inherited SOCK_SEQPACKET
+// socket named by RACEPRED_SCHEDULE_FD (one message per write, so no framing). The runtime keeps
+// no strategy: it reports what it sees and does what it is told, so an execution is determined
+// by the answers (docs/EXPLORE.md, "The channel").
+//
+// Runtime -> racepred: ChoiceMsg followed by `n` ChoiceThread; an answer (uint32_t: an index
+// into the threads) comes back. BlockedMsg + text when no thread is enabled and none can time
+// out (a deadlock); HangMsg when the execution passed RACEPRED_SCHEDULE_STEPS hooks.
+// Raw system calls only: libc's read/write may be intercepted by the runtime itself.
+#include <sys/socket.h>
+
+#include "racepred/format/explore_channel.hpp"
+#include "racepred/recorder/rt.hpp"
+
+namespace racepred_rt {
+
+static_assert(racepred::format::explore::kOpThreadJoin == kOpThreadJoin &&
+              racepred::format::explore::kOpMutexLock == kOpMutexLock &&
+              racepred::format::explore::kOpAtomic == kOpAtomic &&
+              racepred::format::explore::kOpSleep == kOpSleep &&
+              racepred::format::explore::kOpYield == kOpYield);
+
+namespace {
+
+int g_channel = -1;
+uint64_t g_steps;
+uint64_t g_max_steps;
+
+bool send_message(const void* data, size_t size) {
+  for (;;) {
+    const long n = syscall(SYS_sendto, g_channel, data, size, MSG_NOSIGNAL, nullptr, 0);
+    if (n >= 0) return static_cast<size_t>(n) == size;
+    if (errno != EINTR) return false;
+  }
+}
+
+[[noreturn]] void hang() {
+  racepred::format::explore::HangMsg m;
+  m.steps = g_steps;
+  send_message(&m, sizeof m);
+  static const char kText[] =
+      "racepred: controlled schedule: the step bound was reached (a hang); the recording ends "
+      "here (exit status 124)\n";
+  write_fully(2, kText, sizeof kText - 1);
+  finish_all(true);
+  syscall(SYS_exit_group, 124);
+  __builtin_unreachable();
+}
+
+uint32_t controlled_pick(const uint32_t* tids, uint32_t n, uint32_t current, bool timeouts) {
+  namespace ch = racepred::format::explore;
+  if (g_max_steps && ++g_steps > g_max_steps) hang();
+  if (n < 2 || g_channel < 0) return 0;
+  if (n > ch::kMaxChoiceThreads) n = ch::kMaxChoiceThreads;
+  // One message; the buffer is static: the caller holds the scheduler's lock.
+  static char buf[sizeof(ch::ChoiceMsg) + ch::kMaxChoiceThreads * sizeof(ch::ChoiceThread)];
+  ch::ChoiceMsg m;
+  m.timeouts = timeouts ? 1 : 0;
+  m.current = current;
+  m.n = n;
+  memcpy(buf, &m, sizeof m);
+  for (uint32_t i = 0; i < n; ++i) {
+    ch::ChoiceThread t;
+    t.tid = tids[i];
+    uintptr_t obj = 0;
+    t.op = sched_thread_op(tids[i], &obj);
+    t.obj = obj;
+    memcpy(buf + sizeof m + i * sizeof t, &t, sizeof t);
+  }
+  if (!send_message(buf, sizeof m + n * sizeof(ch::ChoiceThread))) return 0;
+  uint32_t answer = 0;
+  for (;;) {
+    const long r = syscall(SYS_read, g_channel, &answer, sizeof answer);
+    if (r == static_cast<long>(sizeof answer)) break;
+    if (r < 0 && errno == EINTR) continue;
+    // racepred is gone: the run goes on deterministically with the first enabled thread.
+    g_channel = -1;
+    return 0;
+  }
+  return answer < n ? answer : 0;
+}
+
+void controlled_all_blocked(const char* text, size_t size) {
+  namespace ch = racepred::format::explore;
+  if (g_channel < 0) return;
+  static char buf[sizeof(ch::BlockedMsg) + 8192];
+  if (size > 8192) size = 8192;
+  ch::BlockedMsg m;
+  memcpy(buf, &m, sizeof m);
+  memcpy(buf + sizeof m, text, size);
+  send_message(buf, sizeof m + size);
+}
+
+const Scheduler kControlled = {controlled_pick, controlled_all_blocked};
+
+}  // namespace
+
+const Scheduler* controlled_scheduler() {
+  const uint64_t fd = g_settings.schedule_fd;
+  if (fd == 0 || fd > INT32_MAX) return nullptr;
+  // A program that an explored one execs inherits the variables but not the socket (closed on
+  // exec): only a SOCK_SEQPACKET socket is the channel.
+  int type = 0;
+  socklen_t size = sizeof type;
+  if (syscall(SYS_getsockopt, static_cast<int>(fd), SOL_SOCKET, SO_TYPE, &type, &size) != 0 ||
+      type != SOCK_SEQPACKET)
+    return nullptr;
+  g_channel = static_cast<int>(fd);
+  // Programs the recorded one execs are not scheduled: they do not inherit the channel.
+  syscall(SYS_fcntl, g_channel, F_SETFD, FD_CLOEXEC);
+  g_max_steps = g_settings.schedule_steps;
+  return &kControlled;
+}
+
+void controlled_after_fork() {
+  // The child of a fork runs unscheduled: the channel belongs to the parent's execution.
+  if (g_channel >= 0) syscall(SYS_close, g_channel);
+  g_channel = -1;
+}
+
+}  // namespace racepred_rt

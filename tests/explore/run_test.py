@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""One test program of `racepred explore` (docs/EXPLORE.md): builds it with racepred-cc, then
+for each line `// explore: ARGS => EXPECTATIONS` of its source runs
+
+    racepred explore --format json ARGS -- ./program
+
+and checks the expectations (comma-separated):
+  nothing        no finding, and the search is complete
+  complete       the search is complete (every execution within the bound was explored)
+  race:VAR       a data race on a variable named VAR
+  norace:VAR     no data race on VAR
+  deadlock / assertion / crash / hang   a program failure of that kind
+Random and pct lines give their own --executions (and --seed: the same executions every run).
+Each finding's replay file must reproduce it: `racepred explore --replay FILE` reports the same
+finding. Runs are bounded in executions (--executions), never in time.
+
+Usage: run_test.py --racepred BIN --bin-dir DIR --work DIR SOURCE"""
+import argparse
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+BUDGET = ["--executions", "5000"]
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=1200, **kw)
+
+
+def key(finding):
+    if finding["kind"] == "data-race":
+        return ("race", finding["variable"])
+    return (finding.get("failure"),)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--racepred", required=True)
+    p.add_argument("--bin-dir", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("source")
+    args = p.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    name = os.path.splitext(os.path.basename(args.source))[0]
+    exe = os.path.join(args.work, name)
+    out = run([os.path.join(args.bin_dir, "racepred-cc"), "-O1", "-g", "-o", exe, args.source,
+               "-lpthread"])
+    if out.returncode != 0:
+        print(f"building {args.source} failed:\n{out.stderr}", file=sys.stderr)
+        return 1
+    lines = [m for m in re.findall(r"^// explore: (.*)$", open(args.source).read(), re.M)]
+    if not lines:
+        print(f"{args.source}: no '// explore:' line", file=sys.stderr)
+        return 1
+    failures = []
+    for n, line in enumerate(lines, 1):
+        cli, expected = (s.strip() for s in line.split("=>"))
+        expected = [e.strip() for e in expected.split(",")]
+        replays = os.path.join(args.work, f"{name}.{n}.replays")
+        budget = [] if "--executions" in cli else BUDGET
+        cmd = ([args.racepred, "explore", "--format", "json", "--replay-dir", replays] + budget +
+               shlex.split(cli) + ["--", exe])
+        res = run(cmd)
+        what = f"{name} [{cli}]"
+        try:
+            report = json.loads(res.stdout)
+        except json.JSONDecodeError:
+            failures.append(f"{what}: exit {res.returncode}, no JSON: {res.stderr.strip()}")
+            continue
+        findings = report["findings"]
+        races = {f["variable"] for f in findings if f["kind"] == "data-race"}
+        kinds = {f.get("failure") for f in findings if f["kind"] == "failure"}
+        for e in expected:
+            if e == "nothing":
+                if findings:
+                    failures.append(f"{what}: expected nothing, found {[key(f) for f in findings]}")
+                if not report["complete"]:
+                    failures.append(f"{what}: the search was not complete: {report['coverage']}")
+            elif e == "complete":
+                if not report["complete"]:
+                    failures.append(f"{what}: the search was not complete: {report['coverage']}")
+            elif e.startswith("race:"):
+                if e[5:] not in races:
+                    failures.append(f"{what}: no race on {e[5:]} (races: {sorted(races)})")
+            elif e.startswith("norace:"):
+                if e[7:] in races:
+                    failures.append(f"{what}: a race on {e[7:]} was reported")
+            elif e in ("deadlock", "assertion", "crash", "hang"):
+                if e not in kinds:
+                    failures.append(f"{what}: no {e} (failures: {sorted(k for k in kinds if k)})")
+            else:
+                failures.append(f"{what}: unknown expectation {e}")
+        want = 1 if findings else 0
+        if res.returncode != want:
+            failures.append(f"{what}: exit code {res.returncode}, expected {want}")
+        # Every finding's replay file reproduces it.
+        for f in findings:
+            rep = run([args.racepred, "explore", "--format", "json", "--replay", f["replay"],
+                       "--", exe])
+            try:
+                again = json.loads(rep.stdout)
+            except json.JSONDecodeError:
+                failures.append(f"{what}: replay of {f['replay']}: no JSON: {rep.stderr.strip()}")
+                continue
+            if key(f) not in {key(g) for g in again["findings"]}:
+                failures.append(f"{what}: replaying {f['replay']} did not reproduce {key(f)}: "
+                                f"{again['coverage']}")
+        print(f"{what}: {report['executions']} executions, "
+              f"{[key(f) for f in findings]}; {report['coverage']}")
+    for f in failures:
+        print(f, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
