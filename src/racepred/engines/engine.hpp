@@ -58,6 +58,10 @@ struct EngineContext {
   // The engine is built for its annotated view (`racepred annotate`): it may set itself up for
   // the view here (e.g. no reuse of thread slots, so clocks are shown by thread).
   bool annotate = false;
+  // `analyze --witness`: the engine's witness_source(), if any, is asked for witnesses after
+  // finish() (engines/witness_source.hpp); it may keep what they need during the run. Unset,
+  // it keeps nothing extra.
+  bool witnesses = false;
 };
 
 // One cell of `racepred annotate` output: a named column and its value for one event.
@@ -108,6 +112,7 @@ class OfflineAnnotator : public Annotator {
 };
 
 class OfflineEngine;
+class WitnessSource;  // engines/witness_source.hpp
 
 class Engine {
  public:
@@ -122,6 +127,9 @@ class Engine {
   virtual Annotator* annotator() { return nullptr; }
   // The engine as an OfflineEngine, or nullptr for an engine that takes the events in batches.
   virtual OfflineEngine* offline() { return nullptr; }
+  // The engine's witnesses of its races (engines/witness_source.hpp), or nullptr when it gives
+  // none. A getter without side effects.
+  virtual WitnessSource* witness_source() { return nullptr; }
 
   // A batch from a driver (the pipeline, run_engine, annotate): on_events, after checking in
   // debug builds (trace/debug_check.hpp) that the ids strictly increase across all batches.
