@@ -107,4 +107,18 @@ std::vector<std::optional<RaceWitness>> closure_witnesses(const TraceIndex& inde
                                                           std::span<const Race> races,
                                                           ClosureWitnesses::Order order);
 
+// The witness hook of an engine whose relation is happens-before (program order with fork/join,
+// release -> acquire, send -> recv) and whose guarantee is about its first race
+// (Soundness::FirstRace): the races of the earliest racy event, each witnessed by the closure of
+// its two accesses (both enabled). Later races get none: they may be false.
+class HappensBeforeFirstRaceWitnesses : public WitnessSource {
+ public:
+  WitnessNotion witness_notion() const override { return WitnessNotion::Enabled; }
+  WitnessScope witness_scope() const override { return WitnessScope::FirstRace; }
+  std::vector<std::optional<RaceWitness>> witnesses(const TraceIndex& index,
+                                                    std::span<const Race> races) override {
+    return closure_witnesses(index, races, ClosureWitnesses::Order::HappensBefore);
+  }
+};
+
 }  // namespace racepred
