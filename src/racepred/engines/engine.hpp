@@ -210,8 +210,9 @@ struct Guarantee {
   RaceUnit unit = RaceUnit::Pairs;
   GroundTruth truth = GroundTruth::Predictable;
   Soundness soundness = Soundness::None;
-  // The label of the engine's reports (report/finding.hpp): Real or Predicted only for Sound
-  // engines (Real: the observed order alone shows each race); a FirstRace engine's first race
+  // The label of the engine's reports (report/finding.hpp): Observed or Predicted only for Sound
+  // engines (Observed: the recorded order alone shows each race; Witnessed is given per race,
+  // by analyze --witness, never here); a FirstRace engine's first race
   // (as above) is labelled Predicted, its others Possible.
   Confidence confidence = Confidence::Possible;
   bool complete = false;  // every race of the ground truth is reported (in `unit`)

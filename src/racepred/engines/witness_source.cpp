@@ -86,9 +86,15 @@ std::vector<uint32_t> ClosureWitnesses::prefix(uint32_t first, uint32_t second) 
       include(index_.event(p).thread, index_.index_in_thread(p) + 1);
     }
   };
+  // The accesses' own predecessors as the engine's clocks before them have them: thread order and
+  // the fork of their thread, not a read's last write (SHB checks a read before it joins its
+  // last write, so a read races with that write: both stay enabled).
   for (const uint32_t access : {first, second}) {
-    include(index_.event(access).thread, index_.index_in_thread(access));
-    bring_predecessors(access);
+    const ThreadId t = index_.event(access).thread;
+    include(t, index_.index_in_thread(access));
+    if (index_.first_of(t) == access && index_.fork_of(t) != kNoIndex)
+      include(index_.event(index_.fork_of(t)).thread,
+              index_.index_in_thread(index_.fork_of(t)) + 1);
   }
   while (!work_.empty()) {
     const ThreadId t = work_.back();
@@ -130,8 +136,8 @@ std::vector<std::optional<RaceWitness>> closure_witnesses(const TraceIndex& inde
   if (races.empty()) return out;
   ClosureWitnesses closure(index, order);
   for (const Race& race : races) {
-    const uint32_t first = race.first.known() ? ClosureWitnesses::position(index, race.first.event)
-                                              : kNoIndex;
+    const uint32_t first =
+        race.first.known() ? ClosureWitnesses::position(index, race.first.event) : kNoIndex;
     const uint32_t second = ClosureWitnesses::position(index, race.second.event);
     if (first == kNoIndex || second == kNoIndex) {
       out.emplace_back();  // an engine that knows only the later access: nothing to close

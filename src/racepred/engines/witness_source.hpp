@@ -81,8 +81,10 @@ class ClosureWitnesses {
  public:
   enum class Order : uint8_t { HappensBefore, Schedulable };
   ClosureWitnesses(const TraceIndex& index, Order order);
-  // The events ordered before `first` or `second` (positions), in trace order. Neither access is
-  // in it when they are unordered.
+  // The events ordered before `first` or `second` (positions), in trace order: the closure of
+  // their predecessors as the engines' clocks before the two events have them (a read's own
+  // last write is not among them: it is joined after the race check). Neither access is in it
+  // when they are unordered.
   std::vector<uint32_t> prefix(uint32_t first, uint32_t second);
   // The index position of an event id, or kNoIndex.
   static uint32_t position(const TraceIndex& index, EventId id);
@@ -95,10 +97,10 @@ class ClosureWitnesses {
   std::vector<uint32_t> start_;
   std::vector<uint32_t> preds_;
   // State of one closure, kept to reuse the memory.
-  std::vector<uint32_t> bound_;     // per thread: events of it in the closure (a prefix)
-  std::vector<uint32_t> work_;      // threads whose bound grew
-  std::vector<uint32_t> scanned_;   // per thread: events whose predecessors were added
-  std::vector<uint32_t> touched_;   // threads with a non-zero bound
+  std::vector<uint32_t> bound_;    // per thread: events of it in the closure (a prefix)
+  std::vector<uint32_t> work_;     // threads whose bound grew
+  std::vector<uint32_t> scanned_;  // per thread: events whose predecessors were added
+  std::vector<uint32_t> touched_;  // threads with a non-zero bound
 };
 
 // The witnesses of races under an order (shb: Schedulable; the happens-before engines' first

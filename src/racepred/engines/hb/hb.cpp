@@ -23,8 +23,9 @@
 namespace racepred {
 namespace {
 
-class HbAllPairs final : public OfflineEngine, public OfflineAnnotator,
-    public HappensBeforeFirstRaceWitnesses {
+class HbAllPairs final : public OfflineEngine,
+                         public OfflineAnnotator,
+                         public HappensBeforeFirstRaceWitnesses {
  public:
   HbAllPairs(EngineContext& context, size_t prune_every)
       : OfflineAnnotator(context),

@@ -36,8 +36,9 @@
 namespace racepred {
 namespace {
 
-class HbSets final : public OfflineEngine, public OfflineAnnotator,
-    public HappensBeforeFirstRaceWitnesses {
+class HbSets final : public OfflineEngine,
+                     public OfflineAnnotator,
+                     public HappensBeforeFirstRaceWitnesses {
  public:
   explicit HbSets(EngineContext& context)
       : OfflineAnnotator(context), symbols_(context.symbols), sink_(context.sink) {}

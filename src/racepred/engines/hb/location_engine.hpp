@@ -23,8 +23,8 @@
 #include "racepred/clock/vector_clock.hpp"
 #include "racepred/engines/clock_options.hpp"
 #include "racepred/engines/dispatch.hpp"
-#include "racepred/engines/witness_source.hpp"
 #include "racepred/engines/partner.hpp"
+#include "racepred/engines/witness_source.hpp"
 #include "racepred/report/notation.hpp"
 
 namespace racepred::hbloc {
