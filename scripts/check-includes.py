@@ -28,7 +28,7 @@ ARROWS = {
     "report": ["trace"],
     "exact": ["trace", "report"],
     "engines": ["trace", "clock", "report", "exact"],
-    "driver": ["engines", "io", "report"],
+    "driver": ["engines", "io", "report", "witness"],
     "recording": ["trace", "io", "format"],
     # The witness checker shares nothing with the engines whose witnesses it judges.
     "witness": ["trace"],

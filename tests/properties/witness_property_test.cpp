@@ -2,16 +2,23 @@
 // every witness that `exact` and syncp produce on random traces is accepted, and a witness
 // mutated in one of three ways (two events of one thread swapped, a release dropped, another
 // write put before a read) is rejected with the rule the mutation breaks, at the event where it
-// breaks it.
+// breaks it. And `analyze --witness`: every witness of every engine with a witness hook is
+// accepted, and each engine backs every race its guarantee covers.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "racepred/driver/pipeline.hpp"
+#include "racepred/driver/registry.hpp"
 #include "racepred/engines/syncp/syncp.hpp"
+#include "racepred/engines/witness_source.hpp"
 #include "racepred/exact/search.hpp"
+#include "racepred/io/reader.hpp"
+#include "racepred/io/std_writer.hpp"
 #include "racepred/trace/generator.hpp"
 #include "racepred/trace/trace_index.hpp"
 #include "racepred/witness/checker.hpp"
@@ -175,6 +182,76 @@ TEST(WitnessChecker, AcceptsSyncpWitnesses) {
     if (HasFailure()) break;
   }
   EXPECT_GT(witnesses, n / 5);
+}
+
+// The engines that give witnesses: every engine of the table whose engine object has the hook.
+std::vector<const EngineInfo*> witness_engines() {
+  std::vector<const EngineInfo*> out;
+  const Symbols symbols;
+  for (const EngineInfo& info : engine_registry()) {
+    RaceSink sink;
+    EngineContext context{symbols, sink};
+    if (info.make(context)->witness_source() != nullptr) out.push_back(&info);
+  }
+  return out;
+}
+
+TEST(AnalyzeWitnesses, EveryWitnessOfEveryEngineIsValid) {
+  const std::vector<const EngineInfo*> engines = witness_engines();
+  // The engines whose guarantee lets them back their reports have the hook.
+  std::set<std::string> names;
+  for (const EngineInfo* info : engines) names.insert(info->name);
+  for (const char* expected : {"shb", "syncp", "adjacent", "hb", "hb-sets", "djit", "hb-epochs",
+                               "hb-adaptive", "fasttrack"})
+    EXPECT_TRUE(names.count(expected)) << expected;
+  for (const EngineInfo* info : engines) {
+    // A witness only where the guarantee says the races are real.
+    EXPECT_NE(info->guarantee.soundness, Soundness::None) << info->name;
+  }
+  const int n = racepred::testing::property_iterations(2000);
+  std::map<std::string, int> witnessed;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
+    const std::string text = to_std_text(small_trace(seed));
+    const Trace trace = parse_checked_trace(text);
+    SCOPED_TRACE(racepred::testing::trace_context(seed, trace));
+    PipelineOptions options;
+    options.threaded = false;
+    options.witnesses = true;
+    const PipelineResult result = run_pipeline_on_text(text, "random.std", engines, options);
+    Checker checker(trace);
+    for (const EngineRun& run : result.runs) {
+      SCOPED_TRACE(run.info->name);
+      EXPECT_TRUE(run.witness_errors.empty()) << run.witness_errors.front();
+      for (const Witness& w : run.witnesses) {
+        const Verdict v = checker.check(w);  // again, apart from the pipeline's own check
+        EXPECT_TRUE(v.valid()) << show(w) << ": " << v.message;
+      }
+      // Which races must have one: every race, or those of the earliest racy event.
+      size_t covered = 0;
+      for (const Race& race : run.sink.races())
+        if (run.info->guarantee.soundness == Soundness::Sound ||
+            race.second.event == run.sink.first_detected().second.event)
+          ++covered;
+      EXPECT_EQ(run.witnesses.size(), covered);
+      EXPECT_EQ(run.witness_summaries.size(), covered);
+      witnessed[run.info->name] += static_cast<int>(run.witnesses.size());
+    }
+    if (HasFailure()) break;
+  }
+  for (const EngineInfo* info : engines) EXPECT_GT(witnessed[info->name], n / 10) << info->name;
+}
+
+// Without --witness nothing is built: no witness, no label "witnessed".
+TEST(AnalyzeWitnesses, NoneWhenNotAsked) {
+  const std::string text = to_std_text(small_trace(7));
+  PipelineOptions options;
+  options.threaded = false;
+  const PipelineResult result = run_pipeline_on_text(text, "t.std", witness_engines(), options);
+  for (const EngineRun& run : result.runs) {
+    EXPECT_TRUE(run.witnesses.empty());
+    EXPECT_TRUE(run.witness_summaries.empty());
+  }
+  for (const EngineReport& r : result.report().results) EXPECT_EQ(r.witnesses, nullptr);
 }
 
 }  // namespace

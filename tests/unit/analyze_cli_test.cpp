@@ -63,10 +63,12 @@ TEST(AnalyzeCli, RacesGiveExitOneAndATextReport) {
   EXPECT_NE(r.out.find("trace_a.std (6 events, "), std::string::npos) << r.out;
   // The last line: the combined summary with every engine's label.
   const std::string summary = r.out.substr(r.out.rfind("SUMMARY:"));
-  EXPECT_EQ(summary.rfind("SUMMARY: racepred: 1 distinct race by pair of locations (0 real, 0 "
-                          "predicted, 1 possible) in ",
-                          0),
-            0u)
+  EXPECT_EQ(
+      summary.rfind(
+          "SUMMARY: racepred: 1 distinct race by pair of locations (0 observed, 0 witnessed, 0 "
+          "predicted, 1 possible) in ",
+          0),
+      0u)
       << r.out;
   EXPECT_NE(summary.find("trace_a.std; engines: shb (predicted), lockset (possible)\n"),
             std::string::npos)
@@ -85,9 +87,11 @@ TEST(AnalyzeCli, DefaultReportsOnlyPredictedRaces) {
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   EXPECT_EQ(ok.out.find("WARNING"), std::string::npos) << ok.out;
   EXPECT_NE(ok.out.find("with engine shb in "), std::string::npos) << ok.out;
-  EXPECT_NE(ok.out.find("SUMMARY: racepred: 0 distinct races by pair of locations (0 real, 0 "
-                        "predicted, 0 possible) in "),
-            std::string::npos)
+  EXPECT_NE(
+      ok.out.find(
+          "SUMMARY: racepred: 0 distinct races by pair of locations (0 observed, 0 witnessed, 0 "
+          "predicted, 0 possible) in "),
+      std::string::npos)
       << ok.out;
   EXPECT_NE(ok.out.find("; engine: shb (predicted)\n"), std::string::npos) << ok.out;
   // lockset, asked for, warns: every warning labelled possible.
@@ -106,8 +110,8 @@ TEST(AnalyzeCli, DefaultReportsOnlyPredictedRaces) {
   for (size_t p = racy.out.find("WARNING: "); p != std::string::npos;
        p = racy.out.find("WARNING: ", p + 1))
     ++warnings;
-  for (size_t p = racy.out.find("  Predicted: "); p != std::string::npos;
-       p = racy.out.find("  Predicted: ", p + 1))
+  for (size_t p = racy.out.find("  Predicted (sound engine): "); p != std::string::npos;
+       p = racy.out.find("  Predicted (sound engine): ", p + 1))
     ++sentences;
   EXPECT_GT(warnings, 0u);
   EXPECT_EQ(warnings, sentences) << racy.out;
@@ -128,6 +132,65 @@ TEST(AnalyzeCli, DefaultReportsOnlyPredictedRaces) {
 
 // Several engines on the racy counter: each distinct race (by pair of locations) once in the
 // combined summary, with the engines that found it; the counts agree with the JSON.
+
+// --witness: every race shb lists gets a checked witness, labelled witnessed; the file passes
+// check-witness; JSON refers to it; the first race of fasttrack only; nothing for lockset.
+TEST(AnalyzeCli, WitnessesAreCheckedLabelledAndWritten) {
+  const testing::TempFile file("", ".json");
+  const std::string trace = example("default/racy_counter.std");
+  const CliRun r =
+      racepred("analyze -e shb,fasttrack,lockset --witness " + file.quoted() + " " + trace);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("WARNING: data race (engine shb, witnessed)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("WARNING: data race (engine fasttrack, witnessed)\n"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("(engine lockset, witnessed)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  Witnessed: a schedule of this run that reaches the two accesses"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  Witness 1 in " + file.path() + ": a schedule of "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("after which both accesses are next:\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    then both are next: T1|w(counter)|main.c:8 (event 6) and "
+                       "T2|r(counter)|main.c:12 (event 8)\n"),
+            std::string::npos)
+      << r.out;
+  const CliRun check = racepred("check-witness " + trace + " " + file.quoted());
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_EQ(check.out.find("INVALID"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("witness 1 (shb): race of events 6 and 8, enabled, "), std::string::npos)
+      << check.out;
+
+  // JSON: the finding refers to the file; without a file it carries the events.
+  const CliRun j = racepred("analyze --format json " + trace + " --witness=" + file.quoted());
+  EXPECT_EQ(j.exit_code, 1) << j.err;
+  const json doc = json::parse(j.out);
+  for (const json& finding : doc["results"][0]["findings"]) {
+    EXPECT_EQ(finding["confidence"], "witnessed");
+    EXPECT_EQ(finding["witness"]["notion"], "enabled");
+    EXPECT_EQ(finding["witness"]["file"], file.path());
+    EXPECT_GE(finding["witness"]["number"].get<uint64_t>(), 1u);
+  }
+  EXPECT_EQ(doc["combined"]["counts"]["witnessed"], doc["combined"]["distinct_races"]);
+  const CliRun inline_ = racepred("analyze --format json " + trace + " --witness");
+  EXPECT_EQ(inline_.exit_code, 1) << inline_.err;
+  const json doc2 = json::parse(inline_.out);
+  ASSERT_FALSE(doc2["results"][0]["findings"].empty());
+  const json& w = doc2["results"][0]["findings"][0]["witness"];
+  EXPECT_FALSE(w.contains("file"));
+  EXPECT_EQ(w["prefix"].size() > 0, w["events"].get<uint64_t>() > 0);
+
+  // Not asked: the label stays predicted, no witness field.
+  const CliRun plain = racepred("analyze --format json " + trace);
+  for (const json& finding : json::parse(plain.out)["results"][0]["findings"]) {
+    EXPECT_EQ(finding["confidence"], "predicted");
+    EXPECT_FALSE(finding.contains("witness"));
+  }
+  // The witness file never overwrites the trace.
+  const CliRun same = racepred("analyze " + trace + " --witness=" + trace);
+  EXPECT_EQ(same.exit_code, 2) << same.out;
+}
 TEST(AnalyzeCli, CombinedSummaryCountsDistinctRacesAcrossEngines) {
   const std::string trace = example("default/racy_counter.std");
   const CliRun r = racepred("analyze -e shb,fasttrack,lockset --format json " + trace);

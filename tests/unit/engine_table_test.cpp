@@ -50,21 +50,23 @@ TEST(EngineTable, EveryRowIsComplete) {
 }
 
 // The confidence label may promise only what the guarantee claims (and the property test checks):
-// real or predicted only for sound engines, real only for the observed schedule's races.
+// observed or predicted only for sound engines, observed only for the recorded schedule's races,
+// witnessed never (it is given per race, to races with a checked witness).
 TEST(EngineTable, ConfidenceMatchesTheGuarantee) {
   for (const EngineInfo& info : engine_registry()) {
     SCOPED_TRACE(info.name);
     if (info.guarantee.confidence != Confidence::Possible) {
       EXPECT_EQ(info.guarantee.soundness, Soundness::Sound);
     }
-    if (info.guarantee.confidence == Confidence::Real) {
+    if (info.guarantee.confidence == Confidence::Observed) {
       EXPECT_EQ(info.name, "adjacent");
     }
+    EXPECT_NE(info.guarantee.confidence, Confidence::Witnessed);
   }
   // The sound engines are labelled so; the heuristics stay possible.
   EXPECT_EQ(find_engine("shb")->guarantee.confidence, Confidence::Predicted);
   EXPECT_EQ(find_engine("exact")->guarantee.confidence, Confidence::Predicted);
-  EXPECT_EQ(find_engine("adjacent")->guarantee.confidence, Confidence::Real);
+  EXPECT_EQ(find_engine("adjacent")->guarantee.confidence, Confidence::Observed);
   EXPECT_EQ(find_engine("lockset")->guarantee.confidence, Confidence::Possible);
   EXPECT_EQ(find_engine("fasttrack")->guarantee.confidence, Confidence::Possible);
   EXPECT_EQ(find_engine("wcp")->guarantee.confidence, Confidence::Possible);

@@ -180,7 +180,8 @@ TEST(TextReport, BlocksPerLocationPairAndSummary) {
             "==================\n"
             "SUMMARY: racepred: 3 races (3 racy events, 2 racy locations) with engine lockset "
             "in t.std (5 events, 0.250 s)\n"
-            "SUMMARY: racepred: 2 distinct races by pair of locations (0 real, 0 predicted, 2 "
+            "SUMMARY: racepred: 2 distinct races by pair of locations (0 observed, 0 witnessed, 0 "
+            "predicted, 2 "
             "possible) in t.std; engine: lockset (possible)\n");
 }
 
@@ -200,8 +201,9 @@ TEST(TextReport, FirstRaceClaimLabelsTheRaceItIsAbout) {
                       "  Write of x by thread T2 at B (event 3)\n"
                       "  Previous read of x by thread T2 at B (event 2)\n"
                       "  1 race at this pair of locations (B, B)\n"
-                      "  Predicted: another schedule of this run, with every read seeing the same "
-                      "write, runs the two accesses concurrently.\n"),
+                      "  Predicted (sound engine): another schedule of this run, with every read "
+                      "seeing the same write, runs the two accesses concurrently (--witness builds "
+                      "and checks it).\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("WARNING: data race (engine hb, possible)\n"
@@ -213,10 +215,12 @@ TEST(TextReport, FirstRaceClaimLabelsTheRaceItIsAbout) {
                       "  Write of y by thread T1 at D (event 5)\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("SUMMARY: racepred: 3 distinct races by pair of locations (0 real, 1 "
-                      "predicted, 2 possible) in t.std; engine: hb (first race predicted, "
-                      "others possible)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "SUMMARY: racepred: 3 distinct races by pair of locations (0 observed, 0 witnessed, 1 "
+          "predicted, 2 possible) in t.std; engine: hb (first race predicted, "
+          "others possible)\n"),
+      std::string::npos)
       << text;
   const json j = json_report(f.report({{"hb", &sink, 0, {}, true}}));
   const json& r = j["results"][0];
@@ -249,7 +253,7 @@ TEST(TextReport, SoundEnginesLabelEveryBlock) {
   EngineReport shb{"shb", &sink, 0};
   shb.confidence = Confidence::Predicted;
   EngineReport adjacent{"adjacent", &sink, 0};
-  adjacent.confidence = Confidence::Real;
+  adjacent.confidence = Confidence::Observed;
   std::ostringstream out;
   write_text_report(out, f.report({shb, adjacent}));
   const std::string text = out.str();
@@ -257,13 +261,13 @@ TEST(TextReport, SoundEnginesLabelEveryBlock) {
   for (size_t p = text.find("(engine shb, predicted)"); p != std::string::npos;
        p = text.find("(engine shb, predicted)", p + 1))
     ++predicted;
-  for (size_t p = text.find("(engine adjacent, real)"); p != std::string::npos;
-       p = text.find("(engine adjacent, real)", p + 1))
+  for (size_t p = text.find("(engine adjacent, observed)"); p != std::string::npos;
+       p = text.find("(engine adjacent, observed)", p + 1))
     ++real;
   EXPECT_EQ(predicted, 2u) << text;
   EXPECT_EQ(real, 2u) << text;
-  EXPECT_NE(text.find("  Real: the two accesses ran back to back in this run, with nothing "
-                      "ordering them.\n"),
+  EXPECT_NE(text.find("  Observed: the two accesses ran back to back in the recorded run, with "
+                      "nothing ordering them.\n"),
             std::string::npos)
       << text;
 }
@@ -308,7 +312,8 @@ TEST(TextReport, CombinedSummaryOfSeveralEngines) {
   EXPECT_EQ(c["unit"], "location-pair");
   EXPECT_EQ(c["distinct_races"], 2);
   EXPECT_EQ(c["complete"], true);
-  EXPECT_EQ(c["counts"], json::parse(R"({"real": 0, "predicted": 1, "possible": 1})"));
+  EXPECT_EQ(c["counts"],
+            json::parse(R"({"observed": 0, "witnessed": 0, "predicted": 1, "possible": 1})"));
   ASSERT_EQ(c["races"].size(), 2u);
   EXPECT_EQ(c["races"][0], json::parse(R"({
     "variable": "x", "first_location": "A", "second_location": "B", "confidence": "predicted",

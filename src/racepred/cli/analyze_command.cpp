@@ -4,12 +4,14 @@
 #include <sstream>
 
 #include "racepred/cli/cli.hpp"
+#include "racepred/cli/output.hpp"
 #include "racepred/cli/progress.hpp"
 #include "racepred/driver/pipeline.hpp"
 #include "racepred/io/formats.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
 #include "racepred/trace/printable.hpp"
+#include "racepred/witness/witness.hpp"
 
 namespace racepred::cli {
 namespace {
@@ -22,6 +24,9 @@ struct AnalyzeOptions {
   bool lenient = false;
   std::string input_format = "auto";
   std::string trace;
+  // --witness [FILE]: build and check witnesses; FILE ("" none) receives them.
+  CLI::Option* witness = nullptr;
+  std::string witness_file;
 };
 
 std::vector<std::string> split_names(const std::vector<std::string>& values) {
@@ -43,6 +48,12 @@ int analyze(const AnalyzeOptions& o, std::ostream& out) {
   options.validation = o.lenient ? ValidationMode::Lenient : ValidationMode::Strict;
   options.max_races = o.max_races;
   options.engine = o.engine;
+  options.witnesses = o.witness && o.witness->count() > 0;
+  if (options.witnesses) {
+    if (o.witness_file == "-")
+      throw UsageError("--witness: FILE must be a file (the report goes to standard output)");
+    check_not_an_input(o.witness_file, {o.trace});
+  }
   Progress progress(progress_wanted(o.report));
   if (progress.enabled())
     options.on_progress = [&progress](uint64_t events) { progress.update(events); };
@@ -52,13 +63,33 @@ int analyze(const AnalyzeOptions& o, std::ostream& out) {
   if (!o.report.quiet)
     for (const std::string& line : pipeline_diagnostics(result))
       std::cerr << printable_text(line) << '\n';
-  const Report report = result.report();
+  Report report = result.report();
+  bool witness_error = false;
+  if (options.witnesses) {
+    witness::WitnessFile file;
+    file.trace = o.trace;
+    for (const EngineRun& run : result.runs) {
+      file.witnesses.insert(file.witnesses.end(), run.witnesses.begin(), run.witnesses.end());
+      for (const std::string& error : run.witness_errors) {
+        // The engine's relation and the independent checker disagree: a bug, never a verdict.
+        std::cerr << "racepred: internal error: " << printable(error, 4096) << '\n';
+        witness_error = true;
+      }
+    }
+    if (!o.witness_file.empty()) {
+      ReportOutput output(o.witness_file, {o.trace});
+      output.stream() << witness::to_json(file);
+      output.commit();
+      for (EngineReport& r : report.results) r.witness_file = o.witness_file;
+    }
+  }
   if (o.report.json())
     write_json_report(out, report);
   else
     write_text_report(out, report);
   // Races reported by any engine: 1. Otherwise a failed engine makes the run incomplete: 2,
   // never "no race".
+  if (witness_error) return kExitError;
   if (result.any_finding()) return kExitRaces;
   return result.any_failed() ? kExitError : kExitNoRace;
 }
@@ -72,10 +103,17 @@ Command add_analyze_command(CLI::App& app) {
       "Reads TRACE once and runs every selected engine over it. Without -e it runs shb, whose\n"
       "every report is a predicted race; engines that may report false races (lockset, ...)\n"
       "run only when named. The text report has one block per racing pair of source locations,\n"
-      "labelled real (the run shows it), predicted (another schedule of the run shows it) or\n"
-      "possible (may be a false alarm), a SUMMARY line per engine and one combined SUMMARY of\n"
-      "the distinct races; --format json writes schema racepred/2 (docs/CLI.md). Notes and\n"
-      "warnings about the input go to stderr.\n"
+      "labelled observed (the recorded run shows it), witnessed (a checked schedule of the run\n"
+      "shows it; --witness), predicted (a sound engine says another schedule of the run shows\n"
+      "it) or possible (may be a false alarm), a SUMMARY line per engine and one combined\n"
+      "SUMMARY of the distinct races; --format json writes schema racepred/2 (docs/CLI.md).\n"
+      "Notes and warnings about the input go to stderr.\n"
+      "--witness [FILE]: the engines whose guarantee says their reports are real (shb, syncp,\n"
+      "adjacent; the first race of hb, djit, fasttrack, ...) build a witness of each race they\n"
+      "list: a schedule of the run that reaches the race (docs/WITNESSES.md). Each is checked\n"
+      "by the independent checker; the report shows its end and labels the race witnessed;\n"
+      "FILE receives them for `racepred check-witness` (write --witness=FILE, or give the\n"
+      "trace after FILE). A witness the checker rejects is an internal error (exit code 2).\n"
       "An offline engine that runs out of its budget (--max-states, --max-memory) is marked\n"
       "FAILED; the other engines' results are reported.\n"
       "Exit code: 0 nothing reported, 1 a data race, a deadlock or a program failure reported\n"
@@ -85,7 +123,8 @@ Command add_analyze_command(CLI::App& app) {
       "Examples:\n"
       "  racepred analyze trace.std\n"
       "  racepred analyze -e lockset --format json --max-races 10 -o report.json trace.std\n"
-      "  racepred analyze -e all - < trace.std");
+      "  racepred analyze -e all - < trace.std\n"
+      "  racepred analyze --witness w.json trace.std && racepred check-witness trace.std w.json");
   auto o = std::make_shared<AnalyzeOptions>();
   sub->add_option("-e,--engine", o->engines,
                   "Engines to run, comma-separated or repeated; 'all' = every online engine; "
@@ -101,6 +140,12 @@ Command add_analyze_command(CLI::App& app) {
   add_input_format_option(sub, o->input_format);
   add_engine_options(sub, o->engine, EngineOptionGroup::Budget);
   add_engine_options(sub, o->engine, EngineOptionGroup::Bounds);
+  o->witness = sub->add_option("--witness", o->witness_file,
+                               "Build a checked witness of every race a sound engine lists (its "
+                               "first race for hb, djit, fasttrack, ...) and write them to FILE "
+                               "(docs/WITNESSES.md)")
+                   ->expected(0, 1)
+                   ->type_name("[FILE]");
   add_trace_argument(sub, o->trace, o->report);
   return {sub, [o](std::ostream& out) { return analyze(*o, out); }, &o->report};
 }

@@ -17,8 +17,9 @@ Command add_engines_command(CLI::App& app) {
       "alarms); 'complete' = every predictable race is reported (none missed); 'first race' =\n"
       "the first race reported is predictable, later ones may not be. 'racy events' = engines\n"
       "that name only the later access of each race. 'reports' = the label analyze gives the\n"
-      "engine's reports: real (the run shows it), predicted (another schedule of the run\n"
-      "shows it), possible (may be a false alarm). docs/ENGINES.md explains each engine.");
+      "engine's reports: observed (the recorded run shows it), predicted (another schedule of\n"
+      "the run shows it; witnessed once analyze --witness built and checked that schedule),\n"
+      "possible (may be a false alarm). docs/ENGINES.md explains each engine.");
   return {sub, [verbose](std::ostream& out) {
             size_t width = 0;
             for (const EngineInfo& e : engine_registry()) width = std::max(width, e.name.size());

@@ -13,9 +13,11 @@
 #include <utility>
 
 #include "racepred/driver/registry.hpp"
+#include "racepred/engines/witness_source.hpp"
 #include "racepred/trace/error.hpp"
 #include "racepred/trace/printable.hpp"
 #include "racepred/trace/trace_index.hpp"
+#include "racepred/witness/checker.hpp"
 
 namespace racepred {
 
@@ -67,7 +69,8 @@ Report PipelineResult::report() const {
   for (const EngineRun& run : runs)
     r.results.push_back({run.info->name, &run.sink, run.seconds, run.error,
                          run.info->guarantee.soundness == Soundness::FirstRace,
-                         run.info->guarantee.confidence});
+                         run.info->guarantee.confidence,
+                         witnesses ? &run.witness_summaries : nullptr});
   return r;
 }
 
@@ -353,6 +356,103 @@ class IndexCollector final : public Engine {
   bool gaps_ = false;         // some id was not its position + 1: ids_ holds every id
 };
 
+// Builds the witnesses of each engine's races and checks them with the independent checker.
+class WitnessBuilder {
+ public:
+  WitnessBuilder(const TraceIndex& index, const Symbols& symbols) : index_(index) {
+    // The checker judges a Trace of its own, built from the same validated events.
+    trace_.symbols = symbols;
+    trace_.events = index.events();
+    trace_.ids.reserve(index.size());
+    for (uint32_t i = 0; i < index.size(); ++i) trace_.ids.push_back(index.id(i));
+    checker_.emplace(trace_);
+  }
+
+  // The witnesses of `run`'s kept races that the source's guarantee covers; `number` counts the
+  // witnesses of the whole run (their places in the witness file).
+  void add(EngineRun& run, WitnessSource& source, size_t& number) {
+    const RaceSink& sink = run.sink;
+    std::vector<Race> races;
+    if (source.witness_scope() == WitnessScope::Every) {
+      races = sink.races();
+    } else if (sink.has_first_detected()) {
+      for (const Race& race : sink.races())
+        if (race.second.event == sink.first_detected().second.event) races.push_back(race);
+    }
+    const std::vector<std::optional<RaceWitness>> built = source.witnesses(index_, races);
+    const bool adjacent = source.witness_notion() == WitnessNotion::Adjacent;
+    for (size_t k = 0; k < races.size() && k < built.size(); ++k) {
+      if (!built[k]) continue;
+      const Race& race = races[k];
+      witness::Witness w;
+      w.engine = run.info->name;
+      w.notion = adjacent ? witness::Notion::Adjacent : witness::Notion::Enabled;
+      w.first = race.first.event;
+      w.second = race.second.event;
+      const std::vector<uint32_t>& prefix = built[k]->prefix;
+      if (adjacent && prefix.size() >= 2) {  // in the order T' runs them
+        w.first = index_.id(prefix[prefix.size() - 2]);
+        w.second = index_.id(prefix.back());
+      }
+      w.prefix.reserve(prefix.size());
+      for (const uint32_t i : prefix) w.prefix.push_back(index_.id(i));
+      const witness::Verdict verdict = checker_->check(w);
+      if (!verdict.valid()) {
+        run.witness_errors.push_back("the witness of engine " + run.info->name +
+                                     " for the race of events " + std::to_string(race.first.event) +
+                                     " and " + std::to_string(race.second.event) + " breaks " +
+                                     std::string(witness::rule_name(verdict.rule)) + " at event " +
+                                     std::to_string(verdict.event) + ": " + verdict.message);
+        continue;
+      }
+      run.witness_summaries[{race.first.event, race.second.event}] =
+          summary(prefix, race, adjacent, ++number);
+      run.witnesses.push_back(std::move(w));
+    }
+  }
+
+ private:
+  // What the report shows: the last kTail events of each thread in T', in T' order.
+  WitnessSummary summary(const std::vector<uint32_t>& prefix, const Race& race, bool adjacent,
+                         size_t number) const {
+    constexpr uint32_t kTail = 3;
+    constexpr size_t kLook = 4096;  // events looked at from the end
+    WitnessSummary s;
+    s.number = number;
+    s.adjacent = adjacent;
+    s.events = prefix.size();
+    std::map<ThreadId, uint32_t> shown;
+    std::vector<uint32_t> tail;
+    for (size_t k = prefix.size(); k-- > 0 && prefix.size() - k <= kLook;) {
+      uint32_t& n = shown[index_.event(prefix[k]).thread];
+      if (n < kTail) {
+        ++n;
+        tail.push_back(prefix[k]);
+      }
+    }
+    std::reverse(tail.begin(), tail.end());
+    for (const uint32_t i : tail) s.tail.push_back({index_.id(i), index_.event(i)});
+    s.hidden = prefix.size() - tail.size();
+    const auto step = [&](const Access& a) {
+      const uint32_t i = ClosureWitnesses::position(index_, a.event);
+      return WitnessSummary::Step{a.event, i == kNoIndex ? Event{} : index_.event(i)};
+    };
+    s.first = step(race.first);
+    s.second = step(race.second);
+    for (size_t k = 0; k < prefix.size();) {
+      size_t j = k + 1;
+      while (j < prefix.size() && index_.id(prefix[j]) == index_.id(prefix[j - 1]) + 1) ++j;
+      s.runs.emplace_back(index_.id(prefix[k]), index_.id(prefix[j - 1]));
+      k = j;
+    }
+    return s;
+  }
+
+  const TraceIndex& index_;
+  Trace trace_;
+  std::optional<witness::Checker> checker_;
+};
+
 // `read` streams the trace into the consumer it is given and returns the reader's summary.
 using ReadFunction = std::function<ReadSummary(Symbols&, EventConsumer&)>;
 
@@ -367,6 +467,7 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
     result.runs.push_back(EngineRun{info, RaceSink(options.max_races, options.max_races), 0, {}});
     EngineRun& run = result.runs.back();
     EngineContext context{result.symbols, run.sink, options.engine};
+    context.witnesses = options.witnesses;
     const auto start = Clock::now();
     LiveEngine live{info->make(context), &run};
     run.seconds += std::chrono::duration<double>(Clock::now() - start).count();
@@ -375,7 +476,12 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
   // The index's events are collected like a streaming engine's batches (timed apart).
   EngineRun collector_run{nullptr, RaceSink(0), 0, {}};
   IndexCollector* collector = nullptr;
-  if (!offline.empty()) {
+  const bool witness_index =
+      options.witnesses && std::any_of(engines.begin(), engines.end(), [](const LiveEngine& l) {
+        return l.engine->witness_source() != nullptr;
+      });
+  result.witnesses = options.witnesses;
+  if (!offline.empty() || witness_index) {
     auto owned = std::make_unique<IndexCollector>();
     collector = owned.get();
     engines.push_back({std::move(owned), &collector_run});
@@ -474,6 +580,21 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
     }
     run.seconds += std::chrono::duration<double>(Clock::now() - start).count();
     run.sink.finalize();
+  }
+  if (options.witnesses && index) {
+    std::optional<WitnessBuilder> builder;
+    size_t number = 0;
+    for (EngineRun& run : result.runs) {
+      auto is_run = [&](const LiveEngine& l) { return l.run == &run; };
+      auto it = std::find_if(engines.begin(), engines.end(), is_run);
+      if (it == engines.end()) it = std::find_if(offline.begin(), offline.end(), is_run);
+      WitnessSource* source = it->engine->witness_source();
+      if (!source || !run.error.empty()) continue;
+      const auto start = Clock::now();
+      if (!builder) builder.emplace(*index, result.symbols);
+      builder->add(run, *source, number);
+      run.witness_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    }
   }
   engines.clear();  // engines refer to result.symbols and the sinks: destroy them first
   offline.clear();

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,7 @@
 #include "racepred/trace/symbols.hpp"
 #include "racepred/trace/trace.hpp"
 #include "racepred/trace/validator.hpp"
+#include "racepred/witness/witness.hpp"
 
 namespace racepred {
 
@@ -52,6 +54,10 @@ struct PipelineOptions {
   // Called with the number of events read so far after each batch (from the reader thread
   // when threaded): for a progress line. May be empty.
   std::function<void(uint64_t events)> on_progress;
+  // analyze --witness: every engine with a witness hook (engines/witness_source.hpp) builds a
+  // witness of each race the report lists that its guarantee covers, after its run; each is
+  // checked by the independent checker (witness/checker.hpp) before the report shows it.
+  bool witnesses = false;
 };
 
 struct EngineRun {
@@ -61,6 +67,15 @@ struct EngineRun {
   // Set when the engine ran out of its budget (an offline engine's search): its result is
   // missing, the other engines' results stand.
   std::string error;
+  // With PipelineOptions::witnesses: the engine's checked witnesses (in the order of its kept
+  // races; `engine` set), what the report shows of each by (first, second) event (numbered from
+  // `first_witness_number`), the witnesses the checker rejected (an internal error: the engine's
+  // relation and the checker disagree; such a witness is neither kept nor shown) and the time
+  // spent building and checking them (not in `seconds`).
+  std::vector<witness::Witness> witnesses{};
+  std::map<std::pair<EventId, EventId>, WitnessSummary> witness_summaries{};
+  std::vector<std::string> witness_errors{};
+  double witness_seconds = 0;
 };
 
 struct PipelineResult {
@@ -73,6 +88,7 @@ struct PipelineResult {
   // Time spent collecting the events and building the trace index shared by the offline
   // engines (0 when none ran); in no engine's seconds.
   double index_seconds = 0;
+  bool witnesses = false;  // PipelineOptions::witnesses was set
 
   // Event lines the engines did not see: unused ops, malformed lines and events the
   // validator dropped (normalised re-entrant locking, --lenient).

@@ -58,6 +58,10 @@ struct EngineContext {
   // The engine is built for its annotated view (`racepred annotate`): it may set itself up for
   // the view here (e.g. no reuse of thread slots, so clocks are shown by thread).
   bool annotate = false;
+  // `analyze --witness`: the engine's witness_source(), if any, is asked for witnesses after
+  // finish() (engines/witness_source.hpp); it may keep what they need during the run. Unset,
+  // it keeps nothing extra.
+  bool witnesses = false;
 };
 
 // One cell of `racepred annotate` output: a named column and its value for one event.
@@ -108,6 +112,7 @@ class OfflineAnnotator : public Annotator {
 };
 
 class OfflineEngine;
+class WitnessSource;  // engines/witness_source.hpp
 
 class Engine {
  public:
@@ -122,6 +127,9 @@ class Engine {
   virtual Annotator* annotator() { return nullptr; }
   // The engine as an OfflineEngine, or nullptr for an engine that takes the events in batches.
   virtual OfflineEngine* offline() { return nullptr; }
+  // The engine's witnesses of its races (engines/witness_source.hpp), or nullptr when it gives
+  // none. A getter without side effects.
+  virtual WitnessSource* witness_source() { return nullptr; }
 
   // A batch from a driver (the pipeline, run_engine, annotate): on_events, after checking in
   // debug builds (trace/debug_check.hpp) that the ids strictly increase across all batches.
@@ -202,8 +210,9 @@ struct Guarantee {
   RaceUnit unit = RaceUnit::Pairs;
   GroundTruth truth = GroundTruth::Predictable;
   Soundness soundness = Soundness::None;
-  // The label of the engine's reports (report/finding.hpp): Real or Predicted only for Sound
-  // engines (Real: the observed order alone shows each race); a FirstRace engine's first race
+  // The label of the engine's reports (report/finding.hpp): Observed or Predicted only for Sound
+  // engines (Observed: the recorded order alone shows each race; Witnessed is given per race,
+  // by analyze --witness, never here); a FirstRace engine's first race
   // (as above) is labelled Predicted, its others Possible.
   Confidence confidence = Confidence::Possible;
   bool complete = false;  // every race of the ground truth is reported (in `unit`)

@@ -29,8 +29,10 @@ std::string_view race_kind_name(RaceKind kind) {
 
 std::string_view confidence_name(Confidence c) {
   switch (c) {
-    case Confidence::Real:
-      return "real";
+    case Confidence::Observed:
+      return "observed";
+    case Confidence::Witnessed:
+      return "witnessed";
     case Confidence::Predicted:
       return "predicted";
     case Confidence::Possible:
@@ -41,11 +43,15 @@ std::string_view confidence_name(Confidence c) {
 
 std::string_view confidence_sentence(Confidence c) {
   switch (c) {
-    case Confidence::Real:
-      return "Real: the two accesses ran back to back in this run, with nothing ordering them.";
+    case Confidence::Observed:
+      return "Observed: the two accesses ran back to back in the recorded run, with nothing "
+             "ordering them.";
+    case Confidence::Witnessed:
+      return "Witnessed: a schedule of this run that reaches the two accesses concurrently was "
+             "built and checked (racepred check-witness checks it again).";
     case Confidence::Predicted:
-      return "Predicted: another schedule of this run, with every read seeing the same write, "
-             "runs the two accesses concurrently.";
+      return "Predicted (sound engine): another schedule of this run, with every read seeing the "
+             "same write, runs the two accesses concurrently (--witness builds and checks it).";
     case Confidence::Possible:
       return "Possible: this engine's heuristic flags the pair, but it may be a false alarm.";
   }

@@ -44,13 +44,17 @@ struct Race {
   }
 };
 
-// How far a report can be trusted, in the words a ThreadSanitizer user expects (docs/ENGINES.md,
-// "Confidence"): Real = the observed run itself shows the race (the two accesses ran back to back);
-// Predicted = some reordering of this run (every read seeing the same write) runs them
-// concurrently; Possible = a heuristic warning that may be false. Ordered from most to least
-// certain.
-enum class Confidence : uint8_t { Real, Predicted, Possible };
-// "real", "predicted", "possible".
+// How far a report is proven, in the words a ThreadSanitizer user expects (docs/ENGINES.md,
+// "Confidence"): Observed = the recorded run itself shows the race (the two accesses ran back to
+// back); Witnessed = a reordering of this run that shows the race was built and checked by the
+// independent witness checker (analyze --witness); Predicted = a sound engine's guarantee says
+// some reordering of this run (every read seeing the same write) shows it, no witness was asked
+// for; Possible = a warning of an engine without that guarantee, which may be false. Ordered from
+// most to least certain. (A later label, "reproduced", will mean: confirmed on the real program.)
+enum class Confidence : uint8_t { Observed, Witnessed, Predicted, Possible };
+inline constexpr std::array kConfidences = {Confidence::Observed, Confidence::Witnessed,
+                                            Confidence::Predicted, Confidence::Possible};
+// "observed", "witnessed", "predicted", "possible".
 std::string_view confidence_name(Confidence c);
 // One sentence that says what the label means for the report it labels.
 std::string_view confidence_sentence(Confidence c);
@@ -133,6 +137,24 @@ struct Failure {
   ThreadId thread = 0;
   LocationId location = 0;
   Schedule schedule;  // the execution that failed
+};
+
+// A race's checked witness (analyze --witness, docs/WITNESSES.md) as a report shows it: where it
+// is in the witness file, and the end of its interleaving.
+struct WitnessSummary {
+  size_t number = 0;      // its place in the witness file, from 1
+  bool adjacent = false;  // the notion: the accesses run back to back at its end; else both next
+  uint64_t events = 0;    // events in the prefix T'
+  struct Step {
+    EventId id = kNoEvent;
+    Event event;
+  };
+  // The last few events of each thread in T', in T' order (the two accesses last when adjacent).
+  std::vector<Step> tail;
+  uint64_t hidden = 0;  // events of T' not in the tail
+  Step first, second;   // the two accesses
+  // T' as runs of consecutive ids [first, last] (for JSON without a witness file).
+  std::vector<std::pair<EventId, EventId>> runs;
 };
 
 // Locks an engine found around the two accesses of a race (pwr-cs, pwr-e: the cross-thread

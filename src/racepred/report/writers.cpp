@@ -68,6 +68,8 @@ struct RaceContext {
   bool claimed = false;    // the race shown is the one the engine's first-race claim is about
   bool labelled = false;   // print `confidence` (a whole report; not write_text_finding)
   Confidence confidence = Confidence::Possible;
+  const WitnessSummary* witness = nullptr;  // the shown race's checked witness, if any
+  std::string_view witness_file;
 };
 
 // ", predicted" after the engine's name in a WARNING line of a labelled block.
@@ -98,7 +100,40 @@ std::optional<Race> claimed_race(const EngineReport& result) {
 }
 
 Confidence more_certain(Confidence a, Confidence b) {
-  return std::min(a, b);  // Real < Predicted < Possible
+  return std::min(a, b);  // Observed < Witnessed < Predicted < Possible
+}
+
+// "T1|acq(m)|L2 (event 2)": an event in STD form with the trace's names.
+std::string describe_event(const Symbols& symbols, EventId id, const Event& e) {
+  std::string_view target;
+  if (e.is_access()) {
+    target = symbols.variables.name(e.target);
+  } else if (e.op == Op::Fork || e.op == Op::Join) {
+    target = symbols.threads.name(e.target);
+  } else {
+    target = symbols.locks.name(e.target);
+  }
+  return fmt::format("{}|{}({})|{} (event {})", printable(symbols.threads.name(e.thread)),
+                     op_name(e.op), printable(target),
+                     printable(symbols.locations.name(e.location)), id);
+}
+
+// The interleaving around the race: the end of the witness' prefix, then how the pair meets.
+void write_witness(std::ostream& out, const Symbols& symbols, const WitnessSummary& w,
+                   std::string_view file) {
+  out << "  Witness " << w.number << (file.empty() ? "" : fmt::format(" in {}", printable(file)))
+      << ": a schedule of " << count_of(w.events, "event", "events") << " (checked)"
+      << (w.adjacent ? ", ending with the two accesses back to back"
+                     : ", after which both accesses are next")
+      << ":\n";
+  if (w.hidden > 0)
+    out << "    ... " << count_of(w.hidden, "more event", "more events")
+        << " (the last few of each thread follow)\n";
+  for (const WitnessSummary::Step& step : w.tail)
+    out << "    " << describe_event(symbols, step.id, step.event) << '\n';
+  if (!w.adjacent)
+    out << "    then both are next: " << describe_event(symbols, w.first.id, w.first.event)
+        << " and " << describe_event(symbols, w.second.id, w.second.event) << '\n';
 }
 
 void write_race_block(std::ostream& out, const Symbols& symbols, const Finding& f,
@@ -126,6 +161,7 @@ void write_race_block(std::ostream& out, const Symbols& symbols, const Finding& 
         << (f.count > 1 ? "; the first detected is shown" : "") << '\n';
   }
   if (context.labelled) out << "  " << confidence_sentence(context.confidence) << '\n';
+  if (context.witness) write_witness(out, symbols, *context.witness, context.witness_file);
 }
 
 void write_deadlock_block(std::ostream& out, const Symbols& symbols, const Deadlock& d) {
@@ -223,15 +259,18 @@ void write_engine_blocks(std::ostream& out, const Report& report, const EngineRe
     out << "==================\n";
     context.claimed = pair.claimed;
     context.confidence = pair.confidence;
+    context.witness = result.witness_of(pair.example);
+    context.witness_file = result.witness_file;
     write_finding(out, symbols,
                   Finding::of_race(pair.example, pair.count, extras.locks_of(pair.example)),
                   result.engine, locks_text, context);
   }
   context.claimed = false;
+  context.witness = nullptr;
   for (const Finding& f : sink.findings()) {
     out << "==================\n";
     // A failure happened in the run; a deadlock is as certain as the engine's reports.
-    context.confidence = f.kind == FindingKind::Failure ? Confidence::Real : result.confidence;
+    context.confidence = f.kind == FindingKind::Failure ? Confidence::Observed : result.confidence;
     write_finding(out, symbols, f, result.engine, locks_text, context);
   }
   if (!pairs.empty() || !sink.findings().empty()) open = true;
@@ -312,6 +351,8 @@ std::vector<LabelledPair> labelled_pairs(const EngineReport& result) {
       l.claimed = true;
       l.confidence = more_certain(result.confidence, Confidence::Predicted);
     }
+    if (result.witness_of(l.example))
+      l.confidence = more_certain(l.confidence, Confidence::Witnessed);
     out.push_back(l);
   }
   return out;
@@ -383,7 +424,8 @@ void write_combined_summary(std::ostream& out, const Report& report) {
   }
   out << "SUMMARY: racepred: " << (summary.complete ? "" : "at least ")
       << count_of(summary.races.size(), "distinct race", "distinct races")
-      << " by pair of locations (" << summary.count(Confidence::Real) << " real, "
+      << " by pair of locations (" << summary.count(Confidence::Observed) << " observed, "
+      << summary.count(Confidence::Witnessed) << " witnessed, "
       << summary.count(Confidence::Predicted) << " predicted, "
       << summary.count(Confidence::Possible) << " possible) in " << printable(report.trace.path)
       << "; " << (report.results.size() == 1 ? "engine" : "engines") << ": ";
@@ -528,6 +570,38 @@ nlohmann::ordered_json finding_json(const Symbols& symbols, const Finding& findi
   return j;
 }
 
+const WitnessSummary* EngineReport::witness_of(const Race& race) const {
+  if (!witnesses) return nullptr;
+  const auto it = witnesses->find({race.first.event, race.second.event});
+  return it == witnesses->end() ? nullptr : &it->second;
+}
+
+namespace {
+
+// A finding's "witness": its place in the witness file, or, without a file, its events.
+nlohmann::ordered_json witness_json(const WitnessSummary& w, std::string_view file) {
+  nlohmann::ordered_json j;
+  j["notion"] = w.adjacent ? "adjacent" : "enabled";
+  j["events"] = w.events;
+  if (!file.empty()) {
+    j["file"] = file;
+    j["number"] = w.number;
+  } else {
+    nlohmann::ordered_json prefix = nlohmann::ordered_json::array();
+    for (const auto& [a, b] : w.runs) {
+      if (a == b) {
+        prefix.push_back(a);
+      } else {
+        prefix.push_back({a, b});
+      }
+    }
+    j["prefix"] = std::move(prefix);
+  }
+  return j;
+}
+
+}  // namespace
+
 nlohmann::ordered_json json_report(const Report& report) {
   using nlohmann::ordered_json;
   const Symbols& symbols = *report.symbols;
@@ -543,19 +617,22 @@ nlohmann::ordered_json json_report(const Report& report) {
     const auto race_confidence = [&](const Race& race) {
       const bool is_claimed = claimed && claimed->first.event == race.first.event &&
                               claimed->second.event == race.second.event;
-      return is_claimed ? more_certain(result.confidence, Confidence::Predicted)
-                        : result.confidence;
+      const Confidence c =
+          is_claimed ? more_certain(result.confidence, Confidence::Predicted) : result.confidence;
+      return result.witness_of(race) ? more_certain(c, Confidence::Witnessed) : c;
     };
     ordered_json findings = ordered_json::array();
     for (const Race& race : sink.races()) {  // sorted by (first, second) after finalize()
       findings.push_back(
           finding_json(symbols, Finding::of_race(race, 1, extras.locks_of(race)), locks_key));
       findings.back()["confidence"] = confidence_name(race_confidence(race));
+      if (const WitnessSummary* w = result.witness_of(race))
+        findings.back()["witness"] = witness_json(*w, result.witness_file);
     }
     for (const Finding& f : sink.findings()) {
       findings.push_back(finding_json(symbols, f, locks_key));
-      findings.back()["confidence"] =
-          confidence_name(f.kind == FindingKind::Failure ? Confidence::Real : result.confidence);
+      findings.back()["confidence"] = confidence_name(
+          f.kind == FindingKind::Failure ? Confidence::Observed : result.confidence);
     }
     ordered_json counts = ordered_json::object();
     for (FindingKind kind : kFindingKinds)
@@ -600,9 +677,9 @@ nlohmann::ordered_json json_report(const Report& report) {
   combined["unit"] = "location-pair";
   combined["distinct_races"] = summary.races.size();
   combined["complete"] = summary.complete;
-  combined["counts"] = {{"real", summary.count(Confidence::Real)},
-                        {"predicted", summary.count(Confidence::Predicted)},
-                        {"possible", summary.count(Confidence::Possible)}};
+  combined["counts"] = ordered_json::object();
+  for (const Confidence c : kConfidences)
+    combined["counts"][std::string(confidence_name(c))] = summary.count(c);
   ordered_json races = ordered_json::array();
   for (const DistinctRace& race : summary.races) {
     const Race& e = race.example;

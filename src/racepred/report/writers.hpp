@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "racepred/report/race.hpp"
@@ -56,6 +58,12 @@ struct EngineReport {
   // is labelled predicted, the others `confidence`.
   bool first_race_claim = false;
   Confidence confidence = Confidence::Possible;  // the label of the engine's reports
+  // analyze --witness: the checked witnesses of the engine's races, by (first, second) event;
+  // a race with one is labelled witnessed. `witness_file` is where they were written ("" when
+  // they were not: JSON then carries each witness' events).
+  const std::map<std::pair<EventId, EventId>, WitnessSummary>* witnesses = nullptr;
+  std::string witness_file{};
+  const WitnessSummary* witness_of(const Race& race) const;
 };
 
 // How an engine's reports are labelled, as the reports print it: "predicted", or "first race

@@ -17,12 +17,15 @@
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/engines/clock_options.hpp"
 #include "racepred/engines/hb/hb.hpp"
+#include "racepred/engines/witness_source.hpp"
 #include "racepred/report/notation.hpp"
 
 namespace racepred {
 namespace {
 
-class HbAllPairs final : public OfflineEngine, public OfflineAnnotator {
+class HbAllPairs final : public OfflineEngine,
+                         public OfflineAnnotator,
+                         public HappensBeforeFirstRaceWitnesses {
  public:
   HbAllPairs(EngineContext& context, size_t prune_every)
       : OfflineAnnotator(context),
@@ -40,6 +43,7 @@ class HbAllPairs final : public OfflineEngine, public OfflineAnnotator {
   }
 
   Annotator* annotator() override { return this; }
+  WitnessSource* witness_source() override { return this; }
 
  private:
   // Annotation: every event with the clocks before and after it and its race partners; nothing

@@ -30,12 +30,15 @@
 #include "racepred/clock/id_table.hpp"
 #include "racepred/engines/dispatch.hpp"
 #include "racepred/engines/engine.hpp"
+#include "racepred/engines/witness_source.hpp"
 #include "racepred/report/notation.hpp"
 
 namespace racepred {
 namespace {
 
-class HbSets final : public OfflineEngine, public OfflineAnnotator {
+class HbSets final : public OfflineEngine,
+                     public OfflineAnnotator,
+                     public HappensBeforeFirstRaceWitnesses {
  public:
   explicit HbSets(EngineContext& context)
       : OfflineAnnotator(context), symbols_(context.symbols), sink_(context.sink) {}
@@ -138,6 +141,7 @@ class HbSets final : public OfflineEngine, public OfflineAnnotator {
   }
 
   Annotator* annotator() override { return this; }
+  WitnessSource* witness_source() override { return this; }
 
  private:
   // D(t) after the event (its event set ES_e), Rel(y) after a release, W(x) and R(x) before an

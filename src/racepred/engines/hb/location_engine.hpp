@@ -24,6 +24,7 @@
 #include "racepred/engines/clock_options.hpp"
 #include "racepred/engines/dispatch.hpp"
 #include "racepred/engines/partner.hpp"
+#include "racepred/engines/witness_source.hpp"
 #include "racepred/report/notation.hpp"
 
 namespace racepred::hbloc {
@@ -71,8 +72,13 @@ inline bool unordered(Epoch e, const Clock* th) {
 //   std::string show_w(VariableId, size_t width) const;  // W(x) / R(x) in the annotated view
 //   std::string show_r(VariableId, size_t width) const;
 template <class Derived>
-class LocationEngine : public DispatchEngine<LocationEngine<Derived>>, public Annotator {
+// Every engine on this base has the first-race guarantee of happens-before: its first race is
+// witnessed by the happens-before closure (engines/witness_source.hpp).
+class LocationEngine : public DispatchEngine<LocationEngine<Derived>>,
+                       public Annotator,
+                       public HappensBeforeFirstRaceWitnesses {
  public:
+  WitnessSource* witness_source() override { return this; }
   explicit LocationEngine(EngineContext& context)
       : bulk_from_(context.options.bulk_count_from),
         symbols_(context.symbols),

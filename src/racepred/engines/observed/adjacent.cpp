@@ -13,14 +13,31 @@
 #include <memory>
 
 #include "racepred/engines/dispatch.hpp"
+#include "racepred/engines/witness_source.hpp"
 #include "racepred/report/notation.hpp"
 
 namespace racepred {
 namespace {
 
-class Adjacent final : public DispatchEngine<Adjacent>, public Annotator {
+class Adjacent final : public DispatchEngine<Adjacent>, public Annotator, public WitnessSource {
  public:
   explicit Adjacent(EngineContext& context) : sink_(context.sink) {}
+
+  // The trace witnesses its own races: its prefix up to the second access (adjacent).
+  WitnessSource* witness_source() override { return this; }
+  WitnessNotion witness_notion() const override { return WitnessNotion::Adjacent; }
+  WitnessScope witness_scope() const override { return WitnessScope::Every; }
+  std::vector<std::optional<RaceWitness>> witnesses(const TraceIndex& index,
+                                                    std::span<const Race> races) override {
+    std::vector<std::optional<RaceWitness>> out;
+    for (const Race& race : races) {
+      const uint32_t second = ClosureWitnesses::position(index, race.second.event);
+      RaceWitness w;
+      for (uint32_t i = 0; second != kNoIndex && i <= second; ++i) w.prefix.push_back(i);
+      out.push_back(std::move(w));
+    }
+    return out;
+  }
 
   // The handlers the method needs; acquire, release, fork and join are left to after().
   void read(EventId id, const Event& e) { access(id, e); }

@@ -39,6 +39,7 @@
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/engines/clock_options.hpp"
 #include "racepred/engines/po/po_common.hpp"
+#include "racepred/engines/witness_source.hpp"
 
 namespace racepred::po {
 namespace {
@@ -62,8 +63,19 @@ namespace {
 //  ThreadClocks' sparse clocks and the snapshots are packed (SnapshotPool::make_sparse); the
 //  last-write join goes through the kit (join_into_slot, raise_slot), which keeps each unpacked
 //  row's list of non-zero entries, and the engine only reads C_t.
-class Shb final : public PoEngine<Shb> {
+class Shb final : public PoEngine<Shb>, public WitnessSource {
  public:
+  // Every pair is witnessed by the SHB closure of its two accesses (both enabled; Mathur, Kini
+  // and Viswanathan, "What happens-after the first race?", §4): built from the trace index
+  // after the run, so the engine keeps nothing for it and pays nothing when not asked.
+  WitnessSource* witness_source() override { return this; }
+  WitnessNotion witness_notion() const override { return WitnessNotion::Enabled; }
+  WitnessScope witness_scope() const override { return WitnessScope::Every; }
+  std::vector<std::optional<RaceWitness>> witnesses(const TraceIndex& index,
+                                                    std::span<const Race> races) override {
+    return closure_witnesses(index, races, ClosureWitnesses::Order::Schedulable);
+  }
+
   explicit Shb(EngineContext& context)
       : PoEngine<Shb>(context),
         snapshots_(SnapshotPool::kChain, snapshot_options(context.options)) {

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "racepred/engines/engine.hpp"
+#include "racepred/engines/witness_source.hpp"
 
 namespace racepred {
 namespace syncp {
@@ -437,9 +438,29 @@ std::vector<uint32_t> witness(const TraceIndex& index, uint32_t first, uint32_t 
 
 namespace {
 
-class Syncp final : public OfflineEngine {
+class Syncp final : public OfflineEngine, public WitnessSource {
  public:
   explicit Syncp(EngineContext& context) : sink_(context.sink) {}
+  // Every race is witnessed by its ideal I(first, second) in trace order (both enabled).
+  WitnessSource* witness_source() override { return this; }
+  WitnessNotion witness_notion() const override { return WitnessNotion::Enabled; }
+  WitnessScope witness_scope() const override { return WitnessScope::Every; }
+  std::vector<std::optional<RaceWitness>> witnesses(const TraceIndex& index,
+                                                    std::span<const Race> races) override {
+    std::vector<std::optional<RaceWitness>> out;
+    for (const Race& race : races) {
+      const uint32_t first = ClosureWitnesses::position(index, race.first.event);
+      const uint32_t second = ClosureWitnesses::position(index, race.second.event);
+      if (!race.first.known() || first == kNoIndex || second == kNoIndex) {
+        out.emplace_back();
+        continue;
+      }
+      std::vector<uint32_t> order = syncp::witness(index, first, second);
+      order.resize(order.size() - 2);  // the ideal: both accesses stay next, not run
+      out.push_back(RaceWitness{std::move(order)});
+    }
+    return out;
+  }
   void run(const TraceIndex& index) override {
     if (index.thread_count() > syncp::kMaxThreads)
       throw BudgetError("syncp keeps two clocks of one entry per thread for every thread; " +
