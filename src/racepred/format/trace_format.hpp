@@ -63,8 +63,16 @@ static_assert(sizeof(RawRecord) == 24, "RawRecord is 24 bytes");
 // (addr = a return address) precedes a fork or join that a system library made for the user:
 // the event's pc is the first user frame past the library, and the caller is the frame after
 // it, named instead when the first is code of a system header (std::thread's constructor).
+// kRawBenign (addr = the start, then a kRawSize record) is ThreadSanitizer's
+// AnnotateBenignRaceSized: `racepred record` drops every access to the range.
 // (Numbered from 16: event ops may grow up to 15 without moving them.)
-enum RawOp : uint8_t { kRawAlloc = 16, kRawFree = 17, kRawSize = 18, kRawCaller = 19 };
+enum RawOp : uint8_t {
+  kRawAlloc = 16,
+  kRawFree = 17,
+  kRawSize = 18,
+  kRawCaller = 19,
+  kRawBenign = 20
+};
 inline constexpr uint64_t kAtomicLockBit = uint64_t{1} << 63;
 // kCodecLz4 (version 3): an LZ4 block (LZ4_compress_HC), about twice as fast to decompress as
 // zstd for a few tenths of a byte per event more.
