@@ -69,6 +69,12 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
         addresses.alloc(r.addr, size->addr, pc);
         merger.take_following();
       }
+    } else if (op == fmt::kRawBenign) {
+      const fmt::RawRecord* size = merger.following();
+      if (size && static_cast<uint8_t>(size->op_pc >> 56) == fmt::kRawSize) {
+        addresses.benign(r.addr, size->addr);
+        merger.take_following();
+      }
     } else if (op == fmt::kRawFree) {
       addresses.free(r.addr);
     } else if (op == fmt::kRawCaller) {
@@ -92,6 +98,12 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
       out.events.push_back(e);
     }
     // else: a stray size record
+  }
+  if (addresses.has_benign()) {
+    // Races on a benign range are not reported: its accesses leave the trace (whenever the
+    // annotation came), its synchronisation stays.
+    const std::vector<bool> benign = addresses.benign_variables();
+    std::erase_if(out.events, [&](const Event& e) { return e.is_access() && benign[e.target]; });
   }
   out.cut_events = merger.cut_events();
   return out;
