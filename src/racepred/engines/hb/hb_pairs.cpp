@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "racepred/clock/id_table.hpp"
+#include "racepred/clock/large_set.hpp"
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/engines/clock_options.hpp"
 #include "racepred/engines/dispatch.hpp"
@@ -155,15 +156,7 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
       --g.live;
       ++g.holes;
     };
-    if (nonzeros.size() < set.size()) {
-      for (const uint32_t j : nonzeros) {
-        const auto it = g.at.find(j);
-        if (it != g.at.end() && set[it->second].clock <= C.get(j)) drop(it->second);
-      }
-    } else {
-      for (uint32_t q = 0; q < set.size(); ++q)
-        if (set[q].clock != 0 && set[q].clock <= C.get(set[q].slot)) drop(q);
-    }
+    visit_members_before(set, g.at, C, nonzeros, drop);
     if (g.holes * 2 <= set.size()) return;
     set.erase(std::remove_if(set.begin(), set.end(), [](const Entry& v) { return v.clock == 0; }),
               set.end());
