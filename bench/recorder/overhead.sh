@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Recording overhead (docs/PERFORMANCE.md "Recorder"): 4 threads x 10^6 iterations of a mutex-protected
-# and a racy increment (increments_bench.c), and of each alone (mutex_bench.c, racy_bench.c):
+# and a racy increment (increments_bench.c), and of each alone (mutex_bench.c, racy_bench.c), and
+# of three atomics with relaxed, release and acquire orders (atomics_bench.c):
 # uninstrumented vs racepred recording into memory only vs writing the raw recording vs real
 # ThreadSanitizer. Median wall time of RUNS runs.
 #   bench/recorder/overhead.sh [BUILD_DIR] [RUNS]     (defaults: build/release, 5)
@@ -26,7 +27,7 @@ measure() {
 }
 
 printf "%-10s %-34s %10s %8s\n" bench configuration seconds ratio
-for b in increments mutex racy; do
+for b in increments mutex racy atomics; do
   src="$HERE/${b}_bench.c"
   "$CC" -O2 -o "$WORK/$b.plain" "$src" -lpthread
   "$CC" -O2 -g -fsanitize=thread -o "$WORK/$b.tsan" "$src" -lpthread

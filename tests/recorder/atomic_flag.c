@@ -1,6 +1,9 @@
-// Message passing through a C11 atomic flag (release store, acquire load): the atomics model
-// (an acq/rel of the address's lock around each atomic access) orders the plain data.
+// Message passing through a C11 atomic flag (release store, acquire load): the release store
+// is send(flag) after its access, the acquire load recv(flag) before it, which orders the plain
+// data for every engine. The relaxed twin: atomic_relaxed_flag.c.
 // expect fasttrack: none
+// expect wcp: none
+// expect pwr-cs: none
 // expect check: well-formed
 #include <pthread.h>
 #include <stdatomic.h>

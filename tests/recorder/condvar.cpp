@@ -1,12 +1,15 @@
 // Producer/consumer with std::condition_variable (libstdc++'s wait tail-calls
-// pthread_cond_wait: RECORDER.md pitfall 9): the hand-off orders the data. No race.
+// pthread_cond_wait: RECORDER.md pitfall 9): the hand-off orders the data. No race, for the
+// predictive engines either. The racy twin: condvar_racy.cpp.
 // expect fasttrack: none
+// expect wcp: none
+// expect pwr-cs: none
 // expect check: well-formed
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 
-int data[8];
+int data[8], result;
 bool ready;
 std::mutex m;
 std::condition_variable cv;
@@ -17,7 +20,7 @@ int main() {
     cv.wait(lock, [] { return ready; });
     int sum = 0;
     for (int v : data) sum += v;
-    return sum;
+    result = sum;  // (a lambda's return value is dropped: the reads would be optimised away)
   });
   for (int i = 0; i < 8; ++i) data[i] = i;
   {
@@ -26,5 +29,5 @@ int main() {
   }
   cv.notify_one();
   consumer.join();
-  return 0;
+  return result != 28;
 }

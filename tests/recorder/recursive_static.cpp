@@ -1,6 +1,9 @@
 // A recursive mutex (only the outermost level is an event: RECORDER.md pitfall 11) and a
-// function-local static initialised by whichever thread comes first (__cxa_guard_*).
+// function-local static initialised by whichever thread comes first (__cxa_guard_*: the
+// release is send(guard), the acquire load of the compiler's fast path recv(guard)).
 // expect fasttrack: none
+// expect wcp: none
+// expect pwr-cs: none
 // expect check: well-formed
 #include <mutex>
 #include <thread>

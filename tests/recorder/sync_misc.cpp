@@ -6,6 +6,9 @@
 // expect fasttrack: no-race by_once
 // expect fasttrack: no-race by_shared_mutex
 // expect fasttrack: race unguarded
+// expect wcp: no-race by_once
+// expect pwr-cs: no-race by_once
+// expect wcp: race unguarded
 // expect check: well-formed
 #include <pthread.h>
 

@@ -144,5 +144,27 @@ TEST(Recording, AddressesChangeNameExactlyWhenTheirBlockComesOrGoes) {
             "T0|w(0x40008)|0x1000\n");
 }
 
+TEST(Recording, SyncOrdersAreEventsAndBenignRangesLoseTheirAccesses) {
+  // send/recv (ops 8, 9) become events on the sync object at their address. A benign range
+  // (ThreadSanitizer's AnnotateBenignRaceSized: 0x100, 16 bytes) drops every access to it,
+  // before and after the annotation, and keeps the rest; one in a heap block is the block's
+  // offsets while it lives (0x208 in block #1 is dropped, 0x208 after its free is kept).
+  RawBuilder f;
+  f.start(0, 0);
+  f.records(0,
+            {rec(1, fmt::kWrite, 0x108), rec(2, fmt::kSend, 0x50), rec(3, fmt::kRecv, 0x50),
+             rec(4, fmt::kRawBenign, 0x100), rec(5, fmt::kRawSize, 16), rec(6, fmt::kRead, 0x10f),
+             rec(7, fmt::kWrite, 0x110), rec(8, fmt::kRawAlloc, 0x200, 0x2000),
+             rec(9, fmt::kRawSize, 32, 0x2000), rec(10, fmt::kRawBenign, 0x208),
+             rec(11, fmt::kRawSize, 8), rec(12, fmt::kWrite, 0x208), rec(13, fmt::kWrite, 0x210),
+             rec(14, fmt::kRawFree, 0x200), rec(15, fmt::kWrite, 0x208)},
+            true);
+  f.note("complete=1\n");
+  const std::string text = convert(f.bytes());
+  EXPECT_EQ(text,
+            "T0|send(0x50)|0x1000\nT0|recv(0x50)|0x1000\nT0|w(0x110)|0x1000\n"
+            "T0|w(heap[0x2000#1]+16)|0x1000\nT0|w(0x208)|0x1000\n");
+}
+
 }  // namespace
 }  // namespace racepred

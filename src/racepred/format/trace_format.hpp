@@ -63,6 +63,8 @@ static_assert(sizeof(RawRecord) == 24, "RawRecord is 24 bytes");
 // (addr = a return address) precedes a fork or join that a system library made for the user:
 // the event's pc is the first user frame past the library, and the caller is the frame after
 // it, named instead when the first is code of a system header (std::thread's constructor).
+// kRawBenign (addr = the start, then a kRawSize record) is ThreadSanitizer's
+// AnnotateBenignRaceSized: `racepred record` drops every access to the range.
 // (Numbered from 16: event ops may grow up to 15 without moving them.)
 // kRawStack (addr = the lowest address of the thread's stack, followed by a kRawSize record with
 // its size): names the thread's stack memory ("stack of T2").
@@ -75,7 +77,8 @@ enum RawOp : uint8_t {
   kRawSize = 18,
   kRawCaller = 19,
   kRawSyncObject = 20,
-  kRawStack = 21
+  kRawStack = 21,
+  kRawBenign = 22
 };
 // The op byte of a raw read or write carries the access size in bits 5..7 (raw ops stay below
 // 32): 1, 2, 4, 8 or 16 bytes, a range (its length in the thread's next record, a kRawSize), or

@@ -1,4 +1,4 @@
-// The __tsan_atomic* entry points (docs/RECORDER.md, "Atomics: the lock-per-address model").
+// The __tsan_atomic* entry points (docs/RECORDER.md, "Atomics: memory orders").
 #include "racepred/recorder/rt.hpp"
 
 namespace racepred_rt {
@@ -6,84 +6,141 @@ namespace racepred_rt {
 // Pulled into every link by buffers.cpp (linked_parts): a static archive's member is linked
 // only for symbols the program's objects reference, never for libraries' references.
 extern const char kPart_atomics = 0;
+
+// Memory orders as the instrumentation passes them (ThreadSanitizer's __tsan_memory_order:
+// relaxed 0, consume 1, acquire 2, release 3, acq_rel 4, seq_cst 5; gcc's __sync builtins add
+// flag bits above 0x7fff). Anything else is taken as seq_cst: more order, never less.
+inline int base_order(int mo) {
+  const int m = mo & 0x7fff;
+  return m > 5 ? 5 : m;
+}
+inline bool acquires(int mo) {
+  const int m = base_order(mo);
+  return m == 1 || m == 2 || m >= 4;
+}
+inline bool releases(int mo) {
+  return base_order(mo) >= 3;
+}
+
+// The events of one atomic access at `addr`: [recv(A)] r(A) [send(A)]. The access is a read
+// whatever the operation: atomics never race with each other, and a plain write of A still
+// races with it (docs/RECORDER.md says what this cannot express).
+inline void atomic_events(Ctx* c, uint64_t addr, bool acq, bool rel, uint64_t pc) {
+  if (acq) put(c, fmt::kRecv, addr, pc, false);
+  put(c, fmt::kRead, addr, pc, false);
+  if (rel) put(c, fmt::kSend, addr, pc, false);
+}
+// A relaxed access: no order and no stripe; a load is remembered for a later acquire fence.
+inline void relaxed_event(Ctx* c, uint64_t addr, bool load, uint64_t pc) {
+  if (load) c->load_addrs[c->relaxed_loads++ % kFenceLoads] = addr;
+  put(c, fmt::kRead, addr, pc, true);  // deferred like a plain read: one number with the next
+}
+
+// `op` does the operation (sequentially consistent: the strongest, whatever the order asked);
+// load/store: what it does (a read-modify-write both).
 template <typename T, typename Op>
-inline T atomic_op(volatile T* a, bool read, bool write, uint64_t pc, Op op) {
-  sched_before(kOpAtomic, reinterpret_cast<uintptr_t>(a));
+inline T atomic_op(volatile T* a, int mo, bool load, bool store, uint64_t pc, Op op) {
+  const uint64_t addr = reinterpret_cast<uintptr_t>(a);
+  sched_before(kOpAtomic, addr);
   Ctx* c = enter();
   if (!c) return op();
-  int* s = stripe(a);
-  spin_lock(s);
-  const T result = op();
-  atomic_events(c, a, read, write, pc);
-  spin_unlock(s);
+  const bool acq = load && acquires(mo);
+  const bool rel = store && (releases(mo) || c->release_fenced);
+  T result;
+  if (acq || rel) {
+    int* s = stripe(a);
+    spin_lock(s);
+    result = op();
+    atomic_events(c, addr, acq, rel, pc);
+    spin_unlock(s);
+  } else {
+    result = op();
+    relaxed_event(c, addr, load, pc);
+  }
   leave(c);
   return result;
+}
+
+// A compare-exchange: on success a read-modify-write with order `mo`, on failure a load with
+// order `fail_mo`.
+template <typename T>
+inline bool atomic_cas(volatile T* a, T* expected, T v, int mo, int fail_mo, uint64_t pc) {
+  const uint64_t addr = reinterpret_cast<uintptr_t>(a);
+  sched_before(kOpAtomic, addr);
+  Ctx* c = enter();
+  if (!c)
+    return __atomic_compare_exchange_n(a, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  const bool orders = acquires(mo) || releases(mo) || acquires(fail_mo) || c->release_fenced;
+  int* s = stripe(a);
+  if (orders) spin_lock(s);
+  const bool ok =
+      __atomic_compare_exchange_n(a, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  const bool acq = acquires(ok ? mo : fail_mo);
+  const bool rel = ok && (releases(mo) || c->release_fenced);
+  if (orders) {
+    atomic_events(c, addr, acq, rel, pc);
+    if (!acq) c->load_addrs[c->relaxed_loads++ % kFenceLoads] = addr;
+    spin_unlock(s);
+  } else {
+    relaxed_event(c, addr, true, pc);
+  }
+  leave(c);
+  return ok;
 }
 }  // namespace racepred_rt
 
 using namespace racepred_rt;
 
 #define RP_ATOMIC_OPS(bits, T)                                                                   \
-  RP_EXPORT T __tsan_atomic##bits##_load(const volatile T* a, int) {                             \
-    return atomic_op<T>(const_cast<volatile T*>(a), true, false, RP_PC(),                        \
+  RP_EXPORT T __tsan_atomic##bits##_load(const volatile T* a, int mo) {                          \
+    return atomic_op<T>(const_cast<volatile T*>(a), mo, true, false, RP_PC(),                    \
                         [&] { return __atomic_load_n(a, __ATOMIC_SEQ_CST); });                   \
   }                                                                                              \
-  RP_EXPORT void __tsan_atomic##bits##_store(volatile T* a, T v, int) {                          \
-    atomic_op<T>(a, false, true, RP_PC(), [&] {                                                  \
+  RP_EXPORT void __tsan_atomic##bits##_store(volatile T* a, T v, int mo) {                       \
+    atomic_op<T>(a, mo, false, true, RP_PC(), [&] {                                              \
       __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                  \
       return T{};                                                                                \
     });                                                                                          \
   }                                                                                              \
-  RP_EXPORT T __tsan_atomic##bits##_exchange(volatile T* a, T v, int) {                          \
-    return atomic_op<T>(a, true, true, RP_PC(),                                                  \
+  RP_EXPORT T __tsan_atomic##bits##_exchange(volatile T* a, T v, int mo) {                       \
+    return atomic_op<T>(a, mo, true, true, RP_PC(),                                              \
                         [&] { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); });            \
   }                                                                                              \
-  RP_EXPORT T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int) {                         \
-    return atomic_op<T>(a, true, true, RP_PC(),                                                  \
+  RP_EXPORT T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int mo) {                      \
+    return atomic_op<T>(a, mo, true, true, RP_PC(),                                              \
                         [&] { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); });             \
   }                                                                                              \
-  RP_EXPORT T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int) {                         \
-    return atomic_op<T>(a, true, true, RP_PC(),                                                  \
+  RP_EXPORT T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int mo) {                      \
+    return atomic_op<T>(a, mo, true, true, RP_PC(),                                              \
                         [&] { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); });             \
   }                                                                                              \
-  RP_EXPORT T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int) {                         \
-    return atomic_op<T>(a, true, true, RP_PC(),                                                  \
+  RP_EXPORT T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int mo) {                      \
+    return atomic_op<T>(a, mo, true, true, RP_PC(),                                              \
                         [&] { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); });             \
   }                                                                                              \
-  RP_EXPORT T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int) {                          \
-    return atomic_op<T>(a, true, true, RP_PC(),                                                  \
+  RP_EXPORT T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int mo) {                       \
+    return atomic_op<T>(a, mo, true, true, RP_PC(),                                              \
                         [&] { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); });              \
   }                                                                                              \
-  RP_EXPORT T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int) {                         \
-    return atomic_op<T>(a, true, true, RP_PC(),                                                  \
+  RP_EXPORT T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int mo) {                      \
+    return atomic_op<T>(a, mo, true, true, RP_PC(),                                              \
                         [&] { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); });             \
   }                                                                                              \
-  RP_EXPORT T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int) {                        \
-    return atomic_op<T>(a, true, true, RP_PC(),                                                  \
+  RP_EXPORT T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int mo) {                     \
+    return atomic_op<T>(a, mo, true, true, RP_PC(),                                              \
                         [&] { return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST); });            \
   }                                                                                              \
   RP_EXPORT int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* expected, T v,   \
-                                                              int, int) {                        \
-    bool ok = false;                                                                             \
-    sched_before(kOpAtomic, reinterpret_cast<uintptr_t>(a));                                     \
-    Ctx* c = enter();                                                                            \
-    int* s = stripe(a);                                                                          \
-    if (c) spin_lock(s);                                                                         \
-    ok = __atomic_compare_exchange_n(a, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
-    if (c) {                                                                                     \
-      atomic_events(c, a, true, ok, RP_PC());                                                    \
-      spin_unlock(s);                                                                            \
-      leave(c);                                                                                  \
-    }                                                                                            \
-    return ok;                                                                                   \
+                                                              int mo, int fmo) {                 \
+    return atomic_cas<T>(a, expected, v, mo, fmo, RP_PC());                                      \
   }                                                                                              \
   RP_EXPORT int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* expected, T v,     \
                                                             int mo, int fmo) {                   \
-    return __tsan_atomic##bits##_compare_exchange_strong(a, expected, v, mo, fmo);               \
+    return atomic_cas<T>(a, expected, v, mo, fmo, RP_PC());                                      \
   }                                                                                              \
   RP_EXPORT T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T expected, T v, int mo, \
                                                          int fmo) {                              \
-    __tsan_atomic##bits##_compare_exchange_strong(a, &expected, v, mo, fmo);                     \
+    atomic_cas<T>(a, &expected, v, mo, fmo, RP_PC());                                            \
     return expected;                                                                             \
   }
 
@@ -98,8 +155,26 @@ RP_ATOMIC_OPS(32, rp_u32)
 RP_ATOMIC_OPS(64, rp_u64)
 RP_ATOMIC_OPS(128, rp_u128)
 
-RP_EXPORT void __tsan_atomic_thread_fence(int) {
+// Fences: a release fence makes every later relaxed store of the thread a release (a fence
+// before a store synchronises with an acquire that reads it, or any later store); an acquire
+// fence receives on the addresses the thread loaded relaxed since its previous acquire fence
+// (the last kFenceLoads of them). seq_cst fences are both.
+RP_EXPORT void __tsan_atomic_thread_fence(int mo) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  Ctx* c = enter();
+  if (!c) return;
+  if (releases(mo)) c->release_fenced = 1;
+  if (acquires(mo)) {
+    const uint32_t n = c->relaxed_loads < kFenceLoads ? c->relaxed_loads : kFenceLoads;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint64_t a = c->load_addrs[i];
+      bool seen = false;
+      for (uint32_t j = 0; j < i; ++j) seen |= c->load_addrs[j] == a;
+      if (!seen) recv_after_atomics(c, reinterpret_cast<const volatile void*>(a), RP_PC());
+    }
+    c->relaxed_loads = 0;
+  }
+  leave(c);
 }
 RP_EXPORT void __tsan_atomic_signal_fence(int) {
   __atomic_signal_fence(__ATOMIC_SEQ_CST);

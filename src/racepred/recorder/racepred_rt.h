@@ -10,6 +10,8 @@
 #ifndef RACEPRED_RT_H
 #define RACEPRED_RT_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -20,6 +22,24 @@ void racepred_rt_flush(void);
 void racepred_rt_stop(void);
 /* 1 while the runtime records, else 0. */
 int racepred_rt_recording(void);
+
+/* ThreadSanitizer's annotations, with the meaning ThreadSanitizer gives them (programs written
+ * for it link unchanged; docs/RECORDER.md "Annotations"):
+ * AnnotateHappensBefore / __tsan_release: send(addr); AnnotateHappensAfter / __tsan_acquire:
+ * recv(addr) (every later recv is ordered after every earlier send on addr). */
+void AnnotateHappensBefore(const char* file, int line, const volatile void* addr);
+void AnnotateHappensAfter(const char* file, int line, const volatile void* addr);
+void __tsan_release(void* addr);
+void __tsan_acquire(void* addr);
+/* Races on [addr, addr + size) are not reported: `racepred record` drops its accesses. */
+void AnnotateBenignRaceSized(const char* file, int line, const volatile void* addr, size_t size,
+                             const char* description);
+void AnnotateBenignRace(const char* file, int line, const volatile void* addr,
+                        const char* description);
+/* ThreadSanitizer's test-only barrier: threads wait for each other, but it orders nothing (a
+ * race behind it is still a race). `barrier` is one 64-bit word, count < 256. */
+void __tsan_testonly_barrier_init(unsigned long long* barrier, unsigned count);
+void __tsan_testonly_barrier_wait(unsigned long long* barrier);
 
 #ifdef __cplusplus
 }

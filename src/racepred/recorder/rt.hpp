@@ -55,6 +55,7 @@ constexpr uint32_t kBufferRecords = 1u << 15;  // 768 KiB per thread
 constexpr uint32_t kMaxThreads = 1u << 14;     // contexts registered for the exit flush
 constexpr uint32_t kStripes = 1024;            // address-striped locks of the atomics model
 constexpr uint32_t kTidSlots = 1u << 15;       // pthread_t -> tid table
+constexpr uint32_t kFenceLoads = 8;            // relaxed loads an acquire fence turns into recvs
 
 struct Ctx {
   fmt::RawRecord* buf;
@@ -69,6 +70,12 @@ struct Ctx {
   int ended;       // the thread's last block has been written
   uint64_t dropped;
   void* read_locks[16];  // rwlocks this thread holds in read mode
+  // The fences of the atomics model (atomics.cpp): after a release fence every later relaxed
+  // store is a release; an acquire fence is a recv on the last kFenceLoads addresses loaded
+  // relaxed since the previous one.
+  int release_fenced;
+  uint32_t relaxed_loads;
+  uint64_t load_addrs[kFenceLoads];
 };
 
 // ---- global state (zero-initialised: no static constructors); defined in buffers.cpp ----
@@ -304,33 +311,29 @@ struct Busy {
   }
 };
 
-// The atomics model: a stripe lock per address, held while the events of one atomic operation
-// are emitted and the operation is done, so atomics on one address are ordered like in the run.
+// Synchronisation orders (docs/FORMATS.md "Synchronisation orders"): a send is numbered before
+// the operation that publishes it (sem_post, a signal, a barrier arrival, the end of a once),
+// a recv after the operation that observed it (the wait's return): so every recv follows in
+// the trace the sends it saw. The object is the plain address, shared by every mechanism at it
+// (ThreadSanitizer's one SyncVar per address: atomics, annotations, guards).
+inline void sync_event(uint8_t op, const volatile void* o, uint64_t pc) {
+  event(op, reinterpret_cast<uintptr_t>(o), pc);
+}
+
+// The atomics model (atomics.cpp): a stripe lock per address, held while an atomic operation
+// that synchronises is done and its events numbered, so that they are in the trace in the
+// operations' real order.
 inline int* stripe(const volatile void* a) {
   return &g_stripes[(reinterpret_cast<uintptr_t>(a) >> 3) % kStripes];
 }
 
-// acq(A') [r(A)] [w(A)] rel(A') for an atomic access at `a` (A' = the atomic lock of a).
-inline void atomic_events(Ctx* c, const volatile void* a, bool read, bool write, uint64_t pc) {
-  const uint64_t addr = reinterpret_cast<uintptr_t>(a);
-  put(c, fmt::kAcquire, addr | fmt::kAtomicLockBit, pc, false);
-  if (read) put(c, fmt::kRead, addr, pc, false);
-  if (write) put(c, fmt::kWrite, addr, pc, false);
-  put(c, fmt::kRelease, addr | fmt::kAtomicLockBit, pc, false);
-}
-
-// A synchronisation object without a lock event of its own (semaphore, barrier, once, guard):
-// the same acq/rel pair on its atomic lock, under its stripe.
-inline void sync_pair(const volatile void* o, uint64_t pc) {
-  Ctx* c = enter();
-  if (!c) return;
+// A recv that must follow the sends of atomic operations at `o` it saw (those are numbered
+// after their operation, under the stripe): annotations and fences take the stripe too.
+inline void recv_after_atomics(Ctx* c, const volatile void* o, uint64_t pc) {
   int* s = stripe(o);
   spin_lock(s);
-  const uint64_t addr = reinterpret_cast<uintptr_t>(o) | fmt::kAtomicLockBit;
-  put(c, fmt::kAcquire, addr, pc, false);
-  put(c, fmt::kRelease, addr, pc, false);
+  put(c, fmt::kRecv, reinterpret_cast<uintptr_t>(o), pc, false);
   spin_unlock(s);
-  leave(c);
 }
 
 // A range access of `n` bytes at `a` (memory.cpp): one record, its length in the next.

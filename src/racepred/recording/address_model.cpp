@@ -68,6 +68,30 @@ void AddressModel::changed(uint64_t start, uint64_t end) {
   lock_cache_.invalidate(start, end - start);
 }
 
+void AddressModel::benign(uint64_t addr, uint64_t size) {
+  const Key k = key_of(addr & ~fmt::kAtomicLockBit);
+  uint64_t& end = benign_[{k.instance, k.addr}];
+  end = std::max(end, k.addr + std::max<uint64_t>(size, 1));
+}
+
+std::vector<bool> AddressModel::benign_variables() const {
+  const std::vector<Key>& keys = var_ids_.keys();
+  std::vector<bool> out(keys.size(), false);
+  for (size_t id = 0; id < keys.size(); ++id) {
+    auto it = benign_.upper_bound({keys[id].instance, keys[id].addr});
+    // The ranges of one instance may overlap: look back while a range of it could hold the key.
+    while (it != benign_.begin()) {
+      --it;
+      if (it->first.first != keys[id].instance) break;
+      if (keys[id].addr < it->second) {
+        out[id] = true;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 void AddressModel::alloc(uint64_t addr, uint64_t size, uint64_t site) {
   Block block{size, site, ++instances_, {}};
   uint64_t end = end_of(addr, block);

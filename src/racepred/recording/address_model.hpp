@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "racepred/format/trace_format.hpp"
@@ -118,6 +119,13 @@ class AddressModel {
     return true;
   }
 
+  // Races on [addr, addr + size) are benign (ThreadSanitizer's AnnotateBenignRaceSized): the
+  // range as the addresses mean now (a heap block's instance and offsets).
+  void benign(uint64_t addr, uint64_t size);
+  bool has_benign() const { return !benign_.empty(); }
+  // Per variable id: inside a benign range.
+  std::vector<bool> benign_variables() const;
+
   // The key of each variable id and lock id.
   const std::vector<Key>& variables() const { return var_ids_.keys(); }
   const std::vector<Key>& locks() const { return lock_ids_.keys(); }
@@ -145,6 +153,8 @@ class AddressModel {
   // The addresses whose key changes when a block [start, end) comes or goes.
   void changed(uint64_t start, uint64_t end);
 
+  // Benign ranges: (instance, first offset or address) -> end, in key space.
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> benign_;
   std::map<uint64_t, Block> blocks_;
   uint64_t instances_ = 0;
   std::vector<uint64_t> sites_ = std::vector<uint64_t>(1, 0);

@@ -215,6 +215,8 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
     };
     if (op == fmt::kRawAlloc) {
       if (const uint64_t n = take_size(); n != UINT64_MAX) addresses.alloc(r.addr, n, pc);
+    } else if (op == fmt::kRawBenign) {
+      if (const uint64_t n = take_size(); n != UINT64_MAX) addresses.benign(r.addr, n);
     } else if (op == fmt::kRawFree) {
       // A free writes the block (ThreadSanitizer: a use that races with it is a race on the
       // freed memory): the variables the block had, whatever its size.
@@ -264,6 +266,12 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
     // else: a stray size record
   }
   expand_accesses(out.events, addresses, uses, ranges, sync_objects);
+  if (addresses.has_benign()) {
+    // Races on a benign range are not reported: its accesses leave the trace (whenever the
+    // annotation came), its synchronisation stays.
+    const std::vector<bool> benign = addresses.benign_variables();
+    std::erase_if(out.events, [&](const Event& e) { return e.is_access() && benign[e.target]; });
+  }
   out.cut_events = merger.cut_events();
   return out;
 }
