@@ -54,6 +54,10 @@ struct Key {
   ThreadId thread = 0;
   uint8_t kind = 0;
   uint32_t cursor = 0;
+  // A closure kept to resume from: S(candidate `stored`, an earlier access of t), T words at
+  // `ideal` in the keys' pool (S grows with both accesses, so it lies inside later ones).
+  uint32_t stored = kNoIndex;
+  uint32_t ideal = kNoIndex;
 };
 
 struct VarThread {
@@ -326,13 +330,32 @@ class Analysis {
     const uint32_t before = pre2 == nullptr ? 0 : pre2[u];
     while (key.cursor < list.visible && list.pos[key.cursor] < before) ++key.cursor;
     uint32_t c = key.cursor;
+    bool first = true;
     while (c < list.visible) {
       const uint32_t skip = blocked(list, c, mine);
       if (skip != kNoIndex) {
         c = std::max(skip, c + 1);
         continue;
       }
-      if (check(u, list.pos[c], t, p2, nullptr)) return c;
+      // The first check of this e2 resumes from the key's closure when that is for an earlier
+      // candidate; the next ones from the previous check's (candidates only move forward).
+      if (first) {
+        if (key.stored != kNoIndex && key.stored <= c)
+          std::copy_n(ideals_.data() + key.ideal, threads_, v_.data());
+        else
+          std::fill(v_.begin(), v_.end(), 0);
+      }
+      const bool racy = check(u, list.pos[c], t, p2, nullptr, true);
+      if (first) {
+        if (key.ideal == kNoIndex) {
+          key.ideal = static_cast<uint32_t>(ideals_.size());
+          ideals_.resize(ideals_.size() + threads_, 0);
+        }
+        std::copy_n(v_.data(), threads_, ideals_.data() + key.ideal);
+        key.stored = c;
+        first = false;
+      }
+      if (racy) return c;
       ++c;
     }
     return kNoIndex;
@@ -353,8 +376,9 @@ class Analysis {
   }
 
   // S(e1, e2) into v_: e1 at position p1 of u, e2 at p2 of t.
-  void close(ThreadId u, uint32_t p1, ThreadId t, uint32_t p2) {
-    std::fill(v_.begin(), v_.end(), 0);
+  // `resume`: v_ already holds a subset of S (a closure for earlier accesses of u and t).
+  void close(ThreadId u, uint32_t p1, ThreadId t, uint32_t p2, bool resume = false) {
+    if (!resume) std::fill(v_.begin(), v_.end(), 0);
     join_pre(v_.data(), t, p2);
     join_pre(v_.data(), u, p1);
     for (bool changed = true; changed;) {
@@ -378,8 +402,9 @@ class Analysis {
     }
   }
 
-  bool check(ThreadId u, uint32_t p1, ThreadId t, uint32_t p2, std::vector<uint32_t>* order) {
-    close(u, p1, t, p2);
+  bool check(ThreadId u, uint32_t p1, ThreadId t, uint32_t p2, std::vector<uint32_t>* order,
+             bool resume = false) {
+    close(u, p1, t, p2, resume);
     if (v_[u] > p1 || v_[t] > p2) return false;
     // The open sections: those held at each thread's frontier.
     open_.clear();
@@ -559,6 +584,7 @@ class Analysis {
   std::vector<std::vector<LockThread>> locks_;       // per lock: per thread its releases
   std::vector<std::vector<VarThread>> variables_;    // per variable: per thread its accesses
   std::vector<Hold> holds_;                          // the locks held at each candidate
+  std::vector<uint32_t> ideals_;                     // the keys' closures, T words each
   // State of one check, kept to reuse the memory.
   std::vector<uint32_t> v_;  // S as prefix lengths
   std::vector<Open> open_;
