@@ -173,6 +173,16 @@ TEST(BinaryFormat, SyncOrdersRoundTripAndAreMalformedBeforeVersionFour) {
   std::remove(path.c_str());
 }
 
+// A sync object's id is checked against the locks' name space, not the variables': here there
+// are more sync objects than variables.
+TEST(BinaryFormat, SyncObjectsAreNamedInTheLockSpace) {
+  const Trace a = parse_trace("T0|send(s1)|1\nT0|send(s2)|2\nT1|recv(s3)|3\nT1|r(x)|4\n");
+  const std::string path = temp_path("sync_ids");
+  write_binary(a, path);
+  expect_same(a, load_trace(path));
+  std::remove(path.c_str());
+}
+
 // Files of every older version (one-lane checksum, no LZ4) read as before: a generated trace
 // written with zstd and uncompressed blocks, turned into a version-1 and a version-2 file.
 TEST(BinaryFormat, OlderVersionsStillRead) {

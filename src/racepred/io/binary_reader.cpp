@@ -320,9 +320,11 @@ struct Decoded {
   size_t run = 0;
   const uint32_t n_threads = symbols.threads.size(), n_vars = symbols.variables.size(),
                  n_locks = symbols.locks.size(), n_locs = symbols.locations.size();
-  // The name space of each op's target, as a table: no branch on the op per event.
-  const uint32_t limits[8] = {n_vars,    n_vars,    n_locks, n_locks,
-                              n_threads, n_threads, n_locks, n_locks};
+  // The name space of each op's target, as a table: no branch on the op per event (the decoder
+  // refuses ops past the file's version, so op < kOpCount <= 16).
+  static_assert(format::kOpCount <= 16);
+  const uint32_t limits[16] = {n_vars,    n_vars,  n_locks, n_locks, n_threads,
+                               n_threads, n_locks, n_locks, n_locks, n_locks};
   Decoded d;
   size_t count = 0;
   uint64_t last = last_id;
@@ -330,15 +332,15 @@ struct Decoded {
   d.err = decoder.decode(
       raw, raw + size,
       [&](uint64_t id, uint8_t op, uint32_t thread, uint32_t target, uint32_t location) {
-        const bool wrong = (thread >= n_threads) | (target >= limits[op & 7]) |
+        const bool wrong = (thread >= n_threads) | (target >= limits[op & 15]) |
                            (location >= n_locs) | (id <= last) | bad;
         if (__builtin_expect(wrong, 0)) {
           if (bad) return;
           bad = true;
-          d.bad = thread >= n_threads        ? "thread id without a name"
-                  : target >= limits[op & 7] ? "target id without a name"
-                  : location >= n_locs       ? "location id without a name"
-                                             : "event ids do not increase";
+          d.bad = thread >= n_threads         ? "thread id without a name"
+                  : target >= limits[op & 15] ? "target id without a name"
+                  : location >= n_locs        ? "location id without a name"
+                                              : "event ids do not increase";
           d.bad_id = id;
           return;
         }
