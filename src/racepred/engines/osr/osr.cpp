@@ -1,0 +1,665 @@
+// osr: optimistic synchronisation-reversal races (Shi, Mathur and Pavlogiannis, "Optimistic
+// prediction of synchronization-reversal data races", ICSE 2024), an offline engine on the run's
+// TraceIndex. The definitions and the plan are in osr.hpp; docs/ENGINES.md ("osr") has the costs.
+#include "racepred/engines/osr/osr.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "racepred/engines/engine.hpp"
+
+namespace racepred {
+namespace osr {
+namespace {
+
+// A critical section, in its thread's list of sections (all locks, in acquire order).
+struct Section {
+  uint32_t acquire_pos = 0;         // position of the acquire in the thread
+  uint32_t release_pos = kNoIndex;  // position of the release, or none (held at the end)
+  uint32_t acquire = 0;             // index of the acquire in the trace
+  uint32_t outer = kNoIndex;        // the latest section of the thread held at the acquire
+  LockId lock = 0;
+  bool write = true;
+};
+
+// One thread's released sections of one lock, in order (they do not overlap).
+struct LockThread {
+  ThreadId thread = 0;
+  std::vector<uint32_t> release_pos;   // positions in the thread
+  std::vector<uint32_t> release;       // trace indices
+  std::vector<uint32_t> latest_write;  // the latest write-section release up to here, or none
+};
+
+// A lock an access holds, and the first later candidate of its list that does not hold it
+// (next_any) or does not hold it in write mode (next_write).
+struct Hold {
+  LockId lock = 0;
+  bool write = true;
+  uint32_t next_any = 0;
+  uint32_t next_write = 0;
+};
+
+// u's reads (kind 0) or writes (kind 1) of one variable: positions in u, the locks each holds.
+struct Candidates {
+  std::vector<uint32_t> pos;
+  // The holds of candidate c: holds_[hold_begin[c], hold_end[c]).
+  std::vector<uint32_t> hold_begin, hold_end;
+  uint32_t visible = 0;  // candidates before the current event (second pass)
+};
+
+// The cursor of one key (t, kind): candidates before it are TRF-before t's current access.
+struct Key {
+  ThreadId thread = 0;
+  uint8_t kind = 0;
+  uint32_t cursor = 0;
+  // A closure kept to resume from: S(candidate `stored`, an earlier access of t), T words at
+  // `ideal` in the keys' pool (S grows with both accesses, so it lies inside later ones).
+  uint32_t stored = kNoIndex;
+  uint32_t ideal = kNoIndex;
+};
+
+struct VarThread {
+  ThreadId thread = 0;
+  Candidates lists[2];
+  std::vector<Key> keys;
+};
+
+// An open section after the fixpoint.
+struct Open {
+  LockId lock = 0;
+  bool write = true;
+  uint32_t acquire = 0;
+  ThreadId thread = 0;
+};
+
+constexpr uint32_t kMaxThreads = 8192;  // the TRF clocks are dense: T words per thread
+
+class Analysis {
+ public:
+  explicit Analysis(const TraceIndex& index)
+      : index_(index),
+        threads_(index.thread_count()),
+        clock_(size_t{threads_} * threads_, 0),
+        snapshot_pos_(threads_),
+        snapshots_(threads_),
+        sections_(threads_),
+        held_(threads_),
+        locks_(index.lock_count()),
+        variables_(index.variable_count()),
+        v_(threads_, 0) {
+    build();
+  }
+
+  // The second pass: report(e1, e2) for every race (index positions), in order of e2, then e1.
+  template <class Report>
+  void run(Report&& report) {
+    std::vector<uint32_t> found;
+    std::vector<std::pair<LockId, bool>> mine;
+    for (uint32_t i = 0; i < index_.size(); ++i) {
+      const Event& e = index_.event(i);
+      if (!e.is_access()) continue;
+      const ThreadId t = e.thread;
+      const uint32_t p2 = index_.index_in_thread(i);
+      held_at(t, p2, mine);
+      found.clear();
+      for (VarThread& other : variables_[e.target]) {
+        if (other.thread == t) continue;
+        for (uint8_t kind = e.op == Op::Write ? 0 : 1; kind < 2; ++kind) {
+          Candidates& list = other.lists[kind];
+          if (list.visible == 0) continue;
+          const uint32_t c = next_race(key_of(other, t, kind), list, other.thread, t, p2, mine);
+          if (c != kNoIndex) found.push_back(index_.thread_events(other.thread)[list.pos[c]]);
+        }
+      }
+      std::sort(found.begin(), found.end());
+      for (const uint32_t first : found) report(first, i);
+      VarThread& own = var_thread(e.target, t);
+      ++own.lists[e.op == Op::Write ? 1 : 0].visible;
+    }
+  }
+
+  // S(e1, e2) and whether (e1, e2) is a race; `order` (when not null) gets the witness prefix.
+  bool check(uint32_t e1, uint32_t e2, std::vector<uint32_t>* order) {
+    return check(index_.event(e1).thread, index_.index_in_thread(e1), index_.event(e2).thread,
+                 index_.index_in_thread(e2), order);
+  }
+  const std::vector<uint32_t>& closure(uint32_t e1, uint32_t e2) {
+    const ThreadId u = index_.event(e1).thread, t = index_.event(e2).thread;
+    const uint32_t p1 = index_.index_in_thread(e1), p2 = index_.index_in_thread(e2);
+    close(u, p1, t, p2);
+    return v_;
+  }
+
+ private:
+  // The first pass: TRF snapshots, sections, lock lists, candidate lists with their holds.
+  void build() {
+    for (uint32_t i = 0; i < index_.size(); ++i) {
+      const Event& e = index_.event(i);
+      const ThreadId t = e.thread;
+      const uint32_t p = index_.index_in_thread(i);
+      uint32_t* th = clock_.data() + size_t{t} * threads_;
+      if (p == 0) push_snapshot(t, 0);
+      bool changed = false;
+      switch (e.op) {
+        case Op::Read:
+        case Op::Write: {
+          Candidates& list = var_thread(e.target, t).lists[e.op == Op::Write ? 1 : 0];
+          list.pos.push_back(p);
+          list.hold_begin.push_back(static_cast<uint32_t>(holds_.size()));
+          for (const uint32_t h : held_[t]) {
+            const Section& s = sections_[t][h];
+            holds_.push_back(Hold{s.lock, s.write, 0, 0});
+          }
+          list.hold_end.push_back(static_cast<uint32_t>(holds_.size()));
+          if (e.op == Op::Read) {
+            const uint32_t w = index_.last_write(i);
+            if (w != kNoIndex) changed |= raise_to(th, index_.event(w).thread, w);
+          }
+          break;
+        }
+        case Op::Acquire:
+        case Op::ReadAcquire: {
+          const uint32_t r = index_.matching(i);
+          Section s;
+          s.acquire_pos = p;
+          s.release_pos = r == kNoIndex ? kNoIndex : index_.index_in_thread(r);
+          s.acquire = i;
+          s.outer = held_[t].empty() ? kNoIndex : held_[t].back();
+          s.lock = e.target;
+          s.write = e.op == Op::Acquire;
+          held_[t].push_back(static_cast<uint32_t>(sections_[t].size()));
+          sections_[t].push_back(s);
+          break;
+        }
+        case Op::Release:
+        case Op::ReadRelease: {
+          auto& held = held_[t];
+          const uint32_t a = index_.matching(i);
+          for (size_t k = held.size(); k-- > 0;) {
+            if (sections_[t][held[k]].acquire == a) {
+              held.erase(held.begin() + static_cast<std::ptrdiff_t>(k));
+              break;
+            }
+          }
+          LockThread& lt = lock_thread(e.target, t);
+          const uint32_t before = lt.latest_write.empty() ? kNoIndex : lt.latest_write.back();
+          lt.release_pos.push_back(p);
+          lt.release.push_back(i);
+          lt.latest_write.push_back(e.op == Op::Release ? i : before);
+          break;
+        }
+        case Op::Fork: {
+          uint32_t* child = clock_.data() + size_t{e.target} * threads_;
+          for (uint32_t w = 0; w < threads_; ++w) child[w] = std::max(child[w], th[w]);
+          child[t] = std::max(child[t], p + 1);
+          break;
+        }
+        case Op::Join: {
+          const uint32_t n = clock_[size_t{e.target} * threads_ + e.target];
+          if (n > 0 && th[e.target] < n) {
+            join_row(th, clock_.data() + size_t{e.target} * threads_);
+            changed = true;
+          }
+          break;
+        }
+        case Op::Recv:
+          for (const uint32_t s : index_.sends_before(i))
+            if (index_.event(s).thread != t) changed |= raise_to(th, index_.event(s).thread, s);
+          break;
+        case Op::Send:
+          break;
+      }
+      th[t] = p + 1;
+      if (changed) push_snapshot(t, p + 1);
+    }
+    // The skip links, backwards through each list.
+    for (auto& vars : variables_) {
+      for (VarThread& vt : vars) {
+        for (Candidates& list : vt.lists) {
+          const uint32_t n = static_cast<uint32_t>(list.pos.size());
+          for (uint32_t c = n; c-- > 0;) {
+            for (uint32_t h = list.hold_begin[c]; h < list.hold_end[c]; ++h) {
+              Hold& hold = holds_[h];
+              hold.next_any = hold.next_write = c + 1;
+              if (c + 1 == n) continue;
+              for (uint32_t g = list.hold_begin[c + 1]; g < list.hold_end[c + 1]; ++g) {
+                if (holds_[g].lock != hold.lock) continue;
+                hold.next_any = holds_[g].next_any;
+                if (holds_[g].write) hold.next_write = holds_[g].next_write;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // th joined with pre(w, position of event j + 1); whether th changed.
+  bool raise_to(uint32_t* th, ThreadId w, uint32_t j) {
+    const uint32_t q = index_.index_in_thread(j) + 1;
+    if (th[w] >= q) return false;
+    join_pre(th, w, q);
+    return true;
+  }
+  void join_row(uint32_t* th, const uint32_t* row) const {
+    for (uint32_t w = 0; w < threads_; ++w) th[w] = std::max(th[w], row[w]);
+  }
+
+  void push_snapshot(ThreadId t, uint32_t p) {
+    const uint32_t* th = clock_.data() + size_t{t} * threads_;
+    if (!snapshot_pos_[t].empty() && snapshot_pos_[t].back() == p) {
+      std::copy(th, th + threads_, snapshots_[t].end() - threads_);
+      return;
+    }
+    snapshot_pos_[t].push_back(p);
+    snapshots_[t].insert(snapshots_[t].end(), th, th + threads_);
+  }
+
+  // The stored TRF clock in effect for pre(u, p), or nullptr (nothing before the thread's start).
+  const uint32_t* snapshot(ThreadId u, uint32_t p) const {
+    const auto& pos = snapshot_pos_[u];
+    const size_t k = static_cast<size_t>(std::upper_bound(pos.begin(), pos.end(), p) - pos.begin());
+    return k == 0 ? nullptr : snapshots_[u].data() + (k - 1) * threads_;
+  }
+
+  // pre(u, p) joined into v: the first p events of u with their TRF-predecessors.
+  void join_pre(uint32_t* v, ThreadId u, uint32_t p) const {
+    if (const uint32_t* s = snapshot(u, p))
+      for (uint32_t w = 0; w < threads_; ++w)
+        if (w != u) v[w] = std::max(v[w], s[w]);
+    v[u] = std::max(v[u], p);
+  }
+
+  // Whether pre(w, q) holds position p of thread x.
+  bool pre_holds(ThreadId w, uint32_t q, ThreadId x, uint32_t p) const {
+    if (x == w) return q > p;
+    const uint32_t* s = snapshot(w, q);
+    return s != nullptr && s[x] > p;
+  }
+
+  VarThread& var_thread(VariableId x, ThreadId t) {
+    auto& list = variables_[x];
+    for (VarThread& r : list)
+      if (r.thread == t) return r;
+    list.emplace_back().thread = t;
+    return list.back();
+  }
+  LockThread& lock_thread(LockId l, ThreadId t) {
+    auto& list = locks_[l];
+    for (LockThread& r : list)
+      if (r.thread == t) return r;
+    list.emplace_back().thread = t;
+    return list.back();
+  }
+  static Key& key_of(VarThread& other, ThreadId t, uint8_t kind) {
+    for (Key& k : other.keys)
+      if (k.thread == t && k.kind == kind) return k;
+    Key& k = other.keys.emplace_back();
+    k.thread = t;
+    k.kind = kind;
+    return k;
+  }
+
+  // The sections of w whose acquire is before position q: their count.
+  size_t started(ThreadId w, uint32_t q) const {
+    const auto& s = sections_[w];
+    return static_cast<size_t>(
+        std::lower_bound(s.begin(), s.end(), q,
+                         [](const Section& c, uint32_t x) { return c.acquire_pos < x; }) -
+        s.begin());
+  }
+
+  // The locks (with their mode) that thread t holds at position p.
+  void held_at(ThreadId t, uint32_t p, std::vector<std::pair<LockId, bool>>& out) const {
+    out.clear();
+    const auto& s = sections_[t];
+    const size_t n = started(t, p);
+    for (uint32_t c = n == 0 ? kNoIndex : static_cast<uint32_t>(n - 1); c != kNoIndex;
+         c = s[c].outer)
+      if (s[c].release_pos == kNoIndex || s[c].release_pos > p)
+        out.emplace_back(s[c].lock, s[c].write);
+  }
+
+  // The earliest candidate of `list` (from the key's cursor) racing with e2 (position p2 of
+  // t, holding `mine`), or kNoIndex.
+  uint32_t next_race(Key& key, const Candidates& list, ThreadId u, ThreadId t, uint32_t p2,
+                     const std::vector<std::pair<LockId, bool>>& mine) {
+    const uint32_t* pre2 = snapshot(t, p2);
+    const uint32_t before = pre2 == nullptr ? 0 : pre2[u];
+    while (key.cursor < list.visible && list.pos[key.cursor] < before) ++key.cursor;
+    uint32_t c = key.cursor;
+    bool first = true;
+    while (c < list.visible) {
+      const uint32_t skip = blocked(list, c, mine);
+      if (skip != kNoIndex) {
+        c = std::max(skip, c + 1);
+        continue;
+      }
+      // The first check of this e2 resumes from the key's closure when that is for an earlier
+      // candidate; the next ones from the previous check's (candidates only move forward).
+      if (first) {
+        if (key.stored != kNoIndex && key.stored <= c)
+          std::copy_n(ideals_.data() + key.ideal, threads_, v_.data());
+        else
+          std::fill(v_.begin(), v_.end(), 0);
+      }
+      const bool racy = check(u, list.pos[c], t, p2, nullptr, true);
+      if (first) {
+        if (key.ideal == kNoIndex) {
+          key.ideal = static_cast<uint32_t>(ideals_.size());
+          ideals_.resize(ideals_.size() + threads_, 0);
+        }
+        std::copy_n(v_.data(), threads_, ideals_.data() + key.ideal);
+        key.stored = c;
+        first = false;
+      }
+      if (racy) return c;
+      ++c;
+    }
+    return kNoIndex;
+  }
+
+  // When candidate c holds a lock that e2 holds too, not both in read mode (two open sections
+  // of one lock): the next candidate that does not hold it so; otherwise kNoIndex.
+  uint32_t blocked(const Candidates& list, uint32_t c,
+                   const std::vector<std::pair<LockId, bool>>& mine) const {
+    for (uint32_t h = list.hold_begin[c]; h < list.hold_end[c]; ++h) {
+      const Hold& hold = holds_[h];
+      for (const auto& [lock, write] : mine) {
+        if (lock != hold.lock || (!write && !hold.write)) continue;
+        return write ? hold.next_any : hold.next_write;
+      }
+    }
+    return kNoIndex;
+  }
+
+  // S(e1, e2) into v_: e1 at position p1 of u, e2 at p2 of t.
+  // `resume`: v_ already holds a subset of S (a closure for earlier accesses of u and t).
+  void close(ThreadId u, uint32_t p1, ThreadId t, uint32_t p2, bool resume = false) {
+    if (!resume) std::fill(v_.begin(), v_.end(), 0);
+    join_pre(v_.data(), t, p2);
+    join_pre(v_.data(), u, p1);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (uint32_t w = 0; w < threads_; ++w) {
+        const uint32_t q = v_[w];
+        const auto& s = sections_[w];
+        const size_t n = started(w, q);
+        for (uint32_t c = n == 0 ? kNoIndex : static_cast<uint32_t>(n - 1); c != kNoIndex;
+             c = s[c].outer) {
+          const Section& sec = s[c];
+          if (sec.release_pos != kNoIndex && sec.release_pos < q) continue;  // closed in S
+          if (sec.release_pos == kNoIndex) continue;                         // never released
+          const uint32_t end = sec.release_pos + 1;
+          if (pre_holds(w, end, u, p1) || pre_holds(w, end, t, p2)) continue;  // open
+          join_pre(v_.data(), w, end);
+          changed = true;
+          break;  // w's frontier moved
+        }
+      }
+    }
+  }
+
+  bool check(ThreadId u, uint32_t p1, ThreadId t, uint32_t p2, std::vector<uint32_t>* order,
+             bool resume = false) {
+    close(u, p1, t, p2, resume);
+    if (v_[u] > p1 || v_[t] > p2) return false;
+    // The open sections: those held at each thread's frontier.
+    open_.clear();
+    for (uint32_t w = 0; w < threads_; ++w) {
+      const uint32_t q = v_[w];
+      const auto& s = sections_[w];
+      const size_t n = started(w, q);
+      for (uint32_t c = n == 0 ? kNoIndex : static_cast<uint32_t>(n - 1); c != kNoIndex;
+           c = s[c].outer)
+        if (s[c].release_pos == kNoIndex || s[c].release_pos >= q)
+          open_.push_back(Open{s[c].lock, s[c].write, s[c].acquire, w});
+    }
+    std::sort(open_.begin(), open_.end(),
+              [](const Open& a, const Open& b) { return a.lock < b.lock; });
+    for (size_t k = 0; k < open_.size();) {
+      size_t j = k;
+      bool any_write = false;
+      while (j < open_.size() && open_[j].lock == open_[k].lock) any_write |= open_[j++].write;
+      if (j - k > 1 && any_write) return false;
+      k = j;
+    }
+    // B: the open sections that a later release in S must precede.
+    bool reversed = false;
+    for (const Open& o : open_) {
+      uint32_t last = kNoIndex;
+      for (const LockThread& lt : locks_[o.lock]) {
+        const size_t k = static_cast<size_t>(
+            std::lower_bound(lt.release_pos.begin(), lt.release_pos.end(), v_[lt.thread]) -
+            lt.release_pos.begin());
+        if (k == 0) continue;
+        const uint32_t r = o.write ? lt.release[k - 1] : lt.latest_write[k - 1];
+        if (r != kNoIndex && (last == kNoIndex || r > last)) last = r;
+      }
+      reversed |= last != kNoIndex && last > o.acquire;
+    }
+    if (!reversed) {
+      if (order != nullptr) {
+        order->clear();
+        for (uint32_t i = 0; i < index_.size(); ++i)
+          if (index_.index_in_thread(i) < v_[index_.event(i).thread]) order->push_back(i);
+      }
+      return true;
+    }
+    return linearise(order);
+  }
+
+  // A linearisation of S (v_) by P ∪ B, greedily: an event runs once every event it must follow
+  // has run. The requirements are counts of events of S earlier in the trace: of writes (and,
+  // for a write, reads) of its variable, of releases (write-section releases, for a read-mode
+  // acquire) of its lock, all of them for an open section. Fails iff P ∪ B has a cycle.
+  bool linearise(std::vector<uint32_t>* order) {
+    const uint32_t n = static_cast<uint32_t>(index_.size());
+    if (need_.size() < n) need_.resize(n);
+    if (reads_.size() < index_.variable_count()) {
+      reads_.resize(index_.variable_count());
+      writes_.resize(index_.variable_count());
+    }
+    if (releases_.size() < index_.lock_count()) {
+      releases_.resize(index_.lock_count());
+      write_releases_.resize(index_.lock_count());
+    }
+    const auto in_s = [&](uint32_t i) {
+      return index_.index_in_thread(i) < v_[index_.event(i).thread];
+    };
+    std::fill(reads_.begin(), reads_.end(), 0);
+    std::fill(writes_.begin(), writes_.end(), 0);
+    std::fill(releases_.begin(), releases_.end(), 0);
+    std::fill(write_releases_.begin(), write_releases_.end(), 0);
+    for (uint32_t i = 0; i < n; ++i) {
+      if (!in_s(i)) continue;
+      const Event& e = index_.event(i);
+      switch (e.op) {
+        case Op::Read:
+          need_[i] = {writes_[e.target], 0};
+          ++reads_[e.target];
+          break;
+        case Op::Write:
+          need_[i] = {writes_[e.target], reads_[e.target]};
+          ++writes_[e.target];
+          break;
+        case Op::Acquire:
+          need_[i] = {releases_[e.target], 0};
+          break;
+        case Op::ReadAcquire:
+          need_[i] = {write_releases_[e.target], 0};
+          break;
+        case Op::Release:
+          ++write_releases_[e.target];
+          ++releases_[e.target];
+          break;
+        case Op::ReadRelease:
+          ++releases_[e.target];
+          break;
+        default:
+          break;
+      }
+    }
+    // An open section waits for every release in S (of a write section, for a read one).
+    for (const Open& o : open_)
+      need_[o.acquire].first = o.write ? releases_[o.lock] : write_releases_[o.lock];
+    std::fill(reads_.begin(), reads_.end(), 0);
+    std::fill(writes_.begin(), writes_.end(), 0);
+    std::fill(releases_.begin(), releases_.end(), 0);
+    std::fill(write_releases_.begin(), write_releases_.end(), 0);
+    ran_.assign(threads_, 0);
+    if (order != nullptr) order->clear();
+    const auto done = [&](uint32_t j) {
+      return ran_[index_.event(j).thread] > index_.index_in_thread(j);
+    };
+    uint32_t left = 0;
+    for (uint32_t w = 0; w < threads_; ++w) left += v_[w];
+    for (bool progress = true; progress && left > 0;) {
+      progress = false;
+      for (uint32_t w = 0; w < threads_; ++w) {
+        while (ran_[w] < v_[w]) {
+          const uint32_t i = index_.thread_events(w)[ran_[w]];
+          const Event& e = index_.event(i);
+          if (ran_[w] == 0 && index_.fork_of(w) != kNoIndex && !done(index_.fork_of(w))) break;
+          bool ready = true;
+          switch (e.op) {
+            case Op::Read:
+              ready = writes_[e.target] >= need_[i].first;
+              break;
+            case Op::Write:
+              ready = writes_[e.target] >= need_[i].first && reads_[e.target] >= need_[i].second;
+              break;
+            case Op::Acquire:
+              ready = releases_[e.target] >= need_[i].first;
+              break;
+            case Op::ReadAcquire:
+              ready = write_releases_[e.target] >= need_[i].first;
+              break;
+            case Op::Join:
+              ready = ran_[e.target] == index_.thread_events(e.target).size();
+              break;
+            case Op::Recv:
+              for (const uint32_t s : index_.sends_before(i)) ready = ready && done(s);
+              break;
+            default:
+              break;
+          }
+          if (!ready) break;
+          switch (e.op) {
+            case Op::Read:
+              ++reads_[e.target];
+              break;
+            case Op::Write:
+              ++writes_[e.target];
+              break;
+            case Op::Release:
+              ++write_releases_[e.target];
+              ++releases_[e.target];
+              break;
+            case Op::ReadRelease:
+              ++releases_[e.target];
+              break;
+            default:
+              break;
+          }
+          ++ran_[w];
+          --left;
+          progress = true;
+          if (order != nullptr) order->push_back(i);
+        }
+      }
+    }
+    return left == 0;
+  }
+
+  const TraceIndex& index_;
+  uint32_t threads_;
+  std::vector<uint32_t> clock_;                      // the TRF clock of each thread (first pass)
+  std::vector<std::vector<uint32_t>> snapshot_pos_;  // per thread: positions p of pre(u, p)
+  std::vector<std::vector<uint32_t>> snapshots_;     // per thread: T words per position
+  std::vector<std::vector<Section>> sections_;       // per thread: its sections
+  std::vector<std::vector<uint32_t>> held_;          // per thread: its sections still held
+  std::vector<std::vector<LockThread>> locks_;       // per lock: per thread its releases
+  std::vector<std::vector<VarThread>> variables_;    // per variable: per thread its accesses
+  std::vector<Hold> holds_;                          // the locks held at each candidate
+  std::vector<uint32_t> ideals_;                     // the keys' closures, T words each
+  // State of one check, kept to reuse the memory.
+  std::vector<uint32_t> v_;  // S as prefix lengths
+  std::vector<Open> open_;
+  std::vector<std::pair<uint32_t, uint32_t>> need_;  // per event of S: counts it waits for
+  std::vector<uint32_t> reads_, writes_, releases_, write_releases_, ran_;
+};
+
+}  // namespace
+
+std::vector<std::pair<uint32_t, uint32_t>> races(const TraceIndex& index) {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  Analysis analysis(index);
+  analysis.run([&](uint32_t first, uint32_t second) { out.emplace_back(first, second); });
+  return out;
+}
+
+bool is_race(const TraceIndex& index, uint32_t first, uint32_t second) {
+  Analysis analysis(index);
+  return analysis.check(first, second, nullptr);
+}
+
+std::vector<uint32_t> closure(const TraceIndex& index, uint32_t first, uint32_t second) {
+  Analysis analysis(index);
+  return analysis.closure(first, second);
+}
+
+std::vector<uint32_t> witness(const TraceIndex& index, uint32_t first, uint32_t second) {
+  Analysis analysis(index);
+  std::vector<uint32_t> order;
+  if (!analysis.check(first, second, &order)) return {};
+  order.push_back(first);
+  order.push_back(second);
+  return order;
+}
+
+std::vector<std::vector<uint32_t>> witnesses(const TraceIndex& index,
+                                             std::span<const std::pair<uint32_t, uint32_t>> pairs) {
+  Analysis analysis(index);
+  std::vector<std::vector<uint32_t>> out;
+  out.reserve(pairs.size());
+  for (const auto& [first, second] : pairs) {
+    std::vector<uint32_t>& order = out.emplace_back();
+    if (!analysis.check(first, second, &order)) order.clear();
+  }
+  return out;
+}
+
+}  // namespace osr
+
+namespace {
+
+class Osr final : public OfflineEngine {
+ public:
+  explicit Osr(EngineContext& context) : sink_(context.sink) {}
+  void run(const TraceIndex& index) override {
+    if (index.thread_count() > osr::kMaxThreads)
+      throw BudgetError("osr keeps a clock of one entry per thread for every thread; " +
+                        std::to_string(index.thread_count()) + " threads are more than its " +
+                        std::to_string(osr::kMaxThreads));
+    osr::Analysis analysis(index);
+    analysis.run([&](uint32_t first, uint32_t second) {
+      sink_.report(Race{Access::of(index.id(first), index.event(first)),
+                        Access::of(index.id(second), index.event(second)),
+                        index.event(first).target});
+    });
+  }
+
+ private:
+  RaceSink& sink_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_osr(EngineContext& c) {
+  return std::make_unique<Osr>(c);
+}
+
+}  // namespace racepred

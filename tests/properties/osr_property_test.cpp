@@ -1,0 +1,217 @@
+// The osr engine (engines/osr/) against the definition of optimistic synchronisation-reversal
+// races (Shi, Mathur and Pavlogiannis, "Optimistic prediction of synchronization-reversal data
+// races", ICSE 2024) computed per pair by search (tests/support/osr_reference.hpp); the
+// definition against the enabled ground truth; its containment of sync-preserving races; and
+// the engine's witnesses against the independent witness checker.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "racepred/driver/run.hpp"
+#include "racepred/engines/osr/osr.hpp"
+#include "racepred/engines/syncp/syncp.hpp"
+#include "racepred/exact/search.hpp"
+#include "racepred/trace/generator.hpp"
+#include "racepred/trace/trace_index.hpp"
+#include "racepred/witness/checker.hpp"
+#include "support/exact_support.hpp"
+#include "support/osr_reference.hpp"
+#include "support/small_traces.hpp"
+#include "support/syncp_reference.hpp"
+
+namespace racepred {
+namespace {
+
+using testing::Pairs;
+
+// Small traces (2-4 threads, up to 20 events), every third one with read-write locks, every
+// fifth with send/recv.
+Trace small_trace(uint64_t seed) {
+  GeneratorOptions o = testing::small_trace_options(seed);
+  if (seed % 3 == 1) o.read_lock_share = 0.5;
+  if (seed % 5 == 2) o.sync_share = 0.15;
+  return generate_trace(o);
+}
+
+// Medium traces (2-5 threads, up to 57 events, nested sections), for the checks without search.
+Trace medium_trace(uint64_t seed) {
+  GeneratorOptions o = testing::medium_trace_options(seed);
+  if (seed % 4 == 3) o.read_lock_share = 0.4;
+  if (seed % 5 == 2) o.sync_share = 0.1;
+  return generate_trace(o);
+}
+
+std::string pair_text(const TraceIndex& t, uint32_t a, uint32_t b) {
+  std::string s("(");
+  s.append(std::to_string(t.id(a))).append(",").append(std::to_string(t.id(b))).append(")");
+  return s;
+}
+
+std::string show(const TraceIndex& t, const Pairs& pairs) {
+  std::string s;
+  for (auto [a, b] : pairs) s.append(pair_text(t, a, b)).append(" ");
+  return s.empty() ? "none" : s;
+}
+
+Pairs engine_pairs(const TraceIndex& t, const RaceSink& sink) {
+  std::map<EventId, uint32_t> position;
+  for (uint32_t i = 0; i < t.size(); ++i) position[t.id(i)] = i;
+  Pairs out;
+  for (const Race& race : sink.races())
+    out.emplace_back(position.at(race.first.event), position.at(race.second.event));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::set<uint32_t> racy(const Pairs& pairs) {
+  std::set<uint32_t> out;
+  for (auto [a, b] : pairs) out.insert(b);
+  return out;
+}
+
+// The engine reports, for each racy event and each other thread and operation, the earliest
+// OSR partner, so its racy events are exactly those of the definition.
+TEST(Osr, EqualsTheDefinitionOnSmallTraces) {
+  const int n = testing::property_iterations(3000);
+  int racy_traces = 0;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
+    const Trace trace = small_trace(seed);
+    SCOPED_TRACE(testing::trace_context(seed, trace));
+    const TraceIndex t(trace);
+    const Pairs all = testing::osr_all_races(t);
+    const Pairs expected = testing::syncp_earliest_partners(t, all);
+    Pairs got = osr::races(t);
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(show(t, got), show(t, expected));
+    EXPECT_EQ(racy(got), racy(all));
+    EXPECT_EQ(show(t, engine_pairs(t, run_engine("osr", trace))), show(t, expected))
+        << "the registered engine differs from osr::races";
+    for (const auto& [e1, e2] : t.conflicting_pairs()) {
+      EXPECT_EQ(osr::is_race(t, e1, e2),
+                std::binary_search(all.begin(), all.end(), std::make_pair(e1, e2)))
+          << pair_text(t, e1, e2);
+      const std::vector<bool> in = testing::osr_closure_set(t, e1, e2);
+      const std::vector<uint32_t> prefixes = testing::syncp_ideal_prefixes(t, in);
+      if (!in[e1] && !in[e2]) {
+        EXPECT_EQ(osr::closure(t, e1, e2), prefixes) << pair_text(t, e1, e2);
+      }
+    }
+    if (!got.empty()) ++racy_traces;
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(racy_traces, n / 10);
+}
+
+// Every OSR race of the definition (not only the reported ones) is a race of the enabled ground
+// truth: the definition is sound.
+TEST(Osr, DefinitionIsWithinTheEnabledGroundTruth) {
+  const int n = testing::property_iterations(1500);
+  int races = 0;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
+    const Trace trace = small_trace(seed);
+    SCOPED_TRACE(testing::trace_context(seed, trace));
+    const TraceIndex t(trace);
+    exact::SearchOptions options;
+    options.notion = exact::RaceNotion::Enabled;
+    const auto truth = exact::search(t, options).races;
+    const std::set<std::pair<uint32_t, uint32_t>> enabled(truth.begin(), truth.end());
+    for (const auto& [e1, e2] : testing::osr_all_races(t)) {
+      ++races;
+      EXPECT_TRUE(enabled.count({e1, e2})) << pair_text(t, e1, e2);
+    }
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(races, n / 5);
+}
+
+// Every sync-preserving race is an OSR race (the sync-preserving witness closes every section
+// but the latest of each lock; OSR closes all it can), so syncp's racy events are among osr's;
+// and OSR finds races that need a reversal, which syncp cannot.
+TEST(Osr, ContainsSyncPreservingRaces) {
+  const int n = testing::property_iterations(3000);
+  int sync_races = 0, beyond = 0;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
+    const Trace trace = small_trace(seed);
+    SCOPED_TRACE(testing::trace_context(seed, trace));
+    const TraceIndex t(trace);
+    const Pairs osr_all = testing::osr_all_races(t);
+    const std::set<std::pair<uint32_t, uint32_t>> osr_set(osr_all.begin(), osr_all.end());
+    // The per-pair definition of tests/support/syncp_reference.hpp has no sync orders: on
+    // traces with send/recv the engine's pairs stand for it.
+    const Pairs sync_all = t.has_sync_ops() ? syncp::races(t) : testing::syncp_all_races(t);
+    for (const auto& p : sync_all) {
+      ++sync_races;
+      EXPECT_TRUE(osr_set.count(p)) << "sync-preserving " << pair_text(t, p.first, p.second);
+    }
+    if (!t.has_sync_ops()) beyond += static_cast<int>(osr_all.size() - sync_all.size());
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(sync_races, n / 5);
+  EXPECT_GT(beyond, 0);  // races that need a section reversed (rare in traces this small)
+}
+
+// The same containment through the engines on medium traces (no search): syncp's racy events
+// are among osr's.
+TEST(Osr, RacyEventsIncludeSyncpsOnMediumTraces) {
+  const int n = testing::property_iterations(2000);
+  int racy_events = 0;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
+    const Trace trace = medium_trace(seed);
+    SCOPED_TRACE(testing::trace_context(seed, trace));
+    const TraceIndex t(trace);
+    const std::set<uint32_t> mine = racy(osr::races(t));
+    for (const uint32_t e : racy(syncp::races(t))) {
+      ++racy_events;
+      EXPECT_TRUE(mine.count(e)) << "syncp racy event " << t.id(e);
+    }
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(racy_events, n / 5);
+}
+
+// The witness of every reported race: a correctly reordered prefix (the independent checker of
+// witness/checker.hpp, and the test support's own check) after which e1 and e2 are enabled.
+void check_witnesses(const Trace& trace, int& witnesses, int& reversed) {
+  const TraceIndex t(trace);
+  witness::Checker checker(trace);
+  for (const auto& [e1, e2] : osr::races(t)) {
+    SCOPED_TRACE("race " + pair_text(t, e1, e2));
+    std::vector<uint32_t> order = osr::witness(t, e1, e2);
+    ASSERT_GE(order.size(), 2u);
+    EXPECT_EQ(order[order.size() - 2], e1);
+    EXPECT_EQ(order.back(), e2);
+    order.resize(order.size() - 2);
+    EXPECT_EQ(testing::check_reordering(t, order), "");
+    witness::Witness w;
+    w.engine = "osr";
+    w.first = t.id(e1);
+    w.second = t.id(e2);
+    w.notion = witness::Notion::Enabled;
+    for (const uint32_t i : order) w.prefix.push_back(t.id(i));
+    const witness::Verdict v = checker.check(w);
+    EXPECT_TRUE(v.valid()) << v.message;
+    reversed += std::is_sorted(order.begin(), order.end()) ? 0 : 1;
+    ++witnesses;
+  }
+}
+
+TEST(Osr, WitnessesPassTheChecker) {
+  const int n = testing::property_iterations(3000);
+  int witnesses = 0, reversed = 0;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
+    const Trace trace = seed % 2 ? small_trace(seed) : medium_trace(seed);
+    SCOPED_TRACE(testing::trace_context(seed, trace));
+    check_witnesses(trace, witnesses, reversed);
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(witnesses, n / 2);
+  EXPECT_GT(reversed, n / 100);  // witnesses that reverse sections are among them
+}
+
+}  // namespace
+}  // namespace racepred
