@@ -201,8 +201,8 @@ TEST(AnalyzeWitnesses, EveryWitnessOfEveryEngineIsValid) {
   // The engines whose guarantee lets them back their reports have the hook.
   std::set<std::string> names;
   for (const EngineInfo* info : engines) names.insert(info->name);
-  for (const char* expected : {"shb", "syncp", "adjacent", "hb", "hb-sets", "djit", "hb-epochs",
-                               "hb-adaptive", "fasttrack"})
+  for (const char* expected : {"shb", "syncp", "osr", "adjacent", "hb", "hb-sets", "djit",
+                               "hb-epochs", "hb-adaptive", "fasttrack"})
     EXPECT_TRUE(names.count(expected)) << expected;
   for (const EngineInfo* info : engines) {
     // A witness only where the guarantee says the races are real.

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "racepred/engines/engine.hpp"
+#include "racepred/engines/witness_source.hpp"
 
 namespace racepred {
 namespace osr {
@@ -636,9 +637,31 @@ std::vector<std::vector<uint32_t>> witnesses(const TraceIndex& index,
 
 namespace {
 
-class Osr final : public OfflineEngine {
+class Osr final : public OfflineEngine, public WitnessSource {
  public:
   explicit Osr(EngineContext& context) : sink_(context.sink) {}
+  // Every race is witnessed by S(first, second) linearised by P ∪ B (both enabled).
+  WitnessSource* witness_source() override { return this; }
+  WitnessNotion witness_notion() const override { return WitnessNotion::Enabled; }
+  WitnessScope witness_scope() const override { return WitnessScope::Every; }
+  std::vector<std::optional<RaceWitness>> witnesses(const TraceIndex& index,
+                                                    std::span<const Race> races) override {
+    osr::Analysis analysis(index);
+    std::vector<std::optional<RaceWitness>> out;
+    out.reserve(races.size());
+    for (const Race& race : races) {
+      const uint32_t first = ClosureWitnesses::position(index, race.first.event);
+      const uint32_t second = ClosureWitnesses::position(index, race.second.event);
+      std::vector<uint32_t> order;
+      if (!race.first.known() || first == kNoIndex || second == kNoIndex ||
+          !analysis.check(first, second, &order)) {
+        out.emplace_back();
+        continue;
+      }
+      out.push_back(RaceWitness{std::move(order)});
+    }
+    return out;
+  }
   void run(const TraceIndex& index) override {
     if (index.thread_count() > osr::kMaxThreads)
       throw BudgetError("osr keeps a clock of one entry per thread for every thread; " +
