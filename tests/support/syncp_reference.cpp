@@ -35,6 +35,9 @@ std::vector<bool> syncp_ideal_set(const TraceIndex& t, uint32_t e1, uint32_t e2)
       if (ev.op == Op::Read) add(t.last_write(e));
       if (ev.op == Op::Join && !t.thread_events(ev.target).empty())
         add(t.thread_events(ev.target).back());
+      if (ev.op == Op::Recv)  // after every earlier send on its object (a hard order)
+        for (uint32_t s = 0; s < e; ++s)
+          if (t.event(s).op == Op::Send && t.event(s).target == ev.target) add(s);
     }
     for (uint32_t a = 0; a < n; ++a) {
       if (!in[a] || !is_acquire_op(t.event(a).op)) continue;
