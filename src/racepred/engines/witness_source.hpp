@@ -109,6 +109,27 @@ std::vector<std::optional<RaceWitness>> closure_witnesses(const TraceIndex& inde
                                                           std::span<const Race> races,
                                                           ClosureWitnesses::Order order);
 
+// The witnesses of races from `one(first, second, prefix)`, which fills the prefix (index
+// positions) and returns whether it backs the race (first, second: index positions). A race
+// whose accesses are not both in the index gets none.
+template <class One>
+std::vector<std::optional<RaceWitness>> witnesses_by_pair(const TraceIndex& index,
+                                                          std::span<const Race> races, One&& one) {
+  std::vector<std::optional<RaceWitness>> out;
+  out.reserve(races.size());
+  for (const Race& race : races) {
+    const uint32_t first = ClosureWitnesses::position(index, race.first.event);
+    const uint32_t second = ClosureWitnesses::position(index, race.second.event);
+    RaceWitness w;
+    if (race.first.known() && first != kNoIndex && second != kNoIndex &&
+        one(first, second, w.prefix))
+      out.push_back(std::move(w));
+    else
+      out.emplace_back();
+  }
+  return out;
+}
+
 // The witness hook of an engine whose relation is happens-before (program order with fork/join,
 // release -> acquire, send -> recv) and whose guarantee is about its first race
 // (Soundness::FirstRace): the races of the earliest racy event, each witnessed by the closure of

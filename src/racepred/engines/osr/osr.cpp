@@ -647,20 +647,9 @@ class Osr final : public OfflineEngine, public WitnessSource {
   std::vector<std::optional<RaceWitness>> witnesses(const TraceIndex& index,
                                                     std::span<const Race> races) override {
     osr::Analysis analysis(index);
-    std::vector<std::optional<RaceWitness>> out;
-    out.reserve(races.size());
-    for (const Race& race : races) {
-      const uint32_t first = ClosureWitnesses::position(index, race.first.event);
-      const uint32_t second = ClosureWitnesses::position(index, race.second.event);
-      std::vector<uint32_t> order;
-      if (!race.first.known() || first == kNoIndex || second == kNoIndex ||
-          !analysis.check(first, second, &order)) {
-        out.emplace_back();
-        continue;
-      }
-      out.push_back(RaceWitness{std::move(order)});
-    }
-    return out;
+    return witnesses_by_pair(index, races, [&](uint32_t first, uint32_t second, auto& prefix) {
+      return analysis.check(first, second, &prefix);
+    });
   }
   void run(const TraceIndex& index) override {
     if (index.thread_count() > osr::kMaxThreads)

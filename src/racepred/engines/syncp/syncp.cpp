@@ -447,19 +447,11 @@ class Syncp final : public OfflineEngine, public WitnessSource {
   WitnessScope witness_scope() const override { return WitnessScope::Every; }
   std::vector<std::optional<RaceWitness>> witnesses(const TraceIndex& index,
                                                     std::span<const Race> races) override {
-    std::vector<std::optional<RaceWitness>> out;
-    for (const Race& race : races) {
-      const uint32_t first = ClosureWitnesses::position(index, race.first.event);
-      const uint32_t second = ClosureWitnesses::position(index, race.second.event);
-      if (!race.first.known() || first == kNoIndex || second == kNoIndex) {
-        out.emplace_back();
-        continue;
-      }
-      std::vector<uint32_t> order = syncp::witness(index, first, second);
-      order.resize(order.size() - 2);  // the ideal: both accesses stay next, not run
-      out.push_back(RaceWitness{std::move(order)});
-    }
-    return out;
+    return witnesses_by_pair(index, races, [&](uint32_t first, uint32_t second, auto& prefix) {
+      prefix = syncp::witness(index, first, second);
+      prefix.resize(prefix.size() - 2);  // the ideal: both accesses stay next, not run
+      return true;
+    });
   }
   void run(const TraceIndex& index) override {
     if (index.thread_count() > syncp::kMaxThreads)
