@@ -35,7 +35,7 @@ __thread int t_in_rt RP_TLS;
 // the interceptors that libraries call (libstdc++'s pthread_cond_wait, operator new) are
 // referenced by nobody in the program.
 __attribute__((used)) const void* const linked_parts[] = {
-    &kPart_fork,   &kPart_threads,  &kPart_locks, &kPart_sync, &kPart_atomics,
+    &kPart_fork,   &kPart_threads,  &kPart_locks, &kPart_sync,  &kPart_atomics,
     &kPart_memory, &kPart_settings, &kPart_sched, &kPart_crash, &kPart_libc};
 
 void* (*volatile g_memcpy_chk)(void*, const void*, size_t, size_t) = __memcpy_chk;
