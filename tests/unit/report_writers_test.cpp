@@ -300,7 +300,7 @@ TEST(TextReport, CombinedSummaryOfSeveralEngines) {
       "(possible)\n"
       "  y at C and D: possible; found by lockset (possible)\n"
       "SUMMARY: racepred: 2 distinct races by pair of locations (0 "
-      "real, 1 predicted, 1 possible) in t.std; engines: shb "
+      "observed, 0 witnessed, 1 predicted, 1 possible) in t.std; engines: shb "
       "(predicted), lockset (possible), fasttrack (first race "
       "predicted, others possible)\n");
   ASSERT_NE(distinct, std::string::npos) << text;
@@ -527,7 +527,7 @@ TEST(FindingReport, DeadlocksAndFailuresInTextAndJsonReports) {
             std::string::npos)
       << text.str();
   EXPECT_NE(text.str().find("==================\nWARNING: program failure (engine lockorder, "
-                            "real)"),
+                            "observed)"),
             std::string::npos)
       << text.str();
   EXPECT_NE(text.str().find("SUMMARY: racepred: 0 races and 1 deadlock and 1 program failure (0 "
