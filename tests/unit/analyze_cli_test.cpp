@@ -183,7 +183,8 @@ TEST(AnalyzeCli, WitnessesAreCheckedLabelledAndWritten) {
 
   // Not asked: the label stays predicted, no witness field.
   const CliRun plain = racepred("analyze --format json " + trace);
-  for (const json& finding : json::parse(plain.out)["results"][0]["findings"]) {
+  const json doc3 = json::parse(plain.out);  // kept: a range-for over a temporary's member
+  for (const json& finding : doc3["results"][0]["findings"]) {
     EXPECT_EQ(finding["confidence"], "predicted");
     EXPECT_FALSE(finding.contains("witness"));
   }
