@@ -9,6 +9,7 @@
 
 #include "racepred/cli/cli.hpp"
 #include "racepred/driver/run.hpp"
+#include "racepred/engines/index_race.hpp"
 #include "racepred/exact/deadlocks.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/exact/table.hpp"
@@ -54,11 +55,6 @@ int exit_code(const exact::SearchResult& result) {
   return result.races.empty() && result.deadlocks.empty() && result.cross_thread_deadlocks.empty()
              ? kExitNoRace
              : kExitRaces;
-}
-
-Race race_of(const TraceIndex& t, uint32_t first, uint32_t second) {
-  return Race{Access::of(t.id(first), t.event(first)), Access::of(t.id(second), t.event(second)),
-              t.event(first).target};
 }
 
 std::string notion_text(const exact::SearchResult& result) {
@@ -147,7 +143,7 @@ int print_text(std::ostream& out, const ExactArgs& args, const Trace& trace, con
   out << "predictable races (" << notion_text(result) << "): " << result.races.size() << "\n";
   for (size_t r = 0; r < result.races.size(); ++r) {
     const auto [a, b] = result.races[r];
-    const Race race = race_of(t, a, b);
+    const Race race = race_at(t, a, b);
     out << "  race " << r + 1 << ": e" << t.id(a) << " " << trace.to_std(t.event(a)) << "  and  e"
         << t.id(b) << " " << trace.to_std(t.event(b)) << "  (" << race_kind_name(race_kind(race))
         << " on " << t.variable_name(t.event(a).target) << ")\n";
@@ -225,7 +221,7 @@ int print_json(std::ostream& out, const ExactArgs& args, const Trace& trace, con
   std::vector<EventId> racy_events;
   std::vector<std::string> racy_locations;
   for (const auto& [a, b] : result.races) {
-    const Race race = race_of(t, a, b);
+    const Race race = race_at(t, a, b);
     races.push_back(finding_json(trace.symbols, Finding::of_race(race)));
     racy_events.push_back(t.id(b));
     racy_locations.emplace_back(trace.location_name(t.event(b).location));

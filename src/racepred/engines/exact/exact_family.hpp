@@ -4,6 +4,7 @@
 #pragma once
 
 #include "racepred/engines/engine.hpp"
+#include "racepred/engines/index_race.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/trace/trace_index.hpp"
 
@@ -26,8 +27,7 @@ inline SearchResult search_within_budget(const TraceIndex& index, const SearchOp
 }
 
 inline void report_pair(RaceSink& sink, const TraceIndex& index, uint32_t first, uint32_t second) {
-  sink.report(Race{Access::of(index.id(first), index.event(first)),
-                   Access::of(index.id(second), index.event(second)), index.event(first).target});
+  sink.report(race_at(index, first, second));
 }
 
 }  // namespace racepred::exact

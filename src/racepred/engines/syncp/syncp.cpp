@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "racepred/engines/engine.hpp"
+#include "racepred/engines/index_race.hpp"
 #include "racepred/engines/witness_source.hpp"
 
 namespace racepred {
@@ -459,11 +460,8 @@ class Syncp final : public OfflineEngine, public WitnessSource {
                         std::to_string(index.thread_count()) + " threads are more than its " +
                         std::to_string(syncp::kMaxThreads));
     syncp::Analysis analysis(index);
-    analysis.run([&](uint32_t first, uint32_t second) {
-      sink_.report(Race{Access::of(index.id(first), index.event(first)),
-                        Access::of(index.id(second), index.event(second)),
-                        index.event(first).target});
-    });
+    analysis.run(
+        [&](uint32_t first, uint32_t second) { sink_.report(race_at(index, first, second)); });
   }
 
  private:
