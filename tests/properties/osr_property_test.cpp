@@ -46,33 +46,10 @@ Trace medium_trace(uint64_t seed) {
   return generate_trace(o);
 }
 
-std::string pair_text(const TraceIndex& t, uint32_t a, uint32_t b) {
-  std::string s("(");
-  s.append(std::to_string(t.id(a))).append(",").append(std::to_string(t.id(b))).append(")");
-  return s;
-}
-
-std::string show(const TraceIndex& t, const Pairs& pairs) {
-  std::string s;
-  for (auto [a, b] : pairs) s.append(pair_text(t, a, b)).append(" ");
-  return s.empty() ? "none" : s;
-}
-
-Pairs engine_pairs(const TraceIndex& t, const RaceSink& sink) {
-  std::map<EventId, uint32_t> position;
-  for (uint32_t i = 0; i < t.size(); ++i) position[t.id(i)] = i;
-  Pairs out;
-  for (const Race& race : sink.races())
-    out.emplace_back(position.at(race.first.event), position.at(race.second.event));
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::set<uint32_t> racy(const Pairs& pairs) {
-  std::set<uint32_t> out;
-  for (auto [a, b] : pairs) out.insert(b);
-  return out;
-}
+using testing::engine_pairs;
+using testing::pair_text;
+using testing::racy;
+using testing::show;
 
 // The engine reports, for each racy event and each other thread and operation, the earliest
 // OSR partner, so its racy events are exactly those of the definition.

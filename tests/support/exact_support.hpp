@@ -2,12 +2,14 @@
 // Def. 3.4 (correctly reordered prefix) for witnesses.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "racepred/io/reader.hpp"
+#include "racepred/report/race.hpp"
 #include "racepred/trace/trace.hpp"
 #include "racepred/trace/trace_index.hpp"
 
@@ -104,6 +106,37 @@ inline std::string to_string(const Pairs& pairs) {
   std::string s;
   for (auto [a, b] : pairs) s += "(e" + std::to_string(a + 1) + ",e" + std::to_string(b + 1) + ") ";
   return s.empty() ? "none" : s;
+}
+
+// "(e1,e2)" by event ids (appends: GCC 12's -Wrestrict misfires on chains of operator+).
+inline std::string pair_text(const TraceIndex& t, uint32_t a, uint32_t b) {
+  std::string s("(");
+  s.append(std::to_string(t.id(a))).append(",").append(std::to_string(t.id(b))).append(")");
+  return s;
+}
+
+inline std::string show(const TraceIndex& t, const Pairs& pairs) {
+  std::string s;
+  for (auto [a, b] : pairs) s.append(pair_text(t, a, b)).append(" ");
+  return s.empty() ? "none" : s;
+}
+
+// The index pairs of an engine's races, sorted.
+inline Pairs engine_pairs(const TraceIndex& t, const RaceSink& sink) {
+  std::map<EventId, uint32_t> position;
+  for (uint32_t i = 0; i < t.size(); ++i) position[t.id(i)] = i;
+  Pairs out;
+  for (const Race& race : sink.races())
+    out.emplace_back(position.at(race.first.event), position.at(race.second.event));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The racy events (second accesses) of pairs.
+inline std::set<uint32_t> racy(const Pairs& pairs) {
+  std::set<uint32_t> out;
+  for (auto [a, b] : pairs) out.insert(b);
+  return out;
 }
 
 }  // namespace racepred::testing
