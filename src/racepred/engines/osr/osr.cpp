@@ -26,6 +26,13 @@ struct Section {
   bool write = true;
 };
 
+// A forward-only position in a sorted list while one thread's successors are built (valid when
+// `stamp` is that thread + 1).
+struct Cursor {
+  uint32_t stamp = 0;
+  uint32_t at = 0;
+};
+
 // One thread's released sections of one lock, in order (they do not overlap).
 struct LockThread {
   ThreadId thread = 0;
@@ -34,6 +41,7 @@ struct LockThread {
   std::vector<uint32_t> latest_write;   // the latest write-section release up to here, or none
   std::vector<uint32_t> acquire;        // trace indices of its acquires (all sections)
   std::vector<uint32_t> write_acquire;  // trace indices of its write-section acquires
+  Cursor succ[2];                       // into acquire, write_acquire
 };
 
 // The direct P-successors in one thread `to` of the events of another (the paper's successor
@@ -77,6 +85,7 @@ struct Candidates {
   // The holds of candidate c: holds_[hold_begin[c], hold_end[c]).
   std::vector<uint32_t> hold_begin, hold_end;
   uint32_t visible = 0;  // candidates before the current event (second pass)
+  Cursor succ;
 };
 
 // The cursor of one key (t, kind): candidates before it are TRF-before t's current access.
@@ -308,18 +317,24 @@ class Analysis {
       if (best[j] == kNoIndex) touched.push_back(j);
       best[j] = std::min(best[j], target);
     };
+    // The events of w come in trace order, so each list is searched from where the previous
+    // event of w left it (a cursor per list and w).
+    ThreadId stamp = 0;
     // The first position of `list` (positions in thread j) whose event is after trace index i.
-    const auto first_after = [&](const std::vector<uint32_t>& list, ThreadId j, uint32_t i) {
+    const auto first_after = [&](Candidates& list, ThreadId j, uint32_t i) {
       const auto& events = index_.thread_events(j);
-      const auto it = std::upper_bound(list.begin(), list.end(), i,
-                                       [&](uint32_t x, uint32_t pos) { return x < events[pos]; });
-      return it == list.end() ? kNoIndex : *it;
+      Cursor& c = list.succ;
+      if (c.stamp != stamp) c = Cursor{stamp, 0};
+      while (c.at < list.pos.size() && events[list.pos[c.at]] < i) ++c.at;
+      return c.at == list.pos.size() ? kNoIndex : list.pos[c.at];
     };
-    const auto first_index_after = [&](const std::vector<uint32_t>& list, uint32_t i) {
-      const auto it = std::upper_bound(list.begin(), list.end(), i);
-      return it == list.end() ? kNoIndex : index_.index_in_thread(*it);
+    const auto first_index_after = [&](const std::vector<uint32_t>& list, Cursor& c, uint32_t i) {
+      if (c.stamp != stamp) c = Cursor{stamp, 0};
+      while (c.at < list.size() && list[c.at] < i) ++c.at;
+      return c.at == list.size() ? kNoIndex : index_.index_in_thread(list[c.at]);
     };
     for (ThreadId w = 0; w < threads_; ++w) {
+      stamp = w + 1;
       auto& out = succ_[w];
       const auto& events = index_.thread_events(w);
       for (uint32_t p = 0; p < events.size(); ++p) {
@@ -329,19 +344,20 @@ class Analysis {
         switch (e.op) {
           case Op::Read:
           case Op::Write:
-            for (const VarThread& vt : variables_[e.target]) {
+            for (VarThread& vt : variables_[e.target]) {
               if (vt.thread == w) continue;
-              uint32_t t = first_after(vt.lists[1].pos, vt.thread, i);
-              if (e.op == Op::Write) t = std::min(t, first_after(vt.lists[0].pos, vt.thread, i));
+              uint32_t t = first_after(vt.lists[1], vt.thread, i);
+              if (e.op == Op::Write) t = std::min(t, first_after(vt.lists[0], vt.thread, i));
               if (t != kNoIndex) offer(vt.thread, t);
             }
             break;
           case Op::Release:
           case Op::ReadRelease:
-            for (const LockThread& lt : locks_[e.target]) {
+            for (LockThread& lt : locks_[e.target]) {
               if (lt.thread == w) continue;
-              const uint32_t t =
-                  first_index_after(e.op == Op::Release ? lt.acquire : lt.write_acquire, i);
+              const uint32_t t = e.op == Op::Release
+                                     ? first_index_after(lt.acquire, lt.succ[0], i)
+                                     : first_index_after(lt.write_acquire, lt.succ[1], i);
               if (t != kNoIndex) offer(lt.thread, t);
             }
             break;
