@@ -26,12 +26,48 @@ struct Section {
   bool write = true;
 };
 
+// A forward-only position in a sorted list while one thread's successors are built (valid when
+// `stamp` is that thread + 1).
+struct Cursor {
+  uint32_t stamp = 0;
+  uint32_t at = 0;
+};
+
 // One thread's released sections of one lock, in order (they do not overlap).
 struct LockThread {
   ThreadId thread = 0;
-  std::vector<uint32_t> release_pos;   // positions in the thread
-  std::vector<uint32_t> release;       // trace indices
-  std::vector<uint32_t> latest_write;  // the latest write-section release up to here, or none
+  std::vector<uint32_t> release_pos;    // positions in the thread
+  std::vector<uint32_t> release;        // trace indices
+  std::vector<uint32_t> latest_write;   // the latest write-section release up to here, or none
+  std::vector<uint32_t> acquire;        // trace indices of its acquires (all sections)
+  std::vector<uint32_t> write_acquire;  // trace indices of its write-section acquires
+  Cursor succ[2];                       // into acquire, write_acquire
+};
+
+// The direct P-successors in one thread `to` of the events of another (the paper's successor
+// queries): for each event with a P edge into `to`, its position and the position in `to` of
+// its earliest P-successor there; `tree` is a minimum segment tree over those targets.
+struct Successors {
+  ThreadId to = 0;
+  std::vector<uint32_t> source;
+  std::vector<uint32_t> tree;  // leaves at [m, 2m)
+
+  // The earliest target of the sources in positions [lo, hi), or kNoIndex.
+  uint32_t earliest(uint32_t lo, uint32_t hi) const {
+    const uint32_t m = static_cast<uint32_t>(source.size());
+    uint32_t a =
+        static_cast<uint32_t>(std::lower_bound(source.begin(), source.end(), lo) - source.begin()) +
+        m;
+    uint32_t b =
+        static_cast<uint32_t>(std::lower_bound(source.begin(), source.end(), hi) - source.begin()) +
+        m;
+    uint32_t best = kNoIndex;
+    for (; a < b; a >>= 1, b >>= 1) {
+      if (a & 1) best = std::min(best, tree[a++]);
+      if (b & 1) best = std::min(best, tree[--b]);
+    }
+    return best;
+  }
 };
 
 // A lock an access holds, and the first later candidate of its list that does not hold it
@@ -49,6 +85,7 @@ struct Candidates {
   // The holds of candidate c: holds_[hold_begin[c], hold_end[c]).
   std::vector<uint32_t> hold_begin, hold_end;
   uint32_t visible = 0;  // candidates before the current event (second pass)
+  Cursor succ;
 };
 
 // The cursor of one key (t, kind): candidates before it are TRF-before t's current access.
@@ -163,6 +200,9 @@ class Analysis {
         }
         case Op::Acquire:
         case Op::ReadAcquire: {
+          LockThread& lt = lock_thread(e.target, t);
+          lt.acquire.push_back(i);
+          if (e.op == Op::Acquire) lt.write_acquire.push_back(i);
           const uint32_t r = index_.matching(i);
           Section s;
           s.acquire_pos = p;
@@ -236,6 +276,175 @@ class Analysis {
         }
       }
     }
+    build_successors();
+  }
+
+  // The successor lists: every P edge between two threads, by its source thread. P's edges
+  // between threads: a write to every later access of its variable and a read to every later
+  // write; a release to every later acquire of its lock (not from a read release to a read
+  // acquire); a fork to the child's first event; a thread's last event to its join; a send to
+  // every later recv on its object. Only the earliest target in each thread is kept.
+  void build_successors() {
+    // Fork, join and send edges, by source.
+    struct Extra {
+      uint32_t source = 0;
+      ThreadId to = 0;
+      uint32_t target = 0;
+    };
+    std::vector<Extra> extra;
+    for (uint32_t i = 0; i < index_.size(); ++i) {
+      const Event& e = index_.event(i);
+      const uint32_t p = index_.index_in_thread(i);
+      if (e.op == Op::Fork && e.target != e.thread && !index_.thread_events(e.target).empty()) {
+        extra.push_back(Extra{i, e.target, 0});
+      } else if (e.op == Op::Join && e.target != e.thread &&
+                 !index_.thread_events(e.target).empty()) {
+        const uint32_t last = index_.thread_events(e.target).back();
+        if (last < i) extra.push_back(Extra{last, e.thread, p});
+      } else if (e.op == Op::Recv) {
+        for (const uint32_t s : index_.sends_before(i))
+          if (index_.event(s).thread != e.thread) extra.push_back(Extra{s, e.thread, p});
+      }
+    }
+    std::sort(extra.begin(), extra.end(), [](const Extra& a, const Extra& b) {
+      return a.source != b.source ? a.source < b.source : a.target < b.target;
+    });
+    succ_.assign(threads_, {});
+    std::vector<uint32_t> best(threads_, kNoIndex);
+    std::vector<uint32_t> slot(threads_, kNoIndex);
+    std::vector<ThreadId> touched;
+    const auto offer = [&](ThreadId j, uint32_t target) {
+      if (best[j] == kNoIndex) touched.push_back(j);
+      best[j] = std::min(best[j], target);
+    };
+    // The events of w come in trace order, so each list is searched from where the previous
+    // event of w left it (a cursor per list and w).
+    ThreadId stamp = 0;
+    // The first position of `list` (positions in thread j) whose event is after trace index i.
+    const auto first_after = [&](Candidates& list, ThreadId j, uint32_t i) {
+      const auto& events = index_.thread_events(j);
+      Cursor& c = list.succ;
+      if (c.stamp != stamp) c = Cursor{stamp, 0};
+      while (c.at < list.pos.size() && events[list.pos[c.at]] < i) ++c.at;
+      return c.at == list.pos.size() ? kNoIndex : list.pos[c.at];
+    };
+    const auto first_index_after = [&](const std::vector<uint32_t>& list, Cursor& c, uint32_t i) {
+      if (c.stamp != stamp) c = Cursor{stamp, 0};
+      while (c.at < list.size() && list[c.at] < i) ++c.at;
+      return c.at == list.size() ? kNoIndex : index_.index_in_thread(list[c.at]);
+    };
+    for (ThreadId w = 0; w < threads_; ++w) {
+      stamp = w + 1;
+      auto& out = succ_[w];
+      const auto& events = index_.thread_events(w);
+      for (uint32_t p = 0; p < events.size(); ++p) {
+        const uint32_t i = events[p];
+        const Event& e = index_.event(i);
+        touched.clear();
+        switch (e.op) {
+          case Op::Read:
+          case Op::Write:
+            for (VarThread& vt : variables_[e.target]) {
+              if (vt.thread == w) continue;
+              uint32_t t = first_after(vt.lists[1], vt.thread, i);
+              if (e.op == Op::Write) t = std::min(t, first_after(vt.lists[0], vt.thread, i));
+              if (t != kNoIndex) offer(vt.thread, t);
+            }
+            break;
+          case Op::Release:
+          case Op::ReadRelease:
+            for (LockThread& lt : locks_[e.target]) {
+              if (lt.thread == w) continue;
+              const uint32_t t = e.op == Op::Release
+                                     ? first_index_after(lt.acquire, lt.succ[0], i)
+                                     : first_index_after(lt.write_acquire, lt.succ[1], i);
+              if (t != kNoIndex) offer(lt.thread, t);
+            }
+            break;
+          default:
+            break;
+        }
+        const auto from = std::lower_bound(extra.begin(), extra.end(), i,
+                                           [](const Extra& x, uint32_t v) { return x.source < v; });
+        for (auto it = from; it != extra.end() && it->source == i; ++it)
+          if (it->to != w) offer(it->to, it->target);
+        for (const ThreadId j : touched) {
+          if (slot[j] == kNoIndex) {
+            slot[j] = static_cast<uint32_t>(out.size());
+            out.emplace_back().to = j;
+          }
+          Successors& s = out[slot[j]];
+          s.source.push_back(p);
+          s.tree.push_back(best[j]);
+          best[j] = kNoIndex;
+        }
+      }
+      for (Successors& s : out) {
+        slot[s.to] = kNoIndex;
+        const size_t m = s.source.size();
+        s.tree.insert(s.tree.begin(), m, kNoIndex);
+        for (size_t k = m; k-- > 1;) s.tree[k] = std::min(s.tree[2 * k], s.tree[2 * k + 1]);
+        s.tree.shrink_to_fit();
+      }
+    }
+  }
+
+  // The earliest position in each thread that the event at position p of w reaches by P within
+  // S (v_), into reach_ (kNoIndex: none). Threads are settled in the trace order of the earliest
+  // event reached in them, as P's edges go forward in the trace (Dijkstra's order).
+  void reach_from(ThreadId w, uint32_t p) {
+    reach_.assign(threads_, kNoIndex);
+    settled_.assign(threads_, 0);
+    reach_[w] = p;
+    for (;;) {
+      ThreadId x = kNoIndex;
+      uint32_t at = kNoIndex;
+      for (ThreadId y = 0; y < threads_; ++y) {
+        if (settled_[y] || reach_[y] >= v_[y]) continue;
+        const uint32_t i = index_.thread_events(y)[reach_[y]];
+        if (i < at) {
+          at = i;
+          x = y;
+        }
+      }
+      if (x == kNoIndex) return;
+      settled_[x] = 1;
+      for (const Successors& s : succ_[x]) {
+        if (settled_[s.to]) continue;
+        reach_[s.to] = std::min(reach_[s.to], s.earliest(reach_[x], v_[x]));
+      }
+    }
+  }
+
+  // Whether P ∪ B on S (v_) has a cycle, by the abstract graph over the reversed sections: a
+  // cycle of P ∪ B takes some B edge (P goes forward in the trace), so there is one iff the
+  // graph with an edge o -> o' whenever o's acquire reaches by P, within S, a release with a B
+  // edge into o' has a cycle. `reversed_` holds those releases per open section.
+  bool cyclic() {
+    const size_t k = open_.size();
+    abstract_.assign(k * k, 0);
+    for (size_t a = 0; a < k; ++a) {
+      if (rev_begin_[a] == rev_begin_[a + 1]) continue;
+      reach_from(open_[a].thread, index_.index_in_thread(open_[a].acquire));
+      for (size_t b = 0; b < k; ++b)
+        for (uint32_t r = rev_begin_[b]; r < rev_begin_[b + 1]; ++r)
+          if (reach_[reversed_[r].first] <= reversed_[r].second) abstract_[a * k + b] = 1;
+    }
+    // Cycle detection on k nodes (k is small: the sections open at S's frontier).
+    color_.assign(k, 0);
+    const auto dfs = [&](auto&& self, size_t a) -> bool {
+      color_[a] = 1;
+      for (size_t b = 0; b < k; ++b) {
+        if (!abstract_[a * k + b]) continue;
+        if (color_[b] == 1) return true;
+        if (color_[b] == 0 && self(self, b)) return true;
+      }
+      color_[a] = 2;
+      return false;
+    };
+    for (size_t a = 0; a < k; ++a)
+      if (color_[a] == 0 && dfs(dfs, a)) return true;
+    return false;
   }
 
   // th joined with pre(w, position of event j + 1); whether th changed.
@@ -429,18 +638,23 @@ class Analysis {
       k = j;
     }
     // B: the open sections that a later release in S must precede.
+    // Per open section, per thread, the latest release in S that must precede it although it is
+    // later in the trace (the earlier releases of that thread precede it in thread order).
     bool reversed = false;
+    reversed_.clear();
+    rev_begin_.assign(1, 0);
     for (const Open& o : open_) {
-      uint32_t last = kNoIndex;
       for (const LockThread& lt : locks_[o.lock]) {
         const size_t k = static_cast<size_t>(
             std::lower_bound(lt.release_pos.begin(), lt.release_pos.end(), v_[lt.thread]) -
             lt.release_pos.begin());
         if (k == 0) continue;
         const uint32_t r = o.write ? lt.release[k - 1] : lt.latest_write[k - 1];
-        if (r != kNoIndex && (last == kNoIndex || r > last)) last = r;
+        if (r == kNoIndex || r < o.acquire) continue;
+        reversed_.emplace_back(lt.thread, index_.index_in_thread(r));
+        reversed = true;
       }
-      reversed |= last != kNoIndex && last > o.acquire;
+      rev_begin_.push_back(static_cast<uint32_t>(reversed_.size()));
     }
     if (!reversed) {
       if (order != nullptr) {
@@ -450,6 +664,7 @@ class Analysis {
       }
       return true;
     }
+    if (order == nullptr) return !cyclic();
     return linearise(order);
   }
 
@@ -592,6 +807,11 @@ class Analysis {
   std::vector<Open> open_;
   std::vector<std::pair<uint32_t, uint32_t>> need_;  // per event of S: counts it waits for
   std::vector<uint32_t> reads_, writes_, releases_, write_releases_, ran_;
+  std::vector<std::vector<Successors>> succ_;            // per thread: its successor lists
+  std::vector<std::pair<ThreadId, uint32_t>> reversed_;  // (thread, position) of B sources
+  std::vector<uint32_t> rev_begin_;  // open_[k]'s B sources: reversed_[rev_begin_[k], [k + 1])
+  std::vector<uint32_t> reach_;
+  std::vector<uint8_t> settled_, abstract_, color_;
 };
 
 }  // namespace

@@ -30,8 +30,13 @@
 // holds a lock e2 holds (not both in read mode) leaves two open sections of that lock and is
 // skipped with the rest of its run of such candidates in one step; the others get S computed
 // from the TRF clocks by a fixpoint over the sections open at each thread's frontier, then the
-// open-section count, B, and, only when B is not empty, a linearisation by P ∪ B. Worst case
-// quadratic in the trace length (the paper's bound is Õ(N²)).
+// open-section count, B, and, only when B is not empty, the paper's abstract graph over the
+// reversed sections: P only goes forward in the trace, so P ∪ B has a cycle iff the graph on the
+// open sections, o -> o' when o's acquire reaches by P within S a release with a B edge into o',
+// has one. Reach within S comes from successor queries precomputed per pair of threads (the
+// earliest P-successor in one thread of a range of another's events, a minimum segment tree).
+// A witness is a linearisation by P ∪ B, built only when asked. Worst case quadratic in the
+// trace length (the paper's bound is Õ(N²)).
 #pragma once
 
 #include <cstdint>
