@@ -231,9 +231,8 @@ class Sdp final : public PoEngine<Sdp>,
       p_[t].join(h_[u]);
       if (p_[t].get(u) < n_[u]) p_[t].set(u, n_[u]);  // H_u(u) = N_u
     }
-    // u has no event after its join (Def. 3.2): its own clocks are never read again (the clocks
-    // others keep of it, its J_u and its history entries stay).
-    h_[u] = VectorClock{};
+    // u has no event after its join (Def. 3.2): P_u and imp_u are never read again (H_u is, by
+    // a repeated join; the clocks others keep of u, J_u and u's history entries stay).
     p_[u] = VectorClock{};
     if (u < imp_.size()) imp_[u] = VectorClock{};
   }
