@@ -247,6 +247,53 @@ TEST(PoProperty, SdpEqualsItsFirstVersionOnChurnTraces) {
   EXPECT_GE(threads, 20u);                           // many threads over a trace's life
 }
 
+// Churn with locks shared between short-lived threads (the goroutines preset's shape): few locks,
+// most accesses inside nested sections, so the threads learn one another through the locks and
+// case A of S4 imports along H_l (engines/po/sdp.cpp, import_from), also back to a thread that
+// released a lock inside a CS it still holds. Same races, in the same order, as the first
+// version; on every tenth trace the definition's pairs.
+TEST(PoProperty, SdpEqualsItsFirstVersionOnChurnTracesWithSharedLocks) {
+  const auto races_of = [](const RaceSink& sink) {
+    std::vector<std::tuple<EventId, EventId, VariableId>> out;
+    for (const Race& r : sink.races()) out.emplace_back(r.first.event, r.second.event, r.variable);
+    return out;
+  };
+  size_t racy = 0, threads = 0;
+  const int count = iterations(2000);
+  for (int k = 0; k < count; ++k) {
+    const uint64_t seed = 150000 + static_cast<uint64_t>(k);
+    Rng rng(seed);
+    GeneratorOptions o = random_options(seed);
+    o.shape = ForkShape::Churn;
+    o.threads = 10 + static_cast<uint32_t>(rng.below(40));
+    o.live = 2 + static_cast<uint32_t>(rng.below(4));
+    o.events = 60 + rng.below(k % 10 == 0 ? 80 : 400);
+    o.locks = 1 + static_cast<uint32_t>(rng.below(4));
+    o.variables = 2 + static_cast<uint32_t>(rng.below(6));
+    o.nesting = 1 + static_cast<uint32_t>(rng.below(3));
+    o.cs_share = 0.9;
+    o.guarded_share = 0.8;
+    o.write_share = 0.5;
+    o.nest_chance = 0.4;
+    o.read_lock_share = k % 4 == 0 ? 0.3 : 0;
+    o.sync_share = k % 5 == 2 ? 0.1 : 0;
+    const Trace trace = generate_trace(o);
+    threads = std::max(threads, size_t{trace.symbols.threads.size()});
+    const RaceSink first = run_plain("sdp", trace);
+    const RaceSink now = run_engine("sdp", trace);
+    ASSERT_EQ(races_of(now), races_of(first)) << "seed " << seed << "\n" << to_std_text(trace);
+    ASSERT_EQ(verdict_of(now).racy_events, verdict_of(first).racy_events) << "seed " << seed;
+    if (k % 10 == 0) {
+      ASSERT_EQ(verdict_of(now).pairs, testing::po_reference(trace, "sdp").pairs)
+          << "seed " << seed << "\n"
+          << to_std_text(trace);
+    }
+    racy += !now.races().empty();
+  }
+  EXPECT_GT(racy, static_cast<size_t>(count) / 10);  // not only race-free traces
+  EXPECT_GE(threads, 30u);                           // many threads over a trace's life
+}
+
 // Read-write locks: half of the acquires in read mode, against the reduction in the reference.
 TEST(PoProperty, EnginesWithReadLocksEqualTheirDefinitions) {
   for (const char* engine : {"shb", "wcp", "sdp", "dc", "wdc", "dc-tp", "wdp"})

@@ -178,7 +178,7 @@ class Sdp final : public PoEngine<Sdp>,
       for (const auto& [t, f] : list) cells += 1 + f.size();
     // The clocks: per thread H, P and S4's import state, per lock H_l, P_l, per section H at
     // its release, J_t.
-    for (const auto* clocks : {&h_, &p_, &imp_, &seen_, &hl_, &pl_})
+    for (const auto* clocks : {&h_, &p_, &imp_, &impl_, &imps_, &hl_, &pl_})
       for (const VectorClock& c : *clocks) cells += 1 + c.size();
     for (const auto& list : sections_)
       for (const Cs& cs : list) cells += 1 + cs.rel.size();
@@ -193,8 +193,11 @@ class Sdp final : public PoEngine<Sdp>,
   // H_t ⊔= H_l; P_t ⊔= P_l (S5), for each reduced lock
   void acquire(EventId id, const Event& e) {
     const ThreadId t = e.thread;
-    for (LockId l : reduced_locks(e, t))
+    for (LockId l : reduced_locks(e, t)) {
       acquire_lock(t, l, Cs{t, n_[t], id, false, kNoEvent, {}, {}});
+      grow_to(impl_, l);
+      import_from(t, impl_[l], hl_[l]);
+    }
     auto& held = held_of(t);
     const LockId token = section_token(e);
     held.insert(std::upper_bound(held.begin(), held.end(), token), token);
@@ -228,9 +231,21 @@ class Sdp final : public PoEngine<Sdp>,
       p_[t].join(h_[u]);
       if (p_[t].get(u) < n_[u]) p_[t].set(u, n_[u]);  // H_u(u) = N_u
     }
+    // u has no event after its join (Def. 3.2): P_u and imp_u are never read again (H_u is, by
+    // a repeated join; the clocks others keep of u, J_u and u's history entries stay).
+    p_[u] = VectorClock{};
+    if (u < imp_.size()) imp_[u] = VectorClock{};
   }
-  void send(EventId, const Event& e) { send_on(e.thread, e.target); }
-  void recv(EventId, const Event& e) { recv_on(e.thread, e.target); }
+  void send(EventId, const Event& e) {
+    grow_to(imps_, e.target);
+    imps_[e.target].join(imp_all(e.thread));
+    send_on(e.thread, e.target);
+  }
+  void recv(EventId, const Event& e) {
+    recv_on(e.thread, e.target);
+    if (e.target < imps_.size() && e.target < hs_.size())
+      import_from(e.thread, imps_[e.target], hs_[e.target]);
+  }
 
  protected:
   void columns(const Event& e, Annotation& row) override { clock_columns(e.thread, width(e), row); }
@@ -390,6 +405,54 @@ class Sdp final : public PoEngine<Sdp>,
         {n_[t], id, nullptr, static_cast<uint32_t>(off), static_cast<uint32_t>(size)});
   }
 
+  // J_u(k): t's cumulative S4 clock over its writes at local times <= k (empty if none).
+  ClockRef cum_upto(ThreadId u, Clock k) const {
+    if (u >= cum_.size()) return {};
+    const Cum& c = cum_[u];
+    const auto it = std::upper_bound(c.entries.begin(), c.entries.end(), k,
+                                     [](Clock v, const Cum::Entry& en) { return v < en.n; });
+    return it == c.entries.begin() ? ClockRef{}
+                                   : c.at(static_cast<size_t>(it - c.entries.begin()) - 1);
+  }
+  // Case A's import, kept as a join homomorphism. Imp(C) = ⊔_u J_u(C(u)) for an HB clock C:
+  // J_u(k) is final once some clock holds k for u (a clock learns k from u's release, send or
+  // fork, after which N_u ticks, and J_u's later entries carry larger N), and J_u is monotone, so
+  // Imp(C ⊔ D) = Imp(C) ⊔ Imp(D). Each lock and send object keeps Imp of its H beside it
+  // (impl_, imps_), and a thread joins Imp(C) into imp_t where H_t ⊔= C, instead of looking at
+  // every thread's J at each release (that was cubic in the threads: each new thread imported the
+  // clock of every older one). Imp(C) also holds J_t(C(t)), which the first version left out
+  // (u != t). It is harmless when C(t) is below the acquire time of every open CS of t: those
+  // writes precede the acquire of every CS t will release from now on, so J_t(C(t)) lies below
+  // that release's own case-A clock (J_t before the acquire), and known_prefix of a join of
+  // HB-closed clocks is the larger of their prefixes (an acquire of l known implies the earlier
+  // ones known). Otherwise (t learns back a release of its own made inside an open CS) the
+  // terms of the other threads are imported one by one, as the first version did.
+  void import_from(ThreadId t, const VectorClock& imp_c, const VectorClock& c) {
+    grow_to(imp_, t);
+    ++steps_;
+    const Clock own = c.get(t);
+    bool harmless = true;
+    for (const OpenSections::Cs& cs : open_.of(t))
+      harmless = harmless && own < sections_[cs.lock][cs.entry].acq;
+    if (harmless) {
+      imp_[t].join(imp_c);
+      return;
+    }
+    for (ThreadId u : cum_threads_) {
+      ++steps_;
+      if (u == t) continue;
+      join_ref(imp_[t], cum_upto(u, c.get(u)));
+    }
+  }
+  // Imp(H_t) at a release or send of t: imp_t ⊔ J_t (H_t(t) = N_t covers every entry of J_t).
+  const VectorClock& imp_all(ThreadId t) {
+    grow_to(imp_, t);
+    all_.assign(imp_[t]);
+    if (t < cum_.size() && !cum_[t].entries.empty())
+      join_ref(all_, cum_[t].at(cum_[t].entries.size() - 1));
+    return all_;
+  }
+
   // Case B: the entry of (t, e2, slot), replacing t's earlier live entry of the slot.
   void log(ThreadId t, EventId id, uint32_t s, LockId m, uint32_t star) {
     grow_to(log_, t);
@@ -431,7 +494,9 @@ class Sdp final : public PoEngine<Sdp>,
       read_locks_ = true;
       filtered_.allow_read_modes();
     }
-    return reduced(e, t, [&](LockId, LockId, const auto& slots) {
+    return reduced(e, t, [&](LockId from, LockId to, const auto& slots) {
+      grow_to(impl_, std::max(from, to));
+      impl_[to] = impl_[from];
       for (const auto& [s, c] : slots)
         if (s < writers_.size()) {
           grow_to(writers_, c);
@@ -455,6 +520,8 @@ class Sdp final : public PoEngine<Sdp>,
               ws.push({static_cast<uint32_t>(cs.entry), w, w}, t);
           }
           sections_[cs.lock][cs.entry].rel_event = id;
+          grow_to(impl_, cs.lock);
+          impl_[cs.lock].assign(imp_all(t));  // H_l := H_t
         });
   }
 
@@ -479,25 +546,9 @@ class Sdp final : public PoEngine<Sdp>,
     const auto& list = sections_[l];
     const EventId a2 = list[c2].acq_event;
     ptrdiff_t best = -1;
-    // Case A, other threads: import what e2 <hb r2 newly allows (seen: H_t at the last import).
+    // Case A, other threads: imp_t, kept up to date at the acquires and recvs (import_from).
     grow_to(imp_, t);
-    grow_to(seen_, t);
-    VectorClock& imp = imp_[t];
-    VectorClock& seen = seen_[t];
-    for (ThreadId u : cum_threads_) {
-      ++steps_;
-      const Clock known = h_[t].get(u), old = seen.get(u);
-      if (u == t || known <= old) continue;
-      seen.set(u, known);
-      const Cum& c = cum_[u];
-      const auto it = std::upper_bound(c.entries.begin(), c.entries.end(), known,
-                                       [](Clock v, const Cum::Entry& en) { return v < en.n; });
-      if (it == c.entries.begin() || std::prev(it)->n <= old) continue;  // joined before
-      const ClockRef j = c.at(static_cast<size_t>(it - c.entries.begin()) - 1);
-      for (size_t v = 0; v < j.size; ++v)
-        if (j.data[v] > imp.get(static_cast<ThreadId>(v)))
-          imp.set(static_cast<ThreadId>(v), j.data[v]);
-    }
+    const VectorClock& imp = imp_[t];
     best = static_cast<ptrdiff_t>(known_prefix(list, c2, imp)) - 1;
     // Case A, own writes before the acquire.
     if (t < cum_.size() && !cum_[t].entries.empty()) {
@@ -549,9 +600,11 @@ class Sdp final : public PoEngine<Sdp>,
   std::vector<Writers> writers_;                                        // per (l,x) slot: W_{l,x}
   std::vector<std::vector<std::pair<ThreadId, VectorClock>>> pending_;  // [x]: F_{t,x} by t
   std::vector<Cum> cum_;                                                // J_t
-  std::vector<ThreadId> cum_threads_;       // the threads with a J_t entry
-  std::vector<VectorClock> imp_;            // per t: the entries of others imported
-  std::vector<VectorClock> seen_;           // per t: H_t at its last import
+  std::vector<ThreadId> cum_threads_;  // the threads with a J_t entry
+  std::vector<VectorClock> imp_;   // per t: ⊔ J_u(H_t(u)) over u != t (and harmless own terms)
+  std::vector<VectorClock> impl_;  // per (reduced) lock: Imp(H_l) = ⊔ J_u(H_l(u)) over every u
+  std::vector<VectorClock> imps_;  // per send object: Imp(H_o)
+  VectorClock all_;                // scratch: Imp(H_t) of a release or send
   std::vector<std::vector<LogEntry>> log_;  // per t: case B entries, by e2
   std::vector<const VectorClock*> from_;    // scratch: H(s*) of the current write
   SlotFilteredHistory filtered_;            // slot = thread (no slot reuse)
