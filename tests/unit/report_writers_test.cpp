@@ -164,25 +164,36 @@ TEST(TextReport, BlocksPerLocationPairAndSummary) {
   std::ostringstream out;
   write_text_report(out, report);
   const std::string text = out.str();
-  EXPECT_EQ(text,
-            "==================\n"
-            "WARNING: data race (engine lockset, possible)\n"
-            "  Read of x by thread T2 at B (event 2)\n"
-            "  Previous write of x by thread T1 at A (event 1)\n"
-            "  2 races at this pair of locations (A, B); the first detected is shown\n"
-            "  Possible: this engine's heuristic flags the pair, but it may be a false alarm.\n"
-            "==================\n"
-            "WARNING: data race (engine lockset, possible)\n"
-            "  Write of y by thread T1 at D (event 5)\n"
-            "  Previous write of y by thread T3 at C (event 4)\n"
-            "  1 race at this pair of locations (C, D)\n"
-            "  Possible: this engine's heuristic flags the pair, but it may be a false alarm.\n"
-            "==================\n"
-            "SUMMARY: racepred: 3 races (3 racy events, 2 racy locations) with engine lockset "
-            "in t.std (5 events, 0.250 s)\n"
-            "SUMMARY: racepred: 2 distinct races by pair of locations (0 observed, 0 witnessed, 0 "
-            "predicted, 2 "
-            "possible) in t.std; engine: lockset (possible)\n");
+  const std::string fp_ab = report_fingerprint(report, Finding::of_race(f.race(1, 2)));
+  const std::string fp_cd = report_fingerprint(report, Finding::of_race(f.race(4, 5)));
+  EXPECT_NE(fp_ab, fp_cd);
+  EXPECT_EQ(
+      text,
+      "==================\n"
+      "WARNING: data race (engine lockset, possible)\n"
+      "  Read of x by thread T2 at B (event 2)\n"
+      "  Previous write of x by thread T1 at A (event 1)\n"
+      "  2 races at this pair of locations (A, B); the first detected is shown\n"
+      "  Possible: this engine's heuristic flags the pair, but it may be a false alarm.\n"
+      "  Fingerprint: " +
+          fp_ab +
+          "\n"
+          "==================\n"
+          "WARNING: data race (engine lockset, possible)\n"
+          "  Write of y by thread T1 at D (event 5)\n"
+          "  Previous write of y by thread T3 at C (event 4)\n"
+          "  1 race at this pair of locations (C, D)\n"
+          "  Possible: this engine's heuristic flags the pair, but it may be a false "
+          "alarm.\n"
+          "  Fingerprint: " +
+          fp_cd +
+          "\n"
+          "==================\n"
+          "SUMMARY: racepred: 3 races (3 racy events, 2 racy locations) with engine lockset "
+          "in t.std (5 events, 0.250 s)\n"
+          "SUMMARY: racepred: 2 distinct races by pair of locations (0 observed, 0 witnessed, 0 "
+          "predicted, 2 "
+          "possible) in t.std; engine: lockset (possible)\n");
 }
 
 // An engine whose guarantee is about its first race labels that race predicted, the others

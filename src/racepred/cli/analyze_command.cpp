@@ -1,4 +1,5 @@
 // racepred analyze: one read of the trace, every selected engine, a text or JSON report.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -27,6 +28,8 @@ struct AnalyzeOptions {
   // --witness [FILE]: build and check witnesses; FILE ("" none) receives them.
   CLI::Option* witness = nullptr;
   std::string witness_file;
+  std::string suppressions;  // --suppressions FILE
+  std::string baseline;      // --baseline FILE
 };
 
 std::vector<std::string> split_names(const std::vector<std::string>& values) {
@@ -54,6 +57,10 @@ int analyze(const AnalyzeOptions& o, std::ostream& out) {
       throw UsageError("--witness: FILE must be a file (the report goes to standard output)");
     check_not_an_input(o.witness_file, {o.trace});
   }
+  // Read before the analysis: a bad file is reported at once.
+  FindingFilter filter;
+  if (!o.suppressions.empty()) filter.suppressions = Suppressions::read(o.suppressions);
+  if (!o.baseline.empty()) filter.baseline = Baseline::read(o.baseline);
   Progress progress(progress_wanted(o.report));
   if (progress.enabled())
     options.on_progress = [&progress](uint64_t events) { progress.update(events); };
@@ -83,14 +90,31 @@ int analyze(const AnalyzeOptions& o, std::ostream& out) {
       for (EngineReport& r : report.results) r.witness_file = o.witness_file;
     }
   }
-  if (o.report.json())
+  report.filter = &filter;
+  // Fingerprints read source lines as named, else beside the trace.
+  std::vector<std::string> roots;
+  if (o.trace != "-") roots.push_back(std::filesystem::path(o.trace).parent_path().string());
+  report.sources = std::make_shared<SourceLines>(std::move(roots));
+  if (o.report.sarif()) {
+    write_sarif_report(out, report);
+  } else if (o.report.json()) {
     write_json_report(out, report);
-  else
+  } else if (color_wanted(o.report)) {
+    std::ostringstream text;
+    write_text_report(text, report);
+    out << colorize(text.str());
+  } else {
     write_text_report(out, report);
+  }
   // Races reported by any engine: 1. Otherwise a failed engine makes the run incomplete: 2,
-  // never "no race".
+  // never "no race". With suppressions or a baseline, only the findings still listed count.
   if (witness_error) return kExitError;
-  if (result.any_finding()) return kExitRaces;
+  if (filter.active()) {
+    const FilterSummary shown = filter_summary(report);
+    if (shown.shown_failing + shown.unlisted > 0) return kExitRaces;
+  } else if (result.any_finding()) {
+    return kExitRaces;
+  }
   return result.any_failed() ? kExitError : kExitNoRace;
 }
 
@@ -106,7 +130,9 @@ Command add_analyze_command(CLI::App& app) {
       "labelled observed (the recorded run shows it), witnessed (a checked schedule of the run\n"
       "shows it; --witness), predicted (a sound engine says another schedule of the run shows\n"
       "it) or possible (may be a false alarm), a SUMMARY line per engine and one combined\n"
-      "SUMMARY of the distinct races; --format json writes schema racepred/2 (docs/CLI.md).\n"
+      "SUMMARY of the distinct races; --format json writes schema racepred/2, --format sarif\n"
+      "SARIF 2.1.0 (docs/CLI.md). Each finding has a fingerprint that stays when the run is\n"
+      "recorded again, lines shift or the threads swap roles (--baseline, racepred merge).\n"
       "Notes and warnings about the input go to stderr.\n"
       "--witness [FILE]: the engines whose guarantee says their reports are real (shb, syncp,\n"
       "adjacent; the first race of hb, djit, fasttrack, ...) build a witness of each race they\n"
@@ -124,6 +150,8 @@ Command add_analyze_command(CLI::App& app) {
       "  racepred analyze trace.std\n"
       "  racepred analyze -e lockset --format json --max-races 10 -o report.json trace.std\n"
       "  racepred analyze -e all - < trace.std\n"
+      "  racepred analyze --format sarif -o races.sarif trace.std\n"
+      "  racepred analyze --suppressions tsan.supp --baseline old.json trace.std\n"
       "  racepred analyze --witness w.json trace.std && racepred check-witness trace.std w.json");
   auto o = std::make_shared<AnalyzeOptions>();
   sub->add_option("-e,--engine", o->engines,
@@ -132,7 +160,16 @@ Command add_analyze_command(CLI::App& app) {
                       std::string(kDefaultEngines) + ")")
       ->type_name("ENGINE[,ENGINE...]")
       ->allow_extra_args(false);  // one value per -e: `-e a,b TRACE` leaves TRACE alone
-  add_report_options(sub, o->report);
+  add_report_options(sub, o->report, /*with_sarif=*/true);
+  add_color_option(sub, o->report);
+  sub->add_option("--suppressions", o->suppressions,
+                  "Leave out the findings a ThreadSanitizer-style suppressions file matches "
+                  "(race:, race_top:, deadlock:, thread:, called_from_lib:; docs/CLI.md)")
+      ->type_name("FILE");
+  sub->add_option("--baseline", o->baseline,
+                  "List only findings whose fingerprint is not in OLD (a JSON report or SARIF "
+                  "log of racepred); exit code 1 only for new ones")
+      ->type_name("OLD.json|OLD.sarif");
   add_max_races_option(sub, o->max_races);
   add_lenient_option(sub, o->lenient,
                      "Skip malformed lines and drop events that break well-formedness (counted "

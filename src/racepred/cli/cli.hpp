@@ -39,6 +39,7 @@ Command add_record_command(CLI::App& app);
 Command add_explore_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 Command add_check_witness_command(CLI::App& app);
+Command add_merge_command(CLI::App& app);
 
 // Runs racepred with the given arguments (argv[0] is the program name); returns the exit code.
 // Output goes to std::cout (or -o FILE), diagnostics to std::cerr.

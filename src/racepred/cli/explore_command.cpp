@@ -70,7 +70,21 @@ int run_explore(ExploreCliOptions& o, std::ostream& out) {
   }
   const double rate = r.seconds > 0 ? static_cast<double>(r.executions) / r.seconds : 0;
   const std::string engine = "explore/" + run.engine;
-  if (o.report.json()) {
+  SourceLines sources;
+  const auto fingerprint_of = [&sources](const explore::ExploreFinding& f) {
+    return fingerprint(f.trace->symbols, f.finding, sources);
+  };
+  if (o.report.sarif()) {
+    std::vector<nlohmann::ordered_json> findings;
+    for (const explore::ExploreFinding& f : r.findings) {
+      nlohmann::ordered_json fj = finding_json(f.trace->symbols, f.finding);
+      fj["count"] = f.executions;
+      fj["engine"] = engine;
+      fj["fingerprint"] = fingerprint_of(f);
+      findings.push_back(std::move(fj));
+    }
+    write_json(out, sarif_log(findings, "explore", o.command.front()));
+  } else if (o.report.json()) {
     nlohmann::ordered_json j = json_header("explore");
     j["program"] = o.command;
     j["strategy"] = run.replay ? "replay" : run.strategy;
@@ -88,6 +102,7 @@ int run_explore(ExploreCliOptions& o, std::ostream& out) {
       nlohmann::ordered_json fj = finding_json(f.trace->symbols, f.finding);
       fj["count"] = f.executions;
       fj["first_execution"] = f.first_execution;
+      fj["fingerprint"] = fingerprint_of(f);
       fj["replay"] = f.replay_file.empty() ? nlohmann::ordered_json(nullptr)
                                            : nlohmann::ordered_json(f.replay_file);
       j["findings"].push_back(std::move(fj));
@@ -95,30 +110,35 @@ int run_explore(ExploreCliOptions& o, std::ostream& out) {
     j["notes"] = r.notes;
     write_json(out, j);
   } else {
+    std::ostringstream text_out;
+    const bool color = color_wanted(o.report);
+    std::ostream& text = color ? static_cast<std::ostream&>(text_out) : out;
     const std::string rule(18, '=');
     for (const explore::ExploreFinding& f : r.findings) {
-      out << rule << '\n';
+      text << rule << '\n';
       Finding shown = f.finding;  // the replay command below names the replay file
       shown.failure.schedule.replay_file.clear();
-      write_text_finding(out, f.trace->symbols, shown, engine);
-      out << "  Found in " << f.executions << " of "
-          << count_of(r.executions, "execution", "executions") << " (first: execution "
-          << f.first_execution << ")\n";
+      write_text_finding(text, f.trace->symbols, shown, engine);
+      text << "  Found in " << f.executions << " of "
+           << count_of(r.executions, "execution", "executions") << " (first: execution "
+           << f.first_execution << ")\n";
+      text << "  Fingerprint: " << fingerprint_of(f) << '\n';
       if (!f.replay_file.empty())
-        out << "  Replay: " << printable(replay_command(f.replay_file, o.command)) << '\n';
+        text << "  Replay: " << printable(replay_command(f.replay_file, o.command)) << '\n';
     }
-    if (!r.findings.empty()) out << rule << '\n';
+    if (!r.findings.empty()) text << rule << '\n';
     std::ostringstream rate_text;
     rate_text << std::fixed << std::setprecision(1) << rate;
-    out << "SUMMARY: racepred explore: "
-        << (r.findings.empty()
-                ? std::string("nothing found")
-                : count_of(r.findings.size(), "finding", "findings") + " (" +
-                      count_of(races, "data race", "data races") + ", " +
-                      count_of(failures, "program failure", "program failures") + ")")
-        << " in " << count_of(r.executions, "execution", "executions") << " (" << rate_text.str()
-        << " executions/s)\n";
-    out << "Coverage: " << r.coverage << '\n';
+    text << "SUMMARY: racepred explore: "
+         << (r.findings.empty()
+                 ? std::string("nothing found")
+                 : count_of(r.findings.size(), "finding", "findings") + " (" +
+                       count_of(races, "data race", "data races") + ", " +
+                       count_of(failures, "program failure", "program failures") + ")")
+         << " in " << count_of(r.executions, "execution", "executions") << " (" << rate_text.str()
+         << " executions/s)\n";
+    text << "Coverage: " << r.coverage << '\n';
+    if (color) out << colorize(text_out.str());
   }
   if (!o.report.quiet)
     for (const std::string& n : r.notes)
@@ -143,7 +163,8 @@ Command add_explore_command(CLI::App& app) {
       "  racepred explore --strategy pct --depth 2 --executions 500 -- ./prog\n"
       "  racepred explore --replay racepred-replays/finding-1.json --record run.rpt -- ./prog\n"
       "Exit codes: 0 nothing found, 1 a finding, 2 usage error or a program that cannot run.");
-  add_report_options(sub, o->report);
+  add_report_options(sub, o->report, /*with_sarif=*/true);
+  add_color_option(sub, o->report);
   sub->add_option("--strategy", o->run.strategy,
                   "dfs: depth-first search over synchronisation points with iterative "
                   "preemption bounding (complete up to the bound); random; pct (probabilistic "

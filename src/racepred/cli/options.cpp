@@ -4,18 +4,27 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <string_view>
 
 #include "racepred/io/formats.hpp"
 
 namespace racepred::cli {
 
-void add_report_options(CLI::App* sub, ReportOptions& options) {
+void add_report_options(CLI::App* sub, ReportOptions& options, bool with_sarif) {
   options.command = sub->get_name();
-  sub->add_option("--format", options.format,
-                  "Report format: text for people, json for programs (schema racepred/2, "
-                  "docs/CLI.md)")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  if (with_sarif) {
+    sub->add_option("--format", options.format,
+                    "Report format: text for people, json for programs (schema racepred/2), "
+                    "sarif (SARIF 2.1.0, for code scanning; docs/CLI.md)")
+        ->check(CLI::IsMember({"text", "json", "sarif"}))
+        ->capture_default_str();
+  } else {
+    sub->add_option("--format", options.format,
+                    "Report format: text for people, json for programs (schema racepred/2, "
+                    "docs/CLI.md)")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+  }
   sub->add_option("-o,--output", options.output,
                   "Write the report to FILE instead of standard output (a regular file "
                   "atomically, keeping its mode: a run that fails leaves no partial report; a "
@@ -79,6 +88,58 @@ ReadOptions read_options(const std::string& input_format, bool lenient) {
   read.lenient = lenient;
   if (auto format = parse_input_format(input_format)) read.format = *format;
   return read;
+}
+
+void add_color_option(CLI::App* sub, ReportOptions& options) {
+  sub->add_option("--color", options.color,
+                  "Colour the text report: auto (when standard output is a terminal and NO_COLOR "
+                  "is not set), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+}
+
+bool color_wanted(const ReportOptions& options) {
+  const bool to_stdout = options.output.empty() || options.output == "-";
+  return color_wanted(options.color, to_stdout && isatty(STDOUT_FILENO) == 1,
+                      std::getenv("NO_COLOR"), std::getenv("TERM"));
+}
+
+bool color_wanted(const std::string& mode, bool to_terminal, const char* no_color,
+                  const char* term) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  return to_terminal && (no_color == nullptr || *no_color == '\0') &&
+         (term == nullptr || std::string_view(term) != "dumb");
+}
+
+std::string colorize(const std::string& text) {
+  constexpr std::string_view kRed = "\x1b[1;31m", kBold = "\x1b[1m", kDim = "\x1b[2m",
+                             kReset = "\x1b[0m";
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line(text.data() + start, end - start);
+    std::string_view color;
+    if (line.rfind("WARNING:", 0) == 0 || line.rfind("ERROR:", 0) == 0) {
+      color = kRed;
+    } else if (line.rfind("SUMMARY:", 0) == 0) {
+      color = kBold;
+    } else if (line.rfind("  Fingerprint:", 0) == 0 || line.rfind("==================", 0) == 0) {
+      color = kDim;
+    }
+    if (color.empty()) {
+      out += line;
+    } else {
+      out += color;
+      out += line;
+      out += kReset;
+    }
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
 }
 
 bool progress_wanted(const ReportOptions& options) {

@@ -21,11 +21,23 @@ struct ReportOptions {
   std::string output;                      // -o FILE; empty: standard output
   bool quiet = false;                      // -q: no notes, warnings or progress on stderr
   std::vector<const std::string*> inputs;  // the input paths: -o must not name one of them
+  std::string color = "auto";              // --color: never | always | auto
   bool json() const { return format == "json"; }
+  bool sarif() const { return format == "sarif"; }
 };
 
-// --format text|json, -o/--output FILE, -q/--quiet.
-void add_report_options(CLI::App* sub, ReportOptions& options);
+// --format text|json (text|json|sarif with `with_sarif`), -o/--output FILE, -q/--quiet.
+void add_report_options(CLI::App* sub, ReportOptions& options, bool with_sarif = false);
+// --color=never|always|auto for a text report.
+void add_color_option(CLI::App* sub, ReportOptions& options);
+// Whether the text report is coloured: always; never; auto: when it goes to standard output,
+// that is a terminal, NO_COLOR is unset or empty and TERM is not "dumb".
+bool color_wanted(const ReportOptions& options);
+bool color_wanted(const std::string& mode, bool to_terminal, const char* no_color,
+                  const char* term);
+// The text report with ANSI colours: WARNING and ERROR lines red, SUMMARY lines bold,
+// fingerprints dim.
+std::string colorize(const std::string& text);
 // --input-format with the reader's format names (io's input_format_names()).
 void add_input_format_option(CLI::App* sub, std::string& format);
 // --lenient; `what` says what it skips for this command.

@@ -243,6 +243,12 @@ void write_finding(std::ostream& out, const Symbols& symbols, const Finding& f,
   }
 }
 
+// Whether the report's filter (suppressions, baseline) lets the finding be listed.
+bool shown(const Report& report, const Finding& f, const std::string& fingerprint) {
+  return !report.filter || !report.filter->active() ||
+         report.filter->judge(*report.symbols, f, fingerprint) == FindingFilter::Verdict::Shown;
+}
+
 // Blocks are separated by a line of '='; `open` says whether a block awaits its closing line.
 void write_engine_blocks(std::ostream& out, const Report& report, const EngineReport& result,
                          bool& open) {
@@ -255,25 +261,33 @@ void write_engine_blocks(std::ostream& out, const Report& report, const EngineRe
   context.truncated = sink.truncated();
   context.labelled = true;
   const std::vector<LabelledPair> pairs = labelled_pairs(result);
+  bool any_block = false;
   for (const LabelledPair& pair : pairs) {
+    const Finding f = Finding::of_race(pair.example, pair.count, extras.locks_of(pair.example));
+    const std::string fp = report_fingerprint(report, f);
+    if (!shown(report, f, fp)) continue;
     out << "==================\n";
     context.claimed = pair.claimed;
     context.confidence = pair.confidence;
     context.witness = result.witness_of(pair.example);
     context.witness_file = result.witness_file;
-    write_finding(out, symbols,
-                  Finding::of_race(pair.example, pair.count, extras.locks_of(pair.example)),
-                  result.engine, locks_text, context);
+    write_finding(out, symbols, f, result.engine, locks_text, context);
+    out << "  Fingerprint: " << fp << '\n';
+    any_block = true;
   }
   context.claimed = false;
   context.witness = nullptr;
   for (const Finding& f : sink.findings()) {
+    const std::string fp = report_fingerprint(report, f);
+    if (!shown(report, f, fp)) continue;
     out << "==================\n";
     // A failure happened in the run; a deadlock is as certain as the engine's reports.
     context.confidence = f.kind == FindingKind::Failure ? Confidence::Observed : result.confidence;
     write_finding(out, symbols, f, result.engine, locks_text, context);
+    out << "  Fingerprint: " << fp << '\n';
+    any_block = true;
   }
-  if (!pairs.empty() || !sink.findings().empty()) open = true;
+  if (any_block) open = true;
   if (!extras.stats.empty()) {
     if (open) out << "==================\n";
     open = false;
@@ -453,6 +467,47 @@ void write_text_report(std::ostream& out, const Report& report) {
   if (open) out << "==================\n";
   for (const EngineReport& result : report.results) out << summary_line(report, result) << '\n';
   write_combined_summary(out, report);
+  if (report.filter && report.filter->active())
+    write_filter_summary(out, *report.filter, filter_summary(report));
+}
+
+SourceLines& Report::source_lines() const {
+  if (!sources) sources = std::make_shared<SourceLines>();
+  return *sources;
+}
+
+std::string report_fingerprint(const Report& report, const Finding& finding) {
+  return fingerprint(*report.symbols, finding, report.source_lines());
+}
+
+FilterSummary filter_summary(const Report& report) {
+  FilterSummary s;
+  if (!report.filter) return s;
+  const FindingFilter& filter = *report.filter;
+  s.used.assign(filter.suppressions.list().size(), 0);
+  const auto judge = [&](const Finding& f) {
+    int which = -1;
+    switch (filter.judge(*report.symbols, f, report_fingerprint(report, f), &which)) {
+      case FindingFilter::Verdict::Shown:
+        if (fails_run(f.kind)) ++s.shown_failing;
+        break;
+      case FindingFilter::Verdict::Suppressed:
+        ++s.used[static_cast<size_t>(which)];
+        ++s.suppressed;
+        break;
+      case FindingFilter::Verdict::InBaseline:
+        ++s.in_baseline;
+        break;
+    }
+  };
+  for (const EngineReport& result : report.results) {
+    if (!result.error.empty() || !result.sink) continue;
+    for (const LabelledPair& pair : labelled_pairs(result)) judge(Finding::of_race(pair.example));
+    for (const Finding& f : result.sink->findings()) judge(f);
+    if (result.sink->truncated())
+      s.unlisted += result.sink->race_count() - result.sink->races().size();
+  }
+  return s;
 }
 
 TraceInfo TraceInfo::of(std::string path, const Symbols& symbols, const ReadSummary& read,
@@ -600,6 +655,33 @@ nlohmann::ordered_json witness_json(const WitnessSummary& w, std::string_view fi
   return j;
 }
 
+// The witness' last steps (the report's tail of it), for SARIF's thread flows.
+nlohmann::ordered_json interleaving_json(const Symbols& symbols, const WitnessSummary& w) {
+  nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+  const auto add = [&](const WitnessSummary::Step& step) {
+    const Event& e = step.event;
+    std::string_view target;
+    if (e.is_access()) {
+      target = symbols.variables.name(e.target);
+    } else if (e.op == Op::Fork || e.op == Op::Join) {
+      target = symbols.threads.name(e.target);
+    } else {
+      target = symbols.locks.name(e.target);
+    }
+    steps.push_back({{"event", step.id},
+                     {"thread", symbols.threads.name(e.thread)},
+                     {"op", op_name(e.op)},
+                     {"target", target},
+                     {"location", symbols.locations.name(e.location)}});
+  };
+  for (const WitnessSummary::Step& step : w.tail) add(step);
+  if (!w.adjacent) {
+    add(w.first);
+    add(w.second);
+  }
+  return steps;
+}
+
 }  // namespace
 
 nlohmann::ordered_json json_report(const Report& report) {
@@ -623,16 +705,24 @@ nlohmann::ordered_json json_report(const Report& report) {
     };
     ordered_json findings = ordered_json::array();
     for (const Race& race : sink.races()) {  // sorted by (first, second) after finalize()
-      findings.push_back(
-          finding_json(symbols, Finding::of_race(race, 1, extras.locks_of(race)), locks_key));
+      const Finding f = Finding::of_race(race, 1, extras.locks_of(race));
+      const std::string fp = report_fingerprint(report, f);
+      if (!shown(report, f, fp)) continue;
+      findings.push_back(finding_json(symbols, f, locks_key));
       findings.back()["confidence"] = confidence_name(race_confidence(race));
-      if (const WitnessSummary* w = result.witness_of(race))
+      findings.back()["fingerprint"] = fp;
+      if (const WitnessSummary* w = result.witness_of(race)) {
         findings.back()["witness"] = witness_json(*w, result.witness_file);
+        findings.back()["interleaving"] = interleaving_json(symbols, *w);
+      }
     }
     for (const Finding& f : sink.findings()) {
+      const std::string fp = report_fingerprint(report, f);
+      if (!shown(report, f, fp)) continue;
       findings.push_back(finding_json(symbols, f, locks_key));
       findings.back()["confidence"] = confidence_name(
           f.kind == FindingKind::Failure ? Confidence::Observed : result.confidence);
+      findings.back()["fingerprint"] = fp;
     }
     ordered_json counts = ordered_json::object();
     for (FindingKind kind : kFindingKinds)
@@ -702,7 +792,14 @@ nlohmann::ordered_json json_report(const Report& report) {
   }
   combined["races"] = std::move(races);
   root["combined"] = std::move(combined);
+  if (report.filter && report.filter->active())
+    root["filter"] = filter_summary_json(*report.filter, filter_summary(report));
   return root;
+}
+
+void write_sarif_report(std::ostream& out, const Report& report) {
+  write_json(out, sarif_log(report_findings(json_report(report)), report.command,
+                            report.trace.path == "-" ? std::string() : report.trace.path));
 }
 
 void write_json_report(std::ostream& out, const Report& report) {

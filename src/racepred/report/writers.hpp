@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "racepred/report/ci.hpp"
 #include "racepred/report/race.hpp"
 #include "racepred/trace/symbols.hpp"
 #include "racepred/trace/trace.hpp"
@@ -87,7 +89,21 @@ struct Report {
   TraceInfo trace;
   const Symbols* symbols = nullptr;  // names of threads, variables and locations
   std::vector<EngineReport> results;
+  // Where fingerprints read source lines (docs/CLI.md, "Fingerprints"); null: the files as
+  // named, relative to the working directory.
+  mutable std::shared_ptr<SourceLines> sources;
+  // Suppressions and baseline: the findings it leaves out are not listed (the SUMMARY lines
+  // still count what the engines found); null or inactive: every finding is listed.
+  const FindingFilter* filter = nullptr;
+  SourceLines& source_lines() const;
 };
+
+// What report.filter leaves out of the report (an empty summary without a filter).
+FilterSummary filter_summary(const Report& report);
+// The fingerprint of a finding of this report.
+std::string report_fingerprint(const Report& report, const Finding& finding);
+// The report as one SARIF 2.1.0 log (docs/CLI.md, "SARIF").
+void write_sarif_report(std::ostream& out, const Report& report);
 
 // One race across the engines of a run: the races the engines report at one unordered pair of
 // locations (a race whose first access is unknown counts at its later location alone).
