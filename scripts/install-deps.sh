@@ -19,6 +19,7 @@ PACKAGES=(
   llvm                     # llvm-symbolizer: racepred record's locations get columns (file:line:col)
   gzip zstd xz-utils       # compressed seeds of the fuzz corpus and compressed-input tests
   bsdutils                 # script(1): the progress-line test runs racepred on a terminal
+  man-db zsh               # the install test renders the man page and parses the zsh completion
 )
 
 missing=()
