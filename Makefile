@@ -5,7 +5,7 @@ JOBS       ?= $(shell nproc)
 EXAMPLE    ?= examples/default/racy_counter.std
 CMAKE_FLAGS ?=
 
-.PHONY: all build run test test-release test-asan bench fuzz fuzz-ci format format-check clean help
+.PHONY: all build run test test-release test-asan bench fuzz fuzz-ci format format-check clean help install
 
 all: build
 
@@ -18,10 +18,15 @@ help:
 	@echo "make fuzz         libFuzzer targets, FUZZ_BUDGET seconds in total (scripts/fuzz.sh)"
 	@echo "make fuzz-ci      the CI fuzz run: 3000 seeded runs per target (docs/FUZZING.md)"
 	@echo "make format       clang-format every source file"
+	@echo "make install      build, then install under PREFIX (default /usr/local; docs/INSTALL.md)"
 
 build:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
 	cmake --build $(BUILD) -j$(JOBS)
+
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 # racepred exits 1 when it reports races: that is a successful run here. Builds only the
 # binary (not the tests and benchmarks).

@@ -20,6 +20,7 @@ PACKAGES=(
   gzip zstd xz-utils       # compressed seeds of the fuzz corpus and compressed-input tests
   bsdutils                 # script(1): the progress-line test runs racepred on a terminal
   python3-jsonschema       # the SARIF test validates against the SARIF 2.1.0 schema
+  man-db zsh               # the install test renders the man page and parses the zsh completion
 )
 
 missing=()
