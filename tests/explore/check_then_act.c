@@ -2,7 +2,7 @@
 // critical section and withdraws in another. Every access is under the lock (no data race),
 // but when one thread is preempted between its check and its withdrawal, both withdraw and the
 // balance goes negative: the assertion fails.
-// explore: --preemptions 1 => assertion, complete
+// explore: --strategy dfs --preemptions 1 => assertion, complete
 // explore: --strategy pct --depth 2 --seed 1 --executions 60 => assertion
 // explore: --strategy random --seed 3 --executions 60 => assertion
 #include <assert.h>

@@ -10,6 +10,10 @@ and checks the expectations (comma-separated):
   race:VAR       a data race on a variable named VAR
   norace:VAR     no data race on VAR
   deadlock / assertion / crash / hang   a program failure of that kind
+  reduces        (a dfs line) the same line with --unreduced (every memory access a branching
+                 point) completes with exactly the same findings in more executions: the
+                 Goldilocks reduction loses nothing and saves
+A line without --strategy runs the default portfolio.
 Random and pct lines give their own --executions (and --seed: the same executions every run).
 Each finding's replay file must reproduce it: `racepred explore --replay FILE` reports the same
 finding. Runs are bounded in executions (--executions), never in time.
@@ -91,6 +95,28 @@ def main():
             elif e in ("deadlock", "assertion", "crash", "hang"):
                 if e not in kinds:
                     failures.append(f"{what}: no {e} (failures: {sorted(k for k in kinds if k)})")
+            elif e == "reduces":
+                full = run([args.racepred, "explore", "--format", "json", "--unreduced",
+                            "--replay-dir", replays + ".unreduced"] + budget + shlex.split(cli) +
+                           ["--", exe])
+                try:
+                    unreduced = json.loads(full.stdout)
+                except json.JSONDecodeError:
+                    failures.append(f"{what} --unreduced: exit {full.returncode}, no JSON")
+                    continue
+                mine = {key(f) for f in findings}
+                theirs = {key(f) for f in unreduced["findings"]}
+                if not unreduced["complete"] or not report["complete"]:
+                    failures.append(f"{what}: a search did not complete: {report['coverage']} / "
+                                    f"{unreduced['coverage']}")
+                if mine != theirs:
+                    failures.append(f"{what}: reduced found {sorted(mine)}, unreduced "
+                                    f"{sorted(theirs)}")
+                if report["executions"] >= unreduced["executions"]:
+                    failures.append(f"{what}: reduced {report['executions']} executions, "
+                                    f"unreduced {unreduced['executions']}")
+                print(f"{what}: reduced {report['executions']} executions, unreduced "
+                      f"{unreduced['executions']}")
             else:
                 failures.append(f"{what}: unknown expectation {e}")
         want = 1 if findings else 0
