@@ -2,7 +2,8 @@
 // preempted between its two locks: no execution without preemptions deadlocks, one with a
 // single preemption does.
 // explore: --strategy dfs --preemptions 0 => nothing
-// explore: --strategy dfs --preemptions 1 => deadlock, complete
+// explore: --strategy dfs --preemptions 1 => deadlock, complete, reduces
+// explore: --executions 100 => deadlock
 #include <pthread.h>
 
 pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;

@@ -2,9 +2,10 @@
 // the same `in` before either advances it, one item overwrites the other and the consumer gets
 // a slot nobody filled. The lost item needs a preemption between a producer's memory accesses
 // (the Goldilocks reduction branches there: the accesses race); the race on `in` is in every
-// execution.
-// explore: --strategy dfs --preemptions 1 => assertion, race:in, complete
-// explore: --executions 400 => assertion
+// execution. Every access point where another thread could run is racy here, so the reduced
+// search is the unreduced one.
+// explore: --strategy dfs --preemptions 1 => assertion, race:in, complete, unreduced-same
+// explore: --executions 100 => assertion
 #include <assert.h>
 #include <pthread.h>
 #include <semaphore.h>

@@ -1,8 +1,8 @@
 // Dining philosophers: three threads each take their left fork, then their right. When each
 // holds its left fork (two preemptions), all wait for a fork forever: a deadlock.
-// explore: --strategy dfs --preemptions 1 => nothing
+// explore: --strategy dfs --preemptions 1 => nothing, reduces
 // explore: --strategy dfs --preemptions 2 => deadlock, complete
-// explore: --executions 400 => deadlock
+// explore: --executions 100 => deadlock
 #include <pthread.h>
 
 #define N 3

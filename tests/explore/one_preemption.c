@@ -2,7 +2,8 @@
 // is preempted between its two critical sections. No execution without preemptions fails (the
 // search with bound 0 is complete and finds nothing); the bound 1 finds the assertion.
 // explore: --strategy dfs --preemptions 0 => nothing
-// explore: --strategy dfs --preemptions 1 => assertion, complete
+// explore: --strategy dfs --preemptions 1 => assertion, complete, reduces
+// explore: --executions 100 => assertion
 #include <assert.h>
 #include <pthread.h>
 

@@ -1,5 +1,5 @@
 // rwlock_misuse.c fixed: updates take the lock in write mode; the reader keeps read mode.
-// explore: --strategy dfs --preemptions 1 => nothing
+// explore: --strategy dfs --preemptions 1 => nothing, reduces
 #include <pthread.h>
 #include <stdio.h>
 

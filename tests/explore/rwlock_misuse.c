@@ -1,7 +1,7 @@
 // A reader-writer lock misused: the updates of `value` take the lock in read mode, which does
 // not exclude another reader, so the two updates race (and one may be lost).
-// explore: --strategy dfs --preemptions 1 => race:value, complete
-// explore: --executions 400 => race:value
+// explore: --strategy dfs --preemptions 1 => race:value, complete, reduces
+// explore: --executions 100 => race:value
 #include <pthread.h>
 #include <stdio.h>
 

@@ -1,9 +1,9 @@
 // A bug that needs two preemptions: the checker must see the writer's first state, then its
 // second, so the writer is preempted after its first critical section and the checker after
 // its first read. The search with bound 1 is complete and finds nothing; bound 2 finds it.
-// explore: --strategy dfs --preemptions 1 => nothing
+// explore: --strategy dfs --preemptions 1 => nothing, reduces
 // explore: --strategy dfs --preemptions 2 => assertion, complete
-// explore: --executions 400 => assertion
+// explore: --executions 100 => assertion
 #include <assert.h>
 #include <pthread.h>
 

@@ -1,6 +1,6 @@
 // two_preemptions.c fixed: the writer's two updates are one critical section, so no reader
 // sees the intermediate state.
-// explore: --strategy dfs --preemptions 2 => nothing
+// explore: --strategy dfs --preemptions 2 => nothing, reduces
 #include <assert.h>
 #include <pthread.h>
 

@@ -2,9 +2,9 @@
 // No synchronisation operation lies between the two, so only a scheduling point at the memory
 // accesses (the Goldilocks reduction makes main's write of `table` one: it races with the
 // worker's read) lets the worker run first and fail.
-// explore: --strategy dfs --preemptions 1 => assertion, race:table, complete
+// explore: --strategy dfs --preemptions 1 => assertion, race:table, complete, reduces
 // explore: --strategy dfs --sync-only --preemptions 1 => race:table, complete
-// explore: --executions 400 => assertion
+// explore: --executions 100 => assertion
 #include <assert.h>
 #include <pthread.h>
 #include <stddef.h>

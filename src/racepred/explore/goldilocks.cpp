@@ -84,6 +84,7 @@ std::vector<LsEvent> lockset_events(const std::string& raw) {
           case fmt::kWrite:
             e.kind = LsEvent::Access;
             e.obj = r.addr >> 3;
+            e.atomic = code == fmt::kSizeAtom;
             if (code == fmt::kSizeRange) {
               range_at = out.size();
               range_addr = r.addr;
@@ -160,7 +161,9 @@ uint64_t mark_racy_points(const std::vector<LsEvent>& events, std::vector<Choice
       case LsEvent::Access: {
         Variable& v = vars[e.obj];
         Set& mine = lh(e.tid);
-        if (!v.top && !meets(v.ls, mine)) {
+        // Two atomic accesses never race (their order is the atomics' synchronisation).
+        const bool both_atomic = e.atomic && v.la != SIZE_MAX && events[v.la].atomic;
+        if (!v.top && !meets(v.ls, mine) && !both_atomic) {
           // A potential race: the node before this access and the node before the last
           // access of the variable become full branching points.
           ++races;

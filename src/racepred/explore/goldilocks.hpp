@@ -18,6 +18,7 @@ namespace racepred::explore {
 struct LsEvent {
   enum Kind : uint8_t { Access, Acquire, Release, Fork, Join, Send, Recv };
   Kind kind = Access;
+  bool atomic = false;  // an atomic operation's access (two of them never race)
   uint32_t tid = 0;
   uint64_t obj = 0;   // Access: the variable (an 8-byte word); locks, objects; Fork/Join: a tid
   uint64_t seq = 0;   // the recording's order
