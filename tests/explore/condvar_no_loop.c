@@ -2,7 +2,7 @@
 // gone, taken by the other consumer that got the mutex first (or wake spuriously), and then
 // takes an item that is not there: the assertion fails.
 // explore: --strategy dfs --preemptions 2 => assertion
-// explore: --executions 100 => assertion
+// explore: --executions 200 => assertion
 #include <assert.h>
 #include <pthread.h>
 

@@ -1,8 +1,9 @@
 // Dining philosophers: three threads each take their left fork, then their right. When each
-// holds its left fork (two preemptions), all wait for a fork forever: a deadlock.
-// explore: --strategy dfs --preemptions 1 => nothing, reduces
-// explore: --strategy dfs --preemptions 2 => deadlock, complete
-// explore: --executions 100 => deadlock
+// holds its left fork, all wait for a fork forever: a deadlock (one preemption suffices: main
+// blocking in its joins hands over for free).
+// explore: --strategy dfs --preemptions 0 => nothing
+// explore: --strategy dfs --preemptions 1 => deadlock, complete, reduces
+// explore: --executions 600 => deadlock
 #include <pthread.h>
 
 #define N 3

@@ -2,8 +2,8 @@
 // the one before it in the order T4, T3, T2, T1 leaves, and the program fails when all four ran
 // in exactly that order (1 of the 24 orders). Each worker also fills its own slot of `work`
 // (race-free: the Goldilocks lock sets prove it, so those accesses are no branching points).
-// explore: --strategy dfs --preemptions 0 => assertion, complete, reduces
-// explore: --executions 100 => assertion
+// explore: --strategy dfs --preemptions 0 => assertion, complete, unreduced-same
+// explore: --executions 200 => assertion
 #include <assert.h>
 #include <pthread.h>
 
