@@ -3,7 +3,7 @@
 // its first read. The search with bound 1 is complete and finds nothing; bound 2 finds it.
 // explore: --strategy dfs --preemptions 1 => nothing, reduces
 // explore: --strategy dfs --preemptions 2 => assertion, complete
-// explore: --executions 100 => assertion
+// explore: --executions 200 => assertion
 #include <assert.h>
 #include <pthread.h>
 
