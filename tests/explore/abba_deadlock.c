@@ -1,8 +1,9 @@
 // An ABBA deadlock: T1 takes a then b, T2 takes b then a. It deadlocks only when T1 is
 // preempted between its two locks: no execution without preemptions deadlocks, one with a
 // single preemption does.
-// explore: --preemptions 0 => nothing
-// explore: --preemptions 1 => deadlock, complete
+// explore: --strategy dfs --preemptions 0 => nothing
+// explore: --strategy dfs --preemptions 1 => deadlock, complete, reduces
+// explore: --executions 100 => deadlock
 #include <pthread.h>
 
 pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;

@@ -1,5 +1,5 @@
 // The fixed twin of abba_deadlock.c: both threads take a before b.
-// explore: --preemptions 2 => nothing
+// explore: --strategy dfs --preemptions 2 => nothing, reduces
 #include <pthread.h>
 
 pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;

@@ -1,6 +1,6 @@
 // The fixed twin of atomic_flag_race.c: the writer updates `stats` before it publishes the
 // flag, so the reader's write comes after it in every execution.
-// explore: --preemptions 2 => nothing
+// explore: --strategy dfs --preemptions 2 => nothing
 #include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>

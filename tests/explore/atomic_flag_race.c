@@ -1,7 +1,8 @@
 // An atomic flag publishes `data` correctly (release store, acquire load: no race on data),
 // but `stats` is written by both threads with nothing ordering the two writes: a data race on
 // stats only. The reader spins on the flag: fair scheduling lets the writer run (no hang).
-// explore: --preemptions 1 => race:stats, norace:data, complete
+// explore: --strategy dfs --preemptions 1 => race:stats, norace:data, complete, reduces
+// explore: --executions 100 => race:stats
 #include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>

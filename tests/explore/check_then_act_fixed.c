@@ -1,5 +1,5 @@
 // The fixed twin of check_then_act.c: the check and the withdrawal in one critical section.
-// explore: --preemptions 2 => nothing
+// explore: --strategy dfs --preemptions 2 => nothing, reduces
 #include <assert.h>
 #include <pthread.h>
 

@@ -1,5 +1,5 @@
 // The fixed twin of condvar_no_loop.c: the wait in a loop that re-checks the condition.
-// explore: --preemptions 2 => nothing
+// explore: --strategy dfs --preemptions 2 => nothing
 #include <assert.h>
 #include <pthread.h>
 

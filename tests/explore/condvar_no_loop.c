@@ -1,7 +1,8 @@
 // A condition-variable wait without a loop: a consumer that was signalled can find the item
 // gone, taken by the other consumer that got the mutex first (or wake spuriously), and then
 // takes an item that is not there: the assertion fails.
-// explore: --preemptions 2 => assertion
+// explore: --strategy dfs --preemptions 2 => assertion
+// explore: --executions 200 => assertion
 #include <assert.h>
 #include <pthread.h>
 

@@ -1,5 +1,5 @@
 // The fixed twin of exit_without_join.c: main joins the worker before it reads the result.
-// explore: --preemptions 2 => nothing
+// explore: --strategy dfs --preemptions 2 => nothing
 #include <pthread.h>
 #include <stdio.h>
 

@@ -1,7 +1,8 @@
 // Thread exit without join: main reads the worker's result without joining it; nothing orders
 // the worker's write before main's read: a data race on result. (main's sleep is a scheduling
 // point: under the scheduler it gives way to the worker and returns at once.)
-// explore: --preemptions 1 => race:result, complete
+// explore: --strategy dfs --preemptions 1 => race:result, complete, reduces
+// explore: --executions 100 => race:result
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>

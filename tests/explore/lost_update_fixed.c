@@ -1,5 +1,5 @@
 // The fixed twin of lost_update_wrong_lock.c: both increments under the same lock.
-// explore: --preemptions 2 => nothing
+// explore: --strategy dfs --preemptions 2 => nothing, reduces
 #include <pthread.h>
 #include <stdio.h>
 

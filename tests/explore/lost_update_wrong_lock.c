@@ -1,6 +1,7 @@
 // A lost update: the two threads increment `counter` under different locks, so the lock does
 // not order them: a data race on counter, found in every execution.
-// explore: --preemptions 1 => race:counter, complete
+// explore: --strategy dfs --preemptions 1 => race:counter, complete, reduces
+// explore: --executions 100 => race:counter
 #include <pthread.h>
 #include <stdio.h>
 

@@ -1,8 +1,9 @@
 // A bug that needs exactly one preemption: the checker sees `state` == 1 only when the writer
 // is preempted between its two critical sections. No execution without preemptions fails (the
 // search with bound 0 is complete and finds nothing); the bound 1 finds the assertion.
-// explore: --preemptions 0 => nothing
-// explore: --preemptions 1 => assertion, complete
+// explore: --strategy dfs --preemptions 0 => nothing
+// explore: --strategy dfs --preemptions 1 => assertion, complete, reduces
+// explore: --executions 100 => assertion
 #include <assert.h>
 #include <pthread.h>
 

@@ -1,5 +1,5 @@
 // The fixed twin of one_preemption.c: the writer's two steps in one critical section.
-// explore: --preemptions 2 => nothing
+// explore: --strategy dfs --preemptions 2 => nothing, reduces
 #include <assert.h>
 #include <pthread.h>
 

@@ -1,6 +1,6 @@
 // The fixed twin of spin_forever.c: main sets the flag before it joins, so the spin-wait ends
 // in every execution (the spinning thread gives way until main has run).
-// explore: --max-steps 20000 --preemptions 2 => nothing
+// explore: --strategy dfs --max-steps 20000 --preemptions 2 => nothing
 #include <pthread.h>
 #include <stdatomic.h>
 

@@ -1,7 +1,8 @@
 // A hang: the waiter spins on a flag that no thread ever sets, and main joins it. Under the
 // scheduler the spinning thread is the only one that can run; the execution passes the step
 // bound and ends as a hang (fairness lets a spin-wait give way, it cannot make it finish).
-// explore: --max-steps 20000 --preemptions 1 => hang, complete
+// explore: --strategy dfs --max-steps 20000 --preemptions 1 => hang, complete
+// explore: --max-steps 20000 --executions 40 => hang
 #include <pthread.h>
 #include <stdatomic.h>
 

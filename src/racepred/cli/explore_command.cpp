@@ -20,6 +20,8 @@ struct ExploreCliOptions {
   explore::ExploreOptions run;
   std::string replay_file;
   std::vector<std::string> command;
+  bool unreduced = false;
+  bool sync_only = false;
 };
 
 std::string shell_word(const std::string& s) {
@@ -48,6 +50,7 @@ int run_explore(ExploreCliOptions& o, std::ostream& out) {
     run.replay = true;
     run.replay_choices = file.choices;
     if (file.max_steps) run.program.max_steps = file.max_steps;
+    run.program.access_points = file.access_points;
     if (o.command.empty()) {
       o.command.push_back(file.program);
       o.command.insert(o.command.end(), file.arguments.begin(), file.arguments.end());
@@ -57,9 +60,15 @@ int run_explore(ExploreCliOptions& o, std::ostream& out) {
   }
   if (o.command.empty()) throw UsageError("give the program to explore after --");
   run.program.command = o.command;
-  // Random strategies never finish: without a budget they stop after 1,000 executions.
+  // Random strategies never finish: without a budget they stop after 1,000 executions; the
+  // portfolio ends with its dfs, or after 10,000.
   if (!run.replay && run.strategy != "dfs" && run.executions == 0 && run.seconds <= 0)
-    run.executions = 1000;
+    run.executions = run.strategy == "portfolio" ? 10000 : 1000;
+  if (o.unreduced && o.sync_only) throw UsageError("--unreduced and --sync-only: give one of them");
+  if (o.unreduced) run.dfs_points = explore::DfsPoints::All;
+  if (o.sync_only) run.dfs_points = explore::DfsPoints::Sync;
+  if ((o.unreduced || o.sync_only) && run.strategy != "dfs")
+    throw UsageError("--unreduced and --sync-only choose where dfs branches: give --strategy dfs");
 
   const explore::ExploreResult r = explore::explore(run);
   uint64_t failing = 0, races = 0, failures = 0;
@@ -92,6 +101,7 @@ int run_explore(ExploreCliOptions& o, std::ostream& out) {
     j["executions"] = r.executions;
     j["analysed_executions"] = r.analysed;
     j["choice_points"] = r.choice_points;
+    j["potential_races"] = r.potential_races;
     j["seconds"] = r.seconds;
     j["run_seconds"] = r.run_seconds;
     j["executions_per_second"] = rate;
@@ -155,8 +165,9 @@ Command add_explore_command(CLI::App& app) {
       "Run a program built with racepred-cc/racepred-c++ under a controlled scheduler, many "
       "times, and report the races, deadlocks, hangs and crashes of its schedules");
   sub->footer(
-      "Each execution is a fresh process; at every synchronisation operation where two or more "
-      "threads may run, the strategy picks one. Each execution's trace is analysed by the "
+      "Each execution is a fresh process; at every synchronisation operation (and, for dfs, "
+      "at the memory accesses of potential races) where two or more threads may run, the "
+      "strategy picks one. Each execution's trace is analysed by the "
       "engine; each distinct finding is reported once with a replay file (docs/EXPLORE.md).\n"
       "Examples:\n"
       "  racepred explore -- ./prog arg1\n"
@@ -166,11 +177,18 @@ Command add_explore_command(CLI::App& app) {
   add_report_options(sub, o->report, /*with_sarif=*/true);
   add_color_option(sub, o->report);
   sub->add_option("--strategy", o->run.strategy,
-                  "dfs: depth-first search over synchronisation points with iterative "
-                  "preemption bounding (complete up to the bound); random; pct (probabilistic "
-                  "concurrency testing)")
-      ->check(CLI::IsMember({"dfs", "random", "pct"}))
+                  "portfolio: executions in turn from dfs and pct of depth 1, 2, 3 (shallow "
+                  "bugs first; complete when its dfs is); dfs: depth-first search with the "
+                  "Goldilocks reduction and iterative preemption bounding (complete up to the "
+                  "bound); random; pct (probabilistic concurrency testing)")
+      ->check(CLI::IsMember({"portfolio", "dfs", "random", "pct"}))
       ->capture_default_str();
+  sub->add_flag("--unreduced", o->unreduced,
+                "dfs: branch at every memory access, not only at those the Goldilocks lock "
+                "sets find racy (for comparison: the same findings, more executions)");
+  sub->add_flag("--sync-only", o->sync_only,
+                "dfs: branch at synchronisation operations only (memory accesses are no "
+                "scheduling points)");
   sub->add_option("--executions", o->run.executions,
                   "Stop after this many executions (0: no bound; random and pct default to "
                   "1000 when neither budget is given)")
@@ -179,7 +197,7 @@ Command add_explore_command(CLI::App& app) {
   sub->add_option("--time", o->run.seconds, "Stop starting executions after this many seconds")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--preemptions", o->run.preemptions,
-                  "dfs: the largest preemption bound; rounds run with 0, 1, … up to it")
+                  "dfs, portfolio: the largest preemption bound; rounds run with 0, 1, … up to it")
       ->check(CLI::Range(0u, 64u))
       ->capture_default_str();
   sub->add_option("--depth", o->run.depth, "pct: the bug depth d (d - 1 priority change points)")

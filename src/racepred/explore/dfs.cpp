@@ -12,7 +12,7 @@ namespace {
 
 class Dfs : public Strategy {
  public:
-  explicit Dfs(uint32_t max_preemptions) : max_(max_preemptions) {}
+  Dfs(uint32_t max_preemptions, DfsPoints points) : max_(max_preemptions), points_(points) {}
 
   void begin() override {
     preemptions_ = 0;
@@ -34,6 +34,10 @@ class Dfs : public Strategy {
       node.tid = point.candidates[chosen].tid;
       for (size_t i : o.allowed)
         if (i != chosen && (!o.preempts(point, i) || preemptions_ < bound_)) node.todo.push_back(i);
+      // Goldilocks reduction: an access point keeps its alternatives aside until a potential
+      // race makes it a full branching point (end()).
+      if (points_ == DfsPoints::Goldilocks && point.is_access())
+        std::swap(node.todo, node.deferred);
       node.tids.reserve(point.candidates.size());
       for (const Candidate& c : point.candidates) node.tids.push_back(c.tid);
       stack_.push_back(std::move(node));
@@ -42,8 +46,19 @@ class Dfs : public Strategy {
     return chosen;
   }
 
-  bool end(const std::vector<ChoicePoint>&) override {
-    last_new_ = preemptions_ == bound_ || bound_ == 0;
+  bool end(const std::vector<ChoicePoint>& points) override {
+    // With the reduction the tree of a round depends on the races seen in it, so an execution
+    // with fewer preemptions may be new in a later round: every one is analysed.
+    last_new_ = preemptions_ == bound_ || bound_ == 0 || points_ == DfsPoints::Goldilocks;
+    if (points_ == DfsPoints::Goldilocks)
+      for (size_t i = 0; i < points.size() && i < stack_.size(); ++i) {
+        Node& node = stack_[i];
+        if (!points[i].racy || node.expanded) continue;
+        node.expanded = true;
+        ++branching_;
+        node.todo.insert(node.todo.end(), node.deferred.begin(), node.deferred.end());
+        node.deferred.clear();
+      }
     ++round_executions_;
     while (!stack_.empty() && stack_.back().todo.empty()) stack_.pop_back();
     if (stack_.empty()) {
@@ -63,6 +78,7 @@ class Dfs : public Strategy {
   }
 
   bool last_is_new() const override { return last_new_; }
+  bool wants_racy_points() const override { return points_ == DfsPoints::Goldilocks; }
 
   std::string coverage(uint64_t executions, bool complete) const override {
     std::string rounds;
@@ -76,12 +92,12 @@ class Dfs : public Strategy {
     if (complete)
       s = "complete: all " + std::to_string(rounds_.back()) +
           (rounds_.back() == 1 ? " execution" : " executions") + " with at most " +
-          std::to_string(max_) + " preemption" + (max_ == 1 ? "" : "s") +
-          " explored (dfs over synchronisation points; rounds: " + rounds + ")";
+          std::to_string(max_) + " preemption" + (max_ == 1 ? "" : "s") + " explored (" + what() +
+          "; rounds: " + rounds + ")";
     else
-      s = "budget exhausted after " + std::to_string(executions) +
-          " executions (dfs over synchronisation points, preemption bound " +
-          std::to_string(bound_) + " of " + std::to_string(max_) + "; rounds: " + rounds + ")";
+      s = "budget exhausted after " + std::to_string(executions) + " executions (" + what() +
+          ", preemption bound " + std::to_string(bound_) + " of " + std::to_string(max_) +
+          "; rounds: " + rounds + ")";
     if (divergences_)
       s += "; " + std::to_string(divergences_) +
            " choice points diverged from the recorded prefix (the program is not deterministic "
@@ -90,13 +106,32 @@ class Dfs : public Strategy {
   }
 
  private:
+  std::string what() const {
+    switch (points_) {
+      case DfsPoints::Sync:
+        break;
+      case DfsPoints::Goldilocks:
+        return "Goldilocks reduction: dfs over synchronisation points and the memory accesses of "
+               "potential races, " +
+               std::to_string(branching_) + " access point" + (branching_ == 1 ? "" : "s") +
+               " branched";
+      case DfsPoints::All:
+        return "unreduced dfs over synchronisation points and every memory access";
+    }
+    return "dfs over synchronisation points";
+  }
+
   struct Node {
+    std::vector<size_t> deferred;  // an access point's alternatives until it is racy
+    bool expanded = false;         // deferred moved to todo
     size_t chosen = 0;
     uint32_t tid = 0;            // the candidate chosen, to check the replay
     std::vector<size_t> todo;    // candidates still to try here
     std::vector<uint32_t> tids;  // the candidates' tids
   };
   uint32_t max_;
+  DfsPoints points_;
+  uint64_t branching_ = 0;  // access points made full branching points
   uint32_t bound_ = 0;
   std::vector<Node> stack_;
   size_t prefix_ = 0;  // stack_ nodes the execution follows
@@ -110,8 +145,8 @@ class Dfs : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_dfs(uint32_t max_preemptions) {
-  return std::make_unique<Dfs>(max_preemptions);
+std::unique_ptr<Strategy> make_dfs(uint32_t max_preemptions, DfsPoints points) {
+  return std::make_unique<Dfs>(max_preemptions, points);
 }
 
 }  // namespace racepred::explore

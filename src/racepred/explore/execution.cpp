@@ -43,6 +43,12 @@ std::string tail_of(int fd) {
 
 }  // namespace
 
+bool ChoicePoint::is_access() const {
+  for (const Candidate& c : candidates)
+    if (c.tid == current) return c.op == ch::kOpAccess;
+  return false;
+}
+
 const char* operation_name(uint8_t op) {
   static const char* const kNames[] = {"run",
                                        "thread create",
@@ -76,7 +82,8 @@ const char* operation_name(uint8_t op) {
                                        "sleep",
                                        "yield",
                                        "FILE lock",
-                                       "FILE unlock"};
+                                       "FILE unlock",
+                                       "memory access"};
   return op < sizeof kNames / sizeof kNames[0] ? kNames[op] : "operation";
 }
 
@@ -108,7 +115,8 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
   options.env = {{"RACEPRED_RECORD", raw},
                  {"RACEPRED_SCHEDULE", "controlled"},
                  {"RACEPRED_SCHEDULE_FD", std::to_string(theirs.fd)},
-                 {"RACEPRED_SCHEDULE_STEPS", std::to_string(program.max_steps)}};
+                 {"RACEPRED_SCHEDULE_STEPS", std::to_string(program.max_steps)},
+                 {"RACEPRED_SCHEDULE_ACCESSES", program.access_points ? "1" : "0"}};
   options.stdin_fd = null_in.fd;
   options.stdout_fd = null_out.fd;
   options.stderr_fd = err.fd;
@@ -150,6 +158,7 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
       ChoicePoint point;
       point.current = m.current;
       point.timeouts = m.timeouts != 0;
+      point.seq = m.seq;
       for (uint32_t i = 0; i < m.n; ++i) {
         const size_t at = sizeof m + i * sizeof(ch::ChoiceThread);
         if (at + sizeof(ch::ChoiceThread) > size) break;

@@ -25,6 +25,14 @@ struct ChoicePoint {
   bool timeouts = false;  // no thread is enabled; the candidates' timed operations time out
   std::vector<Candidate> candidates;  // ascending tid
   uint32_t chosen = 0;                // the tid that ran (set by run_execution)
+  // The recording's sequence counter at the point: events recorded before it have smaller
+  // sequence numbers.
+  uint64_t seq = 0;
+  // A memory access point (the current thread is about to access memory) that the Goldilocks
+  // lock sets make a full branching point (set after the execution: goldilocks.hpp).
+  bool racy = false;
+  // The current thread is at a memory access (ProgramSpec::access_points).
+  bool is_access() const;
 };
 
 // Returns an index into point.candidates.
@@ -34,6 +42,9 @@ struct ProgramSpec {
   std::vector<std::string> command;  // the program and its arguments
   uint64_t max_steps = 1000000;      // RACEPRED_SCHEDULE_STEPS
   double timeout_seconds = 60;       // a process that stops answering is killed (a hang)
+  // Every memory access is a scheduling point too (RACEPRED_SCHEDULE_ACCESSES): the choice
+  // points then include the accesses where another thread could run.
+  bool access_points = false;
 };
 
 enum class Ending : uint8_t {

@@ -17,6 +17,7 @@
 
 #include "racepred/driver/registry.hpp"
 #include "racepred/driver/run.hpp"
+#include "racepred/explore/goldilocks.hpp"
 #include "racepred/explore/strategy.hpp"
 #include "racepred/io/reader.hpp"
 #include "racepred/recording/finish.hpp"
@@ -48,10 +49,11 @@ struct WorkDir {
 
 std::unique_ptr<Strategy> make_strategy(const ExploreOptions& o) {
   if (o.replay) return std::make_unique<ReplayStrategy>(o.replay_choices);
-  if (o.strategy == "dfs") return make_dfs(o.preemptions);
+  if (o.strategy == "portfolio") return make_portfolio(o.seed, o.preemptions);
+  if (o.strategy == "dfs") return make_dfs(o.preemptions, o.dfs_points);
   if (o.strategy == "random") return make_random(o.seed);
   if (o.strategy == "pct") return make_pct(o.seed, o.depth);
-  throw UsageError("unknown strategy '" + o.strategy + "' (dfs, random, pct)");
+  throw UsageError("unknown strategy '" + o.strategy + "' (portfolio, dfs, random, pct)");
 }
 
 // What one execution found: distinct keys with what a report needs.
@@ -168,6 +170,7 @@ void write_replay_file(const std::string& path, const ExploreOptions& o, const s
   for (size_t i = 1; i < o.program.command.size(); ++i)
     j["arguments"].push_back(o.program.command[i]);
   j["max_steps"] = o.program.max_steps;
+  j["access_points"] = o.program.access_points;
   j["finding"] = what;
   j["choices"] = nlohmann::ordered_json::array();
   for (const ChoicePoint& p : points) j["choices"].push_back(p.chosen);
@@ -197,6 +200,7 @@ ReplayFile read_replay_file(const std::string& path) {
     if (j.contains("arguments"))
       for (const auto& a : j["arguments"]) r.arguments.push_back(a.get<std::string>());
     r.max_steps = j.value("max_steps", uint64_t{0});
+    r.access_points = j.value("access_points", false);
     for (const auto& c : j["choices"]) r.choices.push_back(c.get<uint32_t>());
   } catch (const nlohmann::json::exception& e) {
     throw InputError("racepred: error: " + path + ": a malformed field: " + e.what());
@@ -204,7 +208,11 @@ ReplayFile read_replay_file(const std::string& path) {
   return r;
 }
 
-ExploreResult explore(const ExploreOptions& o) {
+ExploreResult explore(const ExploreOptions& options) {
+  ExploreOptions o = options;
+  if (!o.replay)
+    o.program.access_points =
+        o.strategy == "portfolio" || (o.strategy == "dfs" && o.dfs_points != DfsPoints::Sync);
   if (o.program.command.empty()) throw UsageError("give the program to explore after --");
   if (!find_engine(o.engine)) throw UsageError("unknown engine '" + o.engine + "'");
   if (const std::string exe = recording::find_program(o.program.command[0]);
@@ -239,15 +247,26 @@ ExploreResult explore(const ExploreOptions& o) {
     if (o.seconds > 0 && elapsed() >= o.seconds) break;
     strategy->begin();
     const double run_start = elapsed();
-    const ExecutionResult run = run_execution(
+    ExecutionResult run = run_execution(
         o.program, raw, [&](const ChoicePoint& p, size_t i) { return strategy->choose(p, i); });
     result.run_seconds += elapsed() - run_start;
     ++result.executions;
     result.choice_points += run.points.size();
-    more = strategy->end(run.points);
     if (!run.recorded)
       throw InputError("racepred: error: " + o.program.command[0] +
                        " wrote no recording: was it built with racepred-cc / racepred-c++?");
+    if (strategy->wants_racy_points()) {
+      try {
+        result.potential_races += mark_racy_points(lockset_events(raw), run.points);
+      } catch (const InputError& e) {
+        // Without the lock sets every access point of this execution branches (no reduction).
+        for (ChoicePoint& p : run.points) p.racy = p.is_access();
+        if (result.notes.size() < 5)
+          result.notes.push_back("execution " + std::to_string(result.executions) +
+                                 ": its lock sets could not be computed: " + e.what());
+      }
+    }
+    more = strategy->end(run.points);
     for (const auto& child : recording::child_recordings(raw)) std::remove(child.first.c_str());
     if (!strategy->last_is_new() && o.record.empty()) continue;
     ++result.analysed;

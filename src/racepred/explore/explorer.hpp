@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "racepred/explore/execution.hpp"
+#include "racepred/explore/strategy.hpp"
 #include "racepred/report/finding.hpp"
 #include "racepred/trace/trace.hpp"
 
@@ -19,17 +20,20 @@ namespace racepred::explore {
 
 struct ExploreOptions {
   ProgramSpec program;
-  std::string strategy = "dfs";  // dfs | random | pct
-  uint32_t preemptions = 2;      // dfs: the largest preemption bound
-  uint32_t depth = 3;            // pct: the bug depth d
-  uint64_t seed = 1;             // random, pct
-  uint64_t executions = 0;       // budget (0: none)
-  double seconds = 0;            // budget (0: none)
+  std::string strategy = "portfolio";  // portfolio | dfs | random | pct
+  uint32_t preemptions = 2;            // dfs, portfolio: the largest preemption bound
+  // dfs: where it branches (strategy.hpp); Goldilocks and All run the program with access
+  // points. The portfolio's dfs always uses the reduction.
+  DfsPoints dfs_points = DfsPoints::Goldilocks;
+  uint32_t depth = 3;       // pct: the bug depth d
+  uint64_t seed = 1;        // random, pct
+  uint64_t executions = 0;  // budget (0: none)
+  double seconds = 0;       // budget (0: none)
   std::string engine = "fasttrack";
   std::string replay_dir = "racepred-replays";  // replay files of the findings go here
   // Replay mode: one execution following `replay_choices`; `record` names its trace file.
   bool replay = false;
-  std::vector<uint32_t> replay_choices;
+  std::vector<uint32_t> replay_choices;  // with program.access_points as the file says
   std::string record;
 };
 
@@ -47,6 +51,7 @@ struct ExploreResult {
   uint64_t executions = 0;
   uint64_t analysed = 0;  // executions whose trace was analysed (new ones)
   uint64_t choice_points = 0;
+  uint64_t potential_races = 0;  // accesses whose lock set check failed (the reduction's work)
   bool complete = false;
   std::string coverage;
   double seconds = 0;
@@ -59,11 +64,12 @@ struct ExploreResult {
 ExploreResult explore(const ExploreOptions& options);
 
 // A replay file: {"schema": "racepred-replay/1", "version", "program", "arguments",
-// "max_steps", "finding", "choices"}.
+// "max_steps", "access_points", "finding", "choices"} ("access_points" absent: false).
 struct ReplayFile {
   std::string program;
   std::vector<std::string> arguments;
   uint64_t max_steps = 0;
+  bool access_points = false;  // "access_points": the choices include memory access points
   std::vector<uint32_t> choices;
 };
 // Throws InputError when the file cannot be read or is not a replay file.

@@ -12,7 +12,9 @@ bool Fairness::gives_way(const ChoicePoint& point) {
   const Candidate* current = nullptr;
   for (const Candidate& c : point.candidates)
     if (c.tid == tid) current = &c;
-  if (!current) return false;
+  // A memory access point neither spins nor breaks a spin (the loop's accesses between its
+  // atomic operations).
+  if (!current || current->op == ch::kOpAccess) return false;
   if (current->op == ch::kOpYield || current->op == ch::kOpSleep) return true;
   if (tid >= last_.size()) last_.resize(tid + 1);
   Last& last = last_[tid];

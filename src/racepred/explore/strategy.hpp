@@ -62,12 +62,27 @@ class Strategy {
   virtual bool last_is_new() const { return true; }
   // The coverage statement after `executions` executions; `complete`: end() returned false.
   virtual std::string coverage(uint64_t executions, bool complete) const = 0;
+  // Whether end() wants the access points that the Goldilocks lock sets make full branching
+  // points marked (ChoicePoint::racy; the explorer runs goldilocks.hpp on the execution).
+  virtual bool wants_racy_points() const { return false; }
 };
+
+// Which choice points dfs branches at. Sync: the synchronisation operations only (the
+// program runs without access points). Goldilocks: synchronisation operations, and the memory
+// access points that the lock sets make full branching points (Elmas and Qadeer, "A New
+// Lockset Algorithm and Its Applications", §5). All: every memory access point (unreduced).
+enum class DfsPoints : uint8_t { Sync, Goldilocks, All };
 
 // Depth-first search over the choice points (synchronisation operations) with a preemption
 // bound, iterating the bound 0, 1, …, max as CHESS does (Musuvathi and Qadeer, "Iterative
 // context bounding for systematic testing of multithreaded programs").
-std::unique_ptr<Strategy> make_dfs(uint32_t max_preemptions);
+// With DfsPoints::Goldilocks or All the program must run with access points
+// (ProgramSpec::access_points).
+std::unique_ptr<Strategy> make_dfs(uint32_t max_preemptions, DfsPoints points = DfsPoints::Sync);
+// The default portfolio: executions taken in turn from dfs (Goldilocks reduction, preemption
+// bound iterated up to max_preemptions) and PCT of depth 1, 2 and 3 (seeded), so that shallow
+// bugs come first from whichever finds them; complete when the dfs is. Runs with access points.
+std::unique_ptr<Strategy> make_portfolio(uint64_t seed, uint32_t max_preemptions);
 // A uniformly random candidate at each point (seeded: the same seed gives the same executions).
 std::unique_ptr<Strategy> make_random(uint64_t seed);
 // PCT (Burckhardt, Kothari, Musuvathi and Nagarakatte, "A randomized scheduler with

@@ -25,6 +25,10 @@ struct ChoiceMsg {
   uint32_t current = 0;  // the thread at the hook now (it may be among the threads or not)
   uint32_t n = 0;        // threads that follow, by ascending tid
   uint32_t reserved2 = 0;
+  // The recording's sequence counter now: the events recorded before this point have smaller
+  // sequence numbers, those after it larger (the explorer places the recorded accesses among
+  // the choice points by it).
+  uint64_t seq = 0;
 };
 struct ChoiceThread {
   uint32_t tid = 0;
@@ -50,5 +54,6 @@ inline constexpr uint8_t kOpMutexLock = 4;
 inline constexpr uint8_t kOpAtomic = 28;
 inline constexpr uint8_t kOpSleep = 29;
 inline constexpr uint8_t kOpYield = 30;
+inline constexpr uint8_t kOpAccess = 33;  // obj: the address (RACEPRED_SCHEDULE_ACCESSES)
 
 }  // namespace racepred::format::explore

@@ -19,7 +19,8 @@ static_assert(racepred::format::explore::kOpThreadJoin == kOpThreadJoin &&
               racepred::format::explore::kOpMutexLock == kOpMutexLock &&
               racepred::format::explore::kOpAtomic == kOpAtomic &&
               racepred::format::explore::kOpSleep == kOpSleep &&
-              racepred::format::explore::kOpYield == kOpYield);
+              racepred::format::explore::kOpYield == kOpYield &&
+              racepred::format::explore::kOpAccess == kOpAccess);
 
 namespace {
 
@@ -59,6 +60,7 @@ uint32_t controlled_pick(const uint32_t* tids, uint32_t n, uint32_t current, boo
   m.timeouts = timeouts ? 1 : 0;
   m.current = current;
   m.n = n;
+  m.seq = __atomic_load_n(&g_seq_line.value, __ATOMIC_RELAXED);
   memcpy(buf, &m, sizeof m);
   for (uint32_t i = 0; i < n; ++i) {
     ch::ChoiceThread t;
@@ -110,6 +112,7 @@ const Scheduler* controlled_scheduler() {
   // Programs the recorded one execs are not scheduled: they do not inherit the channel.
   syscall(SYS_fcntl, g_channel, F_SETFD, FD_CLOEXEC);
   g_max_steps = g_settings.schedule_steps;
+  g_schedule_accesses = g_settings.schedule_accesses;
   return &kControlled;
 }
 

@@ -12,6 +12,7 @@ namespace racepred_rt {
 extern const char kPart_sched = 0;
 
 const Scheduler* g_scheduler;
+bool g_schedule_accesses;
 
 namespace {
 
@@ -302,6 +303,9 @@ int sched_before_slow(VisibleOp op, uintptr_t obj, uintptr_t obj2) {
     sleep_unlock(&g_lock);
     return kProceed;
   }
+  // The thread's deferred reads take their sequence numbers now, before another thread runs:
+  // the recording's order is then the order in which the scheduler ran the events.
+  if (Ctx* c = t_ctx; c && c->buf && !c->ended && c->pending) number_pending(c, 0);
   Thread& me = g_threads[tid];
   me.op = op;
   me.obj = obj;

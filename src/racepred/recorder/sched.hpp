@@ -66,6 +66,7 @@ enum VisibleOp : uint8_t {
   kOpYield,
   kOpFileLock,  // flockfile: a recursive lock on the FILE
   kOpFileUnlock,
+  kOpAccess,  // a memory access (RACEPRED_SCHEDULE_ACCESSES only); obj2: 1 for a write
   kOpCount
 };
 
@@ -117,6 +118,15 @@ inline void sched_after(VisibleOp op, uintptr_t obj, uintptr_t obj2 = 0, int rc 
 }
 inline bool scheduling() {
   return __builtin_expect(g_scheduler != nullptr, 0);
+}
+
+// RACEPRED_SCHEDULE_ACCESSES under the controlled scheduler: every memory access is a
+// scheduling point (the search decides where it branches: docs/EXPLORE.md, "Goldilocks
+// reduction"). Set once before the first thread is created.
+extern bool g_schedule_accesses;
+inline void sched_access(const void* addr, bool write) {
+  if (__builtin_expect(g_scheduler == nullptr, 1) || !g_schedule_accesses) return;
+  sched_before_slow(kOpAccess, reinterpret_cast<uintptr_t>(addr), write ? 1 : 0);
 }
 
 }  // namespace racepred_rt
