@@ -1,6 +1,6 @@
 // dining_philosophers.c fixed: each philosopher takes the lower-numbered fork first, so the
 // forks are taken in one global order and no cycle of waits can form.
-// explore: --strategy dfs --preemptions 2 => nothing
+// explore: --strategy dfs --preemptions 1 => nothing
 #include <pthread.h>
 
 #define N 3
