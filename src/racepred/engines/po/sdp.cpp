@@ -230,6 +230,8 @@ class Sdp final : public PoEngine<Sdp>,
     }
   }
   void send(EventId, const Event& e) { send_on(e.thread, e.target); }
+  // A lock request (req) takes and orders nothing: its acquire, if granted, does.
+  void request(EventId, const Event&) {}
   void recv(EventId, const Event& e) { recv_on(e.thread, e.target); }
 
  protected:
