@@ -7,6 +7,7 @@
 // expect fasttrack: none
 // expect check: well-formed
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 #define N 5
@@ -16,6 +17,7 @@ atomic_int turn;
 void* philosopher(void* arg) {
   const int i = (int)(long)arg;
   while (atomic_load_explicit(&turn, memory_order_relaxed) != i) {
+    sched_yield();  // fewer recorded loads while waiting
   }
   pthread_mutex_lock(&fork_[i]);
   pthread_mutex_lock(&fork_[(i + 1) % N]);

@@ -6,6 +6,7 @@
 // expect fasttrack: none
 // expect check: well-formed
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
@@ -23,6 +24,7 @@ void* reader_then_mutex(void* arg) {
 
 void* mutex_then_reader(void* arg) {
   while (!atomic_load_explicit(&t1_done, memory_order_relaxed)) {
+    sched_yield();  // fewer recorded loads while waiting
   }
   pthread_mutex_lock(&m);
   pthread_rwlock_rdlock(&rw);
