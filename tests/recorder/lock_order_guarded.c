@@ -1,8 +1,9 @@
 // The threads of lock_order_inversion.c, each holding the mutex `guard` around its two
 // acquisitions: the guard lets only one order run at a time, so there is no deadlock, and
-// lockorder reports none (ThreadSanitizer reports an inversion here: its detector has no
+// lockorder and spd report none (ThreadSanitizer reports an inversion here: its detector has no
 // guard-lock filter).
 // expect lockorder: deadlocks 0
+// expect spd: deadlocks 0
 // expect fasttrack: none
 // expect check: well-formed
 #include <pthread.h>

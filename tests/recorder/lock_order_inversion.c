@@ -1,10 +1,12 @@
 // Two threads take the mutexes `first` and `second` in opposite orders. A relaxed flag keeps
 // this run from deadlocking (T2 takes its locks only after T1 has released both), but orders
 // nothing: ThreadSanitizer reports a lock-order inversion here, and lockorder reports the cycle
-// with the lines of both acquisitions. (A release/acquire flag is an order, send/recv, and
-// lockorder does not report a cycle whose steps an order separates.) With a common guard lock
+// with the lines of both acquisitions; spd predicts the deadlock (T1 holding `first` and T2
+// holding `second` is a reordering of this run). (A release/acquire flag is an order, send/recv,
+// and lockorder does not report a cycle whose steps an order separates.) With a common guard lock
 // around both orders (lock_order_guarded.c) neither reports anything.
 // expect lockorder: deadlocks 1
+// expect spd: deadlocks 1
 // expect fasttrack: none
 // expect check: well-formed
 #include <pthread.h>

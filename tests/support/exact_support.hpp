@@ -80,6 +80,7 @@ inline std::string check_reordering(const TraceIndex& t, const std::vector<uint3
         break;
       case Op::Send:
       case Op::Fork:
+      case Op::Request:
         break;
     }
     done.insert(i);

@@ -159,6 +159,7 @@ class GoldilocksEager final : public DispatchEngine<GoldilocksEager>, public Ann
           if (s.intersects(lh)) s.unite(object);
         });
   }
+  void request(EventId, const Event&) {}  // takes and orders nothing
   void recv(EventId, const Event& e) {
     const TokenSet lh = lh_of(e.thread);
     TokenSet object = TokenSet::empty();

@@ -54,6 +54,7 @@ class ShbPlain final : public PoEngine<ShbPlain> {
     s_[e.target].join(c_[t]);  // S_o := S_o ⊔ C_t
     c_[t].increment(t);
   }
+  void request(EventId, const Event&) {}  // takes and orders nothing
   void recv(EventId, const Event& e) {
     if (e.target < s_.size()) c_[e.thread].join(s_[e.target]);  // C_t := C_t ⊔ S_o
   }
@@ -145,6 +146,7 @@ class WcpPlain final : public PoEngine<WcpPlain>, private PlainWcpState<Section>
     }
   }
   void send(EventId, const Event& e) { send_on(e.thread, e.target); }
+  void request(EventId, const Event&) {}  // takes and orders nothing
   void recv(EventId, const Event& e) { recv_on(e.thread, e.target); }
 
  protected:

@@ -177,6 +177,7 @@ struct PoFacts {
             }
           break;
         case Op::Send:
+        case Op::Request:
           break;
       }
     }

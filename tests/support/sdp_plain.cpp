@@ -63,6 +63,7 @@ class SdpPlain final : public PoEngine<SdpPlain>, private PlainWcpState<SdpCs> {
     if (ran_[u]) p_[t].join(h_[u]);  // S7 (needs an event of u); H_t unchanged
   }
   void send(EventId, const Event& e) { send_on(e.thread, e.target); }
+  void request(EventId, const Event&) {}  // takes and orders nothing
   void recv(EventId, const Event& e) { recv_on(e.thread, e.target); }
 
  protected:

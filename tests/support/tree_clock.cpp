@@ -196,6 +196,7 @@ void TreeHbClocks::apply(const Event& e) {
       throw InputError("tree clocks: synchronisation orders are not supported");
     case Op::Read:
     case Op::Write:
+    case Op::Request:
       break;
   }
   th->increment(e.thread);

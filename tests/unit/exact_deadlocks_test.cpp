@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "racepred/driver/registry.hpp"
 #include "racepred/driver/run.hpp"
 #include "racepred/exact/deadlocks.hpp"
 #include "racepred/exact/search.hpp"
@@ -201,6 +202,81 @@ TEST(Spd, FindsAbbaThreeLocksAndPhilosophersWithTheirPrefixes) {
       philosophers.append(t).append("|").append(op).append("(f").append(fork).append(")|1\n");
   }
   EXPECT_EQ(spd_deadlocks(philosophers), 1u);
+}
+
+// A run that deadlocked: each thread's last event is the request it waits at.
+const char* kBlockedRun = "T1|acq(a)|1\nT2|acq(b)|2\nT1|req(b)|3\nT2|req(a)|4\n";
+// kAbba as RAPID writes it: a request before every acquire, granted at once.
+const char* kAbbaWithRequests =
+    "T1|req(a)|1\nT1|acq(a)|2\nT1|req(b)|3\nT1|acq(b)|4\nT1|rel(b)|5\nT1|rel(a)|6\n"
+    "T2|req(b)|7\nT2|acq(b)|8\nT2|req(a)|9\nT2|acq(a)|10\nT2|rel(a)|11\nT2|rel(b)|12\n";
+
+TEST(ExactDeadlocks, PendingRequestsAreBlockedAcquires) {
+  const Searched s = search(kBlockedRun);
+  ASSERT_EQ(s.result.deadlocks.size(), 1u);
+  EXPECT_EQ(ids(s, s.result.deadlocks[0].acquires), (std::vector<EventId>{3, 4}));
+  std::vector<EventId> prefix = ids(s, s.result.deadlocks[0].prefix);
+  std::sort(prefix.begin(), prefix.end());
+  EXPECT_EQ(prefix, (std::vector<EventId>{1, 2}));
+  ASSERT_EQ(s.result.cross_thread_deadlocks.size(), 1u);
+  EXPECT_EQ(ids(s, s.result.cross_thread_deadlocks[0].acquires), (std::vector<EventId>{3, 4}));
+  // A pending request of a lock nobody holds at the end blocks nothing else: no deadlock, and
+  // the other threads' events still complete.
+  const Searched free = search("T1|acq(a)|1\nT1|rel(a)|2\nT2|req(a)|3\nT1|w(x)|4\n");
+  EXPECT_TRUE(free.result.deadlocks.empty());
+  EXPECT_TRUE(free.result.cross_thread_deadlocks.empty());
+}
+
+TEST(ExactDeadlocks, GrantedRequestsChangeNothing) {
+  const Searched s = search(kAbbaWithRequests);
+  ASSERT_EQ(s.result.deadlocks.size(), 1u);
+  EXPECT_EQ(ids(s, s.result.deadlocks[0].acquires), (std::vector<EventId>{4, 10}));
+  EXPECT_EQ(testing::check_reordering(*s.index, s.result.deadlocks[0].prefix), "");
+}
+
+TEST(Spd, PendingRequestsAreStepsAndGrantedOnesChangeNothing) {
+  const RaceSink blocked = run_engine("spd", parse_trace(kBlockedRun));
+  ASSERT_EQ(blocked.findings().size(), 1u);
+  std::vector<EventId> steps;
+  for (const DeadlockStep& step : blocked.findings()[0].deadlock.cycle) steps.push_back(step.event);
+  std::sort(steps.begin(), steps.end());
+  EXPECT_EQ(steps, (std::vector<EventId>{3, 4}));
+  EXPECT_EQ(blocked.findings()[0].deadlock.witness, (std::vector<EventId>{1, 2}));
+  const RaceSink granted = run_engine("spd", parse_trace(kAbbaWithRequests));
+  ASSERT_EQ(granted.findings().size(), 1u);
+  EXPECT_EQ(granted.findings()[0].deadlock.witness, (std::vector<EventId>{1, 2, 3, 7, 8, 9}));
+  // A request of a lock nobody else holds, or of a lock the thread holds itself, is no step.
+  EXPECT_EQ(spd_deadlocks("T1|acq(a)|1\nT1|req(b)|2\nT2|acq(b)|3\nT2|rel(b)|4\n"), 0u);
+  EXPECT_EQ(spd_deadlocks("T1|acq(a)|1\nT1|req(a)|2\nT2|acq(b)|3\nT2|req(a)|4\n"), 0u);
+  EXPECT_EQ(run_engine("lockorder", parse_trace(kBlockedRun)).findings().size(), 1u);
+}
+
+// Every engine: a request before each acquire, granted at once, changes no verdict (the race
+// on x and the ABBA deadlock stay what they are).
+TEST(Requests, GrantedRequestsChangeNoEnginesVerdict) {
+  const std::string plain =
+      "T0|fork(T1)|f1\nT0|fork(T2)|f2\nT1|acq(a)|a1\nT1|w(x)|w1\nT1|acq(b)|b1\nT1|rel(b)|b2\n"
+      "T1|rel(a)|a2\nT2|acq(b)|b3\nT2|acq(a)|a3\nT2|rel(a)|a4\nT2|rel(b)|b4\nT2|w(x)|w2\n"
+      "T0|join(T1)|j1\nT0|join(T2)|j2\n";
+  std::string requested;
+  size_t start = 0;
+  while (start < plain.size()) {
+    const size_t end = plain.find('\n', start);
+    const std::string line = plain.substr(start, end + 1 - start);
+    const size_t acq = line.find("|acq(");
+    if (acq != std::string::npos)
+      requested.append(line.substr(0, acq)).append("|req(").append(line.substr(acq + 5));
+    requested.append(line);
+    start = end + 1;
+  }
+  const Trace a = parse_trace(plain), b = parse_trace(requested);
+  ASSERT_EQ(b.size(), a.size() + 4);
+  for (const EngineInfo& info : engine_registry()) {
+    SCOPED_TRACE(info.name);
+    const RaceSink without = run_engine(info, a), with = run_engine(info, b);
+    EXPECT_EQ(with.races().size(), without.races().size());
+    EXPECT_EQ(with.findings().size(), without.findings().size());
+  }
 }
 
 struct Output {

@@ -108,13 +108,24 @@ TEST(StdReader, CommentsBlankLinesCarriageReturnsAndMissingFinalNewline) {
 
 TEST(StdReader, SkippedOpsKeepTheirIds) {
   const Trace t = parse_trace(
-      "T0|begin|1\nT0|w(x)|2\nT0|req(l)|3\nT0|branch|4\nT0|end(x)|5\nT0|r(x)|6\nT0|begin|7\n");
-  ASSERT_EQ(t.size(), 2u);
-  EXPECT_EQ(t.ids, (std::vector<EventId>{2, 6}));
+      "T0|begin|1\nT0|w(x)|2\nT0|req(l)|3\nT0|branch|4\nT0|end(x)|5\nT0|acq(l)|6\nT0|begin|7\n");
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t.ids, (std::vector<EventId>{2, 3, 6}));
   EXPECT_EQ(t.summary.skipped_ops,
-            (std::map<std::string, uint64_t>{{"begin", 2}, {"branch", 1}, {"end", 1}, {"req", 1}}));
-  EXPECT_EQ(t.summary.skipped_total(), 5u);
+            (std::map<std::string, uint64_t>{{"begin", 2}, {"branch", 1}, {"end", 1}}));
+  EXPECT_EQ(t.summary.skipped_total(), 4u);
   EXPECT_EQ(t.summary.event_lines, 7u);
+}
+
+// req(l), RAPID's lock request, is an event: the lock a thread asked for.
+TEST(StdReader, RequestsAreLockEvents) {
+  const Trace t = parse_trace("T1|req(l)|3\nT1|acq(l)|4\nT2|req(l)|5\n");
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t.events[0].op, Op::Request);
+  EXPECT_EQ(t.events[2].op, Op::Request);
+  EXPECT_EQ(t.events[0].target, t.events[1].target);  // the lock name space
+  EXPECT_EQ(t.to_std(t.events[2]), "T2|req(l)|5");
+  EXPECT_EQ(op_long_name(Op::Request), "request");
 }
 
 TEST(StdReader, ArgumentsAndNamesAreTakenVerbatim) {

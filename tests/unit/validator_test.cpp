@@ -74,6 +74,15 @@ const RuleCase kRuleCases[] = {
      "event 2 (line 2): T0 releases l in read mode, which it does not hold in that mode (it holds "
      "it in write mode since event 1 (line 1))",
      1},
+    // Lock requests: after req(l) the thread only acquires l, and it is not joined waiting.
+    {"event other than the granting acquire after a request",
+     "T0|acq(l)|1\nT1|req(l)|2\nT1|w(x)|3\nT0|rel(l)|4\n", kRuleRequest, 3,
+     "event 3 (line 3): T1 has an event other than the acquire of l after its request at event 2 "
+     "(line 2)",
+     3},
+    {"join of a thread waiting at a request",
+     "T0|fork(T1)|1\nT0|acq(l)|2\nT1|req(l)|3\nT0|join(T1)|4\n", kRuleRequest, 4,
+     "event 4 (line 4): T0 joins T1, which waits for l since its request at event 3 (line 3)", 3},
 };
 
 TEST(Validator, EveryRuleUnderEveryMode) {
@@ -211,6 +220,19 @@ TEST(Validator, SyncOrdersHaveNoRules) {
   ValidationReport j;
   checked("T0|fork(T1)|1\nT1|w(x)|2\nT0|join(T1)|3\nT1|send(s)|4\n", ValidationMode::Collect, &j);
   EXPECT_EQ(j.violations, 1u);
+}
+
+// A request granted (followed by its acquire, as RAPID writes them) and one still pending at the
+// end (the thread blocked there) are both well-formed and kept.
+TEST(Validator, RequestsGrantedAndPendingAreKept) {
+  ValidationReport r;
+  const Trace t = checked(
+      "T0|req(a)|1\nT0|acq(a)|2\nT1|acq(b)|3\nT0|req(b)|4\nT1|req(a)|5\n"
+      "T2|req(c)|6\nT2|racq(c)|7\nT2|rrel(c)|8\n",
+      ValidationMode::Strict, &r);
+  EXPECT_EQ(t.ids, (std::vector<EventId>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.unreleased_locks, 2u);
 }
 
 TEST(Validator, CollectRecordsEveryViolation) {

@@ -111,8 +111,9 @@ int stats(const StatsOptions& o, std::ostream& out) {
   std::string ops;
   for (int i = 0; i < kOpCount; ++i) {
     const Op op = static_cast<Op>(i);
-    // Read locks and sync orders only when the trace has them.
-    if ((is_read_lock_op(op) || is_sync_op(op)) && counter.ops[i] == 0) continue;
+    // Read locks, sync orders and requests only when the trace has them.
+    if ((is_read_lock_op(op) || is_sync_op(op) || op == Op::Request) && counter.ops[i] == 0)
+      continue;
     ops += (i ? ", " : "") + std::string(op_name(static_cast<Op>(i))) + " " +
            std::to_string(counter.ops[i]);
   }

@@ -387,6 +387,7 @@ class ThreadClocks {
         break;
       case Op::Read:
       case Op::Write:
+      case Op::Request:  // takes and orders nothing
         break;
     }
     tick(e.thread);

@@ -26,7 +26,12 @@
 //   void recv(EventId id, const Event& e);   recv(i,o): after every earlier send(o)
 //
 // saying how its method treats them (docs/ENGINES.md, "Synchronisation orders"), an empty
-// handler included (a lock-set method that has no order).
+// handler included (a lock-set method that has no order). Lock requests have no default either:
+//
+//   void request(EventId id, const Event& e);   req(i,y): i waits for y (not granted yet)
+//
+// a request orders nothing and takes nothing, so race engines define it empty; deadlock engines
+// see in it a thread that waits for a lock (docs/FORMATS.md, "Lock requests").
 //
 // The calls are static (CRTP): the compiler inlines the handlers into the batch loop, so the
 // driver pays one virtual call per batch, not per event.
@@ -90,6 +95,9 @@ template <class Self>
     case Op::Recv:
       self.recv(id, e);
       break;
+    case Op::Request:
+      self.request(id, e);
+      break;
   }
   self.after(id, e);
 }
@@ -111,6 +119,9 @@ class DispatchEngine : public Engine {
           s.recv(id, e);
         },
         "an engine defines send and recv (engines/dispatch.hpp)");
+    static_assert(
+        requires(Self & s, EventId id, const Event& e) { s.request(id, e); },
+        "an engine defines request (engines/dispatch.hpp)");
     // An engine whose per-variable state outgrows the caches may define prefetching() (asked
     // once per batch) and prefetch(const Event&): while prefetching() holds, prefetch is called
     // kPrefetchAhead events ahead and starts loading that event's state, so the cache misses

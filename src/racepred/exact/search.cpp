@@ -136,6 +136,25 @@ class Search {
     return false;
   }
 
+  // A req that ends its thread: the thread waits for its lock for good (it never runs).
+  bool pending_request(uint32_t i) const {
+    const Event& e = t_.event(i);
+    return e.op == Op::Request && t_.index_in_thread(i) + 1 == t_.thread_events(e.thread).size();
+  }
+  // The events of thread u a reordering can run: all but a pending request.
+  size_t runnable(uint32_t u) const {
+    const auto& events = t_.thread_events(u);
+    return events.size() - (!events.empty() && pending_request(events.back()) ? 1 : 0);
+  }
+  // No thread but i's holds i's lock, in either mode (a write acquire or a request) or in write
+  // mode (a read acquire).
+  bool lock_free_for(uint32_t i, const Word* k) const {
+    const Event& e = t_.event(i);
+    for (uint32_t v = 0; v < threads_; ++v)
+      if (v != e.thread && holds(v, k[v], e.target, e.op != Op::ReadAcquire)) return false;
+    return true;
+  }
+
   // Whether event i (the next event of its thread, which has started) may run in state k.
   bool enabled(uint32_t i, const Word* k) const {
     const Event& e = t_.event(i);
@@ -146,9 +165,9 @@ class Search {
       }
       case Op::Acquire:      // no other thread holds the lock, in either mode
       case Op::ReadAcquire:  // no other thread holds it in write mode
-        for (uint32_t v = 0; v < threads_; ++v)
-          if (v != e.thread && holds(v, k[v], e.target, e.op == Op::Acquire)) return false;
-        return true;
+        return lock_free_for(i, k);
+      case Op::Request:  // granted: its acquire follows and waits for the lock; pending: never
+        return !pending_request(i);
       case Op::Join:
         return k[e.target] == t_.thread_events(e.target).size();
       case Op::Recv:  // after every send on its object that precedes it in the trace
@@ -177,7 +196,7 @@ class Search {
 
   bool is_final(const Word* k) const {
     for (uint32_t u = 0; u < threads_; ++u)
-      if (k[u] < t_.thread_events(u).size()) return false;
+      if (k[u] < runnable(u)) return false;
     return true;
   }
 
@@ -218,7 +237,7 @@ class Search {
     bool unfinished = false, moved = false, waits_for_write = false;
     for (uint32_t u = 0; u < threads_; ++u) {
       const uint32_t i = next_[u];
-      unfinished |= current_[u] < t_.thread_events(u).size();
+      unfinished |= current_[u] < runnable(u);
       waits_for_write |= i != kNoIndex && t_.event(i).op == Op::Read;
       if (i == kNoIndex || !enabled(i, current_.data())) continue;
       moved = true;
@@ -236,9 +255,12 @@ class Search {
     if (o_.deadlocks) find_deadlocks(s);
   }
 
-  // Whether event i is an acquire (either mode) that cannot run in the loaded state.
+  // Whether event i is an acquire (either mode) that cannot run in the loaded state, or a
+  // pending request of a lock another thread holds.
   bool blocked_acquire(uint32_t i) const {
-    return i != kNoIndex && is_acquire_op(t_.event(i).op) && !enabled(i, current_.data());
+    if (i == kNoIndex) return false;
+    if (pending_request(i)) return !lock_free_for(i, current_.data());
+    return is_acquire_op(t_.event(i).op) && !enabled(i, current_.data());
   }
 
   // Def. B.4 and B.7 at the loaded state s (with load(s) done).
@@ -271,7 +293,7 @@ class Search {
     for (size_t a = 0; a < n; ++a) {
       const Event& e = t_.event(next_[blocked[a]]);
       for (size_t b = 0; b < n; ++b)
-        if (a != b && holds(blocked[b], current_[blocked[b]], e.target, e.op == Op::Acquire))
+        if (a != b && holds(blocked[b], current_[blocked[b]], e.target, e.op != Op::ReadAcquire))
           waits[a].push_back(static_cast<uint32_t>(b));
     }
     std::vector<uint32_t> path;

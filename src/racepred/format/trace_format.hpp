@@ -24,9 +24,9 @@ inline constexpr unsigned char kMagic[8] = {0x89, 'R', 'P', 'T', '\r', '\n', 0x1
 inline constexpr unsigned char kTrailerMagic[8] = {'R', 'P', 'T', 'I', 'N', 'D', 'E', 'X'};
 // Version 2 added the read-write lock ops (kReadAcquire, kReadRelease); version 3 added the LZ4
 // codec (kCodecLz4) and a four-lane checksum (block_checksum); version 4 the sync-order ops
-// (kSend, kRecv). Readers still accept versions 1 to 3 (ops 0..5 only in version 1, 0..7 in 2
-// and 3; the one-lane checksum in 1 and 2).
-inline constexpr uint32_t kVersion = 4;
+// (kSend, kRecv); version 5 the lock request (kRequest). Readers still accept versions 1 to 4
+// (ops 0..5 only in version 1, 0..7 in 2 and 3, 0..9 in 4; the one-lane checksum in 1 and 2).
+inline constexpr uint32_t kVersion = 5;
 inline constexpr uint32_t kOldestVersion = 1;
 inline constexpr size_t kHeaderSize = 16;
 inline constexpr size_t kBlockHeaderSize = 16;
@@ -123,11 +123,12 @@ enum EventOp : uint8_t {
   kReadRelease = 7,  // version 2
   kSend = 8,         // version 4
   kRecv = 9,         // version 4
+  kRequest = 10,     // version 5
 };
-inline constexpr unsigned kOpCount = 10;
+inline constexpr unsigned kOpCount = 11;
 // The ops a file of `version` may hold (a supported version).
 inline constexpr unsigned op_count_of(uint32_t version) {
-  return version >= 4 ? kOpCount : version >= 2 ? 8 : 6;
+  return version >= 5 ? kOpCount : version >= 4 ? 10 : version >= 2 ? 8 : 6;
 }
 inline constexpr bool supported_version(uint32_t version) {
   return version >= kOldestVersion && version <= kVersion;

@@ -34,6 +34,8 @@ constexpr format::EventOp format_op(Op op) {
       return format::kSend;
     case Op::Recv:
       return format::kRecv;
+    case Op::Request:
+      return format::kRequest;
   }
   return format::kRead;  // not reached
 }

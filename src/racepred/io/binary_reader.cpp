@@ -323,8 +323,8 @@ struct Decoded {
   // The name space of each op's target, as a table: no branch on the op per event (the decoder
   // refuses ops past the file's version, so op < kOpCount <= 16).
   static_assert(format::kOpCount <= 16);
-  const uint32_t limits[16] = {n_vars,    n_vars,  n_locks, n_locks, n_threads,
-                               n_threads, n_locks, n_locks, n_locks, n_locks};
+  const uint32_t limits[16] = {n_vars,  n_vars,  n_locks, n_locks, n_threads, n_threads,
+                               n_locks, n_locks, n_locks, n_locks, n_locks};
   Decoded d;
   size_t count = 0;
   uint64_t last = last_id;

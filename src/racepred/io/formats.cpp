@@ -153,6 +153,7 @@ void write_speedygo(const Trace& trace, const WriteOptions& options, const std::
   LossReport loss("speedygo");
   loss.reject_read_locks(trace);
   loss.reject_sync_ops(trace);
+  loss.reject_requests(trace);
   const Symbols& s = trace.symbols;
   const uint64_t max = UINT64_MAX;
   const std::vector<uint64_t> threads = numbers_for(s.threads, 'T', max, "thread", loss);
@@ -208,7 +209,8 @@ void write_speedygo(const Trace& trace, const WriteOptions& options, const std::
       case Op::ReadRelease:
       case Op::Send:
       case Op::Recv:
-        break;  // not reached: reject_read_locks, reject_sync_ops above
+      case Op::Request:
+        break;  // not reached: reject_read_locks, reject_sync_ops, reject_requests above
     }
   }
   // Read it back: the same ops on the same (numbered) names, in the same order?

@@ -83,6 +83,7 @@ void write_lockframe(const Trace& trace, const WriteOptions& options, const std:
   LossReport loss("lockframe");
   loss.reject_read_locks(trace);
   loss.reject_sync_ops(trace);
+  loss.reject_requests(trace);
   const Symbols& s = trace.symbols;
   const std::vector<uint64_t> threads = numbers_for(s.threads, 'T', kMaxId, "thread", loss);
   const std::vector<uint64_t> variables = numbers_for(s.variables, 'V', kMaxId, "variable", loss);

@@ -97,6 +97,7 @@ void write_rapid_csv(const Trace& trace, const WriteOptions& options, const std:
   LossReport loss("csv");
   loss.reject_read_locks(trace);
   loss.reject_sync_ops(trace);
+  loss.reject_requests(trace);
   const Symbols& s = trace.symbols;
   // Columns: thread T<k> in column k when every thread is named so (and the columns stay
   // reasonably few); otherwise the threads are numbered anew in order of appearance.

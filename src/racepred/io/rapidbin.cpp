@@ -2,7 +2,8 @@
 // deadlock predictors (SPDOffline) and written by Wasmgrind. Big-endian throughout:
 //   header: int16 threads, int32 locks, int32 variables, int64 events (18 bytes)
 //   event:  int64; bits 0-9 thread, 10-13 op, 14-47 target (decor), 48-62 location, 63 unused
-// Ops: 0 acq, 1 rel, 2 r, 3 w, 4 fork, 5 join, 6 begin, 7 end, 8 req, 9 branch.
+// Ops: 0 acq, 1 rel, 2 r, 3 w, 4 fork, 5 join, 6 begin, 7 end, 8 req, 9 branch (req is a lock
+// request, racepred's req; begin, end and branch are skipped).
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -145,7 +146,7 @@ class RapidBinParser {
       error(offset_, "event " + std::to_string(events_) + ": the unused bit 63 is set");
       return;
     }
-    if (op >= 6) {
+    if (op >= 6 && op != 8) {
       if (op < 10) {
         ++skipped_[op - 6];
         return;
@@ -154,14 +155,15 @@ class RapidBinParser {
                          std::to_string(op) + " (expected 0-9)");
       return;
     }
-    static constexpr Op kOps[] = {Op::Acquire, Op::Release, Op::Read,
-                                  Op::Write,   Op::Fork,    Op::Join};
+    static constexpr Op kOps[] = {Op::Acquire, Op::Release, Op::Read, Op::Write,  Op::Fork,
+                                  Op::Join,    Op::Read,    Op::Read, Op::Request};
     Event e;
     e.op = kOps[op];
     e.thread = threads_.get(thread);
-    e.target = e.op == Op::Read || e.op == Op::Write        ? variables_.get(decor)
-               : e.op == Op::Acquire || e.op == Op::Release ? locks_.get(decor)
-                                                            : threads_.get(decor);
+    e.target = e.op == Op::Read || e.op == Op::Write ? variables_.get(decor)
+               : e.op == Op::Acquire || e.op == Op::Release || e.op == Op::Request
+                   ? locks_.get(decor)
+                   : threads_.get(decor);
     e.location = location_id(location);
     ++delivered_;
     consumer_.on_event(events_, e, 0);
@@ -263,7 +265,7 @@ void write_rapidbin(const Trace& trace, const WriteOptions& options, const std::
     thread_used[e.thread] = true;
     if (e.is_access())
       variable_used[e.target] = true;
-    else if (e.op == Op::Acquire || e.op == Op::Release)
+    else if (e.op == Op::Acquire || e.op == Op::Release || e.op == Op::Request)
       lock_used[e.target] = true;
     else
       thread_used[e.target] = true;
@@ -276,11 +278,12 @@ void write_rapidbin(const Trace& trace, const WriteOptions& options, const std::
   put_be(out, count(lock_used), 4);
   put_be(out, count(variable_used), 4);
   put_be(out, trace.size(), 8);
-  static constexpr uint64_t kCodes[] = {2, 3, 0, 1, 4, 5};  // racepred Op -> RapidBin op
+  // racepred Op -> RapidBin op (read locks and send/recv are rejected above).
+  static constexpr uint64_t kCodes[] = {2, 3, 0, 1, 4, 5, 0, 0, 0, 0, 8};
+  static_assert(std::size(kCodes) == kOpCount);
   for (const Event& e : trace.events) {
-    const std::vector<uint64_t>& ids = e.op == Op::Read || e.op == Op::Write        ? variables
-                                       : e.op == Op::Acquire || e.op == Op::Release ? locks
-                                                                                    : threads;
+    const bool lock = e.op == Op::Acquire || e.op == Op::Release || e.op == Op::Request;
+    const std::vector<uint64_t>& ids = e.is_access() ? variables : lock ? locks : threads;
     const uint64_t word = threads[e.thread] | kCodes[static_cast<int>(e.op)] << kOpShift |
                           ids[e.target] << kDecorShift | locations[e.location] << kLocationShift;
     put_be(out, word, 8);

@@ -146,6 +146,7 @@ void read_roadrunner(Input& in, std::string_view name, const ReadOptions& option
 void write_roadrunner(const Trace& trace, const WriteOptions& options, const std::string& path) {
   LossReport loss("rr");
   loss.reject_read_locks(trace);
+  loss.reject_requests(trace);
   const Symbols& s = trace.symbols;
   if (const auto bad = name_with(s.threads, ",()", true))
     loss.impossible("the thread name " + quoted_text(*bad) +
@@ -173,9 +174,9 @@ void write_roadrunner(const Trace& trace, const WriteOptions& options, const std
              "reading it back gives them the location '-')");
   loss.check(options);
 
-  // Read locks are rejected above; send/recv are volatile accesses (VWr, VRd).
-  static constexpr std::string_view kNames[] = {"Rd",   "Wr", "Acquire", "Release", "Start",
-                                                "Join", "",   "",        "VWr",     "VRd"};
+  // Read locks and requests are rejected above; send/recv are volatile accesses (VWr, VRd).
+  static constexpr std::string_view kNames[] = {"Rd", "Wr", "Acquire", "Release", "Start", "Join",
+                                                "",   "",   "VWr",     "VRd",     ""};
   static_assert(std::size(kNames) == kOpCount);
   Output out(path);
   for (const Event& e : trace.events) {

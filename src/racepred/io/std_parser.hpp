@@ -14,7 +14,7 @@
 namespace racepred::io {
 
 // Ops that STD producers write and no engine uses: accepted, counted, skipped.
-inline constexpr std::array<std::string_view, 4> kStdSkippedOps = {"begin", "end", "req", "branch"};
+inline constexpr std::array<std::string_view, 3> kStdSkippedOps = {"begin", "end", "branch"};
 
 // One line, parsed by the careful (slow) path: the reference for what the fast path accepts,
 // and the source of every error message.

@@ -48,7 +48,7 @@ struct OpSlot {
 };
 constexpr OpSlot kOpSlots[] = {{"r(", 2},    {"w(", 2},    {"acq(", 4},  {"rel(", 4},
                                {"fork(", 5}, {"join(", 5}, {"racq(", 5}, {"rrel(", 5},
-                               {"send(", 5}, {"recv(", 5}};
+                               {"send(", 5}, {"recv(", 5}, {"req(", 4}};
 static_assert(std::size(kOpSlots) == kOpCount);
 }  // namespace
 
@@ -123,6 +123,7 @@ void StdWriter::write_slow(const Event& e) {
     case Op::ReadRelease:
     case Op::Send:
     case Op::Recv:
+    case Op::Request:
       target = symbols_.locks.name(e.target);
       break;
     case Op::Fork:

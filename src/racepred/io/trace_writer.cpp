@@ -93,6 +93,15 @@ void LossReport::reject_sync_ops(const Trace& trace) const {
                  "(only std and binary have them)");
 }
 
+void LossReport::reject_requests(const Trace& trace) const {
+  for (size_t i = 0; i < trace.size(); ++i)
+    if (trace.events[i].op == Op::Request)
+      impossible("event " + std::to_string(trace.ids[i]) + " (" +
+                 printable(trace.to_std(trace.events[i])) +
+                 ") is a lock request (req), which the format cannot express (only std and "
+                 "binary have them)");
+}
+
 std::vector<uint64_t> numbers_for(const SymbolTable& table, char prefix, uint64_t max,
                                   std::string_view what, LossReport& loss) {
   std::vector<uint64_t> numbers(table.size());

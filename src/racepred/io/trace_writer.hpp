@@ -67,6 +67,8 @@ class LossReport {
   // For formats without synchronisation orders: the first send or recv event, if any, is
   // impossible (naming the event); it is not dropped silently (that would lose an order).
   void reject_sync_ops(const Trace& trace) const;
+  // The same for lock requests (req).
+  void reject_requests(const Trace& trace) const;
 
  private:
   std::string format_;

@@ -67,9 +67,17 @@ using namespace racepred_rt;
 
 // Each: the hook before (under a scheduler it returns when the lock is free, or chooses a
 // timeout for a timed lock), the real call, the event, and the hook after (the model's owner).
+// A mutex another thread holds: the lock first leaves a req, so that a thread still blocked
+// here when the program exits (or deadlocks) ends its trace with what it waited for (the req of
+// a lock that is then granted is followed by its acq, and changes nothing). Not for an
+// error-checking mutex: its owner's trylock is busy too, but its lock fails at once.
 RP_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) {
   sched_before(kOpMutexLock, obj(m), mutex_kind(m));
-  const int rc = REAL(pthread_mutex_lock)(m);
+  int rc = REAL(pthread_mutex_trylock)(m);
+  if (rc == EBUSY) {
+    if (mutex_kind(m) != 2) lock_event(fmt::kRequest, m, RP_PC());
+    rc = REAL(pthread_mutex_lock)(m);
+  }
   if (rc == 0 && !is_recursive_depth(m)) lock_event(fmt::kAcquire, m, RP_PC());
   sched_after(kOpMutexLock, obj(m), 0, rc);
   return rc;

@@ -110,7 +110,10 @@ void expand_accesses(std::vector<Event>& events, const AddressModel& addresses,
     Event e = events[i];
     const uint8_t code = code_of(e.op);
     e.op = plain(e.op);
-    if (targets_lock(e.op) && e.target < object_var.size() && object_var[e.target] != UINT32_MAX)
+    // (Not for a request: the acquire that grants it reads the object, and nothing but that
+    // acquire may follow a req in its thread.)
+    if (targets_lock(e.op) && e.op != Op::Request && e.target < object_var.size() &&
+        object_var[e.target] != UINT32_MAX)
       out.push_back(Event{Op::Read, e.thread, object_var[e.target], e.location});
     if (!e.is_access()) {
       out.push_back(e);

@@ -16,6 +16,7 @@ std::string event_text(const Symbols& symbols, const Event& event) {
     case Op::ReadRelease:
     case Op::Send:
     case Op::Recv:
+    case Op::Request:
       s += symbols.locks.name(event.target);
       break;
     case Op::Fork:

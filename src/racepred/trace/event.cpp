@@ -24,6 +24,8 @@ std::string_view op_name(Op op) {
       return "send";
     case Op::Recv:
       return "recv";
+    case Op::Request:
+      return "req";
   }
   return "?";
 }
@@ -50,6 +52,8 @@ std::string_view op_long_name(Op op) {
       return "send";
     case Op::Recv:
       return "receive";
+    case Op::Request:
+      return "request";
   }
   return "?";
 }

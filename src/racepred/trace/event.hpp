@@ -19,7 +19,9 @@ inline constexpr EventId kNoEvent = 0;
 // (shared) mode: a lock is held by one writer or by any number of readers (docs/FORMATS.md,
 // "Read-write locks"). Send/Recv name a sync object o (docs/FORMATS.md, "Synchronisation
 // orders"): every recv(o) is ordered after every send(o) before it in the trace, in every valid
-// reordering. New ops go at the end: the binary format stores the numeric value.
+// reordering. Request is req(l): a lock request not (yet) granted, a thread blocked in its lock
+// call when the trace ended; it is the thread's last event (docs/FORMATS.md, "Lock requests").
+// New ops go at the end: the binary format stores the numeric value.
 enum class Op : uint8_t {
   Read,
   Write,
@@ -30,9 +32,10 @@ enum class Op : uint8_t {
   ReadAcquire,
   ReadRelease,
   Send,
-  Recv
+  Recv,
+  Request
 };
-inline constexpr int kOpCount = 10;
+inline constexpr int kOpCount = 11;
 
 // The op names a lock: acquire or release in either mode.
 inline constexpr bool is_lock_op(Op op) {
@@ -51,12 +54,13 @@ inline constexpr bool is_read_lock_op(Op op) {
 inline constexpr bool is_sync_op(Op op) {
   return op == Op::Send || op == Op::Recv;
 }
-// The target is a LockId: a lock or a sync object.
+// The target is a LockId: a lock (also of a request) or a sync object.
 inline constexpr bool targets_lock(Op op) {
-  return is_lock_op(op) || is_sync_op(op);
+  return is_lock_op(op) || is_sync_op(op) || op == Op::Request;
 }
 
-// `target` is a VariableId (Read, Write), LockId (Acquire, Release, ReadAcquire, ReadRelease;
+// `target` is a VariableId (Read, Write), LockId (Acquire, Release, ReadAcquire, ReadRelease,
+// Request;
 // the sync object of Send, Recv: one namespace with the locks) or ThreadId (Fork, Join).
 struct Event {
   Op op = Op::Read;
@@ -70,10 +74,10 @@ struct Event {
 static_assert(sizeof(Event) <= 16, "Event must stay within 16 bytes");
 
 // Lower-case STD spelling: "r", "w", "acq", "rel", "fork", "join", "racq", "rrel", "send",
-// "recv".
+// "recv", "req".
 std::string_view op_name(Op op);
 // Long name for reports: "read", "write", "acquire", "release", "fork", "join",
-// "read-acquire", "read-release", "send", "receive".
+// "read-acquire", "read-release", "send", "receive", "request".
 std::string_view op_long_name(Op op);
 
 // Two accesses conflict: same variable, different threads, at least one write.

@@ -570,6 +570,7 @@ class Generator {
       case Op::Release:
       case Op::ReadAcquire:
       case Op::ReadRelease:
+      case Op::Request:
         e.target = intern(lock_ids_, symbols_.locks, 'L', target);
         break;
       case Op::Send:

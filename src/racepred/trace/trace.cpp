@@ -15,6 +15,7 @@ std::string_view Trace::target_name(const Event& e) const {
     case Op::ReadRelease:
     case Op::Send:
     case Op::Recv:
+    case Op::Request:
       return symbols.locks.name(e.target);
     case Op::Fork:
     case Op::Join:

@@ -158,6 +158,7 @@ const TraceIndex::Links& TraceIndex::links() const {
         }
         case Op::Fork:
         case Op::Join:
+        case Op::Request:
           break;
       }
     }
@@ -224,6 +225,7 @@ std::string TraceIndex::describe(uint32_t i) const {
     case Op::ReadRelease:
     case Op::Send:
     case Op::Recv:
+    case Op::Request:
       target = lock_name(e.target);
       break;
     case Op::Fork:

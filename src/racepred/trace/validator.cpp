@@ -22,6 +22,10 @@ struct ThreadState {
   uint32_t fork_line = 0;
   EventId joined = kNoEvent;  // the first join of it
   uint32_t join_line = 0;
+  // Its last event is a req of this lock (not yet followed by the acquire that grants it).
+  LockId requested = kNobody;
+  EventId request = kNoEvent;
+  uint32_t request_line = 0;
 };
 
 // One holder of a lock: the writer, or one of the readers.
@@ -126,7 +130,8 @@ struct Validator::State {
   void refresh(ThreadId t) {
     if (t >= threads.size()) return;
     if (running.size() < threads.size()) running.resize(threads.size(), 0);
-    running[t] = threads[t].first != kNoEvent && threads[t].joined == kNoEvent;
+    running[t] = threads[t].first != kNoEvent && threads[t].joined == kNoEvent &&
+                 threads[t].requested == kNobody;
   }
   // check() for the common cases, inline: an access, an acquire of a free lock, the release
   // of the lock the thread holds once, by a thread that has run and is not joined. Everything
@@ -278,11 +283,27 @@ bool Validator::State::check_state(EventId id, const Event& e, uint32_t line) {
                   where(self.joined, self.join_line));
     return false;
   }
+  if (self.requested != kNobody) {
+    // After req(l) the thread waits: its next event, if any, is the acquire of l granting it.
+    if ((e.op != Op::Acquire && e.op != Op::ReadAcquire) || e.target != self.requested) {
+      violation(kRuleRequest, id, line,
+                thread_name(e.thread) + " has an event other than the acquire of " +
+                    lock_name(self.requested) + " after its request at " +
+                    where(self.request, self.request_line));
+      return false;
+    }
+    self.requested = kNobody;
+  }
   switch (e.op) {
     case Op::Read:
     case Op::Write:
     case Op::Send:  // no constraints: a recv before any send orders nothing
     case Op::Recv:
+      break;
+    case Op::Request:
+      self.requested = e.target;
+      self.request = id;
+      self.request_line = line;
       break;
     case Op::Acquire:
     case Op::ReadAcquire:
@@ -322,6 +343,13 @@ bool Validator::State::check_state(EventId id, const Event& e, uint32_t line) {
         return false;
       }
       ThreadState& child = thread(e.target);
+      if (child.requested != kNobody) {
+        violation(kRuleRequest, id, line,
+                  thread_name(e.thread) + " joins " + thread_name(e.target) + ", which waits for " +
+                      lock_name(child.requested) + " since its request at " +
+                      where(child.request, child.request_line));
+        return false;
+      }
       if (child.joined == kNoEvent) {
         child.joined = id;
         child.join_line = line;

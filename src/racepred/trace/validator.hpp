@@ -26,12 +26,15 @@ inline constexpr const char* kRuleLock2 = "Lock-2";
 inline constexpr const char* kRuleFork1 = "Fork-1";
 inline constexpr const char* kRuleFork2 = "Fork-2";
 inline constexpr const char* kRuleJoin = "Join";
+// A req(l) is followed in its thread only by the acquire of l that grants it, and its thread is
+// not joined while it waits (docs/WELLFORMEDNESS.md, "Lock requests").
+inline constexpr const char* kRuleRequest = "Request";
 inline constexpr const char* kNoteReentrant = "re-entrant";
 
 struct ValidationIssue {
   EventId event = kNoEvent;
   uint32_t line = 0;
-  std::string rule;  // "Lock-1", "Lock-2", "Fork-1", "Fork-2", "Join", "re-entrant"
+  std::string rule;  // "Lock-1", "Lock-2", "Fork-1", "Fork-2", "Join", "Request", "re-entrant"
   std::string
       message;  // complete sentence naming the event, e.g. "event 7 (line 9): T1 releases L …"
 };

@@ -74,6 +74,17 @@ class LockOrder final : public DispatchEngine<LockOrder> {
   // the order and the thread starts a new period.
   void send(EventId, const Event& e) { sync(e); }
   void recv(EventId, const Event& e) { sync(e); }
+  // req(l): the thread waits for l holding its locks, the dependency of an acquire of l (one
+  // the acquire that grants it would record anyway, so nothing new then). A request of a lock
+  // the thread holds waits for itself: no step of a cycle.
+  void request(EventId id, const Event& e) {
+    Thread& t = threads_[e.thread];
+    locks_ = std::max(locks_, size_t{e.target} + 1);
+    if (t.held.empty() || locksets_.holds(t.node, e.target) ||
+        locksets_.holds(t.node, read_mode(e.target)))
+      return;
+    depend(id, e, t, e.target);
+  }
 
   void finish() override;
 

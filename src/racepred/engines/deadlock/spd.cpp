@@ -20,6 +20,9 @@
 // pre-set contains this one's), so it is skipped. Each abstract cycle costs at most one pass over
 // the trace, and it reports a deadlock iff one of its concrete instances is sync-preserving.
 //
+// Lock requests: a req(l) that ends its thread (the thread was blocked in its lock call when
+// the trace ended) is a step like an acquire of l; a req followed by its acquire adds nothing.
+//
 // Read-write locks: a request is blocked unless both it and the hold are in read mode; the lock
 // rule treats the acquires of a lock in either mode alike (sound; it may miss deadlocks whose
 // reordering overlaps read sections differently than the trace).
@@ -97,7 +100,13 @@ class Spd final : public OfflineEngine {
     std::vector<uint32_t> key;
     for (uint32_t i = 0; i < t.size(); ++i) {
       const Event& e = t.event(i);
-      if (is_acquire_op(e.op)) {
+      // A pending request (req(l) as its thread's last event) is a step like an acquire of l:
+      // the thread waits there for good. A granted one is followed by its acquire, the step.
+      const bool pending = e.op == Op::Request &&
+                           t.index_in_thread(i) + 1 == t.thread_events(e.thread).size() &&
+                           std::none_of(held[e.thread].begin(), held[e.thread].end(),
+                                        [&](const Hold& x) { return x.lock == e.target; });
+      if (is_acquire_op(e.op) || pending) {
         auto& h = held[e.thread];
         const bool read = e.op == Op::ReadAcquire;
         if (!h.empty()) {
@@ -110,7 +119,7 @@ class Spd final : public OfflineEngine {
           if (added) deps_.push_back(Dependency{e.thread, e.target, read, std::move(sorted), {}});
           deps_[it->second].events.push_back(i);
         }
-        h.push_back(Hold{e.target, read});
+        if (!pending) h.push_back(Hold{e.target, read});
       } else if (is_release_op(e.op)) {
         auto& h = held[e.thread];
         h.erase(

@@ -381,6 +381,8 @@ class GoldilocksLazy final : public DispatchEngine<GoldilocksLazy>, public Annot
     increment_clock(threads_[t].epoch, e.thread);
   }
   // recv(o): W(o) ∈ S ⇒ u ∈ S, an incoming entry like a read acquire.
+  // A lock request (req) takes and orders nothing: its acquire, if granted, does.
+  void request(EventId, const Event&) {}
   void recv(EventId, const Event& e) {
     const uint32_t t = cur_;
     ensure_lock(e.target);

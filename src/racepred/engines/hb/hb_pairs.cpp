@@ -51,6 +51,8 @@ class HbWrRaces final : public DispatchEngine<HbWrRaces>, public Annotator {
   void read_release(EventId, const Event&) {}
   // So do send (C(o) ⊔= Th(t)) and recv (Th(t) ⊔= C(o)).
   void send(EventId, const Event&) {}
+  // A lock request (req) takes and orders nothing: its acquire, if granted, does.
+  void request(EventId, const Event&) {}
   void recv(EventId, const Event&) {}
   // Synchronisation (acq, rel, fork, join) and inc(Th(t), t), after the access checks.
   void after(EventId id, const Event& e) {

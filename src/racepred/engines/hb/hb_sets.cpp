@@ -93,6 +93,8 @@ class HbSets final : public OfflineEngine,
     sent_[e.target].unite(thread_set(e.thread));
   }
   // e@recv(t,o): D(t) = D(t) ∪ S(o) ∪ {e}
+  // A lock request (req) takes and orders nothing: its acquire, if granted, does.
+  void request(EventId, const Event&) {}
   void recv(EventId, const Event& e) {
     EventSet& D = thread_set(e.thread);
     if (const EventSet* s = sent_.find(e.target)) D.unite(*s);

@@ -113,6 +113,8 @@ class LocationEngine : public DispatchEngine<LocationEngine<Derived>>,
   void read_release(EventId, const Event& e) { clocks_.read_release(e.thread, e.target); }
   // send: C(o) ⊔= Th(i), then the tick of after(), as after a release; recv: Th(i) ⊔= C(o).
   void send(EventId, const Event& e) { clocks_.send(e.thread, e.target); }
+  // A lock request (req) takes and orders nothing: its acquire, if granted, does.
+  void request(EventId, const Event&) {}
   void recv(EventId, const Event& e) { clocks_.recv(e.thread, e.target); }
   void fork(EventId, const Event& e) {
     if (clocks_.fork(e.thread, e.target)) derived().set_stride(clocks_.stride());

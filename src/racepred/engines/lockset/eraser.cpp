@@ -64,6 +64,8 @@ class Eraser final : public DispatchEngine<Eraser>, public Annotator {
   }
   // Lock sets only: send/recv are ignored (pairs they order may be reported).
   void send(EventId, const Event&) {}
+  // A lock request (req) takes and orders nothing: its acquire, if granted, does.
+  void request(EventId, const Event&) {}
   void recv(EventId, const Event&) {}
   void read(EventId id, const Event& e) { access(id, e, false); }
   void write(EventId id, const Event& e) { access(id, e, true); }

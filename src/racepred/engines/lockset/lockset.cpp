@@ -59,6 +59,8 @@ class LocksetEngine final : public DispatchEngine<LocksetEngine>, public Annotat
   // Lock sets have no order: send/recv are ignored, like fork and join, so pairs they order may
   // be reported (a possible race).
   void send(EventId, const Event&) {}
+  // A lock request (req) takes and orders nothing: its acquire, if granted, does.
+  void request(EventId, const Event&) {}
   void recv(EventId, const Event&) {}
   void read(EventId id, const Event& e) { access(id, e); }
   void write(EventId id, const Event& e) { access(id, e); }

@@ -65,6 +65,8 @@ class Tsan1 final : public DispatchEngine<Tsan1>, public Annotator {
   }
   // send/recv: not in the lock sets; the clocks order them in after() (the HB part).
   void send(EventId, const Event&) {}
+  // A lock request (req) takes and orders nothing: its acquire, if granted, does.
+  void request(EventId, const Event&) {}
   void recv(EventId, const Event&) {}
   void read(EventId id, const Event& e) { access(id, e); }
   void write(EventId id, const Event& e) { access(id, e); }

@@ -47,6 +47,8 @@ class Adjacent final : public DispatchEngine<Adjacent>, public Annotator, public
   void read_release(EventId, const Event&) {}
   // Send and recv access no variable: they only reset `last`, so they separate two accesses.
   void send(EventId, const Event&) {}
+  // A lock request (req) takes and orders nothing: its acquire, if granted, does.
+  void request(EventId, const Event&) {}
   void recv(EventId, const Event&) {}
   void after(EventId id, const Event& e) {
     has_last_ = e.is_access();

@@ -251,6 +251,7 @@ class Analysis {
             if (index_.event(s).thread != t) changed |= raise_to(th, index_.event(s).thread, s);
           break;
         case Op::Send:
+        case Op::Request:
           break;
       }
       th[t] = p + 1;

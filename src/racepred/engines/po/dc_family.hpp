@@ -105,6 +105,8 @@ class DcFamily final : public PoEngine<DcFamily<Config>> {
     sent_[e.target].join(d_[e.thread]);  // S_o := S_o ⊔ D_t
     d_[e.thread].increment(e.thread);
   }
+  // A lock request (req) takes and orders nothing: its acquire, if granted, does.
+  void request(EventId, const Event&) {}
   void recv(EventId, const Event& e) {
     if (e.target < sent_.size()) d_[e.thread].join(sent_[e.target]);  // D_t := D_t ⊔ S_o
   }
@@ -303,6 +305,8 @@ class DcFlat final : public PoEngine<DcFlat<Config>> {
     clocks_.send(e.thread, e.target);  // S_o := S_o ⊔ D_t
     clocks_.tick_slot(clocks_.slot(e.thread), e.thread);
   }
+  // A lock request (req) takes and orders nothing: its acquire, if granted, does.
+  void request(EventId, const Event&) {}
   void recv(EventId, const Event& e) { clocks_.recv(e.thread, e.target); }  // D_t := D_t ⊔ S_o
   void finish() override {
     if (steps_probe_ != nullptr) *steps_probe_ += steps_;

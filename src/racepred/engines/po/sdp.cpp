@@ -246,6 +246,8 @@ class Sdp final : public PoEngine<Sdp>,
     if (e.target < imps_.size() && e.target < hs_.size())
       import_from(e.thread, imps_[e.target], hs_[e.target]);
   }
+  // A lock request (req) takes and orders nothing: its acquire, if granted, does.
+  void request(EventId, const Event&) {}
 
  protected:
   void columns(const Event& e, Annotation& row) override { clock_columns(e.thread, width(e), row); }

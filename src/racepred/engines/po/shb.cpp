@@ -116,6 +116,8 @@ class Shb final : public PoEngine<Shb>, public WitnessSource {
     clocks_.send(e.thread, e.target);  // S_o := S_o ⊔ C_t
     clocks_.tick_slot(clocks_.slot(e.thread), e.thread);
   }
+  // A lock request (req) takes and orders nothing: its acquire, if granted, does.
+  void request(EventId, const Event&) {}
   void recv(EventId, const Event& e) {
     changed(clocks_.slot(e.thread));
     clocks_.recv(e.thread, e.target);  // C_t := C_t ⊔ S_o

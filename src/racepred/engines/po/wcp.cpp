@@ -162,6 +162,8 @@ class Wcp final : public PoEngine<Wcp> {
     clocks_.send(e.thread, e.target);  // H_o := H_o ⊔ H_t
     clocks_.tick_slot(s, e.thread);
   }
+  // A lock request (req) takes and orders nothing: its acquire, if granted, does.
+  void request(EventId, const Event&) {}
   void recv(EventId, const Event& e) {
     const uint32_t s = clocks_.slot(e.thread);
     if (const Clock* ho = clocks_.sent(e.target)) pclocks_.join_into_slot(s, ho);  // P_t ⊔= H_o

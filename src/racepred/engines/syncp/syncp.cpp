@@ -176,6 +176,7 @@ class Analysis {
           }
           break;
         case Op::Send:
+        case Op::Request:
           break;
       }
       th[t] = p + 1;
