@@ -87,6 +87,9 @@ struct Report {
   TraceInfo trace;
   const Symbols* symbols = nullptr;  // names of threads, variables and locations
   std::vector<EngineReport> results;
+  // A trace with call stacks: the locks each reported access held (by its event), printed with
+  // where each was acquired; nullptr when not known.
+  const std::map<EventId, std::vector<HeldLock>>* held_locks = nullptr;
 };
 
 // One race across the engines of a run: the races the engines report at one unordered pair of
