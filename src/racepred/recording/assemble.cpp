@@ -144,6 +144,10 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
     uint64_t caller = 0;
     std::vector<uint64_t> calls;
     uint32_t node = UINT32_MAX;
+    uint32_t deeper = 0;  // calls past the bound of `calls` (a runaway recursion)
+    // Its last event's (pc, caller, node) and location index: loops repeat them.
+    uint64_t last_pc = 0, last_caller = 0;
+    uint32_t last_node = UINT32_MAX, last_index = 0;
   };
   std::vector<PerThread> threads;
   auto state = [&](uint32_t tid) -> PerThread& {
@@ -203,7 +207,9 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
     if (!depth)
       return caller ? caller_location_id(pc, caller)
                     : loc_cache.get(pc, [&] { return location_id(pc); });
-    const uint32_t node = node_of(state(tid));
+    PerThread& t = state(tid);
+    const uint32_t node = node_of(t);
+    if (node == t.last_node && pc == t.last_pc && caller == t.last_caller) return t.last_index;
     auto [it, fresh] =
         stack_locs.emplace(std::tuple{pc, caller, node}, static_cast<uint32_t>(pcs.size()));
     if (fresh) {
@@ -212,7 +218,10 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
       out.location_nodes.resize(pcs.size(), 0);
       out.location_nodes[it->second] = node;
     }
-    return it->second;
+    t.last_pc = pc;
+    t.last_caller = caller;
+    t.last_node = node;
+    return t.last_index = it->second;
   };
 
   // Access sizes (docs/RECORDER.md, "Access sizes"): an access of bytes [s, s + n) is the set
@@ -278,11 +287,17 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
         out.stacks.push_back({r.addr, r.addr + n, thread_of(tid)});
     } else if (op == fmt::kRawFuncEntry) {
       PerThread& t = state(tid);
-      if (t.calls.size() < (1u << 16)) t.calls.push_back(r.addr);  // (a runaway recursion)
+      if (t.calls.size() < (1u << 16))
+        t.calls.push_back(r.addr);
+      else
+        ++t.deeper;
       t.node = UINT32_MAX;
     } else if (op == fmt::kRawFuncExit) {
       PerThread& t = state(tid);
-      if (!t.calls.empty()) t.calls.pop_back();  // (a longjmp or exception may skip exits)
+      if (t.deeper)
+        --t.deeper;
+      else if (!t.calls.empty())  // (a longjmp or exception may have skipped exits)
+        t.calls.pop_back();
       t.node = UINT32_MAX;
     } else if (op == fmt::kRawCaller) {
       state(tid).caller = r.addr;
