@@ -8,11 +8,17 @@
 // expect fasttrack: stacks counter bump,left_side,worker_left / bump,right_side,worker_right
 // expect fasttrack: created counter start_workers,main
 // expect shb: stacks counter bump,left_side,worker_left / bump,right_side,worker_right
-// expect text fasttrack: WARNING: racepred: data race \(engine fasttrack, \w+\)\n  (Write|Read) of counter by thread T\d \(event \d+\):\n    #0 bump [^\n]*stack_helper\.c:24:\d+\n    #1 (left|right)_side [^\n]*stack_helper\.c:(30|34):\d+\n
-// expect text fasttrack: \n  Previous (write|read) of counter by thread T\d \(event \d+\):\n    #0 bump [^\n]*stack_helper\.c:24:\d+\n
-// expect text fasttrack: \n    #1 left_side [^\n]*stack_helper\.c:30:\d+\n    #2 worker_left [^\n]*stack_helper\.c:38:\d+\n  Mutex m held by thread T\d acquired at \(event \d+\):\n    #0 left_side [^\n]*stack_helper\.c:29:\d+\n    #1 worker_left [^\n]*stack_helper\.c:38:\d+\n
-// expect text fasttrack: \n  Thread T\d created by main thread at:\n    #0 start_workers [^\n]*stack_helper\.c:4[78]:\d+\n    #1 main [^\n]*stack_helper\.c:53:\d+\n
-// expect text fasttrack: \n  SUMMARY: racepred: data race [^\n]*stack_helper\.c:24:\d+ in bump\n
+// expect text fasttrack: WARNING: racepred: data race \(engine fasttrack, \w+\)\n  (Write|Read)
+// expect text fasttrack: \n  (Write|Read) of counter by thread T\d \(event \d+\):\n    #0 bump
+// expect text fasttrack: #0 bump [^\n]*stack_helper\.c:30:\d+\n    #1 (left|right)_side
+// expect text fasttrack: #1 (left|right)_side [^\n]*stack_helper\.c:(36|40):\d+\n
+// expect text fasttrack: \n  Previous (write|read) of counter by thread T\d \(event \d+\):\n
+// expect text fasttrack: #1 left_side [^\n]*c:36:\d+\n    #2 worker_left [^\n]*c:44:\d+\n  Mutex m
+// expect text fasttrack: Mutex m held by thread T\d acquired at \(event \d+\):\n    #0 left_side
+// expect text fasttrack: \n    #0 left_side [^\n]*stack_helper\.c:35:\d+\n
+// expect text fasttrack: \n  Thread T\d created by main thread at:\n    #0 start_workers
+// expect text fasttrack: #0 start_workers [^\n]*c:5[34]:\d+\n    #1 main [^\n]*c:59:\d+\n
+// expect text fasttrack: \n  SUMMARY: racepred: data race [^\n]*stack_helper\.c:30:\d+ in bump\n
 // expect check: well-formed
 #include <pthread.h>
 
