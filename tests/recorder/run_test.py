@@ -9,6 +9,13 @@ with `racepred record`, and checks the expectations written in the program's com
                                    access) that contains TEXT
                                    (in NAME, `*` matches any text: `heap[*prog.c:12`)
   // expect ENGINE: deadlocks N     the engine reports exactly N deadlocks
+  // expect ENGINE: stacks NAME F1,F2 / G1,G2   (a trace with call stacks) some race on such a
+                                   variable has one access whose stack's functions start with
+                                   F1, F2 and the other's with G1, G2 (in either order)
+  // expect ENGINE: created NAME F1,F2   some race on such a variable whose threads were all
+                                   created at stacks whose functions start with F1, F2
+  // expect text ENGINE: REGEX     the text report of `analyze -e ENGINE` matches the Python
+                                   regular expression (\n for a line break)
   // expect check: well-formed     `racepred check` accepts the trace
   // expect status: N               `racepred record` exits N: the program's exit status, or
                                    128 + the signal that killed it (default 0)
@@ -42,6 +49,10 @@ def parse_expectations(path):
     expects, child_expects, record_args, retries = [], [], [], 1
     with open(path) as f:
         for line in f:
+            m = re.match(r"\s*//\s*expect\s+text\s+([\w-]+):\s*(.*?)\s*$", line)
+            if m:
+                expects.append(("text " + m.group(1), m.group(2)))
+                continue
             m = re.match(r"\s*//\s*(child-)?expect\s+([\w-]+):\s*(.*?)\s*$", line)
             if m:
                 (child_expects if m.group(1) else expects).append((m.group(2), m.group(3)))
@@ -88,6 +99,49 @@ def std_unescape(name):
                   name.encode("utf-8", "surrogateescape")).decode("utf-8", "surrogateescape")
 
 
+def without_stacks(finding):
+    """A finding without its call stacks, which STD cannot hold (docs/FORMATS.md)."""
+    stacks = ("first_stack", "second_stack", "threads", "locks_held")
+    f = {k: v for k, v in finding.items() if k not in stacks}
+    for key, value in f.items():  # the locks held ({"first": [...], "second": [...]})
+        if isinstance(value, dict) and set(value) == {"first", "second"}:
+            f[key] = {side: [{k: v for k, v in lock.items() if k != "stack"} for lock in locks]
+                      for side, locks in value.items()}
+    return f
+
+
+def functions(stack):
+    return [frame["function"] for frame in stack or []]
+
+
+def check_stacks(races, what):
+    """`stacks NAME F1,F2 / G1,G2` and `created NAME F1,F2` (see the module comment)."""
+    kind, rest = what.split(None, 1)
+    name, spec = rest.split(None, 1)
+    mine = [r for r in races if name_matches(r["variable"], name)]
+    if kind == "stacks":
+        want = [w.strip().split(",") for w in spec.split("/")]
+        got = [(functions(r.get("first_stack")), functions(r.get("second_stack"))) for r in mine]
+        def fits(pair):
+            a, b = pair
+            return ((a[:len(want[0])] == want[0] and b[:len(want[1])] == want[1]) or
+                    (b[:len(want[0])] == want[0] and a[:len(want[1])] == want[1]))
+        return [] if any(fits(p) for p in got) else [f"expected {what}, got stacks {got}"]
+    want = spec.strip().split(",")
+    got = [[functions(t.get("created_at"))[:len(want)] for t in r.get("threads", [])] for r in mine]
+    return [] if any(g and all(f == want for f in g) for g in got) else [
+        f"expected {what}, got creation stacks {got}"]
+
+
+def check_text(args, trace, engine, regex):
+    out = run([args.racepred, "analyze", "-e", engine, trace])
+    if out.returncode not in (0, 1):
+        return [f"analyze {trace} failed ({out.returncode}): {out.stderr.strip()}"]
+    if re.search(regex.replace("\\n", "\n"), out.stdout):
+        return []
+    return [f"text {engine}: no match for {regex!r} in:\n{out.stdout}"]
+
+
 def check_std_round_trip(args, trace, engines):
     """The trace written as STD reads back to the same races, names included."""
     std = trace + ".round-trip.std"
@@ -99,7 +153,7 @@ def check_std_round_trip(args, trace, engines):
         out = run([args.racepred, "analyze", "--format", "json", "-e", ",".join(engines), t])
         if out.returncode not in (0, 1):
             return [f"analyze {t} failed ({out.returncode}): {out.stderr.strip()}"]
-        reports.append([(r["engine"], r["race_count"], r["findings"])
+        reports.append([(r["engine"], r["race_count"], [without_stacks(f) for f in r["findings"]])
                         for r in json.loads(out.stdout)["results"]])
     os.remove(std)
     return [] if reports[0] == reports[1] else ["the trace written as STD reads back to other races"]
@@ -135,8 +189,8 @@ def name_matches(name, pattern):
 
 def check_trace(args, trace, expects):
     failures = []
-    engines = sorted({e for e, _ in expects
-                      if e not in ("check", "events") and not e.startswith("location-")})
+    engines = sorted({e for e, _ in expects if e not in ("check", "events") and
+                      not e.startswith("location-") and not e.startswith("text ")})
     results = {}
     if engines:
         out = run([args.racepred, "analyze", "--format", "json", "-e", ",".join(engines), trace])
@@ -151,6 +205,9 @@ def check_trace(args, trace, expects):
             continue
         if engine.startswith("location-"):
             failures += check_locations(args, trace, engine[len("location-"):], what)
+            continue
+        if engine.startswith("text "):
+            failures += check_text(args, trace, engine[len("text "):], what)
             continue
         if engine == "check":
             chk = run([args.racepred, "check", trace])
@@ -178,6 +235,8 @@ def check_trace(args, trace, expects):
                          for loc in (r["first_location"], r["second_location"]) if loc})
             if not any(text in loc for loc in at):
                 failures.append(f"{engine}: expected a race on {name} at {text}, got {at}")
+        elif what.startswith(("stacks ", "created ")):
+            failures += check_stacks(races, what)
         elif what.startswith("no-race "):
             name = what.split(None, 1)[1]
             bad = [n for n in names if name_matches(n, name)]

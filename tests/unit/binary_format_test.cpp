@@ -157,7 +157,7 @@ TEST(BinaryFormat, SyncOrdersRoundTripAndAreMalformedBeforeVersionFour) {
   const std::string path = temp_path("sync");
   write_binary(a, path);
   const std::string bytes = slurp(path);
-  EXPECT_EQ(format::get_u32(reinterpret_cast<const uint8_t*>(bytes.data()) + 8), 4u);
+  EXPECT_EQ(format::get_u32(reinterpret_cast<const uint8_t*>(bytes.data()) + 8), format::kVersion);
   const Trace b = load_trace(path);
   expect_same(a, b);
   EXPECT_EQ(b.events[1].op, Op::Send);
@@ -170,6 +170,59 @@ TEST(BinaryFormat, SyncOrdersRoundTripAndAreMalformedBeforeVersionFour) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("malformed event"), std::string::npos) << e.what();
   }
+  std::remove(path.c_str());
+}
+
+// The call stacks of a recorded trace (version 5): the stack table, the events' stacks and the
+// threads' creation sites read back as written, over several blocks of each; a version-4 file
+// cannot hold them (its readers do not know the blocks), and one without them reads as before.
+TEST(BinaryFormat, StacksRoundTripAndAreRefusedBeforeVersionFive) {
+  std::string text;
+  for (int i = 0; i < 3000; ++i)
+    text += "T" + std::to_string(i % 3) + "|w(x" + std::to_string(i % 7) +
+            ")|f.c:" + std::to_string(i % 11) + ":1 (f" + std::to_string(i % 5) + ")\n";
+  text += "T0|fork(T9)|f.c:99:1 (main)\n";
+  Trace a = parse_trace(text);
+  Stacks& st = a.symbols.stacks;
+  const uint32_t caller = a.symbols.locations.intern("f.c:100:1 (caller)");
+  st.frames.assign(1, {});
+  st.of_event.assign(a.size() + 1, 0);
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (i % 4 == 3) continue;  // events without a stack
+    st.of_event[i + 1] = static_cast<uint32_t>(st.frames.size());
+    st.frames.push_back({a.events[i].location, caller});
+    if (i % 2) st.frames.back().push_back(static_cast<uint32_t>(i % 11));
+  }
+  st.created.assign(a.symbols.threads.size(), {});
+  st.created[a.events.back().target] = {0, st.of_event[a.size()]};
+  BinaryWriteOptions o;
+  o.chunk_events = 700;
+  const std::string path = temp_path("stacks");
+  write_binary(a, path, o);
+  const Trace b = load_trace(path);
+  expect_same(a, b);
+  EXPECT_EQ(b.symbols.stacks.frames, st.frames);
+  std::vector<uint32_t> of_event = b.symbols.stacks.of_event;
+  of_event.resize(st.of_event.size(), 0);
+  EXPECT_EQ(of_event, st.of_event);
+  ASSERT_EQ(b.symbols.stacks.created.size(), a.events.back().target + 1u);
+  EXPECT_EQ(b.symbols.stacks.created.back().stack, st.of_event[a.size()]);
+  EXPECT_EQ(b.symbols.stacks.created.back().parent, 0u);
+  EXPECT_EQ(b.symbols.stacks.of(6).size(), 3u);  // [own location, caller, one more]
+  EXPECT_TRUE(b.symbols.stacks.of(4).empty());
+  spit(path, as_version(slurp(path), 4));
+  try {
+    load_trace(path);
+    ADD_FAILURE() << "stack blocks accepted in a version-4 file";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad block header"), std::string::npos) << e.what();
+  }
+  a.symbols.stacks = Stacks{};
+  write_binary(a, path, o);
+  spit(path, as_version(slurp(path), 4));
+  const Trace c = load_trace(path);
+  expect_same(a, c);
+  EXPECT_TRUE(c.symbols.stacks.empty());
   std::remove(path.c_str());
 }
 

@@ -608,3 +608,112 @@ TEST(FindingReport, ReadReadViolationsAreTheirOwnKind) {
 
 }  // namespace
 }  // namespace racepred
+
+namespace racepred {
+namespace {
+
+// A recorded trace with call stacks (record --stack-depth): T0 creates T1 and T2 in start(),
+// called from main(); T1 writes x in bump() called from left() while holding m, T2 reads it in
+// bump() called from right().
+struct StackFixture {
+  Trace trace = parse_trace(
+      "T0|fork(T1)|m.c:30:3 (start)\n"
+      "T0|fork(T2)|m.c:31:3 (start)\n"
+      "T1|acq(m)|m.c:10:3 (left)\n"
+      "T1|w(x)|m.c:5:7 (bump)\n"
+      "T1|rel(m)|m.c:12:3 (left)\n"
+      "T2|r(x)|m.c:5:7 (bump)\n",
+      {}, "t.rpt");
+  StackFixture() {
+    Symbols& s = trace.symbols;
+    auto loc = [&](const char* name) { return s.locations.intern(name); };
+    s.stacks.frames = {
+        {},
+        {loc("m.c:30:3 (start)"), loc("m.c:40:3 (main)")},
+        {loc("m.c:31:3 (start)"), loc("m.c:40:3 (main)")},
+        {loc("m.c:10:3 (left)"), loc("m.c:20:3 (worker_left)")},
+        {loc("m.c:5:7 (bump)"), loc("m.c:11:3 (left)"), loc("m.c:20:3 (worker_left)")},
+        {loc("m.c:5:7 (bump)"), loc("m.c:15:3 (right)"), loc("m.c:25:3 (worker_right)")}};
+    s.stacks.of_event = {0, 1, 2, 3, 4, 3, 5};
+    s.stacks.created = {{}, {0, 1}, {0, 2}};
+  }
+  Race race() const {
+    return Race{Access::of(4, trace.events[3]), Access::of(6, trace.events[5]),
+                trace.events[3].target};
+  }
+  RaceLocks locks() const {
+    RaceLocks l;
+    l.first.push_back(HeldLock{0, 1, false, 3, trace.events[2].location});
+    return l;
+  }
+};
+
+TEST(TextReport, RaceWithStacksHasThreadSanitizersLayout) {
+  const StackFixture f;
+  const RaceLocks locks = f.locks();
+  std::ostringstream out;
+  write_text_finding(out, f.trace.symbols, Finding::of_race(f.race(), 2, &locks), "fasttrack");
+  EXPECT_EQ(out.str(),
+            "WARNING: racepred: data race (engine fasttrack)\n"
+            "  Read of x by thread T2 (event 6):\n"
+            "    #0 bump m.c:5:7\n"
+            "    #1 right m.c:15:3\n"
+            "    #2 worker_right m.c:25:3\n"
+            "\n"
+            "  Previous write of x by thread T1 (event 4):\n"
+            "    #0 bump m.c:5:7\n"
+            "    #1 left m.c:11:3\n"
+            "    #2 worker_left m.c:20:3\n"
+            "  Mutex m held by thread T1 acquired at (event 3):\n"
+            "    #0 left m.c:10:3\n"
+            "    #1 worker_left m.c:20:3\n"
+            "\n"
+            "  Thread T2 created by main thread at:\n"
+            "    #0 start m.c:31:3\n"
+            "    #1 main m.c:40:3\n"
+            "\n"
+            "  Thread T1 created by main thread at:\n"
+            "    #0 start m.c:30:3\n"
+            "    #1 main m.c:40:3\n"
+            "\n"
+            "  2 races at this pair of locations; the first detected is shown\n"
+            "  SUMMARY: racepred: data race m.c:5:7 in bump\n");
+}
+
+TEST(JsonReport, RaceWithStacksCarriesStacksLockSitesAndCreationSites) {
+  const StackFixture f;
+  const RaceLocks locks = f.locks();
+  const json j =
+      json::parse(finding_json(f.trace.symbols, Finding::of_race(f.race(), 1, &locks)).dump());
+  EXPECT_EQ(j["second_stack"],
+            json::parse(R"([{"function":"bump","location":"m.c:5:7"},)"
+                        R"({"function":"right","location":"m.c:15:3"},)"
+                        R"({"function":"worker_right","location":"m.c:25:3"}])"));
+  ASSERT_EQ(j["first_stack"].size(), 3u);
+  EXPECT_EQ(j["first_stack"][1]["function"], "left");
+  EXPECT_EQ(j["locks"]["first"][0]["stack"][0]["location"], "m.c:10:3");
+  ASSERT_EQ(j["threads"].size(), 2u);
+  EXPECT_EQ(j["threads"][0]["thread"], "T2");
+  EXPECT_EQ(j["threads"][0]["created_by"], "T0");
+  EXPECT_EQ(j["threads"][0]["created_at"][0]["location"], "m.c:31:3");
+  EXPECT_EQ(j["threads"][1]["created_at"][1]["function"], "main");
+}
+
+// Without stacks (every format but a trace recorded with --stack-depth) nothing changes.
+TEST(TextReport, RaceWithoutStacksKeepsTheOneLocationForm) {
+  StackFixture f;
+  f.trace.symbols.stacks = Stacks{};
+  std::ostringstream out;
+  write_text_finding(out, f.trace.symbols, Finding::of_race(f.race()), "fasttrack");
+  EXPECT_EQ(out.str(),
+            "WARNING: data race (engine fasttrack)\n"
+            "  Read of x by thread T2 at m.c:5:7 (bump) (event 6)\n"
+            "  Previous write of x by thread T1 at m.c:5:7 (bump) (event 4)\n"
+            "  1 race at this pair of locations (m.c:5:7 (bump), m.c:5:7 (bump))\n");
+  const json j = json::parse(finding_json(f.trace.symbols, Finding::of_race(f.race())).dump());
+  EXPECT_FALSE(j.contains("first_stack"));
+  EXPECT_FALSE(j.contains("threads"));
+}
+
+}  // namespace
+}  // namespace racepred

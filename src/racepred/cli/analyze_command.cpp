@@ -1,14 +1,18 @@
 // racepred analyze: one read of the trace, every selected engine, a text or JSON report.
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <set>
 #include <sstream>
+#include <vector>
 
 #include "racepred/cli/cli.hpp"
 #include "racepred/cli/output.hpp"
 #include "racepred/cli/progress.hpp"
 #include "racepred/driver/pipeline.hpp"
 #include "racepred/io/formats.hpp"
+#include "racepred/io/reader.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
 #include "racepred/trace/printable.hpp"
@@ -43,6 +47,58 @@ std::vector<std::string> split_names(const std::vector<std::string>& values) {
   return names;
 }
 
+// The locks each reported access held, with the event that acquired each (a trace with call
+// stacks prints them as ThreadSanitizer does: "Mutex m held by … acquired at"). The engines do
+// not keep them, so the trace is read a second time: only for traces with stacks, and only the
+// reported events are kept.
+class HeldLocksAt : public EventConsumer {
+ public:
+  HeldLocksAt(std::set<EventId> wanted, std::map<EventId, std::vector<HeldLock>>& out)
+      : wanted_(std::move(wanted)), out_(out) {}
+  void on_event(EventId id, const Event& e, uint32_t) override {
+    if (e.thread >= held_.size()) held_.resize(size_t{e.thread} + 1);
+    std::vector<HeldLock>& held = held_[e.thread];
+    if (e.op == Op::Acquire || e.op == Op::ReadAcquire) {
+      held.push_back(HeldLock{e.target, e.thread, e.op == Op::ReadAcquire, id, e.location});
+    } else if (e.op == Op::Release || e.op == Op::ReadRelease) {
+      for (size_t i = held.size(); i-- > 0;) {
+        if (held[i].lock == e.target) {
+          held.erase(held.begin() + static_cast<ptrdiff_t>(i));
+          break;
+        }
+      }
+    } else if (e.is_access() && wanted_.count(id)) {
+      out_[id] = held;
+    }
+  }
+
+ private:
+  std::set<EventId> wanted_;
+  std::map<EventId, std::vector<HeldLock>>& out_;
+  std::vector<std::vector<HeldLock>> held_;
+};
+
+void find_held_locks(const std::string& path, const ReadOptions& read, const Report& report,
+                     std::map<EventId, std::vector<HeldLock>>& out) {
+  std::set<EventId> wanted;
+  for (const EngineReport& r : report.results) {
+    if (!r.sink) continue;
+    for (const Race& race : r.sink->races()) {
+      wanted.insert(race.second.event);
+      if (race.first.known()) wanted.insert(race.first.event);
+    }
+    if (r.sink->has_first_detected()) {
+      wanted.insert(r.sink->first_detected().second.event);
+      if (r.sink->first_detected().first.known())
+        wanted.insert(r.sink->first_detected().first.event);
+    }
+  }
+  if (wanted.empty()) return;
+  Symbols symbols;
+  HeldLocksAt consumer(std::move(wanted), out);
+  read_events(path, read, symbols, consumer);
+}
+
 int analyze(const AnalyzeOptions& o, std::ostream& out) {
   const std::vector<const EngineInfo*> engines = resolve_engines(split_names(
       o.engines.empty() ? std::vector<std::string>{std::string(kDefaultEngines)} : o.engines));
@@ -71,6 +127,11 @@ int analyze(const AnalyzeOptions& o, std::ostream& out) {
     for (const std::string& line : pipeline_diagnostics(result))
       std::cerr << printable_text(line) << '\n';
   Report report = result.report();
+  std::map<EventId, std::vector<HeldLock>> held_locks;
+  if (!result.symbols.stacks.empty() && o.trace != "-") {
+    find_held_locks(o.trace, options.read, report, held_locks);
+    report.held_locks = &held_locks;
+  }
   bool witness_error = false;
   if (options.witnesses) {
     witness::WitnessFile file;

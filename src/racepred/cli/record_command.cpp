@@ -26,6 +26,7 @@ struct RecordOptions {
   bool no_symbolize = false;
   bool quiet = false;
   uint64_t max_mb = 4096;
+  uint32_t stack_depth = 0;
   std::vector<std::string> command;
 };
 
@@ -71,6 +72,7 @@ int record(const RecordOptions& o) {
   request.output = o.output;
   request.raw = o.raw;
   request.max_mb = o.max_mb;
+  request.stack_depth = o.stack_depth;
   request.keep_raw = o.keep_raw;
   request.symbolize = !o.no_symbolize;
   const recording::RecordOutcome run = recording::record_program(request);
@@ -134,6 +136,12 @@ Command add_record_command(CLI::App& app) {
   sub->add_option("--max-mb", o->max_mb,
                   "Stop recording cleanly when the raw recording reaches this size (0: no cap)")
       ->capture_default_str();
+  sub->add_option("--stack-depth", o->stack_depth,
+                  "Record a call stack of up to N frames for every access, lock operation and "
+                  "thread creation (binary traces; 0: one location per event); reports then "
+                  "show stacks as ThreadSanitizer does")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1024));
   sub->add_flag("--no-symbolize", o->no_symbolize,
                 "Name locations module+offset and memory by hex address (no addr2line, nm)");
   CLI::Option* finish =

@@ -10,6 +10,12 @@ const char* block_kind_name(uint8_t kind) {
       return "events";
     case kBlockIndex:
       return "index";
+    case kBlockStacks:
+      return "stacks";
+    case kBlockEventStacks:
+      return "event stacks";
+    case kBlockThreadStacks:
+      return "thread stacks";
   }
   return "unknown";
 }

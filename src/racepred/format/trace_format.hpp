@@ -24,8 +24,9 @@ inline constexpr unsigned char kMagic[8] = {0x89, 'R', 'P', 'T', '\r', '\n', 0x1
 inline constexpr unsigned char kTrailerMagic[8] = {'R', 'P', 'T', 'I', 'N', 'D', 'E', 'X'};
 // Version 2 added the read-write lock ops (kReadAcquire, kReadRelease); version 3 added the LZ4
 // codec (kCodecLz4) and a four-lane checksum (block_checksum); version 4 the sync-order ops
-// (kSend, kRecv); version 5 the lock request (kRequest). Readers still accept versions 1 to 4
-// (ops 0..5 only in version 1, 0..7 in 2 and 3, 0..9 in 4; the one-lane checksum in 1 and 2).
+// (kSend, kRecv); version 5 the lock request (kRequest) and the call stacks (kBlockStacks,
+// kBlockEventStacks). Readers still accept versions 1 to 4 (ops 0..5 only in version 1, 0..7 in 2
+// and 3, 0..9 in 4; the one-lane checksum in 1 and 2; no stack blocks before 5).
 inline constexpr uint32_t kVersion = 5;
 inline constexpr uint32_t kOldestVersion = 1;
 inline constexpr size_t kHeaderSize = 16;
@@ -40,6 +41,13 @@ enum BlockKind : uint8_t {
   kBlockRaw = 4,   // u32 thread, u32 flags (kRawEnd...), u32 count, then packed RawRecords
   kBlockMaps = 5,  // the text of /proc/self/maps (for symbolisation)
   kBlockNote = 6,  // "key=value\n" text: program, pid, counters (dropped events, capped...)
+  // Version 5, traces only (docs/FORMATS.md "Stacks"): the stack table (varint first stack id,
+  // then per stack: varint depth, depth varint location ids, innermost first) and the stacks of
+  // events (varint pairs: event id - previous event id - 1, stack id; the first from id 0).
+  kBlockStacks = 7,
+  kBlockEventStacks = 8,
+  // Version 5: where threads were created (varint triples: thread, creating thread, stack id).
+  kBlockThreadStacks = 9,
 };
 // File header field `kind` (bytes 12..15): 0 = a trace, 1 = a raw recording.
 inline constexpr uint32_t kFileTrace = 0;
@@ -78,7 +86,12 @@ enum RawOp : uint8_t {
   kRawCaller = 19,
   kRawSyncObject = 20,
   kRawStack = 21,
-  kRawBenign = 22
+  kRawBenign = 22,
+  // With RACEPRED_STACK_DEPTH > 0: a call of an instrumented function (addr = the return
+  // address in its caller) and its return. Thread-local: they take the sequence number of the
+  // thread's record before them (or are numbered with the deferred reads around them).
+  kRawFuncEntry = 23,
+  kRawFuncExit = 24
 };
 // The op byte of a raw read or write carries the access size in bits 5..7 (raw ops stay below
 // 32): 1, 2, 4, 8 or 16 bytes, a range (its length in the thread's next record, a kRawSize), or

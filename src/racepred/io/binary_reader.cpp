@@ -98,7 +98,10 @@ class BlockWalker {
         return false;
       }
     }
-    if (header.kind < format::kBlockSymbols || header.kind > format::kBlockEvents ||
+    const bool stacks_block = version >= 5 && header.kind >= format::kBlockStacks &&
+                              header.kind <= format::kBlockThreadStacks;
+    if (((header.kind < format::kBlockSymbols || header.kind > format::kBlockEvents) &&
+         !stacks_block) ||
         header.codec > format::max_codec_of(version) || header.reserved != 0 ||
         header.raw_size > format::kMaxRawBlock ||
         (header.codec == format::kCodecNone && header.raw_size != header.stored_size)) {
@@ -279,6 +282,62 @@ class Prefetcher {
   Decompressor unpack_;
 };
 
+// A stack table block (docs/FORMATS.md "Stacks"): stack ids dense and in order from 1, frames
+// naming locations already defined.
+void read_stacks(const uint8_t* p, const uint8_t* end, Symbols& symbols, std::string_view name,
+                 uint64_t offset) {
+  std::vector<std::vector<uint32_t>>& frames = symbols.stacks.frames;
+  if (frames.empty()) frames.emplace_back();  // id 0: no stack
+  uint64_t first;
+  if (!(p = format::get_varint(p, end, first)) || first != frames.size())
+    fail(name, offset, "stack ids out of order");
+  const uint64_t locations = symbols.locations.size();
+  while (p < end) {
+    uint64_t depth, f;
+    if (!(p = format::get_varint(p, end, depth)) || depth > static_cast<uint64_t>(end - p))
+      fail(name, offset, "malformed stack record");
+    std::vector<uint32_t>& stack = frames.emplace_back();
+    for (uint64_t i = 0; i < depth; ++i) {
+      if (!(p = format::get_varint(p, end, f)) || f >= locations)
+        fail(name, offset, "malformed stack record (a frame names no location)");
+      stack.push_back(static_cast<uint32_t>(f));
+    }
+  }
+}
+
+// An event stacks block: (event id delta, stack id) pairs naming known stacks and events read
+// before it (up to `last_id`).
+void read_event_stacks(const uint8_t* p, const uint8_t* end, Symbols& symbols, uint64_t last_id,
+                       std::string_view name, uint64_t offset) {
+  Stacks& stacks = symbols.stacks;
+  uint64_t event = 0;
+  while (p < end) {
+    uint64_t delta, stack;
+    if (!(p = format::get_varint(p, end, delta)) || !(p = format::get_varint(p, end, stack)) ||
+        stack == 0 || stack >= stacks.frames.size() || delta >= last_id - event)
+      fail(name, offset, "malformed event stack record");
+    event += delta + 1;
+    if (event >= stacks.of_event.size()) stacks.of_event.resize(event + 1, 0);
+    stacks.of_event[event] = static_cast<uint32_t>(stack);
+  }
+}
+
+// A thread stacks block: (thread, creating thread, stack id) of known threads and stacks.
+void read_thread_stacks(const uint8_t* p, const uint8_t* end, Symbols& symbols,
+                        std::string_view name, uint64_t offset) {
+  Stacks& stacks = symbols.stacks;
+  const uint64_t threads = symbols.threads.size();
+  while (p < end) {
+    uint64_t thread, parent, stack;
+    if (!(p = format::get_varint(p, end, thread)) || !(p = format::get_varint(p, end, parent)) ||
+        !(p = format::get_varint(p, end, stack)) || thread >= threads || parent >= threads ||
+        stack == 0 || stack >= stacks.frames.size())
+      fail(name, offset, "malformed thread stack record");
+    if (thread >= stacks.created.size()) stacks.created.resize(thread + 1);
+    stacks.created[thread] = {static_cast<uint32_t>(parent), static_cast<uint32_t>(stack)};
+  }
+}
+
 void read_symbols(const uint8_t* p, const uint8_t* end, Symbols& symbols, std::string_view name,
                   uint64_t offset) {
   while (p < end) {
@@ -391,6 +450,18 @@ void read_binary_events(std::string_view data, std::string_view name, const Read
     const uint8_t* raw = prefetch.payload(block, bytes + data.size(), name);
     if (header.kind == format::kBlockSymbols) {
       read_symbols(raw, raw + header.raw_size, symbols, name, offset);
+      continue;
+    }
+    if (header.kind == format::kBlockStacks) {
+      read_stacks(raw, raw + header.raw_size, symbols, name, offset);
+      continue;
+    }
+    if (header.kind == format::kBlockThreadStacks) {
+      read_thread_stacks(raw, raw + header.raw_size, symbols, name, offset);
+      continue;
+    }
+    if (header.kind == format::kBlockEventStacks) {
+      read_event_stacks(raw, raw + header.raw_size, symbols, last_id, name, offset);
       continue;
     }
     const Decoded d = decode_block(decoder, raw, header.raw_size, symbols, last_id, consumer);

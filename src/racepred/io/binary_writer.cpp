@@ -148,10 +148,59 @@ void BinaryWriter::flush_chunk() {
   pending_ids_.clear();
 }
 
+void BinaryWriter::write_stacks() {
+  const Stacks& stacks = symbols_.stacks;
+  if (stacks.empty()) return;
+  // Blocks of at most half the block limit, each starting with the id of its first stack.
+  std::vector<uint8_t> buf;
+  auto room = [&](size_t n) {
+    const size_t at = buf.size();
+    buf.resize(at + n);
+    return buf.data() + at;
+  };
+  auto trim = [&](uint8_t* end) { buf.resize(static_cast<size_t>(end - buf.data())); };
+  trim(format::put_varint(room(10), 1));
+  for (size_t id = 1; id < stacks.frames.size(); ++id) {
+    const std::vector<uint32_t>& frames = stacks.frames[id];
+    uint8_t* p = format::put_varint(room(10 + 5 * frames.size()), frames.size());
+    for (const uint32_t f : frames) p = format::put_varint(p, f);
+    trim(p);
+    if (buf.size() > format::kMaxRawBlock / 2 && id + 1 < stacks.frames.size()) {
+      write_block(format::kBlockStacks, buf.data(), buf.size(), true);
+      buf.clear();
+      trim(format::put_varint(room(10), id + 1));
+    }
+  }
+  write_block(format::kBlockStacks, buf.data(), buf.size(), true);
+  buf.clear();
+  uint64_t previous = 0;
+  for (uint64_t e = 0; e < stacks.of_event.size(); ++e) {
+    if (stacks.of_event[e] == 0) continue;
+    uint8_t* p = format::put_varint(room(20), e - previous - 1);
+    trim(format::put_varint(p, stacks.of_event[e]));
+    previous = e;
+    if (buf.size() > format::kMaxRawBlock / 2) {
+      write_block(format::kBlockEventStacks, buf.data(), buf.size(), true);
+      buf.clear();
+      previous = 0;  // each block decodes on its own
+    }
+  }
+  if (!buf.empty()) write_block(format::kBlockEventStacks, buf.data(), buf.size(), true);
+  buf.clear();
+  for (size_t t = 0; t < stacks.created.size(); ++t) {
+    if (stacks.created[t].stack == 0) continue;
+    uint8_t* p = format::put_varint(room(30), t);
+    p = format::put_varint(p, stacks.created[t].parent);
+    trim(format::put_varint(p, stacks.created[t].stack));
+  }
+  if (!buf.empty()) write_block(format::kBlockThreadStacks, buf.data(), buf.size(), true);
+}
+
 void BinaryWriter::finish() {
   if (finished_ || fd_ < 0) return;
   finished_ = true;
   flush_chunk();
+  write_stacks();
   const uint64_t index_offset = offset_;
   write_block(format::kBlockIndex, reinterpret_cast<const uint8_t*>(index_.data()),
               index_.size() * sizeof(format::IndexEntry), false);

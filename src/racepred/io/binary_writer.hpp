@@ -25,7 +25,7 @@ struct BinaryWriteOptions {
 // Streams events as binary chunks to a file descriptor, like StdWriter. Names are taken from
 // `symbols` when a chunk is flushed, so the symbols may grow while writing as long as a name
 // is interned before the first event that uses it is written. Event ids are kept (gaps too);
-// input lines are not stored.
+// input lines are not stored. The call stacks of `symbols` (if any) are written at the end.
 class BinaryWriter : public EventConsumer {
  public:
   // Writes to standard output when `path` is "-" or empty; otherwise creates/truncates `path`.
@@ -46,6 +46,8 @@ class BinaryWriter : public EventConsumer {
  private:
   void flush_chunk();
   void write_symbols();
+  // The stack table and the events' stacks (symbols.stacks), after the last events block.
+  void write_stacks();
   void write_block(uint8_t kind, const uint8_t* raw, size_t size, bool compress);
   void write_all(const void* data, size_t size);
 

@@ -301,6 +301,7 @@ void init() {
   __atomic_store_n(&g_state, 1, __ATOMIC_RELEASE);
   sched_init();
   write_maps();
+  if (g_settings.stack_depth) write_note("stack_depth", g_settings.stack_depth);
 }
 
 int g_init_lock;
@@ -329,8 +330,43 @@ RP_EXPORT void __tsan_init(void) {
   if (g_state == 0) init();
   spin_unlock(&g_init_lock);
 }
-RP_EXPORT void __tsan_func_entry(void*) {}
-RP_EXPORT void __tsan_func_exit(void) {}
+// Call stacks (RACEPRED_STACK_DEPTH > 0, docs/RECORDER.md "Stacks"): every call and return of
+// an instrumented function is a record of its thread, from which `racepred record` rebuilds the
+// stack of each event (as ThreadSanitizer keeps a shadow stack). Such a record orders nothing,
+// so it takes no number of its own: it joins the deferred reads before it, or shares the number
+// of the thread's previous record. Not recorded while the runtime is busy (signal handlers),
+// and without being counted as dropped.
+namespace racepred_rt {
+namespace {
+inline void frame_record(uint8_t op, uint64_t pc) {
+  if (RP_LIKELY(g_settings.stack_depth == 0) || __atomic_load_n(&g_state, __ATOMIC_RELAXED) != 1)
+    return;
+  Ctx* c = ctx();
+  if (RP_UNLIKELY(!c || c->busy || c->ended)) return;
+  c->busy = 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  if (RP_UNLIKELY(c->n == kBufferRecords)) flush_ctx(c, false);
+  if (c->pending == kMaxPendingReads) number_pending(c, 0);
+  const uint32_t n = c->n;
+  fmt::RawRecord& r = c->buf[n];
+  r.addr = pc;
+  r.op_pc = uint64_t{op} << 56;
+  if (c->pending)
+    ++c->pending;
+  else
+    r.seq = n ? c->buf[n - 1].seq : __atomic_fetch_add(&g_seq_line.value, 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&c->n, n + 1, __ATOMIC_RELEASE);
+  leave(c);
+}
+}  // namespace
+}  // namespace racepred_rt
+
+RP_EXPORT void __tsan_func_entry(void* caller) {
+  frame_record(fmt::kRawFuncEntry, reinterpret_cast<uint64_t>(caller));
+}
+RP_EXPORT void __tsan_func_exit(void) {
+  frame_record(fmt::kRawFuncExit, 0);
+}
 RP_EXPORT void __tsan_ignore_thread_begin(void) {
   if (Ctx* c = t_ctx) c->busy = 1;
 }

@@ -40,6 +40,7 @@ void on_fork_child() {
     return;
   }
   write_note("fork_of", static_cast<uint64_t>(getppid()));
+  if (g_settings.stack_depth) write_note("stack_depth", g_settings.stack_depth);
   if (c && c->buf && !c->ended) {
     c->flush_lock = 0;
     c->n = 0;

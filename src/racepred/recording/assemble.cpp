@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "racepred/format/trace_format.hpp"
@@ -139,9 +140,17 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
 
   // Per runtime thread id: the trace's thread id (UINT32_MAX until named) and the caller of
   // its next event (a kRawCaller record), or 0.
+  // With stacks: the return addresses of its open calls (outermost first), and the node of its
+  // innermost depth - 1 of them (UINT32_MAX: to be computed at its next event).
   struct PerThread {
     uint32_t id = UINT32_MAX;
     uint64_t caller = 0;
+    std::vector<uint64_t> calls;
+    uint32_t node = UINT32_MAX;
+    uint32_t deeper = 0;  // calls past the bound of `calls` (a runaway recursion)
+    // Its last event's (pc, caller, node) and location index: loops repeat them.
+    uint64_t last_pc = 0, last_caller = 0;
+    uint32_t last_node = UINT32_MAX, last_index = 0;
   };
   std::vector<PerThread> threads;
   auto state = [&](uint32_t tid) -> PerThread& {
@@ -175,6 +184,48 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
     return it->second;
   };
   AddressCache loc_cache;
+  // Stacks: a node per distinct list of callers; an event's location index is per (pc, caller,
+  // node).
+  const uint32_t depth = recording.stack_depth;
+  std::map<std::vector<uint64_t>, uint32_t> node_ids;
+  std::map<std::tuple<uint64_t, uint64_t, uint32_t>, uint32_t> stack_locs;
+  if (depth) out.caller_nodes.emplace_back();  // node 0: no stack
+  auto node_of = [&](PerThread& t) {
+    if (t.node != UINT32_MAX) return t.node;
+    // calls[0] is the return address into whatever started the thread's outermost instrumented
+    // function (libc's start of main, the runtime's thread trampoline): not a frame of the
+    // program, and ThreadSanitizer's stacks end at that function too.
+    const size_t n = std::min<size_t>(t.calls.empty() ? 0 : t.calls.size() - 1, depth - 1);
+    std::vector<uint64_t> key(t.calls.rbegin(), t.calls.rbegin() + static_cast<ptrdiff_t>(n));
+    auto [it, fresh] = node_ids.emplace(key, static_cast<uint32_t>(out.caller_nodes.size()));
+    if (fresh) {
+      std::vector<uint32_t> frames;
+      for (const uint64_t pc : key) frames.push_back(location_id(pc));
+      out.caller_nodes.push_back(std::move(frames));
+    }
+    return t.node = it->second;
+  };
+  // The location index of an event of thread `tid` at `pc` (with its caller record, or 0).
+  auto event_location = [&](uint32_t tid, uint64_t pc, uint64_t caller) {
+    if (!depth)
+      return caller ? caller_location_id(pc, caller)
+                    : loc_cache.get(pc, [&] { return location_id(pc); });
+    PerThread& t = state(tid);
+    const uint32_t node = node_of(t);
+    if (node == t.last_node && pc == t.last_pc && caller == t.last_caller) return t.last_index;
+    auto [it, fresh] =
+        stack_locs.emplace(std::tuple{pc, caller, node}, static_cast<uint32_t>(pcs.size()));
+    if (fresh) {
+      pcs.push_back(pc);
+      if (caller) out.callers.push_back({it->second, caller});
+      out.location_nodes.resize(pcs.size(), 0);
+      out.location_nodes[it->second] = node;
+    }
+    t.last_pc = pc;
+    t.last_caller = caller;
+    t.last_node = node;
+    return t.last_index = it->second;
+  };
 
   // Access sizes (docs/RECORDER.md, "Access sizes"): an access of bytes [s, s + n) is the set
   // of variables (start addresses of accesses) inside it. Until that set is known, an access
@@ -214,7 +265,7 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
       ranges.push_back({out.events.size(), start, n});
       if (target != UINT32_MAX) use(target, thread_of(tid), 0);
       out.events.push_back(Event{sized(fmt::kWrite, fmt::kSizeRange), thread_of(tid), target,
-                                 loc_cache.get(pc, [&] { return location_id(pc); })});
+                                 event_location(tid, pc, 0)});
     };
     if (op == fmt::kRawAlloc) {
       if (const uint64_t n = take_size(); n != UINT64_MAX) addresses.alloc(r.addr, n, pc);
@@ -237,6 +288,20 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
     } else if (op == fmt::kRawStack) {
       if (const uint64_t n = take_size(); n != UINT64_MAX)
         out.stacks.push_back({r.addr, r.addr + n, thread_of(tid)});
+    } else if (op == fmt::kRawFuncEntry) {
+      PerThread& t = state(tid);
+      if (t.calls.size() < (1u << 16))
+        t.calls.push_back(r.addr);
+      else
+        ++t.deeper;
+      t.node = UINT32_MAX;
+    } else if (op == fmt::kRawFuncExit) {
+      PerThread& t = state(tid);
+      if (t.deeper)
+        --t.deeper;
+      else if (!t.calls.empty())  // (a longjmp or exception may have skipped exits)
+        t.calls.pop_back();
+      t.node = UINT32_MAX;
     } else if (op == fmt::kRawCaller) {
       state(tid).caller = r.addr;
     } else if (op < fmt::kOpCount) {
@@ -260,10 +325,8 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
       } else {
         e.target = addresses.lock(addr);
       }
-      uint64_t& caller = threads[tid].caller;
-      e.location = caller ? caller_location_id(pc, caller)
-                          : loc_cache.get(pc, [&] { return location_id(pc); });
-      caller = 0;
+      e.location = event_location(tid, pc, threads[tid].caller);
+      threads[tid].caller = 0;
       out.events.push_back(e);
     }
     // else: a stray size record

@@ -29,6 +29,12 @@ struct Assembled {
   };
   std::vector<Stack> stacks;
   uint64_t cut_events = 0;  // records dropped at the consistent cut
+  // Call stacks (a recording with a stack depth, docs/RECORDER.md "Stacks"): the callers of
+  // each node, innermost first, as location indices (node 0: no stack; node 1 may be the empty
+  // list of callers), and per location index its node. An event with a stack has a location
+  // index of its own per (code address, node).
+  std::vector<std::vector<uint32_t>> caller_nodes;
+  std::vector<uint32_t> location_nodes;
 };
 
 // The events of `recording` with sequence numbers below `cut`, in sequence order.

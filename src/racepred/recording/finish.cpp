@@ -45,6 +45,9 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
   const Symbols symbols = name_trace(assembled, symbolizer);
   for (const std::string& p : symbolizer.problems) result.notes.push_back(p);
 
+  const std::string& out = options.output;
+  if (!symbols.stacks.empty() && out.size() > 4 && (out.ends_with(".std") || out.ends_with(".txt")))
+    result.notes.push_back("STD cannot hold call stacks: write a binary trace to keep them");
   result.output_bytes = write_trace(assembled.events, symbols, options.output);
   result.events = assembled.events.size();
   result.threads = symbols.threads.size();

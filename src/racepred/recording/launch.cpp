@@ -82,7 +82,8 @@ RecordOutcome record_program(const RecordRequest& request) {
 
   SpawnOptions spawn_options;
   spawn_options.env = {{"RACEPRED_RECORD", raw},
-                       {"RACEPRED_MAX_MB", std::to_string(request.max_mb)}};
+                       {"RACEPRED_MAX_MB", std::to_string(request.max_mb)},
+                       {"RACEPRED_STACK_DEPTH", std::to_string(request.stack_depth)}};
   pid_t pid = -1;
   try {
     pid = spawn(request.command, spawn_options);

@@ -17,6 +17,8 @@ struct RecordRequest {
   std::string output = "trace.rpt";
   std::string raw;         // where the runtime writes; "" = OUTPUT.raw
   uint64_t max_mb = 4096;  // RACEPRED_MAX_MB (0: no cap)
+  // Frames per call stack (RACEPRED_STACK_DEPTH; 0: none).
+  uint32_t stack_depth = 0;
   bool keep_raw = false;
   bool symbolize = true;
 };

@@ -1,7 +1,9 @@
 #include "racepred/recording/naming.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <map>
+#include <unordered_map>
 
 #include "racepred/format/trace_format.hpp"
 
@@ -37,7 +39,15 @@ Symbols name_trace(Assembled& assembled, Symbolizer& symbolizer) {
   const size_t n_locs = assembled.pcs.size();
   all_pcs.insert(all_pcs.end(), sites.begin(), sites.end());
   for (const auto& c : callers) all_pcs.push_back(c.second);
-  std::vector<std::string> code = symbolizer.code_names(all_pcs);
+  // Each distinct address once (with call stacks, one address has a location index per stack).
+  std::vector<uint64_t> distinct = all_pcs;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  const std::vector<std::string> distinct_names = symbolizer.code_names(distinct);
+  std::vector<std::string> code(all_pcs.size());
+  for (size_t i = 0; i < all_pcs.size(); ++i)
+    code[i] = distinct_names[static_cast<size_t>(
+        std::lower_bound(distinct.begin(), distinct.end(), all_pcs[i]) - distinct.begin())];
   // A fork or join in a system header's code (std::thread's constructor) is named by its caller
   // (only by a source line: "FILE:LINE (FUNCTION)", not "module+0xOFF").
   for (size_t k = 0; k < callers.size(); ++k) {
@@ -78,6 +88,32 @@ Symbols name_trace(Assembled& assembled, Symbolizer& symbolizer) {
     intern_unique(symbols.locks, key_name(k), k.addr);
   std::vector<uint32_t> loc_map(n_locs);
   for (size_t i = 0; i < n_locs; ++i) loc_map[i] = symbols.locations.intern(code[i]);
+  if (!assembled.caller_nodes.empty()) {
+    // Each event's stack: its own location, then its callers' (deduplicated by content).
+    Stacks& stacks = symbols.stacks;
+    stacks.frames.assign(1, {});
+    stacks.of_event.assign(assembled.events.size() + 1, 0);
+    std::unordered_map<uint64_t, uint32_t> ids;  // (location id, node) -> stack id
+    const std::vector<uint32_t>& nodes = assembled.location_nodes;
+    for (size_t i = 0; i < assembled.events.size(); ++i) {
+      const uint32_t index = assembled.events[i].location;
+      const uint32_t node = index < nodes.size() ? nodes[index] : 0;
+      if (node == 0) continue;
+      const uint64_t key = (uint64_t{loc_map[index]} << 32) | node;
+      auto [it, fresh] = ids.emplace(key, static_cast<uint32_t>(stacks.frames.size()));
+      if (fresh) {
+        std::vector<uint32_t>& frames = stacks.frames.emplace_back(1, loc_map[index]);
+        for (const uint32_t caller : assembled.caller_nodes[node])
+          frames.push_back(loc_map[caller]);
+      }
+      stacks.of_event[i + 1] = it->second;  // event ids are the ordinals from 1 (finish.cpp)
+      const Event& e = assembled.events[i];
+      if (e.op == Op::Fork) {
+        if (e.target >= stacks.created.size()) stacks.created.resize(size_t{e.target} + 1);
+        stacks.created[e.target] = {e.thread, it->second};
+      }
+    }
+  }
   for (Event& e : assembled.events) e.location = loc_map[e.location];
   return symbols;
 }

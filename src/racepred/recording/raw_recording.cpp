@@ -91,6 +91,8 @@ RawRecording decode_recording(std::string_view data, const std::string& raw) {
         if (key == "dropped") rec.dropped += value;
         if (key == "capped") rec.capped = value != 0;
         if (key == "complete") rec.ended = value != 0;
+        if (key == "stack_depth")
+          rec.stack_depth = static_cast<uint32_t>(std::min<uint64_t>(value, 1024));
       }
     } else {
       throw InputError(raw + ": byte " + std::to_string(pos) + ": error: unknown block kind " +

@@ -32,11 +32,12 @@ struct ThreadStream {
 struct RawRecording {
   std::map<uint32_t, ThreadStream> threads;  // by the runtime's thread id
   std::string maps;                          // the program's /proc/self/maps, "" if none
-  uint64_t dropped = 0;  // events the runtime dropped (signal handlers in the runtime)
-  bool capped = false;   // RACEPRED_MAX_MB stopped the recording
-  bool torn = false;     // the file ends inside a block (a crash while writing)
-  bool ended = false;    // the runtime wrote its "complete" note
-  uint64_t records = 0;  // records in all blocks (an upper bound of the events)
+  uint64_t dropped = 0;      // events the runtime dropped (signal handlers in the runtime)
+  bool capped = false;       // RACEPRED_MAX_MB stopped the recording
+  bool torn = false;         // the file ends inside a block (a crash while writing)
+  bool ended = false;        // the runtime wrote its "complete" note
+  uint64_t records = 0;      // records in all blocks (an upper bound of the events)
+  uint32_t stack_depth = 0;  // RACEPRED_STACK_DEPTH of the run: frames kept per stack (0: none)
   // The program ended normally: every thread flushed, nothing capped or torn.
   bool complete() const { return ended && !capped && !torn; }
 };

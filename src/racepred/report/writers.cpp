@@ -49,6 +49,61 @@ std::string describe_locks(const Symbols& symbols, const std::vector<HeldLock>& 
   return out.empty() ? "none" : out;
 }
 
+// ---- call stacks (traces recorded with `record --stack-depth`): ThreadSanitizer's layout ----
+
+// A recorded location "FILE:LINE:COL (FUNCTION)" as a frame's function and place.
+std::pair<std::string_view, std::string_view> frame_parts(std::string_view location) {
+  const size_t open = location.rfind(" (");
+  if (open == std::string_view::npos || location.back() != ')') return {"", location};
+  return {location.substr(open + 2, location.size() - open - 3), location.substr(0, open)};
+}
+
+// "    #0 FUNCTION FILE:LINE:COL" per frame.
+void write_stack(std::ostream& out, const Symbols& symbols, const std::vector<LocationId>& frames) {
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const auto [function, place] = frame_parts(symbols.locations.name(frames[i]));
+    out << "    #" << i << ' ';
+    if (!function.empty()) out << printable(function) << ' ';
+    out << printable(place) << '\n';
+  }
+}
+
+// "main thread" for the first thread when nothing created it, else "thread T2".
+std::string thread_words(const Symbols& symbols, ThreadId t) {
+  const bool created = t < symbols.stacks.created.size() && symbols.stacks.created[t].stack;
+  if (t == 0 && !created) return "main thread";
+  return "thread " + printable(symbols.threads.name(t));
+}
+
+nlohmann::ordered_json stack_json(const Symbols& symbols, const std::vector<LocationId>& frames) {
+  nlohmann::ordered_json a = nlohmann::ordered_json::array();
+  for (const LocationId f : frames) {
+    const auto [function, place] = frame_parts(symbols.locations.name(f));
+    a.push_back({{"function", function}, {"location", place}});
+  }
+  return a;
+}
+
+// The "threads" of a race with stacks: where each of its threads was created.
+nlohmann::ordered_json creations_json(const Symbols& symbols, const Race& race) {
+  nlohmann::ordered_json a = nlohmann::ordered_json::array();
+  std::vector<ThreadId> threads{race.second.thread};
+  if (race.first.known() && race.first.thread != race.second.thread)
+    threads.push_back(race.first.thread);
+  for (const ThreadId t : threads) {
+    nlohmann::ordered_json j = {{"thread", symbols.threads.name(t)}};
+    if (t < symbols.stacks.created.size() && symbols.stacks.created[t].stack) {
+      const Stacks::Creation& c = symbols.stacks.created[t];
+      j["created_by"] = symbols.threads.name(c.parent);
+      j["created_at"] = stack_json(symbols, symbols.stacks.frames[c.stack]);
+    } else {
+      j["created_by"] = nullptr;
+    }
+    a.push_back(std::move(j));
+  }
+  return a;
+}
+
 nlohmann::ordered_json locks_json(const Symbols& symbols, const std::vector<HeldLock>& locks) {
   nlohmann::ordered_json a = nlohmann::ordered_json::array();
   for (const HeldLock& g : locks) {
@@ -57,6 +112,8 @@ nlohmann::ordered_json locks_json(const Symbols& symbols, const std::vector<Held
     if (g.acquired != kNoEvent) {
       a.back()["acquired"] = g.acquired;
       a.back()["location"] = symbols.locations.name(g.location);
+      if (const auto& frames = symbols.stacks.of(g.acquired); !frames.empty())
+        a.back()["stack"] = stack_json(symbols, frames);
     }
   }
   return a;
@@ -70,6 +127,7 @@ struct RaceContext {
   Confidence confidence = Confidence::Possible;
   const WitnessSummary* witness = nullptr;  // the shown race's checked witness, if any
   std::string_view witness_file;
+  const std::map<EventId, std::vector<HeldLock>>* held_locks = nullptr;  // Report::held_locks
 };
 
 // ", predicted" after the engine's name in a WARNING line of a labelled block.
@@ -136,10 +194,97 @@ void write_witness(std::ostream& out, const Symbols& symbols, const WitnessSumma
         << " and " << describe_event(symbols, w.second.id, w.second.event) << '\n';
 }
 
+// The locks an access held, each with the stack where it was acquired.
+// `locks_text` is the engine's word for them ("Locks": the locks the accessing thread held).
+void write_held_locks(std::ostream& out, const Symbols& symbols, const std::vector<HeldLock>& locks,
+                      std::string_view locks_text) {
+  for (const HeldLock& g : locks) {
+    out << "  " << (locks_text == "Locks" ? std::string("Mutex") : std::string(locks_text) + ":")
+        << ' ' << printable(symbols.locks.name(g.lock)) << (g.read ? " (read mode)" : "")
+        << " held by " << thread_words(symbols, g.thread);
+    if (g.acquired == kNoEvent) {
+      out << '\n';
+      continue;
+    }
+    out << " acquired at (event " << g.acquired << "):\n";
+    const std::vector<LocationId>& frames = symbols.stacks.of(g.acquired);
+    if (frames.empty())
+      out << "    #0 " << printable(symbols.locations.name(g.location)) << '\n';
+    else
+      write_stack(out, symbols, frames);
+  }
+}
+
+// A race of a trace with stacks, as ThreadSanitizer prints it: both accesses with their stacks,
+// the locks they held, the threads' creation sites, and a SUMMARY line of the race.
+void write_race_stacks(std::ostream& out, const Symbols& symbols, const Finding& f,
+                       std::string_view engine, std::string_view locks_text,
+                       const RaceContext& context) {
+  const Race& race = f.race;
+  auto access = [&](const Access& a, bool previous) {
+    out << "  "
+        << (previous ? fmt::format("Previous {}", lower_op(a.op))
+                     : std::string(capitalized_op(a.op)))
+        << " of " << printable(symbols.variables.name(race.variable)) << " by "
+        << thread_words(symbols, a.thread) << " (event " << a.event << "):\n";
+    const std::vector<LocationId>& frames = symbols.stacks.of(a.event);
+    if (frames.empty())
+      out << "    #0 " << printable(symbols.locations.name(a.location)) << '\n';
+    else
+      write_stack(out, symbols, frames);
+    if (context.held_locks) {
+      const auto it = context.held_locks->find(a.event);
+      if (it != context.held_locks->end()) write_held_locks(out, symbols, it->second, "Locks");
+    }
+  };
+  access(race.second, false);
+  if (f.locks) write_held_locks(out, symbols, f.locks->second, locks_text);
+  out << '\n';
+  if (race.first.known()) {
+    access(race.first, true);
+    if (f.locks) write_held_locks(out, symbols, f.locks->first, locks_text);
+    out << '\n';
+  } else {
+    out << "  Previous access: not known (engine " << engine
+        << " reports the later access of each race)\n\n";
+  }
+  std::vector<ThreadId> threads{race.second.thread};
+  if (race.first.known() && race.first.thread != race.second.thread)
+    threads.push_back(race.first.thread);
+  for (const ThreadId t : threads) {
+    if (t >= symbols.stacks.created.size() || symbols.stacks.created[t].stack == 0) continue;
+    const Stacks::Creation& c = symbols.stacks.created[t];
+    out << "  Thread " << printable(symbols.threads.name(t)) << " created by "
+        << thread_words(symbols, c.parent) << " at:\n";
+    write_stack(out, symbols, symbols.stacks.frames[c.stack]);
+    out << '\n';
+  }
+  out << "  " << count_of(f.count, "race", "races") << (context.truncated ? " listed" : "")
+      << " at this pair of locations"
+      << (f.count > 1 ? context.claimed ? "; the one the first-race guarantee is about is shown"
+                                        : "; the first detected is shown"
+                      : "")
+      << '\n';
+  if (context.labelled) out << "  " << confidence_sentence(context.confidence) << '\n';
+  if (context.witness) write_witness(out, symbols, *context.witness, context.witness_file);
+  const auto [function, place] = frame_parts(symbols.locations.name(race.second.location));
+  out << "  SUMMARY: racepred: " << (f.kind == FindingKind::DataRace ? "data race " : "read-read ")
+      << printable(place);
+  if (!function.empty()) out << " in " << printable(function);
+  out << '\n';
+}
+
+// Whether a race is printed with stacks: the trace has them and its later access has one.
+bool with_stacks(const Symbols& symbols, const Race& race) {
+  return !symbols.stacks.empty() && !symbols.stacks.of(race.second.event).empty();
+}
+
 void write_race_block(std::ostream& out, const Symbols& symbols, const Finding& f,
                       std::string_view engine, std::string_view locks_text,
                       const RaceContext& context) {
   const Race& race = f.race;
+  if (with_stacks(symbols, race))
+    return write_race_stacks(out, symbols, f, engine, locks_text, context);
   out << "  " << describe_access(symbols, race.second, race.variable, false) << '\n';
   if (race.first.known()) {
     out << "  " << describe_access(symbols, race.first, race.variable, true) << '\n';
@@ -218,7 +363,8 @@ void write_finding(std::ostream& out, const Symbols& symbols, const Finding& f,
                    const RaceContext& context) {
   switch (f.kind) {
     case FindingKind::DataRace:
-      out << "WARNING: data race (engine " << engine << label_of(context) << ")\n";
+      out << "WARNING: " << (with_stacks(symbols, f.race) ? "racepred: " : "")
+          << "data race (engine " << engine << label_of(context) << ")\n";
       write_race_block(out, symbols, f, engine, locks_text, context);
       return;
     case FindingKind::ReadReadViolation:
@@ -260,6 +406,7 @@ void write_engine_blocks(std::ostream& out, const Report& report, const EngineRe
   RaceContext context;
   context.truncated = sink.truncated();
   context.labelled = true;
+  context.held_locks = report.held_locks;
   const std::vector<LabelledPair> pairs = labelled_pairs(result);
   bool any_block = false;
   for (const LabelledPair& pair : pairs) {
@@ -613,6 +760,14 @@ nlohmann::ordered_json finding_json(const Symbols& symbols, const Finding& findi
     case FindingKind::DataRace:
     case FindingKind::ReadReadViolation:
       j = race_fields(std::move(j), symbols, finding.race);
+      if (with_stacks(symbols, finding.race)) {
+        const Race& race = finding.race;
+        j["second_stack"] = stack_json(symbols, symbols.stacks.of(race.second.event));
+        j["first_stack"] = race.first.known()
+                               ? stack_json(symbols, symbols.stacks.of(race.first.event))
+                               : nlohmann::ordered_json(nullptr);
+        j["threads"] = creations_json(symbols, race);
+      }
       if (finding.locks)
         j[std::string(locks_key)] = {{"first", locks_json(symbols, finding.locks->first)},
                                      {"second", locks_json(symbols, finding.locks->second)}};
@@ -711,6 +866,15 @@ nlohmann::ordered_json json_report(const Report& report) {
       findings.push_back(finding_json(symbols, f, locks_key));
       findings.back()["confidence"] = confidence_name(race_confidence(race));
       findings.back()["fingerprint"] = fp;
+      if (report.held_locks && with_stacks(symbols, race)) {
+        auto held = [&](const Access& a) {
+          const auto it = report.held_locks->find(a.event);
+          return it == report.held_locks->end() ? ordered_json(nullptr)
+                                                : locks_json(symbols, it->second);
+        };
+        findings.back()["locks_held"] = {{"first", held(race.first)},
+                                         {"second", held(race.second)}};
+      }
       if (const WitnessSummary* w = result.witness_of(race)) {
         findings.back()["witness"] = witness_json(*w, result.witness_file);
         findings.back()["interleaving"] = interleaving_json(symbols, *w);

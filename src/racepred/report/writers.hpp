@@ -96,6 +96,9 @@ struct Report {
   // still count what the engines found); null or inactive: every finding is listed.
   const FindingFilter* filter = nullptr;
   SourceLines& source_lines() const;
+  // A trace with call stacks: the locks each reported access held (by its event), printed with
+  // where each was acquired; nullptr when not known.
+  const std::map<EventId, std::vector<HeldLock>>* held_locks = nullptr;
 };
 
 // What report.filter leaves out of the report (an empty summary without a filter).

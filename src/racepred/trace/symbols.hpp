@@ -149,12 +149,37 @@ class SymbolTable {
   uint32_t max_names_ = kMaxNames;
 };
 
-// The four name spaces of a trace (variables, locks and threads are separate).
+// The call stacks of a recorded trace (`racepred record --stack-depth N`, binary format version
+// 5, docs/FORMATS.md "Stacks"); empty for every other trace.
+struct Stacks {
+  // Stack id -> its frames as location ids, innermost first (frame 0 is the event's own
+  // location). Id 0 is "no stack" and has no frames.
+  std::vector<std::vector<uint32_t>> frames;
+  // Event id -> stack id (0: none); events past its end have none.
+  std::vector<uint32_t> of_event;
+  // Thread id -> the thread that created it and the stack of that fork (stack 0: not known).
+  struct Creation {
+    uint32_t parent = 0;
+    uint32_t stack = 0;
+  };
+  std::vector<Creation> created;
+
+  bool empty() const { return frames.size() <= 1; }
+  // The frames of event `e`'s stack (empty: none).
+  const std::vector<uint32_t>& of(uint64_t e) const {
+    static const std::vector<uint32_t> none;
+    if (e >= of_event.size() || of_event[e] >= frames.size()) return none;
+    return frames[of_event[e]];
+  }
+};
+
+// The four name spaces of a trace (variables, locks and threads are separate), and its stacks.
 struct Symbols {
   SymbolTable threads;
   SymbolTable variables;
   SymbolTable locks;
   SymbolTable locations;
+  Stacks stacks;
 };
 
 }  // namespace racepred
