@@ -48,6 +48,7 @@ int run_explore(ExploreCliOptions& o, std::ostream& out) {
     run.replay = true;
     run.replay_choices = file.choices;
     if (file.max_steps) run.program.max_steps = file.max_steps;
+    run.program.access_points = file.access_points;
     if (o.command.empty()) {
       o.command.push_back(file.program);
       o.command.insert(o.command.end(), file.arguments.begin(), file.arguments.end());

@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "racepred/format/explore_channel.hpp"
 #include "racepred/recording/spawn.hpp"
@@ -42,6 +44,20 @@ std::string tail_of(int fd) {
 }
 
 }  // namespace
+
+WorkDir::WorkDir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/racepred-explore-XXXXXX";
+  if (!mkdtemp(pattern.data()))
+    throw InputError("racepred: error: cannot make a temporary directory: " +
+                     std::string(std::strerror(errno)));
+  path = pattern;
+}
+
+WorkDir::~WorkDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+}
 
 const char* operation_name(uint8_t op) {
   static const char* const kNames[] = {"run",
@@ -76,7 +92,8 @@ const char* operation_name(uint8_t op) {
                                        "sleep",
                                        "yield",
                                        "FILE lock",
-                                       "FILE unlock"};
+                                       "FILE unlock",
+                                       "access"};
   return op < sizeof kNames / sizeof kNames[0] ? kNames[op] : "operation";
 }
 
@@ -109,6 +126,8 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
                  {"RACEPRED_SCHEDULE", "controlled"},
                  {"RACEPRED_SCHEDULE_FD", std::to_string(theirs.fd)},
                  {"RACEPRED_SCHEDULE_STEPS", std::to_string(program.max_steps)}};
+  if (!program.access_points.empty())
+    options.env.push_back({"RACEPRED_SCHEDULE_ACCESS", program.access_points});
   options.stdin_fd = null_in.fd;
   options.stdout_fd = null_out.fd;
   options.stderr_fd = err.fd;
@@ -155,7 +174,7 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
         if (at + sizeof(ch::ChoiceThread) > size) break;
         ch::ChoiceThread t;
         std::memcpy(&t, buf.data() + at, sizeof t);
-        point.candidates.push_back({t.tid, t.op, t.obj});
+        point.candidates.push_back({t.tid, t.op, t.obj, t.point, t.times_out != 0});
       }
       size_t index = point.candidates.empty() ? 0 : choose(point, result.points.size());
       if (index >= point.candidates.size()) index = 0;

@@ -29,6 +29,7 @@ void range(uint8_t op, const void* a, size_t n, uint64_t pc) {
 // A sized access: the size code is a constant of each entry point (no cost on the hot path).
 template <uint8_t kOp, uint8_t kSize>
 __attribute__((always_inline)) inline void access(const void* a, uint64_t pc) {
+  sched_access(a, pc);
   Ctx* c = enter();
   if (!c) return;
   put(c, fmt::raw_access(kOp, kSize), reinterpret_cast<uintptr_t>(a), pc, kOp == fmt::kRead);
