@@ -5,6 +5,7 @@
 // expect fasttrack: no-race x
 // expect lockset: race x
 // retries: 5
+// confirm: --engines shb,syncp => witnessed:x, reproduced:x
 #include <pthread.h>
 #include <unistd.h>
 

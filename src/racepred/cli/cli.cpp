@@ -69,7 +69,7 @@ int run(int argc, const char* const* argv) {
        {&add_analyze_command, &add_check_command, &add_check_witness_command, &add_stats_command,
         &add_annotate_command, &add_compare_command, &add_engines_command, &add_exact_command,
         &add_generate_command, &add_convert_command, &add_record_command, &add_explore_command,
-        &add_merge_command})
+        &add_merge_command, &add_confirm_command})
     commands.push_back(add(app));
 
   // "racepred bogus": name the unknown command instead of CLI11's "A subcommand is required".

@@ -37,6 +37,7 @@ Command add_generate_command(CLI::App& app);
 Command add_convert_command(CLI::App& app);
 Command add_record_command(CLI::App& app);
 Command add_explore_command(CLI::App& app);
+Command add_confirm_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 Command add_check_witness_command(CLI::App& app);
 Command add_merge_command(CLI::App& app);

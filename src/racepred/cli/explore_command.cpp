@@ -51,6 +51,7 @@ int run_explore(ExploreCliOptions& o, std::ostream& out) {
     run.replay_choices = file.choices;
     if (file.max_steps) run.program.max_steps = file.max_steps;
     run.program.access_points = file.access_points;
+    run.program.access_offsets = file.access_offsets;
     if (o.command.empty()) {
       o.command.push_back(file.program);
       o.command.insert(o.command.end(), file.arguments.begin(), file.arguments.end());

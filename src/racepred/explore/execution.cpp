@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "racepred/format/explore_channel.hpp"
 #include "racepred/recording/spawn.hpp"
@@ -47,6 +49,20 @@ bool ChoicePoint::is_access() const {
   for (const Candidate& c : candidates)
     if (c.tid == current) return c.op == ch::kOpAccess;
   return false;
+}
+
+WorkDir::WorkDir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/racepred-explore-XXXXXX";
+  if (!mkdtemp(pattern.data()))
+    throw InputError("racepred: error: cannot make a temporary directory: " +
+                     std::string(std::strerror(errno)));
+  path = pattern;
+}
+
+WorkDir::~WorkDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
 }
 
 const char* operation_name(uint8_t op) {
@@ -117,6 +133,8 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
                  {"RACEPRED_SCHEDULE_FD", std::to_string(theirs.fd)},
                  {"RACEPRED_SCHEDULE_STEPS", std::to_string(program.max_steps)},
                  {"RACEPRED_SCHEDULE_ACCESSES", program.access_points ? "1" : "0"}};
+  if (!program.access_offsets.empty())
+    options.env.push_back({"RACEPRED_SCHEDULE_ACCESS", program.access_offsets});
   options.stdin_fd = null_in.fd;
   options.stdout_fd = null_out.fd;
   options.stderr_fd = err.fd;
@@ -164,7 +182,7 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
         if (at + sizeof(ch::ChoiceThread) > size) break;
         ch::ChoiceThread t;
         std::memcpy(&t, buf.data() + at, sizeof t);
-        point.candidates.push_back({t.tid, t.op, t.obj});
+        point.candidates.push_back({t.tid, t.op, t.obj, t.point, t.times_out != 0});
       }
       size_t index = point.candidates.empty() ? 0 : choose(point, result.points.size());
       if (index >= point.candidates.size()) index = 0;

@@ -17,6 +17,8 @@ struct Candidate {
   uint32_t tid = 0;
   uint8_t op = 0;
   uint64_t obj = 0;
+  uint8_t point = 0;       // an access (kOpAccess): its RACEPRED_SCHEDULE_ACCESS offset (from 1)
+  bool times_out = false;  // offered as a timeout beside enabled threads (a sleep, a timed wait)
 };
 
 // A scheduling point with two or more candidates.
@@ -45,6 +47,9 @@ struct ProgramSpec {
   // Every memory access is a scheduling point too (RACEPRED_SCHEDULE_ACCESSES): the choice
   // points then include the accesses where another thread could run.
   bool access_points = false;
+  // RACEPRED_SCHEDULE_ACCESS: code offsets whose memory accesses are choice points too
+  // ("0x1a2b,0x1a40"; empty: none), for racepred confirm and its replays.
+  std::string access_offsets;
 };
 
 enum class Ending : uint8_t {
@@ -70,6 +75,15 @@ struct ExecutionResult {
 // started.
 ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw,
                               const Chooser& choose);
+
+// A private directory for the executions' raw recordings and traces, removed at the end.
+struct WorkDir {
+  std::string path;
+  WorkDir();  // throws InputError when it cannot be made
+  ~WorkDir();
+  WorkDir(const WorkDir&) = delete;
+  WorkDir& operator=(const WorkDir&) = delete;
+};
 
 // "lock", "join", "atomic", … : a short name of a runtime operation code, for messages.
 const char* operation_name(uint8_t op);

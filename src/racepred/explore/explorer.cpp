@@ -30,23 +30,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A private directory for the executions' raw recordings and traces, removed at the end.
-struct WorkDir {
-  std::string path;
-  WorkDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/racepred-explore-XXXXXX";
-    if (!mkdtemp(pattern.data()))
-      throw InputError("racepred: error: cannot make a temporary directory: " +
-                       std::string(std::strerror(errno)));
-    path = pattern;
-  }
-  ~WorkDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 std::unique_ptr<Strategy> make_strategy(const ExploreOptions& o) {
   if (o.replay) return std::make_unique<ReplayStrategy>(o.replay_choices);
   if (o.strategy == "portfolio") return make_portfolio(o.seed, o.preemptions);
@@ -80,7 +63,42 @@ std::string last_line(const std::string& text) {
                      end - (begin == std::string::npos || end == 0 ? 0 : begin + 1));
 }
 
-// The failure of an execution, if it failed.
+// The race with the same events in the symbolised trace of the same recording.
+bool map_race(const Trace& to, Race& race) {
+  const size_t second = to.index_of(race.second.event);
+  if (second == SIZE_MAX) return false;
+  const Event& e2 = to.events[second];
+  Access first = race.first;
+  if (race.first.known()) {
+    const size_t i = to.index_of(race.first.event);
+    if (i == SIZE_MAX) return false;
+    first = Access::of(race.first.event, to.events[i]);
+  }
+  race.first = first;
+  race.second = Access::of(race.second.event, e2);
+  race.variable = e2.target;
+  return true;
+}
+
+std::string describe(const Finding& f, const Trace* t) {
+  switch (f.kind) {
+    case FindingKind::DataRace:
+    case FindingKind::ReadReadViolation:
+      if (!t) return "data race";
+      return "data race between " +
+             (f.race.first.known() ? std::string(t->location_name(f.race.first.location))
+                                   : std::string("?")) +
+             " and " + std::string(t->location_name(f.race.second.location));
+    case FindingKind::Deadlock:
+      return "deadlock";
+    case FindingKind::Failure:
+      return std::string(failure_kind_name(f.failure.kind)) + ": " + f.failure.message;
+  }
+  return "";
+}
+
+}  // namespace
+
 bool failure_of(const ExecutionResult& r, Failure& f, std::string& key) {
   switch (r.ending) {
     case Ending::Exited:
@@ -123,40 +141,6 @@ bool failure_of(const ExecutionResult& r, Failure& f, std::string& key) {
   return false;
 }
 
-// The race with the same events in the symbolised trace of the same recording.
-bool map_race(const Trace& to, Race& race) {
-  const size_t second = to.index_of(race.second.event);
-  if (second == SIZE_MAX) return false;
-  const Event& e2 = to.events[second];
-  Access first = race.first;
-  if (race.first.known()) {
-    const size_t i = to.index_of(race.first.event);
-    if (i == SIZE_MAX) return false;
-    first = Access::of(race.first.event, to.events[i]);
-  }
-  race.first = first;
-  race.second = Access::of(race.second.event, e2);
-  race.variable = e2.target;
-  return true;
-}
-
-std::string describe(const Finding& f, const Trace* t) {
-  switch (f.kind) {
-    case FindingKind::DataRace:
-    case FindingKind::ReadReadViolation:
-      if (!t) return "data race";
-      return "data race between " +
-             (f.race.first.known() ? std::string(t->location_name(f.race.first.location))
-                                   : std::string("?")) +
-             " and " + std::string(t->location_name(f.race.second.location));
-    case FindingKind::Deadlock:
-      return "deadlock";
-    case FindingKind::Failure:
-      return std::string(failure_kind_name(f.failure.kind)) + ": " + f.failure.message;
-  }
-  return "";
-}
-
 void write_replay_file(const std::string& path, const ExploreOptions& o, const std::string& what,
                        const std::vector<ChoicePoint>& points) {
   nlohmann::ordered_json j;
@@ -171,6 +155,7 @@ void write_replay_file(const std::string& path, const ExploreOptions& o, const s
     j["arguments"].push_back(o.program.command[i]);
   j["max_steps"] = o.program.max_steps;
   j["access_points"] = o.program.access_points;
+  if (!o.program.access_offsets.empty()) j["access_offsets"] = o.program.access_offsets;
   j["finding"] = what;
   j["choices"] = nlohmann::ordered_json::array();
   for (const ChoicePoint& p : points) j["choices"].push_back(p.chosen);
@@ -178,8 +163,6 @@ void write_replay_file(const std::string& path, const ExploreOptions& o, const s
   out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
   if (!out) throw InputError("racepred: error: cannot write the replay file " + path);
 }
-
-}  // namespace
 
 ReplayFile read_replay_file(const std::string& path) {
   std::ifstream in(path);
@@ -201,6 +184,7 @@ ReplayFile read_replay_file(const std::string& path) {
       for (const auto& a : j["arguments"]) r.arguments.push_back(a.get<std::string>());
     r.max_steps = j.value("max_steps", uint64_t{0});
     r.access_points = j.value("access_points", false);
+    r.access_offsets = j.value("access_offsets", "");
     for (const auto& c : j["choices"]) r.choices.push_back(c.get<uint32_t>());
   } catch (const nlohmann::json::exception& e) {
     throw InputError("racepred: error: " + path + ": a malformed field: " + e.what());

@@ -70,8 +70,16 @@ struct ReplayFile {
   std::vector<std::string> arguments;
   uint64_t max_steps = 0;
   bool access_points = false;  // "access_points": the choices include memory access points
+  std::string access_offsets;  // ProgramSpec::access_offsets of the execution (racepred confirm)
   std::vector<uint32_t> choices;
 };
+// Writes the replay file of an execution (`what`: the finding it shows) for o.program.
+void write_replay_file(const std::string& path, const ExploreOptions& o, const std::string& what,
+                       const std::vector<ChoicePoint>& points);
+// The failure of an execution (assertion, crash, deadlock, hang) with the key that makes it
+// distinct; false when it exited.
+bool failure_of(const ExecutionResult& r, Failure& f, std::string& key);
+
 // Throws InputError when the file cannot be read or is not a replay file.
 ReplayFile read_replay_file(const std::string& path);
 

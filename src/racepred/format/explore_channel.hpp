@@ -32,8 +32,10 @@ struct ChoiceMsg {
 };
 struct ChoiceThread {
   uint32_t tid = 0;
-  uint8_t op = 0;  // what it is about to do (the operation codes below)
-  uint8_t reserved[3] = {};
+  uint8_t op = 0;         // what it is about to do (the operation codes below)
+  uint8_t point = 0;      // kOpAccess: the RACEPRED_SCHEDULE_ACCESS offset (1-based), 0: a step
+  uint8_t times_out = 0;  // a timed operation offered as a timeout beside enabled threads
+  uint8_t reserved = 0;
   uint64_t obj = 0;  // the object's address (a join: the target's tid + 1)
 };
 struct BlockedMsg {
@@ -54,6 +56,11 @@ inline constexpr uint8_t kOpMutexLock = 4;
 inline constexpr uint8_t kOpAtomic = 28;
 inline constexpr uint8_t kOpSleep = 29;
 inline constexpr uint8_t kOpYield = 30;
-inline constexpr uint8_t kOpAccess = 33;  // obj: the address (RACEPRED_SCHEDULE_ACCESSES)
+// A memory access (obj: the address): every access under RACEPRED_SCHEDULE_ACCESSES (explore's
+// Goldilocks search; obj2: 1 for a write), or one at a RACEPRED_SCHEDULE_ACCESS offset, or the
+// next access of a thread that passed one (obj2: the point, 1-based, or 0): `racepred confirm`
+// holds and releases threads there.
+inline constexpr uint8_t kOpAccess = 33;
+inline constexpr uint32_t kMaxAccessPoints = 8;
 
 }  // namespace racepred::format::explore

@@ -8,6 +8,9 @@
 // into the threads) comes back. BlockedMsg + text when no thread is enabled and none can time
 // out (a deadlock); HangMsg when the execution passed RACEPRED_SCHEDULE_STEPS hooks.
 // Raw system calls only: libc's read/write may be intercepted by the runtime itself.
+#include <elf.h>
+#include <link.h>
+#include <sys/auxv.h>
 #include <sys/socket.h>
 
 #include "racepred/format/explore_channel.hpp"
@@ -22,9 +25,13 @@ static_assert(racepred::format::explore::kOpThreadJoin == kOpThreadJoin &&
               racepred::format::explore::kOpYield == kOpYield &&
               racepred::format::explore::kOpAccess == kOpAccess);
 
+uint32_t g_access_points;
+
 namespace {
 
 int g_channel = -1;
+uintptr_t g_access_pcs[racepred::format::explore::kMaxAccessPoints];
+__thread int t_step RP_TLS;  // the thread passed an access point: its next access is one too
 uint64_t g_steps;
 uint64_t g_max_steps;
 
@@ -68,6 +75,8 @@ uint32_t controlled_pick(const uint32_t* tids, uint32_t n, uint32_t current, boo
     uintptr_t obj = 0;
     t.op = sched_thread_op(tids[i], &obj);
     t.obj = obj;
+    t.point = static_cast<uint8_t>(sched_thread_point(tids[i]));
+    t.times_out = sched_thread_offered_timeout(tids[i]) ? 1 : 0;
     memcpy(buf + sizeof m + i * sizeof t, &t, sizeof t);
   }
   if (!send_message(buf, sizeof m + n * sizeof(ch::ChoiceThread))) return 0;
@@ -96,6 +105,35 @@ void controlled_all_blocked(const char* text, size_t size) {
 
 const Scheduler kControlled = {controlled_pick, controlled_all_blocked};
 
+// RACEPRED_SCHEDULE_ACCESS: offsets in the main executable, as the symboliser names code
+// (relative to the load base of a position-independent executable; for a fixed one the base is
+// 0). The base is where the program headers are minus their address in the file.
+uintptr_t executable_base() {
+  const auto* ph = reinterpret_cast<const ElfW(Phdr)*>(getauxval(AT_PHDR));
+  const unsigned long n = getauxval(AT_PHNUM);
+  for (unsigned long i = 0; ph && i < n; ++i)
+    if (ph[i].p_type == PT_PHDR) return reinterpret_cast<uintptr_t>(ph) - ph[i].p_vaddr;
+  for (unsigned long i = 0; ph && i < n; ++i)
+    if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0)
+      return reinterpret_cast<uintptr_t>(ph) - sizeof(ElfW(Ehdr)) - ph[i].p_vaddr;
+  return 0;
+}
+
+void read_access_points() {
+  const char* s = g_settings.schedule_access;
+  if (!s || !*s) return;
+  const uintptr_t base = executable_base();
+  uint32_t n = 0;
+  while (*s && n < racepred::format::explore::kMaxAccessPoints) {
+    char* end = nullptr;
+    const uintptr_t offset = strtoull(s, &end, 16);
+    if (end == s) break;
+    g_access_pcs[n++] = base + offset;
+    s = *end == ',' ? end + 1 : end;
+  }
+  g_access_points = n;
+}
+
 }  // namespace
 
 const Scheduler* controlled_scheduler() {
@@ -113,7 +151,20 @@ const Scheduler* controlled_scheduler() {
   syscall(SYS_fcntl, g_channel, F_SETFD, FD_CLOEXEC);
   g_max_steps = g_settings.schedule_steps;
   g_schedule_accesses = g_settings.schedule_accesses;
+  read_access_points();
   return &kControlled;
+}
+
+void access_point(uintptr_t addr, uint64_t pc) {
+  if (t_in_rt || g_channel < 0) return;
+  uint32_t point = 0;
+  for (uint32_t i = 0; i < g_access_points; ++i)
+    if (g_access_pcs[i] == pc) point = i + 1;
+  if (point == 0 && !t_step) return;
+  // After a targeted access the thread stops at its next one, so that another thread's access
+  // can follow it back to back.
+  t_step = point != 0;
+  sched_before(kOpAccess, addr, point);
 }
 
 void controlled_after_fork() {

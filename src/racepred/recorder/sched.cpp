@@ -24,6 +24,7 @@ struct Thread {
   uint8_t signalled;
   uint8_t timed_out;  // chosen to time out
   uint8_t serial;     // its barrier wait completed the round
+  uint8_t offered;    // offered to the scheduler as a timeout beside enabled threads
   int go;             // futex word: 1 = its turn
   uintptr_t obj, obj2;
   uint64_t ticket;  // condition wait: arrival order; barrier wait: the round it waits in
@@ -262,11 +263,31 @@ uint32_t choose(uint32_t current) {
   const uint32_t cap = sizeof tids / sizeof tids[0];
   for (int pass = 0; pass < 2; ++pass) {
     uint32_t n = 0;
-    for (uint32_t t = 0; t < g_thread_end && n < cap; ++t)
-      if (g_threads[t].state == kAlive && (pass == 0 ? enabled(t) : can_time_out(t))) tids[n++] = t;
+    bool at_access = false;
+    for (uint32_t t = 0; t < g_thread_end && n < cap; ++t) {
+      g_threads[t].offered = 0;
+      if (g_threads[t].state == kAlive && (pass == 0 ? enabled(t) : can_time_out(t))) {
+        tids[n++] = t;
+        at_access |= g_threads[t].op == kOpAccess;
+      }
+    }
+    // A thread held at a memory access point (racepred confirm) may wait for a sleeping one:
+    // timed operations are offered beside the enabled threads then, flagged, in tid order.
+    if (pass == 0 && at_access) {
+      for (uint32_t t = 0; t < g_thread_end && n < cap; ++t)
+        if (g_threads[t].state == kAlive && !enabled(t) && can_time_out(t)) {
+          uint32_t at = n++;
+          while (at > 0 && tids[at - 1] > t) {
+            tids[at] = tids[at - 1];
+            --at;
+          }
+          tids[at] = t;
+          g_threads[t].offered = 1;
+        }
+    }
     if (n) {
       const uint32_t next = tids[g_scheduler->pick(tids, n, current, pass == 1)];
-      if (pass == 1) g_threads[next].timed_out = 1;
+      if (pass == 1 || g_threads[next].offered) g_threads[next].timed_out = 1;
       return next;
     }
   }
@@ -461,6 +482,16 @@ uint8_t sched_thread_op(uint32_t tid, uintptr_t* obj) {
   if (tid >= g_thread_end) return kOpNone;
   *obj = g_threads[tid].obj;
   return g_threads[tid].op;
+}
+
+uint32_t sched_thread_point(uint32_t tid) {
+  return tid < g_thread_end && g_threads[tid].op == kOpAccess
+             ? static_cast<uint32_t>(g_threads[tid].obj2)
+             : 0;
+}
+
+bool sched_thread_offered_timeout(uint32_t tid) {
+  return tid < g_thread_end && g_threads[tid].offered;
 }
 
 void sched_after_fork(uint32_t tid) {

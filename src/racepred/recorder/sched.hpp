@@ -66,7 +66,9 @@ enum VisibleOp : uint8_t {
   kOpYield,
   kOpFileLock,  // flockfile: a recursive lock on the FILE
   kOpFileUnlock,
-  kOpAccess,  // a memory access (RACEPRED_SCHEDULE_ACCESSES only); obj2: 1 for a write
+  kOpAccess,  // a memory access: under RACEPRED_SCHEDULE_ACCESSES every one (obj2: 1 for a
+              // write); at a RACEPRED_SCHEDULE_ACCESS offset (obj2: its point, 1-based), or the
+              // next access of a thread that passed one (obj2: 0; controlled.cpp)
   kOpCount
 };
 
@@ -100,6 +102,10 @@ void sched_init();  // reads RACEPRED_SCHEDULE (settings); needs the calling thr
 // What thread `tid` waits at (a VisibleOp, kOpNone while it runs) and its object; for a
 // scheduler's pick(), which runs under the model's lock.
 uint8_t sched_thread_op(uint32_t tid, uintptr_t* obj);
+// For a kOpAccess: the point (obj2); and whether the scheduler is offered the thread's timed
+// operation as a timeout beside enabled threads (see choose() in sched.cpp).
+uint32_t sched_thread_point(uint32_t tid);
+bool sched_thread_offered_timeout(uint32_t tid);
 
 // controlled.cpp: the scheduler of RACEPRED_SCHEDULE=controlled, or nullptr when the channel
 // (RACEPRED_SCHEDULE_FD) is not set; and what a forked child does (it runs unscheduled).
@@ -116,6 +122,15 @@ inline void sched_after(VisibleOp op, uintptr_t obj, uintptr_t obj2 = 0, int rc 
   if (__builtin_expect(g_scheduler == nullptr, 1)) return;
   sched_after_slow(op, obj, obj2, rc);
 }
+// Memory accesses as scheduling points (RACEPRED_SCHEDULE_ACCESS, controlled.cpp): 0 unless
+// set, so the access entry points pay one predictable branch.
+extern uint32_t g_access_points;
+void access_point(uintptr_t addr, uint64_t pc);
+inline void sched_access(const void* addr, uint64_t pc) {
+  if (__builtin_expect(g_access_points != 0, 0))
+    access_point(reinterpret_cast<uintptr_t>(addr), pc);
+}
+
 inline bool scheduling() {
   return __builtin_expect(g_scheduler != nullptr, 0);
 }
@@ -124,7 +139,7 @@ inline bool scheduling() {
 // scheduling point (the search decides where it branches: docs/EXPLORE.md, "Goldilocks
 // reduction"). Set once before the first thread is created.
 extern bool g_schedule_accesses;
-inline void sched_access(const void* addr, bool write) {
+inline void sched_every_access(const void* addr, bool write) {
   if (__builtin_expect(g_scheduler == nullptr, 1) || !g_schedule_accesses) return;
   sched_before_slow(kOpAccess, reinterpret_cast<uintptr_t>(addr), write ? 1 : 0);
 }

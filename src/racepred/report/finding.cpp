@@ -29,6 +29,8 @@ std::string_view race_kind_name(RaceKind kind) {
 
 std::string_view confidence_name(Confidence c) {
   switch (c) {
+    case Confidence::Reproduced:
+      return "reproduced";
     case Confidence::Observed:
       return "observed";
     case Confidence::Witnessed:
@@ -43,6 +45,9 @@ std::string_view confidence_name(Confidence c) {
 
 std::string_view confidence_sentence(Confidence c) {
   switch (c) {
+    case Confidence::Reproduced:
+      return "Reproduced: a new execution of the program, steered by racepred confirm, ran the two "
+             "accesses back to back (its replay file runs it again).";
     case Confidence::Observed:
       return "Observed: the two accesses ran back to back in the recorded run, with nothing "
              "ordering them.";

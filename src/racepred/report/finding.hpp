@@ -49,12 +49,13 @@ struct Race {
 // back); Witnessed = a reordering of this run that shows the race was built and checked by the
 // independent witness checker (analyze --witness); Predicted = a sound engine's guarantee says
 // some reordering of this run (every read seeing the same write) shows it, no witness was asked
-// for; Possible = a warning of an engine without that guarantee, which may be false. Ordered from
-// most to least certain. (A later label, "reproduced", will mean: confirmed on the real program.)
-enum class Confidence : uint8_t { Observed, Witnessed, Predicted, Possible };
+// for; Possible = a warning of an engine without that guarantee, which may be false. Reproduced
+// = `racepred confirm` made the two accesses run back to back in a new execution of the real
+// program (never given by analyze). Ordered from most to least certain.
+enum class Confidence : uint8_t { Reproduced, Observed, Witnessed, Predicted, Possible };
 inline constexpr std::array kConfidences = {Confidence::Observed, Confidence::Witnessed,
                                             Confidence::Predicted, Confidence::Possible};
-// "observed", "witnessed", "predicted", "possible".
+// The labels analyze gives. "reproduced", "observed", "witnessed", "predicted", "possible".
 std::string_view confidence_name(Confidence c);
 // One sentence that says what the label means for the report it labels.
 std::string_view confidence_sentence(Confidence c);

@@ -158,7 +158,7 @@ std::optional<Race> claimed_race(const EngineReport& result) {
 }
 
 Confidence more_certain(Confidence a, Confidence b) {
-  return std::min(a, b);  // Observed < Witnessed < Predicted < Possible
+  return std::min(a, b);  // Reproduced < Observed < Witnessed < Predicted < Possible
 }
 
 // "T1|acq(m)|L2 (event 2)": an event in STD form with the trace's names.
