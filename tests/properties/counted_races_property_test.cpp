@@ -140,7 +140,9 @@ bool skip_listing_crowds() {
 
 // Under the sanitizers a quarter of the random traces: they look for memory errors on the same
 // paths, and the Release run checks the counts on all of them.
-uint64_t random_trace_seeds() { return skip_listing_crowds() ? 10 : 40; }
+uint64_t random_trace_seeds() {
+  return skip_listing_crowds() ? 10 : 40;
+}
 
 uint64_t distinct_location_pairs(const RaceSink& sink) {
   std::set<uint64_t> pairs;
