@@ -143,15 +143,7 @@ Command add_confirm_command(CLI::App& app) {
   sub->add_option("--executions", o->run.executions, "At most this many executions per race")
       ->check(whole_number(1))
       ->capture_default_str();
-  sub->add_option("--max-steps", o->run.program.max_steps,
-                  "An execution that passes this many scheduling points is a hang")
-      ->check(whole_number(1))
-      ->capture_default_str();
-  sub->add_option("--timeout", o->run.program.timeout_seconds,
-                  "An execution that stops answering the scheduler for this many seconds is "
-                  "killed (a hang)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  add_execution_options(sub, o->run.program);
   sub->add_option("--replay-dir", o->run.replay_dir, "Where the reproduced races' replay files go")
       ->capture_default_str();
   sub->add_option("command", o->command, "The program and its arguments (after --)");

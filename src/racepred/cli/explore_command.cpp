@@ -209,15 +209,7 @@ Command add_explore_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("-e,--engine", o->run.engine, "The engine that analyses each execution's trace")
       ->capture_default_str();
-  sub->add_option("--max-steps", o->run.program.max_steps,
-                  "An execution that passes this many scheduling points is a hang")
-      ->check(whole_number(1))
-      ->capture_default_str();
-  sub->add_option("--timeout", o->run.program.timeout_seconds,
-                  "An execution that stops answering the scheduler for this many seconds is "
-                  "killed (a hang)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  add_execution_options(sub, o->run.program);
   sub->add_option("--replay-dir", o->run.replay_dir, "Where the findings' replay files go")
       ->capture_default_str();
   sub->add_option("--replay", o->replay_file,

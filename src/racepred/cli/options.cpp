@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "racepred/explore/execution.hpp"
 #include "racepred/io/formats.hpp"
 
 namespace racepred::cli {
@@ -167,6 +168,18 @@ CLI::Validator whole_number(uint64_t min, uint64_t max) {
         return {};
       },
       "UINT", "whole number");
+}
+
+void add_execution_options(CLI::App* sub, explore::ProgramSpec& program) {
+  sub->add_option("--max-steps", program.max_steps,
+                  "An execution that passes this many scheduling points is a hang")
+      ->check(whole_number(1))
+      ->capture_default_str();
+  sub->add_option("--timeout", program.timeout_seconds,
+                  "An execution that stops answering the scheduler for this many seconds is "
+                  "killed (a hang)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
 }
 
 }  // namespace racepred::cli

@@ -71,3 +71,15 @@ namespace racepred::cli {
 CLI::Validator whole_number(uint64_t min, uint64_t max = UINT64_MAX);
 
 }  // namespace racepred::cli
+
+namespace racepred::explore {
+struct ProgramSpec;
+}
+
+namespace racepred::cli {
+
+// --max-steps and --timeout of the commands that run a program under the controlled scheduler
+// (explore, confirm).
+void add_execution_options(CLI::App* sub, explore::ProgramSpec& program);
+
+}  // namespace racepred::cli
