@@ -167,16 +167,32 @@ TEST(PoProperty, WdpEqualsItsDefinition) {
   check_engine_against_reference("wdp", 7000, iterations(12000));
 }
 
-// sdp keeps only the S4 state that can still matter (engines/po/sdp.cpp); its first version
-// (tests/support/sdp_plain.cpp) keeps every (write, earlier section) pair. Both report the same
-// races, in the same order, on the random mixes (nested locks, forks and joins, read-write
-// locks), longer ones than the definition can judge, and many sections on one or two locks.
-TEST(PoProperty, SdpEqualsItsFirstVersion) {
+// sdp's races, in the same order, and racy events equal its first version's (one full clock per
+// thread) on TRACE; with `definition`, its pairs equal the definition's too.
+void expect_sdp_as_first_version(const Trace& trace, uint64_t seed, bool definition,
+                                 bool& has_races) {
   const auto races_of = [](const RaceSink& sink) {
     std::vector<std::tuple<EventId, EventId, VariableId>> out;
     for (const Race& r : sink.races()) out.emplace_back(r.first.event, r.second.event, r.variable);
     return out;
   };
+  const RaceSink first = run_plain("sdp", trace);
+  const RaceSink now = run_engine("sdp", trace);
+  ASSERT_EQ(races_of(now), races_of(first)) << "seed " << seed << "\n" << to_std_text(trace);
+  ASSERT_EQ(verdict_of(now).racy_events, verdict_of(first).racy_events) << "seed " << seed;
+  if (definition) {
+    ASSERT_EQ(verdict_of(now).pairs, testing::po_reference(trace, "sdp").pairs)
+        << "seed " << seed << "\n"
+        << to_std_text(trace);
+  }
+  has_races = !now.races().empty();
+}
+
+// sdp keeps only the S4 state that can still matter (engines/po/sdp.cpp); its first version
+// (tests/support/sdp_plain.cpp) keeps every (write, earlier section) pair. Both report the same
+// races, in the same order, on the random mixes (nested locks, forks and joins, read-write
+// locks), longer ones than the definition can judge, and many sections on one or two locks.
+TEST(PoProperty, SdpEqualsItsFirstVersion) {
   size_t racy = 0;
   const int count = iterations(6000);
   for (int k = 0; k < count; ++k) {
@@ -197,11 +213,9 @@ TEST(PoProperty, SdpEqualsItsFirstVersion) {
       o.nesting = 1 + static_cast<uint32_t>(rng.below(2));
     }
     const Trace trace = generate_trace(o);
-    const RaceSink first = run_plain("sdp", trace);
-    const RaceSink now = run_engine("sdp", trace);
-    ASSERT_EQ(races_of(now), races_of(first)) << "seed " << seed << "\n" << to_std_text(trace);
-    ASSERT_EQ(verdict_of(now).racy_events, verdict_of(first).racy_events) << "seed " << seed;
-    racy += !now.races().empty();
+    bool has_races = false;
+    ASSERT_NO_FATAL_FAILURE(expect_sdp_as_first_version(trace, seed, false, has_races));
+    racy += has_races;
   }
   EXPECT_GT(racy, static_cast<size_t>(count) / 10);  // not only race-free traces
 }
@@ -212,11 +226,6 @@ TEST(PoProperty, SdpEqualsItsFirstVersion) {
 // in the same order, of its first version (one full clock per thread), and on every tenth trace
 // the definition's pairs. Churn traces with locks, read locks and synchronisation orders.
 TEST(PoProperty, SdpEqualsItsFirstVersionOnChurnTraces) {
-  const auto races_of = [](const RaceSink& sink) {
-    std::vector<std::tuple<EventId, EventId, VariableId>> out;
-    for (const Race& r : sink.races()) out.emplace_back(r.first.event, r.second.event, r.variable);
-    return out;
-  };
   size_t racy = 0, threads = 0;
   const int count = iterations(2000);
   for (int k = 0; k < count; ++k) {
@@ -232,16 +241,9 @@ TEST(PoProperty, SdpEqualsItsFirstVersionOnChurnTraces) {
     o.sync_share = k % 4 == 1 ? 0.1 : 0;
     const Trace trace = generate_trace(o);
     threads = std::max(threads, size_t{trace.symbols.threads.size()});
-    const RaceSink first = run_plain("sdp", trace);
-    const RaceSink now = run_engine("sdp", trace);
-    ASSERT_EQ(races_of(now), races_of(first)) << "seed " << seed << "\n" << to_std_text(trace);
-    ASSERT_EQ(verdict_of(now).racy_events, verdict_of(first).racy_events) << "seed " << seed;
-    if (k % 10 == 0) {
-      ASSERT_EQ(verdict_of(now).pairs, testing::po_reference(trace, "sdp").pairs)
-          << "seed " << seed << "\n"
-          << to_std_text(trace);
-    }
-    racy += !now.races().empty();
+    bool has_races = false;
+    ASSERT_NO_FATAL_FAILURE(expect_sdp_as_first_version(trace, seed, k % 10 == 0, has_races));
+    racy += has_races;
   }
   EXPECT_GT(racy, static_cast<size_t>(count) / 10);  // not only race-free traces
   EXPECT_GE(threads, 20u);                           // many threads over a trace's life
@@ -253,11 +255,6 @@ TEST(PoProperty, SdpEqualsItsFirstVersionOnChurnTraces) {
 // released a lock inside a CS it still holds. Same races, in the same order, as the first
 // version; on every tenth trace the definition's pairs.
 TEST(PoProperty, SdpEqualsItsFirstVersionOnChurnTracesWithSharedLocks) {
-  const auto races_of = [](const RaceSink& sink) {
-    std::vector<std::tuple<EventId, EventId, VariableId>> out;
-    for (const Race& r : sink.races()) out.emplace_back(r.first.event, r.second.event, r.variable);
-    return out;
-  };
   size_t racy = 0, threads = 0;
   const int count = iterations(2000);
   for (int k = 0; k < count; ++k) {
@@ -279,16 +276,9 @@ TEST(PoProperty, SdpEqualsItsFirstVersionOnChurnTracesWithSharedLocks) {
     o.sync_share = k % 5 == 2 ? 0.1 : 0;
     const Trace trace = generate_trace(o);
     threads = std::max(threads, size_t{trace.symbols.threads.size()});
-    const RaceSink first = run_plain("sdp", trace);
-    const RaceSink now = run_engine("sdp", trace);
-    ASSERT_EQ(races_of(now), races_of(first)) << "seed " << seed << "\n" << to_std_text(trace);
-    ASSERT_EQ(verdict_of(now).racy_events, verdict_of(first).racy_events) << "seed " << seed;
-    if (k % 10 == 0) {
-      ASSERT_EQ(verdict_of(now).pairs, testing::po_reference(trace, "sdp").pairs)
-          << "seed " << seed << "\n"
-          << to_std_text(trace);
-    }
-    racy += !now.races().empty();
+    bool has_races = false;
+    ASSERT_NO_FATAL_FAILURE(expect_sdp_as_first_version(trace, seed, k % 10 == 0, has_races));
+    racy += has_races;
   }
   EXPECT_GT(racy, static_cast<size_t>(count) / 10);  // not only race-free traces
   EXPECT_GE(threads, 30u);                           // many threads over a trace's life
