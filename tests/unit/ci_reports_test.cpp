@@ -359,6 +359,35 @@ TEST(Baseline, OnlyNewFindingsAreListedAndFail) {
             2);
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// -o never writes over a report, a baseline or a suppressions file the command reads.
+TEST(Merge, OutputNeverOverwritesAnInputOrTheBaseline) {
+  TempDir dir;
+  const std::string a = dir.path("a.json");
+  const std::string trace = dir.write("a.std", two_writers(3, 4));
+  ASSERT_EQ(
+      run_racepred("analyze --format json -o " + shell_quote(a) + " " + shell_quote(trace)).code,
+      1);
+  const std::string before = read_text(a);
+  const std::string supp = dir.write("s.supp", "race:nothing\n");
+  for (const std::string& cmd :
+       {"merge " + shell_quote(a) + " " + shell_quote(a) + " -o " + shell_quote(a),
+        "merge " + shell_quote(a) + " --baseline " + shell_quote(a) + " -o " + shell_quote(a),
+        "analyze --baseline " + shell_quote(a) + " -o " + shell_quote(a) + " " + shell_quote(trace),
+        "analyze --suppressions " + shell_quote(supp) + " -o " + shell_quote(supp) + " " +
+            shell_quote(trace)}) {
+    const CliResult r = run_racepred(cmd);
+    EXPECT_EQ(r.code, 2) << cmd;
+    EXPECT_NE(r.err.find("refusing to overwrite it"), std::string::npos) << cmd << "\n" << r.err;
+  }
+  EXPECT_EQ(read_text(a), before);
+  EXPECT_EQ(read_text(supp), "race:nothing\n");
+}
+
 TEST(Merge, JoinsReportsByFingerprint) {
   TempDir dir;
   const std::string a = dir.path("a.json"), b = dir.path("b.json");

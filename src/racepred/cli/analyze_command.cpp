@@ -231,6 +231,8 @@ Command add_analyze_command(CLI::App& app) {
                   "List only findings whose fingerprint is not in OLD (a JSON report or SARIF "
                   "log of racepred); exit code 1 only for new ones")
       ->type_name("OLD.json|OLD.sarif");
+  o->report.inputs.push_back(&o->suppressions);  // -o must not write over them either
+  o->report.inputs.push_back(&o->baseline);
   add_max_races_option(sub, o->max_races);
   add_lenient_option(sub, o->lenient,
                      "Skip malformed lines and drop events that break well-formedness (counted "

@@ -126,7 +126,12 @@ Command add_merge_command(CLI::App& app) {
   sub->add_option("REPORT", o->inputs, "JSON reports (racepred --format json)")
       ->required()
       ->check(CLI::ExistingFile);
-  for (std::string& input : o->inputs) o->report.inputs.push_back(&input);
+  // The reports are known once parsing is done (the vector is filled then): -o must not name one
+  // of them, nor the baseline.
+  sub->parse_complete_callback([o] {
+    for (const std::string& input : o->inputs) o->report.inputs.push_back(&input);
+    o->report.inputs.push_back(&o->baseline);
+  });
   return {sub, [o](std::ostream& out) { return merge(*o, out); }, &o->report};
 }
 
