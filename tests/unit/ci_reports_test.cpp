@@ -476,8 +476,10 @@ TEST(InlineSuppressions, CommentLinesWithThePrefixAreFoundPlainAndCompressed) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(error_of(" racy:a").substr(0, 36), "t.std:7:22: error: unknown suppressio");
-  EXPECT_EQ(error_of(" race:").substr(0, 30), "t.std:7:26: error: empty patte");
+  // " racy:a": the type starts at column 2 of the text, 22 of the line.
+  EXPECT_EQ(error_of(" racy:a").substr(0, 37), "t.std:7:22: error: unknown suppressio");
+  // " race:": the missing pattern is at column 7 of the text, after the colon.
+  EXPECT_EQ(error_of(" race:").substr(0, 30), "t.std:7:27: error: empty patte");
   EXPECT_EQ(error_of("").substr(0, 8), "no error");
 }
 
