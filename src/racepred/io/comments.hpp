@@ -3,6 +3,7 @@
 // more (only the lines' first bytes are looked at; compressed input is decompressed again).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -6,6 +6,8 @@
 // "fingerprint", as SARIF does), so analyze, explore and merge share it.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <string>
