@@ -21,6 +21,7 @@ PACKAGES=(
   bsdutils                 # script(1): the progress-line test runs racepred on a terminal
   python3-jsonschema       # the SARIF test validates against the SARIF 2.1.0 schema
   man-db zsh               # the install test renders the man page and parses the zsh completion
+  chromium                 # the HTML report's test loads it in a headless browser
 )
 
 missing=()

@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "racepred/io/comments.hpp"
 #include "racepred/report/fingerprint.hpp"
+#include "racepred/report/html.hpp"
 #include "racepred/report/suppressions.hpp"
 #include "racepred/trace/error.hpp"
 #include "support/cli_run.hpp"
@@ -437,6 +439,155 @@ TEST(Merge, JoinsReportsByFingerprint) {
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(json::parse(r.out)["findings"].size(), 1u);
   EXPECT_EQ(run_racepred("merge --baseline " + shell_quote(ab) + " " + shell_quote(b)).code, 0);
+}
+
+TEST(InlineSuppressions, CommentLinesWithThePrefixAreFoundPlainAndCompressed) {
+  TempDir dir;
+  const std::string text =
+      "# a comment\n# racepred-suppress: race:^other$\nmain|w(x)|L1\n"
+      "#racepred-suppress: not this form\n# racepred-suppress:thread:T2\r\n";
+  const std::string plain = dir.write("t.std", text);
+  for (const std::string& path : {plain, plain + ".gz"}) {
+    if (path != plain) {
+      ASSERT_EQ(testing::run_shell("gzip -k " + shell_quote(plain)).code, 0);
+    }
+    const std::vector<CommentLine> lines = read_comment_lines(path, kInlineSuppressionPrefix);
+    ASSERT_EQ(lines.size(), 2u) << path;
+    EXPECT_EQ(lines[0].line, 2u);
+    EXPECT_EQ(lines[0].column, 20u);
+    EXPECT_EQ(lines[0].text, " race:^other$");
+    EXPECT_EQ(lines[1].line, 5u);
+    EXPECT_EQ(lines[1].text, "thread:T2");
+  }
+  EXPECT_TRUE(read_comment_lines("-", kInlineSuppressionPrefix).empty());
+  // A line parsed after its prefix: columns count from the start of the comment line.
+  Suppressions s;
+  s.add(" race:^other$", "t.std", 2, 20);
+  ASSERT_EQ(s.list().size(), 1u);
+  EXPECT_EQ(s.list()[0].pattern, "^other$");
+  EXPECT_EQ(s.list()[0].file, "t.std");
+  EXPECT_EQ(s.list()[0].line, 2u);
+  const auto error_of = [](const std::string& line) {
+    Suppressions t;
+    try {
+      t.add(line, "t.std", 7, 20);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // " racy:a": the type starts at column 2 of the text, 22 of the line.
+  EXPECT_EQ(error_of(" racy:a").substr(0, 37), "t.std:7:22: error: unknown suppressio");
+  // " race:": the missing pattern is at column 7 of the text, after the colon.
+  EXPECT_EQ(error_of(" race:").substr(0, 30), "t.std:7:27: error: empty patte");
+  EXPECT_EQ(error_of("").substr(0, 8), "no error");
+}
+
+TEST(InlineSuppressions, JoinTheSuppressionsFileAndAreListedLikeIt) {
+  TempDir dir;
+  const std::string trace =
+      dir.write("t.std", "# racepred-suppress: race:^other$\n" + two_writers(3, 4) +
+                             "# racepred-suppress: thread:nobody\n");
+  CliResult r = run_racepred("analyze " + shell_quote(trace));
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("WARNING"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("      1 race:^other$ (" + trace + ":1)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Suppressions not used:\n  thread:nobody (" + trace + ":6)\n"),
+            std::string::npos)
+      << r.out;
+  // After --suppressions FILE's own, in JSON too.
+  const std::string supp = dir.write("s.supp", "deadlock:x\n");
+  r = run_racepred("analyze --format json --suppressions " + shell_quote(supp) + " " +
+                   shell_quote(trace));
+  EXPECT_EQ(r.code, 0) << r.err;
+  const json doc = json::parse(r.out);
+  ASSERT_EQ(doc["filter"]["suppressions"].size(), 3u) << r.out;
+  EXPECT_EQ(doc["filter"]["suppressions"][0]["file"], supp);
+  EXPECT_EQ(doc["filter"]["suppressions"][1]["file"], trace);
+  EXPECT_EQ(doc["filter"]["suppressions"][1]["line"], 1);
+  EXPECT_EQ(doc["filter"]["suppressions"][1]["count"], 1);
+  EXPECT_EQ(doc["filter"]["suppressed"], 1);
+  // A bad one: exit 2, naming the trace's line and column.
+  const std::string bad =
+      dir.write("bad.std", two_writers(3, 4) + "# racepred-suppress: racy:worker\n");
+  r = run_racepred("analyze " + shell_quote(bad));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(bad + ":5:22: error: unknown suppression type 'racy'"), std::string::npos)
+      << r.err;
+}
+
+// The JSON data embedded in an HTML report.
+json html_data_of(const std::string& page) {
+  const std::string open = "<script type=\"application/json\" id=\"racepred-data\">";
+  const size_t begin = page.find(open);
+  if (begin == std::string::npos) return json();
+  const size_t end = page.find("</script>", begin);
+  return json::parse(page.substr(begin + open.size(), end - begin - open.size()));
+}
+
+TEST(HtmlReport, EmbeddedJsonCannotEndItsScriptElement) {
+  const nlohmann::ordered_json doc = {{"a", "</script><!-- <script>"}, {"b", "x < y"}};
+  const std::string text = json_for_script(doc);
+  EXPECT_EQ(text.find('<'), std::string::npos) << text;
+  EXPECT_EQ(json::parse(text)["a"], "</script><!-- <script>");
+}
+
+TEST(HtmlReport, SelfContainedPageWithEscapedNamesAndSourceSnippets) {
+  TempDir dir;
+  dir.write("w.c", kSource);
+  // A variable named like markup: it must stay text.
+  std::string t = two_writers(3, 4);
+  const std::string evil = "<img src=x onerror=alert(1)>";
+  for (size_t at; (at = t.find("w(x)")) != std::string::npos;)
+    t.replace(at, 4, "w(<img\\x20src=x\\x20onerror=alert\\x281\\x29>)");
+  const std::string trace = dir.write("t.std", t + "T1|w(z)|gone.c:9 (worker)\nT2|w(z)|L7\n");
+  const std::string page_file = dir.path("report.html");
+  CliResult r =
+      run_racepred("analyze --format html -o " + shell_quote(page_file) + " " + shell_quote(trace));
+  EXPECT_EQ(r.code, 1) << r.err;
+  std::ifstream in(page_file, std::ios::binary);
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>\n", 0), 0u);
+  EXPECT_EQ(page.find("<img"), std::string::npos);
+  EXPECT_NE(page.find("\\u003cimg src=x onerror=alert(1)>"), std::string::npos);
+  // Nothing from the network: no external scripts, styles, fonts or images.
+  for (const char* ref : {"<link", "<script src", "@import", "url(", "http://", "https://"})
+    EXPECT_EQ(page.find(ref), std::string::npos) << ref;
+  EXPECT_NE(page.find("default-src 'none'"), std::string::npos);
+  const json data = html_data_of(page);
+  ASSERT_EQ(data["findings"].size(), 2u) << data.dump(1);
+  EXPECT_EQ(data["command"], "analyze");
+  EXPECT_EQ(data["subject"], trace);
+  const json& f = data["findings"][0];
+  EXPECT_EQ(f["variable"], evil);
+  EXPECT_EQ(f["engine"], "shb");
+  EXPECT_EQ(f["fingerprint"].get<std::string>().size(), 16u);
+  // Snippets: two lines around each line (read beside the trace), or "missing".
+  const json& first = data["sources"]["w.c:3 (worker)"];
+  EXPECT_EQ(first["file"], "w.c");
+  EXPECT_EQ(first["line"], 3);
+  EXPECT_EQ(first["start"], 1);
+  EXPECT_EQ(first["text"],
+            json::array({"int x;", "void worker(void) {", "  x = 1;", "  x = 2;", "}"}));
+  const json& second = data["sources"]["w.c:4 (other)"];
+  EXPECT_EQ(second["start"], 2);
+  EXPECT_EQ(second["text"].size(), 4u);  // the file ends after line 5
+  EXPECT_EQ(data["sources"]["gone.c:9 (worker)"]["missing"], true);
+  EXPECT_FALSE(data["sources"].contains("L7"));  // a label names no file
+  // merge writes the same page of the merged findings.
+  const std::string report = dir.path("r.json");
+  ASSERT_EQ(
+      run_racepred("analyze --format json -o " + shell_quote(report) + " " + shell_quote(trace))
+          .code,
+      1);
+  r = run_racepred("merge --format html " + shell_quote(report));
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.out.find("<img"), std::string::npos);
+  const json merged = html_data_of(r.out);
+  EXPECT_EQ(merged["command"], "merge");
+  ASSERT_EQ(merged["findings"].size(), 2u);
+  EXPECT_EQ(merged["findings"][0]["first_seen"], report);
+  EXPECT_EQ(merged["findings"][0]["runs"], 1);
 }
 
 TEST(Color, OnlyOnATerminalOrWhenAsked) {

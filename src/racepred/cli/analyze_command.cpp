@@ -11,8 +11,10 @@
 #include "racepred/cli/output.hpp"
 #include "racepred/cli/progress.hpp"
 #include "racepred/driver/pipeline.hpp"
+#include "racepred/io/comments.hpp"
 #include "racepred/io/formats.hpp"
 #include "racepred/io/reader.hpp"
+#include "racepred/report/html.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
 #include "racepred/trace/printable.hpp"
@@ -151,6 +153,14 @@ int analyze(const AnalyzeOptions& o, std::ostream& out) {
       for (EngineReport& r : report.results) r.witness_file = o.witness_file;
     }
   }
+  // An STD trace may carry its own suppressions in comment lines (docs/FORMATS.md); they join
+  // --suppressions FILE.
+  if (result.read.format == "std") {
+    Suppressions own;
+    for (const CommentLine& c : read_comment_lines(o.trace, kInlineSuppressionPrefix))
+      own.add(c.text, o.trace, static_cast<uint32_t>(c.line), c.column);
+    filter.suppressions.append(own);
+  }
   report.filter = &filter;
   // Fingerprints read source lines as named, else beside the trace.
   std::vector<std::string> roots;
@@ -158,6 +168,9 @@ int analyze(const AnalyzeOptions& o, std::ostream& out) {
   report.sources = std::make_shared<SourceLines>(std::move(roots));
   if (o.report.sarif()) {
     write_sarif_report(out, report);
+  } else if (o.report.html()) {
+    write_html_report(out, report_findings(json_report(report)), "analyze", o.trace,
+                      report.source_lines());
   } else if (o.report.json()) {
     write_json_report(out, report);
   } else if (color_wanted(o.report)) {
@@ -192,8 +205,9 @@ Command add_analyze_command(CLI::App& app) {
       "shows it; --witness), predicted (a sound engine says another schedule of the run shows\n"
       "it) or possible (may be a false alarm), a SUMMARY line per engine and one combined\n"
       "SUMMARY of the distinct races; --format json writes schema racepred/2, --format sarif\n"
-      "SARIF 2.1.0 (docs/CLI.md). Each finding has a fingerprint that stays when the run is\n"
-      "recorded again, lines shift or the threads swap roles (--baseline, racepred merge).\n"
+      "SARIF 2.1.0, --format html one self-contained page for a browser (docs/CLI.md). Each\n"
+      "finding has a fingerprint that stays when the run is recorded again, lines shift or the\n"
+      "threads swap roles (--baseline, racepred merge).\n"
       "Notes and warnings about the input go to stderr.\n"
       "--witness [FILE]: the engines whose guarantee says their reports are real (shb, syncp,\n"
       "adjacent; the first race of hb, djit, fasttrack, ...) build a witness of each race they\n"
@@ -212,6 +226,7 @@ Command add_analyze_command(CLI::App& app) {
       "  racepred analyze -e lockset --format json --max-races 10 -o report.json trace.std\n"
       "  racepred analyze -e all - < trace.std\n"
       "  racepred analyze --format sarif -o races.sarif trace.std\n"
+      "  racepred analyze --format html -o report.html trace.std\n"
       "  racepred analyze --suppressions tsan.supp --baseline old.json trace.std\n"
       "  racepred analyze --witness w.json trace.std && racepred check-witness trace.std w.json");
   auto o = std::make_shared<AnalyzeOptions>();
@@ -221,7 +236,7 @@ Command add_analyze_command(CLI::App& app) {
                       std::string(kDefaultEngines) + ")")
       ->type_name("ENGINE[,ENGINE...]")
       ->allow_extra_args(false);  // one value per -e: `-e a,b TRACE` leaves TRACE alone
-  add_report_options(sub, o->report, /*with_sarif=*/true);
+  add_report_options(sub, o->report, /*with_ci=*/true);
   add_color_option(sub, o->report);
   sub->add_option("--suppressions", o->suppressions,
                   "Leave out the findings a ThreadSanitizer-style suppressions file matches "

@@ -8,6 +8,7 @@
 
 #include "racepred/cli/cli.hpp"
 #include "racepred/explore/explorer.hpp"
+#include "racepred/report/html.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
 #include "racepred/trace/printable.hpp"
@@ -84,16 +85,23 @@ int run_explore(ExploreCliOptions& o, std::ostream& out) {
   const auto fingerprint_of = [&sources](const explore::ExploreFinding& f) {
     return fingerprint(f.trace->symbols, f.finding, sources);
   };
-  if (o.report.sarif()) {
+  if (o.report.sarif() || o.report.html()) {
     std::vector<nlohmann::ordered_json> findings;
     for (const explore::ExploreFinding& f : r.findings) {
       nlohmann::ordered_json fj = finding_json(f.trace->symbols, f.finding);
       fj["count"] = f.executions;
       fj["engine"] = engine;
       fj["fingerprint"] = fingerprint_of(f);
+      if (o.report.html() && !f.replay_file.empty()) fj["replay"] = f.replay_file;
       findings.push_back(std::move(fj));
     }
-    write_json(out, sarif_log(findings, "explore", o.command.front()));
+    if (o.report.html()) {
+      std::string subject;
+      for (const std::string& word : o.command) subject += (subject.empty() ? "" : " ") + word;
+      write_html_report(out, findings, "explore", subject, sources);
+    } else {
+      write_json(out, sarif_log(findings, "explore", o.command.front()));
+    }
   } else if (o.report.json()) {
     nlohmann::ordered_json j = json_header("explore");
     j["program"] = o.command;
@@ -175,7 +183,7 @@ Command add_explore_command(CLI::App& app) {
       "  racepred explore --strategy pct --depth 2 --executions 500 -- ./prog\n"
       "  racepred explore --replay racepred-replays/finding-1.json --record run.rpt -- ./prog\n"
       "Exit codes: 0 nothing found, 1 a finding, 2 usage error or a program that cannot run.");
-  add_report_options(sub, o->report, /*with_sarif=*/true);
+  add_report_options(sub, o->report, /*with_ci=*/true);
   add_color_option(sub, o->report);
   sub->add_option("--strategy", o->run.strategy,
                   "portfolio: executions in turn from dfs and pct of depth 1, 2, 3 (shallow "

@@ -5,6 +5,7 @@
 
 #include "racepred/cli/cli.hpp"
 #include "racepred/report/ci.hpp"
+#include "racepred/report/html.hpp"
 #include "racepred/report/writers.hpp"
 #include "racepred/trace/error.hpp"
 #include "racepred/trace/printable.hpp"
@@ -66,6 +67,11 @@ int merge(const MergeOptions& o, std::ostream& out) {
   }
   if (o.report.sarif()) {
     write_json(out, sarif_log(report_findings(merged), "merge", ""));
+  } else if (o.report.html()) {
+    std::string subject;
+    for (const std::string& input : o.inputs) subject += (subject.empty() ? "" : " ") + input;
+    SourceLines sources;
+    write_html_report(out, report_findings(merged), "merge", subject, sources);
   } else if (o.report.json()) {
     nlohmann::ordered_json doc = json_header("merge");
     for (auto& [key, value] : merged.items()) doc[key] = value;
@@ -116,8 +122,9 @@ Command add_merge_command(CLI::App& app) {
       "\n"
       "Examples:\n"
       "  racepred merge shard1.json shard2.json shard3.json\n"
-      "  racepred merge --format sarif -o all.sarif runs/*.json");
-  add_report_options(sub, o->report, /*with_sarif=*/true);
+      "  racepred merge --format sarif -o all.sarif runs/*.json\n"
+      "  racepred merge --format html -o all.html runs/*.json");
+  add_report_options(sub, o->report, /*with_ci=*/true);
   add_color_option(sub, o->report);
   sub->add_option("--baseline", o->baseline,
                   "List only findings whose fingerprint is not in OLD (a JSON report or SARIF "

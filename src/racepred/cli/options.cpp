@@ -11,13 +11,14 @@
 
 namespace racepred::cli {
 
-void add_report_options(CLI::App* sub, ReportOptions& options, bool with_sarif) {
+void add_report_options(CLI::App* sub, ReportOptions& options, bool with_ci) {
   options.command = sub->get_name();
-  if (with_sarif) {
+  if (with_ci) {
     sub->add_option("--format", options.format,
                     "Report format: text for people, json for programs (schema racepred/2), "
-                    "sarif (SARIF 2.1.0, for code scanning; docs/CLI.md)")
-        ->check(CLI::IsMember({"text", "json", "sarif"}))
+                    "sarif (SARIF 2.1.0, for code scanning), html (one self-contained page "
+                    "with filters, stacks, source lines and thread lanes; docs/CLI.md)")
+        ->check(CLI::IsMember({"text", "json", "sarif", "html"}))
         ->capture_default_str();
   } else {
     sub->add_option("--format", options.format,

@@ -17,17 +17,18 @@ namespace racepred::cli {
 // What every report-writing command knows about its output (filled by add_report_options).
 struct ReportOptions {
   std::string command;                     // "analyze", "check", …: the JSON "command" field
-  std::string format = "text";             // text | json
+  std::string format = "text";             // text | json (| sarif | html)
   std::string output;                      // -o FILE; empty: standard output
   bool quiet = false;                      // -q: no notes, warnings or progress on stderr
   std::vector<const std::string*> inputs;  // the input paths: -o must not name one of them
   std::string color = "auto";              // --color: never | always | auto
   bool json() const { return format == "json"; }
   bool sarif() const { return format == "sarif"; }
+  bool html() const { return format == "html"; }
 };
 
-// --format text|json (text|json|sarif with `with_sarif`), -o/--output FILE, -q/--quiet.
-void add_report_options(CLI::App* sub, ReportOptions& options, bool with_sarif = false);
+// --format text|json (text|json|sarif|html with `with_ci`), -o/--output FILE, -q/--quiet.
+void add_report_options(CLI::App* sub, ReportOptions& options, bool with_ci = false);
 // --color=never|always|auto for a text report.
 void add_color_option(CLI::App* sub, ReportOptions& options);
 // Whether the text report is coloured: always; never; auto: when it goes to standard output,

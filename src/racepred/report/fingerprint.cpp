@@ -78,29 +78,40 @@ Site parse_site(std::string_view name) {
   return site;
 }
 
-const std::string* SourceLines::normalised(const std::string& file, uint32_t line) {
+const SourceLines::Text& SourceLines::text(const std::string& file) {
   auto it = files_.find(file);
-  if (it == files_.end()) {
-    std::vector<std::string> lines;
-    std::vector<std::string> candidates{file};
-    if (file.empty() || file[0] != '/')
-      for (const std::string& root : roots_) candidates.push_back(root + "/" + file);
-    for (const std::string& path : candidates) {
-      std::ifstream in(path, std::ios::binary);
-      if (!in) continue;
-      std::string text;
-      while (std::getline(in, text)) {
-        std::string squeezed;
-        for (char c : text)
-          if (!std::isspace(static_cast<unsigned char>(c))) squeezed += c;
-        lines.push_back(std::move(squeezed));
-      }
-      break;
+  if (it != files_.end()) return it->second;
+  Text t;
+  std::vector<std::string> candidates{file};
+  if (file.empty() || file[0] != '/')
+    for (const std::string& root : roots_) candidates.push_back(root + "/" + file);
+  for (const std::string& path : candidates) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) continue;
+    t.readable = true;
+    std::string line;
+    while (std::getline(in, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      std::string squeezed;
+      for (char c : line)
+        if (!std::isspace(static_cast<unsigned char>(c))) squeezed += c;
+      t.lines.push_back(std::move(line));
+      t.normalised.push_back(std::move(squeezed));
     }
-    it = files_.emplace(file, std::move(lines)).first;
+    break;
   }
-  if (line == 0 || line > it->second.size()) return nullptr;
-  return &it->second[line - 1];
+  return files_.emplace(file, std::move(t)).first->second;
+}
+
+const std::string* SourceLines::normalised(const std::string& file, uint32_t line) {
+  const Text& t = text(file);
+  if (line == 0 || line > t.normalised.size()) return nullptr;
+  return &t.normalised[line - 1];
+}
+
+const std::vector<std::string>* SourceLines::lines(const std::string& file) {
+  const Text& t = text(file);
+  return t.readable ? &t.lines : nullptr;
 }
 
 std::string site_key(const Site& site, SourceLines& sources) {

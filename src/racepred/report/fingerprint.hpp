@@ -34,10 +34,18 @@ class SourceLines {
   explicit SourceLines(std::vector<std::string> roots = {}) : roots_(std::move(roots)) {}
   // The line's text without any whitespace, or nullptr when the file or line cannot be read.
   const std::string* normalised(const std::string& file, uint32_t line);
+  // The file's lines as written (without their newlines), or nullptr when it cannot be read.
+  const std::vector<std::string>* lines(const std::string& file);
 
  private:
+  struct Text {
+    bool readable = false;
+    std::vector<std::string> lines;       // as written
+    std::vector<std::string> normalised;  // without whitespace
+  };
+  const Text& text(const std::string& file);
   std::vector<std::string> roots_;
-  std::map<std::string, std::vector<std::string>> files_;  // empty vector: not readable
+  std::map<std::string, Text> files_;
 };
 
 // The site's share of a fingerprint: function, file name (without directories) and the line's

@@ -72,42 +72,46 @@ bool suppression_matches(std::string_view pattern, std::string_view name) {
   }
 }
 
+void Suppressions::add(std::string_view line, const std::string& file, uint32_t line_number,
+                       size_t column_offset) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  const size_t start = line.find_first_not_of(" \t");
+  if (start == std::string_view::npos || line[start] == '#') return;
+  const size_t end = line.find_last_not_of(" \t");
+  const std::string_view body = line.substr(start, end - start + 1);
+  const auto error = [&](size_t column, const std::string& what) {
+    return InputError(file + ":" + std::to_string(line_number) + ":" +
+                      std::to_string(column + column_offset) + ": error: " + what);
+  };
+  const size_t colon = body.find(':');
+  if (colon == std::string_view::npos)
+    throw error(start + 1,
+                "expected TYPE:PATTERN (a ThreadSanitizer suppression such as "
+                "race:function_name), got '" +
+                    std::string(body) + "'");
+  const std::string_view type = body.substr(0, colon);
+  if (!known_type(type))
+    throw error(start + 1, "unknown suppression type '" + std::string(type) +
+                               "' (race, race_top, deadlock, thread, called_from_lib, mutex, "
+                               "signal)");
+  const std::string_view pattern = body.substr(colon + 1);
+  if (pattern.empty())
+    throw error(start + colon + 2, "empty pattern after '" + std::string(type) + ":'");
+  list_.push_back({std::string(type), std::string(pattern), file, line_number, 0});
+}
+
+void Suppressions::append(const Suppressions& more) {
+  list_.insert(list_.end(), more.list_.begin(), more.list_.end());
+}
+
 Suppressions Suppressions::parse(std::string_view text, const std::string& file) {
   Suppressions s;
   uint32_t line_number = 0;
-  while (!text.empty() || line_number == 0) {
+  while (!text.empty()) {
     const size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
+    const std::string_view line = text.substr(0, nl);
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    size_t start = line.find_first_not_of(" \t");
-    if (start == std::string_view::npos || line[start] == '#') {
-      if (text.empty()) break;
-      continue;
-    }
-    const size_t end = line.find_last_not_of(" \t");
-    const std::string_view body = line.substr(start, end - start + 1);
-    const auto error = [&](size_t column, const std::string& what) {
-      return InputError(file + ":" + std::to_string(line_number) + ":" + std::to_string(column) +
-                        ": error: " + what);
-    };
-    const size_t colon = body.find(':');
-    if (colon == std::string_view::npos)
-      throw error(start + 1,
-                  "expected TYPE:PATTERN (a ThreadSanitizer suppression such as "
-                  "race:function_name), got '" +
-                      std::string(body) + "'");
-    const std::string_view type = body.substr(0, colon);
-    if (!known_type(type))
-      throw error(start + 1, "unknown suppression type '" + std::string(type) +
-                                 "' (race, race_top, deadlock, thread, called_from_lib, mutex, "
-                                 "signal)");
-    const std::string_view pattern = body.substr(colon + 1);
-    if (pattern.empty())
-      throw error(start + colon + 2, "empty pattern after '" + std::string(type) + ":'");
-    s.list_.push_back({std::string(type), std::string(pattern), file, line_number, 0});
-    if (text.empty()) break;
+    s.add(line, file, ++line_number);
   }
   return s;
 }

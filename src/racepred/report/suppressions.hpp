@@ -15,6 +15,10 @@
 
 namespace racepred {
 
+// The prefix of an STD trace's comment line that holds a suppression of the trace itself:
+// "# racepred-suppress: race:foo" (docs/FORMATS.md).
+inline constexpr std::string_view kInlineSuppressionPrefix = "# racepred-suppress:";
+
 // Whether `pattern` (ThreadSanitizer's syntax above) matches `name`. An empty name never matches.
 bool suppression_matches(std::string_view pattern, std::string_view name);
 
@@ -32,6 +36,13 @@ class Suppressions {
   static Suppressions parse(std::string_view text, const std::string& file);
   // Reads and parses `path` (InputError when it cannot be read).
   static Suppressions read(const std::string& path);
+  // Adds the suppression of one line of `file` (blank and `#` lines add nothing); a bad line
+  // throws InputError "FILE:LINE:COL: error: …", COL counted from `column_offset` + 1 (the line
+  // of an STD trace's `# racepred-suppress:` comment starts after its prefix).
+  void add(std::string_view line, const std::string& file, uint32_t line_number,
+           size_t column_offset = 0);
+  // Adds `more`'s suppressions after these (an STD trace's own after --suppressions FILE).
+  void append(const Suppressions& more);
 
   bool empty() const { return list_.empty(); }
   // The first suppression matching `finding` (index in list()), or -1.
