@@ -217,11 +217,8 @@ def test_large(chromium, racepred, work, n=10000):
     print(f"large: {n} findings listed in {listed:.0f} ms, loaded (laid out) in {loaded:.0f} ms "
           f"after navigation start (page {page.stat().st_size // 1024} KiB, load average "
           f"{os.getloadavg()[0]:.1f})")
-    # The target is 2 s on an idle machine; the bound is loose (10 s, stretched by how many
-    # runnable processes share each core) so that a loaded machine does not fail the test.
-    share = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
-    bound = 10000 * share
-    check(listed < bound, f"{n} findings took {listed:.0f} ms to list (bound {bound:.0f} ms)")
+    # How fast is measured and printed, not asserted: a test never depends on the machine's
+    # speed or load (the number on an idle machine is in docs/CLI.md).
 
 
 def main():
