@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -16,6 +17,7 @@
 #include "racepred/exact/deadlocks.hpp"
 #include "racepred/exact/search.hpp"
 #include "racepred/io/reader.hpp"
+#include "racepred/trace/generator.hpp"
 #include "racepred/trace/trace_index.hpp"
 #include "support/exact_support.hpp"
 
@@ -202,6 +204,95 @@ TEST(Spd, FindsAbbaThreeLocksAndPhilosophersWithTheirPrefixes) {
       philosophers.append(t).append("|").append(op).append("(f").append(fork).append(")|1\n");
   }
   EXPECT_EQ(spd_deadlocks(philosophers), 1u);
+}
+
+// Sulzmann and Thiemann's Fig. 5: T3's acq(x) waits for x, which T1 holds while it waits at
+// join(T2), and T2's acq(y) waits for T3's y. No Def. B.4 deadlock (x is held outside the
+// blocked threads), a Def. B.7 one: spd's join steps find it, with a prefix that reaches it.
+const char* kFig5 =
+    "T1|fork(T3)|1\nT1|acq(x)|2\nT1|fork(T2)|3\nT2|acq(y)|4\nT2|rel(y)|5\nT1|join(T2)|6\n"
+    "T1|w(a)|7\nT1|rel(x)|8\nT3|acq(y)|9\nT3|acq(x)|10\nT3|rel(x)|11\nT3|w(a)|12\n"
+    "T3|rel(y)|13\n";
+
+uint64_t stat(const RaceSink& sink, std::string_view key) {
+  const ExtraStat* s = sink.extras().stat(key);
+  return s ? s->value : 0;
+}
+
+TEST(Spd, AJoiningHolderMakesACrossThreadDeadlock) {
+  const RaceSink spd = run_engine("spd", parse_trace(kFig5));
+  ASSERT_EQ(spd.findings().size(), 1u);
+  const Deadlock& d = spd.findings()[0].deadlock;
+  ASSERT_EQ(d.cycle.size(), 2u);
+  EXPECT_EQ(d.cycle[0].event, 4u);
+  EXPECT_EQ(d.cycle[1].event, 10u);
+  // T3 holds y at its acq(x); T2 holds nothing at its acq(y).
+  ASSERT_EQ(d.cycle[1].held.size(), 1u);
+  EXPECT_TRUE(d.cycle[0].held.empty());
+  // The closure (T1 up to its join, T3's acq(y)) in trace order: T1 waits at join(T2).
+  EXPECT_EQ(d.witness, (std::vector<EventId>{1, 2, 3, 9}));
+  EXPECT_EQ(stat(spd, "cross_thread_deadlocks"), 1u);
+  EXPECT_EQ(stat(spd, "join_patterns"), 1u);
+  // The same set as the ground truth's Def. B.7 deadlock.
+  const RaceSink exact = run_engine("exact-ct-deadlocks", parse_trace(kFig5));
+  ASSERT_EQ(exact.findings().size(), 1u);
+  EXPECT_EQ(exact.findings()[0].deadlock.cycle[0].event, 4u);
+  EXPECT_EQ(exact.findings()[0].deadlock.cycle[1].event, 10u);
+  // Without the join inside T1's section (T1 releases x first) nothing holds x: no deadlock.
+  EXPECT_EQ(spd_deadlocks("T1|fork(T3)|1\nT1|acq(x)|2\nT1|fork(T2)|3\nT2|acq(y)|4\n"
+                          "T2|rel(y)|5\nT1|rel(x)|6\nT1|join(T2)|7\nT3|acq(y)|8\n"
+                          "T3|acq(x)|9\nT3|rel(x)|10\nT3|rel(y)|11\n"),
+            0u);
+}
+
+// Dense traces (eight threads nesting three of six locks in random orders) have thousands of
+// abstract patterns. Within its budgets spd checks them all; with a step budget of 100 the
+// search stops and counts the dependencies it did not search from; with the closures' budget
+// spent (4 events per trace event plus 4 million) the patterns found later are counted and the
+// first three named by their acquires, not checked.
+Trace dense_trace(uint64_t events) {
+  GeneratorOptions o;
+  o.seed = 7;
+  o.threads = 8;
+  o.events = events;
+  o.locks = 6;
+  o.nesting = 3;
+  o.nest_chance = 0.6;
+  o.cs_share = 0.9;
+  return generate_trace(o);
+}
+
+TEST(Spd, AStepBudgetReachedSaysWhatWasNotSearched) {
+  const Trace trace = dense_trace(800);
+  EngineOptions options;
+  const RaceSink all = run_engine("spd", trace, options);
+  EXPECT_EQ(stat(all, "search_stopped"), 0u);
+  EXPECT_EQ(stat(all, "unchecked_patterns"), 0u);
+  EXPECT_EQ(stat(all, "unsearched_dependencies"), 0u);
+  const uint64_t checked = stat(all, "abstract_cycles");
+  EXPECT_GT(checked, 20u);
+  options.lockorder_search_budget = 100;
+  const RaceSink cut = run_engine("spd", trace, options);
+  EXPECT_EQ(stat(cut, "search_stopped"), 1u);
+  EXPECT_GT(stat(cut, "unsearched_dependencies"), 0u);
+  EXPECT_LT(stat(cut, "abstract_cycles"), checked);
+  EXPECT_LT(cut.findings().size(), all.findings().size());
+}
+
+TEST(Spd, AClosureBudgetReachedCountsAndNamesThePatternsNotChecked) {
+  if (std::getenv("RACEPRED_SANITIZED")) GTEST_SKIP() << "4 million closure events";
+  EngineOptions options;
+  options.lockorder_search_budget = 100000;  // bounds the counting after the closure budget
+  const RaceSink sink = run_engine("spd", dense_trace(6000), options);
+  EXPECT_EQ(stat(sink, "search_stopped"), 1u);
+  EXPECT_GT(stat(sink, "closure_events"), 4u * 6000 + (uint64_t{1} << 22));
+  const ExtraStat* unchecked = sink.extras().stat("unchecked_patterns");
+  ASSERT_NE(unchecked, nullptr);
+  EXPECT_GT(unchecked->value, 1u);
+  // The note names three of them by their first acquires: "…; …; …".
+  const std::string& note = unchecked->plural;
+  ASSERT_NE(note.find("(the first at acquires "), std::string::npos) << note;
+  EXPECT_EQ(std::count(note.begin(), note.end(), ';'), 2) << note;
 }
 
 // A run that deadlocked: each thread's last event is the request it waits at.

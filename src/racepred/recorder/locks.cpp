@@ -70,7 +70,12 @@ using namespace racepred_rt;
 // A mutex another thread holds: the lock first leaves a req, so that a thread still blocked
 // here when the program exits (or deadlocks) ends its trace with what it waited for (the req of
 // a lock that is then granted is followed by its acq, and changes nothing). Not for an
-// error-checking mutex: its owner's trylock is busy too, but its lock fails at once.
+// error-checking mutex: its owner's trylock is busy too, but its lock fails at once. The same for
+// write locks of read-write locks and spin locks. A read lock leaves none: `req` is a request in
+// write mode, and a pending one taken as such could block a deadlock step on a shared hold that
+// would not block the read. A timed lock writes its req only once it got the lock (req, then the
+// acquire): a timed lock gives up, so a thread waiting in one is never a deadlock step, and one
+// that timed out writes nothing (a req must be followed by its acquire or end its thread).
 RP_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) {
   sched_before(kOpMutexLock, obj(m), mutex_kind(m));
   int rc = REAL(pthread_mutex_trylock)(m);
@@ -91,7 +96,10 @@ RP_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) {
 }
 RP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* t) {
   if (sched_before(kOpMutexTimedlock, obj(m), mutex_kind(m)) == kTimedOut) return ETIMEDOUT;
-  const int rc = REAL(pthread_mutex_timedlock)(m, t);
+  int rc = REAL(pthread_mutex_trylock)(m);
+  const bool waited = rc == EBUSY && mutex_kind(m) != 2;
+  if (rc == EBUSY) rc = REAL(pthread_mutex_timedlock)(m, t);
+  if (rc == 0 && waited) lock_event(fmt::kRequest, m, RP_PC());
   if (rc == 0 && !is_recursive_depth(m)) lock_event(fmt::kAcquire, m, RP_PC());
   sched_after(kOpMutexTimedlock, obj(m), 0, rc);
   return rc;
@@ -101,7 +109,10 @@ RP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec*
 RP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock,
                                       const struct timespec* t) {
   if (sched_before(kOpMutexTimedlock, obj(m), mutex_kind(m)) == kTimedOut) return ETIMEDOUT;
-  const int rc = REAL(pthread_mutex_clocklock)(m, clock, t);
+  int rc = REAL(pthread_mutex_trylock)(m);
+  const bool waited = rc == EBUSY && mutex_kind(m) != 2;
+  if (rc == EBUSY) rc = REAL(pthread_mutex_clocklock)(m, clock, t);
+  if (rc == 0 && waited) lock_event(fmt::kRequest, m, RP_PC());
   if (rc == 0 && !is_recursive_depth(m)) lock_event(fmt::kAcquire, m, RP_PC());
   sched_after(kOpMutexTimedlock, obj(m), 0, rc);
   return rc;
@@ -137,7 +148,11 @@ RP_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const struct times
 }
 RP_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t* l) {
   sched_before(kOpWrlock, obj(l));
-  const int rc = REAL(pthread_rwlock_wrlock)(l);
+  int rc = REAL(pthread_rwlock_trywrlock)(l);
+  if (rc == EBUSY) {
+    lock_event(fmt::kRequest, l, RP_PC());
+    rc = REAL(pthread_rwlock_wrlock)(l);
+  }
   if (rc == 0) lock_event(fmt::kAcquire, l, RP_PC());
   sched_after(kOpWrlock, obj(l), 0, rc);
   return rc;
@@ -151,7 +166,10 @@ RP_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t* l) {
 }
 RP_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const struct timespec* t) {
   if (sched_before(kOpTimedWrlock, obj(l)) == kTimedOut) return ETIMEDOUT;
-  const int rc = REAL(pthread_rwlock_timedwrlock)(l, t);
+  int rc = REAL(pthread_rwlock_trywrlock)(l);
+  const bool waited = rc == EBUSY;
+  if (waited) rc = REAL(pthread_rwlock_timedwrlock)(l, t);
+  if (rc == 0 && waited) lock_event(fmt::kRequest, l, RP_PC());
   if (rc == 0) lock_event(fmt::kAcquire, l, RP_PC());
   sched_after(kOpTimedWrlock, obj(l), 0, rc);
   return rc;
@@ -168,7 +186,10 @@ RP_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t* l, clockid_t clock,
 RP_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t* l, clockid_t clock,
                                          const struct timespec* t) {
   if (sched_before(kOpTimedWrlock, obj(l)) == kTimedOut) return ETIMEDOUT;
-  const int rc = REAL(pthread_rwlock_clockwrlock)(l, clock, t);
+  int rc = REAL(pthread_rwlock_trywrlock)(l);
+  const bool waited = rc == EBUSY;
+  if (waited) rc = REAL(pthread_rwlock_clockwrlock)(l, clock, t);
+  if (rc == 0 && waited) lock_event(fmt::kRequest, l, RP_PC());
   if (rc == 0) lock_event(fmt::kAcquire, l, RP_PC());
   sched_after(kOpTimedWrlock, obj(l), 0, rc);
   return rc;
@@ -187,7 +208,11 @@ RP_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) {
 // Spin locks: like non-recursive mutexes.
 RP_EXPORT int pthread_spin_lock(pthread_spinlock_t* l) {
   sched_before(kOpMutexLock, obj(l));
-  const int rc = REAL(pthread_spin_lock)(l);
+  int rc = REAL(pthread_spin_trylock)(l);
+  if (rc == EBUSY) {
+    lock_event(fmt::kRequest, const_cast<const int*>(l), RP_PC());
+    rc = REAL(pthread_spin_lock)(l);
+  }
   if (rc == 0) lock_event(fmt::kAcquire, const_cast<const int*>(l), RP_PC());
   sched_after(kOpMutexLock, obj(l), 0, rc);
   return rc;
