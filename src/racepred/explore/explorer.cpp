@@ -219,6 +219,12 @@ ExploreResult explore(const ExploreOptions& options) {
   }
 
   ExploreResult result;
+  ForkServer server;
+  if (o.fork_server && !o.replay) {
+    std::string why;
+    if (!server.start(o.program, work.path, why))
+      result.notes.push_back("no fork server: " + why + "; each execution is a fresh process");
+  }
   std::map<std::string, size_t> index;  // key -> findings position
   std::unordered_map<std::string, std::string> source_of;
   const auto start = std::chrono::steady_clock::now();
@@ -232,7 +238,8 @@ ExploreResult explore(const ExploreOptions& options) {
     strategy->begin();
     const double run_start = elapsed();
     ExecutionResult run = run_execution(
-        o.program, raw, [&](const ChoicePoint& p, size_t i) { return strategy->choose(p, i); });
+        o.program, raw, [&](const ChoicePoint& p, size_t i) { return strategy->choose(p, i); },
+        &server);
     result.run_seconds += elapsed() - run_start;
     ++result.executions;
     result.choice_points += run.points.size();
@@ -349,6 +356,7 @@ ExploreResult explore(const ExploreOptions& options) {
     }
   }
   std::remove(raw.c_str());
+  result.fork_server = server.running();
   result.seconds = elapsed();
   result.complete = !more;
   result.coverage = strategy->coverage(result.executions, result.complete);
