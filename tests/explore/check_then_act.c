@@ -3,7 +3,7 @@
 // but when one thread is preempted between its check and its withdrawal, both withdraw and the
 // balance goes negative: the assertion fails.
 // explore: --strategy dfs --preemptions 1 => assertion, complete, reduces
-// explore: --strategy pct --depth 2 --seed 1 --executions 60 => assertion
+// explore: --strategy pct --depth 2 --seed 1 --executions 60 => assertion, forked-same
 // explore: --strategy random --seed 3 --executions 60 => assertion
 // explore: --executions 100 => assertion
 #include <assert.h>

@@ -15,6 +15,9 @@ and checks the expectations (comma-separated):
                  Goldilocks reduction loses nothing and saves
   unreduced-same (a dfs line) as reduces, but the executions may be equal (a program whose
                  every access point with another thread enabled is racy)
+  forked-same    the same line with --no-fork-server (a fresh exec per execution) runs the same
+                 executions with the same findings, each first hit in the same execution
+Every search runs on the fork server (JSON fork_server: true): the programs are fork-safe.
 A line without --strategy runs the default portfolio.
 Random and pct lines give their own --executions (and --seed: the same executions every run).
 Each finding's replay file must reproduce it: `racepred explore --replay FILE` reports the same
@@ -120,8 +123,26 @@ def main():
                                     f"unreduced {unreduced['executions']}")
                 print(f"{what}: reduced {report['executions']} executions, unreduced "
                       f"{unreduced['executions']}")
+            elif e == "forked-same":
+                plain = run([args.racepred, "explore", "--format", "json", "--no-fork-server",
+                             "--replay-dir", replays + ".exec"] + budget + shlex.split(cli) +
+                            ["--", exe])
+                try:
+                    execd = json.loads(plain.stdout)
+                except json.JSONDecodeError:
+                    failures.append(f"{what} --no-fork-server: exit {plain.returncode}, no JSON")
+                    continue
+                firsts = sorted((key(f), f["first_execution"]) for f in findings)
+                theirs = sorted((key(f), f["first_execution"]) for f in execd["findings"])
+                if execd["fork_server"] or execd["executions"] != report["executions"] or \
+                        firsts != theirs:
+                    failures.append(f"{what}: forked {report['executions']} executions "
+                                    f"{firsts}, re-exec ({execd['fork_server']}) "
+                                    f"{execd['executions']} {theirs}")
             else:
                 failures.append(f"{what}: unknown expectation {e}")
+        if not report.get("fork_server"):
+            failures.append(f"{what}: not run on the fork server: {report['notes']}")
         want = 1 if findings else 0
         if res.returncode != want:
             failures.append(f"{what}: exit code {res.returncode}, expected {want}")

@@ -114,6 +114,7 @@ int run_explore(ExploreCliOptions& o, std::ostream& out) {
     j["seconds"] = r.seconds;
     j["run_seconds"] = r.run_seconds;
     j["executions_per_second"] = rate;
+    j["fork_server"] = r.fork_server;
     j["complete"] = r.complete;
     j["coverage"] = r.coverage;
     j["findings"] = nlohmann::ordered_json::array();
@@ -198,6 +199,9 @@ Command add_explore_command(CLI::App& app) {
   sub->add_flag("--sync-only", o->sync_only,
                 "dfs: branch at synchronisation operations only (memory accesses are no "
                 "scheduling points)");
+  sub->add_flag("!--no-fork-server", o->run.fork_server,
+                "Start the program afresh for every execution instead of forking each from "
+                "the program stopped before main (the fork server; docs/EXPLORE.md)");
   sub->add_option("--executions", o->run.executions,
                   "Stop after this many executions (0: no bound; random and pct default to "
                   "1000 when neither budget is given)")

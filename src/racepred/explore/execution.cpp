@@ -103,15 +103,151 @@ const char* operation_name(uint8_t op) {
   return op < sizeof kNames / sizeof kNames[0] ? kNames[op] : "operation";
 }
 
-ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw,
-                              const Chooser& choose) {
-  // Stack and library addresses the same in every execution: a replay sees the same objects.
+namespace {
+
+// Stack and library addresses the same in every execution: a replay sees the same objects.
+void fix_layout() {
   static const bool fixed_layout = [] {
     const int current = personality(0xffffffff);
     return current != -1 &&
            personality(static_cast<unsigned long>(current) | ADDR_NO_RANDOMIZE) != -1;
   }();
   (void)fixed_layout;
+}
+
+std::vector<std::pair<std::string, std::string>> program_env(const ProgramSpec& program,
+                                                             const std::string& raw, int channel) {
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"RACEPRED_RECORD", raw},
+      {"RACEPRED_SCHEDULE", "controlled"},
+      {"RACEPRED_SCHEDULE_FD", std::to_string(channel)},
+      {"RACEPRED_SCHEDULE_STEPS", std::to_string(program.max_steps)},
+      {"RACEPRED_SCHEDULE_ACCESSES", program.access_points ? "1" : "0"}};
+  if (!program.access_offsets.empty())
+    env.push_back({"RACEPRED_SCHEDULE_ACCESS", program.access_offsets});
+  return env;
+}
+
+// One server message within `timeout_ms`; false when none came (or the socket closed).
+bool receive_server(int fd, ch::ServerMsg& m, int timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(left));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return false;
+    const ssize_t n = ::recv(fd, &m, sizeof m, 0);
+    if (n < 0 && errno == EINTR) continue;
+    return n == static_cast<ssize_t>(sizeof m);
+  }
+}
+
+}  // namespace
+
+ForkServer::~ForkServer() {
+  stop();
+}
+
+void ForkServer::stop() {
+  if (control_ >= 0) ::close(control_);  // the server exits when it sees the socket closed
+  control_ = -1;
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    recording::wait_for(pid_);
+  }
+  pid_ = -1;
+}
+
+bool ForkServer::start(const ProgramSpec& program, const std::string& dir, std::string& reason) {
+  stop();
+  fix_layout();
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    reason = std::string("socketpair: ") + std::strerror(errno);
+    return false;
+  }
+  Fd theirs{sv[1]};
+  control_ = sv[0];
+  fcntl(theirs.fd, F_SETFD, 0);
+  Fd null_in{::open("/dev/null", O_RDONLY | O_CLOEXEC)};
+  Fd null_out{::open("/dev/null", O_WRONLY | O_CLOEXEC)};
+  recording::SpawnOptions options;
+  options.env = program_env(program, dir + "/server.raw", theirs.fd);
+  options.env.push_back({"RACEPRED_SCHEDULE_SERVER", "1"});
+  options.stdin_fd = null_in.fd;
+  options.stdout_fd = null_out.fd;
+  options.stderr_fd = null_out.fd;
+  try {
+    pid_ = recording::spawn(program.command, options);
+  } catch (const recording::SpawnError& e) {
+    reason = e.what();
+    stop();
+    return false;
+  }
+  ::close(theirs.fd);
+  theirs.fd = -1;
+  ch::ServerMsg ready;
+  const int wait_ms = static_cast<int>(program.timeout_seconds * 1000);
+  if (!receive_server(control_, ready, wait_ms) || ready.kind != ch::kServerReady) {
+    reason = "the program did not start as a fork server (a runtime older than this racepred?)";
+    stop();
+    return false;
+  }
+  if (!ready.ok) {
+    reason = std::to_string(ready.value) + " threads run before main (a fork keeps only one)";
+    stop();
+    return false;
+  }
+  return true;
+}
+
+int ForkServer::fork_execution(const std::string& raw, int channel, int err) {
+  if (!running()) return -1;
+  std::vector<char> msg(sizeof(ch::RunMsg) + raw.size());
+  ch::RunMsg run;
+  run.path_size = static_cast<uint32_t>(raw.size());
+  std::memcpy(msg.data(), &run, sizeof run);
+  std::memcpy(msg.data() + sizeof run, raw.data(), raw.size());
+  iovec io{msg.data(), msg.size()};
+  alignas(cmsghdr) char control_buf[CMSG_SPACE(2 * sizeof(int))] = {};
+  msghdr m{};
+  m.msg_iov = &io;
+  m.msg_iovlen = 1;
+  m.msg_control = control_buf;
+  m.msg_controllen = sizeof control_buf;
+  cmsghdr* h = CMSG_FIRSTHDR(&m);
+  h->cmsg_level = SOL_SOCKET;
+  h->cmsg_type = SCM_RIGHTS;
+  h->cmsg_len = CMSG_LEN(2 * sizeof(int));
+  const int fds[2] = {channel, err};
+  std::memcpy(CMSG_DATA(h), fds, sizeof fds);
+  ch::ServerMsg forked;
+  if (raw.size() > ch::kMaxServerPath ||
+      ::sendmsg(control_, &m, MSG_NOSIGNAL) != static_cast<ssize_t>(msg.size()) ||
+      !receive_server(control_, forked, 10000) || forked.kind != ch::kServerForked || !forked.ok) {
+    stop();
+    return -1;
+  }
+  return static_cast<int>(forked.value);
+}
+
+int ForkServer::wait_execution(int pid, double timeout_seconds) {
+  ch::ServerMsg waited;
+  if (receive_server(control_, waited, static_cast<int>(timeout_seconds * 1000) + 10000) &&
+      waited.kind == ch::kServerWaited)
+    return static_cast<int>(waited.value);
+  ::kill(pid, SIGKILL);
+  stop();
+  return SIGKILL;  // the wait status of a process killed by SIGKILL
+}
+
+ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw,
+                              const Chooser& choose, ForkServer* server) {
+  fix_layout();
 
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
@@ -127,22 +263,20 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
   Fd null_out{::open("/dev/null", O_WRONLY | O_CLOEXEC)};
 
   ::unlink(raw.c_str());
-  recording::SpawnOptions options;
-  options.env = {{"RACEPRED_RECORD", raw},
-                 {"RACEPRED_SCHEDULE", "controlled"},
-                 {"RACEPRED_SCHEDULE_FD", std::to_string(theirs.fd)},
-                 {"RACEPRED_SCHEDULE_STEPS", std::to_string(program.max_steps)},
-                 {"RACEPRED_SCHEDULE_ACCESSES", program.access_points ? "1" : "0"}};
-  if (!program.access_offsets.empty())
-    options.env.push_back({"RACEPRED_SCHEDULE_ACCESS", program.access_offsets});
-  options.stdin_fd = null_in.fd;
-  options.stdout_fd = null_out.fd;
-  options.stderr_fd = err.fd;
   pid_t pid = -1;
-  try {
-    pid = recording::spawn(program.command, options);
-  } catch (const recording::SpawnError& e) {
-    throw InputError(std::string("racepred: error: ") + e.what());
+  const bool forked = server && server->running() && err.fd >= 0 &&
+                      (pid = server->fork_execution(raw, theirs.fd, err.fd)) > 0;
+  if (!forked) {
+    recording::SpawnOptions options;
+    options.env = program_env(program, raw, theirs.fd);
+    options.stdin_fd = null_in.fd;
+    options.stdout_fd = null_out.fd;
+    options.stderr_fd = err.fd;
+    try {
+      pid = recording::spawn(program.command, options);
+    } catch (const recording::SpawnError& e) {
+      throw InputError(std::string("racepred: error: ") + e.what());
+    }
   }
   ::close(theirs.fd);
   theirs.fd = -1;
@@ -197,7 +331,8 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
       result.ending = Ending::Hang;
     }
   }
-  result.status = recording::wait_for(pid);
+  result.status =
+      forked ? server->wait_execution(pid, program.timeout_seconds) : recording::wait_for(pid);
   if (result.ending == Ending::Exited) {
     if (WIFSIGNALED(result.status)) {
       result.ending = Ending::Signaled;

@@ -71,10 +71,36 @@ struct ExecutionResult {
   bool recorded = false;            // the raw recording exists
 };
 
-// Runs the program once, writing its raw recording to `raw`. Throws InputError when it cannot be
-// started.
+// The program started once as a fork server (RACEPRED_SCHEDULE_SERVER, docs/EXPLORE.md "Fork
+// server"): it stops in the runtime's start-up, before main, and each execution is a fork of it,
+// so the exec, the dynamic loader and the runtime's start are paid once. The program's settings
+// (ProgramSpec) are fixed when it starts.
+class ForkServer {
+ public:
+  ForkServer() = default;
+  ~ForkServer();
+  ForkServer(const ForkServer&) = delete;
+  ForkServer& operator=(const ForkServer&) = delete;
+  // Starts it (its own recording goes into `dir`); false, with the reason, when the program
+  // cannot be one: more than one thread runs before main (a library's constructor started one),
+  // or it does not answer as a server (a runtime without it). Executions are then re-execs.
+  bool start(const ProgramSpec& program, const std::string& dir, std::string& reason);
+  bool running() const { return pid_ > 0; }
+  // One execution: its pid, or -1 when the server is gone (it is stopped then).
+  int fork_execution(const std::string& raw, int channel, int err);
+  // The wait status of the execution `pid` (the server is its parent).
+  int wait_execution(int pid, double timeout_seconds);
+  void stop();
+
+ private:
+  int pid_ = -1;
+  int control_ = -1;
+};
+
+// Runs the program once, writing its raw recording to `raw`: a fork of `server` when one runs,
+// else a fresh process. Throws InputError when it cannot be started.
 ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw,
-                              const Chooser& choose);
+                              const Chooser& choose, ForkServer* server = nullptr);
 
 // A private directory for the executions' raw recordings and traces, removed at the end.
 struct WorkDir {

@@ -35,6 +35,9 @@ struct ExploreOptions {
   bool replay = false;
   std::vector<uint32_t> replay_choices;  // with program.access_points as the file says
   std::string record;
+  // Run the executions as forks of the program started once (ForkServer), falling back to a
+  // fresh process each when the program cannot be a fork server.
+  bool fork_server = true;
 };
 
 struct ExploreFinding {
@@ -55,7 +58,8 @@ struct ExploreResult {
   bool complete = false;
   std::string coverage;
   double seconds = 0;
-  double run_seconds = 0;  // of `seconds`: running the executions (the rest: their analysis)
+  double run_seconds = 0;    // of `seconds`: running the executions (the rest: their analysis)
+  bool fork_server = false;  // the executions were forks of a fork server
   std::vector<std::string> notes;
 };
 

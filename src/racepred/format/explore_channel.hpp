@@ -48,6 +48,34 @@ struct HangMsg {
   uint64_t steps = 0;
 };
 
+// The fork server (RACEPRED_SCHEDULE_SERVER): the program stops in the runtime's start-up,
+// before main, and RACEPRED_SCHEDULE_FD is its control socket. It sends ServerMsg kServerReady
+// (ok = 0: it cannot fork safely, `value` threads run already; it then exits). racepred sends
+// RunMsg + the path of the execution's raw recording, with two descriptors (SCM_RIGHTS): the
+// execution's channel and its standard error. The server forks; the child is the execution (it
+// records into that path and asks its choices over that channel); the server answers
+// kServerForked (value: the child's pid, or -errno), then kServerWaited (value: its wait
+// status) once it has ended, and waits for the next RunMsg. It exits when racepred closes the
+// socket.
+enum ServerKind : uint8_t {
+  kServerReady = 'R',
+  kServerRun = 'X',
+  kServerForked = 'F',
+  kServerWaited = 'W',
+};
+struct ServerMsg {
+  uint8_t kind = kServerReady;
+  uint8_t ok = 0;
+  uint8_t reserved[6] = {};
+  int64_t value = 0;
+};
+struct RunMsg {
+  uint8_t kind = kServerRun;
+  uint8_t reserved[3] = {};
+  uint32_t path_size = 0;  // the path follows (no terminating 0)
+};
+inline constexpr uint32_t kMaxServerPath = 4000;
+
 // The operation codes racepred looks at (the runtime's VisibleOp, checked there).
 inline constexpr uint8_t kOpNone = 0;
 inline constexpr uint8_t kOpThreadCreate = 1;

@@ -8,10 +8,12 @@
 // into the threads) comes back. BlockedMsg + text when no thread is enabled and none can time
 // out (a deadlock); HangMsg when the execution passed RACEPRED_SCHEDULE_STEPS hooks.
 // Raw system calls only: libc's read/write may be intercepted by the runtime itself.
+#include <dirent.h>
 #include <elf.h>
 #include <link.h>
 #include <sys/auxv.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 
 #include "racepred/format/explore_channel.hpp"
 #include "racepred/recorder/rt.hpp"
@@ -134,7 +136,120 @@ void read_access_points() {
   g_access_points = n;
 }
 
+// ---- the fork server (RACEPRED_SCHEDULE_SERVER; explore_channel.hpp) ----
+
+// Threads of this process (/proc/self/task): a fork keeps only the caller, so the server forks
+// only while it is the one thread (a library constructor may have started others).
+uint32_t process_threads() {
+  const int fd = static_cast<int>(
+      syscall(SYS_openat, AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd < 0) return 0;
+  uint32_t n = 0;
+  alignas(8) char buf[4096];
+  for (;;) {
+    const long got = syscall(SYS_getdents64, fd, buf, sizeof buf);
+    if (got <= 0) break;
+    for (long at = 0; at < got;) {
+      const auto* d = reinterpret_cast<const struct dirent64*>(buf + at);
+      if (d->d_name[0] != '.') ++n;
+      at += d->d_reclen;
+    }
+  }
+  syscall(SYS_close, fd);
+  return n;
+}
+
+void server_send(racepred::format::explore::ServerKind kind, bool ok, int64_t value) {
+  racepred::format::explore::ServerMsg m;
+  m.kind = kind;
+  m.ok = ok ? 1 : 0;
+  m.value = value;
+  send_message(&m, sizeof m);
+}
+
+// Becomes this execution's process (the fork server's child): records into `path`, asks its
+// choices over `channel`, writes its standard error to `err`.
+void become_execution(int control, int channel, int err, const char* path, Ctx* c) {
+  syscall(SYS_close, control);
+  syscall(SYS_fcntl, channel, F_SETFD, FD_CLOEXEC);
+  g_channel = channel;
+  syscall(SYS_dup2, err, 2);
+  syscall(SYS_close, err);
+  // The server's recording holds only its start: this execution's starts afresh (the thread's
+  // buffer, inherited, holds what the server recorded since).
+  if (g_fd >= 0) syscall(SYS_close, g_fd);
+  g_fd = -1;
+  copy_bytes(g_template, path, str_len(path) + 1);
+  if (!open_output(false)) {
+    __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
+    return;
+  }
+  write_start(c->tid);
+  // Programs the execution execs record next to its recording (as init arranges).
+  char child[sizeof g_template + 8];
+  const size_t n = str_len(path);
+  copy_bytes(child, path, n);
+  copy_bytes(child + n, ".%p", 4);
+  setenv("RACEPRED_RECORD", child, 1);
+  unsetenv("RACEPRED_SCHEDULE_SERVER");  // a program it execs is no server
+}
+
+// The server loop; returns in each child (an execution), never in the server.
+void fork_server(Ctx* c) {
+  namespace ch = racepred::format::explore;
+  const int control = g_channel;
+  const uint32_t threads = process_threads();
+  if (threads != 1) {
+    server_send(ch::kServerReady, false, threads);
+    syscall(SYS_exit_group, 0);
+  }
+  server_send(ch::kServerReady, true, 1);
+  static char buf[sizeof(ch::RunMsg) + ch::kMaxServerPath + 1];
+  for (;;) {
+    iovec io{buf, sizeof buf - 1};
+    alignas(cmsghdr) char control_buf[CMSG_SPACE(2 * sizeof(int))];
+    msghdr msg{};
+    msg.msg_iov = &io;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control_buf;
+    msg.msg_controllen = sizeof control_buf;
+    const long n = syscall(SYS_recvmsg, control, &msg, MSG_CMSG_CLOEXEC);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) syscall(SYS_exit_group, 0);  // racepred is done
+    int fds[2] = {-1, -1};
+    for (cmsghdr* h = CMSG_FIRSTHDR(&msg); h; h = CMSG_NXTHDR(&msg, h))
+      if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
+          h->cmsg_len >= CMSG_LEN(2 * sizeof(int)))
+        memcpy(fds, CMSG_DATA(h), sizeof fds);
+    ch::RunMsg run;
+    if (static_cast<size_t>(n) < sizeof run || fds[0] < 0 || fds[1] < 0) syscall(SYS_exit_group, 0);
+    memcpy(&run, buf, sizeof run);
+    size_t size = static_cast<size_t>(n) - sizeof run;
+    if (run.path_size < size) size = run.path_size;
+    char* path = buf + sizeof run;
+    path[size] = 0;
+    // _Fork: no atfork handlers (the runtime's would treat the child as a program's fork).
+    const pid_t pid = _Fork();
+    if (pid == 0) {
+      become_execution(control, fds[0], fds[1], path, c);
+      return;
+    }
+    syscall(SYS_close, fds[0]);
+    syscall(SYS_close, fds[1]);
+    server_send(ch::kServerForked, pid > 0, pid > 0 ? pid : -errno);
+    if (pid < 0) continue;
+    int status = 0;
+    while (syscall(SYS_wait4, pid, &status, 0, nullptr) < 0 && errno == EINTR) {
+    }
+    server_send(ch::kServerWaited, true, status);
+  }
+}
+
 }  // namespace
+
+void controlled_start(Ctx* c) {
+  if (g_channel >= 0 && g_settings.schedule_server && c) fork_server(c);
+}
 
 const Scheduler* controlled_scheduler() {
   const uint64_t fd = g_settings.schedule_fd;

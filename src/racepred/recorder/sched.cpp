@@ -523,6 +523,7 @@ void sched_init() {
   g_threads[c->tid].go = 1;
   g_thread_end = c->tid + 1;
   __atomic_store_n(&g_scheduler, chosen, __ATOMIC_RELEASE);
+  if (chosen != &kSerial) controlled_start(c);
 }
 
 }  // namespace racepred_rt

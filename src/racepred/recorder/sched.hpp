@@ -111,6 +111,10 @@ bool sched_thread_offered_timeout(uint32_t tid);
 // (RACEPRED_SCHEDULE_FD) is not set; and what a forked child does (it runs unscheduled).
 const Scheduler* controlled_scheduler();
 void controlled_after_fork();
+// Once the scheduler is set (sched_init): under RACEPRED_SCHEDULE_SERVER the process becomes a
+// fork server here and returns only in its children, one per execution.
+struct Ctx;
+void controlled_start(Ctx* c);
 
 // Before a visible operation: returns when the calling thread may do it.
 inline int sched_before(VisibleOp op, uintptr_t obj, uintptr_t obj2 = 0) {

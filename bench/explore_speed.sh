@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Executions per second of `racepred explore`, on its fork server and with a fresh exec per
+# execution (--no-fork-server), on tests/explore programs (builds them into a temporary
+# directory; never into the repository):
+#   bench/explore_speed.sh BUILD_DIR [EXECUTIONS]
+# One Markdown row per (program, mode): executions, choice points per execution, and per
+# execution the time running it (`run_seconds`), the whole wall time, and the CPU time (user +
+# system of racepred and the program's processes). The random strategy with seed 1: both modes
+# run the same executions. On a shared machine compare CPU.
+set -euo pipefail
+BUILD=${1:?usage: bench/explore_speed.sh BUILD_DIR [EXECUTIONS]}
+BUILD=$(cd "$BUILD" && pwd)
+N=${2:-200}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+WORK=$(mktemp -d /tmp/racepred-explore-speed-XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+printf 'int main(void) { return 0; }\n' >"$WORK/empty.c"
+"$BUILD/bin/racepred-cc" -O1 -g -o "$WORK/empty" "$WORK/empty.c" -lpthread
+for p in condvar_loop_fixed lost_update_wrong_lock; do
+  "$BUILD/bin/racepred-cc" -O1 -g -o "$WORK/$p" "$SRC/tests/explore/$p.c" -lpthread
+done
+echo "| program | mode | executions | choice points / execution | run ms | wall ms | CPU ms |"
+echo "|---|---|---:|---:|---:|---:|---:|"
+for p in empty condvar_loop_fixed lost_update_wrong_lock; do
+  for mode in fork exec; do
+    flag=()
+    [ "$mode" = exec ] && flag=(--no-fork-server)
+    /usr/bin/time -o "$WORK/time" -f "%U %S %e" "$BUILD/racepred" explore --format json \
+      --strategy random --seed 1 --executions "$N" --replay-dir "$WORK/replays" "${flag[@]}" \
+      -- "$WORK/$p" >"$WORK/report.json" || true
+    python3 - "$p" "$mode" "$WORK/report.json" "$WORK/time" <<'PY'
+import json, sys
+name, mode, report, times = sys.argv[1:]
+j = json.load(open(report))
+user, system, wall = (float(x) for x in open(times).read().split()[-3:])
+n = j["executions"]
+assert j["fork_server"] == (mode == "fork"), j["notes"]
+print(f"| {name} | {mode} | {n} | {j['choice_points'] / n:.1f} | {1000 * j['run_seconds'] / n:.1f} "
+      f"| {1000 * wall / n:.1f} | {1000 * (user + system) / n:.2f} |")
+PY
+  done
+done
