@@ -57,15 +57,20 @@ class SharedClock {
   }
   Clock operator[](ThreadId t) const { return get(t); }
   void set(ThreadId t, Clock v) {
-    if (get(t) == v) return;
+    const Clock old = get(t);
+    if (old == v) return;
     while ((uint64_t{t} >> (kBits * (height_ + 1))) != 0) lift();
     Node** slot = &root_;
     for (unsigned h = height_; h > 0; --h) {
       Inner* in = *slot == nullptr ? new Inner{} : own_inner(*slot);
+      in->serial = next_serial();  // its content changes: ge of other nodes must not match it
+      if (v < old) in->ge = 0;
       *slot = in;
       slot = &in->c[(t >> (kBits * h)) & kMask];
     }
     Leaf* leaf = *slot == nullptr ? new Leaf{} : own_leaf(*slot);
+    leaf->serial = next_serial();
+    if (v < old) leaf->ge = 0;
     *slot = leaf;
     leaf->v[t & kMask] = v;
   }
@@ -117,9 +122,15 @@ class SharedClock {
   static constexpr unsigned kBits = 5;
   static constexpr uint32_t kFan = uint32_t{1} << kBits;
   static constexpr uint32_t kMask = kFan - 1;
+  // ge: the serial of a node this one was found to be at least (values only grow in place;
+  // set() lowering one clears it), so that joining the same node again costs one test. A node
+  // changed in place gets a new serial (so no ge names its old content); serials are never
+  // reused, unlike addresses.
   struct Node {
     uint32_t refs = 1;
     uint32_t mark = 0;
+    uint64_t serial = next_serial();
+    uint64_t ge = 0;
   };
   struct Leaf : Node {
     Clock v[kFan] = {};
@@ -128,6 +139,10 @@ class SharedClock {
     Node* c[kFan] = {};
   };
 
+  static uint64_t next_serial() {
+    static std::atomic<uint64_t> serials{0};
+    return serials.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
   static Node* share(Node* n) {
     if (n != nullptr) ++n->refs;
     return n;
@@ -150,6 +165,7 @@ class SharedClock {
     if (l->refs == 1) return l;
     --l->refs;
     Leaf* copy = new Leaf{};
+    copy->ge = l->ge;
     std::copy(l->v, l->v + kFan, copy->v);
     return copy;
   }
@@ -158,6 +174,7 @@ class SharedClock {
     if (in->refs == 1) return in;
     --in->refs;
     Inner* copy = new Inner{};
+    copy->ge = in->ge;
     for (uint32_t i = 0; i < kFan; ++i) copy->c[i] = share(in->c[i]);
     return copy;
   }
@@ -178,6 +195,7 @@ class SharedClock {
       changed = true;
       return share(a);
     }
+    if (b->ge == a->serial) return b;
     if (h == 0) {
       const Clock* va = static_cast<const Leaf*>(a)->v;
       const Clock* vb = static_cast<Leaf*>(b)->v;
@@ -191,26 +209,39 @@ class SharedClock {
         drop(b, 0);
         return share(a);
       }
-      if (b_ge) return b;
-      changed = true;
-      Leaf* out = own_leaf(b);
-      for (uint32_t i = 0; i < kFan; ++i) out->v[i] = std::max(out->v[i], va[i]);
-      return out;
+      if (!b_ge) {
+        changed = true;
+        b = own_leaf(b);
+        b->serial = next_serial();
+        Clock* out = static_cast<Leaf*>(b)->v;
+        for (uint32_t i = 0; i < kFan; ++i) out[i] = std::max(out[i], va[i]);
+      }
+      b->ge = a->serial;
+      return b;
     }
     const Inner* ia = static_cast<const Inner*>(a);
     Inner* ib = static_cast<Inner*>(b);
     bool all_a = true;
     if (ib->refs == 1) {  // b is ours: join the children in place
+      bool grew = false;  // a child changed (a new node, or one changed in place)
+      uint64_t serial_before[kFan];
+      for (uint32_t i = 0; i < kFan; ++i) serial_before[i] = ib->c[i] ? ib->c[i]->serial : 0;
       for (uint32_t i = 0; i < kFan; ++i) {
         const Node* ac = ia->c[i];
         if (ac == nullptr || ac == ib->c[i]) {
           all_a = all_a && ac == ib->c[i];
           continue;
         }
-        ib->c[i] = join(ib->c[i], ac, h - 1, changed);
+        Node* const before = ib->c[i];
+        ib->c[i] = join(before, ac, h - 1, changed);
+        grew = grew || ib->c[i] != before || ib->c[i]->serial != serial_before[i];
         all_a = all_a && ib->c[i] == ac;
       }
-      if (!all_a) return b;
+      if (!all_a) {
+        if (grew) b->serial = next_serial();
+        b->ge = a->serial;
+        return b;
+      }
       drop(b, h);
       return share(a);
     }
@@ -234,7 +265,10 @@ class SharedClock {
       fresh |= uint32_t{1} << i;
       all_a = all_a && x == ac;
     }
-    if (fresh == 0) return b;
+    if (fresh == 0) {
+      b->ge = a->serial;
+      return b;
+    }
     if (all_a) {
       for (uint32_t i = 0; i < kFan; ++i)
         if ((fresh >> i & 1) != 0) drop(r[i], h - 1);
@@ -243,6 +277,7 @@ class SharedClock {
     }
     Inner* out = new Inner{};
     for (uint32_t i = 0; i < kFan; ++i) out->c[i] = (fresh >> i & 1) != 0 ? r[i] : share(r[i]);
+    out->ge = a->serial;
     --ib->refs;  // shared: not the last reference
     return out;
   }

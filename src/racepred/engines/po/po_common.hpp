@@ -795,6 +795,10 @@ struct PlainWcpState {
     while (i < list.size() && list[i].closed && list[i].acq <= p_[t].get(list[i].thread))
       last = i++;
     if (last == SIZE_MAX) return false;
+    // The lazy (sdp) version skips a release P_t knows already: P_t is a join of HB times, and
+    // one that knows r1 knows all of H(r1).
+    if constexpr (kOwnLazily)
+      if (list[last].rel.get(list[last].thread) <= p_[t].get(list[last].thread)) return true;
     p_[t].join(list[last].rel);
     return true;
   }

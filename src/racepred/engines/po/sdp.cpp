@@ -56,7 +56,11 @@
 // (l,u) existed.
 //
 // Cost: near-linear (above); memory grows with the trace: each CS keeps its release time and
-// its writes (as wcp's CS lists), each write that grows J_t one clock. docs/ENGINES.md.
+// its writes (as wcp's CS lists), each write that grows J_t one clock. The clocks are
+// SharedClocks (clock/shared_clock.hpp): with many short-lived threads that take locks every
+// release time knows all the threads before it, and as vectors those copies were quadratic in
+// the threads; as trees whose copies share their nodes a release costs what its joins change.
+// docs/ENGINES.md.
 #include <algorithm>
 #include <atomic>
 #include <iterator>
@@ -142,15 +146,18 @@ class SparsePairSlots {
 // LatestRelease's rule-(a) state as shared copies of the closed sections' release times (a
 // reference each), not a copy of a clock per (lock, variable).
 struct LatestView {
-  ThreadId last = kNoThread;
+  ThreadId last = kNoThread, before = kNoThread;  // the threads of h and other
   SharedClock h, other;
   void update(ThreadId t, const SharedClock& time) {
     if (t != last) {
       other = h;
+      before = last;
       last = t;
     }
     h = time;
   }
+  // The thread of for_thread(t).
+  ThreadId thread_for(ThreadId t) const { return last != t ? last : before; }
   const SharedClock* for_thread(ThreadId t) const {
     if (last == kNoThread) return nullptr;
     return last != t ? &h : &other;
@@ -309,11 +316,13 @@ class Sdp final : public PoEngine<Sdp>,
       const auto* slot = find_rule_a(cs.lock, x);
       if (slot == nullptr) continue;
       if (e.op == Op::Read) {
-        if (const SharedClock* w = (*slot)[1].for_thread(t)) p_[t].join(*w);  // S1
+        if (const SharedClock* w = (*slot)[1].for_thread(t))
+          join_release(p_[t], *w, (*slot)[1].thread_for(t));  // S1
       } else {
-        if (const SharedClock* r = (*slot)[0].for_thread(t)) p_[t].join(*r);  // S1
+        if (const SharedClock* r = (*slot)[0].for_thread(t))
+          join_release(p_[t], *r, (*slot)[0].thread_for(t));  // S1
         if (const SharedClock* w = (*slot)[1].for_thread(t); w != nullptr && !w->empty())
-          pending(x, t).join(*w);  // S2 (as e2)
+          join_release(pending(x, t), *w, (*slot)[1].thread_for(t));  // S2 (as e2)
       }
     }
     if (e.op == Op::Write) {
@@ -335,6 +344,14 @@ class Sdp final : public PoEngine<Sdp>,
     filtered_.check(*this, id, e, p_[t], held);  // P_t, as wide as the threads it knows
     filtered_.record(id, e, t, n_[t], held);
     open_.access(e);
+  }
+
+  // c ⊔= H(r1), r1 a release of thread r: nothing to do when c knows r1 already. P_t and F_{t,x}
+  // are joins of HB times, and an HB time that knows r1 knows all of H(r1), so c(r) >= H(r1)(r)
+  // implies H(r1) ⊑ c (as wcp's test before each rule-(a) join); the test is O(1), the join
+  // walks the nodes where the two clocks differ.
+  static void join_release(SharedClock& c, const SharedClock& rel, ThreadId r) {
+    if (rel.get(r) > c.get(r)) c.join(rel);
   }
 
   // F_{t,x}, kept per variable for the threads that have one (sorted by thread): a row per
@@ -556,7 +573,10 @@ class Sdp final : public PoEngine<Sdp>,
         best = std::max(best, got);
       }
     }
-    if (best >= 0) p_[t].join(list[static_cast<size_t>(best)].rel);  // r1 <sdp r2
+    if (best >= 0) {  // r1 <sdp r2
+      const Cs& r1 = list[static_cast<size_t>(best)];
+      join_release(p_[t], r1.rel, r1.thread);
+    }
   }
 
   // e (an event of the CS's thread, given by id) lies inside the closed CS c.
