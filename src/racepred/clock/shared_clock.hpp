@@ -83,6 +83,7 @@ class SharedClock {
     Node** slot = &root_;
     for (unsigned h = height_; h > o.height_; --h) {  // o lies in child 0 of each level
       Inner* in = *slot == nullptr ? new Inner{} : own_inner(*slot);
+      in->serial = next_serial();  // may change below
       *slot = in;
       slot = &in->c[0];
     }
