@@ -9,6 +9,7 @@
 
 #include "racepred/clock/event_set.hpp"
 #include "racepred/clock/id_table.hpp"
+#include "racepred/clock/shared_clock.hpp"
 #include "racepred/clock/slot_map.hpp"
 #include "racepred/clock/thread_clocks.hpp"
 #include "racepred/trace/error.hpp"
@@ -299,6 +300,75 @@ TEST(EventSet, InsertUniteAndPrint) {
   EXPECT_TRUE(a.contains(3));
   EXPECT_FALSE(a.contains(4));
   EXPECT_EQ(a.to_string([](size_t pos) { return pos + 1; }), "{e1,e4,e71}");
+}
+
+// SharedClock against VectorClock on random sets, joins and copies over ids of every height
+// (one leaf up to four levels), with copies made and dropped between: the shared nodes never
+// change a value another copy holds, and join() says whether a value grew.
+TEST(SharedClock, HoldsWhatAVectorClockHolds) {
+  uint64_t r = 99;
+  const auto next = [&r](uint64_t n) {
+    r = r * 6364136223846793005ull + 1442695040888963407ull;
+    return (r >> 33) % n;
+  };
+  constexpr size_t kClocks = 12;
+  for (const uint64_t ids : {20ull, 300ull, 5000ull, 70000ull}) {
+    std::vector<SharedClock> s(kClocks);
+    std::vector<VectorClock> v(kClocks);
+    for (int step = 0; step < 4000; ++step) {
+      const size_t a = next(kClocks), b = next(kClocks);
+      switch (next(4)) {
+        case 0: {  // set, sometimes lower
+          const auto t = static_cast<ThreadId>(next(ids));
+          const Clock c = static_cast<Clock>(next(4) == 0 ? next(3) : v[a].get(t) + 1 + next(5));
+          s[a].set(t, c);
+          v[a].set(t, c);
+          break;
+        }
+        case 1: {
+          const bool grew = !v[b].leq(v[a]);
+          EXPECT_EQ(s[a].join(s[b]), grew) << ids << " step " << step;
+          v[a].join(v[b]);
+          break;
+        }
+        case 2:
+          s[a] = s[b];
+          v[a] = v[b];
+          break;
+        default:
+          if (next(8) == 0) {
+            s[a] = SharedClock{};
+            v[a] = VectorClock{};
+          }
+      }
+      if (step % 97 == 0) {
+        for (size_t k = 0; k < kClocks; ++k) {
+          ASSERT_TRUE(s[k].to_vector() == v[k]) << ids << " step " << step << " clock " << k;
+        }
+      }
+    }
+    for (size_t k = 0; k < kClocks; ++k) {
+      EXPECT_EQ(s[k].to_string(4), v[k].to_string(4));
+      EXPECT_EQ(s[k].size() == 0, v[k].is_zero());
+    }
+  }
+}
+
+// Copies share their nodes: a thousand copies of a clock over 10,000 threads, each with one entry
+// changed, hold far fewer cells than a thousand vectors.
+TEST(SharedClock, CopiesShareTheirNodes) {
+  SharedClock base;
+  for (ThreadId t = 0; t < 10000; ++t) base.set(t, t + 1);
+  std::vector<SharedClock> copies(1000, base);
+  for (size_t k = 0; k < copies.size(); ++k) copies[k].set(static_cast<ThreadId>(k * 7), 1000000);
+  const uint32_t mark = SharedClock::new_mark();
+  size_t cells = base.cells(mark);
+  for (const SharedClock& c : copies) cells += c.cells(mark);
+  EXPECT_GT(base.cells(SharedClock::new_mark()), 10000u);
+  EXPECT_LT(cells, 200000u);  // vectors: 10,000,000
+  EXPECT_EQ(copies[3].get(21), 1000000u);
+  EXPECT_EQ(copies[3].get(22), 23u);
+  EXPECT_EQ(base.get(21), 22u);
 }
 
 }  // namespace

@@ -209,5 +209,20 @@ TEST(SdpWork, ShortLivedThreadsSharingLocksTakeLinearSteps) {
   expect_linear("shared-lock churn", small, large);
 }
 
+// The same shape for the state: the threads that take locks learn one another through them, so
+// H at every release knows all the threads before it. A release time kept as a vector as wide as
+// those threads made the state quadratic in the threads; SharedClock's copies share the nodes
+// they have in common. Four times the threads keep at most five times the cells (32^3 threads
+// or fewer: the clocks' trees have the same height on both).
+TEST(SdpWork, ShortLivedThreadsSharingLocksKeepLinearState) {
+  const Trace small = parse_trace(shared_lock_churn_trace(2000)),
+              large = parse_trace(shared_lock_churn_trace(8000));
+  ASSERT_GT(large.symbols.threads.size(), 8000u);
+  const uint64_t a = cells_of(small), b = cells_of(large);
+  EXPECT_GT(a, 2000u);
+  EXPECT_LE(b, 5 * a) << a << " cells on " << small.size() << " events, " << b << " on "
+                      << large.size();
+}
+
 }  // namespace
 }  // namespace racepred

@@ -57,8 +57,9 @@ void grow_to(V& v, size_t index) {
   if (index >= v.size()) v.resize(std::max(index + 1, v.size() * 3 / 2));
 }
 
-// "[1,0,2]" over `width` threads.
-inline std::string show(const VectorClock& c, size_t width) {
+// "[1,0,2]" over `width` threads (a VectorClock or a SharedClock).
+template <class C>
+std::string show(const C& c, size_t width) {
   return c.to_string(std::max(width, c.size()));
 }
 
@@ -759,13 +760,15 @@ struct Section {
 // used whole (h_full), so a thread that never releases, sends or forks keeps an H as wide as the
 // threads it knows, not as its id (sdp: with many short-lived threads, a clock per thread as wide
 // as its id was quadratic). Otherwise h_[t](t) = N_t always (the plain versions read h_).
-template <class Sec, class Slots = PairSlots, class Latest = LatestRelease, bool kOwnLazily = false>
+// VC: the clock type (VectorClock, or sdp's SharedClock: copies share storage).
+template <class Sec, class Slots = PairSlots, class Latest = LatestRelease, bool kOwnLazily = false,
+          class VC = VectorClock>
 struct PlainWcpState {
-  std::vector<Clock> n_;            // N_t
-  std::vector<bool> ran_;           // the thread had an event
-  std::vector<VectorClock> h_, p_;  // kOwnLazily: h_[t](t) may be older than N_t (h_full)
-  std::vector<VectorClock> hl_, pl_;
-  std::vector<VectorClock> hs_;             // H_o: the join of H at every send on o
+  std::vector<Clock> n_;   // N_t
+  std::vector<bool> ran_;  // the thread had an event
+  std::vector<VC> h_, p_;  // kOwnLazily: h_[t](t) may be older than N_t (h_full)
+  std::vector<VC> hl_, pl_;
+  std::vector<VC> hs_;                      // H_o: the join of H at every send on o
   std::vector<std::vector<Sec>> sections_;  // CS_l
   std::vector<std::vector<size_t>> cursor_;
   Slots slots_;
@@ -792,6 +795,10 @@ struct PlainWcpState {
     while (i < list.size() && list[i].closed && list[i].acq <= p_[t].get(list[i].thread))
       last = i++;
     if (last == SIZE_MAX) return false;
+    // The lazy (sdp) version skips a release P_t knows already: P_t is a join of HB times, and
+    // one that knows r1 knows all of H(r1).
+    if constexpr (kOwnLazily)
+      if (list[last].rel.get(list[last].thread) <= p_[t].get(list[last].thread)) return true;
     p_[t].join(list[last].rel);
     return true;
   }
@@ -820,7 +827,7 @@ struct PlainWcpState {
   // The annotated view's N_t, H_t and P_t over `width` threads.
   void clock_columns(ThreadId t, size_t width, Annotation& row) const {
     row.push_back({"N_t", std::to_string(n_[t])});
-    VectorClock h = h_[t];
+    VC h = h_[t];
     h.set(t, n_[t]);
     row.push_back({"H_t", show(h, width)});
     row.push_back({"P_t", show(p_[t], width)});
@@ -843,7 +850,7 @@ struct PlainWcpState {
     if constexpr (!kOwnLazily) h_[t].set(t, n_[t]);
   }
   // H_t with its own entry: h_[t](t) := N_t (no more than that: others know older times of t).
-  const VectorClock& h_full(ThreadId t) {
+  const VC& h_full(ThreadId t) {
     h_[t].set(t, n_[t]);
     return h_[t];
   }

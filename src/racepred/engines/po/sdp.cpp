@@ -56,7 +56,11 @@
 // (l,u) existed.
 //
 // Cost: near-linear (above); memory grows with the trace: each CS keeps its release time and
-// its writes (as wcp's CS lists), each write that grows J_t one clock. docs/ENGINES.md.
+// its writes (as wcp's CS lists), each write that grows J_t one clock. The clocks are
+// SharedClocks (clock/shared_clock.hpp): with many short-lived threads that take locks every
+// release time knows all the threads before it, and as vectors those copies were quadratic in
+// the threads; as trees whose copies share their nodes a release costs what its joins change.
+// docs/ENGINES.md.
 #include <algorithm>
 #include <atomic>
 #include <iterator>
@@ -64,6 +68,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "racepred/clock/shared_clock.hpp"
 #include "racepred/engines/po/lockset_history.hpp"
 #include "racepred/engines/po/po_common.hpp"
 #include "racepred/engines/po/sdp_steps.hpp"
@@ -77,21 +82,11 @@ struct SdpCs {
   EventId acq_event;  // to decide membership of an event in this CS
   bool closed = false;
   EventId rel_event = kNoEvent;
-  VectorClock rel;                                     // H at the release
+  SharedClock rel;                                     // H at the release
   std::vector<std::pair<VariableId, EventId>> writes;  // the writes inside (W_{m,x})
 };
 
-// Cum entries and rule-(a) views point into closed sections' release times: moving a section
-// keeps the buffer.
 static_assert(std::is_nothrow_move_constructible_v<SdpCs>);
-
-// p ⊔= r
-inline void join_ref(VectorClock& p, ClockRef r) {
-  if (r.size > p.size())
-    p.set(static_cast<ThreadId>(r.size - 1), p.get(static_cast<ThreadId>(r.size - 1)));
-  for (size_t u = 0; u < r.size; ++u)
-    if (r.data[u] > p.get(static_cast<ThreadId>(u))) p.set(static_cast<ThreadId>(u), r.data[u]);
-}
 
 // The (lock, variable) slots of PairSlots' interface, by variable: a short list of (lock, slot)
 // per variable (DeepSlotIndex past kShallow locks) and one list per lock for for_each. Memory is
@@ -148,41 +143,53 @@ class SparsePairSlots {
   uint32_t count_ = 0;
 };
 
-// LatestRelease's rule-(a) state as views of the closed sections' release times (sections are
-// kept and their release time is never changed), not a copy of a clock per (lock, variable).
+// LatestRelease's rule-(a) state as shared copies of the closed sections' release times (a
+// reference each), not a copy of a clock per (lock, variable).
 struct LatestView {
-  ThreadId last = kNoThread;
-  ClockRef h, other;
-  void update(ThreadId t, const VectorClock& time) {
+  ThreadId last = kNoThread, before = kNoThread;  // the threads of h and other
+  SharedClock h, other;
+  void update(ThreadId t, const SharedClock& time) {
     if (t != last) {
       other = h;
+      before = last;
       last = t;
     }
-    h = time.ref();
+    h = time;
   }
-  const ClockRef* for_thread(ThreadId t) const {
+  // The thread of for_thread(t).
+  ThreadId thread_for(ThreadId t) const { return last != t ? last : before; }
+  const SharedClock* for_thread(ThreadId t) const {
     if (last == kNoThread) return nullptr;
     return last != t ? &h : &other;
   }
 };
 
 class Sdp final : public PoEngine<Sdp>,
-                  private PlainWcpState<SdpCs, SparsePairSlots, LatestView, true> {
+                  private PlainWcpState<SdpCs, SparsePairSlots, LatestView, true, SharedClock> {
  public:
   using PoEngine<Sdp>::PoEngine;
   ~Sdp() override {
     sdp_s4_steps().fetch_add(steps_, std::memory_order_relaxed);
     size_t cells = slots_.cells() + rule_a_.capacity() + writers_.capacity() + pending_.capacity() +
                    filtered_.entries();
+    // The clocks (per thread H, P and S4's import state, per lock H_l, P_l, per section H at its
+    // release, J_t, F_{t,x}, the rule-(a) views): one cell per clock and the cells of the nodes
+    // they hold, each shared node once.
+    const uint32_t mark = SharedClock::new_mark();
+    const auto add = [&](const SharedClock& c) { cells += 1 + c.cells(mark); };
     for (const auto& list : pending_)
-      for (const auto& [t, f] : list) cells += 1 + f.size();
-    // The clocks: per thread H, P and S4's import state, per lock H_l, P_l, per section H at
-    // its release, J_t.
-    for (const auto* clocks : {&h_, &p_, &imp_, &impl_, &imps_, &hl_, &pl_})
-      for (const VectorClock& c : *clocks) cells += 1 + c.size();
+      for (const auto& [t, f] : list) add(f);
+    for (const auto* clocks : {&h_, &p_, &imp_, &impl_, &imps_, &hl_, &pl_, &hs_})
+      for (const SharedClock& c : *clocks) add(c);
     for (const auto& list : sections_)
-      for (const Cs& cs : list) cells += 1 + cs.rel.size();
-    for (const Cum& c : cum_) cells += c.entries.size() + c.clocks.size();
+      for (const Cs& cs : list) add(cs.rel);
+    for (const auto& slot : rule_a_)
+      for (const LatestView& v : slot) {
+        add(v.h);
+        add(v.other);
+      }
+    for (const Cum& c : cum_)
+      for (const Cum::Entry& en : c.entries) add(en.clock);
     sdp_state_cells().fetch_add(cells, std::memory_order_relaxed);
   }
 
@@ -233,8 +240,8 @@ class Sdp final : public PoEngine<Sdp>,
     }
     // u has no event after its join (Def. 3.2): P_u and imp_u are never read again (H_u is, by
     // a repeated join; the clocks others keep of u, J_u and u's history entries stay).
-    p_[u] = VectorClock{};
-    if (u < imp_.size()) imp_[u] = VectorClock{};
+    p_[u] = SharedClock{};
+    if (u < imp_.size()) imp_[u] = SharedClock{};
   }
   void send(EventId, const Event& e) {
     grow_to(imps_, e.target);
@@ -281,24 +288,16 @@ class Sdp final : public PoEngine<Sdp>,
     // The latest CS of another thread than t (the s* of a write of t), or kNone.
     uint32_t star(ThreadId t) const { return last != t ? last_pos : other_pos; }
   };
-  // Case A: J_t, the join of H(s1) over t's writes e2 so far, as entries where it grew. An
-  // entry whose join is one section's release time points at it (sections are never removed
-  // and their release time never changes once closed; a moved VectorClock keeps its buffer);
-  // otherwise the join is stored in `clocks`.
+  // Case A: J_t, the join of H(s1) over t's writes e2 so far, as entries where it grew (each a
+  // SharedClock: it shares the nodes of the release times it joined).
   struct Cum {
     struct Entry {
       Clock n;  // N_t at e2
       EventId e2;
-      const Clock* data;  // null: at `offset` in `clocks`
-      uint32_t offset;
-      uint32_t size;
+      SharedClock clock;
     };
     std::vector<Entry> entries;
-    std::vector<Clock> clocks;
-    ClockRef at(size_t k) const {
-      const Entry& en = entries[k];
-      return {en.data != nullptr ? en.data : clocks.data() + en.offset, en.size};
-    }
+    const SharedClock& at(size_t k) const { return entries[k].clock; }
   };
   // Case B: a write e2 of t under m whose W_{m,x} had candidates: s* at its position.
   struct LogEntry {
@@ -312,16 +311,18 @@ class Sdp final : public PoEngine<Sdp>,
     const ThreadId t = e.thread;
     const VariableId x = e.target;
     if (e.op == Op::Read && x < pending_.size() && !pending_[x].empty())
-      if (const VectorClock* f = find_pending(x, t)) p_[t].join(*f);  // S2 (as e3)
+      if (const SharedClock* f = find_pending(x, t)) p_[t].join(*f);  // S2 (as e3)
     for (const OpenSections::Cs& cs : open_.of(t)) {
       const auto* slot = find_rule_a(cs.lock, x);
       if (slot == nullptr) continue;
       if (e.op == Op::Read) {
-        if (const ClockRef* w = (*slot)[1].for_thread(t)) join_ref(p_[t], *w);  // S1
+        if (const SharedClock* w = (*slot)[1].for_thread(t))
+          join_release(p_[t], *w, (*slot)[1].thread_for(t));  // S1
       } else {
-        if (const ClockRef* r = (*slot)[0].for_thread(t)) join_ref(p_[t], *r);  // S1
-        if (const ClockRef* w = (*slot)[1].for_thread(t); w != nullptr && w->size != 0)
-          join_ref(pending(x, t), *w);  // S2 (as e2)
+        if (const SharedClock* r = (*slot)[0].for_thread(t))
+          join_release(p_[t], *r, (*slot)[0].thread_for(t));  // S1
+        if (const SharedClock* w = (*slot)[1].for_thread(t); w != nullptr && !w->empty())
+          join_release(pending(x, t), *w, (*slot)[1].thread_for(t));  // S2 (as e2)
       }
     }
     if (e.op == Op::Write) {
@@ -340,25 +341,33 @@ class Sdp final : public PoEngine<Sdp>,
       if (!from_.empty()) grow_cum(t, id);
     }
     const uint32_t held = held_set(t);
-    filtered_.check(*this, id, e, p_[t].ref(), held);  // P_t, as wide as the threads it knows
+    filtered_.check(*this, id, e, p_[t], held);  // P_t, as wide as the threads it knows
     filtered_.record(id, e, t, n_[t], held);
     open_.access(e);
   }
 
+  // c ⊔= H(r1), r1 a release of thread r: nothing to do when c knows r1 already. P_t and F_{t,x}
+  // are joins of HB times, and an HB time that knows r1 knows all of H(r1), so c(r) >= H(r1)(r)
+  // implies H(r1) ⊑ c (as wcp's test before each rule-(a) join); the test is O(1), the join
+  // walks the nodes where the two clocks differ.
+  static void join_release(SharedClock& c, const SharedClock& rel, ThreadId r) {
+    if (rel.get(r) > c.get(r)) c.join(rel);
+  }
+
   // F_{t,x}, kept per variable for the threads that have one (sorted by thread): a row per
   // (thread, variable) grew with threads × variables.
-  const VectorClock* find_pending(VariableId x, ThreadId t) const {
+  const SharedClock* find_pending(VariableId x, ThreadId t) const {
     const auto& list = pending_[x];
     const auto it = std::lower_bound(list.begin(), list.end(), t,
                                      [](const auto& a, ThreadId u) { return a.first < u; });
     return it != list.end() && it->first == t ? &it->second : nullptr;
   }
-  VectorClock& pending(VariableId x, ThreadId t) {
+  SharedClock& pending(VariableId x, ThreadId t) {
     grow_to(pending_, x);
     auto& list = pending_[x];
     auto it = std::lower_bound(list.begin(), list.end(), t,
                                [](const auto& a, ThreadId u) { return a.first < u; });
-    if (it == list.end() || it->first != t) it = list.emplace(it, t, VectorClock{});
+    if (it == list.end() || it->first != t) it = list.emplace(it, t, SharedClock{});
     return it->second;
   }
   // The interned lock set of t (LH_S of the filter), kept until t acquires or releases.
@@ -373,48 +382,21 @@ class Sdp final : public PoEngine<Sdp>,
   void grow_cum(ThreadId t, EventId id) {
     grow_to(cum_, t);
     Cum& c = cum_[t];
-    const bool first = c.entries.empty();
-    const ClockRef last = first ? ClockRef{} : c.at(c.entries.size() - 1);
-    const auto leq = [](ClockRef a, ClockRef b) {
-      for (size_t u = 0; u < a.size; ++u)
-        if (a.data[u] > b.get(static_cast<ThreadId>(u))) return false;
-      return true;
-    };
-    const VectorClock* top = from_[0];  // the largest H(s*), if one contains the others
-    for (const VectorClock* w : from_)
-      if (leq(top->ref(), w->ref())) top = w;
-    bool grows = false, single = true;
-    for (const VectorClock* w : from_) {
-      grows = grows || !leq(w->ref(), last);
-      single = single && leq(w->ref(), top->ref());
-    }
+    SharedClock next = c.entries.empty() ? SharedClock{} : c.entries.back().clock;
+    bool grows = false;
+    for (const SharedClock* w : from_) grows = next.join(*w) || grows;
     if (!grows) return;
-    if (first) cum_threads_.push_back(t);
-    if (single && leq(last, top->ref())) {
-      c.entries.push_back({n_[t], id, top->ref().data, 0, static_cast<uint32_t>(top->size())});
-      return;
-    }
-    size_t size = last.size;
-    for (const VectorClock* w : from_) size = std::max(size, w->size());
-    const size_t off = c.clocks.size();
-    c.clocks.resize(off + size, 0);
-    const ClockRef prev = first ? ClockRef{} : c.at(c.entries.size() - 1);  // after the resize
-    for (size_t u = 0; u < prev.size; ++u) c.clocks[off + u] = prev.data[u];
-    for (const VectorClock* w : from_)
-      for (size_t u = 0; u < w->size(); ++u)
-        c.clocks[off + u] = std::max(c.clocks[off + u], w->get(static_cast<ThreadId>(u)));
-    c.entries.push_back(
-        {n_[t], id, nullptr, static_cast<uint32_t>(off), static_cast<uint32_t>(size)});
+    if (c.entries.empty()) cum_threads_.push_back(t);
+    c.entries.push_back({n_[t], id, std::move(next)});
   }
 
   // J_u(k): t's cumulative S4 clock over its writes at local times <= k (empty if none).
-  ClockRef cum_upto(ThreadId u, Clock k) const {
-    if (u >= cum_.size()) return {};
+  const SharedClock& cum_upto(ThreadId u, Clock k) const {
+    if (u >= cum_.size()) return none_;
     const Cum& c = cum_[u];
     const auto it = std::upper_bound(c.entries.begin(), c.entries.end(), k,
                                      [](Clock v, const Cum::Entry& en) { return v < en.n; });
-    return it == c.entries.begin() ? ClockRef{}
-                                   : c.at(static_cast<size_t>(it - c.entries.begin()) - 1);
+    return it == c.entries.begin() ? none_ : c.at(static_cast<size_t>(it - c.entries.begin()) - 1);
   }
   // Case A's import, kept as a join homomorphism. Imp(C) = ⊔_u J_u(C(u)) for an HB clock C:
   // J_u(k) is final once some clock holds k for u (a clock learns k from u's release, send or
@@ -429,7 +411,7 @@ class Sdp final : public PoEngine<Sdp>,
   // HB-closed clocks is the larger of their prefixes (an acquire of l known implies the earlier
   // ones known). Otherwise (t learns back a release of its own made inside an open CS) the
   // terms of the other threads are imported one by one, as the first version did.
-  void import_from(ThreadId t, const VectorClock& imp_c, const VectorClock& c) {
+  void import_from(ThreadId t, const SharedClock& imp_c, const SharedClock& c) {
     grow_to(imp_, t);
     ++steps_;
     const Clock own = c.get(t);
@@ -443,15 +425,15 @@ class Sdp final : public PoEngine<Sdp>,
     for (ThreadId u : cum_threads_) {
       ++steps_;
       if (u == t) continue;
-      join_ref(imp_[t], cum_upto(u, c.get(u)));
+      imp_[t].join(cum_upto(u, c.get(u)));
     }
   }
   // Imp(H_t) at a release or send of t: imp_t ⊔ J_t (H_t(t) = N_t covers every entry of J_t).
-  const VectorClock& imp_all(ThreadId t) {
+  const SharedClock& imp_all(ThreadId t) {
     grow_to(imp_, t);
     all_.assign(imp_[t]);
     if (t < cum_.size() && !cum_[t].entries.empty())
-      join_ref(all_, cum_[t].at(cum_[t].entries.size() - 1));
+      all_.join(cum_[t].at(cum_[t].entries.size() - 1));
     return all_;
   }
 
@@ -550,7 +532,7 @@ class Sdp final : public PoEngine<Sdp>,
     ptrdiff_t best = -1;
     // Case A, other threads: imp_t, kept up to date at the acquires and recvs (import_from).
     grow_to(imp_, t);
-    const VectorClock& imp = imp_[t];
+    const SharedClock& imp = imp_[t];
     best = static_cast<ptrdiff_t>(known_prefix(list, c2, imp)) - 1;
     // Case A, own writes before the acquire.
     if (t < cum_.size() && !cum_[t].entries.empty()) {
@@ -558,7 +540,7 @@ class Sdp final : public PoEngine<Sdp>,
       const auto it = std::lower_bound(en.begin(), en.end(), a2,
                                        [](const Cum::Entry& x, EventId a) { return x.e2 < a; });
       if (it != en.begin()) {
-        const ClockRef j = cum_[t].at(static_cast<size_t>(it - en.begin()) - 1);
+        const SharedClock& j = cum_[t].at(static_cast<size_t>(it - en.begin()) - 1);
         best = std::max(best, static_cast<ptrdiff_t>(known_prefix(list, c2, j)) - 1);
       }
     }
@@ -591,7 +573,10 @@ class Sdp final : public PoEngine<Sdp>,
         best = std::max(best, got);
       }
     }
-    if (best >= 0) p_[t].join(list[static_cast<size_t>(best)].rel);  // r1 <sdp r2
+    if (best >= 0) {  // r1 <sdp r2
+      const Cs& r1 = list[static_cast<size_t>(best)];
+      join_release(p_[t], r1.rel, r1.thread);
+    }
   }
 
   // e (an event of the CS's thread, given by id) lies inside the closed CS c.
@@ -600,15 +585,16 @@ class Sdp final : public PoEngine<Sdp>,
   }
 
   std::vector<Writers> writers_;                                        // per (l,x) slot: W_{l,x}
-  std::vector<std::vector<std::pair<ThreadId, VectorClock>>> pending_;  // [x]: F_{t,x} by t
+  std::vector<std::vector<std::pair<ThreadId, SharedClock>>> pending_;  // [x]: F_{t,x} by t
   std::vector<Cum> cum_;                                                // J_t
   std::vector<ThreadId> cum_threads_;  // the threads with a J_t entry
-  std::vector<VectorClock> imp_;   // per t: ⊔ J_u(H_t(u)) over u != t (and harmless own terms)
-  std::vector<VectorClock> impl_;  // per (reduced) lock: Imp(H_l) = ⊔ J_u(H_l(u)) over every u
-  std::vector<VectorClock> imps_;  // per send object: Imp(H_o)
-  VectorClock all_;                // scratch: Imp(H_t) of a release or send
+  std::vector<SharedClock> imp_;   // per t: ⊔ J_u(H_t(u)) over u != t (and harmless own terms)
+  std::vector<SharedClock> impl_;  // per (reduced) lock: Imp(H_l) = ⊔ J_u(H_l(u)) over every u
+  std::vector<SharedClock> imps_;  // per send object: Imp(H_o)
+  SharedClock all_;                // scratch: Imp(H_t) of a release or send
+  const SharedClock none_;         // J_u before its first entry
   std::vector<std::vector<LogEntry>> log_;  // per t: case B entries, by e2
-  std::vector<const VectorClock*> from_;    // scratch: H(s*) of the current write
+  std::vector<const SharedClock*> from_;    // scratch: H(s*) of the current write
   SlotFilteredHistory filtered_;            // slot = thread (no slot reuse)
   std::vector<uint32_t> held_id_;  // per t: the interned LH_t, 0 (the empty set) until needed
   bool read_locks_ = false;
