@@ -3,9 +3,11 @@
 # and a racy increment (increments_bench.c), and of each alone (mutex_bench.c, racy_bench.c), and
 # of three atomics with relaxed, release and acquire orders (atomics_bench.c), and the first with
 # every access two calls deep (calls_bench.c, for call stacks):
-# uninstrumented vs racepred recording into memory only (without and with call stacks) vs
-# writing the raw recording vs real
-# ThreadSanitizer. Median wall time of RUNS runs.
+# uninstrumented vs real ThreadSanitizer vs racepred recording into memory only (without and
+# with 16-frame call stacks: the recorder's own cost) vs writing the raw recording vs the whole
+# `racepred record` (the run writing its raw recording, then the conversion into a trace;
+# without and with `--stack-depth 16`). Median wall time of RUNS runs, and each time as a
+# multiple of the uninstrumented run's.
 #   bench/recorder/overhead.sh [BUILD_DIR] [RUNS]     (defaults: build/release, 5)
 set -euo pipefail
 BUILD=${1:-build/release}
@@ -41,14 +43,20 @@ for b in increments mutex racy atomics calls; do
   file=$(measure env RACEPRED_RECORD="$WORK/$b.raw" "$WORK/$b.rec")
   tsan=$(measure env TSAN_OPTIONS=report_bugs=0 "$WORK/$b.tsan")
   tsan_reports=$(measure "$WORK/$b.tsan")
+  record=$(measure "$BUILD/racepred" record -q -o "$WORK/$b.rec.rpt" -- "$WORK/$b.rec")
+  record_stacks=$(measure "$BUILD/racepred" record -q --stack-depth 16 -o "$WORK/$b.rec.rpt" -- \
+    "$WORK/$b.rec")
   s=$(date +%s.%N)
   "$BUILD/racepred" record -q --finish "$WORK/$b.raw" -o "$WORK/$b.rpt"
   fin=$(awk -v a="$(date +%s.%N)" -v b="$s" 'BEGIN {print a - b}')
   events=$("$BUILD/racepred" stats "$WORK/$b.rpt" | awk '$1 == "events" {print $2; exit}')
-  for row in "uninstrumented:$base" "racepred, record into memory:$mem" \
+  for row in "uninstrumented:$base" "ThreadSanitizer (report_bugs=0):$tsan" \
+             "ThreadSanitizer (reporting):$tsan_reports" \
+             "racepred, record into memory:$mem" \
              "racepred, into memory, 16-frame stacks:$stacks" \
-             "racepred, write raw recording:$file" "ThreadSanitizer (report_bugs=0):$tsan" \
-             "ThreadSanitizer (reporting):$tsan_reports"; do
+             "racepred, write raw recording:$file" \
+             "racepred record (run + conversion):$record" \
+             "racepred record --stack-depth 16:$record_stacks"; do
     name=${row%%:*} t=${row##*:}
     printf "%-10s %-40s %10.3f %7.1fx\n" "$b" "$name" "$t" "$(awk -v a="$t" -v b="$base" 'BEGIN {print a / b}')"
   done

@@ -3,13 +3,19 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "racepred/format/trace_format.hpp"
+#include "racepred/io/reader.hpp"
+#include "racepred/recording/assemble.hpp"
 #include "racepred/recording/finish.hpp"
+#include "racepred/recording/naming.hpp"
+#include "racepred/recording/raw_recording.hpp"
+#include "racepred/recording/symbolizer.hpp"
 #include "racepred/trace/error.hpp"
 #include "support/raw_builder.hpp"
 
@@ -164,6 +170,137 @@ TEST(Recording, SyncOrdersAreEventsAndBenignRangesLoseTheirAccesses) {
   EXPECT_EQ(text,
             "T0|send(0x50)|0x1000\nT0|recv(0x50)|0x1000\nT0|w(0x110)|0x1000\n"
             "T0|w(heap[0x2000#1]+16)|0x1000\nT0|w(0x208)|0x1000\n");
+}
+
+// A long recording of three threads whose records interleave in short runs: sized accesses
+// (some inside others), a lock, calls and returns (stacks of depth 4), heap blocks that come
+// and go, a sync object. `steps` records in all, blocks of 4,000 records per thread.
+RawBuilder long_recording(uint64_t steps) {
+  RawBuilder f;
+  std::vector<fmt::RawRecord> pending[3];
+  std::vector<int> depth(3, 0);
+  for (uint32_t t = 0; t < 3; ++t) f.start(t, 0);
+  const uint8_t w8 = fmt::raw_access(fmt::kWrite, fmt::kSize8);
+  const uint8_t r1 = fmt::raw_access(fmt::kRead, fmt::kSize1);
+  uint64_t seq = 1;
+  for (uint64_t k = 0; k < steps; ++k, ++seq) {
+    const uint32_t t = static_cast<uint32_t>((k / 3) % 3);
+    std::vector<fmt::RawRecord>& out = pending[t];
+    const uint64_t pc = 0x1000 + 4 * (k % 13);
+    switch (k % 9) {
+      case 0:
+        out.push_back(rec(seq, fmt::kAcquire, 0x8000, pc));
+        break;
+      case 1:
+        out.push_back(rec(seq, w8, 0x100 + 8 * (k % 5), pc));
+        break;
+      case 2:
+        out.push_back(rec(seq, fmt::kRelease, 0x8000, pc));
+        break;
+      case 3:
+        out.push_back(rec(seq, r1, 0x103 + 8 * (k % 4), pc));  // inside another's 8 bytes
+        break;
+      case 4:
+        if (depth[t] < 3) {
+          out.push_back(rec(seq, fmt::kRawFuncEntry, 0x5000 + k % 3, pc));
+          ++depth[t];
+        } else {
+          out.push_back(rec(seq, fmt::kRawFuncExit, 0, pc));
+          --depth[t];
+        }
+        break;
+      case 5:
+        if (k % 900 == 5) {  // a block that lives for a while, used by every thread
+          out.push_back(rec(seq, fmt::kRawAlloc, 0x90000 + 64 * (k % 4), pc));
+          out.push_back(rec(seq, fmt::kRawSize, 64, pc));
+        } else if (k % 900 == 455) {
+          out.push_back(rec(seq, fmt::kRawFree, 0x90000 + 64 * ((k - 450) % 4), pc));
+        } else {
+          out.push_back(rec(seq, w8, 0x90000 + 64 * (k % 4) + 8 * (k % 3), pc));
+        }
+        break;
+      case 6:
+        if (k % 2000 == 6) {
+          out.push_back(rec(seq, fmt::kRawSyncObject, 0x8000, pc));
+          out.push_back(rec(seq, fmt::kRawSize, 40, pc));
+        } else {
+          out.push_back(rec(seq, fmt::kRead, 0x200 + 8 * (k % 7), pc));
+        }
+        break;
+      default:
+        out.push_back(rec(seq, fmt::kWrite, 0x300 + 8 * (k % 11), pc));
+    }
+    if (out.size() >= 4000) {
+      f.records(t, out, false);
+      out.clear();
+    }
+  }
+  for (uint32_t t = 0; t < 3; ++t) f.records(t, pending[t], true);
+  f.note("stack_depth=4\n");
+  f.note("complete=1\n");
+  return f;
+}
+
+// Each event of a trace as text: thread, op, target, location and stack frames by name.
+std::vector<std::string> describe(const std::vector<Event>& events, const Symbols& s) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Event& e = events[i];
+    std::string line = std::string(s.threads.name(e.thread)) + " " + std::string(op_name(e.op)) +
+                       " " +
+                       std::string(e.is_access()        ? s.variables.name(e.target)
+                                   : targets_lock(e.op) ? s.locks.name(e.target)
+                                                        : s.threads.name(e.target)) +
+                       " " + std::string(s.locations.name(e.location));
+    for (const uint32_t frame : s.stacks.of(i + 1))
+      line += " <" + std::string(s.locations.name(frame));
+    out.push_back(line);
+  }
+  return out;
+}
+
+// The conversion streams (docs/PERFORMANCE.md, "Recorder"): by its own accounting it holds at
+// most a batch and a chunk of events and, with pages given back every 32 KiB, at most that
+// much of the raw recording plus a block per thread, however long the recording is; and what
+// it writes is what the in-memory assembly makes, stacks included.
+TEST(Recording, ConversionHoldsABoundedPartOfTheRecordingAndMatchesTheInMemoryAssembly) {
+  const uint64_t give_back = 32 << 10;
+  for (int size = 0; size < 2; ++size) {
+    const uint64_t steps = size == 0 ? 30000 : 120000;
+    RawBuilder f = long_recording(steps);
+    const std::string raw = temp("long") + ".raw", out = temp("long") + ".rpt";
+    std::ofstream(raw, std::ios::binary) << f.bytes();
+    recording::FinishOptions o;
+    o.output = out;
+    o.symbolize = false;
+    o.give_back_bytes = give_back;
+    const recording::FinishResult r = recording::finish_recording(raw, o);
+    const recording::RawRecording rec = recording::decode_recording(f.bytes(), "long.raw");
+    uint64_t block = 0;  // the largest block
+    for (const auto& [tid, t] : rec.threads)
+      for (const recording::RawBlock& b : t.blocks)
+        block = std::max<uint64_t>(block, static_cast<uint64_t>(b.end - b.data));
+    const uint64_t bound = give_back + 3 * block;
+    EXPECT_LE(r.peak_raw_bytes_held, bound);
+    EXPECT_GT(r.peak_raw_bytes_held, 0u);
+    EXPECT_GT(f.bytes().size(),
+              4 * bound * size);  // (for the longer one the bound is not the file)
+    EXPECT_LE(r.peak_events_held, fmt::kChunkEvents + recording::Assembly::kBatch);
+    if (size) {
+      EXPECT_LT(r.peak_events_held, r.events);  // (not all of them)
+    }
+    EXPECT_GT(r.events, steps * 8 / 10);
+
+    const Trace written = load_trace(out);
+    ASSERT_EQ(written.size(), r.events);
+    recording::Assembled in_memory = recording::assemble(rec, recording::consistent_cut(rec));
+    recording::Symbolizer no_tools({}, false);
+    const Symbols symbols = recording::name_trace(in_memory, no_tools);
+    EXPECT_FALSE(symbols.stacks.empty());
+    EXPECT_EQ(describe(written.events, written.symbols), describe(in_memory.events, symbols));
+    std::remove(raw.c_str());
+    std::remove(out.c_str());
+  }
 }
 
 }  // namespace

@@ -120,13 +120,6 @@ void BinaryWriter::write_symbols() {
     write_block(format::kBlockSymbols, symbol_buffer_.data(), symbol_buffer_.size(), true);
 }
 
-void BinaryWriter::on_event(EventId id, const Event& e, uint32_t) {
-  pending_.push_back(e);
-  pending_ids_.push_back(id);
-  ++events_;
-  if (pending_.size() >= options_.chunk_events) flush_chunk();
-}
-
 void BinaryWriter::flush_chunk() {
   write_symbols();  // every name an event of the chunk uses precedes it
   if (pending_.empty()) return;
@@ -146,11 +139,16 @@ void BinaryWriter::flush_chunk() {
   write_block(format::kBlockEvents, chunk_.data(), size, true);
   pending_.clear();
   pending_ids_.clear();
+  if (!pending_stacks_.empty()) {
+    write_stack_table();
+    write_event_stacks(pending_stacks_);
+    pending_stacks_.clear();
+  }
 }
 
-void BinaryWriter::write_stacks() {
+void BinaryWriter::write_stack_table() {
   const Stacks& stacks = symbols_.stacks;
-  if (stacks.empty()) return;
+  if (written_stacks_ >= stacks.frames.size()) return;
   // Blocks of at most half the block limit, each starting with the id of its first stack.
   std::vector<uint8_t> buf;
   auto room = [&](size_t n) {
@@ -159,8 +157,8 @@ void BinaryWriter::write_stacks() {
     return buf.data() + at;
   };
   auto trim = [&](uint8_t* end) { buf.resize(static_cast<size_t>(end - buf.data())); };
-  trim(format::put_varint(room(10), 1));
-  for (size_t id = 1; id < stacks.frames.size(); ++id) {
+  trim(format::put_varint(room(10), written_stacks_));
+  for (size_t id = written_stacks_; id < stacks.frames.size(); ++id) {
     const std::vector<uint32_t>& frames = stacks.frames[id];
     uint8_t* p = format::put_varint(room(10 + 5 * frames.size()), frames.size());
     for (const uint32_t f : frames) p = format::put_varint(p, f);
@@ -172,12 +170,18 @@ void BinaryWriter::write_stacks() {
     }
   }
   write_block(format::kBlockStacks, buf.data(), buf.size(), true);
-  buf.clear();
+  written_stacks_ = stacks.frames.size();
+}
+
+void BinaryWriter::write_event_stacks(const std::vector<std::pair<EventId, uint32_t>>& of_events) {
+  std::vector<uint8_t> buf;
   uint64_t previous = 0;
-  for (uint64_t e = 0; e < stacks.of_event.size(); ++e) {
-    if (stacks.of_event[e] == 0) continue;
-    uint8_t* p = format::put_varint(room(20), e - previous - 1);
-    trim(format::put_varint(p, stacks.of_event[e]));
+  for (const auto& [e, stack] : of_events) {
+    const size_t at = buf.size();
+    buf.resize(at + 20);
+    uint8_t* p = format::put_varint(buf.data() + at, e - previous - 1);
+    p = format::put_varint(p, stack);
+    buf.resize(static_cast<size_t>(p - buf.data()));
     previous = e;
     if (buf.size() > format::kMaxRawBlock / 2) {
       write_block(format::kBlockEventStacks, buf.data(), buf.size(), true);
@@ -186,14 +190,34 @@ void BinaryWriter::write_stacks() {
     }
   }
   if (!buf.empty()) write_block(format::kBlockEventStacks, buf.data(), buf.size(), true);
-  buf.clear();
+}
+
+void BinaryWriter::write_thread_stacks() {
+  const Stacks& stacks = symbols_.stacks;
+  std::vector<uint8_t> buf;
   for (size_t t = 0; t < stacks.created.size(); ++t) {
     if (stacks.created[t].stack == 0) continue;
-    uint8_t* p = format::put_varint(room(30), t);
+    const size_t at = buf.size();
+    buf.resize(at + 30);
+    uint8_t* p = format::put_varint(buf.data() + at, t);
     p = format::put_varint(p, stacks.created[t].parent);
-    trim(format::put_varint(p, stacks.created[t].stack));
+    p = format::put_varint(p, stacks.created[t].stack);
+    buf.resize(static_cast<size_t>(p - buf.data()));
   }
   if (!buf.empty()) write_block(format::kBlockThreadStacks, buf.data(), buf.size(), true);
+}
+
+void BinaryWriter::write_stacks() {
+  const Stacks& stacks = symbols_.stacks;
+  if (stacks.empty()) return;
+  write_stack_table();
+  if (!streams_stacks_) {
+    std::vector<std::pair<EventId, uint32_t>> of_events;
+    for (uint64_t e = 0; e < stacks.of_event.size(); ++e)
+      if (stacks.of_event[e] != 0) of_events.push_back({e, stacks.of_event[e]});
+    write_event_stacks(of_events);
+  }
+  write_thread_stacks();
 }
 
 void BinaryWriter::finish() {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "racepred/format/trace_format.hpp"
@@ -35,7 +36,23 @@ class BinaryWriter : public EventConsumer {
   BinaryWriter(const BinaryWriter&) = delete;
   BinaryWriter& operator=(const BinaryWriter&) = delete;
 
-  void on_event(EventId id, const Event& event, uint32_t line) override;
+  void on_event(EventId id, const Event& event, uint32_t) override {
+    pending_.push_back(event);
+    pending_ids_.push_back(id);
+    ++events_;
+    if (pending_.size() >= options_.chunk_events) flush_chunk();
+  }
+  // An event and its call stack (an id of symbols.stacks, 0: none), written with the chunk of
+  // the event: the stack table's new stacks and the chunk's event stacks follow its events
+  // block, so nothing per event is kept past the chunk (`racepred record`). A writer takes its
+  // stacks either this way or from symbols.stacks.of_event at the end, not both.
+  void on_event(EventId id, const Event& event, uint32_t line, uint32_t stack) {
+    if (stack) pending_stacks_.push_back({id, stack});
+    streams_stacks_ = true;
+    BinaryWriter::on_event(id, event, line);
+  }
+  // Events given but not yet written (at most a chunk).
+  size_t pending_events() const { return pending_.size(); }
   // Writes the last chunk, the index and the trailer (the file is complete); close() too.
   void on_end() override { finish(); }
   void finish();
@@ -48,6 +65,11 @@ class BinaryWriter : public EventConsumer {
   void write_symbols();
   // The stack table and the events' stacks (symbols.stacks), after the last events block.
   void write_stacks();
+  // The stacks of the table not yet written; the given events' stacks; where threads were
+  // created.
+  void write_stack_table();
+  void write_event_stacks(const std::vector<std::pair<EventId, uint32_t>>& of_events);
+  void write_thread_stacks();
   void write_block(uint8_t kind, const uint8_t* raw, size_t size, bool compress);
   void write_all(const void* data, size_t size);
 
@@ -63,6 +85,9 @@ class BinaryWriter : public EventConsumer {
   std::vector<format::IndexEntry> index_;
   std::vector<Event> pending_;  // the open chunk's events
   std::vector<EventId> pending_ids_;
+  std::vector<std::pair<EventId, uint32_t>> pending_stacks_;  // the open chunk's (event, stack)
+  bool streams_stacks_ = false;
+  size_t written_stacks_ = 1;  // stack ids below it are in the file (0 is "none")
   uint32_t written_names_[format::kSpaceCount] = {};
   uint64_t offset_ = 0;
   uint64_t events_ = 0;

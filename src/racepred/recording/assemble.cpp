@@ -15,13 +15,6 @@ namespace fmt = racepred::format;
 
 namespace {
 
-// A range access (its event's op has size code kSizeRange): the bytes [start, start + length).
-struct RangeAccess {
-  size_t event;
-  Key start;
-  uint64_t length;
-};
-
 // What the accesses of one variable (a start address) were: its largest fixed size, and the one
 // thread that accessed it (kShared: several).
 struct VarUse {
@@ -34,110 +27,37 @@ bool key_less(const Key& a, const Key& b) {
   return a.instance != b.instance ? a.instance < b.instance : a.addr < b.addr;
 }
 
-// Turns the sized accesses of `events` into events of variables: an access of [s, s + n) by
-// thread t is an access of its own start and of every variable that starts inside it and that
-// a thread other than t accessed. Two accesses of different threads then share a variable
-// exactly when their bytes overlap: both contain the larger of their two starts, which is one
-// of them's own start, accessed by its thread. An access that no other access starts inside
-// stays one event, and a range (a free of a block that only one thread used) costs nothing for
-// the variables only its own thread touches. Every lock or sync event of an initialised or
-// destroyed sync object is preceded by a read of the object's variable.
-void expand_accesses(std::vector<Event>& events, const AddressModel& addresses,
-                     const std::vector<VarUse>& uses, const std::vector<RangeAccess>& ranges,
-                     std::vector<std::pair<Key, uint32_t>>& sync_objects) {
-  auto plain = [](Op op) { return static_cast<Op>(static_cast<uint8_t>(op) & 15); };
-  auto code_of = [](Op op) { return static_cast<uint8_t>(static_cast<uint8_t>(op) >> 4); };
-  const std::vector<Key>& keys = addresses.variables();
-  // The variables in address order, and per variable the distance to the next one's start in
-  // the same memory (capped at 255): a fixed-size access splits only when it is larger.
-  struct Start {
-    Key key;
-    uint32_t id;
-  };
-  std::vector<Start> starts(keys.size());
-  for (uint32_t v = 0; v < keys.size(); ++v) starts[v] = Start{keys[v], v};
-  bool split = false;
-  std::vector<uint8_t> gap;
-  if (!uses.empty() || !ranges.empty()) {
-    std::sort(starts.begin(), starts.end(),
-              [](const Start& a, const Start& b) { return key_less(a.key, b.key); });
-    gap.assign(keys.size(), 255);
-    for (size_t i = 0; i + 1 < starts.size(); ++i) {
-      const Key &a = starts[i].key, &b = starts[i + 1].key;
-      if (a.instance == b.instance && b.addr - a.addr < 255) {
-        gap[starts[i].id] = static_cast<uint8_t>(b.addr - a.addr);
-        if (starts[i].id < uses.size() && uses[starts[i].id].largest > gap[starts[i].id])
-          split = true;
-      }
-    }
-  }
-  // Per lock id: the variable of its sync object, or UINT32_MAX.
-  std::vector<uint32_t> object_var;
-  if (!sync_objects.empty()) {
-    std::sort(sync_objects.begin(), sync_objects.end(),
-              [](const auto& a, const auto& b) { return key_less(a.first, b.first); });
-    const std::vector<Key>& locks = addresses.locks();
-    object_var.assign(locks.size(), UINT32_MAX);
-    for (uint32_t l = 0; l < locks.size(); ++l) {
-      const Key k{locks[l].instance, locks[l].addr & ~fmt::kAtomicLockBit};
-      auto it = std::lower_bound(
-          sync_objects.begin(), sync_objects.end(), k,
-          [](const std::pair<Key, uint32_t>& a, const Key& b) { return key_less(a.first, b); });
-      if (it != sync_objects.end() && it->first == k) object_var[l] = it->second;
-    }
-  }
-  if (!split && ranges.empty() && object_var.empty()) {
-    for (Event& e : events) e.op = plain(e.op);
-    return;
-  }
-  std::vector<Event> out;
-  out.reserve(events.size() + events.size() / 8);
-  // The events of an access of [start, start + length) whose own start is e.target
-  // (UINT32_MAX: none, a free).
-  auto expand = [&](Event e, const Key& start, uint64_t length) {
-    const uint32_t own = e.target;
-    auto it = std::lower_bound(starts.begin(), starts.end(), start,
-                               [](const Start& a, const Key& b) { return key_less(a.key, b); });
-    for (; it != starts.end() && it->key.instance == start.instance &&
-           it->key.addr - start.addr < length;
-         ++it) {
-      if (it->id != own && (it->id >= uses.size() || uses[it->id].owner == e.thread)) continue;
-      e.target = it->id;
-      out.push_back(e);
-    }
-  };
-  size_t next_range = 0;
-  for (size_t i = 0; i < events.size(); ++i) {
-    Event e = events[i];
-    const uint8_t code = code_of(e.op);
-    e.op = plain(e.op);
-    // (Not for a request: the acquire that grants it reads the object, and nothing but that
-    // acquire may follow a req in its thread.)
-    if (targets_lock(e.op) && e.op != Op::Request && e.target < object_var.size() &&
-        object_var[e.target] != UINT32_MAX)
-      out.push_back(Event{Op::Read, e.thread, object_var[e.target], e.location});
-    if (!e.is_access()) {
-      out.push_back(e);
-    } else if (code == fmt::kSizeRange) {
-      const RangeAccess& r = ranges[next_range++];
-      expand(e, r.start, r.length);
-    } else if (!gap.empty() && fmt::size_bytes(code) > gap[e.target]) {
-      expand(e, keys[e.target], fmt::size_bytes(code));
-    } else {
-      out.push_back(e);
-    }
-  }
-  events.swap(out);
-}
-
 }  // namespace
 
-Assembled assemble(const RawRecording& recording, uint64_t cut) {
-  Assembled out;
-  out.events.reserve(recording.records);  // an upper bound: no regrowth of the largest array
-  AddressModel& addresses = out.addresses;
-  std::vector<uint64_t>& pcs = out.pcs;
+class Assembly::Impl {
+ public:
+  Impl(const RawRecording& recording, uint64_t cut)
+      : recording_(recording), cut_(cut), depth_(recording.stack_depth) {
+    if (depth_) out_.caller_nodes.emplace_back();  // node 0: no stack
+  }
 
+  void scan() {
+    run<false>(nullptr);
+    prepare();
+  }
+  void emit(EventBatchSink& sink) {
+    // The same records again, from the same start: every id comes out as in the first pass
+    // (ids are given in order of first appearance, and the heap is replayed from empty).
+    for (PerThread& t : threads_) {
+      const uint32_t id = t.id;
+      t = PerThread();
+      t.id = id;
+    }
+    live_ = std::make_unique<AddressModel>();
+    batch_.reserve(kBatch);
+    run<true>(&sink);
+    if (!batch_.empty()) sink.on_events(batch_);
+    batch_.clear();
+  }
+  Assembled& scanned() { return out_; }
+  uint64_t peak_raw_bytes() const { return peak_raw_bytes_; }
+
+ private:
   // Per runtime thread id: the trace's thread id (UINT32_MAX until named) and the caller of
   // its next event (a kRawCaller record), or 0.
   // With stacks: the return addresses of its open calls (outermost first), and the node of its
@@ -152,98 +72,219 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
     uint64_t last_pc = 0, last_caller = 0;
     uint32_t last_node = UINT32_MAX, last_index = 0;
   };
-  std::vector<PerThread> threads;
-  auto state = [&](uint32_t tid) -> PerThread& {
-    if (tid >= threads.size()) threads.resize(size_t{tid} + 1);
-    return threads[tid];
-  };
-  auto thread_of = [&](uint32_t tid) {
+
+  PerThread& state(uint32_t tid) {
+    if (tid >= threads_.size()) threads_.resize(size_t{tid} + 1);
+    return threads_[tid];
+  }
+  uint32_t thread_of(uint32_t tid) {
+    if (tid < threads_.size() && threads_[tid].id != UINT32_MAX) [[likely]]
+      return threads_[tid].id;
+    return name_thread(tid);
+  }
+  [[gnu::noinline]] uint32_t name_thread(uint32_t tid) {
     PerThread& t = state(tid);
     if (t.id == UINT32_MAX) {
       std::string name = "T";  // (not "T" + to_string: gcc 12 warns falsely, -Wrestrict)
       name += std::to_string(tid);
-      t.id = out.threads.intern(name);
+      t.id = out_.threads.intern(name);
     }
     return t.id;
-  };
-  std::unordered_map<uint64_t, uint32_t> loc_ids;
-  auto location_id = [&](uint64_t pc) {
-    auto [it, fresh] = loc_ids.emplace(pc, static_cast<uint32_t>(pcs.size()));
-    if (fresh) pcs.push_back(pc);
+  }
+  uint32_t location_id(uint64_t pc) {
+    auto [it, fresh] = loc_ids_.emplace(pc, static_cast<uint32_t>(out_.pcs.size()));
+    if (fresh) out_.pcs.push_back(pc);
     return it->second;
-  };
+  }
   // (pc, caller) -> location index: an event with a caller record has a location of its own.
-  std::map<std::pair<uint64_t, uint64_t>, uint32_t> caller_locs;
-  auto caller_location_id = [&](uint64_t pc, uint64_t caller) {
+  uint32_t caller_location_id(uint64_t pc, uint64_t caller) {
     auto [it, fresh] =
-        caller_locs.emplace(std::pair{pc, caller}, static_cast<uint32_t>(pcs.size()));
+        caller_locs_.emplace(std::pair{pc, caller}, static_cast<uint32_t>(out_.pcs.size()));
     if (fresh) {
-      pcs.push_back(pc);
-      out.callers.push_back({it->second, caller});
+      out_.pcs.push_back(pc);
+      out_.callers.push_back({it->second, caller});
     }
     return it->second;
-  };
-  AddressCache loc_cache;
+  }
   // Stacks: a node per distinct list of callers; an event's location index is per (pc, caller,
   // node).
-  const uint32_t depth = recording.stack_depth;
-  std::map<std::vector<uint64_t>, uint32_t> node_ids;
-  std::map<std::tuple<uint64_t, uint64_t, uint32_t>, uint32_t> stack_locs;
-  if (depth) out.caller_nodes.emplace_back();  // node 0: no stack
-  auto node_of = [&](PerThread& t) {
+  uint32_t node_of(PerThread& t) {
     if (t.node != UINT32_MAX) return t.node;
     // calls[0] is the return address into whatever started the thread's outermost instrumented
     // function (libc's start of main, the runtime's thread trampoline): not a frame of the
     // program, and ThreadSanitizer's stacks end at that function too.
-    const size_t n = std::min<size_t>(t.calls.empty() ? 0 : t.calls.size() - 1, depth - 1);
+    const size_t n = std::min<size_t>(t.calls.empty() ? 0 : t.calls.size() - 1, depth_ - 1);
     std::vector<uint64_t> key(t.calls.rbegin(), t.calls.rbegin() + static_cast<ptrdiff_t>(n));
-    auto [it, fresh] = node_ids.emplace(key, static_cast<uint32_t>(out.caller_nodes.size()));
+    auto [it, fresh] = node_ids_.emplace(key, static_cast<uint32_t>(out_.caller_nodes.size()));
     if (fresh) {
       std::vector<uint32_t> frames;
       for (const uint64_t pc : key) frames.push_back(location_id(pc));
-      out.caller_nodes.push_back(std::move(frames));
+      out_.caller_nodes.push_back(std::move(frames));
     }
     return t.node = it->second;
-  };
+  }
   // The location index of an event of thread `tid` at `pc` (with its caller record, or 0).
-  auto event_location = [&](uint32_t tid, uint64_t pc, uint64_t caller) {
-    if (!depth)
-      return caller ? caller_location_id(pc, caller)
-                    : loc_cache.get(pc, [&] { return location_id(pc); });
+  [[gnu::always_inline]] uint32_t event_location(uint32_t tid, uint64_t pc, uint64_t caller) {
     PerThread& t = state(tid);
+    if (!depth_) {
+      if (caller) return caller_location_id(pc, caller);
+      if (pc != t.last_pc || t.last_node != 0) {  // (a loop repeats its thread's last location)
+        t.last_pc = pc;
+        t.last_node = 0;
+        t.last_index = loc_cache_.get(pc, [&] { return location_id(pc); });
+      }
+      return t.last_index;
+    }
     const uint32_t node = node_of(t);
     if (node == t.last_node && pc == t.last_pc && caller == t.last_caller) return t.last_index;
     auto [it, fresh] =
-        stack_locs.emplace(std::tuple{pc, caller, node}, static_cast<uint32_t>(pcs.size()));
+        stack_locs_.emplace(std::tuple{pc, caller, node}, static_cast<uint32_t>(out_.pcs.size()));
     if (fresh) {
-      pcs.push_back(pc);
-      if (caller) out.callers.push_back({it->second, caller});
-      out.location_nodes.resize(pcs.size(), 0);
-      out.location_nodes[it->second] = node;
+      out_.pcs.push_back(pc);
+      if (caller) out_.callers.push_back({it->second, caller});
+      out_.location_nodes.resize(out_.pcs.size(), 0);
+      out_.location_nodes[it->second] = node;
     }
     t.last_pc = pc;
     t.last_caller = caller;
     t.last_node = node;
     return t.last_index = it->second;
-  };
-
-  // Access sizes (docs/RECORDER.md, "Access sizes"): an access of bytes [s, s + n) is the set
-  // of variables (start addresses of accesses) inside it. Until that set is known, an access
-  // event carries its size code in bits 4..7 of its op; the variable's largest fixed size, the
-  // range accesses (mem*, libc, free, init/destroy of sync objects) and the sync objects are
-  // kept aside; expand_accesses() then makes the events.
-  std::vector<VarUse> uses;  // per variable id
-  std::vector<RangeAccess> ranges;
-  std::vector<std::pair<Key, uint32_t>> sync_objects;  // key, variable id
-  auto sized = [](uint8_t op, uint8_t code) { return static_cast<Op>(op | code << 4); };
-  auto use = [&](uint32_t v, uint32_t thread, uint8_t bytes) {
-    if (v >= uses.size()) uses.resize(size_t{v} + 1);
-    VarUse& u = uses[v];
+  }
+  // First pass: how variable v was accessed by `thread`, `bytes` wide (0: a range).
+  void use(uint32_t v, uint32_t thread, uint8_t bytes) {
+    if (v >= uses_.size()) uses_.resize(size_t{v} + 1);
+    VarUse& u = uses_[v];
     if (u.owner != thread) u.owner = u.owner == VarUse::kNone ? thread : VarUse::kShared;
     if (bytes > u.largest) u.largest = bytes;
-  };
+  }
 
-  RecordMerger merger(recording, cut);
+  // Between the passes: what the second pass needs to expand accesses and mark sync objects.
+  void prepare();
+
+  // Second pass: an event of the trace (accesses of a benign range leave it).
+  [[gnu::always_inline]] void put(const Event& e) {
+    if (has_benign_ && e.is_access() && benign_[e.target]) return;
+    batch_.push_back(e);
+    if (batch_.size() == kBatch) [[unlikely]] {
+      sink_->on_events(batch_);
+      batch_.clear();
+    }
+  }
+  // Second pass: an access of [start, start + length) whose own start is e.target (UINT32_MAX:
+  // none, a free) is an access of its own start and of every variable that starts inside it and
+  // that a thread other than e.thread accessed. Two accesses of different threads then share a
+  // variable exactly when their bytes overlap: both contain the larger of their two starts,
+  // which is one of them's own start, accessed by its thread. A range (a free of a block that
+  // only one thread used) costs nothing for the variables only its own thread touches.
+  void expand(Event e, const Key& start, uint64_t length) {
+    const uint32_t own = e.target;
+    auto it = std::lower_bound(starts_.begin(), starts_.end(), start,
+                               [](const Start& a, const Key& b) { return key_less(a.key, b); });
+    for (; it != starts_.end() && it->key.instance == start.instance &&
+           it->key.addr - start.addr < length;
+         ++it) {
+      if (it->id != own && (it->id >= uses_.size() || uses_[it->id].owner == e.thread)) continue;
+      e.target = it->id;
+      put(e);
+    }
+  }
+  // Second pass: the events of one access or lock operation. Every lock or sync event of an
+  // initialised or destroyed sync object is preceded by a read of the object's variable (not
+  // a request: the acquire that grants it reads the object, and nothing but that acquire may
+  // follow a req in its thread).
+  [[gnu::always_inline]] void event(const Event& e, uint8_t code, const Key* range_start,
+                                    uint64_t range_length) {
+    if (targets_lock(e.op) && e.op != Op::Request && e.target < object_var_.size() &&
+        object_var_[e.target] != UINT32_MAX)
+      put(Event{Op::Read, e.thread, object_var_[e.target], e.location});
+    if (!e.is_access())
+      put(e);
+    else if (code == fmt::kSizeRange)
+      expand(e, *range_start, range_length);
+    else if (fmt::size_bytes(code) > gap_[e.target])
+      expand(e, variable_keys()[e.target], fmt::size_bytes(code));
+    else
+      put(e);
+  }
+  const std::vector<Key>& variable_keys() const { return out_.addresses.variables(); }
+
+  template <bool kEmit>
+  void run(EventBatchSink* sink);
+
+  const RawRecording& recording_;
+  const uint64_t cut_;
+  const uint32_t depth_;
+  Assembled out_;
+  std::vector<PerThread> threads_;
+  std::unordered_map<uint64_t, uint32_t> loc_ids_;
+  std::map<std::pair<uint64_t, uint64_t>, uint32_t> caller_locs_;
+  std::map<std::vector<uint64_t>, uint32_t> node_ids_;
+  std::map<std::tuple<uint64_t, uint64_t, uint32_t>, uint32_t> stack_locs_;
+  AddressCache loc_cache_;
+  uint64_t peak_raw_bytes_ = 0;
+
+  // First pass: how each variable was accessed; the sync objects (key, variable id) the program
+  // initialised or destroyed.
+  std::vector<VarUse> uses_;
+  std::vector<std::pair<Key, uint32_t>> sync_objects_;
+  // For the second pass: the variables in address order; per variable the distance to the next
+  // one's start in the same memory (capped at 255: a fixed-size access splits only when it is
+  // larger); per lock id the variable of its sync object, or UINT32_MAX; benign variables.
+  struct Start {
+    Key key;
+    uint32_t id;
+  };
+  std::vector<Start> starts_;
+  std::vector<uint8_t> gap_;
+  std::vector<uint32_t> object_var_;
+  std::vector<bool> benign_;
+  bool has_benign_ = false;
+  // Second pass: the heap replayed from empty (out_.addresses keeps the first pass's model,
+  // whose keys name the variables), the batch for the sink.
+  std::unique_ptr<AddressModel> live_;
+  std::vector<Event> batch_;
+  EventBatchSink* sink_ = nullptr;
+};
+
+void Assembly::Impl::prepare() {
+  const std::vector<Key>& keys = variable_keys();
+  starts_.resize(keys.size());
+  for (uint32_t v = 0; v < keys.size(); ++v) starts_[v] = Start{keys[v], v};
+  std::sort(starts_.begin(), starts_.end(),
+            [](const Start& a, const Start& b) { return key_less(a.key, b.key); });
+  gap_.assign(keys.size(), 255);
+  for (size_t i = 0; i + 1 < starts_.size(); ++i) {
+    const Key &a = starts_[i].key, &b = starts_[i + 1].key;
+    if (a.instance == b.instance && b.addr - a.addr < 255)
+      gap_[starts_[i].id] = static_cast<uint8_t>(b.addr - a.addr);
+  }
+  if (!sync_objects_.empty()) {
+    std::sort(sync_objects_.begin(), sync_objects_.end(),
+              [](const auto& a, const auto& b) { return key_less(a.first, b.first); });
+    const std::vector<Key>& locks = out_.addresses.locks();
+    object_var_.assign(locks.size(), UINT32_MAX);
+    for (uint32_t l = 0; l < locks.size(); ++l) {
+      const Key k{locks[l].instance, locks[l].addr & ~fmt::kAtomicLockBit};
+      auto it = std::lower_bound(
+          sync_objects_.begin(), sync_objects_.end(), k,
+          [](const std::pair<Key, uint32_t>& a, const Key& b) { return key_less(a.first, b); });
+      if (it != sync_objects_.end() && it->first == k) object_var_[l] = it->second;
+    }
+    sync_objects_.clear();
+    sync_objects_.shrink_to_fit();
+  }
+  // Races on a benign range are not reported: its accesses leave the trace (whenever the
+  // annotation came), its synchronisation stays.
+  has_benign_ = out_.addresses.has_benign();
+  if (has_benign_) benign_ = out_.addresses.benign_variables();
+}
+
+template <bool kEmit>
+void Assembly::Impl::run(EventBatchSink* sink) {
+  sink_ = sink;
+  // The first pass builds the address model the names come from; the second replays the heap.
+  AddressModel& addresses = kEmit ? *live_ : out_.addresses;
+  RecordMerger merger(recording_, cut_);
   fmt::RawRecord r;
   uint32_t tid = 0;
   while (merger.next(r, tid)) {
@@ -262,10 +303,12 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
     // A write of [addr, addr + n) by the thread at pc (free, init/destroy), before the event
     // the record stands for; `target`: the variable of its start, or UINT32_MAX.
     auto range_write = [&](Key start, uint64_t n, uint32_t target) {
-      ranges.push_back({out.events.size(), start, n});
-      if (target != UINT32_MAX) use(target, thread_of(tid), 0);
-      out.events.push_back(Event{sized(fmt::kWrite, fmt::kSizeRange), thread_of(tid), target,
-                                 event_location(tid, pc, 0)});
+      const uint32_t thread = thread_of(tid);
+      if constexpr (!kEmit) {
+        if (target != UINT32_MAX) use(target, thread, 0);
+      }
+      const Event e{Op::Write, thread, target, event_location(tid, pc, 0)};
+      if constexpr (kEmit) event(e, fmt::kSizeRange, &start, n);
     };
     if (op == fmt::kRawAlloc) {
       if (const uint64_t n = take_size(); n != UINT64_MAX) addresses.alloc(r.addr, n, pc);
@@ -282,12 +325,14 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
     } else if (op == fmt::kRawSyncObject) {
       if (const uint64_t n = take_size(); n != UINT64_MAX && n) {
         const uint32_t v = addresses.variable(r.addr);
-        sync_objects.emplace_back(addresses.key(r.addr), v);
+        if constexpr (!kEmit) sync_objects_.emplace_back(addresses.key(r.addr), v);
         range_write(addresses.key(r.addr), n, v);
       }
     } else if (op == fmt::kRawStack) {
-      if (const uint64_t n = take_size(); n != UINT64_MAX)
-        out.stacks.push_back({r.addr, r.addr + n, thread_of(tid)});
+      if (const uint64_t n = take_size(); n != UINT64_MAX) {
+        const uint32_t thread = thread_of(tid);
+        if constexpr (!kEmit) out_.stacks.push_back({r.addr, r.addr + n, thread});
+      }
     } else if (op == fmt::kRawFuncEntry) {
       PerThread& t = state(tid);
       if (t.calls.size() < (1u << 16))
@@ -309,36 +354,62 @@ Assembled assemble(const RawRecording& recording, uint64_t cut) {
       e.op = static_cast<Op>(op);
       e.thread = thread_of(tid);
       const uint64_t addr = r.addr;
+      Key range_start{};
+      uint64_t range_length = 0;
       if (op == fmt::kFork || op == fmt::kJoin) {
         e.target = thread_of(static_cast<uint32_t>(addr));
       } else if (op == fmt::kRead || op == fmt::kWrite) {
         e.target = addresses.variable(addr);
-        e.op = sized(op, code);
         if (code == fmt::kSizeRange) {
-          const uint64_t n = take_size();
-          if (n == UINT64_MAX) continue;  // cut off with its length
-          ranges.push_back({out.events.size(), addresses.key(addr), n});
-          use(e.target, e.thread, 0);
-        } else {
+          range_length = take_size();
+          if (range_length == UINT64_MAX) continue;  // cut off with its length
+          range_start = addresses.key(addr);
+          if constexpr (!kEmit) use(e.target, e.thread, 0);
+        } else if constexpr (!kEmit) {
           use(e.target, e.thread, static_cast<uint8_t>(fmt::size_bytes(code)));
         }
       } else {
         e.target = addresses.lock(addr);
       }
-      e.location = event_location(tid, pc, threads[tid].caller);
-      threads[tid].caller = 0;
-      out.events.push_back(e);
+      PerThread& t = threads_[tid];
+      e.location = event_location(tid, pc, t.caller);
+      threads_[tid].caller = 0;
+      if constexpr (kEmit) event(e, code, &range_start, range_length);
     }
     // else: a stray size record
   }
-  expand_accesses(out.events, addresses, uses, ranges, sync_objects);
-  if (addresses.has_benign()) {
-    // Races on a benign range are not reported: its accesses leave the trace (whenever the
-    // annotation came), its synchronisation stays.
-    const std::vector<bool> benign = addresses.benign_variables();
-    std::erase_if(out.events, [&](const Event& e) { return e.is_access() && benign[e.target]; });
-  }
-  out.cut_events = merger.cut_events();
+  if constexpr (!kEmit) out_.cut_events = merger.cut_events();
+  peak_raw_bytes_ = std::max(peak_raw_bytes_, merger.peak_raw_bytes());
+}
+
+Assembly::Assembly(const RawRecording& recording, uint64_t cut)
+    : impl_(std::make_unique<Impl>(recording, cut)) {}
+Assembly::~Assembly() = default;
+void Assembly::scan() {
+  impl_->scan();
+}
+Assembled& Assembly::scanned() {
+  return impl_->scanned();
+}
+void Assembly::emit(EventBatchSink& sink) {
+  impl_->emit(sink);
+}
+uint64_t Assembly::peak_raw_bytes() const {
+  return impl_->peak_raw_bytes();
+}
+
+Assembled assemble(const RawRecording& recording, uint64_t cut) {
+  struct Keep : EventBatchSink {
+    std::vector<Event> events;
+    void on_events(std::span<const Event> batch) override {
+      events.insert(events.end(), batch.begin(), batch.end());
+    }
+  } keep;
+  Assembly assembly(recording, cut);
+  assembly.scan();
+  assembly.emit(keep);
+  Assembled out = std::move(assembly.scanned());
+  out.events = std::move(keep.events);
   return out;
 }
 

@@ -1,9 +1,17 @@
 // The events of a recording, before names: the merged records become events whose threads,
 // variables and locks have ids (the address model) and whose locations are indices into the
 // recorded code addresses, which naming.hpp turns into source lines.
+//
+// Two passes over the records, so that nothing grows with the number of events: the first
+// (scan) learns the threads, variables, locks, locations and stacks, and how each variable was
+// accessed (which decides what an access of several bytes becomes, docs/RECORDER.md "Access
+// sizes"); the second (emit) replays the records with the same ids and hands the events on in
+// batches as it makes them.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -15,7 +23,7 @@
 namespace racepred::recording {
 
 struct Assembled {
-  std::vector<Event> events;  // location: an index into pcs
+  std::vector<Event> events;  // only assemble() fills it; location: an index into pcs
   SymbolTable threads;        // "T<tid>", in order of first appearance (final names)
   AddressModel addresses;     // the variables' and locks' keys, the allocation sites
   std::vector<uint64_t> pcs;  // the code address of each location index
@@ -37,7 +45,40 @@ struct Assembled {
   std::vector<uint32_t> location_nodes;
 };
 
-// The events of `recording` with sequence numbers below `cut`, in sequence order.
+// Receives the events of the second pass in trace order, a batch at a time.
+class EventBatchSink {
+ public:
+  virtual ~EventBatchSink() = default;
+  virtual void on_events(std::span<const Event> events) = 0;
+};
+
+// The two passes over the records of `recording` with sequence numbers below `cut`.
+class Assembly {
+ public:
+  // `recording` must outlive the assembly.
+  Assembly(const RawRecording& recording, uint64_t cut);
+  ~Assembly();
+  Assembly(const Assembly&) = delete;
+  Assembly& operator=(const Assembly&) = delete;
+
+  // The first pass; afterwards scanned() has everything but the events.
+  void scan();
+  Assembled& scanned();
+  // The second pass (after scan): the events, in trace order, to `sink`.
+  void emit(EventBatchSink& sink);
+
+  // Events per batch given to a sink: with the writer's chunk, all the events the conversion
+  // holds at once.
+  static constexpr size_t kBatch = 4096;
+  // The most raw-recording bytes either pass held at once (docs/PERFORMANCE.md "Recorder").
+  uint64_t peak_raw_bytes() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Both passes, the events kept in memory (small recordings and tests).
 Assembled assemble(const RawRecording& recording, uint64_t cut);
 
 }  // namespace racepred::recording

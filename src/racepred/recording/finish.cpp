@@ -1,5 +1,8 @@
 #include "racepred/recording/finish.hpp"
 
+#include <algorithm>
+#include <optional>
+
 #include "racepred/io/binary_writer.hpp"
 #include "racepred/io/std_writer.hpp"
 #include "racepred/recording/assemble.hpp"
@@ -9,51 +12,99 @@
 
 namespace racepred::recording {
 
-uint64_t write_trace(const std::vector<Event>& events, const Symbols& symbols,
-                     const std::string& out) {
-  const bool text = out.size() > 4 && (out.ends_with(".std") || out.ends_with(".txt"));
-  if (text) {
-    StdWriter writer(symbols, out);
-    for (size_t i = 0; i < events.size(); ++i) writer.on_event(i + 1, events[i], 0);
-    writer.on_end();
-    writer.close();
-    return writer.bytes_written();
-  }
-  BinaryWriter writer(symbols, out);
-  for (size_t i = 0; i < events.size(); ++i) writer.on_event(i + 1, events[i], 0);
-  writer.on_end();
-  writer.close();
-  return writer.bytes_written();
+namespace {
+
+bool is_text(const std::string& out) {
+  return out.size() > 4 && (out.ends_with(".std") || out.ends_with(".txt"));
 }
+
+// The second pass's events, named and numbered, to a writer: binary with their stacks, or STD
+// text (which has none).
+class WriterSink : public EventBatchSink {
+ public:
+  WriterSink(const Assembled& assembled, Symbols& symbols, const std::vector<uint32_t>& loc_map,
+             const std::string& out)
+      : loc_map_(loc_map), numbering_(assembled, loc_map, symbols.stacks) {
+    if (is_text(out))
+      text_.emplace(symbols, out);
+    else
+      binary_.emplace(symbols, out);
+  }
+  void on_events(std::span<const Event> events) override {
+    held_ = std::max<uint64_t>(held_, (binary_ ? binary_->pending_events() : 0) + events.size());
+    for (Event e : events) {
+      if (binary_) {
+        const uint32_t stack = numbering_.number(e);
+        e.location = loc_map_[e.location];
+        binary_->on_event(++id_, e, 0, stack);
+      } else {
+        e.location = loc_map_[e.location];
+        text_->on_event(++id_, e, 0);
+      }
+    }
+  }
+  // Closes the file; the bytes written.
+  uint64_t close() {
+    if (binary_) {
+      binary_->on_end();
+      binary_->close();
+      return binary_->bytes_written();
+    }
+    text_->on_end();
+    text_->close();
+    return text_->bytes_written();
+  }
+  uint64_t events() const { return id_; }
+  uint64_t held() const { return held_; }
+
+ private:
+  const std::vector<uint32_t>& loc_map_;
+  StackNumbering numbering_;
+  std::optional<BinaryWriter> binary_;
+  std::optional<StdWriter> text_;
+  uint64_t id_ = 0;
+  uint64_t held_ = 0;  // the most events in the batch and the writer's open chunk at once
+};
+
+}  // namespace
 
 FinishResult finish_recording(const std::string& raw, const FinishOptions& options) {
   FinishResult result;
-  const RawFile file(raw);
+  const RawFile file(raw, options.give_back_bytes);
   result.raw_bytes = file.bytes().size();
-  const RawRecording recording = decode_recording(file.bytes(), raw);
+  const RawRecording recording = decode_recording(file, raw);
   result.dropped = recording.dropped;
   result.capped = recording.capped;
   result.torn = recording.torn;
   result.complete = recording.complete();
 
-  Assembled assembled = assemble(recording, consistent_cut(recording));
-  result.cut_events = assembled.cut_events;
+  // Two passes over the records (assemble.hpp): what is held in memory is the recording's
+  // threads, variables, locks, locations and stacks, a block of raw bytes per thread and a
+  // chunk of events, never all the events.
+  Assembly assembly(recording, consistent_cut(recording));
+  assembly.scan();
+  const Assembled& scanned = assembly.scanned();
+  result.cut_events = scanned.cut_events;
 
   Symbolizer symbolizer(parse_maps(recording.maps), options.symbolize);
   if (recording.maps.empty())
     result.notes.push_back("no memory map in the recording: names are hex");
-  const Symbols symbols = name_trace(assembled, symbolizer);
+  std::vector<uint32_t> loc_map;
+  Symbols symbols = name_symbols(scanned, symbolizer, loc_map);
   for (const std::string& p : symbolizer.problems) result.notes.push_back(p);
 
-  const std::string& out = options.output;
-  if (!symbols.stacks.empty() && out.size() > 4 && (out.ends_with(".std") || out.ends_with(".txt")))
+  WriterSink sink(scanned, symbols, loc_map, options.output);
+  assembly.emit(sink);
+  result.output_bytes = sink.close();
+  if (!symbols.stacks.empty() && is_text(options.output))
     result.notes.push_back("STD cannot hold call stacks: write a binary trace to keep them");
-  result.output_bytes = write_trace(assembled.events, symbols, options.output);
-  result.events = assembled.events.size();
+  result.events = sink.events();
   result.threads = symbols.threads.size();
   result.variables = symbols.variables.size();
   result.locks = symbols.locks.size();
   result.locations = symbols.locations.size();
+  result.peak_events_held = sink.held();
+  result.peak_raw_bytes_held = std::max(recording.peak_raw_bytes, assembly.peak_raw_bytes());
   return result;
 }
 

@@ -1,20 +1,21 @@
 // Turning a raw recording into a trace file, step by step: read and decode (raw_recording.hpp),
 // cut an unfinished recording at a consistent prefix, merge the threads and apply the address
-// model (assemble.hpp), name (naming.hpp, symbolizer.hpp), write (binary or STD text).
+// model (assemble.hpp: a first pass), name (naming.hpp, symbolizer.hpp), and write (binary or
+// STD text) as a second pass makes the events.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "racepred/trace/event.hpp"
-#include "racepred/trace/symbols.hpp"
-
 namespace racepred::recording {
 
 struct FinishOptions {
   std::string output;     // .std / .txt: STD text; anything else: binary
   bool symbolize = true;  // addr2line / nm; false keeps module+offset and hex addresses
+  // The mapped raw recording's pages are given back to the system after every this many bytes
+  // read (RawFile::consumed).
+  uint64_t give_back_bytes = uint64_t{32} << 20;
 };
 
 struct FinishResult {
@@ -26,13 +27,12 @@ struct FinishResult {
   bool capped = false;      // RACEPRED_MAX_MB stopped the recording
   bool torn = false;        // the file ends inside a block (a crash while writing)
   uint64_t raw_bytes = 0, output_bytes = 0;
+  // The conversion's own accounting of what it held at once (it streams: neither grows with
+  // the recording's length): the most events in memory, and the most bytes of the raw
+  // recording (a block per thread at most; the rest of the mapped file is given back).
+  uint64_t peak_events_held = 0, peak_raw_bytes_held = 0;
   std::vector<std::string> notes;  // what the user should know (symbolisation problems...)
 };
-
-// Writes `events` with `symbols` to `output` (STD text when it ends in .std or .txt, else
-// binary); returns the bytes written.
-uint64_t write_trace(const std::vector<Event>& events, const Symbols& symbols,
-                     const std::string& output);
 
 // Throws InputError when `raw` is not a raw recording or is corrupt.
 FinishResult finish_recording(const std::string& raw, const FinishOptions& options);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <queue>
+#include <string>
 #include <vector>
 
 #include "racepred/format/trace_format.hpp"
@@ -11,28 +12,63 @@
 
 namespace racepred::recording {
 
+// The raw bytes a merge holds: each cursor its current block, and what the file has not given
+// back yet (RawFile::consumed: a bounded amount), however long the recording is.
+struct RawHolding {
+  const RawFile* file = nullptr;  // nullptr: the bytes are not a file's (nothing to give back)
+  uint64_t held = 0, peak = 0;
+  void take(const RawBlock& b) {
+    held += static_cast<uint64_t>(b.end - b.data);
+    const uint64_t now = held + (file ? file->unreleased() : 0);
+    if (now > peak) peak = now;
+  }
+  void give_back(const RawBlock& b) {
+    held -= static_cast<uint64_t>(b.end - b.data);
+    if (file) file->consumed(static_cast<uint64_t>(b.end - b.data));
+  }
+};
+
 // One thread's records, block after block.
 class ThreadCursor {
  public:
-  ThreadCursor(const ThreadStream& stream, uint32_t tid) : stream_(&stream), tid_(tid) {
+  ThreadCursor(const ThreadStream& stream, uint32_t tid, RawHolding* holding)
+      : stream_(&stream), tid_(tid), holding_(holding) {
     const RawBlock& b = stream.blocks[0];
+    holding_->take(b);
     unpacker_ = format::RawUnpacker{b.data, b.end, b.count};
     next();
   }
   uint32_t tid() const { return tid_; }
+  // A block whose records could not all be read, or nullptr.
+  const RawBlock* malformed() const { return malformed_; }
   // The current record, nullptr at the end.
   const format::RawRecord* get() const { return valid_ ? &record_ : nullptr; }
   void next() {
-    while (!(valid_ = unpacker_.next(record_))) {
-      if (++block_ >= stream_->blocks.size()) return;
-      const RawBlock& b = stream_->blocks[block_];
-      unpacker_ = format::RawUnpacker{b.data, b.end, b.count};
-    }
+    if ((valid_ = unpacker_.next(record_))) [[likely]]
+      return;
+    next_block();
   }
 
  private:
+  void next_block() {
+    // A block must hold exactly its count of records (decode_recording checked the blocks of an
+    // unfinished recording only).
+    if (block_ < stream_->blocks.size() && unpacker_.left != 0 && !malformed_)
+      malformed_ = &stream_->blocks[block_];
+    while (!valid_ && block_ < stream_->blocks.size()) {
+      holding_->give_back(stream_->blocks[block_]);
+      if (++block_ >= stream_->blocks.size()) return;
+      const RawBlock& b = stream_->blocks[block_];
+      holding_->take(b);
+      unpacker_ = format::RawUnpacker{b.data, b.end, b.count};
+      valid_ = unpacker_.next(record_);
+    }
+  }
+
   const ThreadStream* stream_;
   uint32_t tid_;
+  RawHolding* holding_;
+  const RawBlock* malformed_ = nullptr;
   size_t block_ = 0;
   format::RawUnpacker unpacker_{};
   format::RawRecord record_{};
@@ -44,7 +80,9 @@ class ThreadCursor {
 class RecordMerger {
  public:
   // `recording` must outlive the merger; records at or past `cut` are not yielded (counted).
+  // The blocks of a recording read from a RawFile are given back to it as they are read.
   RecordMerger(const RawRecording& recording, uint64_t cut);
+  // Throws InputError at the end when a block does not hold the records its header counts.
   RecordMerger(const RecordMerger&) = delete;  // the heap's order points at cursors_
   RecordMerger& operator=(const RecordMerger&) = delete;
 
@@ -67,7 +105,10 @@ class RecordMerger {
         if (cur.get()) heap_.push(current_);
         current_ = kNone;
       }
-      if (heap_.empty()) return false;
+      if (heap_.empty()) {
+        check();
+        return false;
+      }
       current_ = heap_.top();
       heap_.pop();
       bound_ = heap_.empty() ? UINT64_MAX : cursors_[heap_.top()].get()->seq;
@@ -83,8 +124,13 @@ class RecordMerger {
 
   // Records dropped because they are at or past the cut.
   uint64_t cut_events() const { return cut_events_; }
+  // The most raw bytes the merge held at once (one block per thread at most).
+  uint64_t peak_raw_bytes() const { return holding_.peak; }
 
  private:
+  // Throws InputError naming a malformed block (the end of the merge).
+  void check() const;
+
   static constexpr size_t kNone = SIZE_MAX;
   struct Later {
     const std::vector<ThreadCursor>* cursors;
@@ -92,6 +138,8 @@ class RecordMerger {
       return (*cursors)[a].get()->seq > (*cursors)[b].get()->seq;
     }
   };
+  RawHolding holding_;
+  std::string name_;
   std::vector<ThreadCursor> cursors_;
   std::priority_queue<size_t, std::vector<size_t>, Later> heap_;
   size_t current_ = kNone;

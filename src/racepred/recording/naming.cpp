@@ -31,7 +31,8 @@ std::string heap_name(const std::string& site, uint64_t instance, uint64_t offse
   return name;
 }
 
-Symbols name_trace(Assembled& assembled, Symbolizer& symbolizer) {
+Symbols name_symbols(const Assembled& assembled, Symbolizer& symbolizer,
+                     std::vector<uint32_t>& loc_map) {
   const std::vector<uint64_t>& sites = assembled.addresses.sites();
   const auto& callers = assembled.callers;
   // One symbolisation of every code address: locations, allocation sites, callers.
@@ -86,33 +87,47 @@ Symbols name_trace(Assembled& assembled, Symbolizer& symbolizer) {
     intern_unique(symbols.variables, key_name(k), k.addr);
   for (const Key& k : assembled.addresses.locks())
     intern_unique(symbols.locks, key_name(k), k.addr);
-  std::vector<uint32_t> loc_map(n_locs);
+  loc_map.resize(n_locs);
   for (size_t i = 0; i < n_locs; ++i) loc_map[i] = symbols.locations.intern(code[i]);
+  if (!assembled.caller_nodes.empty()) symbols.stacks.frames.assign(1, {});  // id 0: none
+  return symbols;
+}
+
+StackNumbering::StackNumbering(const Assembled& assembled,
+                               const std::vector<uint32_t>& location_ids, Stacks& stacks)
+    : assembled_(assembled),
+      nodes_(assembled.location_nodes),
+      location_ids_(location_ids),
+      stacks_(stacks) {
+  if (stacks_.frames.empty()) stacks_.frames.emplace_back();  // id 0: no stack
+}
+
+uint32_t StackNumbering::lookup(uint32_t index) {
+  const uint32_t node = nodes_[index];
+  const uint64_t key = (uint64_t{location_ids_[index]} << 32) | node;
+  auto [it, fresh] = ids_.emplace(key, static_cast<uint32_t>(stacks_.frames.size()));
+  if (fresh) {
+    std::vector<uint32_t>& frames = stacks_.frames.emplace_back(1, location_ids_[index]);
+    for (const uint32_t caller : assembled_.caller_nodes[node])
+      frames.push_back(location_ids_[caller]);
+  }
+  last_index_ = index;
+  return last_stack_ = it->second;
+}
+
+void StackNumbering::created(const Event& e, uint32_t stack) {
+  if (e.target >= stacks_.created.size()) stacks_.created.resize(size_t{e.target} + 1);
+  stacks_.created[e.target] = {e.thread, stack};
+}
+
+Symbols name_trace(Assembled& assembled, Symbolizer& symbolizer) {
+  std::vector<uint32_t> loc_map;
+  Symbols symbols = name_symbols(assembled, symbolizer, loc_map);
   if (!assembled.caller_nodes.empty()) {
-    // Each event's stack: its own location, then its callers' (deduplicated by content).
-    Stacks& stacks = symbols.stacks;
-    stacks.frames.assign(1, {});
-    stacks.of_event.assign(assembled.events.size() + 1, 0);
-    std::unordered_map<uint64_t, uint32_t> ids;  // (location id, node) -> stack id
-    const std::vector<uint32_t>& nodes = assembled.location_nodes;
-    for (size_t i = 0; i < assembled.events.size(); ++i) {
-      const uint32_t index = assembled.events[i].location;
-      const uint32_t node = index < nodes.size() ? nodes[index] : 0;
-      if (node == 0) continue;
-      const uint64_t key = (uint64_t{loc_map[index]} << 32) | node;
-      auto [it, fresh] = ids.emplace(key, static_cast<uint32_t>(stacks.frames.size()));
-      if (fresh) {
-        std::vector<uint32_t>& frames = stacks.frames.emplace_back(1, loc_map[index]);
-        for (const uint32_t caller : assembled.caller_nodes[node])
-          frames.push_back(loc_map[caller]);
-      }
-      stacks.of_event[i + 1] = it->second;  // event ids are the ordinals from 1 (finish.cpp)
-      const Event& e = assembled.events[i];
-      if (e.op == Op::Fork) {
-        if (e.target >= stacks.created.size()) stacks.created.resize(size_t{e.target} + 1);
-        stacks.created[e.target] = {e.thread, it->second};
-      }
-    }
+    StackNumbering numbering(assembled, loc_map, symbols.stacks);
+    symbols.stacks.of_event.assign(assembled.events.size() + 1, 0);
+    for (size_t i = 0; i < assembled.events.size(); ++i)  // event ids: ordinals from 1
+      symbols.stacks.of_event[i + 1] = numbering.number(assembled.events[i]);
   }
   for (Event& e : assembled.events) e.location = loc_map[e.location];
   return symbols;

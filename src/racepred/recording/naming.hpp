@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "racepred/recording/assemble.hpp"
@@ -17,8 +18,43 @@ namespace racepred::recording {
 // "heap[SITE#INSTANCE]" and "+OFFSET" unless it is 0.
 std::string heap_name(const std::string& site, uint64_t instance, uint64_t offset);
 
-// The symbols of `assembled` (names unique: a repeated name gets "@ADDRESS"), with its events'
-// locations renumbered from code addresses to source lines (several addresses may share one).
+// The names of `assembled`'s threads, variables, locks and locations (unique: a repeated name
+// gets "@ADDRESS"); `location_ids` gets the location id of each location index (several code
+// addresses may share a source line). The stacks are numbered as the events come
+// (StackNumbering).
+Symbols name_symbols(const Assembled& assembled, Symbolizer& symbolizer,
+                     std::vector<uint32_t>& location_ids);
+
+// Numbers the call stacks of events as they come (a stack: the event's own location, then its
+// callers', deduplicated by content), appending each new one to `stacks`.
+class StackNumbering {
+ public:
+  // All three must outlive it.
+  StackNumbering(const Assembled& assembled, const std::vector<uint32_t>& location_ids,
+                 Stacks& stacks);
+  // The stack id of `e`, whose location is still a location index (0: none); a fork's stack
+  // is where its thread was created.
+  uint32_t number(const Event& e) {
+    const uint32_t index = e.location;
+    if (index >= nodes_.size() || nodes_[index] == 0) return 0;
+    const uint32_t stack = index == last_index_ ? last_stack_ : lookup(index);
+    if (e.op == Op::Fork) created(e, stack);
+    return stack;
+  }
+
+ private:
+  uint32_t lookup(uint32_t index);
+  void created(const Event& e, uint32_t stack);
+
+  const Assembled& assembled_;
+  const std::vector<uint32_t>& nodes_;
+  const std::vector<uint32_t>& location_ids_;
+  Stacks& stacks_;
+  std::unordered_map<uint64_t, uint32_t> ids_;  // (location id, node) -> stack id
+  uint32_t last_index_ = UINT32_MAX, last_stack_ = 0;
+};
+
+// name_symbols, then the events' stacks and locations (from location indices to ids).
 Symbols name_trace(Assembled& assembled, Symbolizer& symbolizer);
 
 }  // namespace racepred::recording

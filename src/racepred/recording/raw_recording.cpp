@@ -1,5 +1,6 @@
 #include "racepred/recording/raw_recording.hpp"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,7 +14,8 @@ namespace racepred::recording {
 
 namespace fmt = racepred::format;
 
-RawFile::RawFile(const std::string& path) {
+RawFile::RawFile(const std::string& path, uint64_t give_back_every)
+    : give_back_every_(give_back_every) {
   int fd = -1;
   if (file_.open(path, &fd)) {
     bytes_ = file_.text();
@@ -25,8 +27,28 @@ RawFile::RawFile(const std::string& path) {
   bytes_ = copy_;
 }
 
-RawRecording decode_recording(std::string_view data, const std::string& raw) {
+void RawFile::consumed(uint64_t n) const {
+  unreleased_ += n;
+  if (unreleased_ < give_back_every_) return;
+  unreleased_ = 0;
+  // All of it, not just the bytes read: the kernel maps pages around each fault (behind it
+  // too), so giving back only the blocks read would leave those mapped. The blocks the merge is
+  // reading are mapped again at their next read.
+  if (copy_.empty() && !bytes_.empty()) {
+    static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(bytes_.data()) & ~(page - 1);
+    const uintptr_t hi =
+        (reinterpret_cast<uintptr_t>(bytes_.data() + bytes_.size()) + page - 1) & ~(page - 1);
+    ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+  }
+}
+
+namespace {
+
+RawRecording decode(std::string_view data, const std::string& raw, const RawFile* file) {
   RawRecording rec;
+  rec.file = file;
+  rec.name = raw;
   const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
   if (data.size() < fmt::kHeaderSize || !fmt::has_magic(bytes, data.size()) ||
       fmt::get_u32(bytes + 12) != fmt::kFileRecording)
@@ -65,17 +87,13 @@ RawRecording decode_recording(std::string_view data, const std::string& raw) {
         throw InputError(raw + ": byte " + std::to_string(pos) + ": error: bad raw block size");
       ThreadStream& t = rec.threads[fmt::get_u32(payload)];
       const uint32_t n = fmt::get_u32(payload + 8);
-      const RawBlock block{payload + fmt::kRawHeader, payload + h.stored_size, n};
-      // Check the block and find its last sequence number.
-      fmt::RawUnpacker u{block.data, block.end, n};
-      fmt::RawRecord r{};
-      uint32_t k = 0;
-      while (u.next(r)) ++k;
-      if (k != n)
-        throw InputError(raw + ": byte " + std::to_string(pos) + ": error: malformed raw block");
+      const RawBlock block{payload + fmt::kRawHeader, payload + h.stored_size, n, pos};
+      if (file) {
+        rec.peak_raw_bytes = std::max(rec.peak_raw_bytes, h.stored_size + file->unreleased());
+        file->consumed(h.stored_size);
+      }
       if (n) {
         t.blocks.push_back(block);
-        t.last_seq = std::max(t.last_seq, r.seq);
         t.any = true;
         rec.records += n;
       }
@@ -100,7 +118,33 @@ RawRecording decode_recording(std::string_view data, const std::string& raw) {
     }
     pos += fmt::kBlockHeaderSize + h.stored_size;
   }
+  if (!rec.complete()) {
+    // Check every block and find each thread's last sequence number.
+    for (auto& [tid, t] : rec.threads) {
+      for (const RawBlock& block : t.blocks) {
+        fmt::RawUnpacker u{block.data, block.end, block.count};
+        fmt::RawRecord r{};
+        uint32_t k = 0;
+        while (u.next(r)) ++k;
+        if (k != block.count)
+          throw InputError(raw + ": byte " + std::to_string(block.offset) +
+                           ": error: malformed raw block");
+        t.last_seq = std::max(t.last_seq, r.seq);
+        if (file) file->consumed(static_cast<uint64_t>(block.end - block.data));
+      }
+    }
+  }
   return rec;
+}
+
+}  // namespace
+
+RawRecording decode_recording(const RawFile& file, const std::string& name) {
+  return decode(file.bytes(), name, &file);
+}
+
+RawRecording decode_recording(std::string_view data, const std::string& raw) {
+  return decode(data, raw, nullptr);
 }
 
 uint64_t consistent_cut(const RawRecording& recording) {
