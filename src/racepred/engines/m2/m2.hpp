@@ -25,14 +25,18 @@
 // respects the locks (a greedy schedule that lets a thread holding a lock go first, else the
 // earliest event in the trace) with every read of X reading its trace write. The schedule is
 // checked step by step, so every report is a correctly reordered prefix after which e1 and e2
-// are both enabled: the witness.
+// are both enabled: the witness. A pair rejected this way gets a second attempt that first
+// closes every open section whose release's cone holds neither access (OSR's optimism: M2's own
+// choices can leave a third thread's section open where a witness needs it closed); it is
+// checked the same way.
 //
 // Where the paper's model has no such op: read-write locks (two read sections impose nothing on
 // each other and may both stay open); send/recv (a hard order, as fork/join); a granted `req`
 // is a local event and a pending one (its thread's last event) can never be in X.
 //
 // Cost: the cones come from clocks stored where they change (as syncp's and osr's). The events
-// of X before the earliest acquire of an open section run first, in trace order (a valid prefix:
+// of X before the earliest acquire of an open section (or before an event a rule orders after
+// the window, which then starts there) run first, in trace order (a valid prefix:
 // each of its sections is closed or still held at the cut, each read has its write), and only
 // the rest of X (the window) is closed and linearised. Per checked pair the work is polynomial
 // in the window: Q as a clock per event, the lock rule over the pairs of the window's sections,
