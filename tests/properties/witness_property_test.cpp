@@ -201,7 +201,7 @@ TEST(AnalyzeWitnesses, EveryWitnessOfEveryEngineIsValid) {
   // The engines whose guarantee lets them back their reports have the hook.
   std::set<std::string> names;
   for (const EngineInfo* info : engines) names.insert(info->name);
-  for (const char* expected : {"shb", "syncp", "osr", "adjacent", "hb", "hb-sets", "djit",
+  for (const char* expected : {"shb", "syncp", "osr", "m2", "adjacent", "hb", "hb-sets", "djit",
                                "hb-epochs", "hb-adaptive", "fasttrack"})
     EXPECT_TRUE(names.count(expected)) << expected;
   for (const EngineInfo* info : engines) {

@@ -132,6 +132,7 @@ const std::map<std::string, Pairs>& expected_on_families_trace() {
       {"wdp", predictable},
       {"syncp", predictable},  // T1's section can run before T0 takes l (sync-preserving)
       {"osr", predictable},    // the same witness: T1's section closed, nothing left open
+      {"m2", predictable},     // the same witness, the closure adds nothing
       {"pwr", predictable},
       {"pwr-unbounded", predictable},
       {"pwr-edges", predictable},

@@ -1,0 +1,797 @@
+// m2: Pavlogiannis's M2 ("Fast, sound, and effectively complete dynamic race prediction", POPL
+// 2020), an offline engine on the run's TraceIndex. The definitions and the plan are in m2.hpp;
+// docs/ENGINES.md ("m2") has the costs.
+#include "racepred/engines/m2/m2.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "racepred/engines/engine.hpp"
+#include "racepred/engines/index_race.hpp"
+#include "racepred/engines/witness_source.hpp"
+
+namespace racepred {
+namespace m2 {
+namespace {
+
+constexpr uint32_t kMaxThreads = 8192;  // the cone clocks are dense: T words per snapshot
+
+// A critical section of the window: its release is kNoIndex when it is not in X (open).
+struct Section {
+  uint32_t acquire = 0;
+  uint32_t release = kNoIndex;
+  LockId lock = 0;
+  ThreadId thread = 0;
+  bool read = false;
+};
+
+// One thread's reads (kind 0) or writes (kind 1) of one variable, as trace indices.
+struct VarThread {
+  ThreadId thread = 0;
+  std::vector<uint32_t> lists[2];
+};
+
+class Analysis {
+ public:
+  explicit Analysis(const TraceIndex& index)
+      : index_(index),
+        threads_(index.thread_count()),
+        snapshot_pos_(threads_),
+        snapshots_(threads_),
+        start_(threads_),
+        held_begin_(threads_),
+        held_end_(threads_),
+        variables_(index.variable_count()),
+        holder_(index.lock_count(), 0),
+        readers_(index.lock_count(), 0),
+        last_(index.variable_count(), kNoIndex),
+        initial_left_(index.variable_count(), 0),
+        left_(index.size(), 0),
+        node_of_(index.size(), kNoIndex),
+        seen_(index.variable_count(), 0) {
+    build();
+  }
+
+  // report(e1, e2) for every race (index positions), in order of e2, then e1.
+  template <class Report>
+  void run(Report&& report) {
+    std::vector<uint32_t> found;
+    for (uint32_t i = 0; i < index_.size(); ++i) {
+      const Event& e = index_.event(i);
+      if (!e.is_access()) continue;
+      const ThreadId t = e.thread;
+      const uint32_t p2 = index_.index_in_thread(i);
+      const uint32_t* pre = pre_clock(t, p2);
+      found.clear();
+      for (const VarThread& other : variables_[e.target]) {
+        const ThreadId u = other.thread;
+        if (u == t) continue;
+        const std::vector<uint32_t>& events_u = index_.thread_events(u);
+        const uint32_t frontier = pre == nullptr ? 0 : pre[u];
+        if (frontier >= events_u.size()) continue;
+        const uint32_t from = events_u[frontier];  // u's first event outside e2's cone
+        for (uint8_t kind = e.op == Op::Write ? 0 : 1; kind < 2; ++kind) {
+          const std::vector<uint32_t>& list = other.lists[kind];
+          for (auto it = std::lower_bound(list.begin(), list.end(), from);
+               it != list.end() && *it < i; ++it) {
+            if (share_lock(*it, i)) continue;
+            if (check(*it, i, nullptr)) {
+              found.push_back(*it);
+              break;
+            }
+          }
+        }
+      }
+      std::sort(found.begin(), found.end());
+      for (const uint32_t first : found) report(first, i);
+    }
+  }
+
+  // Whether (e1, e2) is an M2 race; `order` (when not null) gets the witness prefix.
+  bool check(uint32_t e1, uint32_t e2, std::vector<uint32_t>* order) {
+    t1_ = index_.event(e1).thread;
+    t2_ = index_.event(e2).thread;
+    p1_ = index_.index_in_thread(e1);
+    p2_ = index_.index_in_thread(e2);
+    if (t1_ == t2_) return false;
+    return attempt(false, order) || attempt(true, order);
+  }
+
+ private:
+  // One closure and linearisation. `optimistic`: before each round every open section whose
+  // release's cone holds neither access is closed (OSR's optimism), for the pairs where M2's own
+  // choices leave a third thread's section open and end in a cycle.
+  bool attempt(bool optimistic, std::vector<uint32_t>* order) {
+    lim_.assign(threads_, 0);
+    join_into(lim_.data(), pre_clock(t1_, p1_));
+    join_into(lim_.data(), pre_clock(t2_, p2_));
+    lim_[t1_] = std::max(lim_[t1_], p1_);
+    lim_[t2_] = std::max(lim_[t2_], p2_);
+    derived_.clear();
+    cap_ = static_cast<uint32_t>(index_.size());
+    for (;;) {
+      if (lim_[t1_] > p1_ || lim_[t2_] > p2_) return false;
+      if (optimistic && close_closable()) continue;
+      if (!window()) return false;
+      lowered_ = false;
+      if (!order_window()) {
+        if (lowered_) continue;
+        return false;  // Q has a cycle
+      }
+      bool forced = false;
+      const size_t before = derived_.size();
+      if (!lock_rule(forced)) return false;
+      if (forced) continue;
+      bool retry = false;
+      if (!observation_rule(retry)) return false;
+      if (retry) continue;
+      if (derived_.size() == before) break;
+    }
+    return linearise(order);
+  }
+
+  // Closes every open section that can be closed without bringing in e1 or e2; whether X grew.
+  bool close_closable() {
+    bool grew = false;
+    for (ThreadId t = 0; t < threads_; ++t) {
+      for (const uint32_t a : held_at(t, lim_[t])) {
+        const Section s{a, kNoIndex, index_.event(a).target, t, false};
+        if (closable(s)) {
+          force(index_.matching(a));
+          grew = true;
+        }
+      }
+    }
+    return grew;
+  }
+
+  // --- The first pass: cone clocks, held sections, accesses by variable and thread. ---
+  void build() {
+    if (threads_ == 0) return;
+    std::vector<uint32_t> clock(size_t{threads_} * threads_, 0);
+    std::vector<std::vector<uint32_t>> held(threads_);
+    for (ThreadId t = 0; t < threads_; ++t) {
+      held_begin_[t].reserve(index_.thread_events(t).size() + 1);
+      held_end_[t].reserve(index_.thread_events(t).size() + 1);
+    }
+    for (uint32_t i = 0; i < index_.size(); ++i) {
+      const Event& e = index_.event(i);
+      const ThreadId t = e.thread;
+      const uint32_t p = index_.index_in_thread(i);
+      uint32_t* row = clock.data() + size_t{t} * threads_;
+      // The sections held before event p of t.
+      held_begin_[t].push_back(static_cast<uint32_t>(held_pool_.size()));
+      for (const uint32_t a : held[t]) held_pool_.push_back(a);
+      held_end_[t].push_back(static_cast<uint32_t>(held_pool_.size()));
+      bool changed = p == 0;
+      if (p == 0 && !start_[t].empty()) std::copy(start_[t].begin(), start_[t].end(), row);
+      switch (e.op) {
+        case Op::Read:
+        case Op::Write: {
+          var_thread(e.target, t).lists[e.op == Op::Write ? 1 : 0].push_back(i);
+          if (e.op == Op::Read) {
+            const uint32_t w = index_.last_write(i);
+            if (w != kNoIndex && index_.event(w).thread != t) changed |= raise(row, w);
+          }
+          break;
+        }
+        case Op::Join: {
+          const uint32_t last = index_.last_of(e.target);
+          if (last != kNoIndex && last < i) changed |= raise(row, last);
+          break;
+        }
+        case Op::Recv:
+          for (const uint32_t s : index_.sends_before(i))
+            if (index_.event(s).thread != t) changed |= raise(row, s);
+          break;
+        case Op::Acquire:
+        case Op::ReadAcquire:
+          held[t].push_back(i);
+          break;
+        case Op::Release:
+        case Op::ReadRelease: {
+          const uint32_t a = index_.matching(i);
+          auto it = std::find(held[t].begin(), held[t].end(), a);
+          if (it != held[t].end()) held[t].erase(it);
+          break;
+        }
+        default:
+          break;
+      }
+      row[t] = p + 1;
+      if (e.op == Op::Fork && e.target != t && e.target < threads_) {
+        start_[e.target].assign(row, row + threads_);
+      }
+      if (changed) {
+        snapshot_pos_[t].push_back(p);
+        snapshots_[t].insert(snapshots_[t].end(), row, row + threads_);
+      }
+    }
+    // The sections held at each thread's end.
+    for (ThreadId t = 0; t < threads_; ++t) {
+      held_begin_[t].push_back(static_cast<uint32_t>(held_pool_.size()));
+      for (const uint32_t a : held[t]) held_pool_.push_back(a);
+      held_end_[t].push_back(static_cast<uint32_t>(held_pool_.size()));
+    }
+  }
+
+  VarThread& var_thread(VariableId x, ThreadId t) {
+    for (VarThread& v : variables_[x])
+      if (v.thread == t) return v;
+    variables_[x].push_back(VarThread{t, {}});
+    return variables_[x].back();
+  }
+
+  // The cone clock of event i (i included): the snapshot at or before it.
+  const uint32_t* after_clock(uint32_t i) const {
+    const ThreadId t = index_.event(i).thread;
+    const uint32_t p = index_.index_in_thread(i);
+    const std::vector<uint32_t>& pos = snapshot_pos_[t];
+    const size_t k = static_cast<size_t>(std::upper_bound(pos.begin(), pos.end(), p) - pos.begin());
+    return snapshots_[t].data() + (k - 1) * threads_;  // position 0 always has one
+  }
+
+  // row ⊔= the cone of event i; whether it grew.
+  bool raise(uint32_t* row, uint32_t i) const {
+    const uint32_t* c = after_clock(i);
+    bool grew = false;
+    for (uint32_t u = 0; u < threads_; ++u) {
+      if (c[u] > row[u]) {
+        row[u] = c[u];
+        grew = true;
+      }
+    }
+    const ThreadId t = index_.event(i).thread;
+    const uint32_t own = index_.index_in_thread(i) + 1;
+    if (own > row[t]) {
+      row[t] = own;
+      grew = true;
+    }
+    return grew;
+  }
+
+  // The cone of the first p events of t (and its fork): null for nothing.
+  const uint32_t* pre_clock(ThreadId t, uint32_t p) const {
+    if (p == 0) return start_[t].empty() ? nullptr : start_[t].data();
+    return after_clock(index_.thread_events(t)[p - 1]);
+  }
+
+  // lim ⊔= a clock, the own entries of which the caller sets.
+  void join_into(uint32_t* lim, const uint32_t* c) const {
+    if (c == nullptr) return;
+    for (uint32_t u = 0; u < threads_; ++u) lim[u] = std::max(lim[u], c[u]);
+  }
+
+  std::span<const uint32_t> held_at(ThreadId t, uint32_t p) const {
+    const uint32_t b = held_begin_[t][p], e = held_end_[t][p];
+    return {held_pool_.data() + b, held_pool_.data() + e};
+  }
+
+  // e1 and e2 hold a common lock, not both in read mode: never a race.
+  bool share_lock(uint32_t e1, uint32_t e2) const {
+    const auto h1 = held_at(index_.event(e1).thread, index_.index_in_thread(e1));
+    const auto h2 = held_at(index_.event(e2).thread, index_.index_in_thread(e2));
+    for (const uint32_t a : h1)
+      for (const uint32_t b : h2)
+        if (index_.event(a).target == index_.event(b).target &&
+            !(index_.event(a).op == Op::ReadAcquire && index_.event(b).op == Op::ReadAcquire))
+          return true;
+    return false;
+  }
+
+  // --- One check. ---
+
+  // The window: k (events before it run first in trace order), the per-thread base, the nodes.
+  // False when a pending request would have to run.
+  bool window() {
+    k_ = static_cast<uint32_t>(index_.size());
+    for (ThreadId t = 0; t < threads_; ++t) {
+      const std::vector<uint32_t>& ev = index_.thread_events(t);
+      if (lim_[t] == ev.size() && !ev.empty() && index_.event(ev.back()).op == Op::Request)
+        return false;
+      for (const uint32_t a : held_at(t, lim_[t])) k_ = std::min(k_, a);
+    }
+    k_ = std::min(k_, cap_);
+    for (const uint32_t i : nodes_) node_of_[i] = kNoIndex;
+    nodes_.clear();
+    base_.assign(threads_, 0);
+    for (ThreadId t = 0; t < threads_; ++t) {
+      const std::vector<uint32_t>& ev = index_.thread_events(t);
+      base_[t] = static_cast<uint32_t>(std::lower_bound(ev.begin(), ev.begin() + lim_[t], k_) -
+                                       ev.begin());
+      for (uint32_t p = base_[t]; p < lim_[t]; ++p) {
+        node_of_[ev[p]] = static_cast<uint32_t>(nodes_.size());
+        nodes_.push_back(ev[p]);
+      }
+    }
+    return true;
+  }
+
+  bool in_window(uint32_t i) const { return node_of_[i] != kNoIndex; }
+
+  // The edges into window nodes (besides thread order): the cone's and the derived ones.
+  bool collect_edges() {
+    edges_.clear();
+    auto add = [&](uint32_t from, uint32_t to) {
+      if (from >= k_) edges_.emplace_back(from, to);
+    };
+    // A derived edge into the prefix from the window (X grew and k moved past its target): the
+    // prefix cannot run first.
+    for (const auto& d : derived_)
+      if (d.first >= k_ && d.second < k_) return lower(d.second);
+    for (const uint32_t i : nodes_) {
+      const Event& e = index_.event(i);
+      if (index_.index_in_thread(i) == 0 && index_.fork_of(e.thread) != kNoIndex)
+        add(index_.fork_of(e.thread), i);
+      switch (e.op) {
+        case Op::Read: {
+          const uint32_t w = index_.last_write(i);
+          if (w != kNoIndex) add(w, i);
+          break;
+        }
+        case Op::Join: {
+          const uint32_t last = index_.last_of(e.target);
+          if (last != kNoIndex && last < i) add(last, i);
+          break;
+        }
+        case Op::Recv:
+          for (const uint32_t s : index_.sends_before(i)) add(s, i);
+          break;
+        default:
+          break;
+      }
+    }
+    for (const auto& d : derived_) add(d.first, d.second);
+    return true;
+  }
+
+  // Q on the window as a clock per node (prefix lengths per thread); false on a cycle.
+  bool order_window() {
+    if (!collect_edges()) return false;
+    const uint32_t m = static_cast<uint32_t>(nodes_.size());
+    in_begin_.assign(m + 1, 0);
+    out_begin_.assign(m + 1, 0);
+    for (const auto& [from, to] : edges_) {
+      ++in_begin_[node_of_[to] + 1];
+      ++out_begin_[node_of_[from] + 1];
+    }
+    for (uint32_t n = 0; n < m; ++n) {
+      in_begin_[n + 1] += in_begin_[n];
+      out_begin_[n + 1] += out_begin_[n];
+    }
+    in_.resize(edges_.size());
+    out_.resize(edges_.size());
+    {
+      std::vector<uint32_t>& fill_in = scratch_;
+      fill_in.assign(in_begin_.begin(), in_begin_.end() - 1);
+      std::vector<uint32_t> fill_out(out_begin_.begin(), out_begin_.end() - 1);
+      for (const auto& [from, to] : edges_) {
+        in_[fill_in[node_of_[to]]++] = node_of_[from];
+        out_[fill_out[node_of_[from]]++] = node_of_[to];
+      }
+    }
+    // Kahn's order: a node waits for its thread predecessor and its in-edges.
+    pending_.assign(m, 0);
+    for (uint32_t n = 0; n < m; ++n) {
+      const uint32_t i = nodes_[n];
+      pending_[n] = in_begin_[n + 1] - in_begin_[n] +
+                    (index_.index_in_thread(i) > base_[index_.event(i).thread] ? 1 : 0);
+    }
+    clock_.assign(size_t{m} * threads_, 0);
+    queue_.clear();
+    for (uint32_t n = 0; n < m; ++n)
+      if (pending_[n] == 0) queue_.push_back(n);
+    for (size_t q = 0; q < queue_.size(); ++q) {
+      const uint32_t n = queue_[q];
+      const uint32_t i = nodes_[n];
+      const ThreadId t = index_.event(i).thread;
+      uint32_t* c = clock_.data() + size_t{n} * threads_;
+      const uint32_t p = index_.index_in_thread(i);
+      if (p > base_[t]) {
+        const uint32_t* prev = clock_.data() + size_t{n - 1} * threads_;
+        std::copy(prev, prev + threads_, c);
+      } else {
+        std::copy(base_.begin(), base_.end(), c);
+      }
+      for (uint32_t j = in_begin_[n]; j < in_begin_[n + 1]; ++j) {
+        const uint32_t* o = clock_.data() + size_t{in_[j]} * threads_;
+        for (uint32_t u = 0; u < threads_; ++u) c[u] = std::max(c[u], o[u]);
+      }
+      c[t] = std::max(c[t], p + 1);
+      auto release = [&](uint32_t s) {
+        if (--pending_[s] == 0) queue_.push_back(s);
+      };
+      if (p + 1 < lim_[t]) release(n + 1);
+      for (uint32_t j = out_begin_[n]; j < out_begin_[n + 1]; ++j) release(out_[j]);
+    }
+    return queue_.size() == m;
+  }
+
+  // The prefix cannot run first: the window starts at `at` at the latest; the next round starts
+  // over (the derived edges rested on the old prefix). Returns false for the caller's "not yet".
+  bool lower(uint32_t at) {
+    cap_ = std::min(cap_, at);
+    derived_.clear();
+    lowered_ = true;
+    return false;
+  }
+
+  // a ≤Q b for events of X (the prefix runs first, in trace order).
+  bool le(uint32_t a, uint32_t b) const {
+    if (a < k_) return b >= k_ || a <= b;
+    if (b < k_) return false;
+    const ThreadId ta = index_.event(a).thread;
+    return clock_[size_t{node_of_[b]} * threads_ + ta] > index_.index_in_thread(a);
+  }
+
+  // Adds the cone of event i to X.
+  void force(uint32_t i) {
+    derived_.clear();
+    join_into(lim_.data(), after_clock(i));
+    const ThreadId t = index_.event(i).thread;
+    lim_[t] = std::max(lim_[t], index_.index_in_thread(i) + 1);
+  }
+
+  // Whether closing s keeps e1 and e2 out of X (its release exists and its cone holds neither).
+  bool closable(const Section& s) const {
+    const uint32_t r = index_.matching(s.acquire);
+    if (r == kNoIndex) return false;
+    const uint32_t* c = after_clock(r);
+    const ThreadId t = index_.event(r).thread;
+    const uint32_t own = index_.index_in_thread(r) + 1;
+    auto beyond = [&](ThreadId u, uint32_t p) { return (u == t ? own : c[u]) > p; };
+    return !beyond(t1_, p1_) && !beyond(t2_, p2_);
+  }
+
+  // The lock rule over the window's sections; `forced` when X grew (the caller starts again).
+  bool lock_rule(bool& forced) {
+    sections_.clear();
+    for (ThreadId t = 0; t < threads_; ++t) {
+      auto add = [&](uint32_t a) {
+        const uint32_t r = index_.matching(a);
+        const bool closed = r != kNoIndex && index_.index_in_thread(r) < lim_[t];
+        sections_.push_back(Section{a, closed ? r : kNoIndex, index_.event(a).target, t,
+                                    index_.event(a).op == Op::ReadAcquire});
+      };
+      for (const uint32_t a : held_at(t, base_[t])) add(a);  // straddling k
+      const std::vector<uint32_t>& ev = index_.thread_events(t);
+      for (uint32_t p = base_[t]; p < lim_[t]; ++p)
+        if (is_acquire_op(index_.event(ev[p]).op)) add(ev[p]);
+    }
+    std::sort(sections_.begin(), sections_.end(), [](const Section& a, const Section& b) {
+      return a.lock != b.lock ? a.lock < b.lock : a.acquire < b.acquire;
+    });
+    auto close = [&](const Section& s) {
+      const uint32_t r = index_.matching(s.acquire);
+      if (r == kNoIndex) return false;  // held to the end of the trace
+      force(r);
+      forced = true;
+      return true;
+    };
+    for (size_t g = 0; g < sections_.size();) {
+      size_t h = g;
+      while (h < sections_.size() && sections_[h].lock == sections_[g].lock) ++h;
+      for (size_t a = g; a < h; ++a) {
+        for (size_t b = g; b < h; ++b) {
+          const Section& x = sections_[a];
+          const Section& y = sections_[b];
+          if (a == b || x.thread == y.thread || (x.read && y.read)) continue;
+          // Must x go before y?
+          const bool before = y.release == kNoIndex || le(x.acquire, y.release);
+          if (!before) continue;
+          if (x.release == kNoIndex) {
+            if (y.release == kNoIndex) {
+              // Two open sections: close the one Q orders first; unordered, the one that can
+              // be closed without bringing in e1 or e2 (as OSR's optimism), else the earlier.
+              bool x_first;
+              if (le(x.acquire, y.acquire) != le(y.acquire, x.acquire))
+                x_first = le(x.acquire, y.acquire);
+              else if (closable(x) != closable(y))
+                x_first = closable(x);
+              else
+                x_first = x.acquire < y.acquire;
+              return close(x_first ? x : y);
+            }
+            return close(x);
+          }
+          if (le(x.release, y.acquire)) continue;
+          if (y.acquire < k_) {
+            lower(y.acquire);
+            forced = true;
+            return true;
+          }
+          derived_.emplace_back(x.release, y.acquire);
+        }
+      }
+      g = h;
+    }
+    return true;
+  }
+
+  // The observation rule over the window's reads and writes (the writes grouped by variable).
+  bool observation_rule(bool& retry) {
+    window_writes_.clear();
+    for (const uint32_t i : nodes_)
+      if (index_.event(i).op == Op::Write) window_writes_.emplace_back(index_.event(i).target, i);
+    std::sort(window_writes_.begin(), window_writes_.end());
+    for (const uint32_t r : nodes_) {
+      const Event& e = index_.event(r);
+      if (e.op != Op::Read) continue;
+      const uint32_t w = index_.last_write(r);
+      for (auto it = std::lower_bound(window_writes_.begin(), window_writes_.end(),
+                                      std::make_pair(e.target, uint32_t{0}));
+           it != window_writes_.end() && it->first == e.target; ++it) {
+        const uint32_t w2 = it->second;
+        if (w2 == w) continue;
+        if (w == kNoIndex) {
+          if (le(r, w2)) continue;
+          if (le(w2, r)) return false;
+          derived_.emplace_back(r, w2);
+          continue;
+        }
+        if (le(w2, r) && !le(w2, w)) {
+          if (w < k_) {
+            lower(w);
+            retry = true;
+            return true;
+          }
+          derived_.emplace_back(w2, w);
+        }
+        if (le(w, w2) && !le(r, w2)) {
+          if (le(w2, r)) return false;
+          derived_.emplace_back(r, w2);
+        }
+      }
+    }
+    return true;
+  }
+
+  // The greedy schedule of the window after the prefix [0, k): every step checked.
+  bool linearise(std::vector<uint32_t>* order) {
+    const uint32_t m = static_cast<uint32_t>(nodes_.size());
+    // The state at k.
+    std::vector<LockId> locks;
+    std::vector<VariableId> vars;
+    held_count_.assign(threads_, 0);
+    for (ThreadId t = 0; t < threads_; ++t) {
+      for (const uint32_t a : held_at(t, base_[t])) {
+        const Event& e = index_.event(a);
+        if (e.op == Op::ReadAcquire)
+          ++readers_[e.target];
+        else
+          holder_[e.target] = t + 1;
+        locks.push_back(e.target);
+        ++held_count_[t];
+      }
+    }
+    std::vector<uint32_t> writes_left;
+    for (const uint32_t i : nodes_) {
+      const Event& e = index_.event(i);
+      if (is_acquire_op(e.op)) locks.push_back(e.target);
+      if (!e.is_access()) continue;
+      if (!seen_[e.target]) {
+        seen_[e.target] = 1;
+        vars.push_back(e.target);
+        last_[e.target] = last_prefix_write(e.target);
+      }
+      if (e.op == Op::Read) {
+        const uint32_t w = index_.last_write(i);
+        if (w == kNoIndex) {
+          ++initial_left_[e.target];
+        } else {
+          if (left_[w]++ == 0) writes_left.push_back(w);
+        }
+      }
+    }
+    // Pending in-edges per node (thread order is the cursor).
+    pending_.assign(m, 0);
+    for (uint32_t n = 0; n < m; ++n) pending_[n] = in_begin_[n + 1] - in_begin_[n];
+    cursor_.assign(base_.begin(), base_.end());
+    if (order != nullptr) {
+      order->clear();
+      for (uint32_t i = 0; i < k_; ++i)
+        if (index_.index_in_thread(i) < lim_[index_.event(i).thread]) order->push_back(i);
+    }
+    bool ok = true;
+    for (uint32_t step = 0; step < m && ok; ++step) {
+      ThreadId pick = threads_;
+      bool pick_holds = false;
+      uint32_t pick_event = 0;
+      for (ThreadId t = 0; t < threads_; ++t) {
+        if (cursor_[t] >= lim_[t]) continue;
+        const uint32_t i = index_.thread_events(t)[cursor_[t]];
+        if (!enabled(i)) continue;
+        const bool holds = held_count_[t] > 0;
+        if (pick == threads_ || (holds && !pick_holds) || (holds == pick_holds && i < pick_event)) {
+          pick = t;
+          pick_holds = holds;
+          pick_event = i;
+        }
+      }
+      if (pick == threads_) {
+        ok = false;
+        break;
+      }
+      execute(pick_event);
+      ++cursor_[pick];
+      if (order != nullptr) order->push_back(pick_event);
+    }
+    // Reset the shared state.
+    for (const LockId l : locks) holder_[l] = readers_[l] = 0;
+    for (const VariableId x : vars) {
+      last_[x] = kNoIndex;
+      initial_left_[x] = 0;
+      seen_[x] = 0;
+    }
+    for (const uint32_t w : writes_left) left_[w] = 0;
+    for (const uint32_t i : nodes_) {
+      const Event& e = index_.event(i);
+      if (e.is_access()) {
+        last_[e.target] = kNoIndex;
+        initial_left_[e.target] = 0;
+      }
+      if (e.op == Op::Write) left_[i] = 0;
+    }
+    if (!ok && order != nullptr) order->clear();
+    return ok;
+  }
+
+  // The last write of x among the events of X before k (they run first, in trace order).
+  uint32_t last_prefix_write(VariableId x) const {
+    uint32_t last = kNoIndex;
+    for (const VarThread& v : variables_[x]) {
+      const std::vector<uint32_t>& ws = v.lists[1];
+      const std::vector<uint32_t>& ev = index_.thread_events(v.thread);
+      const uint32_t end = base_[v.thread] < ev.size() ? ev[base_[v.thread]] : kNoIndex;
+      auto it = std::lower_bound(ws.begin(), ws.end(), end);
+      if (it != ws.begin() && (last == kNoIndex || *(it - 1) > last)) last = *(it - 1);
+    }
+    return last;
+  }
+
+  bool enabled(uint32_t i) const {
+    if (pending_[node_of_[i]] != 0) return false;
+    const Event& e = index_.event(i);
+    switch (e.op) {
+      case Op::Acquire:
+        return holder_[e.target] == 0 && readers_[e.target] == 0;
+      case Op::ReadAcquire:
+        return holder_[e.target] == 0;
+      case Op::Write: {
+        const uint32_t lw = last_[e.target];
+        return (lw == kNoIndex ? initial_left_[e.target] : left_[lw]) == 0;
+      }
+      case Op::Read:
+        return last_[e.target] == index_.last_write(i);
+      default:
+        return true;
+    }
+  }
+
+  void execute(uint32_t i) {
+    const Event& e = index_.event(i);
+    const ThreadId t = e.thread;
+    switch (e.op) {
+      case Op::Acquire:
+        holder_[e.target] = t + 1;
+        ++held_count_[t];
+        break;
+      case Op::ReadAcquire:
+        ++readers_[e.target];
+        ++held_count_[t];
+        break;
+      case Op::Release:
+        holder_[e.target] = 0;
+        --held_count_[t];
+        break;
+      case Op::ReadRelease:
+        --readers_[e.target];
+        --held_count_[t];
+        break;
+      case Op::Write:
+        last_[e.target] = i;
+        break;
+      case Op::Read: {
+        const uint32_t w = index_.last_write(i);
+        if (w == kNoIndex)
+          --initial_left_[e.target];
+        else
+          --left_[w];
+        break;
+      }
+      default:
+        break;
+    }
+    const uint32_t n = node_of_[i];
+    for (uint32_t j = out_begin_[n]; j < out_begin_[n + 1]; ++j) --pending_[out_[j]];
+  }
+
+  const TraceIndex& index_;
+  uint32_t threads_;
+  std::vector<std::vector<uint32_t>> snapshot_pos_;  // per thread: positions with a snapshot
+  std::vector<std::vector<uint32_t>> snapshots_;     // per thread: T words per snapshot
+  std::vector<std::vector<uint32_t>> start_;         // per thread: the cone of its fork
+  // Per thread and position p (0..size): the sections held before event p (at the end for p =
+  // size) are held_pool_[held_begin_[t][p], held_end_[t][p]).
+  std::vector<std::vector<uint32_t>> held_begin_, held_end_;
+  std::vector<uint32_t> held_pool_;                // acquires of the sections held
+  std::vector<std::vector<VarThread>> variables_;  // per variable: per thread its accesses
+  // State of one check, kept to reuse the memory.
+  std::vector<uint32_t> lim_, base_, nodes_, cursor_, held_count_;
+  uint32_t k_ = 0;
+  uint32_t cap_ = 0;      // k is at most this (lowered when the prefix cannot run first)
+  bool lowered_ = false;  // order_window failed only because the cap came down
+  ThreadId t1_ = 0, t2_ = 0;
+  uint32_t p1_ = 0, p2_ = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> derived_, edges_;
+  std::vector<uint32_t> in_begin_, out_begin_, in_, out_, pending_, queue_, clock_, scratch_;
+  std::vector<Section> sections_;
+  std::vector<std::pair<VariableId, uint32_t>> window_writes_;
+  std::vector<uint32_t> holder_, readers_, last_, initial_left_, left_, node_of_;
+  std::vector<uint8_t> seen_;
+};
+
+}  // namespace
+
+std::vector<std::pair<uint32_t, uint32_t>> races(const TraceIndex& index) {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  Analysis analysis(index);
+  analysis.run([&](uint32_t first, uint32_t second) { out.emplace_back(first, second); });
+  return out;
+}
+
+bool is_race(const TraceIndex& index, uint32_t first, uint32_t second) {
+  Analysis analysis(index);
+  return analysis.check(first, second, nullptr);
+}
+
+std::vector<uint32_t> witness(const TraceIndex& index, uint32_t first, uint32_t second) {
+  Analysis analysis(index);
+  std::vector<uint32_t> order;
+  if (!analysis.check(first, second, &order)) return {};
+  order.push_back(first);
+  order.push_back(second);
+  return order;
+}
+
+}  // namespace m2
+
+namespace {
+
+class M2 final : public OfflineEngine, public WitnessSource {
+ public:
+  explicit M2(EngineContext& context) : sink_(context.sink) {}
+  // Every race is witnessed by its checked linearisation (both accesses enabled).
+  WitnessSource* witness_source() override { return this; }
+  WitnessNotion witness_notion() const override { return WitnessNotion::Enabled; }
+  WitnessScope witness_scope() const override { return WitnessScope::Every; }
+  std::vector<std::optional<RaceWitness>> witnesses(const TraceIndex& index,
+                                                    std::span<const Race> races) override {
+    m2::Analysis analysis(index);
+    return witnesses_by_pair(index, races, [&](uint32_t first, uint32_t second, auto& prefix) {
+      return analysis.check(first, second, &prefix);
+    });
+  }
+  void run(const TraceIndex& index) override {
+    if (index.thread_count() > m2::kMaxThreads)
+      throw BudgetError("m2 keeps a clock of one entry per thread for every thread; " +
+                        std::to_string(index.thread_count()) + " threads are more than its " +
+                        std::to_string(m2::kMaxThreads));
+    m2::Analysis analysis(index);
+    analysis.run(
+        [&](uint32_t first, uint32_t second) { sink_.report(race_at(index, first, second)); });
+  }
+
+ private:
+  RaceSink& sink_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_m2(EngineContext& c) {
+  return std::make_unique<M2>(c);
+}
+
+}  // namespace racepred
