@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -482,7 +483,8 @@ class WitnessBuilder {
 // `read` streams the trace into the consumer it is given and returns the reader's summary.
 using ReadFunction = std::function<ReadSummary(Symbols&, EventConsumer&)>;
 
-PipelineResult run(const std::string& path, const ReadFunction& read,
+// `rereadable`: `read` can run again (a regular file or text in memory, not a stream).
+PipelineResult run(const std::string& path, const ReadFunction& read, bool rereadable,
                    const std::vector<const EngineInfo*>& infos, const PipelineOptions& options) {
   PipelineResult result;
   result.path = path;
@@ -507,7 +509,10 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
         return l.engine->witness_source() != nullptr;
       });
   result.witnesses = options.witnesses;
-  if (!offline.empty() || witness_index) {
+  // Witnesses alone need the events up to their races' last, which is known only at the end:
+  // a trace that can be read again is read again that far, instead of keeping all its events.
+  const bool reread = witness_index && offline.empty() && rereadable;
+  if (!offline.empty() || (witness_index && !reread)) {
     auto owned = std::make_unique<IndexCollector>();
     collector = owned.get();
     engines.push_back({std::move(owned), &collector_run});
@@ -609,12 +614,38 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
     run.seconds += std::chrono::duration<double>(Clock::now() - start).count();
     run.sink.finalize();
   }
-  if (collector && !index) {
+  if ((collector || reread) && !index) {
     EventId last = 0;
     for (const EngineRun& run : result.runs)
       for (const Race& race : run.sink.races())
         last = std::max({last, race.second.event, race.first.known() ? race.first.event : 0});
-    make_index(last);
+    if (reread) {
+      // The same reader and validator on the same input give the same events, ids and, in a
+      // fresh table, the same symbol numbers for the prefix (numbered as they first appear).
+      const auto start = Clock::now();
+      IndexCollector again;
+      Symbols symbols;
+      struct Stop {};
+      Batch batch;
+      Batcher batcher(&batch, batch_size, [&](Batch* full) {
+        again.on_events(full->ids, full->events);
+        if (!full->ids.empty() && full->ids.back() >= last) throw Stop{};
+        full->clear();
+        return full;
+      });
+      Validator validator(symbols, validation, batcher);
+      try {
+        if (last > 0) {
+          read(symbols, validator);
+          validator.on_end();
+        }
+      } catch (const Stop&) {
+      }
+      index.emplace(again.index(result.symbols, last));
+      result.index_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    } else {
+      make_index(last);
+    }
   }
   if (options.witnesses && index) {
     std::optional<WitnessBuilder> builder;
@@ -652,6 +683,10 @@ PipelineResult run_pipeline(const std::string& path, const std::vector<const Eng
       [&](Symbols& symbols, EventConsumer& consumer) {
         return read_events(path, options.read, symbols, consumer);
       },
+      [&] {
+        std::error_code ec;
+        return path != "-" && std::filesystem::is_regular_file(path, ec);
+      }(),
       engines, options);
 }
 
@@ -663,7 +698,7 @@ PipelineResult run_pipeline_on_text(std::string_view text, std::string_view name
       [&](Symbols& symbols, EventConsumer& consumer) {
         return read_events_from_string(text, name, options.read, symbols, consumer);
       },
-      engines, options);
+      true, engines, options);
 }
 
 std::vector<std::string> pipeline_diagnostics(const PipelineResult& result) {
