@@ -226,8 +226,9 @@ TEST(WitnessChecker, CutsGetTheVerdictOfTheirEvents) {
       EXPECT_EQ(rule_name(got.rule), rule_name(expected.rule))
           << show(listed) << ": " << expected.message;
       EXPECT_EQ(got.event, expected.event) << show(listed);
-      if (expected.valid())
+      if (expected.valid()) {
         EXPECT_EQ(checker.listed_events(), before) << "a valid cut checked event by event";
+      }
       EXPECT_EQ(checker.events(cut), listed.prefix.size());
       (expected.valid() ? valid : invalid)++;
     }
