@@ -443,7 +443,12 @@ bool Checker::cut_valid(const Witness& w) const {
       }
     }
   }
-  if (w.notion == Notion::Adjacent) return last == b && before_last == a;
+  if (w.notion == Notion::Adjacent) {
+    // The two latest threads' ends are the pair, and the second's thread has no event between.
+    if (last != b || before_last != a) return false;
+    const ThreadId tb = trace_.events[b].thread;
+    return count_[tb] < 2 || positions_[thread_start_[tb] + count_[tb] - 2] < a;
+  }
   for (const size_t i : {a, b}) {
     const ThreadId t = trace_.events[i].thread;
     if (rank_[i] != count_[t] || !started(t)) return false;
