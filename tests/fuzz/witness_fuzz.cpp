@@ -1,8 +1,8 @@
 // libFuzzer target: `racepred check-witness` on a trace and a witness file. An input is a trace
 // (STD text), a line "%%", and a witness file; without "%%" the whole input is the witness file
 // of a fixed trace. Every input ends in verdicts or an InputError naming its file; a witness
-// judged valid has distinct events of the trace that end with its race (adjacent) or leave
-// both racing events out (enabled).
+// judged valid (its cut expanded) has distinct events of the trace that end with its race
+// (adjacent) or leave both racing events out (enabled).
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fuzz/fuzz_support.hpp"
 #include "racepred/witness/checker.hpp"
@@ -62,12 +63,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (v.message.empty()) std::abort();
       continue;
     }
+    // T': the cut's events (each thread up to the event the cut names) in trace order, then
+    // the listed prefix.
+    std::vector<EventId> listed;
+    std::set<ThreadId> cut_threads;
+    for (const EventId id : w.cut) {
+      const size_t i = trace.index_of(id);
+      if (i == SIZE_MAX || !cut_threads.insert(trace.events[i].thread).second) std::abort();
+    }
+    for (size_t i = 0; i < trace.size(); ++i)
+      for (const EventId id : w.cut) {
+        const size_t last = trace.index_of(id);
+        if (trace.events[last].thread == trace.events[i].thread && i <= last)
+          listed.push_back(trace.ids[i]);
+      }
+    listed.insert(listed.end(), w.prefix.begin(), w.prefix.end());
+    if (checker.events(w) != listed.size()) std::abort();
     std::set<EventId> seen;
-    for (const EventId id : w.prefix)
+    for (const EventId id : listed)
       if (trace.index_of(id) == SIZE_MAX || !seen.insert(id).second) std::abort();
-    const size_t n = w.prefix.size();
+    const size_t n = listed.size();
     if (w.notion == witness::Notion::Adjacent &&
-        (n < 2 || w.prefix[n - 2] != w.first || w.prefix[n - 1] != w.second))
+        (n < 2 || listed[n - 2] != w.first || listed[n - 1] != w.second))
       std::abort();
     if (w.notion == witness::Notion::Enabled && (seen.count(w.first) || seen.count(w.second)))
       std::abort();

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -182,6 +183,105 @@ TEST(WitnessChecker, AcceptsSyncpWitnesses) {
     if (HasFailure()) break;
   }
   EXPECT_GT(witnesses, n / 5);
+}
+
+// A cut (each thread's last event in T', run in trace order) is checked without visiting its
+// events. On random cuts around random conflicting pairs, the verdict is the one of the
+// event-by-event check of the cut's events, and a valid cut never needs that check.
+TEST(WitnessChecker, CutsGetTheVerdictOfTheirEvents) {
+  const int n = racepred::testing::property_iterations(2000);
+  int valid = 0, invalid = 0;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
+    const Trace trace = small_trace(seed);
+    SCOPED_TRACE(racepred::testing::trace_context(seed, trace));
+    const TraceIndex t(trace);
+    Checker checker(trace);
+    std::mt19937_64 rng(seed);
+    const auto pairs = t.conflicting_pairs();
+    for (size_t k = 0; k < pairs.size() && k < 12; ++k) {
+      const auto [a, b] = pairs[std::uniform_int_distribution<size_t>(0, pairs.size() - 1)(rng)];
+      const bool adjacent = rng() % 2 == 0;
+      // The accesses next (enabled) or last (adjacent); the other threads anywhere before.
+      std::vector<uint32_t> count(t.thread_count(), 0);
+      for (uint32_t u = 0; u < t.thread_count(); ++u) {
+        uint32_t before = 0;  // u's events before the first access
+        for (const uint32_t i : t.thread_events(u)) before += i < std::min(a, b);
+        count[u] = static_cast<uint32_t>(
+            std::uniform_int_distribution<uint32_t>(0, adjacent ? before : before + 2)(rng));
+        count[u] = std::min<uint32_t>(count[u], static_cast<uint32_t>(t.thread_events(u).size()));
+      }
+      for (const uint32_t i : {a, b})
+        count[t.event(i).thread] = t.index_in_thread(i) + (adjacent ? 1 : 0);
+      Witness cut, listed;
+      cut.notion = listed.notion = adjacent ? Notion::Adjacent : Notion::Enabled;
+      cut.first = listed.first = t.id(a);
+      cut.second = listed.second = t.id(b);
+      for (uint32_t u = 0; u < t.thread_count(); ++u)
+        if (count[u] > 0) cut.cut.push_back(t.id(t.thread_events(u)[count[u] - 1]));
+      for (uint32_t i = 0; i < t.size(); ++i)
+        if (t.index_in_thread(i) < count[t.event(i).thread]) listed.prefix.push_back(t.id(i));
+      const Verdict expected = checker.check(listed);
+      const uint64_t before = checker.listed_events();
+      const Verdict got = checker.check(cut);
+      EXPECT_EQ(rule_name(got.rule), rule_name(expected.rule))
+          << show(listed) << ": " << expected.message;
+      EXPECT_EQ(got.event, expected.event) << show(listed);
+      if (expected.valid()) {
+        EXPECT_EQ(checker.listed_events(), before) << "a valid cut checked event by event";
+      }
+      EXPECT_EQ(checker.events(cut), listed.prefix.size());
+      (expected.valid() ? valid : invalid)++;
+    }
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(valid, n / 2);
+  EXPECT_GT(invalid, n / 2);
+}
+
+// At scale the witnesses of shb are cuts built by one growing closure per thread and checked
+// without visiting their events: the work is bounded by the threads times the trace's events
+// up to the last race, while the witnesses together hold many times more events.
+TEST(AnalyzeWitnesses, ShbWitnessesAtScaleShareTheirWork) {
+  GeneratorOptions o;
+  o.seed = 1;
+  o.events = 60000;
+  const Trace trace = generate_trace(o);
+  const TraceIndex t(trace);
+  std::vector<Race> races;
+  {
+    PipelineOptions options;
+    options.threaded = false;
+    const PipelineResult result =
+        run_pipeline_on_text(to_std_text(trace), "t.std", {find_engine("shb")}, options);
+    races = result.runs.front().sink.races();
+  }
+  ASSERT_GT(races.size(), 50u);
+  ClosureWitnesses closure(t, ClosureWitnesses::Order::Schedulable);
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  uint32_t last = 0;
+  for (const Race& race : races) {
+    pairs.emplace_back(ClosureWitnesses::position(t, race.first.event),
+                       ClosureWitnesses::position(t, race.second.event));
+    last = std::max(last, pairs.back().second);
+  }
+  const auto cuts = closure.cuts(pairs);
+  uint64_t events = 0;
+  Checker checker(trace);
+  for (size_t k = 0; k < cuts.size(); ++k) {
+    Witness w;
+    w.notion = Notion::Enabled;
+    w.first = races[k].first.event;
+    w.second = races[k].second.event;
+    for (const auto& [u, count] : cuts[k]) {
+      w.cut.push_back(t.id(t.thread_events(u)[count - 1]));
+      events += count;
+    }
+    const Verdict v = checker.check(w);
+    ASSERT_TRUE(v.valid()) << v.message;
+  }
+  EXPECT_LE(closure.steps(), uint64_t{t.thread_count()} * (last + 1));
+  EXPECT_GT(events, 10 * closure.steps());
+  EXPECT_EQ(checker.listed_events(), 0u);
 }
 
 // The engines that give witnesses: every engine of the table whose engine object has the hook.

@@ -57,7 +57,7 @@ int check_witnesses(const CheckWitnessOptions& o, std::ostream& out) {
       entry["engine"] = w.engine;
       entry["race"] = {w.first, w.second};
       entry["notion"] = witness::notion_name(w.notion);
-      entry["events"] = w.prefix.size();
+      entry["events"] = checker.events(w);
       entry["valid"] = v.valid();
       if (!v.valid()) {
         entry["rule"] = witness::rule_name(v.rule);
@@ -77,7 +77,7 @@ int check_witnesses(const CheckWitnessOptions& o, std::ostream& out) {
       out << "witness " << k + 1;
       if (!w.engine.empty()) out << " (" << printable(w.engine, 200) << ")";
       out << ": race of events " << w.first << " and " << w.second << ", "
-          << witness::notion_name(w.notion) << ", " << w.prefix.size() << " events: ";
+          << witness::notion_name(w.notion) << ", " << checker.events(w) << " events: ";
       if (v.valid()) {
         out << "valid\n";
       } else {

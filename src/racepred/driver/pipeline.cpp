@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -346,7 +347,17 @@ class IndexCollector final : public Engine {
     events_.insert(events_.end(), events.begin(), events.end());
     if (gaps_) ids_.insert(ids_.end(), ids.begin(), ids.end());
   }
-  TraceIndex index(const Symbols& symbols) {
+  // The index of the events up to id `last` (a prefix of a well-formed trace is well formed).
+  static constexpr EventId kAll = ~EventId{0};
+  TraceIndex index(const Symbols& symbols, EventId last = kAll) {
+    if (last != kAll) {
+      const size_t keep =
+          gaps_
+              ? static_cast<size_t>(std::upper_bound(ids_.begin(), ids_.end(), last) - ids_.begin())
+              : std::min<size_t>(events_.size(), last);
+      events_.resize(keep);
+      if (gaps_) ids_.resize(keep);
+    }
     return TraceIndex(TraceIndex::Validated{}, std::move(events_), std::move(ids_), &symbols);
   }
 
@@ -389,11 +400,15 @@ class WitnessBuilder {
       w.notion = adjacent ? witness::Notion::Adjacent : witness::Notion::Enabled;
       w.first = race.first.event;
       w.second = race.second.event;
-      const std::vector<uint32_t>& prefix = built[k]->prefix;
+      const RaceWitness& built_one = *built[k];
+      const std::vector<uint32_t>& prefix = built_one.prefix;
       if (adjacent && prefix.size() >= 2) {  // in the order T' runs them
         w.first = index_.id(prefix[prefix.size() - 2]);
         w.second = index_.id(prefix.back());
       }
+      w.cut.reserve(built_one.cut.size());
+      for (const auto& [t, count] : built_one.cut)
+        w.cut.push_back(index_.id(index_.thread_events(t)[count - 1]));
       w.prefix.reserve(prefix.size());
       for (const uint32_t i : prefix) w.prefix.push_back(index_.id(i));
       const witness::Verdict verdict = checker_->check(w);
@@ -406,39 +421,51 @@ class WitnessBuilder {
         continue;
       }
       run.witness_summaries[{race.first.event, race.second.event}] =
-          summary(prefix, race, adjacent, ++number);
+          summary(built_one, w, race, adjacent, ++number);
       run.witnesses.push_back(std::move(w));
     }
   }
 
  private:
   // What the report shows: the last kTail events of each thread in T', in T' order.
-  WitnessSummary summary(const std::vector<uint32_t>& prefix, const Race& race, bool adjacent,
-                         size_t number) const {
+  WitnessSummary summary(const RaceWitness& built, const witness::Witness& w, const Race& race,
+                         bool adjacent, size_t number) const {
     constexpr uint32_t kTail = 3;
     constexpr size_t kLook = 4096;  // events looked at from the end
     WitnessSummary s;
     s.number = number;
     s.adjacent = adjacent;
-    s.events = prefix.size();
+    // T' as far as the tail can reach: each cut thread's last kTail events in trace order, then
+    // the listed prefix.
+    std::vector<uint32_t> end;
+    for (const auto& [t, count] : built.cut) {
+      const std::vector<uint32_t>& events = index_.thread_events(t);
+      for (uint32_t k = count > kTail ? count - kTail : 0; k < count; ++k) end.push_back(events[k]);
+      s.events += count;
+    }
+    std::sort(end.begin(), end.end());
+    end.insert(end.end(), built.prefix.begin(), built.prefix.end());
+    s.events += built.prefix.size();
     std::map<ThreadId, uint32_t> shown;
     std::vector<uint32_t> tail;
-    for (size_t k = prefix.size(); k-- > 0 && prefix.size() - k <= kLook;) {
-      uint32_t& n = shown[index_.event(prefix[k]).thread];
+    for (size_t k = end.size(); k-- > 0 && end.size() - k <= kLook;) {
+      uint32_t& n = shown[index_.event(end[k]).thread];
       if (n < kTail) {
         ++n;
-        tail.push_back(prefix[k]);
+        tail.push_back(end[k]);
       }
     }
     std::reverse(tail.begin(), tail.end());
     for (const uint32_t i : tail) s.tail.push_back({index_.id(i), index_.event(i)});
-    s.hidden = prefix.size() - tail.size();
+    s.hidden = s.events - tail.size();
     const auto step = [&](const Access& a) {
       const uint32_t i = ClosureWitnesses::position(index_, a.event);
       return WitnessSummary::Step{a.event, i == kNoIndex ? Event{} : index_.event(i)};
     };
     s.first = step(race.first);
     s.second = step(race.second);
+    s.cut = w.cut;
+    const std::vector<uint32_t>& prefix = built.prefix;
     for (size_t k = 0; k < prefix.size();) {
       size_t j = k + 1;
       while (j < prefix.size() && index_.id(prefix[j]) == index_.id(prefix[j - 1]) + 1) ++j;
@@ -456,7 +483,8 @@ class WitnessBuilder {
 // `read` streams the trace into the consumer it is given and returns the reader's summary.
 using ReadFunction = std::function<ReadSummary(Symbols&, EventConsumer&)>;
 
-PipelineResult run(const std::string& path, const ReadFunction& read,
+// `rereadable`: `read` can run again (a regular file or text in memory, not a stream).
+PipelineResult run(const std::string& path, const ReadFunction& read, bool rereadable,
                    const std::vector<const EngineInfo*>& infos, const PipelineOptions& options) {
   PipelineResult result;
   result.path = path;
@@ -481,7 +509,10 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
         return l.engine->witness_source() != nullptr;
       });
   result.witnesses = options.witnesses;
-  if (!offline.empty() || witness_index) {
+  // Witnesses alone need the events up to their races' last, which is known only at the end:
+  // a trace that can be read again is read again that far, instead of keeping all its events.
+  const bool reread = witness_index && offline.empty() && rereadable;
+  if (!offline.empty() || (witness_index && !reread)) {
     auto owned = std::make_unique<IndexCollector>();
     collector = owned.get();
     engines.push_back({std::move(owned), &collector_run});
@@ -557,13 +588,15 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
   }
 
   std::optional<TraceIndex> index;
-  if (collector) {
+  const auto make_index = [&](EventId last) {
     const auto start = Clock::now();
-    index.emplace(collector->index(result.symbols));
+    index.emplace(collector->index(result.symbols, last));
     engines.pop_back();  // the collector
     result.index_seconds =
         collector_run.seconds + std::chrono::duration<double>(Clock::now() - start).count();
-  }
+  };
+  // Offline engines need the whole trace; witnesses only the events up to their races' last.
+  if (collector && !offline.empty()) make_index(IndexCollector::kAll);
   // In the order the engines were named: each offline engine runs on the shared index.
   for (EngineRun& run : result.runs) {
     auto is_run = [&](const LiveEngine& l) { return l.run == &run; };
@@ -580,6 +613,39 @@ PipelineResult run(const std::string& path, const ReadFunction& read,
     }
     run.seconds += std::chrono::duration<double>(Clock::now() - start).count();
     run.sink.finalize();
+  }
+  if ((collector || reread) && !index) {
+    EventId last = 0;
+    for (const EngineRun& run : result.runs)
+      for (const Race& race : run.sink.races())
+        last = std::max({last, race.second.event, race.first.known() ? race.first.event : 0});
+    if (reread) {
+      // The same reader and validator on the same input give the same events, ids and, in a
+      // fresh table, the same symbol numbers for the prefix (numbered as they first appear).
+      const auto start = Clock::now();
+      IndexCollector again;
+      Symbols symbols;
+      struct Stop {};
+      Batch batch;
+      Batcher batcher(&batch, batch_size, [&](Batch* full) {
+        again.on_events(full->ids, full->events);
+        if (!full->ids.empty() && full->ids.back() >= last) throw Stop{};
+        full->clear();
+        return full;
+      });
+      Validator validator(symbols, validation, batcher);
+      try {
+        if (last > 0) {
+          read(symbols, validator);
+          validator.on_end();
+        }
+      } catch (const Stop&) {
+      }
+      index.emplace(again.index(result.symbols, last));
+      result.index_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    } else {
+      make_index(last);
+    }
   }
   if (options.witnesses && index) {
     std::optional<WitnessBuilder> builder;
@@ -617,6 +683,10 @@ PipelineResult run_pipeline(const std::string& path, const std::vector<const Eng
       [&](Symbols& symbols, EventConsumer& consumer) {
         return read_events(path, options.read, symbols, consumer);
       },
+      [&] {
+        std::error_code ec;
+        return path != "-" && std::filesystem::is_regular_file(path, ec);
+      }(),
       engines, options);
 }
 
@@ -628,7 +698,7 @@ PipelineResult run_pipeline_on_text(std::string_view text, std::string_view name
       [&](Symbols& symbols, EventConsumer& consumer) {
         return read_events_from_string(text, name, options.read, symbols, consumer);
       },
-      engines, options);
+      true, engines, options);
 }
 
 std::vector<std::string> pipeline_diagnostics(const PipelineResult& result) {

@@ -1,7 +1,6 @@
 #include "racepred/engines/witness_source.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 namespace racepred {
 
@@ -80,72 +79,112 @@ void ClosureWitnesses::include(ThreadId t, uint32_t count) {
   bound_[t] = count;
 }
 
-std::vector<uint32_t> ClosureWitnesses::prefix(uint32_t first, uint32_t second) {
-  const auto bring_predecessors = [&](uint32_t i) {
-    for (uint32_t k = start_[i]; k < start_[i + 1]; ++k) {
-      const uint32_t p = preds_[k];
-      include(index_.event(p).thread, index_.index_in_thread(p) + 1);
-    }
-  };
-  // The accesses' own predecessors as the engine's clocks before them have them: thread order and
-  // the fork of their thread, not a read's last write (SHB checks a read before it joins its
-  // last write, so a read races with that write: both stay enabled).
-  for (const uint32_t access : {first, second}) {
-    const ThreadId t = index_.event(access).thread;
-    include(t, index_.index_in_thread(access));
-    if (index_.first_of(t) == access && index_.fork_of(t) != kNoIndex)
-      include(index_.event(index_.fork_of(t)).thread,
-              index_.index_in_thread(index_.fork_of(t)) + 1);
-  }
+void ClosureWitnesses::extend(uint32_t access) {
+  // The access's own predecessors as the engine's clocks before it have them: thread order and
+  // the fork of its thread, not a read's last write (SHB checks a read before it joins its last
+  // write, so a read races with that write: both stay enabled).
+  const ThreadId t = index_.event(access).thread;
+  include(t, index_.index_in_thread(access));
+  if (index_.first_of(t) == access && index_.fork_of(t) != kNoIndex)
+    include(index_.event(index_.fork_of(t)).thread, index_.index_in_thread(index_.fork_of(t)) + 1);
   while (!work_.empty()) {
-    const ThreadId t = work_.back();
+    const ThreadId u = work_.back();
     work_.pop_back();
-    const std::vector<uint32_t>& events = index_.thread_events(t);
-    // bound_[t] may grow while its events are scanned: scan until it stops.
-    while (scanned_[t] < bound_[t]) bring_predecessors(events[scanned_[t]++]);
+    const std::vector<uint32_t>& events = index_.thread_events(u);
+    // bound_[u] may grow while its events are scanned: scan until it stops.
+    while (scanned_[u] < bound_[u]) {
+      const uint32_t i = events[scanned_[u]++];
+      ++steps_;
+      for (uint32_t k = start_[i]; k < start_[i + 1]; ++k) {
+        const uint32_t p = preds_[k];
+        include(index_.event(p).thread, index_.index_in_thread(p) + 1);
+      }
+    }
   }
+}
 
-  // Linearise in trace order: merge the threads' prefixes by sorting them, or, when the closure
-  // covers much of the trace before the pair, by one scan of that stretch.
-  size_t size = 0;
-  for (const uint32_t t : touched_) size += bound_[t];
-  std::vector<uint32_t> out;
-  out.reserve(size);
-  const uint32_t end = std::max(first, second);
-  if (static_cast<double>(size) * std::log2(static_cast<double>(size) + 2) > end) {
-    for (uint32_t i = 0; i < end; ++i) {
-      const Event& e = index_.event(i);
-      if (index_.index_in_thread(i) < bound_[e.thread]) out.push_back(i);
-    }
-  } else {
-    for (const uint32_t t : touched_) {
-      const std::vector<uint32_t>& events = index_.thread_events(t);
-      out.insert(out.end(), events.begin(), events.begin() + bound_[t]);
-    }
-    std::sort(out.begin(), out.end());
-  }
+void ClosureWitnesses::clear() {
   for (const uint32_t t : touched_) bound_[t] = scanned_[t] = 0;
   touched_.clear();
+}
+
+std::vector<std::vector<std::pair<ThreadId, uint32_t>>> ClosureWitnesses::cuts(
+    std::span<const std::pair<uint32_t, uint32_t>> pairs) {
+  using Cut = std::vector<std::pair<ThreadId, uint32_t>>;
+  // Each access's closure once, the accesses of a thread in thread order: one growing closure
+  // per thread.
+  std::vector<uint32_t> accesses;
+  accesses.reserve(pairs.size() * 2);
+  for (const auto& [a, b] : pairs) {
+    accesses.push_back(a);
+    accesses.push_back(b);
+  }
+  std::sort(accesses.begin(), accesses.end(), [&](uint32_t a, uint32_t b) {
+    const ThreadId ta = index_.event(a).thread, tb = index_.event(b).thread;
+    return ta != tb ? ta < tb : a < b;
+  });
+  accesses.erase(std::unique(accesses.begin(), accesses.end()), accesses.end());
+  std::vector<Cut> of(accesses.size());
+  for (size_t k = 0; k < accesses.size(); ++k) {
+    if (k > 0 && index_.event(accesses[k - 1]).thread != index_.event(accesses[k]).thread) clear();
+    extend(accesses[k]);
+    Cut& cut = of[k];
+    for (const uint32_t t : touched_) cut.emplace_back(t, bound_[t]);
+    std::sort(cut.begin(), cut.end());
+  }
+  clear();
+  const auto cut_of = [&](uint32_t access) -> const Cut& {
+    const auto it =
+        std::lower_bound(accesses.begin(), accesses.end(), access, [&](uint32_t a, uint32_t b) {
+          const ThreadId ta = index_.event(a).thread, tb = index_.event(b).thread;
+          return ta != tb ? ta < tb : a < b;
+        });
+    return of[static_cast<size_t>(it - accesses.begin())];
+  };
+  // A pair's closure is the union of its accesses' (both downward closed): the larger count.
+  std::vector<Cut> out;
+  out.reserve(pairs.size());
+  for (const auto& [a, b] : pairs) {
+    const Cut &x = cut_of(a), &y = cut_of(b);
+    Cut merged;
+    merged.reserve(x.size() + y.size());
+    size_t i = 0, j = 0;
+    while (i < x.size() || j < y.size()) {
+      if (j == y.size() || (i < x.size() && x[i].first < y[j].first)) {
+        merged.push_back(x[i++]);
+      } else if (i == x.size() || y[j].first < x[i].first) {
+        merged.push_back(y[j++]);
+      } else {
+        merged.emplace_back(x[i].first, std::max(x[i].second, y[j].second));
+        ++i;
+        ++j;
+      }
+    }
+    out.push_back(std::move(merged));
+  }
   return out;
 }
 
 std::vector<std::optional<RaceWitness>> closure_witnesses(const TraceIndex& index,
                                                           std::span<const Race> races,
                                                           ClosureWitnesses::Order order) {
-  std::vector<std::optional<RaceWitness>> out;
-  out.reserve(races.size());
+  std::vector<std::optional<RaceWitness>> out(races.size());
   if (races.empty()) return out;
-  ClosureWitnesses closure(index, order);
-  for (const Race& race : races) {
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  std::vector<size_t> which;
+  for (size_t k = 0; k < races.size(); ++k) {
+    const Race& race = races[k];
     const uint32_t first =
         race.first.known() ? ClosureWitnesses::position(index, race.first.event) : kNoIndex;
     const uint32_t second = ClosureWitnesses::position(index, race.second.event);
-    if (first == kNoIndex || second == kNoIndex) {
-      out.emplace_back();  // an engine that knows only the later access: nothing to close
-      continue;
-    }
-    out.push_back(RaceWitness{closure.prefix(first, second)});
+    if (first == kNoIndex || second == kNoIndex)
+      continue;  // an engine that knows only the later access: nothing to close
+    pairs.emplace_back(first, second);
+    which.push_back(k);
   }
+  ClosureWitnesses closure(index, order);
+  std::vector<std::vector<std::pair<ThreadId, uint32_t>>> cuts = closure.cuts(pairs);
+  for (size_t k = 0; k < which.size(); ++k) out[which[k]] = RaceWitness{std::move(cuts[k]), {}};
   return out;
 }
 

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "racepred/report/finding.hpp"
@@ -45,8 +46,13 @@ enum class WitnessScope : uint8_t {
 };
 
 // One witness, as index positions (0-based, trace order of the index; TraceIndex::id() gives
-// the event ids). For Adjacent the prefix ends with the two accesses, in the order they run.
+// the event ids): T' is the cut's events in trace order, then `prefix`. For Adjacent T' ends
+// with the two accesses, in the order they run.
 struct RaceWitness {
+  // Per thread (sorted by thread, no zero counts): how many of its first events T' runs. A
+  // downward-closed set linearised in trace order needs no list of its events, so a witness of
+  // a long prefix costs the number of threads, not the number of events.
+  std::vector<std::pair<ThreadId, uint32_t>> cut;
   std::vector<uint32_t> prefix;
 };
 
@@ -76,21 +82,30 @@ class WitnessSource {
 // trace order runs it after the others closed; a read in the closure either brings its last
 // write (SHB), or (HB, first race) its last write is ordered before it — otherwise the pair
 // would be a happens-before race with an earlier second event. Set-up is linear in the trace;
-// each witness costs the size of the closure (each of its events is visited once).
+// the closure is downward closed, so a witness is its cut (each thread's count) in trace order.
+// The closures of the races' accesses are built incrementally per thread: the closure of an
+// event contains that of every earlier event of its thread, so the accesses of one thread are
+// visited in thread order and each event of the trace is scanned at most once per thread.
 class ClosureWitnesses {
  public:
   enum class Order : uint8_t { HappensBefore, Schedulable };
   ClosureWitnesses(const TraceIndex& index, Order order);
-  // The events ordered before `first` or `second` (positions), in trace order: the closure of
-  // their predecessors as the engines' clocks before the two events have them (a read's own
-  // last write is not among them: it is joined after the race check). Neither access is in it
-  // when they are unordered.
-  std::vector<uint32_t> prefix(uint32_t first, uint32_t second);
+  // The cuts of the events ordered before `first` or `second` (positions), for each pair: the
+  // closure of their predecessors as the engines' clocks before the two events have them (a
+  // read's own last write is not among them: it is joined after the race check). Neither
+  // access is in it when they are unordered.
+  std::vector<std::vector<std::pair<ThreadId, uint32_t>>> cuts(
+      std::span<const std::pair<uint32_t, uint32_t>> pairs);
   // The index position of an event id, or kNoIndex.
   static uint32_t position(const TraceIndex& index, EventId id);
+  // Events whose predecessors were scanned so far (the work measure of the tests).
+  uint64_t steps() const { return steps_; }
 
  private:
   void include(ThreadId t, uint32_t count);
+  // Extends the current closure by the predecessors of `access` (its thread's earlier events).
+  void extend(uint32_t access);
+  void clear();
 
   const TraceIndex& index_;
   // The direct cross-thread predecessors of each event: preds_[start_[i], start_[i + 1]).
@@ -101,6 +116,7 @@ class ClosureWitnesses {
   std::vector<uint32_t> work_;     // threads whose bound grew
   std::vector<uint32_t> scanned_;  // per thread: events whose predecessors were added
   std::vector<uint32_t> touched_;  // threads with a non-zero bound
+  uint64_t steps_ = 0;
 };
 
 // The witnesses of races under an order (shb: Schedulable; the happens-before engines' first

@@ -154,7 +154,9 @@ struct WitnessSummary {
   std::vector<Step> tail;
   uint64_t hidden = 0;  // events of T' not in the tail
   Step first, second;   // the two accesses
-  // T' as runs of consecutive ids [first, last] (for JSON without a witness file).
+  // T' (for JSON without a witness file): the cut's events in trace order (each thread's last
+  // event in T', docs/WITNESSES.md), then the prefix as runs of consecutive ids [first, last].
+  std::vector<EventId> cut;
   std::vector<std::pair<EventId, EventId>> runs;
 };
 

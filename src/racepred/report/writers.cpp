@@ -797,6 +797,7 @@ nlohmann::ordered_json witness_json(const WitnessSummary& w, std::string_view fi
     j["file"] = file;
     j["number"] = w.number;
   } else {
+    if (!w.cut.empty()) j["cut"] = w.cut;
     nlohmann::ordered_json prefix = nlohmann::ordered_json::array();
     for (const auto& [a, b] : w.runs) {
       if (a == b) {

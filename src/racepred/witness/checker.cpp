@@ -81,7 +81,8 @@ std::string Checker::describe(size_t i) const {
   return trace_.to_std(trace_.events[i]) + " (event " + std::to_string(trace_.ids[i]) + ")";
 }
 
-Verdict Checker::check(const Witness& w) {
+Verdict Checker::check_listed(const std::vector<EventId>& prefix, const Witness& w) {
+  listed_events_ += prefix.size();
   // The state is reset for the next check from what this one touched.
   std::vector<uint32_t> touched_threads, touched_locks, touched_variables;
   const auto reset = [&] {
@@ -99,7 +100,7 @@ Verdict Checker::check(const Witness& w) {
     return f == kNone || rank_[f] < ran_[trace_.events[f].thread];
   };
 
-  for (const EventId id : w.prefix) {
+  for (const EventId id : prefix) {
     const size_t i = position(id);
     if (i == SIZE_MAX)
       return fail(Rule::Unknown, id, "event " + std::to_string(id) + " is not in the trace");
@@ -202,8 +203,8 @@ Verdict Checker::check(const Witness& w) {
                 describe(a) + " and " + describe(b) +
                     " do not conflict (one variable, two threads, a write)");
   if (w.notion == Notion::Adjacent) {
-    const size_t k = w.prefix.size();
-    if (k < 2 || w.prefix[k - 2] != w.first || w.prefix[k - 1] != w.second)
+    const size_t k = prefix.size();
+    if (k < 2 || prefix[k - 2] != w.first || prefix[k - 1] != w.second)
       return fail(Rule::Meet, w.second,
                   "the witness does not end with " + describe(a) + " then " + describe(b));
   } else {
@@ -220,6 +221,239 @@ Verdict Checker::check(const Witness& w) {
   }
   reset();
   return {};
+}
+
+Verdict Checker::check(const Witness& w) {
+  if (w.cut.empty()) return check_listed(w.prefix, w);
+  if (!cut_tables_) build_cut_tables();
+  Verdict bad;
+  for (const EventId id : w.cut) {
+    const size_t i = position(id);
+    if (i == SIZE_MAX) {
+      bad = {Rule::Unknown, id, "cut event " + std::to_string(id) + " is not in the trace"};
+      break;
+    }
+    const ThreadId t = trace_.events[i].thread;
+    if (count_[t] != 0) {
+      bad = {Rule::PO, id,
+             "the cut names two events of " + std::string(trace_.thread_name(t)) + ": " +
+                 describe(i) + " and " + describe(positions_[thread_start_[t] + count_[t] - 1])};
+      break;
+    }
+    count_[t] = rank_[i] + 1;
+    cut_threads_.push_back(t);
+  }
+  const bool valid = bad.valid() && w.prefix.empty() && cut_valid(w);
+  // Anything else: T' listed, the cut's events in trace order, then the prefix.
+  std::vector<EventId> listed;
+  if (bad.valid() && !valid) {
+    uint32_t end = 0;
+    for (const uint32_t t : cut_threads_)
+      end = std::max(end, positions_[thread_start_[t] + count_[t] - 1] + 1);
+    for (uint32_t i = 0; i < end; ++i)
+      if (rank_[i] < count_[trace_.events[i].thread]) listed.push_back(trace_.ids[i]);
+    listed.insert(listed.end(), w.prefix.begin(), w.prefix.end());
+  }
+  for (const uint32_t t : cut_threads_) count_[t] = 0;
+  cut_threads_.clear();
+  if (!bad.valid() || valid) return bad;
+  return check_listed(listed, w);
+}
+
+uint64_t Checker::events(const Witness& w) const {
+  uint64_t n = w.prefix.size();
+  for (const EventId id : w.cut) {
+    const size_t i = position(id);
+    if (i == SIZE_MAX) return 0;
+    n += rank_[i] + 1;
+  }
+  return n;
+}
+
+void Checker::build_cut_tables() {
+  cut_tables_ = true;
+  const size_t n = trace_.size();
+  const size_t threads = thread_events_.size();
+  thread_start_.assign(threads + 1, 0);
+  for (size_t t = 0; t < threads; ++t) thread_start_[t + 1] = thread_start_[t] + thread_events_[t];
+  positions_.resize(n);
+  for (size_t i = 0; i < n; ++i)
+    positions_[thread_start_[trace_.events[i].thread] + rank_[i]] = static_cast<uint32_t>(i);
+  count_.assign(threads, 0);
+
+  // Needs: (t, u, k, r): the event of rank k of t needs the first r events of u in T'.
+  struct Need {
+    uint32_t t, u, k, r;
+  };
+  std::vector<Need> needs;
+  const auto need = [&](size_t i, uint32_t before) {  // event i needs event `before`
+    const uint32_t t = trace_.events[i].thread, u = trace_.events[before].thread;
+    if (t != u) needs.push_back({t, u, rank_[i], rank_[before] + 1});
+  };
+  // Held sections and the sections of each lock.
+  struct Section {
+    uint32_t lock, thread, rank, position;
+    bool write;
+  };
+  std::vector<Section> sections;
+  std::vector<uint32_t> top(threads, kNone);
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> steps(threads);  // (rank, top)
+  for (size_t i = 0; i < n; ++i) {
+    const Event& e = trace_.events[i];
+    const uint32_t t = e.thread;
+    if (rank_[i] == 0 && fork_[t] != kNone) need(i, fork_[t]);
+    switch (e.op) {
+      case Op::Read:
+        if (last_write_[i] != kNone) need(i, last_write_[i]);
+        break;
+      case Op::Join:
+        if (e.target < threads && thread_events_[e.target] > 0)
+          needs.push_back({t, static_cast<uint32_t>(e.target), rank_[i], thread_events_[e.target]});
+        break;
+      case Op::Recv:
+        for (uint32_t k = sends_at_[i]; k < sends_at_[i + 1]; ++k) need(i, sends_[k]);
+        break;
+      case Op::Acquire:
+      case Op::ReadAcquire:
+        held_.push_back({e.target, static_cast<uint32_t>(i), top[t], e.op == Op::ReadAcquire});
+        top[t] = static_cast<uint32_t>(held_.size() - 1);
+        steps[t].emplace_back(rank_[i], top[t]);
+        sections.push_back({e.target, t, rank_[i], static_cast<uint32_t>(i), e.op == Op::Acquire});
+        break;
+      case Op::Release:
+      case Op::ReadRelease: {
+        // Off the stack; sections above it (released out of order) are pushed again.
+        std::vector<uint32_t> above;
+        uint32_t k = top[t];
+        while (k != kNone && held_[k].lock != e.target) {
+          above.push_back(k);
+          k = held_[k].parent;
+        }
+        if (k == kNone) break;  // a well-formed trace releases only what it holds
+        uint32_t parent = held_[k].parent;
+        for (size_t a = above.size(); a-- > 0;) {
+          Held copy = held_[above[a]];
+          copy.parent = parent;
+          held_.push_back(copy);
+          parent = static_cast<uint32_t>(held_.size() - 1);
+        }
+        top[t] = parent;
+        steps[t].emplace_back(rank_[i], top[t]);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  std::sort(needs.begin(), needs.end(), [](const Need& a, const Need& b) {
+    return a.t != b.t ? a.t < b.t : a.u != b.u ? a.u < b.u : a.k < b.k;
+  });
+  need_at_.assign(threads + 1, 0);
+  for (size_t k = 0; k < needs.size();) {
+    const uint32_t t = needs[k].t, u = needs[k].u;
+    NeedGroup g{u, static_cast<uint32_t>(need_steps_.size()), 0};
+    uint32_t most = 0;
+    for (; k < needs.size() && needs[k].t == t && needs[k].u == u; ++k)
+      if (needs[k].r > most) {
+        most = needs[k].r;
+        need_steps_.emplace_back(needs[k].k, most);
+      }
+    g.end = static_cast<uint32_t>(need_steps_.size());
+    need_group_.push_back(g);
+    ++need_at_[t + 1];
+  }
+  for (size_t t = 0; t < threads; ++t) need_at_[t + 1] += need_at_[t];
+
+  held_at_.assign(threads + 1, 0);
+  for (size_t t = 0; t < threads; ++t) {
+    held_steps_.insert(held_steps_.end(), steps[t].begin(), steps[t].end());
+    held_at_[t + 1] = static_cast<uint32_t>(held_steps_.size());
+  }
+
+  std::stable_sort(sections.begin(), sections.end(), [](const Section& a, const Section& b) {
+    return a.lock != b.lock ? a.lock < b.lock : a.thread < b.thread;
+  });
+  const size_t locks = trace_.symbols.locks.size();
+  lock_at_.assign(locks + 1, 0);
+  for (size_t k = 0; k < sections.size();) {
+    const uint32_t l = sections[k].lock, t = sections[k].thread;
+    LockUser user{t, static_cast<uint32_t>(sections_.size()), 0,
+                  static_cast<uint32_t>(write_sections_.size()), 0};
+    for (; k < sections.size() && sections[k].lock == l && sections[k].thread == t; ++k) {
+      sections_.emplace_back(sections[k].rank, sections[k].position);
+      if (sections[k].write) write_sections_.emplace_back(sections[k].rank, sections[k].position);
+    }
+    user.end = static_cast<uint32_t>(sections_.size());
+    user.write_end = static_cast<uint32_t>(write_sections_.size());
+    lock_users_.push_back(user);
+    ++lock_at_[l + 1];
+  }
+  for (size_t l = 0; l < locks; ++l) lock_at_[l + 1] += lock_at_[l];
+}
+
+bool Checker::cut_valid(const Witness& w) const {
+  const size_t a = position(w.first), b = position(w.second);
+  if (a == SIZE_MAX || b == SIZE_MAX || !conflicting(trace_.events[a], trace_.events[b]))
+    return false;
+  const auto started = [&](ThreadId t) {
+    const uint32_t f = fork_[t];
+    return f == kNone || rank_[f] < count_[trace_.events[f].thread];
+  };
+  // The last step at or before rank k of steps [begin, end) sorted by rank, or nullptr.
+  const auto last_step = [](const std::pair<uint32_t, uint32_t>* begin,
+                            const std::pair<uint32_t, uint32_t>* end,
+                            uint32_t k) -> const std::pair<uint32_t, uint32_t>* {
+    const auto* it =
+        std::upper_bound(begin, end, k, [](uint32_t v, const auto& s) { return v < s.first; });
+    return it == begin ? nullptr : it - 1;
+  };
+  uint32_t last = kNone, before_last = kNone;  // the two latest positions of T'
+  for (const uint32_t t : cut_threads_) {
+    const uint32_t c = count_[t];
+    if (!started(t)) return false;  // Fork
+    const uint32_t p = positions_[thread_start_[t] + c - 1];
+    if (last == kNone || p > last) {
+      before_last = last;
+      last = p;
+    } else if (before_last == kNone || p > before_last) {
+      before_last = p;
+    }
+    // Fork of a child, Join, LW, Sync: every need of t's first c events met.
+    for (uint32_t g = need_at_[t]; g < need_at_[t + 1]; ++g) {
+      const NeedGroup& group = need_group_[g];
+      const auto* step =
+          last_step(need_steps_.data() + group.begin, need_steps_.data() + group.end, c - 1);
+      if (step && step->second > count_[group.thread]) return false;
+    }
+    // Lock-1: a section t holds at its cut must be the last conflicting one of its lock in T'.
+    const auto* held =
+        last_step(held_steps_.data() + held_at_[t], held_steps_.data() + held_at_[t + 1], c - 1);
+    for (uint32_t h = held ? held->second : kNone; h != kNone; h = held_[h].parent) {
+      const Held& section = held_[h];
+      for (uint32_t k = lock_at_[section.lock]; k < lock_at_[section.lock + 1]; ++k) {
+        const LockUser& user = lock_users_[k];
+        if (user.thread == t || count_[user.thread] == 0) continue;
+        const auto* list = section.read ? write_sections_.data() : sections_.data();
+        const auto* later =
+            section.read
+                ? last_step(list + user.write_begin, list + user.write_end, count_[user.thread] - 1)
+                : last_step(list + user.begin, list + user.end, count_[user.thread] - 1);
+        if (later && later->second > section.acquire) return false;
+      }
+    }
+  }
+  if (w.notion == Notion::Adjacent) {
+    // The two latest threads' ends are the pair, and the second's thread has no event between.
+    if (last != b || before_last != a) return false;
+    const ThreadId tb = trace_.events[b].thread;
+    return count_[tb] < 2 || positions_[thread_start_[tb] + count_[tb] - 2] < a;
+  }
+  for (const size_t i : {a, b}) {
+    const ThreadId t = trace_.events[i].thread;
+    if (rank_[i] != count_[t] || !started(t)) return false;
+  }
+  return true;
 }
 
 }  // namespace racepred::witness

@@ -38,16 +38,71 @@ struct Verdict {
 };
 
 // Checks witnesses against one well-formed trace (load it with the validator). Set-up is linear
-// in the trace; each check is linear in the witness.
+// in the trace; each check of a listed prefix is linear in the witness. A witness that is only
+// a cut is checked without visiting its events: in trace order each thread runs a prefix and
+// every read, recv, fork and join keeps what came before it in the trace, so the rules reduce to
+// "this event in T' needs that event in T'" (per thread pair, the largest need of a prefix of
+// the thread, looked up by binary search) and, for locks, "no section left open in T' before a
+// later conflicting section of its lock in T'" (the sections a thread holds at its cut, and per
+// other thread its last section of the lock inside the cut). A cut the fast check rejects is
+// expanded and checked event by event, which names the rule and the event.
 class Checker {
  public:
   explicit Checker(const Trace& trace);
   Verdict check(const Witness& w);
+  // The number of events of T' (the cut's and the prefix's), 0 when the cut names an unknown
+  // event.
+  uint64_t events(const Witness& w) const;
+  // Events checked one by one so far (listed prefixes, and cuts the fast check did not accept):
+  // the work measure of the tests.
+  uint64_t listed_events() const { return listed_events_; }
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
   size_t position(EventId id) const;  // SIZE_MAX when not in the trace
   std::string describe(size_t i) const;
+  Verdict check_listed(const std::vector<EventId>& prefix, const Witness& w);
+  // Whether the cut (count_ per thread, threads in cut_threads_) with the race of w meets every
+  // rule; false says nothing about which (the event-by-event check then finds it).
+  bool cut_valid(const Witness& w) const;
+  void build_cut_tables();
+
+  // For cuts (built on the first cut witness). Per thread t, the events it needs from other
+  // threads: groups need_group_[need_at_[t], need_at_[t + 1]) of (thread u, range of steps into
+  // need_steps_); a step (k, r) says the first k + 1 events of t need r events of u, the steps
+  // of a group rising in both.
+  bool cut_tables_ = false;
+  std::vector<uint32_t> positions_;     // trace positions of each thread's events, thread by thread
+  std::vector<uint32_t> thread_start_;  // thread t's positions at positions_[thread_start_[t]..)
+  std::vector<uint32_t> need_at_;
+  struct NeedGroup {
+    uint32_t thread, begin, end;
+  };
+  std::vector<NeedGroup> need_group_;
+  std::vector<std::pair<uint32_t, uint32_t>> need_steps_;
+  // The sections a thread holds: a persistent stack of held sections (node: lock, read mode,
+  // acquire position, parent); per thread, after each of its acquires and releases (by rank),
+  // the top: held_steps_[held_at_[t], held_at_[t + 1]) of (rank, node).
+  struct Held {
+    uint32_t lock, acquire, parent;
+    bool read;
+  };
+  std::vector<Held> held_;
+  std::vector<uint32_t> held_at_;
+  std::vector<std::pair<uint32_t, uint32_t>> held_steps_;
+  // Per lock, the threads that take it: lock_users_[lock_at_[l], lock_at_[l + 1]) of (thread,
+  // sections): the thread's sections of l in order, (rank of the acquire, its position), in
+  // sections_[begin, end), and its write sections in write_sections_ likewise.
+  struct LockUser {
+    uint32_t thread, begin, end, write_begin, write_end;
+  };
+  std::vector<uint32_t> lock_at_;
+  std::vector<LockUser> lock_users_;
+  std::vector<std::pair<uint32_t, uint32_t>> sections_, write_sections_;
+  uint64_t listed_events_ = 0;
+  // State of one cut check.
+  std::vector<uint32_t> count_;        // per thread: its events in the cut
+  std::vector<uint32_t> cut_threads_;  // threads with a count
 
   const Trace& trace_;
   bool dense_ids_ = false;               // ids are 1..n

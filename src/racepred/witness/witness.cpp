@@ -59,6 +59,7 @@ std::string to_json(const WitnessFile& file) {
     entry["engine"] = w.engine;
     entry["notion"] = notion_name(w.notion);
     entry["race"] = json::array({w.first, w.second});
+    if (!w.cut.empty()) entry["cut"] = w.cut;
     entry["prefix"] = compact(w.prefix);
     out += (k == 0 ? "\n  " : ",\n  ") + entry.dump();
   }
@@ -116,6 +117,14 @@ WitnessFile parse_witness_file(std::string_view text, std::string_view name, uin
       throw bad(where + " \"race\"", "two event ids expected");
     w.first = id_of(entry["race"][0], where + " \"race\"");
     w.second = id_of(entry["race"][1], where + " \"race\"");
+    if (entry.contains("cut")) {
+      const json& cut = entry["cut"];
+      if (!cut.is_array() || cut.size() > max_events)
+        throw bad(where + " \"cut\"", "an array of event ids (one per thread) expected");
+      size_t item = 0;
+      for (const json& v : cut)
+        w.cut.push_back(id_of(v, where + " \"cut\" item " + std::to_string(++item)));
+    }
     if (!entry.contains("prefix") || !entry["prefix"].is_array())
       throw bad(where + " \"prefix\"", "an array of event ids and [first, last] runs expected");
     size_t item = 0;

@@ -33,7 +33,12 @@ struct Witness {
   EventId first = kNoEvent;
   EventId second = kNoEvent;
   Notion notion = Notion::Adjacent;
-  std::vector<EventId> prefix;  // T' as event ids (the trace's numbering), in order
+  // T' is the cut's events in trace order, then `prefix`. The cut names, for each thread it
+  // covers, the last of its events in T' (each thread at most once): T' runs every event of the
+  // trace that is, in its thread, at or before one of them. A downward-closed prefix (the
+  // closure of a partial order) is written with as many ids as threads.
+  std::vector<EventId> cut;
+  std::vector<EventId> prefix;  // event ids (the trace's numbering), in order
 };
 
 struct WitnessFile {
@@ -42,7 +47,8 @@ struct WitnessFile {
 };
 
 // The JSON form (schema "racepred-witness/1"): runs of consecutive ids are written as
-// [first, last] pairs, so a prefix that keeps long stretches of the trace stays small.
+// [first, last] pairs, so a prefix that keeps long stretches of the trace stays small; a cut
+// is its list of ids ("cut", absent when empty).
 std::string to_json(const WitnessFile& file);
 // Reads the JSON form. Throws InputError naming `name`, the line and the column (or the witness
 // and the field) on anything malformed, and on a witness of more than `max_events` events (a
