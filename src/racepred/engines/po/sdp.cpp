@@ -592,7 +592,7 @@ class Sdp final : public PoEngine<Sdp>,
   std::vector<SharedClock> impl_;  // per (reduced) lock: Imp(H_l) = ⊔ J_u(H_l(u)) over every u
   std::vector<SharedClock> imps_;  // per send object: Imp(H_o)
   SharedClock all_;                // scratch: Imp(H_t) of a release or send
-  const SharedClock none_;         // J_u before its first entry
+  const SharedClock none_{};       // J_u before its first entry
   std::vector<std::vector<LogEntry>> log_;  // per t: case B entries, by e2
   std::vector<const SharedClock*> from_;    // scratch: H(s*) of the current write
   SlotFilteredHistory filtered_;            // slot = thread (no slot reuse)
