@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -170,6 +171,30 @@ TEST(Recording, SyncOrdersAreEventsAndBenignRangesLoseTheirAccesses) {
   EXPECT_EQ(text,
             "T0|send(0x50)|0x1000\nT0|recv(0x50)|0x1000\nT0|w(0x110)|0x1000\n"
             "T0|w(heap[0x2000#1]+16)|0x1000\nT0|w(0x208)|0x1000\n");
+}
+
+// A mutex initialised by the program (a sync object) that T1 finds busy: the read of the object
+// that each of its lock events carries comes before T1's req, not between the req and the
+// acquire that grants it (nothing else may follow a req in its thread).
+TEST(Recording, ARequestOfAnInitialisedMutexIsFollowedByItsAcquire) {
+  RawBuilder f;
+  f.start(0, 0);
+  f.start(1, 0);
+  f.records(0,
+            {rec(1, fmt::kRawSyncObject, 0x4000), rec(2, fmt::kRawSize, 40),
+             rec(3, fmt::kAcquire, 0x4000)},
+            false);
+  f.records(1, {rec(4, fmt::kRequest, 0x4000)}, false);
+  f.records(0, {rec(5, fmt::kRelease, 0x4000)}, true);
+  f.records(1, {rec(6, fmt::kAcquire, 0x4000), rec(7, fmt::kRelease, 0x4000)}, true);
+  f.note("complete=1\n");
+  const std::string text = convert(f.bytes());
+  std::vector<std::string> ops;  // T1's operations in order
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("T1|", 0) == 0) ops.push_back(line.substr(3, line.find('(') - 3));
+  EXPECT_EQ(ops, (std::vector<std::string>{"r", "req", "acq", "r", "rel"})) << text;
+  EXPECT_NO_THROW(parse_checked_trace(text)) << text;
 }
 
 // A long recording of three threads whose records interleave in short runs: sized accesses

@@ -189,13 +189,13 @@ class Assembly::Impl {
     }
   }
   // Second pass: the events of one access or lock operation. Every lock or sync event of an
-  // initialised or destroyed sync object is preceded by a read of the object's variable (not
-  // a request: the acquire that grants it reads the object, and nothing but that acquire may
-  // follow a req in its thread).
+  // initialised or destroyed sync object is preceded by a read of the object's variable. For a
+  // request the read comes before the req, and the acquire that grants it (the thread's next
+  // event: nothing else may follow a req in its thread) has no read of its own.
   [[gnu::always_inline]] void event(const Event& e, uint8_t code, const Key* range_start,
                                     uint64_t range_length) {
-    if (targets_lock(e.op) && e.op != Op::Request && e.target < object_var_.size() &&
-        object_var_[e.target] != UINT32_MAX)
+    if (targets_lock(e.op) && e.target < object_var_.size() &&
+        object_var_[e.target] != UINT32_MAX && !grants_request(e))
       put(Event{Op::Read, e.thread, object_var_[e.target], e.location});
     if (!e.is_access())
       put(e);
@@ -207,6 +207,15 @@ class Assembly::Impl {
       put(e);
   }
   const std::vector<Key>& variable_keys() const { return out_.addresses.variables(); }
+  // Whether e (a lock event of a sync object) is the acquire granting its thread's req; notes a
+  // req for the acquire that follows it.
+  bool grants_request(const Event& e) {
+    if (e.thread >= requested_.size()) requested_.resize(e.thread + 1, UINT32_MAX);
+    uint32_t& requested = requested_[e.thread];
+    const bool grants = e.op == Op::Acquire && requested == e.target;
+    requested = e.op == Op::Request ? e.target : UINT32_MAX;
+    return grants;
+  }
 
   template <bool kEmit>
   void run(EventBatchSink* sink);
@@ -237,6 +246,7 @@ class Assembly::Impl {
   std::vector<Start> starts_;
   std::vector<uint8_t> gap_;
   std::vector<uint32_t> object_var_;
+  std::vector<uint32_t> requested_;  // per thread: the sync object its last lock event requested
   std::vector<bool> benign_;
   bool has_benign_ = false;
   // Second pass: the heap replayed from empty (out_.addresses keeps the first pass's model,
