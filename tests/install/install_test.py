@@ -2,9 +2,9 @@
 """racepred as users install it (docs/INSTALL.md), used from the installed files only.
 
     install_test.py --build BUILD --source SRC --work DIR install   # cmake --install, then moved
-    install_test.py --build BUILD --source SRC --work DIR deb       # cpack -G DEB, then unpacked
+    install_test.py --build BUILD --source SRC --work DIR deb       # cpack -G DEB, then dpkg -i into a root of its own
 
-Either way the installed tree is moved (or unpacked) somewhere the build never saw, and from
+Either way the installed tree is moved (or installed by dpkg) somewhere the build never saw, and from
 there: racepred runs; racepred-cc builds a racy and a race-free program that `racepred record`
 records and `racepred analyze` judges right; a CMake project finds the package with
 find_package(racepred) and its racepred_add_test() tests fail on the race and pass without it;
@@ -165,8 +165,18 @@ def main():
                      "./usr/lib/cmake/racepred/racepredConfig.cmake",
                      "./usr/share/man/man1/racepred.1"):
             check(path in contents, f"the package has {path}")
-        root = os.path.join(work, "root")
-        must(["dpkg-deb", "-x", deb, root])
+        # Installed by dpkg itself, into a root and a package database of its own (the machine
+        # running the test is not changed; the database is empty, so dependencies are named but
+        # not there: --force-depends).
+        root, admin = os.path.join(work, "root"), os.path.join(work, "dpkg")
+        os.makedirs(root)
+        for d in ("info", "updates", "triggers"):
+            os.makedirs(os.path.join(admin, d))
+        open(os.path.join(admin, "status"), "w").close()
+        must(["dpkg", "--force-not-root", "--force-depends", f"--admindir={admin}",
+              f"--instdir={root}", "-i", deb])
+        status = must(["dpkg", f"--admindir={admin}", "-s", "racepred"]).stdout
+        check("Status: install ok installed" in status, f"dpkg's status of racepred:\n{status}")
         prefix = os.path.join(root, "usr")
     use_installed(prefix, os.path.abspath(args.source), work)
     return report()
