@@ -10,6 +10,7 @@
 
 #include "racepred/engines/engine.hpp"
 #include "racepred/engines/index_race.hpp"
+#include "racepred/engines/pair_check_engine.hpp"
 #include "racepred/engines/witness_source.hpp"
 
 namespace racepred {
@@ -758,40 +759,8 @@ std::vector<uint32_t> witness(const TraceIndex& index, uint32_t first, uint32_t 
 
 }  // namespace m2
 
-namespace {
-
-class M2 final : public OfflineEngine, public WitnessSource {
- public:
-  explicit M2(EngineContext& context) : sink_(context.sink) {}
-  // Every race is witnessed by its checked linearisation (both accesses enabled).
-  WitnessSource* witness_source() override { return this; }
-  WitnessNotion witness_notion() const override { return WitnessNotion::Enabled; }
-  WitnessScope witness_scope() const override { return WitnessScope::Every; }
-  std::vector<std::optional<RaceWitness>> witnesses(const TraceIndex& index,
-                                                    std::span<const Race> races) override {
-    m2::Analysis analysis(index);
-    return witnesses_by_pair(index, races, [&](uint32_t first, uint32_t second, auto& prefix) {
-      return analysis.check(first, second, &prefix);
-    });
-  }
-  void run(const TraceIndex& index) override {
-    if (index.thread_count() > m2::kMaxThreads)
-      throw BudgetError("m2 keeps a clock of one entry per thread for every thread; " +
-                        std::to_string(index.thread_count()) + " threads are more than its " +
-                        std::to_string(m2::kMaxThreads));
-    m2::Analysis analysis(index);
-    analysis.run(
-        [&](uint32_t first, uint32_t second) { sink_.report(race_at(index, first, second)); });
-  }
-
- private:
-  RaceSink& sink_;
-};
-
-}  // namespace
-
 std::unique_ptr<Engine> make_m2(EngineContext& c) {
-  return std::make_unique<M2>(c);
+  return std::make_unique<PairCheckEngine<m2::Analysis>>(c, "m2", m2::kMaxThreads);
 }
 
 }  // namespace racepred

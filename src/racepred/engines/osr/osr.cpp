@@ -10,6 +10,7 @@
 
 #include "racepred/engines/engine.hpp"
 #include "racepred/engines/index_race.hpp"
+#include "racepred/engines/pair_check_engine.hpp"
 #include "racepred/engines/witness_source.hpp"
 
 namespace racepred {
@@ -857,40 +858,8 @@ std::vector<std::vector<uint32_t>> witnesses(const TraceIndex& index,
 
 }  // namespace osr
 
-namespace {
-
-class Osr final : public OfflineEngine, public WitnessSource {
- public:
-  explicit Osr(EngineContext& context) : sink_(context.sink) {}
-  // Every race is witnessed by S(first, second) linearised by P ∪ B (both enabled).
-  WitnessSource* witness_source() override { return this; }
-  WitnessNotion witness_notion() const override { return WitnessNotion::Enabled; }
-  WitnessScope witness_scope() const override { return WitnessScope::Every; }
-  std::vector<std::optional<RaceWitness>> witnesses(const TraceIndex& index,
-                                                    std::span<const Race> races) override {
-    osr::Analysis analysis(index);
-    return witnesses_by_pair(index, races, [&](uint32_t first, uint32_t second, auto& prefix) {
-      return analysis.check(first, second, &prefix);
-    });
-  }
-  void run(const TraceIndex& index) override {
-    if (index.thread_count() > osr::kMaxThreads)
-      throw BudgetError("osr keeps a clock of one entry per thread for every thread; " +
-                        std::to_string(index.thread_count()) + " threads are more than its " +
-                        std::to_string(osr::kMaxThreads));
-    osr::Analysis analysis(index);
-    analysis.run(
-        [&](uint32_t first, uint32_t second) { sink_.report(race_at(index, first, second)); });
-  }
-
- private:
-  RaceSink& sink_;
-};
-
-}  // namespace
-
 std::unique_ptr<Engine> make_osr(EngineContext& c) {
-  return std::make_unique<Osr>(c);
+  return std::make_unique<PairCheckEngine<osr::Analysis>>(c, "osr", osr::kMaxThreads);
 }
 
 }  // namespace racepred
