@@ -145,9 +145,11 @@ uint64_t random_trace_seeds() {
 }
 
 uint64_t distinct_location_pairs(const RaceSink& sink) {
-  std::set<uint64_t> pairs;
-  for (const Race& race : sink.races()) pairs.insert(location_pair_key(race));
-  return pairs.size();
+  std::vector<uint64_t> pairs;
+  pairs.reserve(sink.races().size());
+  for (const Race& race : sink.races()) pairs.push_back(location_pair_key(race));
+  std::sort(pairs.begin(), pairs.end());
+  return static_cast<uint64_t>(std::unique(pairs.begin(), pairs.end()) - pairs.begin());
 }
 
 std::vector<const EngineInfo*> online_engines() {
@@ -157,8 +159,8 @@ std::vector<const EngineInfo*> online_engines() {
   return out;
 }
 
-// `all_checked`: the listing run was compared with its listed races before (a set of a million
-// location pairs on the crowd traces, built once per run).
+// `all_checked`: the listing run was compared with its listed races before (a million location
+// pairs on the crowd traces, counted once per listing run).
 std::string compare(const RaceSink& all, const RaceSink& few, const EngineInfo& info, size_t kept,
                     bool all_checked = false) {
   std::ostringstream why;
@@ -252,7 +254,7 @@ TEST(CountedRacesProperty, LockSetEnginesCountInBulkAsFromListing) {
       const RaceSink all = run_engine(*info, trace, SIZE_MAX);
       for (size_t kept : {size_t{0}, size_t{7}}) {
         const RaceSink few = run_engine(name, trace, options, kept);
-        ASSERT_EQ(compare(all, few, *info, kept), "") << "seed " << seed;
+        ASSERT_EQ(compare(all, few, *info, kept, kept != 0), "") << "seed " << seed;
         races += few.race_count();
         bulk_calls += few.race_count() - std::min(few.race_count(), few.calls());
       }
