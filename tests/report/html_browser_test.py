@@ -209,6 +209,15 @@ def test_example(chromium, racepred, work):
         check(words in page_text, f"{words!r} not in the page")
     check("lanes" in dom.classes and "src" in dom.classes, "no lanes or source lines")
     print(f"example: {len(findings)} findings, {len(wcp)} of wcp shown by #filter=engine:wcp")
+
+    # A report with no finding is listed at once, and says so in its title.
+    (work / "quiet.std").write_text("main|w(x)|bank.c:4 (main)\n")
+    run([racepred, "analyze", "--format", "html", "-o", "quiet.html", "quiet.std"], expect={0},
+        cwd=work)
+    dom, _ = load(chromium, work, work / "quiet.html")
+    check(not dom.rows and dom.body.get("data-findings") == "0", "rows in a report of none")
+    check("data-rows-ms" in dom.body, "a report of no finding is never listed")
+    check("racepred analyze: 0 findings" in "".join(dom.text), "title of a report of none")
     return page, findings
 
 
@@ -319,9 +328,13 @@ def test_typing(chromium, work, page_file, findings):
         page.key("Tab")
         check(page.evaluate("document.activeElement.getAttribute('data-i')") == "0",
               "Tab after the filters does not reach the first row")
+        page.key("End")
+        check(page.evaluate("document.activeElement.getAttribute('data-i')")
+              == str(len(findings) - 1), "End does not move to the last row")
+        page.key("Home")
         page.key("ArrowDown")
         check(page.evaluate("document.activeElement.getAttribute('data-i')") == "1",
-              "Down does not move to the second row")
+              "Home, Down does not move to the second row")
         page.key("Enter")
         page.wait("document.querySelector('.finding[data-i=\"1\"]').nextSibling.className"
                   " === 'detail'", "the second finding opened by Enter")
@@ -333,6 +346,13 @@ def test_typing(chromium, work, page_file, findings):
         page.key("Enter")
         page.wait("!document.querySelector('.detail')", "the finding closed by Enter")
         check(page.evaluate("location.hash") == "", "the fragment still names it")
+        # The list is one tab stop: Tab leaves it, Shift+Tab comes back to the same row.
+        page.key("Tab")
+        check(not page.evaluate("document.activeElement.classList.contains('finding')"),
+              "Tab stays in the list")
+        page.key("Tab", modifiers=8)
+        check(page.evaluate("document.activeElement.getAttribute('data-i')") == "1",
+              "Shift+Tab does not come back to the row")
 
         # Open by a click: the witnessed race on the markup-like variable; a filter that
         # hides it hides its details too.

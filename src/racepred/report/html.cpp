@@ -627,6 +627,7 @@ First screen in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?
   Object.keys(byKind).sort().forEach(function (k) { add($('counts'), el('span', 'k-' + k, byKind[k] + ' ' + k)); });
   document.body.setAttribute('data-findings', String(F.length));
   fromHash();
+  if (!F.length) listed();
   // Times from navigation start (performance.now()), in the footer and on <body> for the test:
   // the first screen built (data-render-ms), first drawn (data-paint-ms), the load event
   // (data-load-ms), every row in the DOM (data-rows-ms).
