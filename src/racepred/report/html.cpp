@@ -276,8 +276,7 @@ First screen in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?
     var first = blocks.length;
     while (built < F.length && more()) {
       if (built % BLOCK === 0) {
-        // The blocks of the first screen are laid out at once; the observer decides later.
-        var b = frag.appendChild(el('div', built === 0 ? 'block near' : 'block'));
+        var b = frag.appendChild(el('div', 'block'));
         blocks.push(b);
         if (near) near.observe(b);
         else b.classList.add('near');
@@ -286,6 +285,8 @@ First screen in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?
       if (vis[built]) {
         --pending;
         if (!current) makeCurrent(rows[built]);
+        // The blocks of the first screen are laid out at once; the observer decides later.
+        if (shown - pending <= SCREEN) rows[built].parentNode.classList.add('near');
       }
       ++built;
     }
@@ -295,8 +296,14 @@ First screen in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?
     if (built === F.length) listed();
   }
   function buildTo(end) { buildWhile(function () { return built < end; }); }
-  // Enough rows that the screen is full with the current filters.
-  function fillScreen() { buildWhile(function () { return shown - pending < SCREEN; }); }
+  // Enough rows that the screen is full with the current filters, for at most about 50 ms (a
+  // filter that keeps a few findings far down the list leaves them to the slices).
+  function fillScreen() {
+    var stop = performance.now() + 50, k = 0;
+    buildWhile(function () {
+      return shown - pending < SCREEN && ((++k & 15) !== 0 || performance.now() < stop);
+    });
+  }
   // After the load event: the rest, in slices of about 8 ms between which the page is drawn
   // and answers the user.
   function slice() {
@@ -558,6 +565,12 @@ First screen in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?
     spacer.style.height = pending * ROW_PX + 'px';
     fillScreen();
     for (var k = 0; k < blocks.length; ++k) estimate(k);
+    for (var i = 0, n = 0; i < built && n < SCREEN; ++i) {
+      if (vis[i]) {
+        rows[i].parentNode.classList.add('near');
+        ++n;
+      }
+    }
     if (!current || current.hidden) {
       var first = 0;
       while (first < built && !vis[first]) ++first;
