@@ -433,6 +433,17 @@ def test_large(chromium, racepred, work, n=10000):
                               ".map(function (r) { return r.children[2].textContent; })")
         check(sorted(names) == sorted(["v999"] + [f"v999{d}" for d in range(10)]),
               f"rows shown for v999: {names}")
+        # The keyboard across the whole list: End goes to the last finding, far below.
+        page.clear()
+        page.wait(f"document.body.getAttribute('data-shown') === '{n}'", "the filter cleared")
+        focus_by_tab(page, "f-text")
+        page.key("Tab")
+        page.key("End")
+        page.key("Enter")
+        check(page.evaluate("document.activeElement.getAttribute('data-i')") == str(n - 1),
+              "End does not reach the last finding")
+        page.wait("!!document.querySelector('.detail')", "the last finding opened by Enter")
+        check(page.evaluate("location.hash") == f"#open={n}", "fragment of the last finding")
         check(not page.console, "the page wrote to the console:\n" + "\n".join(page.console))
 
         # A link to the last finding, opened before the rest of the list is built.

@@ -83,7 +83,7 @@ main{padding:0 20px 30px}
 .num{color:var(--muted)}
 .kind{font-weight:600}
 .k-data-race{color:var(--w)}.k-deadlock{color:#8a4b00}.k-failure{color:#6b21a8}.k-read-read-violation{color:var(--muted)}
-.conf{justify-self:start;font-size:12px;padding:1px 6px;border-radius:9px;background:var(--bg);border:1px solid var(--line)}
+.conf{justify-self:start;align-self:start;font-size:12px;padding:1px 6px;border-radius:9px;background:var(--bg);border:1px solid var(--line)}
 .mono,pre,code{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:12.5px}
 .detail{padding:10px 8px 18px;border-bottom:2px solid var(--line);background:#fbfcfe}
 .accesses{display:grid;grid-template-columns:repeat(auto-fit,minmax(380px,1fr));gap:14px}
@@ -233,6 +233,9 @@ First screen in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?
   // The one row the Tab key reaches (a roving tabindex; the arrow keys move it): Tab goes from
   // the filters to the list, then past it. Its block is always laid out, so it can be focused.
   var current = null;
+  // A row's block is shown by a class; bringing the style up to date before focusing or
+  // scrolling to the row keeps the browser from laying out a block it still sees hidden.
+  function shownNow(tr) { return getComputedStyle(tr.parentNode).contentVisibility; }
   function makeCurrent(tr) {
     if (current === tr) return;
     if (current) {
@@ -497,6 +500,7 @@ First screen in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?
   function moveTo(tr) {
     if (!tr) return;
     makeCurrent(tr);
+    shownNow(tr);
     tr.focus();
   }
   body.addEventListener('click', function (e) {
@@ -626,6 +630,7 @@ First screen in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?
     var target = open.length ? rows[Math.min.apply(null, open) - 1] : null;
     if (target && !target.hidden) {
       makeCurrent(target);
+      shownNow(target);
       target.scrollIntoView({block: 'nearest'});
     }
   }
