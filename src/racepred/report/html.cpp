@@ -553,6 +553,7 @@ First screen in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?
   function apply() {
     shown = 0;
     pending = 0;
+    var changed = false;
     for (var i = 0; i < F.length; ++i) {
       var ok = matches(i);
       if (ok) {
@@ -560,6 +561,7 @@ First screen in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?
         if (i >= built) ++pending;
       }
       if (i < built && ok !== vis[i]) {
+        changed = true;
         rows[i].hidden = !ok;
         var d = detailOf(rows[i]);
         if (d) d.hidden = !ok;
@@ -568,7 +570,16 @@ First screen in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?
     }
     spacer.style.height = pending * ROW_PX + 'px';
     fillScreen();
-    for (var k = 0; k < blocks.length; ++k) estimate(k);
+    for (var k = 0; k < blocks.length; ++k) {
+      estimate(k);
+      // Which blocks are near the screen is asked again: under a narrow filter every block
+      // was small and near, and would otherwise all be laid out when the filter is cleared.
+      if (changed && near) {
+        blocks[k].classList.remove('near');
+        near.unobserve(blocks[k]);
+        near.observe(blocks[k]);
+      }
+    }
     for (var i = 0, n = 0; i < built && n < SCREEN; ++i) {
       if (vis[i]) {
         rows[i].parentNode.classList.add('near');
