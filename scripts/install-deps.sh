@@ -22,6 +22,7 @@ PACKAGES=(
   python3-jsonschema       # the SARIF test validates against the SARIF 2.1.0 schema
   man-db zsh               # the install test renders the man page and parses the zsh completion
   chromium                 # the HTML report's test loads it in a headless browser
+  python3-websocket        # ...and types into its filter boxes over the DevTools protocol (WebSocket)
 )
 
 missing=()

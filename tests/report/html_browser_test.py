@@ -1,18 +1,28 @@
 #!/usr/bin/env python3
-"""racepred's HTML report in a real browser: Debian's chromium, headless, --dump-dom.
+"""racepred's HTML report in a real browser: Debian's chromium, headless.
 
     html_browser_test.py --racepred BIN --work DIR [--screenshot PNG]
 
-Checks, on a report of a small trace (three engines, witnesses, a variable named like markup,
-source files beside the trace and one missing): the page logs nothing to the console and records
-no script error, the DOM has one row per finding, the URL fragment #filter=engine:wcp leaves only
-wcp's rows shown, an opened finding shows both accesses, source lines, "source not found" and the
-thread lanes with the witness, and the markup-like name is text. Then a report of 10,000 findings
-renders; the page measures its own time (performance.now(), written into the DOM) and the test
-prints it, failing only past a generous bound (the machine's speed is no verdict).
+On a report of a small trace (three engines, witnesses, a variable named like markup, source
+files beside the trace and one missing), loaded with --dump-dom: the page logs nothing to the
+console and records no script error, the DOM has one row per finding, the URL fragment
+#filter=engine:wcp leaves only wcp's rows shown, an opened finding shows both accesses, source
+lines, "source not found" and the thread lanes with the witness, and the markup-like name is text.
+
+Then the same page driven as a user would, over the DevTools protocol (cdp.py: chromium's
+--remote-debugging-port and python3-websocket): keys typed into the engine, kind, variable, file
+and text boxes filter the rows (checked against the findings of the JSON report) and update the
+URL fragment; a finding opens with Tab, Down and Enter, another with a click; a link's fragment
+fills the boxes.
+
+Then a report of 10,000 findings: every row listed, in order, and a filter typed on it; the page
+measures its own times (performance.now(), written into the DOM: first screen built, first
+drawn, load event, every row listed) and the test prints them without asserting them (a test
+never depends on the machine's speed or load).
 
 --screenshot PNG writes a picture of the example report (docs/images/html-report.png).
-Exit code 77 (skipped) when chromium is not installed.
+Exit code 77 (skipped) when chromium is not installed. python3-websocket is Debian's package:
+when this interpreter does not see it, the test runs itself again under /usr/bin/python3.
 """
 import argparse
 import html.parser
@@ -23,6 +33,8 @@ import shutil
 import subprocess
 import sys
 import time
+
+import cdp
 
 SKIP = 77
 EVIL = "<img src=x onerror=alert(1)>"
@@ -197,28 +209,257 @@ def test_example(chromium, racepred, work):
         check(words in page_text, f"{words!r} not in the page")
     check("lanes" in dom.classes and "src" in dom.classes, "no lanes or source lines")
     print(f"example: {len(findings)} findings, {len(wcp)} of wcp shown by #filter=engine:wcp")
-    return page
+
+    # A report with no finding is listed at once, and says so in its title.
+    (work / "quiet.std").write_text("main|w(x)|bank.c:4 (main)\n")
+    run([racepred, "analyze", "--format", "html", "-o", "quiet.html", "quiet.std"], expect={0},
+        cwd=work)
+    dom, _ = load(chromium, work, work / "quiet.html")
+    check(not dom.rows and dom.body.get("data-findings") == "0", "rows in a report of none")
+    check("data-rows-ms" in dom.body, "a report of no finding is never listed")
+    check("racepred analyze: 0 findings" in "".join(dom.text), "title of a report of none")
+    return page, findings
+
+
+def shown_rows(page):
+    """The indices of the rows a user sees (built and not hidden), in page order."""
+    return page.evaluate("Array.from(document.querySelectorAll('#rows .finding'))"
+                         ".filter(function (r) { return !r.hidden; })"
+                         ".map(function (r) { return Number(r.getAttribute('data-i')); })")
+
+
+def focus_by_tab(page, element_id, back=False):
+    """Presses Tab (Shift+Tab when `back`) until the element has the focus, as a keyboard user."""
+    for _ in range(12):
+        if page.evaluate("document.activeElement && document.activeElement.id") == element_id:
+            return
+        page.key("Tab", modifiers=8 if back else 0)
+    fail(f"Tab never reached #{element_id}")
+
+
+def expected(findings, engine="", kind="", variable="", file="", text=""):
+    """Which findings the filters keep: the ground truth, from the JSON report."""
+    out = []
+    for i, f in enumerate(findings):
+        locs = [f.get(k) for k in ("second_location", "first_location", "location") if f.get(k)]
+        hay = "\n".join(str(x) for x in [f["kind"], f.get("variable", ""), f["engine"],
+                                          f.get("confidence", ""), f.get("fingerprint", ""),
+                                          f.get("first_thread", ""), f.get("second_thread", "")]
+                        + locs).lower()
+        if ((not engine or f["engine"] == engine) and (not kind or f["kind"] == kind)
+                and variable in f.get("variable", "") and (not file or any(file in x for x in locs))
+                and text.lower() in hay):
+            out.append(i)
+    return out
+
+
+def wait_shown(page, want, hash_, what):
+    """Waits until the rows shown are `want` and the fragment is `hash_`."""
+    page.wait(f"document.body.getAttribute('data-shown') === '{len(want)}'", what)
+    rows = shown_rows(page)
+    check(rows == want, f"{what}: rows {rows} shown, expected {want}")
+    fragment = page.evaluate("location.hash")
+    check(fragment == hash_, f"{what}: fragment {fragment!r}, expected {hash_!r}")
+    empty = page.evaluate("!document.getElementById('empty').hidden")
+    check(empty == (not want), f"{what}: 'No finding matches' shown is {empty}")
+
+
+def test_typing(chromium, work, page_file, findings):
+    """The filter boxes and the list driven as a user would: keys typed into each box (the
+    rows shown and the fragment follow), a finding opened with the keyboard and one by a
+    click, and a link's fragment filling the boxes."""
+    browser = cdp.Browser(chromium, work / "cdp-profile")
+    try:
+        page = browser.page()
+        uri = page_file.resolve().as_uri()
+        page.navigate(uri)
+        page.wait("document.body && document.body.hasAttribute('data-rows-ms')", "the list")
+        every = list(range(len(findings)))
+        check(shown_rows(page) == every, f"rows {shown_rows(page)} for {len(findings)} findings")
+
+        # The engine and kind boxes are drop-down lists: a keyboard user tabs to one and types
+        # an option's first letter; Home goes back to "all".
+        focus_by_tab(page, "f-engine")
+        page.type("w")
+        wait_shown(page, expected(findings, engine="wcp"), "#filter=engine:wcp", "engine w(cp)")
+        page.key("Home")
+        wait_shown(page, every, "", "engine all")
+        focus_by_tab(page, "f-kind")
+        page.type("d")
+        wait_shown(page, expected(findings, kind="data-race"), "#filter=kind:data-race",
+                   "kind d(ata-race)")
+        page.key("Home")
+        wait_shown(page, every, "", "kind all")
+
+        # Text boxes: typed one key at a time, each key filters.
+        focus_by_tab(page, "f-variable")
+        page.type("bal")
+        bal = expected(findings, variable="bal")
+        check(bal and len(bal) < len(findings), f"{len(bal)} findings on balance")
+        wait_shown(page, bal, "#filter=variable:bal", "variable bal")
+        focus_by_tab(page, "f-file")
+        page.type("logger")
+        wait_shown(page, [], "#filter=variable:bal;file:logger", "variable bal and file logger")
+        page.clear()
+        wait_shown(page, bal, "#filter=variable:bal", "file box cleared")
+        focus_by_tab(page, "f-variable", back=True)
+        page.clear()
+        page.type("<img")
+        evil = expected(findings, variable="<img")
+        check(evil, "no finding on the markup-like variable")
+        wait_shown(page, evil, "#filter=variable:%3Cimg", "variable <img")
+        page.clear()
+        focus_by_tab(page, "f-file")
+        page.type("logger.c")
+        logger = expected(findings, file="logger.c")
+        check(logger and len(logger) < len(findings), f"{len(logger)} findings in logger.c")
+        wait_shown(page, logger, "#filter=file:logger.c", "file logger.c")
+        page.clear()
+        focus_by_tab(page, "f-text")
+        page.type("AUDIT")
+        audit = expected(findings, text="audit")
+        check(audit and len(audit) < len(findings), f"{len(audit)} findings name audit")
+        wait_shown(page, audit, "#filter=text:AUDIT", "text AUDIT")
+        page.clear()
+        wait_shown(page, every, "", "text box cleared")
+
+        # Open by keyboard: Tab from the last box reaches the first row, Down the second,
+        # Enter opens it (the fragment names it), Enter again closes it.
+        page.key("Tab")
+        check(page.evaluate("document.activeElement.getAttribute('data-i')") == "0",
+              "Tab after the filters does not reach the first row")
+        page.key("End")
+        check(page.evaluate("document.activeElement.getAttribute('data-i')")
+              == str(len(findings) - 1), "End does not move to the last row")
+        page.key("Home")
+        page.key("ArrowDown")
+        check(page.evaluate("document.activeElement.getAttribute('data-i')") == "1",
+              "Home, Down does not move to the second row")
+        page.key("Enter")
+        page.wait("document.querySelector('.finding[data-i=\"1\"]').nextSibling.className"
+                  " === 'detail'", "the second finding opened by Enter")
+        check(page.evaluate("location.hash") == "#open=2", "the fragment does not name it")
+        check(page.evaluate("document.activeElement.getAttribute('aria-expanded')") == "true",
+              "aria-expanded not set")
+        check("Observed order" in page.evaluate("document.querySelector('.detail').textContent"),
+              "the opened finding shows no lanes")
+        page.key("Enter")
+        page.wait("!document.querySelector('.detail')", "the finding closed by Enter")
+        check(page.evaluate("location.hash") == "", "the fragment still names it")
+        # The list is one tab stop: Tab leaves it, Shift+Tab comes back to the same row.
+        page.key("Tab")
+        check(not page.evaluate("document.activeElement.classList.contains('finding')"),
+              "Tab stays in the list")
+        page.key("Tab", modifiers=8)
+        check(page.evaluate("document.activeElement.getAttribute('data-i')") == "1",
+              "Shift+Tab does not come back to the row")
+
+        # Open by a click: the witnessed race on the markup-like variable; a filter that
+        # hides it hides its details too.
+        opened = next(i for i, f in enumerate(findings)
+                      if f.get("interleaving") and f["variable"] == EVIL)
+        page.click(f"document.querySelector('.finding[data-i=\"{opened}\"]')")
+        page.wait("!!document.querySelector('.detail')", "the clicked finding opened")
+        detail = page.evaluate("document.querySelector('.detail').textContent")
+        for words in ("Witness: the reordered run", "long seen = balance;", EVIL):
+            check(words in detail, f"{words!r} not in the clicked finding")
+        check(page.evaluate("location.hash") == f"#open={opened + 1}", "fragment after a click")
+        focus_by_tab(page, "f-variable", back=True)
+        page.type("ready")
+        hidden = opened not in expected(findings, variable="ready")
+        page.wait(f"document.querySelector('.detail').hidden === {str(hidden).lower()}",
+                  "the opened finding's details follow its row")
+        check(page.evaluate("location.hash") == f"#filter=variable:ready&open={opened + 1}",
+              "fragment with a filter and an opened finding")
+        page.clear()
+
+        # A link: the fragment fills the boxes and filters.
+        page.navigate(uri + "#filter=engine:shb;variable:bal")
+        page.wait("document.getElementById('f-engine').value === 'shb' && "
+                  "document.getElementById('f-variable').value === 'bal'",
+                  "the boxes filled from the fragment")
+        want = [i for i in expected(findings, engine="shb", variable="bal")]
+        page.wait(f"document.body.getAttribute('data-shown') === '{len(want)}'", "shb and bal")
+        check(shown_rows(page) == want, f"rows {shown_rows(page)} for shb and bal, want {want}")
+        check(not page.console, "the page wrote to the console:\n" + "\n".join(page.console))
+        print(f"typing: engine, kind, variable, file and text boxes filter as typed; "
+              f"opened by Enter and by a click")
+    finally:
+        browser.close()
 
 
 def test_large(chromium, racepred, work, n=10000):
-    """A report of n findings (one race per variable) renders, and how fast."""
+    """A report of n findings: when it is shown and loaded, every row listed in order, and a
+    filter typed on it."""
     lines = ["main|fork(T1)|big.c:1 (main)", "main|fork(T2)|big.c:2 (main)"]
     lines += [f"T1|w(v{i})|big.c:{10 + i} (writer)" for i in range(n)]
     lines += [f"T2|w(v{i})|big.c:{10 + n + i} (other)" for i in range(n)]
     trace = work / "big.std"
     trace.write_text("\n".join(lines) + "\n")
-    page = work / "big.html"
-    run([racepred, "analyze", "-q", "--max-races", str(n), "--format", "html", "-o", page, trace],
-        expect={1})
-    dom, _ = load(chromium, work, page)
-    check(len(dom.rows) == n, f"{len(dom.rows)} rows for {n} findings")
-    listed = float(dom.body["data-render-ms"])
-    loaded = float(dom.body["data-load-ms"])
-    print(f"large: {n} findings listed in {listed:.0f} ms, loaded (laid out) in {loaded:.0f} ms "
-          f"after navigation start (page {page.stat().st_size // 1024} KiB, load average "
-          f"{os.getloadavg()[0]:.1f})")
-    # How fast is measured and printed, not asserted: a test never depends on the machine's
-    # speed or load (the number on an idle machine is in docs/CLI.md).
+    page_file = work / "big.html"
+    run([racepred, "analyze", "-q", "--max-races", str(n), "--format", "html", "-o", page_file,
+         trace], expect={1})
+    browser = cdp.Browser(chromium, work / "cdp-profile")
+    try:
+        page = browser.page()
+        page.navigate(page_file.resolve().as_uri())
+        page.wait("document.body && document.body.hasAttribute('data-rows-ms')",
+                  "every row listed")
+        body = page.evaluate("(function () { var b = document.body, o = {}; "
+                             "['data-render-ms', 'data-paint-ms', 'data-load-ms', 'data-rows-ms',"
+                             " 'data-findings', 'data-shown'].forEach(function (k) {"
+                             " o[k] = b.getAttribute(k); }); return o; })()")
+        check(body["data-findings"] == str(n) and body["data-shown"] == str(n),
+              f"findings {body['data-findings']}, shown {body['data-shown']}")
+        order = page.evaluate("Array.from(document.querySelectorAll('#rows .finding'))"
+                              ".map(function (r) { return Number(r.getAttribute('data-i')); })")
+        check(order == list(range(n)), f"{len(order)} rows for {n} findings, or out of order")
+        check(page.evaluate("document.getElementById('spacer').offsetHeight") == 0,
+              "the spacer is left when every row is listed")
+        times = {k: float(body[k]) if body[k] else float("nan") for k in
+                 ("data-render-ms", "data-paint-ms", "data-load-ms", "data-rows-ms")}
+        print(f"large: {n} findings (page {page_file.stat().st_size // 1024} KiB): first screen "
+              f"built in {times['data-render-ms']:.0f} ms, drawn at "
+              f"{times['data-paint-ms']:.0f} ms, load event at {times['data-load-ms']:.0f} ms, "
+              f"every row listed at {times['data-rows-ms']:.0f} ms after navigation start "
+              f"(load average {os.getloadavg()[0]:.1f})")
+        # How fast is measured and printed, not asserted: a test never depends on the machine's
+        # speed or load (the numbers on a quiet machine are in docs/CLI.md).
+        focus_by_tab(page, "f-variable")
+        page.type("v999")
+        page.wait("document.body.getAttribute('data-shown') === '11'", "variable v999")
+        names = page.evaluate("Array.from(document.querySelectorAll('#rows .finding'))"
+                              ".filter(function (r) { return !r.hidden; })"
+                              ".map(function (r) { return r.children[2].textContent; })")
+        check(sorted(names) == sorted(["v999"] + [f"v999{d}" for d in range(10)]),
+              f"rows shown for v999: {names}")
+        # The keyboard across the whole list: End goes to the last finding, far below.
+        page.clear()
+        page.wait(f"document.body.getAttribute('data-shown') === '{n}'", "the filter cleared")
+        focus_by_tab(page, "f-text")
+        page.key("Tab")
+        page.key("End")
+        page.key("Enter")
+        check(page.evaluate("document.activeElement.getAttribute('data-i')") == str(n - 1),
+              "End does not reach the last finding")
+        page.wait("!!document.querySelector('.detail')", "the last finding opened by Enter")
+        check(page.evaluate("location.hash") == f"#open={n}", "fragment of the last finding")
+        check(not page.console, "the page wrote to the console:\n" + "\n".join(page.console))
+
+        # A link to the last finding, opened before the rest of the list is built.
+        page.navigate("about:blank")
+        page.wait("document.readyState === 'complete' && location.href === 'about:blank'",
+                  "a blank page")
+        page.navigate(page_file.resolve().as_uri() + f"#open={n}")
+        page.wait(f"!!document.querySelector('.finding[data-i=\"{n - 1}\"].open')",
+                  "the last finding opened by the fragment")
+        page.wait("document.body.hasAttribute('data-rows-ms')", "every row listed")
+        count = page.evaluate("document.querySelectorAll('#rows .finding').length")
+        check(count == n, f"{count} rows for {n} findings after opening the last one first")
+        check(page.evaluate("document.querySelectorAll('.detail').length") == 1,
+              "not one finding opened")
+    finally:
+        browser.close()
 
 
 def main():
@@ -245,8 +486,18 @@ def main():
                                  page.resolve().as_uri() + f"#open={witnessed + 1}"])
         print(f"wrote {shot}")
         return 0
-    test_example(chromium, a.racepred, work)
-    test_large(chromium, a.racepred, work)
+    if cdp.websocket_missing():
+        cdp.reexec_under_debian_python()
+        fail("python3-websocket is missing (scripts/install-deps.sh installs it): the filter "
+             "boxes are driven over the DevTools protocol's WebSocket")
+    try:
+        page, findings = test_example(chromium, a.racepred, work)
+        print(f"  ({time.monotonic() - start:.1f} s)")
+        test_typing(chromium, work, page, findings)
+        print(f"  ({time.monotonic() - start:.1f} s)")
+        test_large(chromium, a.racepred, work)
+    except cdp.Failure as e:
+        fail(str(e))
     print(f"passed in {time.monotonic() - start:.1f} s")
     return 0
 

@@ -73,15 +73,17 @@ main{padding:0 20px 30px}
 .row{display:grid;grid-template-columns:3.5em 9em minmax(8em,1.3fr) 7em 7em minmax(12em,2fr) 3.5em;gap:0 10px;padding:5px 8px;border-bottom:1px solid var(--line)}
 .row>span{min-width:0;overflow-wrap:anywhere}
 .head{font-size:12px;font-weight:600;color:var(--muted);border-bottom:2px solid var(--line)}
-/* Rows off screen are neither laid out nor painted: 10,000 of them open quickly. */
-.finding{cursor:pointer;content-visibility:auto;contain-intrinsic-size:auto 30px}
+/* Rows off screen are neither laid out nor painted: 10,000 of them stay quick. */
+.block{content-visibility:hidden;contain-intrinsic-size:3100px}
+.block.near,.block.has-current{content-visibility:visible;contain-intrinsic-size:none}
+.finding{cursor:pointer;scroll-margin-top:80px}
 .finding:hover,.finding:focus{background:#eef3ff;outline:none}
 .finding.open{background:#e3ebff}
 .row[hidden],.detail[hidden]{display:none}
 .num{color:var(--muted)}
 .kind{font-weight:600}
 .k-data-race{color:var(--w)}.k-deadlock{color:#8a4b00}.k-failure{color:#6b21a8}.k-read-read-violation{color:var(--muted)}
-.conf{font-size:12px;padding:1px 6px;border-radius:9px;background:var(--bg);border:1px solid var(--line)}
+.conf{justify-self:start;align-self:start;font-size:12px;padding:1px 6px;border-radius:9px;background:var(--bg);border:1px solid var(--line)}
 .mono,pre,code{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:12.5px}
 .detail{padding:10px 8px 18px;border-bottom:2px solid var(--line);background:#fbfcfe}
 .accesses{display:grid;grid-template-columns:repeat(auto-fit,minmax(380px,1fr));gap:14px}
@@ -125,11 +127,12 @@ constexpr const char* kBody = R"racepred(<header>
 </div>
 <main>
 <div id="list"><div class="row head"><span>#</span><span>Kind</span><span>Variable / what</span><span>Engine</span><span>Label</span><span>Where</span><span>Count</span></div>
-<div id="rows"></div></div>
+<div id="rows"></div><div id="spacer"></div></div>
 <div id="empty" hidden>No finding matches the filters.</div>
 </main>
 <footer>Written by <span id="version"></span>. Click a finding for its stacks, source lines and threads.
-Listed in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?</span> ms.</footer>
+First screen in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?</span> ms, every row listed in
+<span id="rows-ms">?</span> ms.</footer>
 <script>
 (function () {
   'use strict';
@@ -205,28 +208,117 @@ Listed in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?</span
   }
 
   // ---- the list ----
-  var rows = [];
+  // One row per finding, in the report's order. The rows of the first screen are built before
+  // the page is first shown; the others after the load event, a few milliseconds at a time, so
+  // that a report of any size opens at once and answers the user while the rest is listed.
+  // Until then a spacer holds the place of the shown rows not built yet.
+  //
+  // Rows go in blocks of BLOCK. A block far from the screen is neither laid out nor painted
+  // (content-visibility: hidden, with the estimated height of its shown rows) until it comes
+  // near (an IntersectionObserver): thousands of rows stay quick to lay out, filter and scroll.
+  // Not 'content-visibility: auto': with it, a single Tab press makes the browser lay out every
+  // block to look for something to focus (seconds, with 10,000 rows).
+  var ROW_PX = 31;  // a row's height, for the spacer and the blocks' estimates (measured at load)
+  var SCREEN = Math.ceil((window.innerHeight || 1000) / 24) + 10;  // rows built before showing
+  var BLOCK = 100;
+  var rows = new Array(F.length);  // finding i's row, once built
+  var built = 0;                   // rows[0 .. built) are built, in the DOM in that order
+  var vis = new Array(F.length);   // whether finding i passes the filters
+  var shown = 0, pending = 0;      // findings shown; of them, not built yet
+  var blocks = [];
+  var body = $('rows'), spacer = $('spacer');
+  var near = window.IntersectionObserver ? new IntersectionObserver(function (entries) {
+    entries.forEach(function (e) { e.target.classList.toggle('near', e.isIntersecting); });
+  }, {rootMargin: '1500px 0px'}) : null;
+  // The one row the Tab key reaches (a roving tabindex; the arrow keys move it): Tab goes from
+  // the filters to the list, then past it. Its block is always laid out, so it can be focused.
+  var current = null;
+  // A row's block is shown by a class; bringing the style up to date before focusing or
+  // scrolling to the row keeps the browser from laying out a block it still sees hidden.
+  function shownNow(tr) { return getComputedStyle(tr.parentNode).contentVisibility; }
+  function makeCurrent(tr) {
+    if (current === tr) return;
+    if (current) {
+      current.removeAttribute('tabindex');
+      current.parentNode.classList.remove('has-current');
+    }
+    current = tr;
+    if (tr) {
+      tr.tabIndex = 0;
+      tr.parentNode.classList.add('has-current');
+    }
+  }
   function row(f, i) {
     var tr = el('div', 'row finding');
-    tr.tabIndex = 0;
+    tr.setAttribute('role', 'button');
+    tr.setAttribute('aria-expanded', 'false');
     tr.setAttribute('data-i', String(i));
     tr.setAttribute('data-engine', info[i].engines.join(' '));
     tr.setAttribute('data-kind', str(f.kind));
+    tr.hidden = !vis[i];
     add(tr, el('span', 'num', i + 1));
     add(tr, el('span', 'kind k-' + str(f.kind), f.kind));
     add(tr, el('span', 'mono', what(f)));
     add(tr, el('span', null, info[i].engines.join(', ')));
-    var c = add(tr, el('span'));
-    if (f.confidence) add(c, el('span', 'conf', f.confidence));
+    add(tr, el('span', f.confidence ? 'conf' : null, f.confidence || ''));
     var where = locations(f);
     add(tr, el('span', 'mono', where.slice(0, 2).join(' \u2194 ') + (where.length > 2 ? ' \u2026' : '')));
     add(tr, el('span', 'num', f.count === undefined ? '' : f.count));
     return tr;
   }
-  var body = $('rows');
-  var frag = document.createDocumentFragment();
-  for (var i = 0; i < F.length; ++i) { rows.push(frag.appendChild(row(F[i], i))); }
-  body.appendChild(frag);
+  // A block's height when it is not laid out: its shown rows' (opened details not counted).
+  function estimate(k) {
+    var n = 0, end = Math.min(built, (k + 1) * BLOCK);
+    for (var i = k * BLOCK; i < end; ++i) if (vis[i]) ++n;
+    blocks[k].style.containIntrinsicSize = (n * ROW_PX) + 'px';
+  }
+  // Builds rows while `more()` says so (and rows are left), appending them in one go.
+  function buildWhile(more) {
+    if (built >= F.length) return;
+    var frag = document.createDocumentFragment();
+    var first = blocks.length;
+    while (built < F.length && more()) {
+      if (built % BLOCK === 0) {
+        var b = frag.appendChild(el('div', 'block'));
+        blocks.push(b);
+        if (near) near.observe(b);
+        else b.classList.add('near');
+      }
+      rows[built] = blocks[blocks.length - 1].appendChild(row(F[built], built));
+      if (vis[built]) {
+        --pending;
+        if (!current) makeCurrent(rows[built]);
+        // The blocks of the first screen are laid out at once; the observer decides later.
+        if (shown - pending <= SCREEN) rows[built].parentNode.classList.add('near');
+      }
+      ++built;
+    }
+    body.appendChild(frag);
+    for (var k = Math.max(first - 1, 0); k < blocks.length; ++k) estimate(k);
+    spacer.style.height = pending * ROW_PX + 'px';
+    if (built === F.length) listed();
+  }
+  function buildTo(end) { buildWhile(function () { return built < end; }); }
+  // Enough rows that the screen is full with the current filters, for at most about 50 ms (a
+  // filter that keeps a few findings far down the list leaves them to the slices).
+  function fillScreen() {
+    var stop = performance.now() + 50, k = 0;
+    buildWhile(function () {
+      return shown - pending < SCREEN && ((++k & 15) !== 0 || performance.now() < stop);
+    });
+  }
+  // After the load event: the rest, in slices of about 8 ms between which the page is drawn
+  // and answers the user.
+  function slice() {
+    var stop = performance.now() + 8, k = 0;
+    buildWhile(function () { return (++k & 15) !== 0 || performance.now() < stop; });
+    if (built < F.length) setTimeout(slice, 0);
+  }
+  function listed() {
+    var ms = performance.now();
+    $('rows-ms').textContent = ms.toFixed(0);
+    document.body.setAttribute('data-rows-ms', ms.toFixed(1));
+  }
 
   // ---- details, built when a finding is opened ----
   function snippet(loc) {
@@ -375,26 +467,67 @@ Listed in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?</span
     add(box, el('div', 'meta', meta.join(' \u00b7 ')));
     return box;
   }
-  function toggle(tr) {
-    var i = Number(tr.getAttribute('data-i'));
+  function detailOf(tr) {
     var next = tr.nextSibling;
-    if (next && next.className === 'detail') {
-      next.parentNode.removeChild(next);
+    return next && next.className === 'detail' ? next : null;
+  }
+  function toggle(tr, noHash) {
+    var i = Number(tr.getAttribute('data-i'));
+    var d = detailOf(tr);
+    if (d) {
+      d.parentNode.removeChild(d);
       tr.classList.remove('open');
-      return;
+      tr.setAttribute('aria-expanded', 'false');
+    } else {
+      d = el('div', 'detail');
+      d.appendChild(details(F[i]));
+      d.hidden = tr.hidden;
+      tr.parentNode.insertBefore(d, tr.nextSibling);
+      tr.classList.add('open');
+      tr.setAttribute('aria-expanded', 'true');
     }
-    var d = el('div', 'detail');
-    d.appendChild(details(F[i]));
-    d.hidden = tr.hidden;
-    tr.parentNode.insertBefore(d, tr.nextSibling);
-    tr.classList.add('open');
+    if (!noHash) writeHash();
+  }
+  // The next (step 1) or previous (-1) shown finding's row, built if need be.
+  function neighbour(i, step) {
+    for (var j = i + step; j >= 0 && j < F.length; j += step) {
+      if (!vis[j]) continue;
+      if (j >= built) buildTo(j + 1);
+      return rows[j];
+    }
+    return null;
+  }
+  function moveTo(tr) {
+    if (!tr) return;
+    makeCurrent(tr);
+    shownNow(tr);
+    tr.focus();
   }
   body.addEventListener('click', function (e) {
     var tr = e.target.closest('.finding');
-    if (tr) toggle(tr);
+    if (!tr) return;
+    makeCurrent(tr);
+    tr.focus({preventScroll: true});
+    toggle(tr);
   });
+  // Keyboard: Tab reaches the list, Enter or Space opens and closes a finding, the arrows move
+  // to the next or previous finding shown, Home and End to the first and last.
   body.addEventListener('keydown', function (e) {
-    if (e.key === 'Enter' && e.target.classList.contains('finding')) toggle(e.target);
+    var tr = e.target;
+    if (!tr.classList || !tr.classList.contains('finding')) return;
+    var i = Number(tr.getAttribute('data-i'));
+    if (e.key === 'Enter' || e.key === ' ') {
+      toggle(tr);
+    } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      moveTo(neighbour(i, e.key === 'ArrowDown' ? 1 : -1));
+    } else if (e.key === 'Home') {
+      moveTo(neighbour(-1, 1));
+    } else if (e.key === 'End') {
+      moveTo(neighbour(F.length, -1));
+    } else {
+      return;
+    }
+    e.preventDefault();
   });
 
   // ---- filters: controls, the URL fragment (#filter=engine:wcp;file:a.c&open=3,5) ----
@@ -404,19 +537,59 @@ Listed in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?</span
   function uniq(list) { return Array.from(new Set(list)).sort(); }
   fill($('f-engine'), uniq([].concat.apply([], info.map(function (x) { return x.engines; }))));
   fill($('f-kind'), uniq(F.map(function (f) { return str(f.kind); })));
-  uniq(info.map(function (x) { return x.variable; }).filter(Boolean)).slice(0, 500)
-      .forEach(function (v) { add($('l-variable'), el('option')).value = v; });
-  uniq([].concat.apply([], F.map(function (f) { return locations(f).map(fileOf); })).filter(Boolean)).slice(0, 500)
-      .forEach(function (v) { add($('l-file'), el('option')).value = v; });
+  // The suggestions of the variable and file boxes: when the box is first used.
+  function suggest(id, list, values) {
+    var box = $(id);
+    box.addEventListener('focus', function once() {
+      box.removeEventListener('focus', once);
+      uniq(values().filter(Boolean)).slice(0, 500).forEach(function (v) { add($(list), el('option')).value = v; });
+    });
+  }
+  suggest('f-variable', 'l-variable', function () { return info.map(function (x) { return x.variable; }); });
+  suggest('f-file', 'l-file', function () {
+    return [].concat.apply([], F.map(function (f) { return locations(f).map(fileOf); }));
+  });
 
   function apply() {
-    var shown = 0;
-    for (var i = 0; i < rows.length; ++i) {
+    shown = 0;
+    pending = 0;
+    var changed = false;
+    for (var i = 0; i < F.length; ++i) {
       var ok = matches(i);
-      rows[i].hidden = !ok;
-      var next = rows[i].nextSibling;
-      if (next && next.className === 'detail') next.hidden = !ok;
-      shown += ok ? 1 : 0;
+      if (ok) {
+        ++shown;
+        if (i >= built) ++pending;
+      }
+      if (i < built && ok !== vis[i]) {
+        changed = true;
+        rows[i].hidden = !ok;
+        var d = detailOf(rows[i]);
+        if (d) d.hidden = !ok;
+      }
+      vis[i] = ok;
+    }
+    spacer.style.height = pending * ROW_PX + 'px';
+    fillScreen();
+    for (var k = 0; k < blocks.length; ++k) {
+      estimate(k);
+      // Which blocks are near the screen is asked again: under a narrow filter every block
+      // was small and near, and would otherwise all be laid out when the filter is cleared.
+      if (changed && near) {
+        blocks[k].classList.remove('near');
+        near.unobserve(blocks[k]);
+        near.observe(blocks[k]);
+      }
+    }
+    for (var i = 0, n = 0; i < built && n < SCREEN; ++i) {
+      if (vis[i]) {
+        rows[i].parentNode.classList.add('near');
+        ++n;
+      }
+    }
+    if (!current || current.hidden) {
+      var first = 0;
+      while (first < built && !vis[first]) ++first;
+      makeCurrent(first < built ? rows[first] : null);
     }
     $('shown').textContent = 'showing ' + shown + ' of ' + F.length;
     $('empty').hidden = shown > 0 || F.length === 0;
@@ -437,16 +610,22 @@ Listed in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?</span
           if (KEYS.indexOf(k) >= 0) state[k] = decode(c < 0 ? term : term.slice(c + 1));
         });
       } else if (key === 'open') {
-        open = value.split(',').map(function (n) { return parseInt(n, 10); });
+        open = value.split(',').map(function (n) { return parseInt(n, 10); })
+            .filter(function (n) { return n >= 1 && n <= F.length; });
       }
     });
     KEYS.forEach(function (k) { $('f-' + k).value = state[k]; });
     return open;
   }
+  // The filters and the opened findings, in the fragment: the view can be linked.
   function writeHash() {
     var terms = KEYS.filter(function (k) { return state[k]; })
         .map(function (k) { return k + ':' + encodeURIComponent(state[k]); });
-    try { history.replaceState(null, '', terms.length ? '#filter=' + terms.join(';') : '#'); } catch (e) { /* file: URLs in some browsers */ }
+    var parts = terms.length ? ['filter=' + terms.join(';')] : [];
+    var open = [];
+    for (var i = 0; i < built; ++i) if (rows[i].classList.contains('open')) open.push(i + 1);
+    if (open.length) parts.push('open=' + open.join(','));
+    try { history.replaceState(null, '', '#' + parts.join('&')); } catch (e) { /* file: URLs in some browsers */ }
   }
   KEYS.forEach(function (k) {
     $('f-' + k).addEventListener('input', function () { state[k] = $('f-' + k).value; apply(); writeHash(); });
@@ -454,9 +633,17 @@ Listed in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?</span
   function fromHash() {
     var open = readHash();
     apply();
-    open.forEach(function (n) {
-      if (n >= 1 && n <= rows.length && !rows[n - 1].classList.contains('open')) toggle(rows[n - 1]);
-    });
+    if (open.length) buildTo(Math.max.apply(null, open));
+    for (var i = 0; i < built; ++i) {
+      if (rows[i].classList.contains('open') !== (open.indexOf(i + 1) >= 0)) toggle(rows[i], true);
+    }
+    // A link to a finding shows it (Tab then reaches it).
+    var target = open.length ? rows[Math.min.apply(null, open) - 1] : null;
+    if (target && !target.hidden) {
+      makeCurrent(target);
+      shownNow(target);
+      target.scrollIntoView({block: 'nearest'});
+    }
   }
   window.addEventListener('hashchange', fromHash);
 
@@ -469,14 +656,31 @@ Listed in <span id="render-ms">?</span> ms, loaded in <span id="load-ms">?</span
   Object.keys(byKind).sort().forEach(function (k) { add($('counts'), el('span', 'k-' + k, byKind[k] + ' ' + k)); });
   document.body.setAttribute('data-findings', String(F.length));
   fromHash();
-  // From navigation start: the list is in the DOM; then laid out and shown (the load event).
+  if (!F.length) listed();
+  // Times from navigation start (performance.now()), in the footer and on <body> for the test:
+  // the first screen built (data-render-ms), first drawn (data-paint-ms), the load event
+  // (data-load-ms), every row in the DOM (data-rows-ms).
   var ms = performance.now();
   $('render-ms').textContent = ms.toFixed(0);
   document.body.setAttribute('data-render-ms', ms.toFixed(1));
+  try {
+    new PerformanceObserver(function (list) {
+      list.getEntries().forEach(function (e) {
+        if (e.name === 'first-contentful-paint') document.body.setAttribute('data-paint-ms', e.startTime.toFixed(1));
+      });
+    }).observe({type: 'paint', buffered: true});
+  } catch (e) { /* no paint timing in this browser */ }
   window.addEventListener('load', function () {
     var loaded = performance.now();
     $('load-ms').textContent = loaded.toFixed(0);
     document.body.setAttribute('data-load-ms', loaded.toFixed(1));
+    // The first shown row is in the first screen, laid out already.
+    var first = current && current.getBoundingClientRect().height;
+    if (first > 8 && first < 200) {
+      ROW_PX = first;
+      for (var k = 0; k < blocks.length; ++k) estimate(k);
+    }
+    if (built < F.length) setTimeout(slice, 0);
   });
 })();
 </script>
