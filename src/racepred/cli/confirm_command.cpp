@@ -111,8 +111,8 @@ int run_confirm(ConfirmCliOptions& o, std::ostream& out) {
       if (race.has_witness && o.run.method != "hold") {
         const explore::WitnessAttempt& w = race.witness;
         out << "  Witness order: " << w.engine << "'s witness (" << w.notion << ", " << w.events
-            << (w.events == 1 ? " event, " : " events, ") << w.steps
-            << " lock, thread creation and join steps): ";
+            << (w.events == 1 ? " event" : " events") << " of which " << w.steps
+            << " lock operations, thread creations and joins): ";
         if (w.reproduced)
           out << "followed; both accesses enabled at once, then run back to back\n";
         else
@@ -130,8 +130,8 @@ int run_confirm(ConfirmCliOptions& o, std::ostream& out) {
           for (size_t i = 0; i < frames.size(); ++i)
             out << "      #" << i << ' ' << printable(frames[i]) << '\n';
         };
-        stack(race.first_op, race.first_thread, race.first_stack);
         stack(race.second_op, race.second_thread, race.second_stack);
+        stack(race.first_op, race.first_thread, race.first_stack);
         out << "  Then: "
             << (race.failure.empty() ? std::string("the program ended as in the recorded run")
                                      : "the program failed: " + printable_text(race.failure))

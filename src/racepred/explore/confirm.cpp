@@ -336,32 +336,48 @@ ConfirmResult confirm(const ConfirmOptions& o) {
       } else {
         ProgramSpec every = eo.program;
         every.every_point = true;
-        WitnessOrder order(plan);
-        const ExecutionResult run = run_execution(
-            every, raw, [&](const ChoicePoint& p, size_t) { return order.choose(p); });
-        ++result.executions;
-        ++out.executions;
-        attempt.steps_run = order.steps_run();
-        attempt.divergence = order.divergence();
-        Trace tried;
-        if (tried_trace(run, tried)) {
-          reached |= reaches(tried, a, b);
-          if (order.raced() && adjacent_in(tried, a, b)) {
-            attempt.reproduced = true;
-            out.method = "witness";
-            out.reproduced_in = out.executions;
-            out.failure = failure_text(run, recorded.exit_code);
-            reproducing = real_choices(run.points);
+        // An enabled witness's accesses may run in either order: the reverse of the recorded
+        // one first (it shows an order violation's effect), then the recorded one when the
+        // reversed execution did not run them back to back (it may fail between them).
+        const int orders = w.notion == witness::Notion::Enabled ? 2 : 1;
+        std::string reversed_failure;
+        for (int turn = 0; turn < orders && !attempt.reproduced; ++turn) {
+          WitnessOrder order(plan, turn == 0 && orders == 2);
+          const ExecutionResult run = run_execution(
+              every, raw, [&](const ChoicePoint& p, size_t) { return order.choose(p); });
+          ++result.executions;
+          ++out.executions;
+          attempt.steps_run = order.steps_run();
+          attempt.divergence = order.divergence();
+          Trace tried;
+          if (tried_trace(run, tried)) {
+            reached |= reaches(tried, a, b);
+            if (order.raced() && adjacent_in(tried, a, b)) {
+              attempt.reproduced = true;
+              out.method = "witness";
+              out.reproduced_in = out.executions;
+              out.failure = failure_text(run, recorded.exit_code);
+              reproducing = real_choices(run.points);
+            } else if (order.first_ran()) {
+              reversed_failure = failure_text(run, recorded.exit_code);
+            }
           }
+          if (!attempt.divergence.empty()) break;  // the other order diverges as well
         }
+        if (attempt.reproduced && !reversed_failure.empty())
+          out.note = "in the reverse order, the program failed after the first access (" +
+                     reversed_failure + ")";
         if (!attempt.reproduced && attempt.divergence.empty())
           attempt.divergence =
-              order.raced() ? "the two accesses were held together but their trace does not show "
-                              "them back to back"
-                            : "the execution ended before the two accesses met";
+              "the two accesses were held together but the execution's trace "
+              "does not show them back to back" +
+              (reversed_failure.empty()
+                   ? std::string()
+                   : " (the program failed after the first: " + reversed_failure + ")");
       }
     }
 
+    const uint64_t witness_runs = out.executions;
     // 3b. Holding one thread at an access (active testing).
     for (uint64_t k = 0; hold && out.reproduced_in == 0 && k < o.executions; ++k) {
       // Even executions hold the earlier access, odd ones the later (with one location, both).
@@ -439,7 +455,7 @@ ConfirmResult confirm(const ConfirmOptions& o) {
       out.note = "following the witness: the program " + out.witness.divergence;
       if (hold)
         out.note += "; holding one thread at an access: not reproduced in " +
-                    std::to_string(out.executions - 1) + " executions";
+                    std::to_string(out.executions - witness_runs) + " executions";
     } else if (!reached) {
       out.diverged = true;
       out.note =
@@ -447,6 +463,8 @@ ConfirmResult confirm(const ConfirmOptions& o) {
           "(its own nondeterminism)";
     } else {
       out.note = "not reproduced in " + std::to_string(out.executions) + " executions";
+      if (!out.witness.divergence.empty())
+        out.note += " (following the witness: " + out.witness.divergence + ")";
     }
     result.races.push_back(out);
   }

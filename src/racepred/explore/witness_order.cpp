@@ -237,7 +237,8 @@ WitnessPlan plan_witness(const Trace& trace, const Trace& named, const witness::
   return p;
 }
 
-WitnessOrder::WitnessOrder(const WitnessPlan& plan) : plan_(plan) {
+WitnessOrder::WitnessOrder(const WitnessPlan& plan, bool later_first)
+    : plan_(plan), later_first_(later_first) {
   threads_.resize(plan.steps.size());
 }
 
@@ -315,6 +316,9 @@ uint64_t WitnessOrder::free_key(ThreadId t) const {
   return key;
 }
 
+// Choices at non-step hooks a thread may take in a row before the steering gives up.
+constexpr uint64_t kMaxFreeRuns = 20000;
+
 size_t WitnessOrder::fallback(const ChoicePoint& point) {
   return options_of(point, false).default_index;
 }
@@ -347,7 +351,7 @@ size_t WitnessOrder::choose(const ChoicePoint& point) {
   // A thread seen for the first time is the child of the oldest creation not yet seen.
   for (const Candidate& k : c)
     if (!by_run_.count(k.tid) && k.op == ch::kOpNone && !pending_children_.empty()) {
-      const ThreadId child = pending_children_.front();
+      const ThreadId child = pending_children_.front().first;
       pending_children_.erase(pending_children_.begin());
       if (child < threads_.size()) {
         threads_[child].run_tid = k.tid;
@@ -454,6 +458,10 @@ size_t WitnessOrder::choose(const ChoicePoint& point) {
         }
       }
     }
+    // A creator whose child has not appeared yet finishes the creation first.
+    if (choice == Choice::Free && !pending_children_.empty() &&
+        pending_children_.front().second == k.tid)
+      key = 0;
     if (key < best_key) {
       best = i;
       best_key = key;
@@ -462,12 +470,9 @@ size_t WitnessOrder::choose(const ChoicePoint& point) {
   }
 
   if (at_race[0] != SIZE_MAX && at_race[1] != SIZE_MAX) {
-    // Adjacent: in the witness's order. Enabled: either order continues the witness; the later
-    // access of the recorded run goes first, so that the reversed order shows its effect (an
-    // order violation's failure).
-    const int go =
-        plan_.notion == witness::Notion::Enabled && plan_.race[1].index > plan_.race[0].index ? 1
-                                                                                              : 0;
+    // Adjacent: in the witness's order. Enabled: either order continues the witness.
+    const bool later_is_1 = plan_.race[1].index > plan_.race[0].index;
+    const int go = plan_.notion == witness::Notion::Enabled && later_first_ == later_is_1 ? 1 : 0;
     second_tid_ = c[at_race[1 - go]].tid;
     phase_ = Phase::Second;
     return at_race[go];
@@ -486,12 +491,16 @@ size_t WitnessOrder::choose(const ChoicePoint& point) {
         who = t;
       }
     }
-    for (int r = 0; r < 2 && at == SIZE_MAX; ++r)
-      if (at_race[r] == SIZE_MAX) {
-        at = plan_.race[r].index;
-        who = plan_.race[r].thread;
-      }
-    if (at == SIZE_MAX) return diverge(point, "the witness could not be followed");
+    if (at == SIZE_MAX) {
+      for (int r = 0; r < 2; ++r)
+        if (at_race[r] == SIZE_MAX)
+          return diverge(point, "thread " + thread_text(plan_.race[r].thread) +
+                                    " did not stop at its access (" +
+                                    event_text(plan_.race[r].index) +
+                                    "): an access made inside a library function (memcpy, "
+                                    "...) is no access point, or the thread took another path");
+      return diverge(point, "the witness could not be followed");
+    }
     return diverge(point, "diverged at event " + std::to_string(plan_.trace->ids[at]) +
                               " (thread " + thread_text(who) +
                               " cannot run: it waits or has ended where the witness has " +
@@ -500,6 +509,12 @@ size_t WitnessOrder::choose(const ChoicePoint& point) {
 
   // Commit the choice.
   const Candidate& k = c[best];
+  if (best_choice == Choice::Free && threads_[by_run_.at(k.tid)].free_runs > kMaxFreeRuns)
+    return diverge(point, "thread " + thread_text(by_run_.at(k.tid)) + " ran " +
+                              std::to_string(kMaxFreeRuns) +
+                              " operations without reaching the witness's next event (a loop "
+                              "that waits for a value the witness does not order: a relaxed "
+                              "atomic flag, or input)");
   const ThreadId t = by_run_.at(k.tid);
   ThreadState& st = threads_[t];
   switch (best_choice) {
@@ -520,7 +535,7 @@ size_t WitnessOrder::choose(const ChoicePoint& point) {
           bind_lock(s.cv, k.obj, true);
           break;
         case StepKind::Fork:
-          pending_children_.push_back(s.object);
+          pending_children_.push_back({s.object, k.tid});
           break;
         case StepKind::Join:
           break;

@@ -15,8 +15,8 @@
 // Mismatches (the program did something else than the recorded run: its own nondeterminism)
 // end the steering with a description: "diverged at event N (thread T did X where the witness
 // has Y)"; the execution then goes on with the default choice. Two accesses that the witness
-// leaves both enabled run in the reverse of their recorded order (either continues the witness;
-// the reversed one shows an order violation's effect); adjacent ones in the witness's order.
+// leaves both enabled may run in either order (both continue the witness); adjacent ones run in
+// the witness's order.
 #pragma once
 
 #include <cstdint>
@@ -92,11 +92,15 @@ WitnessPlan plan_witness(const Trace& trace, const Trace& named, const witness::
 // One execution steered by a plan (every hook a choice point).
 class WitnessOrder {
  public:
-  explicit WitnessOrder(const WitnessPlan& plan);
+  // `later_first`: an enabled witness's two accesses run in the reverse of their recorded
+  // order (else in the recorded order); an adjacent witness's always in the witness's order.
+  WitnessOrder(const WitnessPlan& plan, bool later_first);
   size_t choose(const ChoicePoint& point);
 
   // The two accesses were held together and ran back to back.
   bool raced() const { return raced_; }
+  // The first of the two accesses was let run (the second was enabled then).
+  bool first_ran() const { return phase_ == Phase::Second || raced_; }
   // Empty, or "diverged at event N (thread T did X where the witness has Y)".
   const std::string& divergence() const { return divergence_; }
   // Steps of the witness run so far (of plan.steps' ranked ones).
@@ -119,9 +123,12 @@ class WitnessOrder {
   bool bind_lock(uint32_t lock, uint64_t address, bool commit);
 
   const WitnessPlan& plan_;
-  std::vector<ThreadState> threads_;        // by trace thread
-  std::map<uint32_t, ThreadId> by_run_;     // run tid -> trace thread
-  std::vector<ThreadId> pending_children_;  // forked, not yet seen in the execution
+  bool later_first_;
+  std::vector<ThreadState> threads_;     // by trace thread
+  std::map<uint32_t, ThreadId> by_run_;  // run tid -> trace thread
+  // Forked, not yet seen in the execution: the child, and the run tid of its creator (which
+  // goes on until the child appears: the creation may pass other hooks, pthread_once, first).
+  std::vector<std::pair<ThreadId, uint32_t>> pending_children_;
   std::map<uint32_t, uint64_t> lock_address_;
   std::map<uint64_t, uint32_t> address_lock_;
   std::map<std::pair<uint32_t, uint64_t>, uint32_t> depth_;  // (run tid, lock address) -> holds
