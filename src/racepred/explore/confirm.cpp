@@ -1,5 +1,7 @@
 #include "racepred/explore/confirm.hpp"
 
+#include <sys/personality.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -271,6 +273,12 @@ ConfirmResult confirm(const ConfirmOptions& o) {
       if (it != by_pair.end() && !targets[it->second].witness) targets[it->second].witness = &w;
     }
 
+  // The executions run with address randomisation off (run_execution), so the recorded run's
+  // addresses, which its unsymbolised trace names, are those of every execution; unless the
+  // system refused.
+  const int persona = personality(0xffffffff);
+  const bool fixed_layout = persona != -1 && (persona & ADDR_NO_RANDOMIZE) != 0;
+
   // 3. Each race driven toward in new executions.
   const bool follow = o.method != "hold";
   const bool hold = o.method != "witness";
@@ -326,7 +334,13 @@ ConfirmResult confirm(const ConfirmOptions& o) {
       WitnessAttempt& attempt = out.witness;
       attempt.engine = w.engine;
       attempt.notion = std::string(witness::notion_name(w.notion));
-      const WitnessPlan plan = plan_witness(base, named, w);
+      WitnessPlan plan = plan_witness(base, named, w);
+      if (!fixed_layout) {
+        // Addresses differ between executions: locks are bound to the addresses their first
+        // steps meet, and the racing variable is not checked by address.
+        plan.lock_address.assign(plan.lock_address.size(), 0);
+        plan.race[0].address = plan.race[1].address = 0;
+      }
       attempt.events = plan.witness_events;
       for (const auto& steps : plan.steps)
         for (const WitnessPlan::Step& s : steps)
