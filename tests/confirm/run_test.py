@@ -17,6 +17,7 @@ and checks the expectations (comma-separated), each about the race on a variable
                      accesses' threads and call stacks
   witnessdiverged:VAR  following the race's witness diverged: its "divergence" says at which
                      event, which thread, what it did and what the witness has
+  divergence:VAR=TEXT  that divergence contains TEXT
 Before each line the file PROGRAM.ran (a program's input, tests/confirm/witness_diverges.c) is
 removed.
 Runs are bounded in executions, never in time.
@@ -142,6 +143,12 @@ def main():
                     if r["status"] != "reproduced" and (not r["diverged"] or
                                                         "diverged at event" not in r["note"]):
                         failures.append(f"{what}: the race on {arg} is not marked diverged: {r}")
+            elif kind == "divergence":
+                var, _, text = arg.partition("=")
+                for r in of(var):
+                    if text not in ((r["witness"] or {}).get("divergence") or ""):
+                        failures.append(f"{what}: the divergence of the race on {var} does not "
+                                        f"say '{text}': {r['witness']}")
             elif kind == "failure":
                 if not any((r["failure"] or "").startswith(arg) for r in reproduced):
                     failures.append(f"{what}: no reproduced race made the program fail with "

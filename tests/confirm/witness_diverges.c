@@ -2,10 +2,10 @@
 // and every later execution finds it and takes the other path, where the worker takes another
 // lock first. Following osr's witness (recorded path: twenty critical sections on `m` before
 // the write) diverges at the worker's first lock, and confirm says so: "diverged at event N
-// (thread T1 did lock of … where the witness has acquire of m at …)". On the other path the
+// (thread T1 did lock of n where the witness has acquire of m at …)". On the other path the
 // race needs no reordering: holding main at its write reproduces it (method hold); with
 // --method witness it is not reproduced (exit status 0).
-// confirm: -e syncp,osr => reproduced:x, method:x=hold, witnessdiverged:x
+// confirm: -e syncp,osr => reproduced:x, method:x=hold, divergence:x=T1 did lock of n where
 // confirm: -e syncp,osr --method witness => notreproduced:x, witnessdiverged:x
 #include <pthread.h>
 #include <stdio.h>

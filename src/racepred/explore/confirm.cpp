@@ -2,6 +2,7 @@
 
 #include <sys/personality.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -76,6 +77,40 @@ std::vector<std::string> stack_of(const Trace& named, size_t i) {
     frames.emplace_back(named.location_name(l));
   if (frames.empty()) frames.emplace_back(named.location_name(named.events[i].location));
   return frames;
+}
+
+// A divergence names what the program did by address ("lock of 0x5555…"): the names the
+// execution's own symbolised trace gives those addresses (locks, then variables), where it has
+// them.
+std::string with_names(const std::string& text, const Trace& plain, const std::string& raw,
+                       const std::string& named_path) {
+  if (text.find(" 0x") == std::string::npos) return text;
+  Trace named;
+  try {
+    named = finish(raw, named_path, true);
+  } catch (const InputError&) {
+    return text;
+  }
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t at = text.find(" 0x", i);
+    if (at == std::string::npos) break;
+    size_t end = at + 3;
+    while (end < text.size() && std::isxdigit(static_cast<unsigned char>(text[end]))) ++end;
+    const std::string_view token(text.data() + at + 1, end - at - 1);
+    std::string name;
+    for (uint32_t l = 0; l < plain.symbols.locks.size() && name.empty(); ++l)
+      if (plain.lock_name(l) == token && l < named.symbols.locks.size()) name = named.lock_name(l);
+    for (uint32_t v = 0; v < plain.symbols.variables.size() && name.empty(); ++v)
+      if (plain.variable_name(v) == token && v < named.symbols.variables.size())
+        name = named.variable_name(v);
+    out.append(text, i, at + 1 - i);
+    out += name.empty() || name == token ? std::string(token) : name;
+    i = end;
+  }
+  out.append(text, i, std::string::npos);
+  return out;
 }
 
 // The choice points a replay without RACEPRED_SCHEDULE_EVERY sees: those with two or more
@@ -366,6 +401,8 @@ ConfirmResult confirm(const ConfirmOptions& o) {
           Trace tried;
           if (tried_trace(run, tried)) {
             reached |= reaches(tried, a, b);
+            if (!attempt.divergence.empty())
+              attempt.divergence = with_names(attempt.divergence, tried, raw, try_named);
             if (order.raced() && adjacent_in(tried, a, b)) {
               attempt.reproduced = true;
               out.method = "witness";
