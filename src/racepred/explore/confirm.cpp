@@ -507,6 +507,10 @@ ConfirmResult confirm(const ConfirmOptions& o) {
       if (hold)
         out.note += "; holding one thread at an access: not reproduced in " +
                     std::to_string(out.executions - witness_runs) + " executions";
+    } else if (out.executions == 0) {
+      out.note =
+          "not tried: no engine built a witness of this race, and --method witness "
+          "only follows witnesses";
     } else if (!reached) {
       out.diverged = true;
       out.note =
