@@ -170,6 +170,60 @@ TEST(WitnessOrder, TheRacingAccessMustBeOfTheSameVariable) {
             "write of 0x2000 at L8)");
 }
 
+// pthread_create may pass another hook (pthread_once) before the child exists: its creator goes
+// on, although its own next event is after the witness.
+TEST(WitnessOrder, ACreatorFinishesTheCreationFirst) {
+  const Trace trace = parse_checked_trace(kReversal);
+  const WitnessPlan plan = plan_witness(trace, trace, reversal_witness());
+  WitnessOrder order(plan, true);
+  const auto pick = [&](ChoicePoint p) { return p.candidates[order.choose(p)].tid; };
+  constexpr uint8_t kOnce = 26;
+  pick(at(0, {cand(0, kCreate)}));
+  EXPECT_EQ(pick(at(0, {cand(0, kOnce, 0x7000)})), 0u);
+  EXPECT_EQ(pick(at(0, {cand(0, kLock, 0x1000), cand(1, kRun)})), 1u);
+  EXPECT_EQ(order.divergence(), "");
+}
+
+// A racing thread that reaches its next lock instead of its access took another path.
+TEST(WitnessOrder, ARacingThreadMustReachItsAccess) {
+  const Trace trace = parse_checked_trace(kReversal);
+  const WitnessPlan plan = plan_witness(trace, trace, reversal_witness());
+  WitnessOrder order(plan, true);
+  const auto pick = [&](ChoicePoint p) { return p.candidates[order.choose(p)].tid; };
+  pick(at(0, {cand(0, kCreate)}));
+  pick(at(0, {cand(0, kLock, 0x1000), cand(1, kRun)}));
+  for (int i = 0; i < 2; ++i) {
+    pick(at(1, {cand(0, kLock, 0x1000), cand(1, kLock, 0x1000)}));
+    pick(at(1, {cand(1, kUnlock, 0x1000)}));
+  }
+  pick(at(1, {cand(0, kLock, 0x1000), cand(1, kLock, 0x1000)}));
+  EXPECT_EQ(order.divergence(),
+            "diverged at event 11 (thread T1 did lock of 0x1000 where the witness has write of "
+            "0x2000 at L8)");
+}
+
+// A thread spinning at hooks that are no steps (an atomic flag the witness does not order)
+// ends the steering after a bounded number of choices, with a message.
+TEST(WitnessOrder, ASpinThatNeverReachesTheWitnessEnds) {
+  const Trace trace = parse_checked_trace(kReversal);
+  const WitnessPlan plan = plan_witness(trace, trace, reversal_witness());
+  WitnessOrder order(plan, true);
+  const auto pick = [&](ChoicePoint p) { return p.candidates[order.choose(p)].tid; };
+  constexpr uint8_t kAtomic = ch::kOpAtomic;
+  pick(at(0, {cand(0, kCreate)}));
+  pick(at(0, {cand(0, kLock, 0x1000), cand(1, kRun)}));
+  int runs = 0;
+  while (order.divergence().empty() && runs < 100000) {
+    pick(at(1, {cand(1, kAtomic, 0x6000)}));  // main waits (for what the flag's writer holds)
+    ++runs;
+  }
+  EXPECT_LT(runs, 100000);
+  EXPECT_NE(order.divergence().find("thread T1 ran 20000 operations without reaching the "
+                                    "witness's next event"),
+            std::string::npos)
+      << order.divergence();
+}
+
 // A condition wait is one step (its release comes before the hook, in the thread's run); an
 // earlier access at a racing location counts as an arrival before the racing one.
 TEST(WitnessOrder, ConditionWaitsAreOneStepAndEarlierArrivalsAreCounted) {
