@@ -170,6 +170,24 @@ TEST(WitnessOrder, TheRacingAccessMustBeOfTheSameVariable) {
             "write of 0x2000 at L8)");
 }
 
+// After the execution, its trace is compared with the recorded run over the witness's events:
+// an access at another address (both named by address) is the first difference.
+TEST(WitnessOrder, TheExecutionsTraceIsComparedOverTheWitness) {
+  const Trace trace = parse_checked_trace(kReversal);
+  const WitnessPlan plan = plan_witness(trace, trace, reversal_witness());
+  WitnessOrder order(plan, true);
+  const auto pick = [&](ChoicePoint p) { return p.candidates[order.choose(p)].tid; };
+  pick(at(0, {cand(0, kCreate)}));
+  pick(at(0, {cand(0, kLock, 0x1000), cand(1, kRun)}));  // binds T1 to runtime tid 1
+  EXPECT_EQ(compare_with_witness(plan, order, trace, trace), "");
+  std::string other(kReversal);
+  other.replace(other.find("T1|w(0x3000)|L6\nT1|rel(0x1000)|L7\nT1|acq"), 12, "T1|w(0x3008)");
+  const Trace run = parse_checked_trace(other);
+  EXPECT_EQ(compare_with_witness(plan, order, run, run),
+            "diverged at event 6 (thread T1 did write of 0x3008 at L6 where the witness has "
+            "write of 0x3000 at L6)");
+}
+
 // pthread_create may pass another hook (pthread_once) before the child exists: its creator goes
 // on, although its own next event is after the witness.
 TEST(WitnessOrder, ACreatorFinishesTheCreationFirst) {

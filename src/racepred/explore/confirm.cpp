@@ -389,9 +389,10 @@ ConfirmResult confirm(const ConfirmOptions& o) {
         // one first (it shows an order violation's effect), then the recorded one when the
         // reversed execution did not run them back to back (it may fail between them).
         const int orders = w.notion == witness::Notion::Enabled ? 2 : 1;
-        std::string reversed_failure;
+        std::string reversed_failure, departed;
         for (int turn = 0; turn < orders && !attempt.reproduced; ++turn) {
           WitnessOrder order(plan, turn == 0 && orders == 2);
+          departed.clear();
           const ExecutionResult run = run_execution(
               every, raw, [&](const ChoicePoint& p, size_t) { return order.choose(p); });
           ++result.executions;
@@ -401,8 +402,21 @@ ConfirmResult confirm(const ConfirmOptions& o) {
           Trace tried;
           if (tried_trace(run, tried)) {
             reached |= reaches(tried, a, b);
-            if (!attempt.divergence.empty())
+            if (!attempt.divergence.empty()) {
               attempt.divergence = with_names(attempt.divergence, tried, raw, try_named);
+            } else if (!(order.raced() && adjacent_in(tried, a, b)) &&
+                       failure_text(run, recorded.exit_code).empty() &&
+                       !compare_with_witness(plan, order, tried, tried).empty()) {
+              // Not reproduced, the steps agreed, some other event did not (it explains why;
+              // after a reproduction a spin loop's count of reads is no news): named as the
+              // execution has it.
+              try {
+                const Trace shown = finish(raw, try_named, true);
+                departed = compare_with_witness(plan, order, tried, shown);
+              } catch (const InputError&) {
+                departed = compare_with_witness(plan, order, tried, tried);
+              }
+            }
             if (order.raced() && adjacent_in(tried, a, b)) {
               attempt.reproduced = true;
               out.method = "witness";
@@ -418,6 +432,8 @@ ConfirmResult confirm(const ConfirmOptions& o) {
         if (attempt.reproduced && !reversed_failure.empty())
           out.note = "in the reverse order, the program failed after the first access (" +
                      reversed_failure + ")";
+        if (!attempt.reproduced && attempt.divergence.empty() && !departed.empty())
+          attempt.divergence = departed;
         if (!attempt.reproduced && attempt.divergence.empty())
           attempt.divergence =
               "the two accesses were held together but the execution's trace "

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 
 #include "racepred/format/explore_channel.hpp"
 
@@ -558,6 +559,62 @@ size_t WitnessOrder::choose(const ChoicePoint& point) {
       if (k.op == ch::kOpAccess && k.point != 0) ++st.arrivals;
       ++st.free_runs;
       break;
+  }
+  return best;
+}
+
+std::string compare_with_witness(const WitnessPlan& plan, const WitnessOrder& order,
+                                 const Trace& run, const Trace& shown) {
+  const Trace& trace = *plan.trace;
+  // The execution's events by thread name.
+  std::map<std::string, std::vector<size_t>, std::less<>> by_name;
+  for (size_t i = 0; i < run.events.size(); ++i)
+    by_name[std::string(run.thread_name(run.events[i].thread))].push_back(i);
+  const auto plain_address = [](std::string_view name) { return address_of(name) != 0; };
+  uint64_t best_rank = WitnessPlan::kNotInWitness;
+  std::string best;
+  for (ThreadId t = 0; t < plan.events.size(); ++t) {
+    const uint32_t tid = order.run_tid(t);
+    if (tid == UINT32_MAX) continue;
+    std::string name = "T";  // (not "T" + to_string: gcc 12 warns falsely, -Wrestrict)
+    name += std::to_string(tid);
+    const auto found = by_name.find(name);
+    static const std::vector<size_t> kNone;
+    const std::vector<size_t>& mine = found == by_name.end() ? kNone : found->second;
+    const std::vector<size_t>& ev = plan.events[t];
+    for (size_t j = 0; j < ev.size(); ++j) {
+      const size_t i = ev[j];
+      const bool racing = i == plan.race[0].index || i == plan.race[1].index;
+      const uint64_t rank = racing ? plan.witness_events : plan.rank[i];
+      if (rank == WitnessPlan::kNotInWitness) continue;
+      if (rank >= best_rank) break;  // a difference found earlier in the witness stands
+      const Event& e = trace.events[i];
+      std::string did;
+      if (j >= mine.size()) {
+        did = "nothing more";
+      } else {
+        const Event& f = run.events[mine[j]];
+        bool same =
+            f.op == e.op && run.location_name(f.location) == trace.location_name(e.location);
+        if (same && (is_lock_op(e.op) || is_sync_op(e.op)))
+          same = run.target_name(f) == trace.target_name(e);
+        if (same && e.is_access() && plain_address(trace.target_name(e)) &&
+            plain_address(run.target_name(f)))
+          same = run.target_name(f) == trace.target_name(e);
+        if (same) continue;
+        const Event& g = shown.events[mine[j]];
+        did = std::string(op_long_name(g.op)) + " of " + std::string(shown.target_name(g)) +
+              " at " + std::string(shown.location_name(g.location));
+      }
+      best_rank = rank;
+      const Trace& named = *plan.named;
+      const Event& n = named.events[i];
+      best = "diverged at event " + std::to_string(trace.ids[i]) + " (thread " +
+             std::string(named.thread_name(t)) + " did " + did + " where the witness has " +
+             std::string(op_long_name(n.op)) + " of " + std::string(named.target_name(n)) + " at " +
+             std::string(named.location_name(n.location)) + ")";
+      break;
+    }
   }
   return best;
 }

@@ -89,6 +89,17 @@ struct WitnessPlan {
 // of one of its races. The race's access locations are its two accesses' locations.
 WitnessPlan plan_witness(const Trace& trace, const Trace& named, const witness::Witness& w);
 
+// After an execution steered by `order`: its trace (unsymbolised; a thread is named by its
+// runtime tid, "T3") compared with the recorded run, thread by thread, over the witness's events
+// and the two accesses: the same operation at the same location, on the same lock, and on the
+// same variable where both name it by address (heap names count allocations, which another
+// order may number differently). The first difference, earliest in the witness, as
+// "diverged at event N (thread T did X where the witness has Y)" (X in the execution's names,
+// `shown`: its symbolised trace, one numbering with `run`); "" when they agree.
+class WitnessOrder;
+std::string compare_with_witness(const WitnessPlan& plan, const WitnessOrder& order,
+                                 const Trace& run, const Trace& shown);
+
 // One execution steered by a plan (every hook a choice point).
 class WitnessOrder {
  public:
@@ -105,6 +116,10 @@ class WitnessOrder {
   const std::string& divergence() const { return divergence_; }
   // Steps of the witness run so far (of plan.steps' ranked ones).
   uint64_t steps_run() const { return steps_run_; }
+  // The execution's runtime tid of the recorded run's thread `t` (UINT32_MAX: not seen).
+  uint32_t run_tid(ThreadId t) const {
+    return t < threads_.size() ? threads_[t].run_tid : UINT32_MAX;
+  }
 
  private:
   enum class Phase : uint8_t { Steer, Second, Free };
