@@ -12,6 +12,14 @@ and checks the expectations (comma-separated), each about the race on a variable
   witnessed:VAR      some engine's label for it is witnessed (a checked witness)
   possible:VAR       some engine's label for it is possible (a heuristic warning)
   failure:KIND       the reproducing execution failed so (assertion, crash, ...)
+  method:VAR=M       reproduced by method M: witness (following a witness's order) or hold
+                     (holding one thread at an access); a reproduced race's JSON shows both
+                     accesses' threads and call stacks
+  witnessdiverged:VAR  following the race's witness diverged: its "divergence" says at which
+                     event, which thread, what it did and what the witness has
+  divergence:VAR=TEXT  that divergence contains TEXT
+Before each line the file PROGRAM.ran (a program's input, tests/confirm/witness_diverges.c) is
+removed.
 Runs are bounded in executions, never in time.
 
 Usage: run_test.py --racepred BIN --bin-dir DIR --work DIR SOURCE"""
@@ -57,6 +65,8 @@ def main():
         budget = [] if "--executions" in cli else ["--executions", str(MAX_EXECUTIONS)]
         cmd = ([args.racepred, "confirm", "--format", "json", "--replay-dir", replays] + budget +
                shlex.split(cli) + ["--", exe])
+        if os.path.exists(exe + ".ran"):
+            os.remove(exe + ".ran")
         res = run(cmd, cwd=args.work)
         what = f"{name} [{cli}]"
         try:
@@ -107,6 +117,38 @@ def main():
             elif kind in ("witnessed", "possible"):
                 if not any(e2["confidence"] == kind for r in of(arg) for e2 in r["engines"]):
                     failures.append(f"{what}: no engine labels the race on {arg} {kind}")
+            elif kind == "method":
+                var, _, method = arg.partition("=")
+                got = [r for r in of(var) if r["status"] == "reproduced"]
+                if not got or any(r["method"] != method for r in got):
+                    failures.append(f"{what}: the race on {var} was not reproduced by {method}: "
+                                    f"{[(r['method'], r['note']) for r in of(var)]}")
+                for r in got:
+                    for side in ("first", "second"):
+                        a = r[side]
+                        if not a["thread"] or not a["stack"] or not a["stack"][0]:
+                            failures.append(f"{what}: no thread or stack for the {side} access: {a}")
+                    w = r["witness"]
+                    if method == "witness" and (not w or not w["reproduced"] or w["divergence"]
+                                                or w["steps_run"] == 0 or w["events"] == 0):
+                        failures.append(f"{what}: the witness attempt does not say it reproduced: {w}")
+            elif kind == "witnessdiverged":
+                for r in of(arg):
+                    w = r["witness"]
+                    if not w or w["reproduced"] or not re.match(
+                            r"diverged at event \d+ \(thread \S+ did .+ where the witness has .+\)$",
+                            w["divergence"] or ""):
+                        failures.append(f"{what}: the witness of the race on {arg} did not diverge "
+                                        f"as expected: {w}")
+                    if r["status"] != "reproduced" and (not r["diverged"] or
+                                                        "diverged at event" not in r["note"]):
+                        failures.append(f"{what}: the race on {arg} is not marked diverged: {r}")
+            elif kind == "divergence":
+                var, _, text = arg.partition("=")
+                for r in of(var):
+                    if text not in ((r["witness"] or {}).get("divergence") or ""):
+                        failures.append(f"{what}: the divergence of the race on {var} does not "
+                                        f"say '{text}': {r['witness']}")
             elif kind == "failure":
                 if not any((r["failure"] or "").startswith(arg) for r in reproduced):
                     failures.append(f"{what}: no reproduced race made the program fail with "
@@ -118,7 +160,8 @@ def main():
             failures.append(f"{what}: exit code {res.returncode}, expected {want}: {res.stderr}")
         print(f"{what}: {report['executions']} executions; " +
               "; ".join(f"{r['variable']}: {r['status']} (execution {r['reproduced_in']}, "
-                        f"{r['executions']} tried)" for r in report["races"]))
+                        f"{r['executions']} tried, method {r['method']})"
+                        for r in report["races"]))
     for f in failures:
         print(f, file=sys.stderr)
     return 1 if failures else 0

@@ -52,12 +52,33 @@ int run_confirm(ConfirmCliOptions& o, std::ostream& out) {
       nlohmann::ordered_json rj;
       rj["status"] = std::string(confidence_name(race.status));
       rj["variable"] = race.variable;
-      rj["first"] = {{"op", race.first_op}, {"location", race.first_location}};
-      rj["second"] = {{"op", race.second_op}, {"location", race.second_location}};
+      const auto access = [](const std::string& op, const std::string& location,
+                             const std::string& thread, const std::vector<std::string>& stack) {
+        nlohmann::ordered_json a = {{"op", op}, {"location", location}};
+        a["thread"] =
+            thread.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(thread);
+        a["stack"] = stack;
+        return a;
+      };
+      rj["first"] = access(race.first_op, race.first_location, race.first_thread, race.first_stack);
+      rj["second"] =
+          access(race.second_op, race.second_location, race.second_thread, race.second_stack);
       rj["engines"] = nlohmann::ordered_json::array();
       for (const auto& [engine, label] : race.engines)
         rj["engines"].push_back(
             {{"engine", engine}, {"confidence", std::string(confidence_name(label))}});
+      rj["method"] = race.method.empty() ? nlohmann::ordered_json(nullptr)
+                                         : nlohmann::ordered_json(race.method);
+      if (race.has_witness && o.run.method != "hold") {
+        const explore::WitnessAttempt& w = race.witness;
+        rj["witness"] = {{"engine", w.engine},       {"notion", w.notion},
+                         {"events", w.events},       {"steps", w.steps},
+                         {"steps_run", w.steps_run}, {"reproduced", w.reproduced}};
+        rj["witness"]["divergence"] = w.divergence.empty() ? nlohmann::ordered_json(nullptr)
+                                                           : nlohmann::ordered_json(w.divergence);
+      } else {
+        rj["witness"] = nullptr;
+      }
       rj["executions"] = race.executions;
       rj["reproduced_in"] = race.reproduced_in ? nlohmann::ordered_json(race.reproduced_in)
                                                : nlohmann::ordered_json(nullptr);
@@ -87,9 +108,30 @@ int run_confirm(ConfirmCliOptions& o, std::ostream& out) {
       for (const auto& [engine, label] : race.engines)
         out << ' ' << engine << " (" << confidence_name(label) << ')';
       out << '\n';
+      if (race.has_witness && o.run.method != "hold") {
+        const explore::WitnessAttempt& w = race.witness;
+        out << "  Witness order: " << w.engine << "'s witness (" << w.notion << ", " << w.events
+            << (w.events == 1 ? " event" : " events") << " of which " << w.steps
+            << " lock operations, thread creations and joins): ";
+        if (w.reproduced)
+          out << "followed; both accesses enabled at once, then run back to back\n";
+        else
+          out << printable_text(w.divergence) << '\n';
+      }
       if (race.reproduced_in) {
         out << "  Reproduced in execution " << race.reproduced_in << " of " << race.executions
+            << (race.method == "witness" ? ", following the witness's order"
+                                         : ", holding one thread at an access")
             << ": the two accesses ran back to back\n";
+        const auto stack = [&](const std::string& op, const std::string& thread,
+                               const std::vector<std::string>& frames) {
+          if (frames.empty()) return;
+          out << "    " << op << " by " << printable(thread) << ":\n";
+          for (size_t i = 0; i < frames.size(); ++i)
+            out << "      #" << i << ' ' << printable(frames[i]) << '\n';
+        };
+        stack(race.second_op, race.second_thread, race.second_stack);
+        stack(race.first_op, race.first_thread, race.first_stack);
         out << "  Then: "
             << (race.failure.empty() ? std::string("the program ended as in the recorded run")
                                      : "the program failed: " + printable_text(race.failure))
@@ -126,10 +168,12 @@ Command add_confirm_command(CLI::App& app) {
       "Record a run of a program built with racepred-cc/racepred-c++, predict its races, and "
       "reproduce each on the real program under the controlled scheduler");
   sub->footer(
-      "Each predicted race is driven toward in new executions: a thread that reaches one of "
-      "its two accesses is held while the others run, until another thread is about to access "
-      "the same address at the other; a race is reproduced when the two accesses run back to "
-      "back (docs/WITNESSES.md).\n"
+      "Each predicted race is driven toward in new executions: first, when an engine built a "
+      "witness, the program's threads run in the witness's order (its lock operations, thread "
+      "creations and joins) until both accesses are about to run; then, or without a witness, "
+      "a thread that reaches one of its two accesses is held while the others run, until "
+      "another thread is about to access the same address at the other. A race is reproduced "
+      "when the two accesses run back to back (docs/WITNESSES.md).\n"
       "Examples:\n"
       "  racepred confirm -- ./prog arg1\n"
       "  racepred confirm --engines shb,syncp,lockset --format json -- ./prog\n"
@@ -142,6 +186,12 @@ Command add_confirm_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--executions", o->run.executions, "At most this many executions per race")
       ->check(whole_number(1))
+      ->capture_default_str();
+  sub->add_option("--method", o->run.method,
+                  "How each race is driven toward: auto (its witness's order when an engine built "
+                  "one, then holding one thread at an access), witness (the witness's order "
+                  "only) or hold (holding only)")
+      ->check(CLI::IsMember({"auto", "witness", "hold"}))
       ->capture_default_str();
   add_execution_options(sub, o->run.program);
   sub->add_option("--replay-dir", o->run.replay_dir, "Where the reproduced races' replay files go")

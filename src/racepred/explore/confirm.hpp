@@ -22,12 +22,35 @@ struct ConfirmOptions {
   std::vector<std::string> engines = {"shb", "syncp"};
   uint64_t executions = 100;  // at most this many executions per race
   std::string replay_dir = "racepred-replays";
+  // How a race is driven toward: "auto" follows its witness's order first (when an engine built
+  // one) and holds one thread at an access when that does not reproduce it; "witness" only
+  // follows the witness; "hold" only holds.
+  std::string method = "auto";
+  uint32_t stack_depth = 16;  // frames of the reproducing execution's two accesses
+};
+
+// What following a race's witness gave.
+struct WitnessAttempt {
+  std::string engine;       // whose witness
+  std::string notion;       // "adjacent", "enabled"
+  uint64_t events = 0;      // |T'|
+  uint64_t steps = 0;       // of T': the lock operations, creations and joins to order
+  uint64_t steps_run = 0;   // of those, run in the witness's order
+  bool reproduced = false;  // the two accesses met, back to back
+  std::string divergence;   // "diverged at event N (thread T did X where the witness has Y)"
 };
 
 struct ConfirmedRace {
   std::string variable;  // symbolised names (the recorded run's)
   std::string first_location, second_location;
-  std::string first_op, second_op;                          // "read", "write"
+  std::string first_op, second_op;  // "read", "write"
+  // The two accesses' call stacks in the reproducing execution (innermost first; the location
+  // alone when the program was not built to record stacks) and their threads there.
+  std::vector<std::string> first_stack, second_stack;
+  std::string first_thread, second_thread;
+  std::string method;  // how it was reproduced: "witness" or "hold" ("" when it was not)
+  bool has_witness = false;
+  WitnessAttempt witness;  // when has_witness and the method allows it
   std::vector<std::pair<std::string, Confidence>> engines;  // each engine's label
   Confidence status = Confidence::Possible;  // Reproduced, or the most certain engine label
   uint64_t executions = 0;                   // executions driven toward it

@@ -125,6 +125,9 @@ std::vector<std::pair<std::string, std::string>> program_env(const ProgramSpec& 
       {"RACEPRED_SCHEDULE_ACCESSES", program.access_points ? "1" : "0"}};
   if (!program.access_offsets.empty())
     env.push_back({"RACEPRED_SCHEDULE_ACCESS", program.access_offsets});
+  if (program.every_point) env.push_back({"RACEPRED_SCHEDULE_EVERY", "1"});
+  if (program.stack_depth)
+    env.push_back({"RACEPRED_STACK_DEPTH", std::to_string(program.stack_depth)});
   return env;
 }
 

@@ -50,6 +50,11 @@ struct ProgramSpec {
   // RACEPRED_SCHEDULE_ACCESS: code offsets whose memory accesses are choice points too
   // ("0x1a2b,0x1a40"; empty: none), for racepred confirm and its replays.
   std::string access_offsets;
+  // RACEPRED_SCHEDULE_EVERY: every scheduling hook is a choice point, also where one thread can
+  // run (racepred confirm follows a witness by every thread's visible operations).
+  bool every_point = false;
+  // RACEPRED_STACK_DEPTH: frames recorded per event (0: none).
+  uint32_t stack_depth = 0;
 };
 
 enum class Ending : uint8_t {

@@ -36,6 +36,7 @@ uintptr_t g_access_pcs[racepred::format::explore::kMaxAccessPoints];
 __thread int t_step RP_TLS;  // the thread passed an access point: its next access is one too
 uint64_t g_steps;
 uint64_t g_max_steps;
+bool g_every;  // RACEPRED_SCHEDULE_EVERY: ask also when one thread can run
 
 bool send_message(const void* data, size_t size) {
   for (;;) {
@@ -61,7 +62,7 @@ bool send_message(const void* data, size_t size) {
 uint32_t controlled_pick(const uint32_t* tids, uint32_t n, uint32_t current, bool timeouts) {
   namespace ch = racepred::format::explore;
   if (g_max_steps && ++g_steps > g_max_steps) hang();
-  if (n < 2 || g_channel < 0) return 0;
+  if ((n < 2 && !g_every) || n == 0 || g_channel < 0) return 0;
   if (n > ch::kMaxChoiceThreads) n = ch::kMaxChoiceThreads;
   // One message; the buffer is static: the caller holds the scheduler's lock.
   static char buf[sizeof(ch::ChoiceMsg) + ch::kMaxChoiceThreads * sizeof(ch::ChoiceThread)];
@@ -266,6 +267,7 @@ const Scheduler* controlled_scheduler() {
   syscall(SYS_fcntl, g_channel, F_SETFD, FD_CLOEXEC);
   g_max_steps = g_settings.schedule_steps;
   g_schedule_accesses = g_settings.schedule_accesses;
+  g_every = g_settings.schedule_every;
   read_access_points();
   return &kControlled;
 }
