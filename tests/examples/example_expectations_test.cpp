@@ -26,7 +26,7 @@
 #include "racepred/trace/validator.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using Pairs = std::set<std::pair<EventId, EventId>>;
 
@@ -530,5 +530,5 @@ TEST(ExpectationSyntax, FailuresNameFileAndLine) {
   std::filesystem::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

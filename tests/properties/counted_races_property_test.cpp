@@ -27,7 +27,7 @@
 #include "racepred/trace/generator.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 // Many threads on few variables and locations: big groups of partners per racy event, and
 // location pairs that repeat across events.
@@ -314,5 +314,5 @@ TEST(CountedRacesProperty, FloodLocationPairsAreCountedNotStored) {
   }
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

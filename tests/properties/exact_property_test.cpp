@@ -22,7 +22,7 @@
 #include "support/small_traces.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using exact::Intersection;
 using exact::LockSet;
@@ -388,5 +388,5 @@ TEST(ExactProperties, RandomTracesCoverTheInterestingCases) {
 // The engines' own claims against the ground truth (lockset complete, the first hb race real,
 // …) are checked for every engine of the table in guarantee_property_test.cpp.
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -37,7 +37,7 @@
 #include "support/goldilocks_eager.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using Pairs = std::set<std::pair<EventId, EventId>>;
 using Maker = std::function<std::unique_ptr<Engine>(EngineContext&)>;
@@ -570,5 +570,5 @@ TEST(GoldilocksProperty, ReadLocksReportAsOnTheReducedTrace) {
   EXPECT_GT(with_read_locks, iterations / 2);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

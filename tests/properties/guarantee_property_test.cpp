@@ -24,7 +24,7 @@
 #include "support/small_traces.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using Pair = std::pair<EventId, EventId>;
 
@@ -288,5 +288,5 @@ INSTANTIATE_TEST_SUITE_P(Engines, Guarantees, ::testing::ValuesIn(engine_names(t
 INSTANTIATE_TEST_SUITE_P(Engines, MediumGuarantees, ::testing::ValuesIn(engine_names(false)),
                          test_name);
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

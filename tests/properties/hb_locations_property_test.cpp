@@ -18,7 +18,7 @@
 #include "racepred/trace/trace.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using Pair = std::pair<EventId, EventId>;
 
@@ -300,5 +300,5 @@ TEST(HbLocationsProperty, ManyVariablesLongTraces) {
   run_random(900000, GenParams{5, 12, 3, 150}, iterations(600));
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -23,7 +23,7 @@
 #include "racepred/trace/generator.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using Pairs = std::set<std::pair<EventId, EventId>>;
 
@@ -260,5 +260,5 @@ TEST(HbPairsProperty, Tsan1WithinLocksetEngine) {
   });
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -17,7 +17,7 @@
 #include "support/small_traces.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using LockCycle = std::vector<LockId>;  // rotated so that the smallest lock is first
 
@@ -181,5 +181,5 @@ TEST(LockOrderProperty, CyclesEqualTheBruteForceDefinition) {
   EXPECT_GT(with_cycles, n / 10);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -17,7 +17,7 @@
 #include "support/lockset_oracle.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 std::string to_std(const Trace& trace) {
   std::string s;
@@ -100,5 +100,5 @@ TEST(LocksetProperty, AnalyzePipelineAgreesWithTheEngine) {
   }
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -23,7 +23,7 @@
 #include "support/syncp_reference.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using testing::engine_pairs;
 using testing::pair_text;
@@ -170,5 +170,5 @@ TEST(M2, WitnessesPassTheChecker) {
   EXPECT_GT(reversed, n / 100);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

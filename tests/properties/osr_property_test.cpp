@@ -25,7 +25,7 @@
 #include "support/syncp_reference.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using testing::Pairs;
 
@@ -216,5 +216,5 @@ TEST(Osr, WitnessesPassTheChecker) {
   EXPECT_GT(reversed, n / 100);  // witnesses that reverse sections are among them
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

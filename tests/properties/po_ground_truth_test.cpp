@@ -24,7 +24,7 @@
 #include "racepred/trace/trace_index.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 // Fewer under the sanitizers, K times as many with RACEPRED_PROPERTY_SCALE=K (as
 // testing::property_iterations).
@@ -145,5 +145,5 @@ TEST(PoGroundTruth, InclusionsBetweenEngines) {
   }
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -17,7 +17,7 @@
 #include "support/po_reference.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 int iterations(int normal) {
   if (std::getenv("RACEPRED_SANITIZED")) return normal / 8;
@@ -78,5 +78,5 @@ TEST(PoNestingProperty, DeepSectionsEqualTheDefinitionsAndTheSlots) {
   }
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

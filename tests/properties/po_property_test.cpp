@@ -26,7 +26,7 @@
 #include "support/po_reference.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 // Fewer under the sanitizers, K times as many with RACEPRED_PROPERTY_SCALE=K (as
 // testing::property_iterations).
@@ -521,5 +521,5 @@ TEST(PoProperty, DeltaSnapshotsGiveTheSameReports) {
   EXPECT_GT(made.load(), static_cast<size_t>(count));
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -24,7 +24,7 @@
 #include "support/pwr_reference.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using exact::Intersection;
 using exact::LockSet;
@@ -353,5 +353,5 @@ INSTANTIATE_TEST_SUITE_P(Locks, PwrProperties,
                                            Variant{0, 700001, 2, 0.12}),
                          variant_name);
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

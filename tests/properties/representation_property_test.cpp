@@ -17,7 +17,7 @@
 #include "support/small_traces.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 GeneratorOptions crowded_trace_options(uint64_t seed) {
   Rng rng(seed * 104729 + 3);
@@ -74,11 +74,11 @@ TEST(Representation, HbEpochsEqualsDenseHbEpochs) {
   expect_same("hb-epochs", make_hb_epochs_dense);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 // Slot reuse (clock/thread_clocks.hpp): with a budget of 2 slots, threads forked after joins
 // take the slots of joined threads. The engines that drop ordered accesses (the PWR family
@@ -162,11 +162,11 @@ TEST(SlotReuse, SameRacyEventsAndPairsWithinAPerThreadSlot) {
   EXPECT_GT(reusing, n / 2);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 // Sparse clocks where threads are many: ThreadClocks past its sparse threshold keeps
 // Th(i) and Rel(y) as lists of non-zero entries with a few unpacked rows (clock/
@@ -242,11 +242,11 @@ TEST(SparseClocks, SameReportsAsFlatClocksWithSlotReuse) {
   expect_sparse_same(churn_trace_options, 1000, kHbEngines, 3, budget_of_two);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 // The PWR family with sparse clocks (20,000 threads alive at once): past the sparse
 // threshold PwrClocks keeps Th(i) in ThreadClocks' sparse mode and its snapshots (LW(x), the
@@ -271,5 +271,5 @@ TEST(SparseClocks, PwrFamilySameReportsAsDenseWithChurn) {
   expect_sparse_same(churn_trace_options, 1500, kPwrEngines, 2, pwr_budget);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -30,7 +30,7 @@
 #include "support/small_traces.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 // A step of an abstract pattern: thread, lock requested (and its mode), the locks held (2l+read).
 using AbstractStep = std::tuple<ThreadId, LockId, bool, std::vector<uint32_t>>;
@@ -439,5 +439,5 @@ TEST(SpdProperty, JoinStepPatternsAreCrossThreadDeadlocks) {
   EXPECT_GT(in_exact, cross_thread / 2);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -22,7 +22,7 @@
 #include "support/syncp_reference.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using testing::Pairs;
 
@@ -179,5 +179,5 @@ TEST(Syncp, ContainsShbRacesAndTheFirstHbRace) {
   EXPECT_GT(hb_first, n / 10);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

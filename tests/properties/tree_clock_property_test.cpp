@@ -11,7 +11,7 @@
 #include "support/tree_clock.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 GeneratorOptions tree_trace_options(uint64_t seed) {
   Rng rng(seed * 7919 + 11);
@@ -84,5 +84,5 @@ TEST(TreeClocks, JoinSkipsWhatItKnowsAndCopyMovesTheRoot) {
   EXPECT_EQ(tree.get(0, 1), 0u);  // T0 never learnt of T1
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

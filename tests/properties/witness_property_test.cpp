@@ -27,7 +27,7 @@
 #include "support/small_traces.hpp"
 
 namespace racepred::witness {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 Trace small_trace(uint64_t seed) {
   GeneratorOptions o = racepred::testing::small_trace_options(seed);
@@ -354,5 +354,5 @@ TEST(AnalyzeWitnesses, NoneWhenNotAsked) {
   for (const EngineReport& r : result.report().results) EXPECT_EQ(r.witnesses, nullptr);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred::witness

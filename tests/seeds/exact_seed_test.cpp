@@ -16,7 +16,7 @@
 #include "support/exact_support.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using exact::Intersection;
 using exact::Reorderings;
@@ -281,5 +281,5 @@ TEST(ExactSeed003, EnginesAgreeWithTheLibrary) {
   }
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -18,7 +18,7 @@
 #include "support/goldilocks_eager.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using Pairs = std::vector<std::pair<EventId, EventId>>;
 using Maker = std::function<std::unique_ptr<Engine>(EngineContext&)>;
@@ -161,5 +161,5 @@ TEST(GoldilocksSeed, EagerAnnotationAgrees) {
       "goldilocks-rw", "concurrent_reads.std");
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

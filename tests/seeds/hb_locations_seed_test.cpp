@@ -14,7 +14,7 @@
 #include "racepred/io/reader.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 const std::vector<std::string> kEngines = {"djit", "hb-epochs", "hb-adaptive", "fasttrack"};
 
@@ -49,5 +49,5 @@ TEST(HbLocationsSeed, Registered) {
   }
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -13,7 +13,7 @@
 #include "racepred/io/reader.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 Trace example(const std::string& name) {
   return load_trace(std::string(RACEPRED_EXAMPLES_DIR) + "/" + name);
@@ -117,5 +117,5 @@ TEST(AnnotateCommand, NoRaceExitsZero) {
   EXPECT_NE(out.find("hb: no race"), std::string::npos) << out;
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -17,7 +17,7 @@
 #include "support/cli_run.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -488,5 +488,5 @@ TEST(AnalyzeCli, EveryPublicSpeedyGoTrace) {
   EXPECT_EQ(expected.size(), 28u);  // the tests Notes.txt gives a count for
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -19,7 +19,7 @@
 #include "racepred/trace/generator.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 std::string temp_path(const std::string& tag) {
   return ::testing::TempDir() + "rp_bin_" + tag + "_" + std::to_string(::getpid()) + ".rpt";
@@ -412,5 +412,5 @@ TEST(BinaryFormat, DetectedByMagicAndFromStandardInputFormatOption) {
   EXPECT_EQ(input_format_name(InputFormat::Binary), "binary");
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

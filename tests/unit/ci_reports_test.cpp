@@ -18,7 +18,7 @@
 #include "support/cli_run.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -622,5 +622,5 @@ TEST(Color, OnlyOnATerminalOrWhenAsked) {
   EXPECT_EQ(no_color.out.find(esc), std::string::npos) << no_color.out;
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -15,7 +15,7 @@
 #include "racepred/trace/error.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 std::string th(const ThreadClocks& c, ThreadId t) {
   return show_vc(c.th(t), c.threads());
@@ -371,5 +371,5 @@ TEST(SharedClock, CopiesShareTheirNodes) {
   EXPECT_EQ(base.get(21), 22u);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -15,7 +15,7 @@
 #include "support/cli_run.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -188,5 +188,5 @@ TEST(CompareCli, BoundOptions) {
   }
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -15,7 +15,7 @@
 #include "racepred/trace/generator.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 struct CommandResult {
   int code = -1;
@@ -225,5 +225,5 @@ TEST(ConvertCommand, InputErrorsOfEveryFormatExitWithTwo) {
   std::remove(in.c_str());
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

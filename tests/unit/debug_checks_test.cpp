@@ -20,7 +20,7 @@
 #include "support/small_traces.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 // Counts what it is given.
 class CountingEngine : public Engine {
@@ -229,5 +229,5 @@ TEST(DebugChecks, OffWithoutDebugChecks) {
 
 #endif
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -15,7 +15,7 @@
 #include "support/cli_run.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using testing::run_racepred;
 
@@ -167,5 +167,5 @@ TEST(EngineOptions, CommandLineRangesFollowTheTable) {
   EXPECT_NE(high.err.find("from 0 to 1099511627776"), std::string::npos) << high.err;
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

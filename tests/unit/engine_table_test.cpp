@@ -21,7 +21,7 @@
 #include "racepred/io/reader.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
@@ -221,5 +221,5 @@ TEST(EngineTable, AnnotatingShowsClocksByThreadWhateverTheSlotBudget) {
   }
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

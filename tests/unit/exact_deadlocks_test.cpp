@@ -22,7 +22,7 @@
 #include "support/exact_support.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 struct Searched {
   std::unique_ptr<Trace> trace;
@@ -411,5 +411,5 @@ TEST(ExactDeadlocksCommand, TextAndJson) {
   EXPECT_EQ(engine["critical"]["wcp"]["critical_1"], false);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

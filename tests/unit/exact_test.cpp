@@ -17,7 +17,7 @@
 #include "support/exact_support.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using testing::ix;
 using testing::pairs_of;
@@ -238,5 +238,5 @@ TEST(ExactCommand, ErrorsExitWithTwo) {
   EXPECT_EQ(racepred("exact --format xml " + example("fig01_lockset.std")).code, 2);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -19,7 +19,7 @@
 #include "racepred/format/explore_channel.hpp"
 
 namespace racepred::explore {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 namespace ch = format::explore;
 
@@ -263,5 +263,5 @@ TEST(ExploreReduction, LockSetsAgreeWithHappensBefore) {
   EXPECT_GT(flagged_total, 50u);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred::explore

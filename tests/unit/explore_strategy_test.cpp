@@ -13,7 +13,7 @@
 #include "racepred/format/explore_channel.hpp"
 
 namespace racepred::explore {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using Schedule = std::vector<uint32_t>;  // the thread chosen at each choice point
 
@@ -164,5 +164,5 @@ TEST(ExploreFairness, ASpinningThreadGivesWay) {
   EXPECT_TRUE(fairness.gives_way(p));
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred::explore

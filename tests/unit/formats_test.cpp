@@ -22,7 +22,7 @@
 #include "racepred/trace/generator.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 std::string std_of(const Trace& t) {
   std::string s;
@@ -560,5 +560,5 @@ TEST(CompressedInput, CorruptAndTruncatedDataAreInputErrors) {
   }
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -20,7 +20,7 @@
 #include "racepred/trace/validator.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 // Def. 3.2 checked directly. `main_thread` is the thread allowed to run without a fork;
 // with `allow_unforked` every thread may (policy of docs/WELLFORMEDNESS.md for shape none). Returns
@@ -701,5 +701,5 @@ TEST(GenerateCommand, WritesTheSameTraceAsTheLibrary) {
   EXPECT_EQ(WEXITSTATUS(std::system(bad.c_str())), 2);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

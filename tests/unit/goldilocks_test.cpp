@@ -12,7 +12,7 @@
 #include "support/goldilocks_eager.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using Pairs = std::vector<std::pair<EventId, EventId>>;
 
@@ -92,5 +92,5 @@ TEST(GoldilocksLazy, StaleRecordOrderedThroughFoldedChain) {
   expect_everywhere(text, {{read, write}}, &rw);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -20,7 +20,7 @@
 #include "support/cli_run.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using nlohmann::json;
 using testing::CliResult;
@@ -505,5 +505,5 @@ TEST(Hardening, ProgressLineOnlyOnATerminalWithoutQuietOutsideCi) {
   EXPECT_EQ(run_in_pty("env CI=1", "").find("events read"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

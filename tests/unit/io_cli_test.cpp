@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 const std::string kData = RACEPRED_TEST_DATA_DIR;
 
@@ -178,4 +178,4 @@ TEST(StatsCommand, LenientSkippedOpsStdinAndInputFormats) {
   EXPECT_EQ(racepred("stats --input-format rv " + t12).code, 2);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE

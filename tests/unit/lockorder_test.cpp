@@ -10,7 +10,7 @@
 #include "support/cli_run.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using testing::CliResult;
 using testing::run_racepred;
@@ -173,5 +173,5 @@ TEST(LockOrder, CommandLineReportsTheDeadlockInTextAndJson) {
   EXPECT_EQ(none.code, 0) << none.out << none.err;
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

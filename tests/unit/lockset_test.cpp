@@ -21,7 +21,7 @@
 #include "support/lockset_oracle.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 // A random well-formed trace from the shared generator, in STD: every thread runs from the
 // start, any thread may run next, lock sets overlap (releases in any order, locks may stay held
@@ -246,7 +246,7 @@ TEST(LocksetEngine, MatchesBruteForceOnRandomTraces) {
     const std::string text = random_trace(seed, threads, variables, locks, events);
     for (size_t max_kept : {size_t{0}, size_t{1}, size_t{3}, size_t{1000}, SIZE_MAX}) {
       check_against_brute_force(text, max_kept, seed);
-      if (testing::Test::HasFailure()) return;
+      if (::testing::Test::HasFailure()) return;
     }
   }
 }
@@ -258,7 +258,7 @@ TEST(LocksetEngine, ManyLocksManyLockSetsAndLongTraces) {
     check_against_brute_force(text, 5, 7);
     check_against_brute_force(text, SIZE_MAX, 7);
     check_against_brute_force(text, 0, 7);
-    if (testing::Test::HasFailure()) return;
+    if (::testing::Test::HasFailure()) return;
   }
   // Large lock sets, many threads.
   size_t largest = 0;
@@ -266,7 +266,7 @@ TEST(LocksetEngine, ManyLocksManyLockSetsAndLongTraces) {
     const std::string text = random_trace(800 + run, 6, 2, 20, 300, /*deep=*/true);
     check_against_brute_force(text, SIZE_MAX, 8);
     check_against_brute_force(text, 3, 8);
-    if (testing::Test::HasFailure()) return;
+    if (::testing::Test::HasFailure()) return;
     const Trace trace = parse_trace(text);
     std::vector<std::set<LockId>> held;
     for (const Event& e : trace.events) {
@@ -291,7 +291,7 @@ TEST(LocksetEngine, ManyLocksManyLockSetsAndLongTraces) {
     }
     EXPECT_GT(sets.size(), 64u);
     check_against_brute_force(text, 10, seed);
-    if (testing::Test::HasFailure()) return;
+    if (::testing::Test::HasFailure()) return;
   }
 }
 
@@ -323,5 +323,5 @@ TEST(LocksetEngine, AnnotatesLockSetsOfAccesses) {
   EXPECT_EQ(column, (std::vector<std::string>{"", "", "{a,b}", "", "{a}", "{}", ""}));
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -15,7 +15,7 @@
 #include "racepred/trace/generator.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 TEST(ResolveEngines, NamesAllDuplicatesAndErrors) {
   const auto one = resolve_engines({"lockset"});
@@ -305,5 +305,5 @@ TEST(Pipeline, ReadsAFileAndHonoursMaxRaces) {
   EXPECT_EQ(sink.races()[0].second.event, 4u);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -12,7 +12,7 @@
 #include "racepred/engines/po/po_common.hpp"
 
 namespace racepred::po {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 std::vector<uint32_t> values(std::span<const uint32_t> s) {
   return {s.begin(), s.end()};
@@ -149,5 +149,5 @@ TEST(SparseHistory, FindsAThreadListedFarFromTheEndOfALongList) {
   for (ThreadId t = 0; t < kThreads; ++t) EXPECT_EQ(all.found[t].first, t);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred::po

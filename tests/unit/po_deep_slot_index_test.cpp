@@ -11,7 +11,7 @@
 #include "racepred/engines/po/po_common.hpp"
 
 namespace racepred::po {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 TEST(DeepSlotIndex, FindsWhatWasInsertedAndNothingElse) {
   DeepSlotIndex index;
@@ -77,5 +77,5 @@ TEST(DeepSlotIndex, WorkGrowsLinearlyInThePairs) {
   EXPECT_LE(large, 12u * 600 * 600);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred::po

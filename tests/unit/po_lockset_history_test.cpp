@@ -14,7 +14,7 @@
 #include "racepred/engines/po/po_common.hpp"
 
 namespace racepred::po {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 std::vector<LockId> random_set(std::mt19937& rng, bool modes) {
   std::vector<LockId> s;
@@ -118,5 +118,5 @@ TEST(SlotFilteredHistory, ReportsWhatFilteredHistoryReports) {
   }
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred::po

@@ -16,7 +16,7 @@
 #include "racepred/io/reader.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 enum class Shape {
   Inner,        // T0 releases innermost first; T1 writes without a lock
@@ -148,5 +148,5 @@ TEST(PoNesting, LockSetMembershipWorkPerLockIsIndependentOfTheDepth) {
   }
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

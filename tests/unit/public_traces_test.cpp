@@ -10,7 +10,7 @@
 #include "racepred/trace/validator.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 const std::string kData = RACEPRED_TEST_DATA_DIR;
 
@@ -177,5 +177,5 @@ TEST(PublicTraces, AllSpeedyGoTracesParseAndAreWellFormed) {
   EXPECT_EQ(t12.to_std(t12.events[t12.index_of(13)]), "T3|join(T4)|nil");
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -8,7 +8,7 @@
 #include "support/cli_run.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 std::string example(const std::string& name) {
   return std::string(RACEPRED_EXAMPLES_DIR) + "/" + name;
@@ -53,5 +53,5 @@ TEST(PwrGuardReport, ExclusiveGuardHasNoMode) {
   EXPECT_FALSE(g[0].contains("mode"));
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -3,7 +3,7 @@
 #include "racepred/report/race.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 Race make_race(EventId first, EventId second, LocationId loc1 = 1, LocationId loc2 = 2) {
   return Race{Access{first, 0, loc1, Op::Write}, Access{second, 1, loc2, Op::Read}, 0};
@@ -120,5 +120,5 @@ TEST(RaceSink, StoreAllLocationPairsCountsANewSecondLocationInBulk) {
   EXPECT_EQ(sink.racy_event_count(), 3u);  // 3, 5, 6
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

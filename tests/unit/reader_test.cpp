@@ -16,7 +16,7 @@
 #include "racepred/io/std_writer.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 // The message of the InputError that parsing `text` throws, or "" when it parses.
 std::string error_of(std::string_view text, InputFormat format = InputFormat::Std) {
@@ -584,5 +584,5 @@ TEST(SpeedyGoReader, LinesParseIntoFields) {
   EXPECT_EQ(io::parse_speedygo_line("1,POSTBRANCH,0,nil,0").kind, io::SpeedyGoLine::Kind::Skipped);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

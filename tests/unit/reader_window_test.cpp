@@ -12,7 +12,7 @@
 #include "racepred/io/reader.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 std::string big_trace(size_t min_bytes) {
   std::string text;
@@ -57,5 +57,5 @@ TEST(ReaderWindows, ErrorPastTheFirstWindowNamesItsLine) {
   std::filesystem::remove(path);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

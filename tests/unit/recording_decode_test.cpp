@@ -14,7 +14,7 @@
 #include "support/raw_builder.hpp"
 
 namespace racepred::recording {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 namespace fmt = racepred::format;
 using test::RawBuilder;
@@ -213,5 +213,5 @@ TEST(RecordingDecode, MalformedBlockIsAnErrorWhetherTheRecordingIsCompleteOrNot)
   }
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred::recording

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace racepred::recording {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 // `readelf --debug-dump=info --wide` of (gcc 12, -g, trimmed to the attributes read):
 //   struct inner { int x; int y; };
@@ -197,5 +197,5 @@ TEST(DwarfTypes, ClangAddrxLocationsAreResolvedThroughDebugAddr) {
   EXPECT_EQ(path_of(types, 0x14190, 3), ".hits+3");
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred::recording

@@ -21,7 +21,7 @@
 #include "support/raw_builder.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 namespace fmt = racepred::format;
 using test::RawBuilder;
@@ -328,5 +328,5 @@ TEST(Recording, ConversionHoldsABoundedPartOfTheRecordingAndMatchesTheInMemoryAs
   }
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -14,7 +14,7 @@
 #include "support/raw_builder.hpp"
 
 namespace racepred::recording {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 namespace fmt = racepred::format;
 using test::RawBuilder;
@@ -206,5 +206,5 @@ TEST(RecordingNames, MapsGiveModuleOffsetsAndTheStack) {
   EXPECT_EQ(no_tools.data_name(0x555555554010), "");
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred::recording

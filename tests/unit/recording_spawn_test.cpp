@@ -14,7 +14,7 @@
 #include "racepred/trace/error.hpp"
 
 namespace racepred::recording {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 TEST(RecordingSpawn, ArgumentsReachTheProgramAsTheyAre) {
   const std::vector<std::string> args = {"/bin/echo", "two words", "it's",  "\"quoted\"",
@@ -117,5 +117,5 @@ TEST(RecordingLaunch, ChildTracesAreNamedByPid) {
   EXPECT_EQ(child_output("t.std", 7), "t.7.std");
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred::recording

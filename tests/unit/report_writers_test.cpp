@@ -9,7 +9,7 @@
 #include "racepred/report/writers.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using nlohmann::json;
 
@@ -606,11 +606,11 @@ TEST(FindingReport, ReadReadViolationsAreTheirOwnKind) {
   EXPECT_EQ(r["race_count"], 1);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 // A recorded trace with call stacks (record --stack-depth): T0 creates T1 and T2 in start(),
 // called from main(); T1 writes x in bump() called from left() while holding m, T2 reads it in
@@ -715,5 +715,5 @@ TEST(TextReport, RaceWithoutStacksKeepsTheOneLocationForm) {
   EXPECT_FALSE(j.contains("threads"));
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

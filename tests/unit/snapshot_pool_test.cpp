@@ -12,7 +12,7 @@
 #include "racepred/trace/generator.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 std::vector<Clock> row_of(const SnapshotPool& pool, uint32_t s, size_t stride) {
   const Clock* r = pool.row(s);
@@ -209,5 +209,5 @@ TEST(SnapshotPool, RandomUseMatchesFullRows) {
   }
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -5,7 +5,7 @@
 #include "racepred/trace/symbols.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 TEST(SymbolTable, InternsDenseIdsInOrderOfFirstAppearance) {
   SymbolTable t;
@@ -31,5 +31,5 @@ TEST(SymbolTable, SurvivesGrowthWithManyNames) {
   EXPECT_EQ(t.size(), 100000u);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -18,7 +18,7 @@
 #include "support/exact_support.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using testing::ix;
 using testing::pairs_of;
@@ -336,5 +336,5 @@ TEST(OfflineEngine, BudgetErrorLosesOnlyThatEngine) {
   EXPECT_THROW(engine->offline()->run(TraceIndex(trace)), BudgetError);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -8,7 +8,7 @@
 #include "racepred/trace/error.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 TEST(TextHelpers, DisplayWidthCountsCharacters) {
   EXPECT_EQ(display_width(""), 0u);
@@ -191,5 +191,5 @@ TEST(AnnotateTrace, RowsFollowTheTrace) {
     EXPECT_NE(std::find(names.begin(), names.end(), e), names.end()) << e;
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

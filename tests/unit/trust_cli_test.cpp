@@ -20,7 +20,7 @@
 #include "support/cli_run.hpp"
 
 namespace racepred::testing {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 namespace fs = std::filesystem;
 
@@ -543,5 +543,5 @@ TEST(Docs, ReadmeQuickStartShowsWhatTheCommandPrints) {
   EXPECT_GE(checked, 1u);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred::testing

@@ -13,7 +13,7 @@
 #include "racepred/trace/printable.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 TEST(Printable, C1ControlsBidiOverridesAndEdgeSpacesAreEscaped) {
   EXPECT_EQ(printable("a\xc2\x9b"
@@ -125,5 +125,5 @@ TEST(RapidBinReader, StopsAtTheFirstEventPastTheDeclaredCount) {
   }
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

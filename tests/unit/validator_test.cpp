@@ -11,7 +11,7 @@
 #include "racepred/trace/validator.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 Trace checked(std::string_view text, ValidationMode mode, ValidationReport* report) {
   return parse_checked_trace(text, {}, mode, report, "t.std");
@@ -400,5 +400,5 @@ TEST(Validator, ForwardedTracesAreWellFormed) {
   }
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

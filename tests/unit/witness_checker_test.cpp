@@ -13,7 +13,7 @@
 #include "support/cli_run.hpp"
 
 namespace racepred::witness {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 // Events, numbered from 1:
 //  1 T0|fork(T1)   2 T1|acq(m)   3 T1|r(y)    4 T1|rel(m)    5 T0|w(x)   6 T0|acq(m)
@@ -288,5 +288,5 @@ TEST(CheckWitnessCommand, ExitCodesAndMessages) {
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred::witness
