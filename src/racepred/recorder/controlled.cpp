@@ -23,6 +23,7 @@ namespace racepred_rt {
 static_assert(racepred::format::explore::kOpThreadJoin == kOpThreadJoin &&
               racepred::format::explore::kOpMutexLock == kOpMutexLock &&
               racepred::format::explore::kOpAtomic == kOpAtomic &&
+              racepred::format::explore::kOpCondWait == kOpCondWait &&
               racepred::format::explore::kOpSleep == kOpSleep &&
               racepred::format::explore::kOpYield == kOpYield &&
               racepred::format::explore::kOpAccess == kOpAccess);
@@ -266,6 +267,7 @@ const Scheduler* controlled_scheduler() {
   syscall(SYS_fcntl, g_channel, F_SETFD, FD_CLOEXEC);
   g_max_steps = g_settings.schedule_steps;
   g_schedule_accesses = g_settings.schedule_accesses;
+  g_schedule_spurious = g_settings.schedule_spurious;
   read_access_points();
   return &kControlled;
 }
