@@ -17,6 +17,11 @@ and checks the expectations (comma-separated):
                  every access point with another thread enabled is racy)
   forked-same    the same line with --no-fork-server (a fresh exec per execution) runs the same
                  executions with the same findings, each first hit in the same execution
+  sharded        (a complete dfs line) the same line as shards 0/3, 1/3, 2/3 (--shard-depth 4):
+                 each completes, together they find the same findings, and their executions
+                 add up to the unsharded search's (with the Goldilocks reduction at least as
+                 many: the shards' top choice points branch fully); `racepred merge` of the
+                 three JSON reports has the same findings with the shards' counts summed
 Every search runs on the fork server (JSON fork_server: true): the programs are fork-safe.
 A line without --strategy runs the default portfolio.
 Random and pct lines give their own --executions (and --seed: the same executions every run).
@@ -43,6 +48,51 @@ def key(finding):
     if finding["kind"] == "data-race":
         return ("race", finding["variable"])
     return (finding.get("failure"),)
+
+
+def check_shards(args, what, cli, budget, exe, replays, report):
+    failures = []
+    shards = []
+    for i in range(3):
+        out = run([args.racepred, "explore", "--format", "json", "--shard", f"{i}/3",
+                   "--shard-depth", "4", "--replay-dir", f"{replays}.shard{i}"] + budget +
+                  shlex.split(cli) + ["--", exe])
+        try:
+            shards.append(json.loads(out.stdout))
+        except json.JSONDecodeError:
+            return [f"{what} --shard {i}/3: exit {out.returncode}, no JSON: {out.stderr.strip()}"]
+        with open(f"{replays}.shard{i}.json", "w") as f:
+            f.write(out.stdout)
+        if not shards[-1]["complete"]:
+            failures.append(f"{what} --shard {i}/3: not complete: {shards[-1]['coverage']}")
+        if shards[-1]["shard"] != {"index": i, "count": 3}:
+            failures.append(f"{what} --shard {i}/3: JSON shard {shards[-1].get('shard')}")
+    total = sum(s["executions"] for s in shards)
+    reduced = "--unreduced" not in cli and "--sync-only" not in cli
+    if total < report["executions"] or (not reduced and total != report["executions"]):
+        failures.append(f"{what}: the shards ran {[s['executions'] for s in shards]} "
+                        f"executions, the unsharded search {report['executions']}")
+    mine = {key(f) for f in report["findings"]}
+    theirs = set().union(*({key(f) for f in s["findings"]} for s in shards))
+    if mine != theirs:
+        failures.append(f"{what}: unsharded found {sorted(mine)}, the shards {sorted(theirs)}")
+    merged = run([args.racepred, "merge", "--format", "json"] +
+                 [f"{replays}.shard{i}.json" for i in range(3)])
+    try:
+        joined = json.loads(merged.stdout)
+    except json.JSONDecodeError:
+        return failures + [f"{what}: merge: exit {merged.returncode}, no JSON: {merged.stderr}"]
+    counts = {}
+    for s in shards:
+        for f in s["findings"]:
+            counts[key(f)] = counts.get(key(f), 0) + f["count"]
+    got = {key(f): f["count"] for f in joined["findings"]}
+    if got != counts:
+        failures.append(f"{what}: merge gave {got}, the shards' counts sum to {counts}")
+    print(f"{what}: shards {[s['executions'] for s in shards]} executions "
+          f"(+ {[s['scout_executions'] for s in shards]} scouts), unsharded "
+          f"{report['executions']}")
+    return failures
 
 
 def main():
@@ -139,6 +189,8 @@ def main():
                     failures.append(f"{what}: forked {report['executions']} executions "
                                     f"{firsts}, re-exec ({execd['fork_server']}) "
                                     f"{execd['executions']} {theirs}")
+            elif e == "sharded":
+                failures += check_shards(args, what, cli, budget, exe, replays, report)
             else:
                 failures.append(f"{what}: unknown expectation {e}")
         if not report.get("fork_server"):

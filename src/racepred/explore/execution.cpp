@@ -122,7 +122,8 @@ std::vector<std::pair<std::string, std::string>> program_env(const ProgramSpec& 
       {"RACEPRED_SCHEDULE", "controlled"},
       {"RACEPRED_SCHEDULE_FD", std::to_string(channel)},
       {"RACEPRED_SCHEDULE_STEPS", std::to_string(program.max_steps)},
-      {"RACEPRED_SCHEDULE_ACCESSES", program.access_points ? "1" : "0"}};
+      {"RACEPRED_SCHEDULE_ACCESSES", program.access_points ? "1" : "0"},
+      {"RACEPRED_SCHEDULE_SPURIOUS", program.spurious_wakeups ? "1" : "0"}};
   if (!program.access_offsets.empty())
     env.push_back({"RACEPRED_SCHEDULE_ACCESS", program.access_offsets});
   return env;

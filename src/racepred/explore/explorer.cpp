@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -21,10 +22,15 @@
 #include "racepred/explore/goldilocks.hpp"
 #include "racepred/explore/strategy.hpp"
 #include "racepred/io/reader.hpp"
+#include "racepred/recording/assemble.hpp"
 #include "racepred/recording/finish.hpp"
 #include "racepred/recording/launch.hpp"
+#include "racepred/recording/naming.hpp"
+#include "racepred/recording/raw_recording.hpp"
 #include "racepred/recording/spawn.hpp"
+#include "racepred/recording/symbolizer.hpp"
 #include "racepred/trace/error.hpp"
+#include "racepred/trace/validator.hpp"
 
 namespace racepred::explore {
 namespace {
@@ -33,10 +39,10 @@ namespace fs = std::filesystem;
 
 std::unique_ptr<Strategy> make_strategy(const ExploreOptions& o) {
   if (o.replay) return std::make_unique<ReplayStrategy>(o.replay_choices);
-  if (o.strategy == "portfolio") return make_portfolio(o.seed, o.preemptions);
-  if (o.strategy == "dfs") return make_dfs(o.preemptions, o.dfs_points);
-  if (o.strategy == "random") return make_random(o.seed);
-  if (o.strategy == "pct") return make_pct(o.seed, o.depth);
+  if (o.strategy == "portfolio") return make_portfolio(o.seed, o.preemptions, o.shard);
+  if (o.strategy == "dfs") return make_dfs(o.preemptions, o.dfs_points, o.shard);
+  if (o.strategy == "random") return make_random(o.seed, o.shard);
+  if (o.strategy == "pct") return make_pct(o.seed, o.depth, o.shard);
   throw UsageError("unknown strategy '" + o.strategy + "' (portfolio, dfs, random, pct)");
 }
 
@@ -79,6 +85,48 @@ bool map_race(const Trace& to, Race& race) {
   race.second = Access::of(race.second.event, e2);
   race.variable = e2.target;
   return true;
+}
+
+// The second pass's events with their location ids, numbered from 1 as a trace file numbers
+// them, to the validator.
+class MemorySink : public recording::EventBatchSink {
+ public:
+  MemorySink(EventConsumer& next, const std::vector<uint32_t>& loc_map)
+      : next_(next), loc_map_(loc_map) {}
+  void on_events(std::span<const Event> events) override {
+    events_.assign(events.begin(), events.end());
+    ids_.resize(events.size());
+    for (size_t i = 0; i < events_.size(); ++i) {
+      events_[i].location = loc_map_[events_[i].location];
+      ids_[i] = ++id_;
+    }
+    next_.on_events(ids_, events_);
+  }
+
+ private:
+  EventConsumer& next_;
+  const std::vector<uint32_t>& loc_map_;
+  std::vector<Event> events_;
+  std::vector<EventId> ids_;
+  EventId id_ = 0;
+};
+
+// The execution's trace without names (code as module+offset), checked as load_checked_trace
+// checks a trace file: what finish_recording (symbolize = false) writes and the reader reads
+// back, assembled in memory instead (no trace file written, read and parsed per execution).
+Trace unnamed_trace(const recording::RawRecording& rec, const std::string& name) {
+  recording::Assembly assembly(rec, recording::consistent_cut(rec));
+  assembly.scan();
+  recording::Symbolizer symbolizer(recording::parse_maps(rec.maps), false);
+  std::vector<uint32_t> loc_map;
+  Trace trace;
+  trace.symbols = recording::name_symbols(assembly.scanned(), symbolizer, loc_map);
+  TraceCollector collector(trace);
+  Validator validator(trace.symbols, ValidationOptions{ValidationMode::Strict, name}, collector);
+  MemorySink sink(validator, loc_map);
+  assembly.emit(sink);
+  validator.on_end();
+  return trace;
 }
 
 std::string describe(const Finding& f, const Trace* t) {
@@ -156,6 +204,7 @@ void write_replay_file(const std::string& path, const ExploreOptions& o, const s
     j["arguments"].push_back(o.program.command[i]);
   j["max_steps"] = o.program.max_steps;
   j["access_points"] = o.program.access_points;
+  if (o.program.spurious_wakeups) j["spurious_wakeups"] = true;
   if (!o.program.access_offsets.empty()) j["access_offsets"] = o.program.access_offsets;
   j["finding"] = what;
   j["choices"] = nlohmann::ordered_json::array();
@@ -185,6 +234,7 @@ ReplayFile read_replay_file(const std::string& path) {
       for (const auto& a : j["arguments"]) r.arguments.push_back(a.get<std::string>());
     r.max_steps = j.value("max_steps", uint64_t{0});
     r.access_points = j.value("access_points", false);
+    r.spurious_wakeups = j.value("spurious_wakeups", false);
     r.access_offsets = j.value("access_offsets", "");
     for (const auto& c : j["choices"]) r.choices.push_back(c.get<uint32_t>());
   } catch (const nlohmann::json::exception& e) {
@@ -195,9 +245,15 @@ ReplayFile read_replay_file(const std::string& path) {
 
 ExploreResult explore(const ExploreOptions& options) {
   ExploreOptions o = options;
-  if (!o.replay)
+  if (!o.replay) {
     o.program.access_points =
         o.strategy == "portfolio" || (o.strategy == "dfs" && o.dfs_points != DfsPoints::Sync);
+    // Only dfs chooses spurious wake-ups (strategy.hpp): the others run without the offers.
+    o.program.spurious_wakeups =
+        o.spurious_wakeups && (o.strategy == "portfolio" || o.strategy == "dfs");
+  }
+  if (o.shard.count == 0 || o.shard.index >= o.shard.count)
+    throw UsageError("--shard I/N: I must be below N (0-based), N at least 1");
   if (o.program.command.empty()) throw UsageError("give the program to explore after --");
   if (!find_engine(o.engine)) throw UsageError("unknown engine '" + o.engine + "'");
   if (const std::string exe = recording::find_program(o.program.command[0]);
@@ -215,7 +271,6 @@ ExploreResult explore(const ExploreOptions& options) {
   const uint64_t budget = o.replay ? 1 : o.executions;
   WorkDir work;
   const std::string raw = work.path + "/run.raw";
-  const std::string plain = work.path + "/run.rpt";
   const std::string named = work.path + "/named.rpt";
   if (!o.replay && !o.replay_dir.empty()) {
     std::error_code ec;
@@ -240,7 +295,7 @@ ExploreResult explore(const ExploreOptions& options) {
   };
   bool more = true;
   while (more) {
-    if (budget && result.executions >= budget) break;
+    if (budget && result.executions + result.scout_executions >= budget) break;
     if (o.seconds > 0 && elapsed() >= o.seconds) break;
     strategy->begin();
     const double run_start = elapsed();
@@ -248,24 +303,39 @@ ExploreResult explore(const ExploreOptions& options) {
         o.program, raw, [&](const ChoicePoint& p, size_t i) { return strategy->choose(p, i); },
         &server);
     result.run_seconds += elapsed() - run_start;
-    ++result.executions;
-    result.choice_points += run.points.size();
     if (!run.recorded)
       throw InputError("racepred: error: " + o.program.command[0] +
                        " wrote no recording: was it built with racepred-cc / racepred-c++?");
+    // The raw recording, read once for the lock sets and the trace.
+    std::optional<recording::RawFile> raw_file;
+    std::optional<recording::RawRecording> recorded;
+    std::string raw_error;
+    try {
+      raw_file.emplace(raw);
+      recorded.emplace(recording::decode_recording(*raw_file, raw));
+    } catch (const InputError& e) {
+      raw_error = e.what();
+    }
     if (strategy->wants_racy_points()) {
       try {
-        result.potential_races += mark_racy_points(lockset_events(raw), run.points);
+        if (!recorded) throw InputError(raw_error);
+        result.potential_races += mark_racy_points(lockset_events(*recorded), run.points);
       } catch (const InputError& e) {
         // Without the lock sets every access point of this execution branches (no reduction).
         for (ChoicePoint& p : run.points) p.racy = p.is_access();
         if (result.notes.size() < 5)
-          result.notes.push_back("execution " + std::to_string(result.executions) +
+          result.notes.push_back("execution " + std::to_string(result.executions + 1) +
                                  ": its lock sets could not be computed: " + e.what());
       }
     }
     more = strategy->end(run.points);
     for (const auto& child : recording::child_recordings(raw)) std::remove(child.first.c_str());
+    if (!strategy->last_is_owned()) {  // another shard's: it reports it
+      ++result.scout_executions;
+      continue;
+    }
+    ++result.executions;
+    result.choice_points += run.points.size();
     if (!strategy->last_is_new() && o.record.empty()) continue;
     ++result.analysed;
 
@@ -277,11 +347,8 @@ ExploreResult explore(const ExploreOptions& options) {
     Trace trace;
     bool have_trace = false;
     try {
-      recording::FinishOptions fo;
-      fo.output = plain;
-      fo.symbolize = false;
-      recording::finish_recording(raw, fo);
-      trace = load_checked_trace(plain);
+      if (!recorded) throw InputError(raw_error);
+      trace = unnamed_trace(*recorded, raw);
       have_trace = true;
     } catch (const InputError& e) {
       if (result.notes.size() < 5)

@@ -38,6 +38,10 @@ struct ExploreOptions {
   // Run the executions as forks of the program started once (ForkServer), falling back to a
   // fresh process each when the program cannot be a fork server.
   bool fork_server = true;
+  // dfs, portfolio: condition waits may wake spuriously (ProgramSpec::spurious_wakeups).
+  bool spurious_wakeups = true;
+  // This run's share of the search (strategy.hpp); the budget counts every execution run.
+  Shard shard;
 };
 
 struct ExploreFinding {
@@ -51,8 +55,9 @@ struct ExploreFinding {
 
 struct ExploreResult {
   std::vector<ExploreFinding> findings;
-  uint64_t executions = 0;
-  uint64_t analysed = 0;  // executions whose trace was analysed (new ones)
+  uint64_t executions = 0;        // sharded: this shard's
+  uint64_t scout_executions = 0;  // sharded: other shards' executions run to learn the tree
+  uint64_t analysed = 0;          // executions whose trace was analysed (new ones)
   uint64_t choice_points = 0;
   uint64_t potential_races = 0;  // accesses whose lock set check failed (the reduction's work)
   bool complete = false;
@@ -73,8 +78,9 @@ struct ReplayFile {
   std::string program;
   std::vector<std::string> arguments;
   uint64_t max_steps = 0;
-  bool access_points = false;  // "access_points": the choices include memory access points
-  std::string access_offsets;  // ProgramSpec::access_offsets of the execution (racepred confirm)
+  bool access_points = false;     // "access_points": the choices include memory access points
+  bool spurious_wakeups = false;  // "spurious_wakeups": condition waits were offered to wake
+  std::string access_offsets;     // ProgramSpec::access_offsets of the execution (racepred confirm)
   std::vector<uint32_t> choices;
 };
 // Writes the replay file of an execution (`what`: the finding it shows) for o.program.

@@ -11,9 +11,9 @@ namespace {
 
 class Portfolio : public Strategy {
  public:
-  Portfolio(uint64_t seed, uint32_t max_preemptions) {
-    parts_.push_back(make_dfs(max_preemptions, DfsPoints::Goldilocks));
-    for (uint32_t d = 1; d <= 3; ++d) parts_.push_back(make_pct(seed + d, d));
+  Portfolio(uint64_t seed, uint32_t max_preemptions, Shard shard) {
+    parts_.push_back(make_dfs(max_preemptions, DfsPoints::Goldilocks, shard));
+    for (uint32_t d = 1; d <= 3; ++d) parts_.push_back(make_pct(seed + d, d, shard));
     counts_.assign(parts_.size(), 0);
   }
 
@@ -32,6 +32,7 @@ class Portfolio : public Strategy {
   }
   bool last_is_new() const override { return parts_[current_]->last_is_new(); }
   bool wants_racy_points() const override { return parts_[current_]->wants_racy_points(); }
+  bool last_is_owned() const override { return parts_[current_]->last_is_owned(); }
 
   std::string coverage(uint64_t executions, bool complete) const override {
     std::string s = "portfolio of " + std::to_string(executions) + " executions: dfs " +
@@ -50,8 +51,8 @@ class Portfolio : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_portfolio(uint64_t seed, uint32_t max_preemptions) {
-  return std::make_unique<Portfolio>(seed, max_preemptions);
+std::unique_ptr<Strategy> make_portfolio(uint64_t seed, uint32_t max_preemptions, Shard shard) {
+  return std::make_unique<Portfolio>(seed, max_preemptions, shard);
 }
 
 }  // namespace racepred::explore
