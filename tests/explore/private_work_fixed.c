@@ -5,7 +5,9 @@
 #include <pthread.h>
 
 #define WORKERS 3
-#define ITEMS 6
+#ifndef ITEMS
+#define ITEMS 6  // each worker's private items (bench/explore_reduction.sh varies it)
+#endif
 
 pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 volatile long work[WORKERS][ITEMS];

@@ -231,11 +231,12 @@ Command add_explore_command(CLI::App& app) {
       "Exit codes: 0 nothing found, 1 a finding, 2 usage error or a program that cannot run.");
   add_report_options(sub, o->report, /*with_ci=*/true);
   add_color_option(sub, o->report);
-  sub->add_option("--strategy", o->run.strategy,
-                  "portfolio: executions in turn from dfs and pct of depth 1, 2, 3 (shallow "
-                  "bugs first; complete when its dfs is); dfs: depth-first search with the "
-                  "Goldilocks reduction and iterative preemption bounding (complete up to the "
-                  "bound); random; pct (probabilistic concurrency testing)")
+  sub->add_option(
+         "--strategy", o->run.strategy,
+         "portfolio: executions in turn from dfs, pct of depth 1, 2, 3 and random "
+         "(shallow bugs first; complete when its dfs is); dfs: depth-first search with the "
+         "Goldilocks reduction and iterative preemption bounding (complete up to the "
+         "bound); random; pct (probabilistic concurrency testing)")
       ->check(CLI::IsMember({"portfolio", "dfs", "random", "pct"}))
       ->capture_default_str();
   sub->add_flag("--unreduced", o->unreduced,

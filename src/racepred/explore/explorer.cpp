@@ -87,6 +87,27 @@ bool map_race(const Trace& to, Race& race) {
   return true;
 }
 
+std::string describe(const Finding& f, const Trace* t) {
+  switch (f.kind) {
+    case FindingKind::DataRace:
+    case FindingKind::ReadReadViolation:
+      if (!t) return "data race";
+      return "data race between " +
+             (f.race.first.known() ? std::string(t->location_name(f.race.first.location))
+                                   : std::string("?")) +
+             " and " + std::string(t->location_name(f.race.second.location));
+    case FindingKind::Deadlock:
+      return "deadlock";
+    case FindingKind::Failure:
+      return std::string(failure_kind_name(f.failure.kind)) + ": " + f.failure.message;
+  }
+  return "";
+}
+
+}  // namespace
+
+namespace {
+
 // The second pass's events with their location ids, numbered from 1 as a trace file numbers
 // them, to the validator.
 class MemorySink : public recording::EventBatchSink {
@@ -111,9 +132,8 @@ class MemorySink : public recording::EventBatchSink {
   EventId id_ = 0;
 };
 
-// The execution's trace without names (code as module+offset), checked as load_checked_trace
-// checks a trace file: what finish_recording (symbolize = false) writes and the reader reads
-// back, assembled in memory instead (no trace file written, read and parsed per execution).
+}  // namespace
+
 Trace unnamed_trace(const recording::RawRecording& rec, const std::string& name) {
   recording::Assembly assembly(rec, recording::consistent_cut(rec));
   assembly.scan();
@@ -128,25 +148,6 @@ Trace unnamed_trace(const recording::RawRecording& rec, const std::string& name)
   validator.on_end();
   return trace;
 }
-
-std::string describe(const Finding& f, const Trace* t) {
-  switch (f.kind) {
-    case FindingKind::DataRace:
-    case FindingKind::ReadReadViolation:
-      if (!t) return "data race";
-      return "data race between " +
-             (f.race.first.known() ? std::string(t->location_name(f.race.first.location))
-                                   : std::string("?")) +
-             " and " + std::string(t->location_name(f.race.second.location));
-    case FindingKind::Deadlock:
-      return "deadlock";
-    case FindingKind::Failure:
-      return std::string(failure_kind_name(f.failure.kind)) + ": " + f.failure.message;
-  }
-  return "";
-}
-
-}  // namespace
 
 bool failure_of(const ExecutionResult& r, Failure& f, std::string& key) {
   switch (r.ending) {

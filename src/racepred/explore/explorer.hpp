@@ -13,6 +13,7 @@
 
 #include "racepred/explore/execution.hpp"
 #include "racepred/explore/strategy.hpp"
+#include "racepred/recording/raw_recording.hpp"
 #include "racepred/report/finding.hpp"
 #include "racepred/trace/trace.hpp"
 
@@ -89,6 +90,13 @@ void write_replay_file(const std::string& path, const ExploreOptions& o, const s
 // The failure of an execution (assertion, crash, deadlock, hang) with the key that makes it
 // distinct; false when it exited.
 bool failure_of(const ExecutionResult& r, Failure& f, std::string& key);
+
+// An execution's trace without names (code as module+offset), validated as load_checked_trace
+// validates a trace file: the trace that finish_recording (symbolize = false) writes and the
+// reader reads back, assembled in memory (no trace file written and parsed per execution).
+// Throws InputError when the recording is corrupt or the trace is not well-formed; `name`
+// stands for the recording in messages.
+Trace unnamed_trace(const recording::RawRecording& recording, const std::string& name);
 
 // Throws InputError when the file cannot be read or is not a replay file.
 ReplayFile read_replay_file(const std::string& path);

@@ -104,8 +104,9 @@ enum class DfsPoints : uint8_t { Sync, Goldilocks, All };
 std::unique_ptr<Strategy> make_dfs(uint32_t max_preemptions, DfsPoints points = DfsPoints::Sync,
                                    Shard shard = {});
 // The default portfolio: executions taken in turn from dfs (Goldilocks reduction, preemption
-// bound iterated up to max_preemptions) and PCT of depth 1, 2 and 3 (seeded), so that shallow
-// bugs come first from whichever finds them; complete when the dfs is. Runs with access points.
+// bound iterated up to max_preemptions), PCT of depth 1, 2 and 3 and random (seeded), so that
+// shallow bugs come first from whichever finds them; complete when the dfs is. Runs with access
+// points.
 std::unique_ptr<Strategy> make_portfolio(uint64_t seed, uint32_t max_preemptions, Shard shard = {});
 // A uniformly random candidate at each point (seeded: the same seed gives the same executions).
 std::unique_ptr<Strategy> make_random(uint64_t seed, Shard shard = {});
