@@ -260,14 +260,16 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
   char err_name[] = "/tmp/racepred-explore-stderr-XXXXXX";
   Fd err{mkstemp(err_name)};
   if (err.fd >= 0) unlink(err_name);
-  Fd null_in{::open("/dev/null", O_RDONLY | O_CLOEXEC)};
-  Fd null_out{::open("/dev/null", O_WRONLY | O_CLOEXEC)};
 
   ::unlink(raw.c_str());
   pid_t pid = -1;
   const bool forked = server && server->running() && err.fd >= 0 &&
                       (pid = server->fork_execution(raw, theirs.fd, err.fd)) > 0;
   if (!forked) {
+    // A fresh process: its standard input and output are /dev/null (a forked execution
+    // inherits the server's).
+    Fd null_in{::open("/dev/null", O_RDONLY | O_CLOEXEC)};
+    Fd null_out{::open("/dev/null", O_WRONLY | O_CLOEXEC)};
     recording::SpawnOptions options;
     options.env = program_env(program, raw, theirs.fd);
     options.stdin_fd = null_in.fd;
