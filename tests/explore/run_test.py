@@ -17,7 +17,9 @@ and checks the expectations (comma-separated):
                  every access point with another thread enabled is racy)
   forked-same    the same line with --no-fork-server (a fresh exec per execution) runs the same
                  executions with the same findings, each first hit in the same execution
-  sharded        (a complete dfs line) the same line as shards 0/3, 1/3, 2/3 (--shard-depth 4):
+  sharded        (a complete dfs line) the same line as shards 0/3, 1/3, 2/3 (--shard-depth 4;
+                 shard 1/3 from Bazel's TEST_SHARD_INDEX and TEST_TOTAL_SHARDS, which must
+                 touch TEST_SHARD_STATUS_FILE; --shard 3/3 is a usage error):
                  each completes, together they find the same findings, and their executions
                  add up to the unsharded search's (with the Goldilocks reduction at least as
                  many: the shards' top choice points branch fully); `racepred merge` of the
@@ -53,10 +55,18 @@ def key(finding):
 def check_shards(args, what, cli, budget, exe, replays, report):
     failures = []
     shards = []
+    status = f"{replays}.shard-status"
+    if os.path.exists(status):
+        os.remove(status)
     for i in range(3):
-        out = run([args.racepred, "explore", "--format", "json", "--shard", f"{i}/3",
-                   "--shard-depth", "4", "--replay-dir", f"{replays}.shard{i}"] + budget +
-                  shlex.split(cli) + ["--", exe])
+        # Shard 1 comes from Bazel's test sharding variables, the others from --shard.
+        shard, env = ["--shard", f"{i}/3"], None
+        if i == 1:
+            shard, env = [], dict(os.environ, TEST_SHARD_INDEX="1", TEST_TOTAL_SHARDS="3",
+                                  TEST_SHARD_STATUS_FILE=status)
+        out = run([args.racepred, "explore", "--format", "json"] + shard +
+                  ["--shard-depth", "4", "--replay-dir", f"{replays}.shard{i}"] + budget +
+                  shlex.split(cli) + ["--", exe], env=env)
         try:
             shards.append(json.loads(out.stdout))
         except json.JSONDecodeError:
@@ -67,6 +77,11 @@ def check_shards(args, what, cli, budget, exe, replays, report):
             failures.append(f"{what} --shard {i}/3: not complete: {shards[-1]['coverage']}")
         if shards[-1]["shard"] != {"index": i, "count": 3}:
             failures.append(f"{what} --shard {i}/3: JSON shard {shards[-1].get('shard')}")
+    if not os.path.exists(status):
+        failures.append(f"{what}: TEST_SHARD_STATUS_FILE was not touched")
+    bad = run([args.racepred, "explore", "--shard", "3/3", "--", exe])
+    if bad.returncode != 2 or "--shard '3/3'" not in bad.stderr:
+        failures.append(f"{what}: --shard 3/3 gave exit {bad.returncode}: {bad.stderr.strip()}")
     total = sum(s["executions"] for s in shards)
     reduced = "--unreduced" not in cli and "--sync-only" not in cli
     if total < report["executions"] or (not reduced and total != report["executions"]):
