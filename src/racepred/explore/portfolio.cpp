@@ -38,8 +38,11 @@ class Portfolio : public Strategy {
   bool wants_racy_points() const override { return parts_[current_]->wants_racy_points(); }
   bool last_is_owned() const override { return parts_[current_]->last_is_owned(); }
 
-  std::string coverage(uint64_t executions, bool complete) const override {
-    std::string s = "portfolio of " + std::to_string(executions) + " executions: dfs " +
+  std::string coverage(uint64_t, bool complete) const override {
+    // The executions run (sharded: with the dfs's scouts of other shards) by part.
+    uint64_t runs = 0;
+    for (uint64_t n : counts_) runs += n;
+    std::string s = "portfolio of " + std::to_string(runs) + " executions: dfs " +
                     std::to_string(counts_[0]) + ", pct d=1 " + std::to_string(counts_[1]) +
                     ", pct d=2 " + std::to_string(counts_[2]) + ", pct d=3 " +
                     std::to_string(counts_[3]) + ", random " + std::to_string(counts_[4]) +
