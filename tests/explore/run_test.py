@@ -17,6 +17,11 @@ and checks the expectations (comma-separated):
                  every access point with another thread enabled is racy)
   forked-same    the same line with --no-fork-server (a fresh exec per execution) runs the same
                  executions with the same findings, each first hit in the same execution
+  jobs-same      the same line with --jobs 2 (two executions at once, each job a fork server):
+                 random runs the very same executions, so the report is the same (executions,
+                 choice points, each finding with its count and first execution); dfs, pct and
+                 the portfolio deal the search to two shards: the same findings (and a
+                 complete search stays complete)
   sharded        (a complete dfs line) the same line as shards 0/3, 1/3, 2/3 (--shard-depth 4;
                  shard 1/3 from Bazel's TEST_SHARD_INDEX and TEST_TOTAL_SHARDS, which must
                  touch TEST_SHARD_STATUS_FILE; --shard 3/3 is a usage error):
@@ -204,6 +209,31 @@ def main():
                     failures.append(f"{what}: forked {report['executions']} executions "
                                     f"{firsts}, re-exec ({execd['fork_server']}) "
                                     f"{execd['executions']} {theirs}")
+            elif e == "jobs-same":
+                two = run([args.racepred, "explore", "--format", "json", "--jobs", "2",
+                           "--replay-dir", replays + ".jobs"] + budget + shlex.split(cli) +
+                          ["--", exe])
+                try:
+                    jobs = json.loads(two.stdout)
+                except json.JSONDecodeError:
+                    failures.append(f"{what} --jobs 2: exit {two.returncode}, no JSON")
+                    continue
+                if "--strategy random" in cli:
+                    def exact(r):
+                        return (r["executions"], r["choice_points"],
+                                sorted((key(f), f["first_execution"], f["count"])
+                                       for f in r["findings"]))
+                    if exact(jobs) != exact(report) or not jobs["fork_server"]:
+                        failures.append(f"{what}: --jobs 2 gave {exact(jobs)}, --jobs 1 "
+                                        f"{exact(report)}")
+                else:
+                    mine = sorted(set(key(f) for f in findings))
+                    theirs = sorted(set(key(f) for f in jobs["findings"]))
+                    if mine != theirs or (report["complete"] and not jobs["complete"]):
+                        failures.append(f"{what}: --jobs 2 found {theirs} (complete "
+                                        f"{jobs['complete']}), --jobs 1 {mine}")
+                print(f"{what}: --jobs 2: {jobs['executions']} executions, "
+                      f"{len(jobs['findings'])} findings ({jobs['coverage']})")
             elif e == "sharded":
                 failures += check_shards(args, what, cli, budget, exe, replays, report)
             else:

@@ -258,6 +258,12 @@ Command add_explore_command(CLI::App& app) {
                   "paths are dealt to the shards)")
       ->check(CLI::Range(1u, 64u))
       ->capture_default_str();
+  sub->add_option("--jobs,-j", o->run.jobs,
+                  "Run this many executions at once, each job with a fork server of its own. "
+                  "random: the same executions and report as one job; pct, dfs, portfolio: the "
+                  "search dealt to the jobs as shards (the same findings when it completes)")
+      ->check(CLI::Range(1u, 256u))
+      ->capture_default_str();
   sub->add_flag("!--no-fork-server", o->run.fork_server,
                 "Start the program afresh for every execution instead of forking each from "
                 "the program stopped before main (the fork server; docs/EXPLORE.md)");

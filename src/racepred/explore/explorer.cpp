@@ -5,16 +5,21 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <unordered_map>
 
 #include "racepred/driver/registry.hpp"
@@ -244,6 +249,80 @@ ReplayFile read_replay_file(const std::string& path) {
   return r;
 }
 
+namespace {
+
+// One worker of the exploration: its strategy (a share of the search), fork server and raw files.
+struct Produced;
+struct Worker {
+  std::unique_ptr<Strategy> strategy;
+  ForkServer server;
+  std::string dir;
+  std::string raw[2];
+  uint64_t produced = 0;
+  bool done = false;               // its strategy has no execution left, or it failed
+  bool more = true;                // its strategy has an execution left
+  uint64_t owned = 0;              // its executions analysed (its shard's)
+  std::unique_ptr<Produced> slot;  // jobs > 1: its execution waiting for (or in) analysis
+};
+
+// One execution run and decoded by a worker, its strategy told.
+struct Produced {
+  ExecutionResult run;
+  std::string raw;
+  std::optional<recording::RawFile> raw_file;
+  std::optional<recording::RawRecording> recorded;
+  std::string raw_error;
+  std::string racy_error;
+  uint64_t potential_races = 0;
+  double run_seconds = 0;
+  bool more = true;
+  bool owned = true;
+  bool is_new = true;
+  std::exception_ptr error;
+};
+
+void produce(const ExploreOptions& o, Worker& w, Produced& p) {
+  try {
+    p.raw = w.raw[w.produced++ % 2];
+    Strategy& strategy = *w.strategy;
+    strategy.begin();
+    const auto run_start = std::chrono::steady_clock::now();
+    p.run = run_execution(
+        o.program, p.raw, [&](const ChoicePoint& c, size_t i) { return strategy.choose(c, i); },
+        &w.server);
+    p.run_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+    if (!p.run.recorded)
+      throw InputError("racepred: error: " + o.program.command[0] +
+                       " wrote no recording: was it built with racepred-cc / racepred-c++?");
+    // The raw recording, read once for the lock sets and the trace.
+    try {
+      p.raw_file.emplace(p.raw);
+      p.recorded.emplace(recording::decode_recording(*p.raw_file, p.raw));
+    } catch (const InputError& e) {
+      p.raw_error = e.what();
+    }
+    if (strategy.wants_racy_points()) {
+      try {
+        if (!p.recorded) throw InputError(p.raw_error);
+        p.potential_races = mark_racy_points(lockset_events(*p.recorded), p.run.points);
+      } catch (const InputError& e) {
+        // Without the lock sets every access point of this execution branches (no reduction).
+        for (ChoicePoint& c : p.run.points) c.racy = c.is_access();
+        p.racy_error = e.what();
+      }
+    }
+    p.more = strategy.end(p.run.points);
+    for (const auto& child : recording::child_recordings(p.raw)) std::remove(child.first.c_str());
+    p.owned = strategy.last_is_owned();
+    p.is_new = strategy.last_is_new();
+  } catch (...) {
+    p.error = std::current_exception();
+  }
+}
+
+}  // namespace
+
 ExploreResult explore(const ExploreOptions& options) {
   ExploreOptions o = options;
   if (!o.replay) {
@@ -262,7 +341,7 @@ ExploreResult explore(const ExploreOptions& options) {
     throw InputError("racepred: error: " + exe +
                      " is linked with the real ThreadSanitizer runtime (libtsan): link it with "
                      "racepred-cc / racepred-c++ (docs/RECORDER.md)");
-  std::unique_ptr<Strategy> strategy = make_strategy(o);
+  make_strategy(o);  // an unknown strategy is a usage error before anything starts
   // Each execution's analysis allocates and frees the same large buffers (the trace writer's
   // chunk, the assembled events): kept in the heap rather than mapped and trimmed each time,
   // they are not faulted in again per execution (a third of the explorer's time on a small
@@ -271,7 +350,6 @@ ExploreResult explore(const ExploreOptions& options) {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   const uint64_t budget = o.replay ? 1 : o.executions;
   WorkDir work;
-  const std::string raw = work.path + "/run.raw";
   const std::string named = work.path + "/named.rpt";
   if (!o.replay && !o.replay_dir.empty()) {
     std::error_code ec;
@@ -282,62 +360,134 @@ ExploreResult explore(const ExploreOptions& options) {
   }
 
   ExploreResult result;
-  ForkServer server;
-  if (o.fork_server && !o.replay) {
-    std::string why;
-    if (!server.start(o.program, work.path, why))
-      result.notes.push_back("no fork server: " + why + "; each execution is a fresh process");
+  // --jobs: worker w runs the share w + J i of this run's executions (a shard of it: random and
+  // pct then run exactly the executions of one job, dfs and the portfolio the same search dealt
+  // to J shards); the executions are analysed here in turn, w = 0, 1, ..., J - 1, 0, ..., so that
+  // the report does not depend on which worker is faster.
+  const uint32_t jobs = o.replay ? 1 : std::max<uint32_t>(o.jobs, 1);
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (uint32_t w = 0; w < jobs; ++w) {
+    auto worker = std::make_unique<Worker>();
+    ExploreOptions share = o;
+    if (jobs > 1) {
+      share.shard.index = o.shard.index + o.shard.count * w;
+      share.shard.count = o.shard.count * jobs;
+      worker->dir = work.path + "/job" + std::to_string(w);
+      fs::create_directories(worker->dir);
+    } else {
+      worker->dir = work.path;
+    }
+    worker->strategy = make_strategy(share);
+    worker->raw[0] = worker->dir + "/run.raw";
+    worker->raw[1] = worker->dir + "/run2.raw";
+    if (o.fork_server && !o.replay) {
+      std::string why;
+      if (!worker->server.start(o.program, worker->dir, why) && w == 0)
+        result.notes.push_back("no fork server: " + why + "; each execution is a fresh process");
+    }
+    workers.push_back(std::move(worker));
   }
+  std::unique_ptr<Strategy>& strategy = workers[0]->strategy;
   std::map<std::string, size_t> index;  // key -> findings position
   std::unordered_map<std::string, std::string> source_of;
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  // Worker threads (jobs > 1): each produces its executions into its slot, alternating between
+  // two raw files, and waits while the previous one is still being analysed.
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool stopping = false;
+  std::vector<std::thread> threads;
+  auto produce_into = [&](Worker& w) {
+    for (;;) {
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return stopping || !w.slot; });
+        if (stopping) return;
+      }
+      auto p = std::make_unique<Produced>();
+      produce(o, w, *p);
+      const bool last = p->error || !p->more;
+      {
+        std::lock_guard lock(mutex);
+        w.slot = std::move(p);
+      }
+      changed.notify_all();
+      if (last) return;
+    }
+  };
+  auto stop_workers = [&] {
+    {
+      std::lock_guard lock(mutex);
+      stopping = true;
+    }
+    changed.notify_all();
+    for (std::thread& t : threads) t.join();
+    threads.clear();
+  };
+  if (jobs > 1)
+    for (auto& w : workers) threads.emplace_back(produce_into, std::ref(*w));
+  struct JoinWorkers {
+    std::function<void()> stop;
+    ~JoinWorkers() { stop(); }
+  } join_workers{stop_workers};
   bool more = true;
+  uint32_t turn = 0;
+  std::unique_ptr<Produced> current;
+  auto release = [&](Worker& w) {  // the execution of w's slot is analysed
+    std::lock_guard lock(mutex);
+    w.slot.reset();
+    changed.notify_all();
+  };
+  Worker* from = nullptr;
   while (more) {
+    if (from && jobs > 1) release(*from);
+    from = nullptr;
     if (budget && result.executions + result.scout_executions >= budget) break;
     if (o.seconds > 0 && elapsed() >= o.seconds) break;
-    strategy->begin();
-    const double run_start = elapsed();
-    ExecutionResult run = run_execution(
-        o.program, raw, [&](const ChoicePoint& p, size_t i) { return strategy->choose(p, i); },
-        &server);
-    result.run_seconds += elapsed() - run_start;
-    if (!run.recorded)
-      throw InputError("racepred: error: " + o.program.command[0] +
-                       " wrote no recording: was it built with racepred-cc / racepred-c++?");
-    // The raw recording, read once for the lock sets and the trace.
-    std::optional<recording::RawFile> raw_file;
-    std::optional<recording::RawRecording> recorded;
-    std::string raw_error;
-    try {
-      raw_file.emplace(raw);
-      recorded.emplace(recording::decode_recording(*raw_file, raw));
-    } catch (const InputError& e) {
-      raw_error = e.what();
-    }
-    if (strategy->wants_racy_points()) {
-      try {
-        if (!recorded) throw InputError(raw_error);
-        result.potential_races += mark_racy_points(lockset_events(*recorded), run.points);
-      } catch (const InputError& e) {
-        // Without the lock sets every access point of this execution branches (no reduction).
-        for (ChoicePoint& p : run.points) p.racy = p.is_access();
-        if (result.notes.size() < 5)
-          result.notes.push_back("execution " + std::to_string(result.executions + 1) +
-                                 ": its lock sets could not be computed: " + e.what());
+    // The next worker in turn with an execution left.
+    Produced* got = nullptr;
+    for (uint32_t tried = 0; tried < jobs && !got; ++tried, turn = (turn + 1) % jobs) {
+      Worker& w = *workers[turn];
+      if (w.done) continue;
+      if (jobs == 1) {
+        current = std::make_unique<Produced>();
+        produce(o, w, *current);
+        got = current.get();
+      } else {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return w.slot != nullptr; });
+        got = w.slot.get();
       }
+      from = &w;
+      if (got->error || !got->more) w.done = true;
+      w.more = got->more;
     }
-    more = strategy->end(run.points);
-    for (const auto& child : recording::child_recordings(raw)) std::remove(child.first.c_str());
-    if (!strategy->last_is_owned()) {  // another shard's: it reports it
+    if (!got) {
+      more = false;
+      break;
+    }
+    if (got->error) std::rethrow_exception(got->error);
+    more = std::any_of(workers.begin(), workers.end(), [](const auto& w) { return !w->done; });
+    ExecutionResult& run = got->run;
+    const std::string& raw = got->raw;
+    std::optional<recording::RawRecording>& recorded = got->recorded;
+    const std::string& raw_error = got->raw_error;
+    result.run_seconds += got->run_seconds;
+    result.potential_races += got->potential_races;
+    if (!got->racy_error.empty() && result.notes.size() < 5)
+      result.notes.push_back("execution " + std::to_string(result.executions + 1) +
+                             ": its lock sets could not be computed: " + got->racy_error);
+    if (!got->owned) {  // another shard's: it reports it
       ++result.scout_executions;
       continue;
     }
+    ++from->owned;
     ++result.executions;
     result.choice_points += run.points.size();
-    if (!strategy->last_is_new() && o.record.empty()) continue;
+    if (!got->is_new && o.record.empty()) continue;
     ++result.analysed;
 
     std::vector<Hit> hits;
@@ -430,11 +580,22 @@ ExploreResult explore(const ExploreOptions& options) {
       recording::finish_recording(raw, fo);
     }
   }
-  std::remove(raw.c_str());
-  result.fork_server = server.running();
+  if (from && jobs > 1) release(*from);
+  stop_workers();
+  for (auto& w : workers)
+    for (const std::string& raw : w->raw) std::remove(raw.c_str());
+  result.fork_server = std::all_of(workers.begin(), workers.end(),
+                                   [](const auto& w) { return w->server.running(); });
   result.seconds = elapsed();
   result.complete = !more;
-  result.coverage = strategy->coverage(result.executions, result.complete);
+  if (jobs == 1 || o.strategy == "random") {
+    result.coverage = strategy->coverage(result.executions, result.complete);
+  } else {  // each job's share of the search
+    result.coverage = std::to_string(jobs) + " jobs:";
+    for (uint32_t w = 0; w < jobs; ++w)
+      result.coverage += (w ? "; job " : " job ") + std::to_string(w + 1) + ": " +
+                         workers[w]->strategy->coverage(workers[w]->owned, !workers[w]->more);
+  }
   return result;
 }
 

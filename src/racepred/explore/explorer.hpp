@@ -43,6 +43,8 @@ struct ExploreOptions {
   bool spurious_wakeups = true;
   // This run's share of the search (strategy.hpp); the budget counts every execution run.
   Shard shard;
+  // Executions run at once (each worker a fork server of its own; docs/EXPLORE.md, "Jobs").
+  uint32_t jobs = 1;
 };
 
 struct ExploreFinding {
