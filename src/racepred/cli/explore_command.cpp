@@ -156,10 +156,10 @@ int run_explore(ExploreCliOptions& o, std::ostream& out) {
     j["spurious_wakeups"] =
         run.replay ? run.program.spurious_wakeups
                    : run.spurious_wakeups && (run.strategy == "dfs" || run.strategy == "portfolio");
-    if (run.shard.sharded()) {
-      j["shard"] = {{"index", run.shard.index}, {"count", run.shard.count}};
+    if (run.shard.sharded()) j["shard"] = {{"index", run.shard.index}, {"count", run.shard.count}};
+    if (!run.replay && run.jobs > 1) j["jobs"] = run.jobs;
+    if (run.shard.sharded() || (!run.replay && run.jobs > 1))
       j["scout_executions"] = r.scout_executions;
-    }
     j["complete"] = r.complete;
     j["coverage"] = r.coverage;
     j["findings"] = nlohmann::ordered_json::array();
