@@ -21,7 +21,7 @@ and checks the expectations (comma-separated):
                  random runs the very same executions, so the report is the same (executions,
                  choice points, each finding with its count and first execution); dfs, pct and
                  the portfolio deal the search to two shards: the same findings (and a
-                 complete search stays complete)
+                 complete search stays complete); --jobs 0 is a usage error
   sharded        (a complete dfs line) the same line as shards 0/3, 1/3, 2/3 (--shard-depth 4;
                  shard 1/3 from Bazel's TEST_SHARD_INDEX and TEST_TOTAL_SHARDS, which must
                  touch TEST_SHARD_STATUS_FILE; --shard 3/3 is a usage error):
@@ -232,6 +232,10 @@ def main():
                     if mine != theirs or (report["complete"] and not jobs["complete"]):
                         failures.append(f"{what}: --jobs 2 found {theirs} (complete "
                                         f"{jobs['complete']}), --jobs 1 {mine}")
+                zero = run([args.racepred, "explore", "--jobs", "0", "--", exe])
+                if zero.returncode != 2 or "--jobs" not in zero.stderr:
+                    failures.append(f"{what}: --jobs 0: exit {zero.returncode}, expected a "
+                                    f"usage error (2) naming --jobs: {zero.stderr.strip()}")
                 print(f"{what}: --jobs 2: {jobs['executions']} executions, "
                       f"{len(jobs['findings'])} findings ({jobs['coverage']})")
             elif e == "sharded":
