@@ -1,6 +1,6 @@
 // A lost update: the two threads increment `counter` under different locks, so the lock does
 // not order them: a data race on counter, found in every execution.
-// explore: --strategy dfs --preemptions 1 => race:counter, complete, reduces, forked-same, sharded, jobs-same
+// explore: --strategy dfs --preemptions 1 => race:counter, complete, reduces, forked-same
 // explore: --executions 100 => race:counter
 #include <pthread.h>
 #include <stdio.h>
