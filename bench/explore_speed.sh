@@ -3,10 +3,12 @@
 # execution (--no-fork-server), on tests/explore programs (builds them into a temporary
 # directory; never into the repository):
 #   bench/explore_speed.sh BUILD_DIR [EXECUTIONS]
-# One Markdown row per (program, mode): executions, choice points per execution, and per
+# One Markdown row per (program, mode, jobs): executions, choice points per execution, and per
 # execution the time running it (`run_seconds`), the whole wall time, and the CPU time (user +
-# system of racepred and the program's processes). The random strategy with seed 1: both modes
-# run the same executions. On a shared machine compare CPU.
+# system of racepred and the program's processes), and executions per second (wall). The random
+# strategy with seed 1: every mode and --jobs runs the same executions. three_threads
+# (bench/explore_three_threads.c) is the shape of the speed target: three threads, about fifty
+# visible operations; it runs with --jobs 1 and 2. On a shared machine compare CPU.
 set -euo pipefail
 BUILD=${1:?usage: bench/explore_speed.sh BUILD_DIR [EXECUTIONS]}
 BUILD=$(cd "$BUILD" && pwd)
@@ -19,24 +21,32 @@ printf 'int main(void) { return 0; }\n' >"$WORK/empty.c"
 for p in condvar_loop_fixed lost_update_wrong_lock; do
   "$BUILD/bin/racepred-cc" -O1 -g -o "$WORK/$p" "$SRC/tests/explore/$p.c" -lpthread
 done
-echo "| program | mode | executions | choice points / execution | run ms | wall ms | CPU ms |"
-echo "|---|---|---:|---:|---:|---:|---:|"
-for p in empty condvar_loop_fixed lost_update_wrong_lock; do
+"$BUILD/bin/racepred-cc" -O1 -g -o "$WORK/three_threads" "$SRC/bench/explore_three_threads.c" \
+  -lpthread
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "| program | mode | jobs | executions | choice points / execution | run ms | wall ms | CPU ms | executions/s |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+for p in empty condvar_loop_fixed lost_update_wrong_lock three_threads; do
   for mode in fork exec; do
-    flag=()
-    [ "$mode" = exec ] && flag=(--no-fork-server)
-    /usr/bin/time -o "$WORK/time" -f "%U %S %e" "$BUILD/racepred" explore --format json \
-      --strategy random --seed 1 --executions "$N" --replay-dir "$WORK/replays" "${flag[@]}" \
-      -- "$WORK/$p" >"$WORK/report.json" || true
-    python3 - "$p" "$mode" "$WORK/report.json" "$WORK/time" <<'PY'
+    for jobs in 1 2; do
+      [ "$jobs" = 2 ] && [ "$p" != three_threads ] && continue
+      flag=()
+      [ "$mode" = exec ] && flag=(--no-fork-server)
+      /usr/bin/time -o "$WORK/time" -f "%U %S %e" "$BUILD/racepred" explore --format json \
+        --strategy random --seed 1 --executions "$N" --jobs "$jobs" --replay-dir "$WORK/replays" \
+        "${flag[@]}" -- "$WORK/$p" >"$WORK/report.json" || true
+      python3 - "$p" "$mode" "$jobs" "$WORK/report.json" "$WORK/time" <<'PY'
 import json, sys
-name, mode, report, times = sys.argv[1:]
+name, mode, jobs, report, times = sys.argv[1:]
 j = json.load(open(report))
 user, system, wall = (float(x) for x in open(times).read().split()[-3:])
 n = j["executions"]
 assert j["fork_server"] == (mode == "fork"), j["notes"]
-print(f"| {name} | {mode} | {n} | {j['choice_points'] / n:.1f} | {1000 * j['run_seconds'] / n:.1f} "
-      f"| {1000 * wall / n:.1f} | {1000 * (user + system) / n:.2f} |")
+print(f"| {name} | {mode} | {jobs} | {n} | {j['choice_points'] / n:.1f} "
+      f"| {1000 * j['run_seconds'] / n:.1f} | {1000 * wall / n:.2f} "
+      f"| {1000 * (user + system) / n:.2f} | {n / wall:.0f} |")
 PY
+    done
   done
 done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -2,7 +2,7 @@
 // preempted between its two locks: no execution without preemptions deadlocks, one with a
 // single preemption does.
 // explore: --strategy dfs --preemptions 0 => nothing
-// explore: --strategy dfs --preemptions 1 => deadlock, complete, reduces
+// explore: --strategy dfs --preemptions 1 => deadlock, complete, reduces, jobs-same
 // explore: --executions 100 => deadlock
 #include <pthread.h>
 

@@ -4,7 +4,7 @@
 // balance goes negative: the assertion fails.
 // explore: --strategy dfs --preemptions 1 => assertion, complete, reduces
 // explore: --strategy pct --depth 2 --seed 1 --executions 60 => assertion, forked-same
-// explore: --strategy random --seed 3 --executions 60 => assertion
+// explore: --strategy random --seed 3 --executions 60 => assertion, jobs-same
 // explore: --executions 100 => assertion
 #include <assert.h>
 #include <pthread.h>

@@ -3,7 +3,7 @@
 // in exactly that order (1 of the 24 orders). Each worker also fills its own slot of `work`
 // (race-free: the Goldilocks lock sets prove it, so those accesses are no branching points).
 // explore: --strategy dfs --preemptions 0 => assertion, complete, unreduced-same
-// explore: --executions 200 => assertion
+// explore: --executions 300 => assertion
 #include <assert.h>
 #include <pthread.h>
 

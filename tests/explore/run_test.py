@@ -17,6 +17,18 @@ and checks the expectations (comma-separated):
                  every access point with another thread enabled is racy)
   forked-same    the same line with --no-fork-server (a fresh exec per execution) runs the same
                  executions with the same findings, each first hit in the same execution
+  jobs-same      the same line with --jobs 2 (two executions at once, each job a fork server):
+                 random runs the very same executions, so the report is the same (executions,
+                 choice points, each finding with its count and first execution); dfs, pct and
+                 the portfolio deal the search to two shards: the same findings (and a
+                 complete search stays complete); --jobs 0 is a usage error
+  sharded        (a complete dfs line) the same line as shards 0/3, 1/3, 2/3 (--shard-depth 4;
+                 shard 1/3 from Bazel's TEST_SHARD_INDEX and TEST_TOTAL_SHARDS, which must
+                 touch TEST_SHARD_STATUS_FILE; --shard 3/3 is a usage error):
+                 each completes, together they find the same findings, and their executions
+                 add up to the unsharded search's (with the Goldilocks reduction at least as
+                 many: the shards' top choice points branch fully); `racepred merge` of the
+                 three JSON reports has the same findings with the shards' counts summed
 Every search runs on the fork server (JSON fork_server: true): the programs are fork-safe.
 A line without --strategy runs the default portfolio.
 Random and pct lines give their own --executions (and --seed: the same executions every run).
@@ -43,6 +55,64 @@ def key(finding):
     if finding["kind"] == "data-race":
         return ("race", finding["variable"])
     return (finding.get("failure"),)
+
+
+def check_shards(args, what, cli, budget, exe, replays, report):
+    failures = []
+    shards = []
+    status = f"{replays}.shard-status"
+    if os.path.exists(status):
+        os.remove(status)
+    for i in range(3):
+        # Shard 1 comes from Bazel's test sharding variables, the others from --shard.
+        shard, env = ["--shard", f"{i}/3"], None
+        if i == 1:
+            shard, env = [], dict(os.environ, TEST_SHARD_INDEX="1", TEST_TOTAL_SHARDS="3",
+                                  TEST_SHARD_STATUS_FILE=status)
+        out = run([args.racepred, "explore", "--format", "json"] + shard +
+                  ["--shard-depth", "4", "--replay-dir", f"{replays}.shard{i}"] + budget +
+                  shlex.split(cli) + ["--", exe], env=env)
+        try:
+            shards.append(json.loads(out.stdout))
+        except json.JSONDecodeError:
+            return [f"{what} --shard {i}/3: exit {out.returncode}, no JSON: {out.stderr.strip()}"]
+        with open(f"{replays}.shard{i}.json", "w") as f:
+            f.write(out.stdout)
+        if not shards[-1]["complete"]:
+            failures.append(f"{what} --shard {i}/3: not complete: {shards[-1]['coverage']}")
+        if shards[-1]["shard"] != {"index": i, "count": 3}:
+            failures.append(f"{what} --shard {i}/3: JSON shard {shards[-1].get('shard')}")
+    if not os.path.exists(status):
+        failures.append(f"{what}: TEST_SHARD_STATUS_FILE was not touched")
+    bad = run([args.racepred, "explore", "--shard", "3/3", "--", exe])
+    if bad.returncode != 2 or "--shard '3/3'" not in bad.stderr:
+        failures.append(f"{what}: --shard 3/3 gave exit {bad.returncode}: {bad.stderr.strip()}")
+    total = sum(s["executions"] for s in shards)
+    reduced = "--unreduced" not in cli and "--sync-only" not in cli
+    if total < report["executions"] or (not reduced and total != report["executions"]):
+        failures.append(f"{what}: the shards ran {[s['executions'] for s in shards]} "
+                        f"executions, the unsharded search {report['executions']}")
+    mine = {key(f) for f in report["findings"]}
+    theirs = set().union(*({key(f) for f in s["findings"]} for s in shards))
+    if mine != theirs:
+        failures.append(f"{what}: unsharded found {sorted(mine)}, the shards {sorted(theirs)}")
+    merged = run([args.racepred, "merge", "--format", "json"] +
+                 [f"{replays}.shard{i}.json" for i in range(3)])
+    try:
+        joined = json.loads(merged.stdout)
+    except json.JSONDecodeError:
+        return failures + [f"{what}: merge: exit {merged.returncode}, no JSON: {merged.stderr}"]
+    counts = {}
+    for s in shards:
+        for f in s["findings"]:
+            counts[key(f)] = counts.get(key(f), 0) + f["count"]
+    got = {key(f): f["count"] for f in joined["findings"]}
+    if got != counts:
+        failures.append(f"{what}: merge gave {got}, the shards' counts sum to {counts}")
+    print(f"{what}: shards {[s['executions'] for s in shards]} executions "
+          f"(+ {[s['scout_executions'] for s in shards]} scouts), unsharded "
+          f"{report['executions']}")
+    return failures
 
 
 def main():
@@ -139,6 +209,37 @@ def main():
                     failures.append(f"{what}: forked {report['executions']} executions "
                                     f"{firsts}, re-exec ({execd['fork_server']}) "
                                     f"{execd['executions']} {theirs}")
+            elif e == "jobs-same":
+                two = run([args.racepred, "explore", "--format", "json", "--jobs", "2",
+                           "--replay-dir", replays + ".jobs"] + budget + shlex.split(cli) +
+                          ["--", exe])
+                try:
+                    jobs = json.loads(two.stdout)
+                except json.JSONDecodeError:
+                    failures.append(f"{what} --jobs 2: exit {two.returncode}, no JSON")
+                    continue
+                if "--strategy random" in cli:
+                    def exact(r):
+                        return (r["executions"], r["choice_points"],
+                                sorted((key(f), f["first_execution"], f["count"])
+                                       for f in r["findings"]))
+                    if exact(jobs) != exact(report) or not jobs["fork_server"]:
+                        failures.append(f"{what}: --jobs 2 gave {exact(jobs)}, --jobs 1 "
+                                        f"{exact(report)}")
+                else:
+                    mine = sorted(set(key(f) for f in findings))
+                    theirs = sorted(set(key(f) for f in jobs["findings"]))
+                    if mine != theirs or (report["complete"] and not jobs["complete"]):
+                        failures.append(f"{what}: --jobs 2 found {theirs} (complete "
+                                        f"{jobs['complete']}), --jobs 1 {mine}")
+                zero = run([args.racepred, "explore", "--jobs", "0", "--", exe])
+                if zero.returncode != 2 or "--jobs" not in zero.stderr:
+                    failures.append(f"{what}: --jobs 0: exit {zero.returncode}, expected a "
+                                    f"usage error (2) naming --jobs: {zero.stderr.strip()}")
+                print(f"{what}: --jobs 2: {jobs['executions']} executions, "
+                      f"{len(jobs['findings'])} findings ({jobs['coverage']})")
+            elif e == "sharded":
+                failures += check_shards(args, what, cli, budget, exe, replays, report)
             else:
                 failures.append(f"{what}: unknown expectation {e}")
         if not report.get("fork_server"):

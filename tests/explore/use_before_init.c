@@ -3,7 +3,7 @@
 // accesses (the Goldilocks reduction makes main's write of `table` one: it races with the
 // worker's read) lets the worker run first and fail.
 // explore: --strategy dfs --preemptions 1 => assertion, race:table, complete, reduces
-// explore: --strategy dfs --sync-only --preemptions 1 => race:table, complete, forked-same
+// explore: --strategy dfs --sync-only --preemptions 1 => race:table, complete, forked-same, sharded
 // explore: --executions 100 => assertion
 #include <assert.h>
 #include <pthread.h>

@@ -7,6 +7,7 @@
 // happens-before check on every execution.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <random>
@@ -29,6 +30,7 @@ struct Step {
 };
 using Program = std::vector<std::vector<Step>>;  // the steps of each thread
 using StepId = std::pair<uint32_t, uint32_t>;    // thread, step index
+using Schedule = std::vector<uint32_t>;          // the thread chosen at each choice point
 
 struct Outcome {
   std::vector<ChoicePoint> points;
@@ -218,6 +220,48 @@ TEST(ExploreReduction, SameRacesAndDeadlocksAsTheUnreducedSearchWithFewerExecuti
   std::printf("reduced %llu executions, unreduced %llu\n",
               static_cast<unsigned long long>(reduced_total),
               static_cast<unsigned long long>(unreduced_total));
+}
+
+// Sharded, the top of the tree branches fully (it must not depend on other shards' runs): the
+// shards together run every execution of the unsharded reduced search (and possibly more) and
+// find the same races and deadlocks.
+TEST(ExploreReduction, ShardsCoverTheUnshardedReducedSearch) {
+  std::mt19937 rng(7);
+  for (int i = 0; i < 40; ++i) {
+    const Program program = generate(rng);
+    auto run = [&](Shard shard, std::multiset<Schedule>& schedules, SearchResult& r) {
+      std::unique_ptr<Strategy> dfs = make_dfs(1, DfsPoints::Goldilocks, shard);
+      bool more = true;
+      uint64_t runs = 0;
+      while (more && ++runs < 200000) {
+        dfs->begin();
+        Outcome o =
+            simulate(program, [&](const ChoicePoint& p, size_t k) { return dfs->choose(p, k); });
+        mark_racy_points(o.events, o.points);
+        more = dfs->end(o.points);
+        if (!dfs->last_is_owned()) continue;
+        ++r.executions;
+        Schedule s;
+        for (const ChoicePoint& p : o.points) s.push_back(p.chosen);
+        schedules.insert(s);
+        const auto races = races_of(program, o);
+        r.races.insert(races.begin(), races.end());
+        r.deadlock = r.deadlock || o.deadlock;
+      }
+      EXPECT_FALSE(more);
+    };
+    std::multiset<Schedule> whole, joined;
+    SearchResult unsharded, shards;
+    run(Shard{}, whole, unsharded);
+    for (uint32_t k = 0; k < 3; ++k) run(Shard{k, 3, 3}, joined, shards);
+    const std::set<Schedule> whole_set(whole.begin(), whole.end());
+    const std::set<Schedule> joined_set(joined.begin(), joined.end());
+    EXPECT_TRUE(
+        std::includes(joined_set.begin(), joined_set.end(), whole_set.begin(), whole_set.end()))
+        << "program " << i;
+    EXPECT_EQ(shards.races, unsharded.races) << "program " << i;
+    EXPECT_EQ(shards.deadlock, unsharded.deadlock) << "program " << i;
+  }
 }
 
 TEST(ExploreReduction, LockSetsAgreeWithHappensBefore) {

@@ -13,7 +13,7 @@
 #include "racepred/format/explore_channel.hpp"
 
 namespace racepred::explore {
-namespace RACEPRED_TEST_FILE {
+namespace {
 
 using Schedule = std::vector<uint32_t>;  // the thread chosen at each choice point
 
@@ -164,5 +164,112 @@ TEST(ExploreFairness, ASpinningThreadGivesWay) {
   EXPECT_TRUE(fairness.gives_way(p));
 }
 
-}  // namespace RACEPRED_TEST_FILE
+// Sharding: the shards of a dfs (over synchronisation points: no Goldilocks deferral) run
+// together exactly the executions of the unsharded search, each once, with the same ones new
+// to their round; every shard's search completes.
+TEST(ExploreShard, TheShardsOfADfsRunExactlyTheUnshardedExecutions) {
+  const std::vector<std::vector<int>> programs = {{2, 2}, {1, 2, 2}, {2, 2, 2}, {3, 3}};
+  for (const std::vector<int>& steps : programs) {
+    for (uint32_t bound = 0; bound <= 2; ++bound) {
+      auto run = [&](Shard shard, std::multiset<std::pair<Schedule, bool>>& out) {
+        std::unique_ptr<Strategy> dfs = make_dfs(bound, DfsPoints::Sync, shard);
+        bool more = true;
+        uint64_t executions = 0, owned = 0;
+        while (more) {
+          dfs->begin();
+          const auto points =
+              simulate(steps, [&](const ChoicePoint& p, size_t i) { return dfs->choose(p, i); });
+          more = dfs->end(points);
+          ASSERT_LT(++executions, 100000u);
+          if (dfs->last_is_owned()) {
+            ++owned;
+            out.insert({chosen(points), dfs->last_is_new()});
+          }
+        }
+        EXPECT_NE(dfs->coverage(owned, true).find("complete: all"), std::string::npos);
+      };
+      std::multiset<std::pair<Schedule, bool>> whole;
+      run(Shard{}, whole);
+      for (uint32_t count : {2u, 3u, 5u})
+        for (uint32_t depth : {1u, 2u, 4u}) {
+          std::multiset<std::pair<Schedule, bool>> joined;
+          for (uint32_t i = 0; i < count; ++i) {
+            std::multiset<std::pair<Schedule, bool>> part;
+            run(Shard{i, count, depth}, part);
+            joined.insert(part.begin(), part.end());
+          }
+          EXPECT_EQ(joined, whole) << "threads " << steps.size() << ", bound " << bound
+                                   << ", shards " << count << ", depth " << depth;
+        }
+    }
+  }
+}
+
+// random: shard i of n runs the executions i, i + n, ... of the unsharded sequence.
+TEST(ExploreShard, RandomShardsInterleaveTheUnshardedSequence) {
+  auto runs = [](Shard shard, int executions) {
+    std::unique_ptr<Strategy> s = make_random(11, shard);
+    std::vector<Schedule> out;
+    for (int e = 0; e < executions; ++e) {
+      s->begin();
+      const auto points =
+          simulate({3, 3, 2}, [&](const ChoicePoint& p, size_t i) { return s->choose(p, i); });
+      s->end(points);
+      out.push_back(chosen(points));
+    }
+    return out;
+  };
+  const std::vector<Schedule> whole = runs(Shard{}, 12);
+  for (uint32_t i = 0; i < 3; ++i) {
+    const std::vector<Schedule> part = runs(Shard{i, 3, 8}, 4);
+    for (size_t k = 0; k < part.size(); ++k) EXPECT_EQ(part[k], whole[i + 3 * k]);
+  }
+}
+
+// A spurious wake-up is offered beside the enabled threads: never the default, always a
+// preemption, and pct and random leave it alone.
+TEST(ExploreSpurious, AWakeUpWithoutASignalIsNeverTheDefaultAndCostsAPreemption) {
+  ChoicePoint p;
+  p.current = 1;
+  p.candidates = {{0, format::explore::kOpCondWait, 0x10, 0, true},
+                  {1, format::explore::kOpMutexLock, 0x20},
+                  {2, format::explore::kOpMutexLock, 0x30}};
+  EXPECT_TRUE(is_spurious(p.candidates[0]));
+  EXPECT_FALSE(is_spurious(p.candidates[1]));
+  Options o = options_of(p, false);
+  EXPECT_EQ(o.default_index, 1u);
+  EXPECT_TRUE(o.preempts(p, 0));
+  // The current thread is the waiter (it just began to wait): the default is the next thread,
+  // and waking the waiter at once is a preemption too.
+  p.current = 0;
+  o = options_of(p, false);
+  EXPECT_FALSE(o.current_runs);
+  EXPECT_EQ(o.default_index, 1u);
+  EXPECT_TRUE(o.preempts(p, 0));
+  EXPECT_FALSE(o.preempts(p, 2));
+  // pct and random never choose it.
+  for (int which = 0; which < 2; ++which) {
+    std::unique_ptr<Strategy> s = which ? make_pct(3, 2) : make_random(3);
+    for (int e = 0; e < 50; ++e) {
+      s->begin();
+      EXPECT_NE(s->choose(p, 0), 0u);
+      s->end({p});
+    }
+  }
+  // dfs with bound 1 runs the execution that wakes it, with bound 0 not.
+  for (uint32_t bound : {0u, 1u}) {
+    std::unique_ptr<Strategy> dfs = make_dfs(bound);
+    bool woke = false, more = true;
+    while (more) {
+      dfs->begin();
+      ChoicePoint q = p;
+      q.chosen = q.candidates[dfs->choose(q, 0)].tid;
+      woke = woke || q.chosen == 0;
+      more = dfs->end({q});
+    }
+    EXPECT_EQ(woke, bound == 1);
+  }
+}
+
+}  // namespace
 }  // namespace racepred::explore

@@ -57,6 +57,35 @@ TEST(RecordingAddressModel, ABlockLargerThanTheDenseLimitIsHashed) {
             (Key{0, 0x10000000 + AddressModel::kDenseBlock}));
 }
 
+// The address caches start small and grow as the addresses come: every id stays that of the
+// key the address means now, across the growth and across frees that invalidate part of them.
+TEST(RecordingAddressModel, IdsStayRightWhileTheCachesGrow) {
+  AddressModel m;
+  constexpr uint64_t kGlobals = 40000;  // more than the largest cache holds
+  std::vector<uint32_t> ids(kGlobals), locks(kGlobals);
+  for (uint64_t i = 0; i < kGlobals; ++i) {
+    ids[i] = m.variable(0x1000 + 8 * i);
+    locks[i] = m.lock(0x1000 + 8 * i);
+  }
+  m.alloc(0x1000 + 8 * 100, 64, 0x2000);  // eight of the addresses are now heap
+  for (uint64_t round = 0; round < 2; ++round) {
+    for (uint64_t i = 0; i < kGlobals; ++i) {
+      const uint32_t id = m.variable(0x1000 + 8 * i);
+      const uint32_t lock = m.lock(0x1000 + 8 * i);
+      if (i >= 100 && i < 108) {
+        ASSERT_EQ(m.variables()[id], (Key{1, 8 * (i - 100)})) << i;
+        ASSERT_EQ(m.locks()[lock], (Key{1, 8 * (i - 100)})) << i;
+      } else {
+        ASSERT_EQ(id, ids[i]) << i;
+        ASSERT_EQ(lock, locks[i]) << i;
+      }
+    }
+  }
+  m.free(0x1000 + 8 * 100);
+  for (uint64_t i = 0; i < kGlobals; ++i) ASSERT_EQ(m.variable(0x1000 + 8 * i), ids[i]) << i;
+  EXPECT_EQ(m.variables().size(), kGlobals + 8);
+}
+
 TEST(RecordingNames, HeapNameIsSiteInstanceAndOffset) {
   EXPECT_EQ(heap_name("heap.c:7:9 (main)", 3, 8), "heap[heap.c:7:9 (main)#3]+8");
   EXPECT_EQ(heap_name("0x2000", 1, 0), "heap[0x2000#1]");

@@ -1,6 +1,8 @@
 // racepred explore: run a program built with racepred-cc/racepred-c++ many times under the
 // controlled scheduler and report every race, deadlock, hang and crash it reaches, each with a
 // replay file (docs/EXPLORE.md). The exploration itself is explore/; this file parses and prints.
+#include <cstdlib>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -23,7 +25,41 @@ struct ExploreCliOptions {
   std::vector<std::string> command;
   bool unreduced = false;
   bool sync_only = false;
+  std::string shard;  // "I/N"
 };
+
+// --shard I/N, else Bazel's test sharding variables (TEST_SHARD_INDEX, TEST_TOTAL_SHARDS); the
+// shard then touches TEST_SHARD_STATUS_FILE, which tells Bazel that the test shards.
+void set_shard(ExploreCliOptions& o) {
+  explore::Shard& shard = o.run.shard;
+  std::string text = o.shard;
+  std::string from = "--shard";
+  if (text.empty()) {
+    const char* index = std::getenv("TEST_SHARD_INDEX");
+    const char* total = std::getenv("TEST_TOTAL_SHARDS");
+    if (!index || !total || !*index || !*total) return;
+    text = std::string(index) + "/" + total;
+    from = "TEST_SHARD_INDEX/TEST_TOTAL_SHARDS";
+    if (const char* status = std::getenv("TEST_SHARD_STATUS_FILE"); status && *status)
+      std::ofstream(status, std::ios::app);
+  }
+  const size_t slash = text.find('/');
+  uint64_t index = 0, count = 0;
+  const auto number = [](const std::string& s, uint64_t& v) {
+    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    v = std::stoull(s);
+    return true;
+  };
+  if (slash == std::string::npos || !number(text.substr(0, slash), index) ||
+      !number(text.substr(slash + 1), count) || count == 0 || index >= count)
+    throw UsageError(from + " '" + text +
+                     "': give I/N with 0 <= I < N (shard I of N, numbered from 0)");
+  shard.index = static_cast<uint32_t>(index);
+  shard.count = static_cast<uint32_t>(count);
+  if (o.run.replay && shard.sharded())
+    throw UsageError("--replay runs one execution: it takes no --shard");
+}
 
 std::string shell_word(const std::string& s) {
   if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -52,6 +88,7 @@ int run_explore(ExploreCliOptions& o, std::ostream& out) {
     run.replay_choices = file.choices;
     if (file.max_steps) run.program.max_steps = file.max_steps;
     run.program.access_points = file.access_points;
+    run.program.spurious_wakeups = file.spurious_wakeups;
     run.program.access_offsets = file.access_offsets;
     if (o.command.empty()) {
       o.command.push_back(file.program);
@@ -62,6 +99,7 @@ int run_explore(ExploreCliOptions& o, std::ostream& out) {
   }
   if (o.command.empty()) throw UsageError("give the program to explore after --");
   run.program.command = o.command;
+  if (!run.replay || !o.shard.empty()) set_shard(o);
   // Random strategies never finish: without a budget they stop after 1,000 executions; the
   // portfolio ends with its dfs, or after 10,000.
   if (!run.replay && run.strategy != "dfs" && run.executions == 0 && run.seconds <= 0)
@@ -115,6 +153,13 @@ int run_explore(ExploreCliOptions& o, std::ostream& out) {
     j["run_seconds"] = r.run_seconds;
     j["executions_per_second"] = rate;
     j["fork_server"] = r.fork_server;
+    j["spurious_wakeups"] =
+        run.replay ? run.program.spurious_wakeups
+                   : run.spurious_wakeups && (run.strategy == "dfs" || run.strategy == "portfolio");
+    if (run.shard.sharded()) j["shard"] = {{"index", run.shard.index}, {"count", run.shard.count}};
+    if (!run.replay && run.jobs > 1) j["jobs"] = run.jobs;
+    if (run.shard.sharded() || (!run.replay && run.jobs > 1))
+      j["scout_executions"] = r.scout_executions;
     j["complete"] = r.complete;
     j["coverage"] = r.coverage;
     j["findings"] = nlohmann::ordered_json::array();
@@ -186,11 +231,12 @@ Command add_explore_command(CLI::App& app) {
       "Exit codes: 0 nothing found, 1 a finding, 2 usage error or a program that cannot run.");
   add_report_options(sub, o->report, /*with_ci=*/true);
   add_color_option(sub, o->report);
-  sub->add_option("--strategy", o->run.strategy,
-                  "portfolio: executions in turn from dfs and pct of depth 1, 2, 3 (shallow "
-                  "bugs first; complete when its dfs is); dfs: depth-first search with the "
-                  "Goldilocks reduction and iterative preemption bounding (complete up to the "
-                  "bound); random; pct (probabilistic concurrency testing)")
+  sub->add_option(
+         "--strategy", o->run.strategy,
+         "portfolio: executions in turn from dfs, pct of depth 1, 2, 3 and random "
+         "(shallow bugs first; complete when its dfs is); dfs: depth-first search with the "
+         "Goldilocks reduction and iterative preemption bounding (complete up to the "
+         "bound); random; pct (probabilistic concurrency testing)")
       ->check(CLI::IsMember({"portfolio", "dfs", "random", "pct"}))
       ->capture_default_str();
   sub->add_flag("--unreduced", o->unreduced,
@@ -199,6 +245,25 @@ Command add_explore_command(CLI::App& app) {
   sub->add_flag("--sync-only", o->sync_only,
                 "dfs: branch at synchronisation operations only (memory accesses are no "
                 "scheduling points)");
+  sub->add_flag("!--no-spurious-wakeups", o->run.spurious_wakeups,
+                "dfs, portfolio: never wake a condition wait without a signal (by default the "
+                "dfs may, as POSIX allows, at the cost of a preemption: a wait not in a loop is "
+                "a bug)");
+  sub->add_option("--shard", o->shard,
+                  "I/N: run shard I (0 .. N-1) of N of the search, deterministically (the "
+                  "shards' executions together are the search's; join their JSON reports with "
+                  "racepred merge). Default: Bazel's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS");
+  sub->add_option("--shard-depth", o->run.shard.depth,
+                  "dfs, portfolio with --shard: the top choice points every shard runs (its "
+                  "paths are dealt to the shards)")
+      ->check(CLI::Range(1u, 64u))
+      ->capture_default_str();
+  sub->add_option("--jobs,-j", o->run.jobs,
+                  "Run this many executions at once, each job with a fork server of its own. "
+                  "random: the same executions and report as one job; pct, dfs, portfolio: the "
+                  "search dealt to the jobs as shards (the same findings when it completes)")
+      ->check(CLI::Range(1u, 256u))
+      ->capture_default_str();
   sub->add_flag("!--no-fork-server", o->run.fork_server,
                 "Start the program afresh for every execution instead of forking each from "
                 "the program stopped before main (the fork server; docs/EXPLORE.md)");

@@ -12,7 +12,8 @@ namespace {
 
 class Dfs : public Strategy {
  public:
-  Dfs(uint32_t max_preemptions, DfsPoints points) : max_(max_preemptions), points_(points) {}
+  Dfs(uint32_t max_preemptions, DfsPoints points, Shard shard)
+      : max_(max_preemptions), points_(points), shard_(shard) {}
 
   void begin() override {
     preemptions_ = 0;
@@ -35,8 +36,10 @@ class Dfs : public Strategy {
       for (size_t i : o.allowed)
         if (i != chosen && (!o.preempts(point, i) || preemptions_ < bound_)) node.todo.push_back(i);
       // Goldilocks reduction: an access point keeps its alternatives aside until a potential
-      // race makes it a full branching point (end()).
-      if (points_ == DfsPoints::Goldilocks && point.is_access())
+      // race makes it a full branching point (end()). Sharded, the top of the tree branches
+      // fully: it must not depend on the executions below it, which other shards run.
+      if (points_ == DfsPoints::Goldilocks && point.is_access() &&
+          !(shard_.sharded() && index < shard_.depth))
         std::swap(node.todo, node.deferred);
       node.tids.reserve(point.candidates.size());
       for (const Candidate& c : point.candidates) node.tids.push_back(c.tid);
@@ -50,6 +53,14 @@ class Dfs : public Strategy {
     // With the reduction the tree of a round depends on the races seen in it, so an execution
     // with fewer preemptions may be new in a later round: every one is analysed.
     last_new_ = preemptions_ == bound_ || bound_ == 0 || points_ == DfsPoints::Goldilocks;
+    // Sharded: the execution's top path (its first shard_.depth choices) is the top_serial_-th
+    // of the search; the shard owns the subtrees of every count-th one. Another shard's
+    // execution is a scout: its subtree below the top is dropped.
+    last_owned_ = !shard_.sharded() || top_serial_ % shard_.count == shard_.index;
+    if (!last_owned_) {
+      ++scouts_;
+      if (stack_.size() > shard_.depth) stack_.resize(shard_.depth);
+    }
     if (points_ == DfsPoints::Goldilocks)
       for (size_t i = 0; i < points.size() && i < stack_.size(); ++i) {
         Node& node = stack_[i];
@@ -59,16 +70,20 @@ class Dfs : public Strategy {
         node.todo.insert(node.todo.end(), node.deferred.begin(), node.deferred.end());
         node.deferred.clear();
       }
-    ++round_executions_;
+    if (last_owned_) ++round_executions_;
     while (!stack_.empty() && stack_.back().todo.empty()) stack_.pop_back();
     if (stack_.empty()) {
       rounds_.push_back(round_executions_);
       round_executions_ = 0;
       prefix_ = 0;
+      ++top_serial_;  // a new round starts with a new top path
       if (bound_ >= max_) return false;
       ++bound_;
       return true;
     }
+    // The next execution leaves this one at the node on top of the stack: above the shard
+    // depth, that is a new top path.
+    if (stack_.size() <= shard_.depth) ++top_serial_;
     Node& node = stack_.back();
     node.chosen = node.todo.back();
     node.todo.pop_back();
@@ -78,6 +93,7 @@ class Dfs : public Strategy {
   }
 
   bool last_is_new() const override { return last_new_; }
+  bool last_is_owned() const override { return last_owned_; }
   bool wants_racy_points() const override { return points_ == DfsPoints::Goldilocks; }
 
   std::string coverage(uint64_t executions, bool complete) const override {
@@ -89,15 +105,20 @@ class Dfs : public Strategy {
                 " in the unfinished round K=" + std::to_string(bound_);
     }
     std::string s;
+    if (shard_.sharded())
+      s = "shard " + std::to_string(shard_.index) + "/" + std::to_string(shard_.count) + " (" +
+          std::to_string(scouts_) + " executions of other shards run to learn the top " +
+          std::to_string(shard_.depth) + " choice points): ";
     if (complete)
-      s = "complete: all " + std::to_string(rounds_.back()) +
-          (rounds_.back() == 1 ? " execution" : " executions") + " with at most " +
-          std::to_string(max_) + " preemption" + (max_ == 1 ? "" : "s") + " explored (" + what() +
-          "; rounds: " + rounds + ")";
+      s += "complete: all " + std::to_string(rounds_.back()) +
+           (rounds_.back() == 1 ? " execution" : " executions") +
+           (shard_.sharded() ? " of this shard" : "") + " with at most " + std::to_string(max_) +
+           " preemption" + (max_ == 1 ? "" : "s") + " explored (" + what() + "; rounds: " + rounds +
+           ")";
     else
-      s = "budget exhausted after " + std::to_string(executions) + " executions (" + what() +
-          ", preemption bound " + std::to_string(bound_) + " of " + std::to_string(max_) +
-          "; rounds: " + rounds + ")";
+      s += "budget exhausted after " + std::to_string(executions) + " executions (" + what() +
+           ", preemption bound " + std::to_string(bound_) + " of " + std::to_string(max_) +
+           "; rounds: " + rounds + ")";
     if (divergences_)
       s += "; " + std::to_string(divergences_) +
            " choice points diverged from the recorded prefix (the program is not deterministic "
@@ -131,6 +152,10 @@ class Dfs : public Strategy {
   };
   uint32_t max_;
   DfsPoints points_;
+  Shard shard_;
+  uint64_t top_serial_ = 0;  // the current execution's top path, numbered in search order
+  uint64_t scouts_ = 0;      // executions of other shards run
+  bool last_owned_ = true;
   uint64_t branching_ = 0;  // access points made full branching points
   uint32_t bound_ = 0;
   std::vector<Node> stack_;
@@ -145,8 +170,8 @@ class Dfs : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_dfs(uint32_t max_preemptions, DfsPoints points) {
-  return std::make_unique<Dfs>(max_preemptions, points);
+std::unique_ptr<Strategy> make_dfs(uint32_t max_preemptions, DfsPoints points, Shard shard) {
+  return std::make_unique<Dfs>(max_preemptions, points, shard);
 }
 
 }  // namespace racepred::explore

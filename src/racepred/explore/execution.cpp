@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 
 #include "racepred/format/explore_channel.hpp"
 #include "racepred/recording/spawn.hpp"
@@ -122,7 +123,8 @@ std::vector<std::pair<std::string, std::string>> program_env(const ProgramSpec& 
       {"RACEPRED_SCHEDULE", "controlled"},
       {"RACEPRED_SCHEDULE_FD", std::to_string(channel)},
       {"RACEPRED_SCHEDULE_STEPS", std::to_string(program.max_steps)},
-      {"RACEPRED_SCHEDULE_ACCESSES", program.access_points ? "1" : "0"}};
+      {"RACEPRED_SCHEDULE_ACCESSES", program.access_points ? "1" : "0"},
+      {"RACEPRED_SCHEDULE_SPURIOUS", program.spurious_wakeups ? "1" : "0"}};
   if (!program.access_offsets.empty())
     env.push_back({"RACEPRED_SCHEDULE_ACCESS", program.access_offsets});
   if (program.every_point) env.push_back({"RACEPRED_SCHEDULE_EVERY", "1"});
@@ -257,19 +259,25 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
     throw InputError(std::string("racepred: error: socketpair: ") + std::strerror(errno));
   Fd ours{sv[0]};
   Fd theirs{sv[1]};
-  // The program's end is inherited (no close-on-exec); ours is not.
-  fcntl(theirs.fd, F_SETFD, 0);
   char err_name[] = "/tmp/racepred-explore-stderr-XXXXXX";
-  Fd err{mkstemp(err_name)};
+  Fd err{mkostemp(err_name, O_CLOEXEC)};
   if (err.fd >= 0) unlink(err_name);
-  Fd null_in{::open("/dev/null", O_RDONLY | O_CLOEXEC)};
-  Fd null_out{::open("/dev/null", O_WRONLY | O_CLOEXEC)};
 
   ::unlink(raw.c_str());
   pid_t pid = -1;
   const bool forked = server && server->running() && err.fd >= 0 &&
                       (pid = server->fork_execution(raw, theirs.fd, err.fd)) > 0;
   if (!forked) {
+    // A fresh process: its standard input and output are /dev/null (a forked execution
+    // inherits the server's).
+    Fd null_in{::open("/dev/null", O_RDONLY | O_CLOEXEC)};
+    Fd null_out{::open("/dev/null", O_WRONLY | O_CLOEXEC)};
+    // The program's end of the channel is inherited (no close-on-exec) only while this thread
+    // spawns it: with --jobs another worker's program must not inherit it too (it would hold
+    // the channel open after this execution's program ended).
+    static std::mutex spawning;
+    std::lock_guard lock(spawning);
+    fcntl(theirs.fd, F_SETFD, 0);
     recording::SpawnOptions options;
     options.env = program_env(program, raw, theirs.fd);
     options.stdin_fd = null_in.fd;
@@ -280,8 +288,10 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
     } catch (const recording::SpawnError& e) {
       throw InputError(std::string("racepred: error: ") + e.what());
     }
+    ::close(theirs.fd);
+    theirs.fd = -1;
   }
-  ::close(theirs.fd);
+  if (theirs.fd >= 0) ::close(theirs.fd);  // the fork server has its copy
   theirs.fd = -1;
 
   ExecutionResult result;

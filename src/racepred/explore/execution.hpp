@@ -47,6 +47,9 @@ struct ProgramSpec {
   // Every memory access is a scheduling point too (RACEPRED_SCHEDULE_ACCESSES): the choice
   // points then include the accesses where another thread could run.
   bool access_points = false;
+  // RACEPRED_SCHEDULE_SPURIOUS: a thread in an unsignalled condition wait is offered beside
+  // the enabled threads (Candidate::times_out), to wake without a signal (POSIX allows it).
+  bool spurious_wakeups = false;
   // RACEPRED_SCHEDULE_ACCESS: code offsets whose memory accesses are choice points too
   // ("0x1a2b,0x1a40"; empty: none), for racepred confirm and its replays.
   std::string access_offsets;

@@ -5,15 +5,21 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <unordered_map>
 
 #include "racepred/driver/registry.hpp"
@@ -21,10 +27,15 @@
 #include "racepred/explore/goldilocks.hpp"
 #include "racepred/explore/strategy.hpp"
 #include "racepred/io/reader.hpp"
+#include "racepred/recording/assemble.hpp"
 #include "racepred/recording/finish.hpp"
 #include "racepred/recording/launch.hpp"
+#include "racepred/recording/naming.hpp"
+#include "racepred/recording/raw_recording.hpp"
 #include "racepred/recording/spawn.hpp"
+#include "racepred/recording/symbolizer.hpp"
 #include "racepred/trace/error.hpp"
+#include "racepred/trace/validator.hpp"
 
 namespace racepred::explore {
 namespace {
@@ -33,10 +44,10 @@ namespace fs = std::filesystem;
 
 std::unique_ptr<Strategy> make_strategy(const ExploreOptions& o) {
   if (o.replay) return std::make_unique<ReplayStrategy>(o.replay_choices);
-  if (o.strategy == "portfolio") return make_portfolio(o.seed, o.preemptions);
-  if (o.strategy == "dfs") return make_dfs(o.preemptions, o.dfs_points);
-  if (o.strategy == "random") return make_random(o.seed);
-  if (o.strategy == "pct") return make_pct(o.seed, o.depth);
+  if (o.strategy == "portfolio") return make_portfolio(o.seed, o.preemptions, o.shard);
+  if (o.strategy == "dfs") return make_dfs(o.preemptions, o.dfs_points, o.shard);
+  if (o.strategy == "random") return make_random(o.seed, o.shard);
+  if (o.strategy == "pct") return make_pct(o.seed, o.depth, o.shard);
   throw UsageError("unknown strategy '" + o.strategy + "' (portfolio, dfs, random, pct)");
 }
 
@@ -100,6 +111,49 @@ std::string describe(const Finding& f, const Trace* t) {
 
 }  // namespace
 
+namespace {
+
+// The second pass's events with their location ids, numbered from 1 as a trace file numbers
+// them, to the validator.
+class MemorySink : public recording::EventBatchSink {
+ public:
+  MemorySink(EventConsumer& next, const std::vector<uint32_t>& loc_map)
+      : next_(next), loc_map_(loc_map) {}
+  void on_events(std::span<const Event> events) override {
+    events_.assign(events.begin(), events.end());
+    ids_.resize(events.size());
+    for (size_t i = 0; i < events_.size(); ++i) {
+      events_[i].location = loc_map_[events_[i].location];
+      ids_[i] = ++id_;
+    }
+    next_.on_events(ids_, events_);
+  }
+
+ private:
+  EventConsumer& next_;
+  const std::vector<uint32_t>& loc_map_;
+  std::vector<Event> events_;
+  std::vector<EventId> ids_;
+  EventId id_ = 0;
+};
+
+}  // namespace
+
+Trace unnamed_trace(const recording::RawRecording& rec, const std::string& name) {
+  recording::Assembly assembly(rec, recording::consistent_cut(rec));
+  assembly.scan();
+  recording::Symbolizer symbolizer(recording::parse_maps(rec.maps), false);
+  std::vector<uint32_t> loc_map;
+  Trace trace;
+  trace.symbols = recording::name_symbols(assembly.scanned(), symbolizer, loc_map);
+  TraceCollector collector(trace);
+  Validator validator(trace.symbols, ValidationOptions{ValidationMode::Strict, name}, collector);
+  MemorySink sink(validator, loc_map);
+  assembly.emit(sink);
+  validator.on_end();
+  return trace;
+}
+
 bool failure_of(const ExecutionResult& r, Failure& f, std::string& key) {
   switch (r.ending) {
     case Ending::Exited:
@@ -156,6 +210,7 @@ void write_replay_file(const std::string& path, const ExploreOptions& o, const s
     j["arguments"].push_back(o.program.command[i]);
   j["max_steps"] = o.program.max_steps;
   j["access_points"] = o.program.access_points;
+  if (o.program.spurious_wakeups) j["spurious_wakeups"] = true;
   if (!o.program.access_offsets.empty()) j["access_offsets"] = o.program.access_offsets;
   j["finding"] = what;
   j["choices"] = nlohmann::ordered_json::array();
@@ -185,6 +240,7 @@ ReplayFile read_replay_file(const std::string& path) {
       for (const auto& a : j["arguments"]) r.arguments.push_back(a.get<std::string>());
     r.max_steps = j.value("max_steps", uint64_t{0});
     r.access_points = j.value("access_points", false);
+    r.spurious_wakeups = j.value("spurious_wakeups", false);
     r.access_offsets = j.value("access_offsets", "");
     for (const auto& c : j["choices"]) r.choices.push_back(c.get<uint32_t>());
   } catch (const nlohmann::json::exception& e) {
@@ -193,11 +249,91 @@ ReplayFile read_replay_file(const std::string& path) {
   return r;
 }
 
+namespace {
+
+// One worker of the exploration: its strategy (a share of the search), fork server and raw files.
+struct Produced;
+struct Worker {
+  std::unique_ptr<Strategy> strategy;
+  ForkServer server;
+  std::string dir;
+  std::string raw[2];
+  uint64_t produced = 0;
+  bool done = false;               // its strategy has no execution left, or it failed
+  bool more = true;                // its strategy has an execution left
+  uint64_t owned = 0;              // its executions analysed (its shard's)
+  std::unique_ptr<Produced> slot;  // jobs > 1: its execution waiting for (or in) analysis
+};
+
+// One execution run and decoded by a worker, its strategy told.
+struct Produced {
+  ExecutionResult run;
+  std::string raw;
+  std::optional<recording::RawFile> raw_file;
+  std::optional<recording::RawRecording> recorded;
+  std::string raw_error;
+  std::string racy_error;
+  uint64_t potential_races = 0;
+  double run_seconds = 0;
+  bool more = true;
+  bool owned = true;
+  bool is_new = true;
+  std::exception_ptr error;
+};
+
+void produce(const ExploreOptions& o, Worker& w, Produced& p) {
+  try {
+    p.raw = w.raw[w.produced++ % 2];
+    Strategy& strategy = *w.strategy;
+    strategy.begin();
+    const auto run_start = std::chrono::steady_clock::now();
+    p.run = run_execution(
+        o.program, p.raw, [&](const ChoicePoint& c, size_t i) { return strategy.choose(c, i); },
+        &w.server);
+    p.run_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+    if (!p.run.recorded)
+      throw InputError("racepred: error: " + o.program.command[0] +
+                       " wrote no recording: was it built with racepred-cc / racepred-c++?");
+    // The raw recording, read once for the lock sets and the trace.
+    try {
+      p.raw_file.emplace(p.raw);
+      p.recorded.emplace(recording::decode_recording(*p.raw_file, p.raw));
+    } catch (const InputError& e) {
+      p.raw_error = e.what();
+    }
+    if (strategy.wants_racy_points()) {
+      try {
+        if (!p.recorded) throw InputError(p.raw_error);
+        p.potential_races = mark_racy_points(lockset_events(*p.recorded), p.run.points);
+      } catch (const InputError& e) {
+        // Without the lock sets every access point of this execution branches (no reduction).
+        for (ChoicePoint& c : p.run.points) c.racy = c.is_access();
+        p.racy_error = e.what();
+      }
+    }
+    p.more = strategy.end(p.run.points);
+    for (const auto& child : recording::child_recordings(p.raw)) std::remove(child.first.c_str());
+    p.owned = strategy.last_is_owned();
+    p.is_new = strategy.last_is_new();
+  } catch (...) {
+    p.error = std::current_exception();
+  }
+}
+
+}  // namespace
+
 ExploreResult explore(const ExploreOptions& options) {
   ExploreOptions o = options;
-  if (!o.replay)
+  if (!o.replay) {
     o.program.access_points =
         o.strategy == "portfolio" || (o.strategy == "dfs" && o.dfs_points != DfsPoints::Sync);
+    // Only dfs chooses spurious wake-ups (strategy.hpp): the others run without the offers.
+    o.program.spurious_wakeups =
+        o.spurious_wakeups && (o.strategy == "portfolio" || o.strategy == "dfs");
+  }
+  if (o.shard.count == 0 || o.shard.index >= o.shard.count)
+    throw UsageError("--shard I/N: I must be below N (0-based), N at least 1");
   if (o.program.command.empty()) throw UsageError("give the program to explore after --");
   if (!find_engine(o.engine)) throw UsageError("unknown engine '" + o.engine + "'");
   if (const std::string exe = recording::find_program(o.program.command[0]);
@@ -205,7 +341,7 @@ ExploreResult explore(const ExploreOptions& options) {
     throw InputError("racepred: error: " + exe +
                      " is linked with the real ThreadSanitizer runtime (libtsan): link it with "
                      "racepred-cc / racepred-c++ (docs/RECORDER.md)");
-  std::unique_ptr<Strategy> strategy = make_strategy(o);
+  make_strategy(o);  // an unknown strategy is a usage error before anything starts
   // Each execution's analysis allocates and frees the same large buffers (the trace writer's
   // chunk, the assembled events): kept in the heap rather than mapped and trimmed each time,
   // they are not faulted in again per execution (a third of the explorer's time on a small
@@ -214,8 +350,6 @@ ExploreResult explore(const ExploreOptions& options) {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   const uint64_t budget = o.replay ? 1 : o.executions;
   WorkDir work;
-  const std::string raw = work.path + "/run.raw";
-  const std::string plain = work.path + "/run.rpt";
   const std::string named = work.path + "/named.rpt";
   if (!o.replay && !o.replay_dir.empty()) {
     std::error_code ec;
@@ -226,47 +360,134 @@ ExploreResult explore(const ExploreOptions& options) {
   }
 
   ExploreResult result;
-  ForkServer server;
-  if (o.fork_server && !o.replay) {
-    std::string why;
-    if (!server.start(o.program, work.path, why))
-      result.notes.push_back("no fork server: " + why + "; each execution is a fresh process");
+  // --jobs: worker w runs the share w + J i of this run's executions (a shard of it: random and
+  // pct then run exactly the executions of one job, dfs and the portfolio the same search dealt
+  // to J shards); the executions are analysed here in turn, w = 0, 1, ..., J - 1, 0, ..., so that
+  // the report does not depend on which worker is faster.
+  const uint32_t jobs = o.replay ? 1 : std::max<uint32_t>(o.jobs, 1);
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (uint32_t w = 0; w < jobs; ++w) {
+    auto worker = std::make_unique<Worker>();
+    ExploreOptions share = o;
+    if (jobs > 1) {
+      share.shard.index = o.shard.index + o.shard.count * w;
+      share.shard.count = o.shard.count * jobs;
+      worker->dir = work.path + "/job" + std::to_string(w);
+      fs::create_directories(worker->dir);
+    } else {
+      worker->dir = work.path;
+    }
+    worker->strategy = make_strategy(share);
+    worker->raw[0] = worker->dir + "/run.raw";
+    worker->raw[1] = worker->dir + "/run2.raw";
+    if (o.fork_server && !o.replay) {
+      std::string why;
+      if (!worker->server.start(o.program, worker->dir, why) && w == 0)
+        result.notes.push_back("no fork server: " + why + "; each execution is a fresh process");
+    }
+    workers.push_back(std::move(worker));
   }
+  std::unique_ptr<Strategy>& strategy = workers[0]->strategy;
   std::map<std::string, size_t> index;  // key -> findings position
   std::unordered_map<std::string, std::string> source_of;
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  // Worker threads (jobs > 1): each produces its executions into its slot, alternating between
+  // two raw files, and waits while the previous one is still being analysed.
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool stopping = false;
+  std::vector<std::thread> threads;
+  auto produce_into = [&](Worker& w) {
+    for (;;) {
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return stopping || !w.slot; });
+        if (stopping) return;
+      }
+      auto p = std::make_unique<Produced>();
+      produce(o, w, *p);
+      const bool last = p->error || !p->more;
+      {
+        std::lock_guard lock(mutex);
+        w.slot = std::move(p);
+      }
+      changed.notify_all();
+      if (last) return;
+    }
+  };
+  auto stop_workers = [&] {
+    {
+      std::lock_guard lock(mutex);
+      stopping = true;
+    }
+    changed.notify_all();
+    for (std::thread& t : threads) t.join();
+    threads.clear();
+  };
+  if (jobs > 1)
+    for (auto& w : workers) threads.emplace_back(produce_into, std::ref(*w));
+  struct JoinWorkers {
+    std::function<void()> stop;
+    ~JoinWorkers() { stop(); }
+  } join_workers{stop_workers};
   bool more = true;
+  uint32_t turn = 0;
+  std::unique_ptr<Produced> current;
+  auto release = [&](Worker& w) {  // the execution of w's slot is analysed
+    std::lock_guard lock(mutex);
+    w.slot.reset();
+    changed.notify_all();
+  };
+  Worker* from = nullptr;
   while (more) {
-    if (budget && result.executions >= budget) break;
+    if (from && jobs > 1) release(*from);
+    from = nullptr;
+    if (budget && result.executions + result.scout_executions >= budget) break;
     if (o.seconds > 0 && elapsed() >= o.seconds) break;
-    strategy->begin();
-    const double run_start = elapsed();
-    ExecutionResult run = run_execution(
-        o.program, raw, [&](const ChoicePoint& p, size_t i) { return strategy->choose(p, i); },
-        &server);
-    result.run_seconds += elapsed() - run_start;
+    // The next worker in turn with an execution left.
+    Produced* got = nullptr;
+    for (uint32_t tried = 0; tried < jobs && !got; ++tried, turn = (turn + 1) % jobs) {
+      Worker& w = *workers[turn];
+      if (w.done) continue;
+      if (jobs == 1) {
+        current = std::make_unique<Produced>();
+        produce(o, w, *current);
+        got = current.get();
+      } else {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return w.slot != nullptr; });
+        got = w.slot.get();
+      }
+      from = &w;
+      if (got->error || !got->more) w.done = true;
+      w.more = got->more;
+    }
+    if (!got) {
+      more = false;
+      break;
+    }
+    if (got->error) std::rethrow_exception(got->error);
+    more = std::any_of(workers.begin(), workers.end(), [](const auto& w) { return !w->done; });
+    ExecutionResult& run = got->run;
+    const std::string& raw = got->raw;
+    std::optional<recording::RawRecording>& recorded = got->recorded;
+    const std::string& raw_error = got->raw_error;
+    result.run_seconds += got->run_seconds;
+    result.potential_races += got->potential_races;
+    if (!got->racy_error.empty() && result.notes.size() < 5)
+      result.notes.push_back("execution " + std::to_string(result.executions + 1) +
+                             ": its lock sets could not be computed: " + got->racy_error);
+    if (!got->owned) {  // another shard's: it reports it
+      ++result.scout_executions;
+      continue;
+    }
+    ++from->owned;
     ++result.executions;
     result.choice_points += run.points.size();
-    if (!run.recorded)
-      throw InputError("racepred: error: " + o.program.command[0] +
-                       " wrote no recording: was it built with racepred-cc / racepred-c++?");
-    if (strategy->wants_racy_points()) {
-      try {
-        result.potential_races += mark_racy_points(lockset_events(raw), run.points);
-      } catch (const InputError& e) {
-        // Without the lock sets every access point of this execution branches (no reduction).
-        for (ChoicePoint& p : run.points) p.racy = p.is_access();
-        if (result.notes.size() < 5)
-          result.notes.push_back("execution " + std::to_string(result.executions) +
-                                 ": its lock sets could not be computed: " + e.what());
-      }
-    }
-    more = strategy->end(run.points);
-    for (const auto& child : recording::child_recordings(raw)) std::remove(child.first.c_str());
-    if (!strategy->last_is_new() && o.record.empty()) continue;
+    if (!got->is_new && o.record.empty()) continue;
     ++result.analysed;
 
     std::vector<Hit> hits;
@@ -277,11 +498,8 @@ ExploreResult explore(const ExploreOptions& options) {
     Trace trace;
     bool have_trace = false;
     try {
-      recording::FinishOptions fo;
-      fo.output = plain;
-      fo.symbolize = false;
-      recording::finish_recording(raw, fo);
-      trace = load_checked_trace(plain);
+      if (!recorded) throw InputError(raw_error);
+      trace = unnamed_trace(*recorded, raw);
       have_trace = true;
     } catch (const InputError& e) {
       if (result.notes.size() < 5)
@@ -362,11 +580,22 @@ ExploreResult explore(const ExploreOptions& options) {
       recording::finish_recording(raw, fo);
     }
   }
-  std::remove(raw.c_str());
-  result.fork_server = server.running();
+  if (from && jobs > 1) release(*from);
+  stop_workers();
+  for (auto& w : workers)
+    for (const std::string& raw : w->raw) std::remove(raw.c_str());
+  result.fork_server = std::all_of(workers.begin(), workers.end(),
+                                   [](const auto& w) { return w->server.running(); });
   result.seconds = elapsed();
   result.complete = !more;
-  result.coverage = strategy->coverage(result.executions, result.complete);
+  if (jobs == 1 || o.strategy == "random") {
+    result.coverage = strategy->coverage(result.executions, result.complete);
+  } else {  // each job's share of the search
+    result.coverage = std::to_string(jobs) + " jobs:";
+    for (uint32_t w = 0; w < jobs; ++w)
+      result.coverage += (w ? "; job " : " job ") + std::to_string(w + 1) + ": " +
+                         workers[w]->strategy->coverage(workers[w]->owned, !workers[w]->more);
+  }
   return result;
 }
 

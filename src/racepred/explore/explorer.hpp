@@ -13,6 +13,7 @@
 
 #include "racepred/explore/execution.hpp"
 #include "racepred/explore/strategy.hpp"
+#include "racepred/recording/raw_recording.hpp"
 #include "racepred/report/finding.hpp"
 #include "racepred/trace/trace.hpp"
 
@@ -38,6 +39,12 @@ struct ExploreOptions {
   // Run the executions as forks of the program started once (ForkServer), falling back to a
   // fresh process each when the program cannot be a fork server.
   bool fork_server = true;
+  // dfs, portfolio: condition waits may wake spuriously (ProgramSpec::spurious_wakeups).
+  bool spurious_wakeups = true;
+  // This run's share of the search (strategy.hpp); the budget counts every execution run.
+  Shard shard;
+  // Executions run at once (each worker a fork server of its own; docs/EXPLORE.md, "Jobs").
+  uint32_t jobs = 1;
 };
 
 struct ExploreFinding {
@@ -51,8 +58,9 @@ struct ExploreFinding {
 
 struct ExploreResult {
   std::vector<ExploreFinding> findings;
-  uint64_t executions = 0;
-  uint64_t analysed = 0;  // executions whose trace was analysed (new ones)
+  uint64_t executions = 0;        // sharded: this shard's
+  uint64_t scout_executions = 0;  // sharded: other shards' executions run to learn the tree
+  uint64_t analysed = 0;          // executions whose trace was analysed (new ones)
   uint64_t choice_points = 0;
   uint64_t potential_races = 0;  // accesses whose lock set check failed (the reduction's work)
   bool complete = false;
@@ -73,8 +81,9 @@ struct ReplayFile {
   std::string program;
   std::vector<std::string> arguments;
   uint64_t max_steps = 0;
-  bool access_points = false;  // "access_points": the choices include memory access points
-  std::string access_offsets;  // ProgramSpec::access_offsets of the execution (racepred confirm)
+  bool access_points = false;     // "access_points": the choices include memory access points
+  bool spurious_wakeups = false;  // "spurious_wakeups": condition waits were offered to wake
+  std::string access_offsets;     // ProgramSpec::access_offsets of the execution (racepred confirm)
   std::vector<uint32_t> choices;
 };
 // Writes the replay file of an execution (`what`: the finding it shows) for o.program.
@@ -83,6 +92,13 @@ void write_replay_file(const std::string& path, const ExploreOptions& o, const s
 // The failure of an execution (assertion, crash, deadlock, hang) with the key that makes it
 // distinct; false when it exited.
 bool failure_of(const ExecutionResult& r, Failure& f, std::string& key);
+
+// An execution's trace without names (code as module+offset), validated as load_checked_trace
+// validates a trace file: the trace that finish_recording (symbolize = false) writes and the
+// reader reads back, assembled in memory (no trace file written and parsed per execution).
+// Throws InputError when the recording is corrupt or the trace is not well-formed; `name`
+// stands for the recording in messages.
+Trace unnamed_trace(const recording::RawRecording& recording, const std::string& name);
 
 // Throws InputError when the file cannot be read or is not a replay file.
 ReplayFile read_replay_file(const std::string& path);

@@ -40,7 +40,10 @@ struct Variable {
 
 std::vector<LsEvent> lockset_events(const std::string& raw) {
   recording::RawFile file(raw);
-  const recording::RawRecording rec = recording::decode_recording(file.bytes(), raw);
+  return lockset_events(recording::decode_recording(file.bytes(), raw));
+}
+
+std::vector<LsEvent> lockset_events(const recording::RawRecording& rec) {
   const uint64_t cut = recording::consistent_cut(rec);
   std::vector<LsEvent> out;
   for (const auto& [tid, stream] : rec.threads) {

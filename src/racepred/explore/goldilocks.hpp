@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "racepred/explore/execution.hpp"
+#include "racepred/recording/raw_recording.hpp"
 
 namespace racepred::explore {
 
@@ -29,6 +30,8 @@ struct LsEvent {
 // event per word, at most 4,096; read locks as a send/recv order on the lock, which the
 // reader does not hold). Throws InputError when the recording cannot be read.
 std::vector<LsEvent> lockset_events(const std::string& raw);
+// The same of a decoded recording.
+std::vector<LsEvent> lockset_events(const recording::RawRecording& recording);
 
 // Runs the lock sets over `events` and sets `racy` on the access points of `points` (the
 // execution's choice points, with their sequence numbers) that the search must branch at.

@@ -15,16 +15,28 @@
 namespace racepred::explore {
 namespace {
 
+// The allowed candidates without spurious wake-ups (only dfs chooses those), unless nothing
+// else is allowed.
+std::vector<size_t> without_spurious(const ChoicePoint& point, const Options& o) {
+  std::vector<size_t> allowed;
+  for (size_t i : o.allowed)
+    if (!is_spurious(point.candidates[i])) allowed.push_back(i);
+  return allowed.empty() ? o.allowed : allowed;
+}
+
 class RandomWalk : public Strategy {
  public:
-  explicit RandomWalk(uint64_t seed) : seed_(seed) {}
+  RandomWalk(uint64_t seed, Shard shard) : seed_(seed), shard_(shard) {}
   void begin() override {
-    rng_.seed(seed_ + 0x9E3779B97F4A7C15ULL * executions_++);
+    // The execution's number in the unsharded sequence: shard i runs i, i + n, i + 2n, ...
+    const uint64_t number = shard_.index + uint64_t{shard_.count} * executions_++;
+    rng_.seed(seed_ + 0x9E3779B97F4A7C15ULL * number);
     fairness_.reset();
   }
   size_t choose(const ChoicePoint& point, size_t) override {
     const Options o = options_of(point, fairness_.gives_way(point));
-    return o.allowed[std::uniform_int_distribution<size_t>(0, o.allowed.size() - 1)(rng_)];
+    const std::vector<size_t> allowed = without_spurious(point, o);
+    return allowed[std::uniform_int_distribution<size_t>(0, allowed.size() - 1)(rng_)];
   }
   bool end(const std::vector<ChoicePoint>&) override { return true; }
   std::string coverage(uint64_t executions, bool) const override {
@@ -35,6 +47,7 @@ class RandomWalk : public Strategy {
 
  private:
   uint64_t seed_;
+  Shard shard_;
   uint64_t executions_ = 0;
   std::mt19937_64 rng_;
   Fairness fairness_;
@@ -42,10 +55,12 @@ class RandomWalk : public Strategy {
 
 class Pct : public Strategy {
  public:
-  Pct(uint64_t seed, uint32_t depth) : seed_(seed), depth_(std::max<uint32_t>(depth, 1)) {}
+  Pct(uint64_t seed, uint32_t depth, Shard shard)
+      : seed_(seed), depth_(std::max<uint32_t>(depth, 1)), shard_(shard) {}
 
   void begin() override {
-    rng_.seed(seed_ + 0x9E3779B97F4A7C15ULL * executions_++);
+    const uint64_t number = shard_.index + uint64_t{shard_.count} * executions_++;
+    rng_.seed(seed_ + 0x9E3779B97F4A7C15ULL * number);
     fairness_.reset();
     priority_.clear();
     change_.clear();
@@ -64,8 +79,9 @@ class Pct : public Strategy {
     // A thread that gives way keeps the lowest priority of the ordinary ones from now on.
     if (gives_way) priority_[point.current] = std::min<uint64_t>(priority_[point.current], depth_);
     const Options o = options_of(point, gives_way);
-    size_t best = o.allowed.front();
-    for (size_t i : o.allowed)
+    const std::vector<size_t> allowed = without_spurious(point, o);
+    size_t best = allowed.front();
+    for (size_t i : allowed)
       if (priority_[point.candidates[i].tid] > priority_[point.candidates[best].tid]) best = i;
     return best;
   }
@@ -99,6 +115,7 @@ class Pct : public Strategy {
 
   uint64_t seed_;
   uint32_t depth_;
+  Shard shard_;
   uint64_t executions_ = 0;
   std::mt19937_64 rng_;
   Fairness fairness_;
@@ -110,11 +127,11 @@ class Pct : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_random(uint64_t seed) {
-  return std::make_unique<RandomWalk>(seed);
+std::unique_ptr<Strategy> make_random(uint64_t seed, Shard shard) {
+  return std::make_unique<RandomWalk>(seed, shard);
 }
-std::unique_ptr<Strategy> make_pct(uint64_t seed, uint32_t depth) {
-  return std::make_unique<Pct>(seed, depth);
+std::unique_ptr<Strategy> make_pct(uint64_t seed, uint32_t depth, Shard shard) {
+  return std::make_unique<Pct>(seed, depth, shard);
 }
 
 }  // namespace racepred::explore

@@ -32,25 +32,35 @@ bool Fairness::gives_way(const ChoicePoint& point) {
   return false;
 }
 
+bool is_spurious(const Candidate& c) {
+  return c.times_out && c.op == ch::kOpCondWait;
+}
+
 Options options_of(const ChoicePoint& point, bool gives_way) {
   Options o;
   const size_t n = point.candidates.size();
   size_t current = SIZE_MAX;
   for (size_t i = 0; i < n; ++i)
     if (point.candidates[i].tid == point.current) current = i;
-  o.current_runs = current != SIZE_MAX && !gives_way && !point.timeouts;
+  o.current_runs = current != SIZE_MAX && !gives_way && !point.timeouts &&
+                   !is_spurious(point.candidates[current]);
   for (size_t i = 0; i < n; ++i)
     if (i != current || !gives_way || n == 1) o.allowed.push_back(i);
   if (o.current_runs) {
     o.default_index = current;
   } else {
-    // The next thread after the current one by number (round-robin), among the allowed.
-    o.default_index = o.allowed.front();
-    for (size_t i : o.allowed)
+    // The next thread after the current one by number (round-robin), among the allowed; a
+    // spurious wake-up only when nothing else is allowed.
+    o.default_index = SIZE_MAX;
+    for (size_t i : o.allowed) {
+      if (is_spurious(point.candidates[i])) continue;
+      if (o.default_index == SIZE_MAX) o.default_index = i;
       if (point.candidates[i].tid > point.current) {
         o.default_index = i;
         break;
       }
+    }
+    if (o.default_index == SIZE_MAX) o.default_index = o.allowed.front();
   }
   return o;
 }

@@ -38,12 +38,18 @@ class Fairness {
 // (no preemption: the current thread when it may run and does not give way, else the next
 // thread after it by number). A candidate other than an enabled current thread costs one
 // preemption.
+// A spurious wake-up (RACEPRED_SCHEDULE_SPURIOUS): a thread in an unsignalled condition wait
+// offered beside the enabled threads; choosing it wakes it without a signal. Only dfs (and a
+// replay) chooses one: it is never the default and always costs a preemption.
+bool is_spurious(const Candidate& c);
+
 struct Options {
   size_t default_index = 0;
   std::vector<size_t> allowed;  // candidate indices, the default among them
   bool current_runs = false;    // the current thread may run and does not give way
   bool preempts(const ChoicePoint& point, size_t index) const {
-    return current_runs && point.candidates[index].tid != point.current;
+    return (current_runs && point.candidates[index].tid != point.current) ||
+           is_spurious(point.candidates[index]);
   }
 };
 Options options_of(const ChoicePoint& point, bool gives_way);
@@ -65,6 +71,23 @@ class Strategy {
   // Whether end() wants the access points that the Goldilocks lock sets make full branching
   // points marked (ChoicePoint::racy; the explorer runs goldilocks.hpp on the execution).
   virtual bool wants_racy_points() const { return false; }
+  // Sharded (Shard::count > 1): whether the last execution is this shard's. Another shard's
+  // execution was run only to learn the top of the dfs tree (shared by every shard) and is
+  // neither analysed nor reported.
+  virtual bool last_is_owned() const { return true; }
+};
+
+// A deterministic share of a search (docs/EXPLORE.md, "Sharding"): shard `index` of `count`
+// (0-based, as Bazel's TEST_SHARD_INDEX). dfs: every shard runs the same top of the tree (the
+// first `depth` choice points, where every alternative is explored: no Goldilocks deferral
+// there), one execution per top path, and the whole subtree below the top paths it owns (the
+// k-th top path in the search's order belongs to shard k mod count). random, pct: shard i runs
+// the executions i, i + count, i + 2 count, ... of the unsharded sequence of its seed.
+struct Shard {
+  uint32_t index = 0;
+  uint32_t count = 1;
+  uint32_t depth = 8;
+  bool sharded() const { return count > 1; }
 };
 
 // Which choice points dfs branches at. Sync: the synchronisation operations only (the
@@ -78,17 +101,19 @@ enum class DfsPoints : uint8_t { Sync, Goldilocks, All };
 // context bounding for systematic testing of multithreaded programs").
 // With DfsPoints::Goldilocks or All the program must run with access points
 // (ProgramSpec::access_points).
-std::unique_ptr<Strategy> make_dfs(uint32_t max_preemptions, DfsPoints points = DfsPoints::Sync);
+std::unique_ptr<Strategy> make_dfs(uint32_t max_preemptions, DfsPoints points = DfsPoints::Sync,
+                                   Shard shard = {});
 // The default portfolio: executions taken in turn from dfs (Goldilocks reduction, preemption
-// bound iterated up to max_preemptions) and PCT of depth 1, 2 and 3 (seeded), so that shallow
-// bugs come first from whichever finds them; complete when the dfs is. Runs with access points.
-std::unique_ptr<Strategy> make_portfolio(uint64_t seed, uint32_t max_preemptions);
+// bound iterated up to max_preemptions), PCT of depth 1, 2 and 3 and random (seeded), so that
+// shallow bugs come first from whichever finds them; complete when the dfs is. Runs with access
+// points.
+std::unique_ptr<Strategy> make_portfolio(uint64_t seed, uint32_t max_preemptions, Shard shard = {});
 // A uniformly random candidate at each point (seeded: the same seed gives the same executions).
-std::unique_ptr<Strategy> make_random(uint64_t seed);
+std::unique_ptr<Strategy> make_random(uint64_t seed, Shard shard = {});
 // PCT (Burckhardt, Kothari, Musuvathi and Nagarakatte, "A randomized scheduler with
 // probabilistic guarantees of finding bugs", ASPLOS 2010): random thread priorities and d - 1
 // random priority change points; the highest-priority candidate runs.
-std::unique_ptr<Strategy> make_pct(uint64_t seed, uint32_t depth);
+std::unique_ptr<Strategy> make_pct(uint64_t seed, uint32_t depth, Shard shard = {});
 // One execution that follows `choices` (a tid per choice point), then the default; a choice
 // that is not among the candidates is a divergence (counted, the default is taken).
 class ReplayStrategy : public Strategy {

@@ -81,6 +81,9 @@ inline constexpr uint8_t kOpNone = 0;
 inline constexpr uint8_t kOpThreadCreate = 1;
 inline constexpr uint8_t kOpThreadJoin = 2;
 inline constexpr uint8_t kOpMutexLock = 4;
+// A condition wait (obj: the condition variable). Offered with times_out set beside enabled
+// threads while it is unsignalled, under RACEPRED_SCHEDULE_SPURIOUS: a spurious wake-up.
+inline constexpr uint8_t kOpCondWait = 16;
 inline constexpr uint8_t kOpAtomic = 28;
 inline constexpr uint8_t kOpSleep = 29;
 inline constexpr uint8_t kOpYield = 30;

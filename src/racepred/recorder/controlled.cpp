@@ -23,6 +23,7 @@ namespace racepred_rt {
 static_assert(racepred::format::explore::kOpThreadJoin == kOpThreadJoin &&
               racepred::format::explore::kOpMutexLock == kOpMutexLock &&
               racepred::format::explore::kOpAtomic == kOpAtomic &&
+              racepred::format::explore::kOpCondWait == kOpCondWait &&
               racepred::format::explore::kOpSleep == kOpSleep &&
               racepred::format::explore::kOpYield == kOpYield &&
               racepred::format::explore::kOpAccess == kOpAccess);
@@ -268,6 +269,7 @@ const Scheduler* controlled_scheduler() {
   g_max_steps = g_settings.schedule_steps;
   g_schedule_accesses = g_settings.schedule_accesses;
   g_every = g_settings.schedule_every;
+  g_schedule_spurious = g_settings.schedule_spurious;
   read_access_points();
   return &kControlled;
 }

@@ -13,6 +13,7 @@ extern const char kPart_sched = 0;
 
 const Scheduler* g_scheduler;
 bool g_schedule_accesses;
+bool g_schedule_spurious;
 
 namespace {
 
@@ -24,7 +25,7 @@ struct Thread {
   uint8_t signalled;
   uint8_t timed_out;  // chosen to time out
   uint8_t serial;     // its barrier wait completed the round
-  uint8_t offered;    // offered to the scheduler as a timeout beside enabled threads
+  uint8_t offered;    // offered beside enabled threads: a timeout, or a spurious wake-up
   int go;             // futex word: 1 = its turn
   uintptr_t obj, obj2;
   uint64_t ticket;  // condition wait: arrival order; barrier wait: the round it waits in
@@ -285,6 +286,24 @@ uint32_t choose(uint32_t current) {
           g_threads[t].offered = 1;
         }
     }
+    // Spurious wake-ups (RACEPRED_SCHEDULE_SPURIOUS): an untimed condition wait that no signal
+    // woke (a timed one can time out already), whose mutex is free, is offered beside the
+    // enabled threads (never alone: when no thread is enabled the run is blocked, not woken).
+    if (pass == 0 && n && g_schedule_spurious) {
+      for (uint32_t t = 0; t < g_thread_end && n < cap; ++t) {
+        const Thread& w = g_threads[t];
+        if (w.state != kAlive || w.offered || w.signalled || w.op != kOpCondWait ||
+            !lock_free_for(object(w.obj2, false), t, false))
+          continue;
+        uint32_t at = n++;
+        while (at > 0 && tids[at - 1] > t) {
+          tids[at] = tids[at - 1];
+          --at;
+        }
+        tids[at] = t;
+        g_threads[t].offered = 1;
+      }
+    }
     if (n) {
       const uint32_t next = tids[g_scheduler->pick(tids, n, current, pass == 1)];
       if (pass == 1 || g_threads[next].offered) g_threads[next].timed_out = 1;
@@ -354,7 +373,10 @@ int sched_before_slow(VisibleOp op, uintptr_t obj, uintptr_t obj2) {
     wait_turn(tid);
     sleep_lock(&g_lock);
   }
-  const int result = me.timed_out ? kTimedOut : me.serial ? kBarrierSerial : kProceed;
+  // A condition wait chosen while unsignalled wakes spuriously (it returns 0, not a timeout).
+  const int result = me.timed_out ? (op == kOpCondWait ? kProceed : kTimedOut)
+                     : me.serial  ? kBarrierSerial
+                                  : kProceed;
   me.op = kOpNone;
   sleep_unlock(&g_lock);
   return result;

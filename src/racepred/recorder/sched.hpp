@@ -143,6 +143,9 @@ inline bool scheduling() {
 // scheduling point (the search decides where it branches: docs/EXPLORE.md, "Goldilocks
 // reduction"). Set once before the first thread is created.
 extern bool g_schedule_accesses;
+// RACEPRED_SCHEDULE_SPURIOUS under the controlled scheduler: unsignalled condition waits are
+// offered beside the enabled threads (choose() in sched.cpp) and wake spuriously when chosen.
+extern bool g_schedule_spurious;
 inline void sched_every_access(const void* addr, bool write) {
   if (__builtin_expect(g_scheduler == nullptr, 1) || !g_schedule_accesses) return;
   sched_before_slow(kOpAccess, reinterpret_cast<uintptr_t>(addr), write ? 1 : 0);

@@ -17,7 +17,7 @@ void KeyIds::grow() {
 void AddressCache::invalidate(uint64_t start, uint64_t size) {
   size = std::max<uint64_t>(size, 1);
   const uint64_t first = start >> 3, last = (start + size - 1) >> 3;
-  if (last - first >= kSlots / 4) {
+  if (last - first >= slots_.size() / 4) {
     ++epoch_;
     return;
   }

@@ -62,31 +62,45 @@ class KeyIds {
 // addresses. Slots are chosen by 8-byte granule, so an allocation or a free (which changes what
 // the addresses of its block mean) invalidates only the slots of its block's granules; a block
 // larger than a quarter of the cache invalidates everything (a new epoch).
+// It starts small (a recording of a few hundred events should not pay for clearing a large
+// table) and grows, emptied, to kMaxBits as misses show that the recording touches more
+// addresses than it holds.
 class AddressCache {
  public:
   template <typename Compute>
   uint32_t get(uint64_t addr, Compute&& compute) {
     Entry& e = slots_[slot(addr)];
-    if (e.addr != addr || e.epoch != epoch_) e = Entry{addr, epoch_, compute()};
+    if (e.addr == addr && e.epoch == epoch_) return e.id;
+    if (++misses_ > (slots_.size() << 1) && bits_ < kMaxBits) {
+      grow();
+      return get(addr, compute);
+    }
+    e = Entry{addr, epoch_, compute()};
     return e.id;
   }
   // The addresses [start, start + size) change meaning.
   void invalidate(uint64_t start, uint64_t size);
 
  private:
-  static constexpr unsigned kBits = 14;
-  static constexpr size_t kSlots = size_t{1} << kBits;
+  static constexpr unsigned kMinBits = 8, kMaxBits = 14;
   struct Entry {
     uint64_t addr = UINT64_MAX;
     uint64_t epoch = 0;
     uint32_t id = 0;
   };
-  static size_t slot(uint64_t addr) {
+  size_t slot(uint64_t addr) const {
     return static_cast<size_t>((((addr & ~format::kAtomicLockBit) >> 3) * 0x9E3779B97F4A7C15ULL) >>
-                               (64 - kBits));
+                               (64 - bits_));
   }
-  std::vector<Entry> slots_ = std::vector<Entry>(kSlots);
+  void grow() {
+    bits_ = std::min(bits_ + 2, kMaxBits);
+    slots_.assign(size_t{1} << bits_, Entry{});
+    misses_ = 0;
+  }
+  unsigned bits_ = kMinBits;
+  std::vector<Entry> slots_ = std::vector<Entry>(size_t{1} << kMinBits);
   uint64_t epoch_ = 0;
+  uint64_t misses_ = 0;
 };
 
 // The heap as the recording saw it, and the ids of the variables and locks met so far.

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Executions of the complete dfs with the Goldilocks reduction against the unreduced search
+# (every memory access a branching point), on tests/explore programs, built into a temporary
+# directory (never into the repository):
+#   bench/explore_reduction.sh BUILD_DIR [K] [PROGRAM[:CFLAGS]...]
+# K: the preemption bound (default 1); programs by name, each optionally with compiler flags
+# (private_work:-DITEMS=16: more thread-local work); default: every program with three or more
+# threads. One Markdown row per program: threads, both searches' executions (each must
+# complete), the ratio, and whether both found the same findings.
+set -euo pipefail
+BUILD=${1:?usage: bench/explore_reduction.sh BUILD_DIR [K] [PROGRAM...]}
+BUILD=$(cd "$BUILD" && pwd)
+K=${2:-1}
+shift $(($# < 2 ? $# : 2))
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+PROGRAMS=("$@")
+if [ ${#PROGRAMS[@]} -eq 0 ]; then
+  PROGRAMS=(dining_philosophers dining_philosophers_fixed four_threads four_threads_fixed
+    bounded_buffer bounded_buffer_fixed condvar_no_loop condvar_loop_fixed private_work
+    private_work_fixed)
+fi
+WORK=$(mktemp -d /tmp/racepred-explore-reduction-XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+echo "| program | K | reduced | unreduced | unreduced / reduced | same findings |"
+echo "|---|---:|---:|---:|---:|---|"
+for spec in "${PROGRAMS[@]}"; do
+  p=${spec%%:*}
+  flags=()
+  [ "$spec" != "$p" ] && read -r -a flags <<<"${spec#*:}"
+  "$BUILD/bin/racepred-cc" -O1 -g "${flags[@]}" -o "$WORK/$p" "$SRC/tests/explore/$p.c" -lpthread
+  for mode in reduced unreduced; do
+    flag=()
+    [ "$mode" = unreduced ] && flag=(--unreduced)
+    "$BUILD/racepred" explore --format json --strategy dfs --preemptions "$K" "${flag[@]}" \
+      --replay-dir "$WORK/replays" -- "$WORK/$p" >"$WORK/$p.$mode.json" || true
+  done
+  python3 - "$p" "$K" "$WORK/$p.reduced.json" "$WORK/$p.unreduced.json" "${flags[*]}" <<'PY'
+import json, sys
+name, k, a, b, flags = sys.argv[1:]
+r, u = json.load(open(a)), json.load(open(b))
+def keys(j):
+    return sorted((f["kind"], f.get("variable") or f.get("failure") or "") for f in j["findings"])
+assert r["complete"] and u["complete"], (r["coverage"], u["coverage"])
+ratio = u["executions"] / r["executions"]
+print(f"| `{name}.c`{' ' + flags if flags else ''} | {k} | {r['executions']} | {u['executions']} | {ratio:.1f}× | "
+      f"{'yes' if keys(r) == keys(u) else 'NO: %s / %s' % (keys(r), keys(u))} |")
+PY
+done
