@@ -60,7 +60,9 @@
 // SharedClocks (clock/shared_clock.hpp): with many short-lived threads that take locks every
 // release time knows all the threads before it, and as vectors those copies were quadratic in
 // the threads; as trees whose copies share their nodes a release costs what its joins change.
-// docs/ENGINES.md.
+// A forked thread's P takes its parent's HB time as a seed (SharedClock::seed: kept aside until
+// P holds its own entry), so its first acquire does not walk the parent's old clock against the
+// lock's; docs/ENGINES.md.
 #include <algorithm>
 #include <atomic>
 #include <iterator>
@@ -236,7 +238,7 @@ class Sdp final : public PoEngine<Sdp>,
   void fork(EventId, const Event& e) {
     const ThreadId t = e.thread, u = e.target;
     ensure_thread(u);
-    p_[u].seed(h_full(t), t);  // S6 (H_u unchanged: no fork in HB); lazily, see below
+    p_[u].seed(h_full(t), t);  // S6 (H_u unchanged: no fork in HB), as a seed
     tick(t);
   }
   void join(EventId, const Event& e) {
