@@ -15,7 +15,7 @@
 #include "racepred/trace/error.hpp"
 
 namespace racepred {
-namespace RACEPRED_TEST_FILE {
+namespace {
 
 std::string th(const ThreadClocks& c, ThreadId t) {
   return show_vc(c.th(t), c.threads());
@@ -371,5 +371,104 @@ TEST(SharedClock, CopiesShareTheirNodes) {
   EXPECT_EQ(base.get(21), 22u);
 }
 
-}  // namespace RACEPRED_TEST_FILE
+// Seeds (SharedClock::seed) in the family they are made for: clocks that are joins of HB times.
+// Threads over ids of one to three tree levels tick and send each other their times; the
+// clocks under test join those times at once or as seeds, join and copy one another, and must
+// hold what vector clocks doing the same joins hold (get, in-order reads by a Reader, the whole
+// vector); lowering an entry below a seed's keeps the other entries. for_each_above names exactly
+// the entries where one HB time is above another.
+TEST(SharedClock, SeedsHoldWhatTheirJoinsHold) {
+  uint64_t r = 7;
+  const auto next = [&r](uint64_t n) {
+    r = r * 6364136223846793005ull + 1442695040888963407ull;
+    return (r >> 33) % n;
+  };
+  struct Time {  // an HB time of an event of `thread`
+    ThreadId thread;
+    SharedClock s;
+    VectorClock v;
+  };
+  uint64_t seeds = 0;
+  for (const uint64_t ids : {40ull, 900ull, 40000ull}) {
+    const uint64_t seeds_before = SharedClock::seeds_made();
+    constexpr size_t kThreads = 24, kClocks = 10;
+    std::vector<ThreadId> id(kThreads);  // spread over the id range
+    for (size_t u = 0; u < kThreads; ++u) id[u] = static_cast<ThreadId>(u * (ids / kThreads));
+    std::vector<SharedClock> th(kThreads);
+    std::vector<VectorClock> thv(kThreads);
+    std::vector<Time> times;
+    std::vector<SharedClock> p(kClocks);
+    std::vector<VectorClock> pv(kClocks);
+    for (int step = 0; step < 6000; ++step) {
+      const size_t u = next(kThreads), a = next(kClocks), b = next(kClocks);
+      switch (next(6)) {
+        case 0: {  // an event of u: its time, kept
+          th[u].set(id[u], th[u].get(id[u]) + 1);
+          thv[u].set(id[u], thv[u].get(id[u]) + 1);
+          times.push_back({id[u], th[u], thv[u]});
+          break;
+        }
+        case 1:  // u learns a time (a message)
+          if (!times.empty()) {
+            const Time& m = times[next(times.size())];
+            th[u].join(m.s);
+            thv[u].join(m.v);
+          }
+          break;
+        case 2:
+        case 3:  // a clock takes a time, at once or as a seed
+          if (!times.empty()) {
+            const Time& m = times[times.size() - 1 - next(std::min<size_t>(times.size(), 50))];
+            if (next(2) == 0)
+              p[a].seed(m.s, m.thread);
+            else
+              p[a].join(m.s);
+            pv[a].join(m.v);
+          }
+          break;
+        case 4:
+          p[a].join(p[b]);
+          pv[a].join(pv[b]);
+          break;
+        default:
+          if (next(4) == 0) {
+            p[a] = p[b];
+            pv[a] = pv[b];
+          }
+      }
+      if (step % 61 == 0) {
+        for (size_t k = 0; k < kClocks; ++k) {
+          ASSERT_TRUE(p[k].to_vector() == pv[k]) << ids << " step " << step << " clock " << k;
+          const SharedClock::Reader in_order = p[k].reader();
+          for (size_t w = 0; w < kThreads; ++w) {
+            ASSERT_EQ(in_order[id[w]], pv[k].get(id[w])) << ids << " step " << step;
+            ASSERT_EQ(p[k].get(id[w] + 1), pv[k].get(id[w] + 1));
+          }
+        }
+        if (times.size() >= 2) {  // for_each_above on two HB times
+          const Time& x = times[next(times.size())];
+          const Time& y = times[next(times.size())];
+          VectorClock above;
+          x.s.for_each_above(y.s, [&](ThreadId t, Clock c) { above.set(t, c); });
+          for (size_t w = 0; w < kThreads; ++w) {
+            const Clock want = x.v.get(id[w]) > y.v.get(id[w]) ? x.v.get(id[w]) : 0;
+            ASSERT_EQ(above.get(id[w]), want) << ids << " step " << step;
+          }
+        }
+      }
+    }
+    // Lowering an entry below a seed's: the seed joins the body first.
+    for (size_t k = 0; k < kClocks; ++k) {
+      const ThreadId t = id[k];
+      const Clock low = pv[k].get(t) / 2;
+      p[k].set(t, low);
+      pv[k].set(t, low);
+      EXPECT_TRUE(p[k].to_vector() == pv[k]) << ids << " clock " << k;
+    }
+    if (ids > 32) seeds += SharedClock::seeds_made() - seeds_before;
+  }
+  EXPECT_GT(seeds, 100u);  // the seeds were taken, not only joined at once
+}
+
+}  // namespace
 }  // namespace racepred

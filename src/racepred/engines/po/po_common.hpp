@@ -775,13 +775,22 @@ struct PlainWcpState {
   std::vector<std::array<Latest, 2>> rule_a_;  // [0]: read-releases, [1]: write-releases
   OpenSections open_;
 
-  // acq(t, l): H_t ⊔= H_l, P_t ⊔= P_l (WCP-3, S5), and a new open CS of l.
-  void acquire_lock(ThreadId t, LockId l, Sec open) {
+  // acq(t, l): H_t ⊔= H_l, P_t ⊔= P_l (WCP-3, S5), and a new open CS of l. h_known: H_t knows
+  // H_l already (knows_release).
+  void acquire_lock(ThreadId t, LockId l, Sec open, bool h_known = false) {
     ensure_lock(l);
-    h_[t].join(hl_[l]);
+    if (!h_known) h_[t].join(hl_[l]);
     p_[t].join(pl_[l]);
     sections_[l].push_back(std::move(open));
     open_.acquire(t, l, sections_[l].size() - 1);
+  }
+  // H_t knows H_l, the HB time of the last release of l (the last CS of l, closed): an HB time
+  // that holds the releasing thread's entry of a release holds all of its time (t's own
+  // releases: H_t only grows). O(1) where the join walks the clocks.
+  bool knows_release(ThreadId t, LockId l) const {
+    if (l >= sections_.size() || sections_[l].empty() || !sections_[l].back().closed) return false;
+    const Sec& last = sections_[l].back();
+    return last.thread == t || last.rel.get(last.thread) <= h_[t].get(last.thread);
   }
   // WCP-2 (S3) at a release of l by t: the CSs of l whose acquire is WCP-before it are a prefix
   // (acquires of l are HB-ordered and WCP composes with HB); the last one stands for all. True if
@@ -792,8 +801,37 @@ struct PlainWcpState {
     grow_to(cursor_[l], t);
     size_t& i = cursor_[l][t];
     size_t last = SIZE_MAX;
-    while (i < list.size() && list[i].closed && list[i].acq <= p_[t].get(list[i].thread))
-      last = i++;
+    if constexpr (kOwnLazily) {
+      // The due CSs are a prefix: found by galloping from the cursor, O(log) lookups (sdp: a
+      // new thread's cursor starts at 0, and walking there cost every earlier CS of l).
+      const auto due = [&](size_t k) {
+        return list[k].closed && list[k].acq <= p_[t].get(list[k].thread);
+      };
+      if (i >= list.size() || !due(i)) return false;
+      size_t lo = i + 1, hi = lo, step = 1;  // due on [i, lo)
+      for (;;) {
+        hi = lo + step - 1;
+        if (hi >= list.size()) {
+          hi = list.size();
+          break;
+        }
+        if (!due(hi)) break;
+        lo = hi + 1;
+        step *= 2;
+      }
+      while (lo < hi) {  // the first CS not due lies in [lo, hi]
+        const size_t mid = lo + (hi - lo) / 2;
+        if (due(mid))
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      last = lo - 1;
+      i = lo;
+    } else {
+      while (i < list.size() && list[i].closed && list[i].acq <= p_[t].get(list[i].thread))
+        last = i++;
+    }
     if (last == SIZE_MAX) return false;
     // The lazy (sdp) version skips a release P_t knows already: P_t is a join of HB times, and
     // one that knows r1 knows all of H(r1).

@@ -60,7 +60,9 @@
 // SharedClocks (clock/shared_clock.hpp): with many short-lived threads that take locks every
 // release time knows all the threads before it, and as vectors those copies were quadratic in
 // the threads; as trees whose copies share their nodes a release costs what its joins change.
-// docs/ENGINES.md.
+// A forked thread's P takes its parent's HB time as a seed (SharedClock::seed: kept aside until
+// P holds its own entry), so its first acquire does not walk the parent's old clock against the
+// lock's; docs/ENGINES.md.
 #include <algorithm>
 #include <atomic>
 #include <iterator>
@@ -170,6 +172,8 @@ class Sdp final : public PoEngine<Sdp>,
   using PoEngine<Sdp>::PoEngine;
   ~Sdp() override {
     sdp_s4_steps().fetch_add(steps_, std::memory_order_relaxed);
+    sdp_join_visits().fetch_add(SharedClock::join_visits() - visits_before_,
+                                std::memory_order_relaxed);
     size_t cells = slots_.cells() + rule_a_.capacity() + writers_.capacity() + pending_.capacity() +
                    filtered_.entries();
     // The clocks (per thread H, P and S4's import state, per lock H_l, P_l, per section H at its
@@ -201,9 +205,15 @@ class Sdp final : public PoEngine<Sdp>,
   void acquire(EventId id, const Event& e) {
     const ThreadId t = e.thread;
     for (LockId l : reduced_locks(e, t)) {
-      acquire_lock(t, l, Cs{t, n_[t], id, false, kNoEvent, {}, {}});
-      grow_to(impl_, l);
-      import_from(t, impl_[l], hl_[l]);
+      // H_t knowing H_l already: no H join and no import (Imp(H_l) ⊑ the import of what t
+      // joined, but for t's own term, which the import leaves out where it matters).
+      const bool known = knows_release(t, l);
+      if (!known) {  // before H_t ⊔= H_l (import_from looks at H_t as it was)
+        ensure_lock(l);
+        grow_to(impl_, l);
+        import_from(t, impl_[l], hl_[l]);
+      }
+      acquire_lock(t, l, Cs{t, n_[t], id, false, kNoEvent, {}, {}}, known);
     }
     auto& held = held_of(t);
     const LockId token = section_token(e);
@@ -228,7 +238,7 @@ class Sdp final : public PoEngine<Sdp>,
   void fork(EventId, const Event& e) {
     const ThreadId t = e.thread, u = e.target;
     ensure_thread(u);
-    p_[u].join(h_full(t));  // S6 (H_u unchanged: no fork in HB)
+    p_[u].seed(h_full(t), t);  // S6 (H_u unchanged: no fork in HB), as a seed
     tick(t);
   }
   void join(EventId, const Event& e) {
@@ -249,9 +259,9 @@ class Sdp final : public PoEngine<Sdp>,
     send_on(e.thread, e.target);
   }
   void recv(EventId, const Event& e) {
-    recv_on(e.thread, e.target);
-    if (e.target < imps_.size() && e.target < hs_.size())
+    if (e.target < imps_.size() && e.target < hs_.size())  // before H_t ⊔= H_o
       import_from(e.thread, imps_[e.target], hs_[e.target]);
+    recv_on(e.thread, e.target);
   }
   // A lock request (req) takes and orders nothing: its acquire, if granted, does.
   void request(EventId, const Event&) {}
@@ -341,7 +351,8 @@ class Sdp final : public PoEngine<Sdp>,
       if (!from_.empty()) grow_cum(t, id);
     }
     const uint32_t held = held_set(t);
-    filtered_.check(*this, id, e, p_[t], held);  // P_t, as wide as the threads it knows
+    // P_t, as wide as the threads it knows, read in thread order
+    filtered_.check(*this, id, e, p_[t].reader(), held);
     filtered_.record(id, e, t, n_[t], held);
     open_.access(e);
   }
@@ -386,7 +397,6 @@ class Sdp final : public PoEngine<Sdp>,
     bool grows = false;
     for (const SharedClock* w : from_) grows = next.join(*w) || grows;
     if (!grows) return;
-    if (c.entries.empty()) cum_threads_.push_back(t);
     c.entries.push_back({n_[t], id, std::move(next)});
   }
 
@@ -410,7 +420,10 @@ class Sdp final : public PoEngine<Sdp>,
   // that release's own case-A clock (J_t before the acquire), and known_prefix of a join of
   // HB-closed clocks is the larger of their prefixes (an acquire of l known implies the earlier
   // ones known). Otherwise (t learns back a release of its own made inside an open CS) the
-  // terms of the other threads are imported one by one, as the first version did.
+  // terms of the other threads are imported one by one, as the first version did, but only for
+  // the threads u with C(u) > H_t(u) (found by walking where the two clocks differ): imp_t holds
+  // J_u(H_t(u)) already (every clock H_t joined had its import joined into imp_t). Called
+  // before H_t ⊔= C.
   void import_from(ThreadId t, const SharedClock& imp_c, const SharedClock& c) {
     grow_to(imp_, t);
     ++steps_;
@@ -422,11 +435,10 @@ class Sdp final : public PoEngine<Sdp>,
       imp_[t].join(imp_c);
       return;
     }
-    for (ThreadId u : cum_threads_) {
+    c.for_each_above(h_[t], [&](ThreadId u, Clock k) {
       ++steps_;
-      if (u == t) continue;
-      imp_[t].join(cum_upto(u, c.get(u)));
-    }
+      if (u != t) imp_[t].join(cum_upto(u, k));
+    });
   }
   // Imp(H_t) at a release or send of t: imp_t ⊔ J_t (H_t(t) = N_t covers every entry of J_t).
   const SharedClock& imp_all(ThreadId t) {
@@ -587,7 +599,6 @@ class Sdp final : public PoEngine<Sdp>,
   std::vector<Writers> writers_;                                        // per (l,x) slot: W_{l,x}
   std::vector<std::vector<std::pair<ThreadId, SharedClock>>> pending_;  // [x]: F_{t,x} by t
   std::vector<Cum> cum_;                                                // J_t
-  std::vector<ThreadId> cum_threads_;  // the threads with a J_t entry
   std::vector<SharedClock> imp_;   // per t: ⊔ J_u(H_t(u)) over u != t (and harmless own terms)
   std::vector<SharedClock> impl_;  // per (reduced) lock: Imp(H_l) = ⊔ J_u(H_l(u)) over every u
   std::vector<SharedClock> imps_;  // per send object: Imp(H_o)
@@ -598,7 +609,8 @@ class Sdp final : public PoEngine<Sdp>,
   SlotFilteredHistory filtered_;            // slot = thread (no slot reuse)
   std::vector<uint32_t> held_id_;  // per t: the interned LH_t, 0 (the empty set) until needed
   bool read_locks_ = false;
-  uint64_t steps_ = 0;  // S4's steps, for sdp_s4_steps()
+  uint64_t steps_ = 0;                                   // S4's steps, for sdp_s4_steps()
+  uint64_t visits_before_ = SharedClock::join_visits();  // for sdp_join_visits()
   // Per thread: the held real locks with their mode, sorted (LH_S of the filter).
   std::vector<std::vector<LockId>> held_;
   std::vector<LockId>& held_of(ThreadId t) {
@@ -616,6 +628,10 @@ std::atomic<uint64_t>& sdp_s4_steps() {
 std::atomic<uint64_t>& sdp_state_cells() {
   static std::atomic<uint64_t> cells{0};
   return cells;
+}
+std::atomic<uint64_t>& sdp_join_visits() {
+  static std::atomic<uint64_t> visits{0};
+  return visits;
 }
 
 }  // namespace racepred::po
