@@ -112,11 +112,9 @@ TEST(M2, CompleteOnTwoThreadTraces) {
   EXPECT_GT(reversed, n / 100);  // races whose witness reverses critical sections
 }
 
-// syncp's and osr's racy events are among m2's on these traces. Found, not proved: M2's rules
-// order less than OSR's P (two closed sections or two conflicting accesses only when a read or
-// a section needs it), and a pair M2's own choices reject gets a second attempt that closes
-// every closable section first, as OSR does. examples/m2/m2_not_osr.std is a race m2 finds and
-// osr cannot.
+// syncp's and osr's racy events are among m2's on these traces: m2 tries OSR's reordering
+// first, and every sync-preserving race is an OSR race. examples/m2/m2_not_osr.std is a race
+// m2 finds and osr cannot.
 TEST(M2, RacyEventsIncludeSyncpsAndOsrsOnTheseTraces) {
   const int n = testing::property_iterations(2000);
   int racy_events = 0;
@@ -134,6 +132,58 @@ TEST(M2, RacyEventsIncludeSyncpsAndOsrsOnTheseTraces) {
     if (HasFailure()) break;
   }
   EXPECT_GT(racy_events, n / 5);
+}
+
+// The relation m2 guarantees, pair by pair: every pair syncp or osr accepts, m2 accepts (M2's
+// closure alone did not: on traces of three or more threads its greedy schedule can get stuck
+// where OSR's order has a linearisation; docs/ENGINES.md, "m2").
+TEST(M2, AcceptsEverySyncpAndOsrPair) {
+  const int n = testing::property_iterations(1000);
+  int osr_pairs = 0, only_m2 = 0;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
+    const Trace trace = seed % 2 ? small_trace(seed) : medium_trace(seed);
+    SCOPED_TRACE(testing::trace_context(seed, trace));
+    const TraceIndex t(trace);
+    if (t.size() > 40) continue;  // pair by pair: each is_race builds the analyses again
+    const auto sync_preserving = testing::syncp_all_races(t);
+    const std::set<std::pair<uint32_t, uint32_t>> syncp_pairs(sync_preserving.begin(),
+                                                              sync_preserving.end());
+    for (const auto& [e1, e2] : t.conflicting_pairs()) {
+      if (t.event(e1).thread == t.event(e2).thread) continue;
+      const bool m2 = m2::is_race(t, e1, e2);
+      const bool osr = osr::is_race(t, e1, e2);
+      const bool syncp = syncp_pairs.count({e1, e2}) > 0;
+      osr_pairs += osr ? 1 : 0;
+      only_m2 += m2 && !osr ? 1 : 0;
+      EXPECT_TRUE(!osr || m2) << "osr pair " << pair_text(t, e1, e2);
+      EXPECT_TRUE(!syncp || m2) << "syncp pair " << pair_text(t, e1, e2);
+    }
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(osr_pairs, n / 5);
+  EXPECT_GT(only_m2, 0);
+}
+
+// The work bound stops M2's own closure per pair: at 1 every pair osr rejects stops (counted as
+// stopped_checks) and m2 reports what osr reports; the default loses nothing on small traces.
+TEST(M2, WorkBoundStopsOnlyM2sOwnClosure) {
+  const int n = testing::property_iterations(500);
+  const AnyEngineFactory bound = [](EngineContext& c) { return m2::make_engine(c, 1); };
+  uint64_t stopped = 0;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
+    const Trace trace = small_trace(seed);
+    SCOPED_TRACE(testing::trace_context(seed, trace));
+    const TraceIndex t(trace);
+    const RaceSink bounded = run_engine(bound, trace);
+    for (const ExtraStat& stat : bounded.extras().stats)
+      if (stat.key == "stopped_checks") stopped += stat.value;
+    EXPECT_EQ(racy(engine_pairs(t, bounded)), racy(osr::races(t)));
+    const RaceSink unbounded = run_engine("m2", trace);
+    EXPECT_EQ(racy(engine_pairs(t, unbounded)), racy(m2::races(t)));
+    for (const ExtraStat& stat : unbounded.extras().stats) EXPECT_NE(stat.key, "stopped_checks");
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(stopped, 0u);
 }
 
 // The witness of every reported race passes the independent checker (both accesses enabled).

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "racepred/engines/engine.hpp"
@@ -19,15 +20,16 @@ namespace racepred {
 template <class Analysis>
 class PairCheckEngine final : public OfflineEngine, public WitnessSource {
  public:
-  PairCheckEngine(EngineContext& context, const char* name, uint32_t max_threads)
-      : sink_(context.sink), name_(name), max_threads_(max_threads) {}
+  // `work`: a per-pair bound handed to an Analysis constructible from (index, work) (m2).
+  PairCheckEngine(EngineContext& context, const char* name, uint32_t max_threads, uint64_t work = 0)
+      : sink_(context.sink), name_(name), max_threads_(max_threads), work_(work) {}
   // Every race is witnessed by its checked linearisation (both accesses enabled).
   WitnessSource* witness_source() override { return this; }
   WitnessNotion witness_notion() const override { return WitnessNotion::Enabled; }
   WitnessScope witness_scope() const override { return WitnessScope::Every; }
   std::vector<std::optional<RaceWitness>> witnesses(const TraceIndex& index,
                                                     std::span<const Race> races) override {
-    Analysis analysis(index);
+    Analysis analysis = make(index);
     return witnesses_by_pair(index, races, [&](uint32_t first, uint32_t second, auto& prefix) {
       return analysis.check(first, second, &prefix);
     });
@@ -38,15 +40,31 @@ class PairCheckEngine final : public OfflineEngine, public WitnessSource {
                         " keeps a clock of one entry per thread for every thread; " +
                         std::to_string(index.thread_count()) + " threads are more than its " +
                         std::to_string(max_threads_));
-    Analysis analysis(index);
+    Analysis analysis = make(index);
     analysis.run(
         [&](uint32_t first, uint32_t second) { sink_.report(race_at(index, first, second)); });
+    if constexpr (requires { analysis.stopped(); }) {
+      if (analysis.stopped() > 0)
+        sink_.extras().stats.push_back(
+            ExtraStat{"stopped_checks", "stopped",
+                      "candidate pair whose check stopped at its work bound (not reported)",
+                      "candidate pairs whose check stopped at their work bound (not reported)",
+                      analysis.stopped()});
+    }
   }
 
  private:
+  Analysis make(const TraceIndex& index) const {
+    if constexpr (std::is_constructible_v<Analysis, const TraceIndex&, uint64_t>)
+      return Analysis(index, work_);
+    else
+      return Analysis(index);
+  }
+
   RaceSink& sink_;
   const char* name_;
   uint32_t max_threads_;
+  uint64_t work_;
 };
 
 }  // namespace racepred

@@ -10,6 +10,7 @@
 
 #include "racepred/engines/engine.hpp"
 #include "racepred/engines/index_race.hpp"
+#include "racepred/engines/osr/osr.hpp"
 #include "racepred/engines/pair_check_engine.hpp"
 #include "racepred/engines/witness_source.hpp"
 
@@ -36,8 +37,9 @@ struct VarThread {
 
 class Analysis {
  public:
-  explicit Analysis(const TraceIndex& index)
+  explicit Analysis(const TraceIndex& index, uint64_t work = kDefaultWork)
       : index_(index),
+        work_limit_(work),
         threads_(index.thread_count()),
         snapshot_pos_(threads_),
         snapshots_(threads_),
@@ -51,7 +53,9 @@ class Analysis {
         initial_left_(index.variable_count(), 0),
         left_(index.size(), 0),
         node_of_(index.size(), kNoIndex),
-        seen_(index.variable_count(), 0) {
+        seen_(index.variable_count(), 0),
+        slot_(threads_, kNoIndex),
+        osr_(index) {
     build();
   }
 
@@ -90,6 +94,9 @@ class Analysis {
     }
   }
 
+  // The pairs whose closure stopped at the work bound (not reported).
+  uint64_t stopped() const { return stopped_; }
+
   // Whether (e1, e2) is an M2 race; `order` (when not null) gets the witness prefix.
   bool check(uint32_t e1, uint32_t e2, std::vector<uint32_t>* order) {
     t1_ = index_.event(e1).thread;
@@ -97,7 +104,11 @@ class Analysis {
     p1_ = index_.index_in_thread(e1);
     p2_ = index_.index_in_thread(e2);
     if (t1_ == t2_) return false;
-    return attempt(false, order) || attempt(true, order);
+    if (osr_.check(e1, e2, order)) return true;  // OSR's reordering (every OSR race is M2's)
+    work_ = 0;
+    if (attempt(false, order) || attempt(true, order)) return true;
+    if (work_ > work_limit_) ++stopped_;
+    return false;
   }
 
  private:
@@ -116,6 +127,8 @@ class Analysis {
       if (lim_[t1_] > p1_ || lim_[t2_] > p2_) return false;
       if (optimistic && close_closable()) continue;
       if (!window()) return false;
+      work_ += nodes_.size();
+      if (work_ > work_limit_) return false;  // the budget: the pair is not reported
       lowered_ = false;
       if (!order_window()) {
         if (lowered_) continue;
@@ -298,10 +311,16 @@ class Analysis {
     for (const uint32_t i : nodes_) node_of_[i] = kNoIndex;
     nodes_.clear();
     base_.assign(threads_, 0);
+    for (const ThreadId t : active_) slot_[t] = kNoIndex;
+    active_.clear();
     for (ThreadId t = 0; t < threads_; ++t) {
       const std::vector<uint32_t>& ev = index_.thread_events(t);
       base_[t] = static_cast<uint32_t>(std::lower_bound(ev.begin(), ev.begin() + lim_[t], k_) -
                                        ev.begin());
+      if (base_[t] < lim_[t]) {
+        slot_[t] = static_cast<uint32_t>(active_.size());
+        active_.push_back(t);
+      }
       for (uint32_t p = base_[t]; p < lim_[t]; ++p) {
         node_of_[ev[p]] = static_cast<uint32_t>(nodes_.size());
         nodes_.push_back(ev[p]);
@@ -380,7 +399,11 @@ class Analysis {
       pending_[n] = in_begin_[n + 1] - in_begin_[n] +
                     (index_.index_in_thread(i) > base_[index_.event(i).thread] ? 1 : 0);
     }
-    clock_.assign(size_t{m} * threads_, 0);
+    // Every row is written (from its thread predecessor's or the base) before it is read.
+    const uint32_t width = static_cast<uint32_t>(active_.size());
+    clock_.resize(size_t{m} * width);
+    active_base_.resize(width);
+    for (uint32_t a = 0; a < width; ++a) active_base_[a] = base_[active_[a]];
     queue_.clear();
     for (uint32_t n = 0; n < m; ++n)
       if (pending_[n] == 0) queue_.push_back(n);
@@ -388,19 +411,19 @@ class Analysis {
       const uint32_t n = queue_[q];
       const uint32_t i = nodes_[n];
       const ThreadId t = index_.event(i).thread;
-      uint32_t* c = clock_.data() + size_t{n} * threads_;
+      uint32_t* c = clock_.data() + size_t{n} * width;
       const uint32_t p = index_.index_in_thread(i);
       if (p > base_[t]) {
-        const uint32_t* prev = clock_.data() + size_t{n - 1} * threads_;
-        std::copy(prev, prev + threads_, c);
+        const uint32_t* prev = clock_.data() + size_t{n - 1} * width;
+        std::copy(prev, prev + width, c);
       } else {
-        std::copy(base_.begin(), base_.end(), c);
+        std::copy(active_base_.begin(), active_base_.end(), c);
       }
       for (uint32_t j = in_begin_[n]; j < in_begin_[n + 1]; ++j) {
-        const uint32_t* o = clock_.data() + size_t{in_[j]} * threads_;
-        for (uint32_t u = 0; u < threads_; ++u) c[u] = std::max(c[u], o[u]);
+        const uint32_t* o = clock_.data() + size_t{in_[j]} * width;
+        for (uint32_t u = 0; u < width; ++u) c[u] = std::max(c[u], o[u]);
       }
-      c[t] = std::max(c[t], p + 1);
+      c[slot_[t]] = std::max(c[slot_[t]], p + 1);
       auto release = [&](uint32_t s) {
         if (--pending_[s] == 0) queue_.push_back(s);
       };
@@ -424,7 +447,7 @@ class Analysis {
     if (a < k_) return b >= k_ || a <= b;
     if (b < k_) return false;
     const ThreadId ta = index_.event(a).thread;
-    return clock_[size_t{node_of_[b]} * threads_ + ta] > index_.index_in_thread(a);
+    return clock_[size_t{node_of_[b]} * active_.size() + slot_[ta]] > index_.index_in_thread(a);
   }
 
   // Adds the cone of event i to X.
@@ -600,7 +623,7 @@ class Analysis {
       ThreadId pick = threads_;
       bool pick_holds = false;
       uint32_t pick_event = 0;
-      for (ThreadId t = 0; t < threads_; ++t) {
+      for (const ThreadId t : active_) {
         if (cursor_[t] >= lim_[t]) continue;
         const uint32_t i = index_.thread_events(t)[cursor_[t]];
         if (!enabled(i)) continue;
@@ -710,6 +733,12 @@ class Analysis {
   }
 
   const TraceIndex& index_;
+  // The work one pair's closure may take (kDefaultWork): window events summed over its rounds
+  // (each round orders its window, O(W · threads in it)). A pair osr's check rejects whose
+  // closure needs more is not reported and is counted (`stopped_checks`): the bound keeps m2
+  // within a small multiple of osr where a section held across much of the trace makes every
+  // window span it.
+  uint64_t work_limit_;
   uint32_t threads_;
   std::vector<std::vector<uint32_t>> snapshot_pos_;  // per thread: positions with a snapshot
   std::vector<std::vector<uint32_t>> snapshots_;     // per thread: T words per snapshot
@@ -732,6 +761,12 @@ class Analysis {
   std::vector<std::pair<VariableId, uint32_t>> window_writes_;
   std::vector<uint32_t> holder_, readers_, last_, initial_left_, left_, node_of_;
   std::vector<uint8_t> seen_;
+  uint64_t work_ = 0, stopped_ = 0;
+  // The threads with events in the window (the clocks of Q have one entry per such thread) and
+  // each thread's slot among them (kNoIndex for the others); the base of each slot.
+  std::vector<ThreadId> active_;
+  std::vector<uint32_t> slot_, active_base_;
+  osr::Checker osr_;
 };
 
 }  // namespace
@@ -757,10 +792,14 @@ std::vector<uint32_t> witness(const TraceIndex& index, uint32_t first, uint32_t 
   return order;
 }
 
+std::unique_ptr<Engine> make_engine(EngineContext& c, uint64_t work) {
+  return std::make_unique<PairCheckEngine<Analysis>>(c, "m2", kMaxThreads, work);
+}
+
 }  // namespace m2
 
 std::unique_ptr<Engine> make_m2(EngineContext& c) {
-  return std::make_unique<PairCheckEngine<m2::Analysis>>(c, "m2", m2::kMaxThreads);
+  return m2::make_engine(c, m2::kDefaultWork);
 }
 
 }  // namespace racepred

@@ -21,7 +21,9 @@
 //     observation  a read r that reads w in the trace and another write w' of its variable:
 //                w' <Q r forces w' <Q w; w <Q w' forces r <Q w'; a read of the initial value
 //                goes before every write of its variable in X.
-// (e1, e2) is an M2 race iff neither is in X, Q is acyclic and a linearisation of Q over X
+// (e1, e2) is an M2 race iff it is an OSR race (osr.hpp; tried first, with OSR's witness: with
+// three or more threads the greedy schedule below can get stuck where OSR's order has a
+// linearisation), or neither is in X, Q is acyclic and a linearisation of Q over X
 // respects the locks (a greedy schedule that lets a thread holding a lock go first, else the
 // earliest event in the trace) with every read of X reading its trace write. The schedule is
 // checked step by step, so every report is a correctly reordered prefix after which e1 and e2
@@ -39,20 +41,36 @@
 // the window, which then starts there) run first, in trace order (a valid prefix:
 // each of its sections is closed or still held at the cut, each read has its write), and only
 // the rest of X (the window) is closed and linearised. Per checked pair the work is polynomial
-// in the window: Q as a clock per event, the lock rule over the pairs of the window's sections,
+// in the window: Q as a clock per event (one entry per thread with events in the window), the
+// lock rule over the pairs of the window's sections,
 // the observation rule over its reads and writes of one variable. Running the prefix first is a
 // choice of this implementation: every report stays sound, and checked against the exact ground
-// truth it loses no race on two threads.
+// truth it loses no race on two threads. A pair's closure stops after a bound on its work (window
+// events summed over its rounds; kDefaultWork): such a pair is not reported and is counted.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "racepred/trace/trace_index.hpp"
 
+namespace racepred {
+class Engine;
+struct EngineContext;
+}  // namespace racepred
+
 namespace racepred::m2 {
+
+// The work M2's closure of one pair may take: window events summed over its rounds. A pair
+// osr's check rejects whose closure needs more is not reported; the run's extras count it
+// (`stopped_checks`).
+constexpr uint64_t kDefaultWork = uint64_t{1} << 18;
+
+// The registered engine with another work bound (tests).
+std::unique_ptr<Engine> make_engine(EngineContext& context, uint64_t work);
 
 // The races: for every access e2, every other thread u and every kind of e1 (read, write)
 // conflicting with e2, the earliest e1 of that kind in u with (e1, e2) an M2 race. Index

@@ -856,6 +856,20 @@ std::vector<std::vector<uint32_t>> witnesses(const TraceIndex& index,
   return out;
 }
 
+struct Checker::Impl {
+  explicit Impl(const TraceIndex& index) : analysis(index) {}
+  Analysis analysis;
+};
+
+Checker::Checker(const TraceIndex& index) : impl_(std::make_unique<Impl>(index)) {}
+Checker::~Checker() = default;
+
+bool Checker::check(uint32_t first, uint32_t second, std::vector<uint32_t>* order) {
+  if (impl_->analysis.check(first, second, order)) return true;
+  if (order != nullptr) order->clear();
+  return false;
+}
+
 }  // namespace osr
 
 std::unique_ptr<Engine> make_osr(EngineContext& c) {

@@ -40,6 +40,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -70,5 +71,22 @@ std::vector<uint32_t> witness(const TraceIndex& index, uint32_t first, uint32_t 
 // two events; empty for a pair that is not an OSR race).
 std::vector<std::vector<uint32_t>> witnesses(const TraceIndex& index,
                                              std::span<const std::pair<uint32_t, uint32_t>> pairs);
+
+// The OSR check of single pairs with the analysis' state built once (m2 tries it first: every
+// OSR race is an m2 race).
+class Checker {
+ public:
+  explicit Checker(const TraceIndex& index);
+  ~Checker();
+  Checker(const Checker&) = delete;
+  Checker& operator=(const Checker&) = delete;
+  // Whether (first, second) is an OSR race; `order` (when not null) gets the witness prefix
+  // (without the two accesses; empty when it is not a race).
+  bool check(uint32_t first, uint32_t second, std::vector<uint32_t>* order);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace racepred::osr
