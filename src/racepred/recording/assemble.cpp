@@ -228,7 +228,7 @@ class Assembly::Impl {
   // `location`: the access's location index.
   [[gnu::always_inline]] void use(uint32_t v, uint32_t thread, uint8_t bytes, uint32_t location) {
     if (v >= uses_.size()) [[unlikely]]
-      uses_.resize(std::max<size_t>(size_t{v} + 1, uses_.size() * 2));
+      uses_.resize(size_t{v} + 1);
     VarUse& u = uses_[v];
     if (u.owner != thread) [[unlikely]] {
       if (u.owner == VarUse::kNone) u.first = location;
