@@ -17,7 +17,8 @@ docs/RECORDER.md "Tests").
 
 Prints a Markdown table: program, kind, ThreadSanitizer's races (their two lines), then per
 engine "TSan's races it found / TSan's races; all the races it reports", and the rows that
-break the rule (a TSan race fasttrack misses; a race reported on a race-free program).
+break the rule (a TSan race fasttrack misses, unless it is one of ThreadSanitizer's false
+alarms listed in TSAN_FALSE_ALARMS; a race reported on a race-free program).
 Exit 1 when such a row exists.
 
   bench/recorder/tsan_table.py [--build build/release] [--runs 10] [--cc gcc] [PROGRAM...]
@@ -34,6 +35,15 @@ import sys
 import tempfile
 
 ENGINES = ["fasttrack", "shb", "wcp", "pwr-cs"]
+# ThreadSanitizer's false alarms on these programs (program, global): explained in
+# docs/RECORDER.md "Beside ThreadSanitizer"; listed, not counted as misses.
+TSAN_FALSE_ALARMS = {
+    ("atomic_fence.c", "payload"),  # fences are not modelled
+    ("file_lock.c", "lines"),  # flockfile/funlockfile are not intercepted (gcc 12)
+    ("fork_process.c", "value"),  # the child's own copy against the parent's thread
+    ("timed_locks.cpp", "guarded"),  # pthread_mutex_clocklock is not intercepted (gcc 12)
+    ("timed_locks.cpp", "table"),  # nor pthread_rwlock_clockwrlock
+}
 FRAME = re.compile(r"^\s*#\d+ .*? (\S+?):(\d+)(?::\d+)? ")
 
 
@@ -206,7 +216,7 @@ def main():
     print(f"| program | kind | ThreadSanitizer ({args.runs} runs) | " +
           " | ".join(ENGINES) + " |")
     print("|---|---|---|" + "---|" * len(ENGINES))
-    bad = []
+    bad, known = [], []
     total_found = 0
     for row in rows:
         tsan = sorted(row["tsan"], key=lambda r: (r[0], r[1], r[2] or ""))
@@ -221,6 +231,11 @@ def main():
         ft = row["engines"].get("fasttrack", (set(), 0))[0]
         total_found += sum(1 for r in tsan if found(r, ft))
         missed = [r for r in tsan if not found(r, ft)]
+        alarms = [r for r in missed if (row["program"], r[2]) in TSAN_FALSE_ALARMS]
+        if alarms:
+            known.append(f"{row['program']}: ThreadSanitizer's false alarm at lines " +
+                         ", ".join(lines(x) + f" ({x[2]})" for x in alarms))
+        missed = [r for r in missed if r not in alarms]
         if missed:
             bad.append(f"{row['program']}: fasttrack misses ThreadSanitizer's race at lines " +
                        ", ".join(lines(x) + (f" ({x[2]})" if x[2] else "") for x in missed))
@@ -231,8 +246,10 @@ def main():
     print()
     print(f"{len(rows)} programs; ThreadSanitizer races: {sum(len(r['tsan']) for r in rows)}, "
           f"found by fasttrack from one recorded run: {total_found}")
+    for k in known:
+        print("- " + k)
     for b in bad:
-        print("- " + b)
+        print("- NOT FOUND / FALSE: " + b)
     for pr in problems:
         print("- not measured: " + pr)
     return 1 if bad or problems else 0
