@@ -22,6 +22,8 @@ with `racepred record`, and checks the expectations written in the program's com
   // expect events: at-most N       the trace has at most N events
   // expect location-OP: TEXT      the location of every OP event (fork, join, acq, ...) of
                                    the trace contains TEXT (e.g. the user's file and line)
+  // expect lock: NAME             the trace has a lock (acq, rel, req, racq, rrel, send, recv)
+                                   named exactly NAME (names as the program declared them)
   // record-args: ARGS             extra arguments of `racepred record`
   // retries: N                    re-record up to N times while an expectation fails (for
                                    programs whose verdict needs a particular schedule)
@@ -182,6 +184,18 @@ def check_locations(args, trace, op, text):
     return [f"location-{op}: expected '{text}' in every location, got {bad}"] if bad else []
 
 
+def check_lock(args, trace, name):
+    std = run([args.racepred, "convert", "--to", "std", trace])
+    if std.returncode != 0:
+        return [f"convert failed ({std.returncode}): {std.stderr.strip()}"]
+    locks = set()
+    for line in std.stdout.splitlines():
+        m = re.match(r"[^|#]*\|(acq|rel|req|racq|rrel|send|recv)\((.*)\)\|", line)
+        if m:
+            locks.add(std_unescape(m.group(2)))
+    return [] if name in locks else [f"lock: expected a lock named {name!r}, got {sorted(locks)}"]
+
+
 def name_matches(name, pattern):
     """`name` starts with `pattern`, in which `*` matches any text."""
     return re.match(".*".join(re.escape(p) for p in pattern.split("*")), name) is not None
@@ -189,7 +203,7 @@ def name_matches(name, pattern):
 
 def check_trace(args, trace, expects):
     failures = []
-    engines = sorted({e for e, _ in expects if e not in ("check", "events") and
+    engines = sorted({e for e, _ in expects if e not in ("check", "events", "lock") and
                       not e.startswith("location-") and not e.startswith("text ")})
     results = {}
     if engines:
@@ -202,6 +216,9 @@ def check_trace(args, trace, expects):
     for engine, what in expects:
         if engine == "events":
             failures += check_size(args, trace, what)
+            continue
+        if engine == "lock":
+            failures += check_lock(args, trace, what)
             continue
         if engine.startswith("location-"):
             failures += check_locations(args, trace, engine[len("location-"):], what)

@@ -1,7 +1,7 @@
-// A worker thread's stack variable is named after the thread whose stack holds it
+// A worker thread's stack variable is named after the thread whose stack holds it and its frame
 // (docs/RECORDER.md, "Names"): T1 passes the address of its local `shared` to T2 and both
-// write it: a race on "stack of T1 0x…". T1's `own` local is written by T1 only.
-// expect fasttrack: race stack of T1
+// write it: a race on "stack of T1 (outer) 0x…". T1's `own` local is written by T1 only.
+// expect fasttrack: race stack of T1 (outer)
 // expect fasttrack: no-race stack of T2
 // expect check: well-formed
 #include <pthread.h>

@@ -266,6 +266,58 @@ RawBuilder long_recording(uint64_t steps) {
   return f;
 }
 
+// Call stacks against a direct model: each access's stack is its own code address and the
+// return addresses of its thread's innermost open calls, at most depth - 1 of them and never
+// the outermost (the call into the thread's first function); returns past the outermost call
+// are ignored. Two threads interleave random calls (to a few return addresses, so call paths
+// repeat), returns and accesses (docs/RECORDER.md, "Stacks").
+TEST(Recording, StacksAreTheInnermostOpenCallsOfTheirThread) {
+  constexpr uint32_t kDepth = 4;
+  RawBuilder f;
+  f.start(0, 0);
+  f.start(1, 0);
+  std::vector<std::vector<uint64_t>> open(2);
+  std::vector<std::pair<uint64_t, std::vector<uint64_t>>> want;  // per access: pc, callers
+  std::vector<std::vector<fmt::RawRecord>> out(2);
+  uint64_t seq = 0, state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return state >> 33;
+  };
+  for (int k = 0; k < 20000; ++k) {
+    const uint32_t t = next() % 2;
+    const uint64_t pick = next() % 10, pc = 0x1000 + 16 * (next() % 5);
+    if (pick < 3 && open[t].size() < 9) {
+      const uint64_t ret = 0x5000 + 16 * (next() % 3);
+      out[t].push_back(rec(++seq, fmt::kRawFuncEntry, ret, pc));
+      open[t].push_back(ret);
+    } else if (pick < 6) {
+      out[t].push_back(rec(++seq, fmt::kRawFuncExit, 0, pc));
+      if (!open[t].empty()) open[t].pop_back();
+    } else {
+      out[t].push_back(rec(++seq, fmt::kWrite, 0x100 + 8 * t, pc));
+      const size_t n = std::min<size_t>(open[t].empty() ? 0 : open[t].size() - 1, kDepth - 1);
+      want.push_back({pc, std::vector<uint64_t>(open[t].rbegin(),
+                                                open[t].rbegin() + static_cast<ptrdiff_t>(n))});
+    }
+  }
+  for (uint32_t t = 0; t < 2; ++t) f.records(t, out[t], true);
+  f.note("stack_depth=4\n");
+  f.note("complete=1\n");
+  const recording::RawRecording r = recording::decode_recording(f.bytes(), "o.raw");
+  const recording::Assembled a = recording::assemble(r, recording::consistent_cut(r));
+  std::vector<std::pair<uint64_t, std::vector<uint64_t>>> got;
+  for (const Event& e : a.events) {
+    if (!e.is_access()) continue;
+    std::vector<uint64_t> callers;
+    for (const uint32_t c : a.caller_nodes[a.location_nodes[e.location]])
+      callers.push_back(a.pcs[c]);
+    got.push_back({a.pcs[e.location], callers});
+  }
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << "access " << i;
+}
+
 // Each event of a trace as text: thread, op, target, location and stack frames by name.
 std::vector<std::string> describe(const std::vector<Event>& events, const Symbols& s) {
   std::vector<std::string> out;

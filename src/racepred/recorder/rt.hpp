@@ -114,9 +114,16 @@ struct InRuntime {
 };
 
 // ---- tiny spin lock (never a pthread mutex: those are intercepted) ----
+// After a short spin the waiter gives up its processor: with more threads than cores, the
+// holder may have been preempted, and spinning for the rest of a time slice delays it more.
 inline void spin_lock(int* l) {
-  while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
-    while (__atomic_load_n(l, __ATOMIC_RELAXED)) __builtin_ia32_pause();
+  for (unsigned spins = 0; __atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE);) {
+    while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
+      if (++spins < 128)
+        __builtin_ia32_pause();
+      else
+        syscall(SYS_sched_yield);  // (not through an interposed sched_yield)
+    }
   }
 }
 inline void spin_unlock(int* l) {

@@ -20,6 +20,7 @@ namespace {
 struct VarUse {
   static constexpr uint32_t kNone = UINT32_MAX, kShared = UINT32_MAX - 1;
   uint32_t owner = kNone;
+  uint32_t first = UINT32_MAX;  // the location index of its first access
   uint8_t largest = 0;
 };
 
@@ -60,22 +61,83 @@ class Assembly::Impl {
  private:
   // Per runtime thread id: the trace's thread id (UINT32_MAX until named) and the caller of
   // its next event (a kRawCaller record), or 0.
-  // With stacks: the return addresses of its open calls (outermost first), and the node of its
-  // innermost depth - 1 of them (UINT32_MAX: to be computed at its next event).
+  // With stacks: its open calls as a path of the call trie (paths_), and the node of its
+  // innermost depth - 1 of them (UINT32_MAX: to be looked up at its next event).
   struct PerThread {
     uint32_t id = UINT32_MAX;
     uint64_t caller = 0;
-    std::vector<uint64_t> calls;
+    uint32_t path = 0;  // paths_[0]: no open call
     uint32_t node = UINT32_MAX;
-    uint32_t deeper = 0;  // calls past the bound of `calls` (a runaway recursion)
+    uint32_t deeper = 0;  // calls past the bound of the path's depth (a runaway recursion)
     // Its last event's (pc, caller, node) and location index: loops repeat them.
     uint64_t last_pc = 0, last_caller = 0;
     uint32_t last_node = UINT32_MAX, last_index = 0;
   };
+  // A path of the call trie: the open calls of a thread, outermost first, as (the path of its
+  // callers, the return address of the innermost call). Its node (the innermost depth - 1 return
+  // addresses) is looked up once per path, not once per event; a call and a return move a
+  // thread along the trie without allocating. Both passes share the trie.
+  struct Path {
+    uint32_t parent = 0;
+    uint32_t depth = 0;  // open calls
+    uint64_t pc = 0;
+    uint32_t node = UINT32_MAX;
+    // The last call made from this path (loops call the same function again).
+    uint64_t last_call = UINT64_MAX;
+    uint32_t last_child = 0;
+  };
+  struct PathKeyHash {
+    size_t operator()(const std::pair<uint32_t, uint64_t>& k) const {
+      return mix(k.second ^ (uint64_t{k.first} << 40 | uint64_t{k.first} >> 24));
+    }
+  };
+  struct StackLocKey {
+    uint64_t pc, caller;
+    uint32_t node;
+    bool operator==(const StackLocKey&) const = default;
+  };
+  struct StackLocHash {
+    size_t operator()(const StackLocKey& k) const {
+      return mix(k.pc ^ mix(k.caller ^ (uint64_t{k.node} << 32)));
+    }
+  };
+  struct PairHash {
+    size_t operator()(const std::pair<uint64_t, uint64_t>& k) const {
+      return mix(k.first ^ mix(k.second));
+    }
+  };
+  static size_t mix(uint64_t h) {  // splitmix64's finaliser
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+    return static_cast<size_t>(h ^ (h >> 31));
+  }
+  // The path of a call at `pc` from `from`.
+  uint32_t call(uint32_t from, uint64_t pc) {
+    if (paths_[from].last_call == pc) return paths_[from].last_child;
+    auto [it, fresh] = path_ids_.emplace(std::pair{from, pc}, static_cast<uint32_t>(paths_.size()));
+    if (fresh) paths_.push_back(Path{from, paths_[from].depth + 1, pc});
+    paths_[from].last_call = pc;
+    return paths_[from].last_child = it->second;
+  }
 
-  PerThread& state(uint32_t tid) {
-    if (tid >= threads_.size()) threads_.resize(size_t{tid} + 1);
+  [[gnu::always_inline]] PerThread& state(uint32_t tid) {
+    if (tid >= threads_.size()) [[unlikely]]
+      grow_threads(tid);
     return threads_[tid];
+  }
+  [[gnu::noinline]] void grow_threads(uint32_t tid) { threads_.resize(size_t{tid} + 1); }
+  // Code address -> location index, direct-mapped in front of loc_ids_ (code addresses never
+  // change meaning, so no entry is ever stale).
+  struct PcSlot {
+    uint64_t pc = UINT64_MAX;
+    uint32_t index = 0;
+  };
+  static constexpr unsigned kPcBits = 12;
+  [[gnu::always_inline]] uint32_t cached_location_id(uint64_t pc) {
+    PcSlot& slot = pc_cache_[(pc * 0x9E3779B97F4A7C15ULL) >> (64 - kPcBits)];
+    if (slot.pc != pc) [[unlikely]]
+      slot = PcSlot{pc, location_id(pc)};
+    return slot.index;
   }
   uint32_t thread_of(uint32_t tid) {
     if (tid < threads_.size() && threads_[tid].id != UINT32_MAX) [[likely]]
@@ -110,18 +172,25 @@ class Assembly::Impl {
   // node).
   uint32_t node_of(PerThread& t) {
     if (t.node != UINT32_MAX) return t.node;
-    // calls[0] is the return address into whatever started the thread's outermost instrumented
-    // function (libc's start of main, the runtime's thread trampoline): not a frame of the
-    // program, and ThreadSanitizer's stacks end at that function too.
-    const size_t n = std::min<size_t>(t.calls.empty() ? 0 : t.calls.size() - 1, depth_ - 1);
-    std::vector<uint64_t> key(t.calls.rbegin(), t.calls.rbegin() + static_cast<ptrdiff_t>(n));
+    if (paths_[t.path].node == UINT32_MAX) paths_[t.path].node = path_node(t.path);
+    return t.node = paths_[t.path].node;
+  }
+  [[gnu::noinline]] uint32_t path_node(uint32_t path) {
+    // The outermost call is the return address into whatever started the thread's outermost
+    // instrumented function (libc's start of main, the runtime's thread trampoline): not a
+    // frame of the program, and ThreadSanitizer's stacks end at that function too.
+    const uint32_t depth = paths_[path].depth;
+    const size_t n = std::min<size_t>(depth ? depth - 1 : 0, depth_ - 1);
+    std::vector<uint64_t> key;
+    key.reserve(n);
+    for (uint32_t p = path; key.size() < n; p = paths_[p].parent) key.push_back(paths_[p].pc);
     auto [it, fresh] = node_ids_.emplace(key, static_cast<uint32_t>(out_.caller_nodes.size()));
     if (fresh) {
       std::vector<uint32_t> frames;
       for (const uint64_t pc : key) frames.push_back(location_id(pc));
       out_.caller_nodes.push_back(std::move(frames));
     }
-    return t.node = it->second;
+    return it->second;
   }
   // The location index of an event of thread `tid` at `pc` (with its caller record, or 0).
   [[gnu::always_inline]] uint32_t event_location(uint32_t tid, uint64_t pc, uint64_t caller) {
@@ -131,30 +200,40 @@ class Assembly::Impl {
       if (pc != t.last_pc || t.last_node != 0) {  // (a loop repeats its thread's last location)
         t.last_pc = pc;
         t.last_node = 0;
-        t.last_index = loc_cache_.get(pc, [&] { return location_id(pc); });
+        t.last_index = cached_location_id(pc);
       }
       return t.last_index;
     }
     const uint32_t node = node_of(t);
     if (node == t.last_node && pc == t.last_pc && caller == t.last_caller) return t.last_index;
-    auto [it, fresh] =
-        stack_locs_.emplace(std::tuple{pc, caller, node}, static_cast<uint32_t>(out_.pcs.size()));
+    t.last_pc = pc;
+    t.last_caller = caller;
+    t.last_node = node;
+    // A direct-mapped cache in front of the table: a loop's events come back to the same few
+    // (code address, node) pairs.
+    const StackLocKey key{pc, caller, node};
+    StackLocSlot& slot = stack_loc_cache_[StackLocHash()(key) & (stack_loc_cache_.size() - 1)];
+    if (slot.index != UINT32_MAX && slot.key == key) return t.last_index = slot.index;
+    auto [it, fresh] = stack_locs_.try_emplace(key, static_cast<uint32_t>(out_.pcs.size()));
     if (fresh) {
       out_.pcs.push_back(pc);
       if (caller) out_.callers.push_back({it->second, caller});
       out_.location_nodes.resize(out_.pcs.size(), 0);
       out_.location_nodes[it->second] = node;
     }
-    t.last_pc = pc;
-    t.last_caller = caller;
-    t.last_node = node;
+    slot = StackLocSlot{key, it->second};
     return t.last_index = it->second;
   }
   // First pass: how variable v was accessed by `thread`, `bytes` wide (0: a range).
-  void use(uint32_t v, uint32_t thread, uint8_t bytes) {
-    if (v >= uses_.size()) uses_.resize(size_t{v} + 1);
+  // `location`: the access's location index.
+  [[gnu::always_inline]] void use(uint32_t v, uint32_t thread, uint8_t bytes, uint32_t location) {
+    if (v >= uses_.size()) [[unlikely]]
+      uses_.resize(size_t{v} + 1);
     VarUse& u = uses_[v];
-    if (u.owner != thread) u.owner = u.owner == VarUse::kNone ? thread : VarUse::kShared;
+    if (u.owner != thread) [[unlikely]] {
+      if (u.owner == VarUse::kNone) u.first = location;
+      u.owner = u.owner == VarUse::kNone ? thread : VarUse::kShared;
+    }
     if (bytes > u.largest) u.largest = bytes;
   }
 
@@ -226,10 +305,17 @@ class Assembly::Impl {
   Assembled out_;
   std::vector<PerThread> threads_;
   std::unordered_map<uint64_t, uint32_t> loc_ids_;
-  std::map<std::pair<uint64_t, uint64_t>, uint32_t> caller_locs_;
-  std::map<std::vector<uint64_t>, uint32_t> node_ids_;
-  std::map<std::tuple<uint64_t, uint64_t, uint32_t>, uint32_t> stack_locs_;
-  AddressCache loc_cache_;
+  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> caller_locs_;
+  std::map<std::vector<uint64_t>, uint32_t> node_ids_;  // (once per path of the trie)
+  std::unordered_map<StackLocKey, uint32_t, StackLocHash> stack_locs_;
+  struct StackLocSlot {
+    StackLocKey key{};
+    uint32_t index = UINT32_MAX;
+  };
+  std::vector<StackLocSlot> stack_loc_cache_ = std::vector<StackLocSlot>(4096);
+  std::vector<Path> paths_ = std::vector<Path>(1);
+  std::unordered_map<std::pair<uint32_t, uint64_t>, uint32_t, PathKeyHash> path_ids_;
+  std::vector<PcSlot> pc_cache_ = std::vector<PcSlot>(size_t{1} << kPcBits);
   uint64_t peak_raw_bytes_ = 0;
 
   // First pass: how each variable was accessed; the sync objects (key, variable id) the program
@@ -258,6 +344,9 @@ class Assembly::Impl {
 
 void Assembly::Impl::prepare() {
   const std::vector<Key>& keys = variable_keys();
+  out_.first_access.assign(keys.size(), UINT32_MAX);
+  for (size_t v = 0; v < keys.size() && v < uses_.size(); ++v)
+    out_.first_access[v] = uses_[v].first;
   starts_.resize(keys.size());
   for (uint32_t v = 0; v < keys.size(); ++v) starts_[v] = Start{keys[v], v};
   std::sort(starts_.begin(), starts_.end(),
@@ -314,10 +403,10 @@ void Assembly::Impl::run(EventBatchSink* sink) {
     // the record stands for; `target`: the variable of its start, or UINT32_MAX.
     auto range_write = [&](Key start, uint64_t n, uint32_t target) {
       const uint32_t thread = thread_of(tid);
-      if constexpr (!kEmit) {
-        if (target != UINT32_MAX) use(target, thread, 0);
-      }
       const Event e{Op::Write, thread, target, event_location(tid, pc, 0)};
+      if constexpr (!kEmit) {
+        if (target != UINT32_MAX) use(target, thread, 0, e.location);
+      }
       if constexpr (kEmit) event(e, fmt::kSizeRange, &start, n);
     };
     if (op == fmt::kRawAlloc) {
@@ -345,8 +434,8 @@ void Assembly::Impl::run(EventBatchSink* sink) {
       }
     } else if (op == fmt::kRawFuncEntry) {
       PerThread& t = state(tid);
-      if (t.calls.size() < (1u << 16))
-        t.calls.push_back(r.addr);
+      if (paths_[t.path].depth < (1u << 16))
+        t.path = call(t.path, r.addr);
       else
         ++t.deeper;
       t.node = UINT32_MAX;
@@ -354,8 +443,8 @@ void Assembly::Impl::run(EventBatchSink* sink) {
       PerThread& t = state(tid);
       if (t.deeper)
         --t.deeper;
-      else if (!t.calls.empty())  // (a longjmp or exception may have skipped exits)
-        t.calls.pop_back();
+      else  // (a longjmp or exception may have skipped exits: the root stays)
+        t.path = paths_[t.path].parent;
       t.node = UINT32_MAX;
     } else if (op == fmt::kRawCaller) {
       state(tid).caller = r.addr;
@@ -366,6 +455,7 @@ void Assembly::Impl::run(EventBatchSink* sink) {
       const uint64_t addr = r.addr;
       Key range_start{};
       uint64_t range_length = 0;
+      uint8_t access_bytes = 0;  // 0: a range
       if (op == fmt::kFork || op == fmt::kJoin) {
         e.target = thread_of(static_cast<uint32_t>(addr));
       } else if (op == fmt::kRead || op == fmt::kWrite) {
@@ -374,9 +464,8 @@ void Assembly::Impl::run(EventBatchSink* sink) {
           range_length = take_size();
           if (range_length == UINT64_MAX) continue;  // cut off with its length
           range_start = addresses.key(addr);
-          if constexpr (!kEmit) use(e.target, e.thread, 0);
-        } else if constexpr (!kEmit) {
-          use(e.target, e.thread, static_cast<uint8_t>(fmt::size_bytes(code)));
+        } else {
+          access_bytes = static_cast<uint8_t>(fmt::size_bytes(code));
         }
       } else {
         e.target = addresses.lock(addr);
@@ -384,7 +473,11 @@ void Assembly::Impl::run(EventBatchSink* sink) {
       PerThread& t = threads_[tid];
       e.location = event_location(tid, pc, t.caller);
       threads_[tid].caller = 0;
-      if constexpr (kEmit) event(e, code, &range_start, range_length);
+      if constexpr (kEmit) {
+        event(e, code, &range_start, range_length);
+      } else if (e.is_access()) {
+        use(e.target, e.thread, access_bytes, e.location);
+      }
     }
     // else: a stray size record
   }

@@ -43,6 +43,9 @@ struct Assembled {
   // index of its own per (code address, node).
   std::vector<std::vector<uint32_t>> caller_nodes;
   std::vector<uint32_t> location_nodes;
+  // Per variable id: the location index of its first read or write (UINT32_MAX: none, or
+  // beyond the end), which names the frame of a variable on a thread's stack.
+  std::vector<uint32_t> first_access;
 };
 
 // Receives the events of the second pass in trace order, a batch at a time.

@@ -24,7 +24,9 @@ class WriterSink : public EventBatchSink {
  public:
   WriterSink(const Assembled& assembled, Symbols& symbols, const std::vector<uint32_t>& loc_map,
              const std::string& out)
-      : loc_map_(loc_map), numbering_(assembled, loc_map, symbols.stacks) {
+      : loc_map_(loc_map),
+        numbering_(assembled, loc_map, symbols.stacks),
+        stacks_(!assembled.caller_nodes.empty()) {
     if (is_text(out))
       text_.emplace(symbols, out);
     else
@@ -32,14 +34,24 @@ class WriterSink : public EventBatchSink {
   }
   void on_events(std::span<const Event> events) override {
     held_ = std::max<uint64_t>(held_, (binary_ ? binary_->pending_events() : 0) + events.size());
-    for (Event e : events) {
-      if (binary_) {
-        const uint32_t stack = numbering_.number(e);
-        e.location = loc_map_[e.location];
-        binary_->on_event(++id_, e, 0, stack);
-      } else {
-        e.location = loc_map_[e.location];
+    // (Three loops, so that the per-event work has no test of what kind of output it is.)
+    const uint32_t* const loc_map = loc_map_.data();
+    if (!binary_) {
+      for (Event e : events) {
+        e.location = loc_map[e.location];
         text_->on_event(++id_, e, 0);
+      }
+    } else if (stacks_) {
+      for (Event e : events) {
+        const uint32_t stack = numbering_.number(e);
+        e.location = loc_map[e.location];
+        binary_->on_event(++id_, e, 0, stack);
+      }
+    } else {
+      BinaryWriter& out = *binary_;
+      for (Event e : events) {
+        e.location = loc_map[e.location];
+        out.on_event(++id_, e, 0, 0);
       }
     }
   }
@@ -60,6 +72,7 @@ class WriterSink : public EventBatchSink {
  private:
   const std::vector<uint32_t>& loc_map_;
   StackNumbering numbering_;
+  const bool stacks_;  // the recording has call stacks
   std::optional<BinaryWriter> binary_;
   std::optional<StdWriter> text_;
   uint64_t id_ = 0;

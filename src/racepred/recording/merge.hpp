@@ -43,14 +43,14 @@ class ThreadCursor {
   const RawBlock* malformed() const { return malformed_; }
   // The current record, nullptr at the end.
   const format::RawRecord* get() const { return valid_ ? &record_ : nullptr; }
-  void next() {
+  [[gnu::always_inline]] void next() {
     if ((valid_ = unpacker_.next(record_))) [[likely]]
       return;
     next_block();
   }
 
  private:
-  void next_block() {
+  [[gnu::noinline]] void next_block() {
     // A block must hold exactly its count of records (decode_recording checked the blocks of an
     // unfinished recording only).
     if (block_ < stream_->blocks.size() && unpacker_.left != 0 && !malformed_)
@@ -87,7 +87,21 @@ class RecordMerger {
   RecordMerger& operator=(const RecordMerger&) = delete;
 
   // The next record and its thread; false at the end.
-  bool next(format::RawRecord& record, uint32_t& tid) {
+  [[gnu::always_inline]] bool next(format::RawRecord& record, uint32_t& tid) {
+    // The common case inline: the current thread's run goes on.
+    if (current_ != kNone) [[likely]] {
+      ThreadCursor& cur = cursors_[current_];
+      if (const format::RawRecord* r = cur.get(); r && r->seq <= bound_ && r->seq < cut_)
+          [[likely]] {
+        record = *r;
+        tid = cur.tid();
+        cur.next();
+        return true;
+      }
+    }
+    return next_slow(record, tid);
+  }
+  [[gnu::noinline]] bool next_slow(format::RawRecord& record, uint32_t& tid) {
     for (;;) {
       if (current_ != kNone) {
         ThreadCursor& cur = cursors_[current_];

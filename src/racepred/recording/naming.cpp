@@ -61,14 +61,24 @@ Symbols name_symbols(const Assembled& assembled, Symbolizer& symbolizer,
   // Threads' stacks by their low address (a later thread reusing a stack takes it over).
   std::map<uint64_t, Assembled::Stack> stacks;
   for (const Assembled::Stack& s : assembled.stacks) stacks[s.low] = s;
-  auto stack_of = [&](uint64_t a) -> std::string {
+  // A stack variable is named after its thread and frame: the function of its first access,
+  // normally the one that declares it ("stack of T2 (worker) 0x7f…").
+  auto frame_of = [&](uint32_t var) -> std::string {
+    if (var >= assembled.first_access.size() || assembled.first_access[var] >= n_locs) return "";
+    const std::string& where = code[assembled.first_access[var]];
+    const size_t open = where.rfind(" (");
+    if (open == std::string::npos || !where.ends_with(")")) return "";
+    return where.substr(open + 1) + " ";  // "(function) "
+  };
+  auto stack_of = [&](uint64_t a, uint32_t var) -> std::string {
     auto it = stacks.upper_bound(a);
     if (it != stacks.begin() && a < std::prev(it)->second.high)
       return std::string("stack of ").append(assembled.threads.name(std::prev(it)->second.thread)) +
-             " ";
-    return symbolizer.stack(a) ? "stack of T0 " : "";
+             " " + frame_of(var);
+    return symbolizer.stack(a) ? "stack of T0 " + frame_of(var) : "";
   };
-  auto key_name = [&](const Key& k) {
+  // var: the variable id, or UINT32_MAX (a lock).
+  auto key_name = [&](const Key& k, uint32_t var) {
     const bool atomic = k.addr & fmt::kAtomicLockBit;
     const uint64_t a = k.addr & ~fmt::kAtomicLockBit;
     std::string name;
@@ -76,17 +86,18 @@ Symbols name_symbols(const Assembled& assembled, Symbolizer& symbolizer,
       name = heap_name(code[n_locs + k.instance], k.instance, a);
     } else {
       name = symbolizer.data_name(a);
-      if (name.empty()) name = stack_of(a) + hex(a);
+      if (name.empty()) name = stack_of(a, var) + hex(a);
     }
     return atomic ? "atomic:" + name : name;
   };
 
   Symbols symbols;
   symbols.threads = assembled.threads;
-  for (const Key& k : assembled.addresses.variables())
-    intern_unique(symbols.variables, key_name(k), k.addr);
+  const std::vector<Key>& variables = assembled.addresses.variables();
+  for (uint32_t v = 0; v < variables.size(); ++v)
+    intern_unique(symbols.variables, key_name(variables[v], v), variables[v].addr);
   for (const Key& k : assembled.addresses.locks())
-    intern_unique(symbols.locks, key_name(k), k.addr);
+    intern_unique(symbols.locks, key_name(k, UINT32_MAX), k.addr);
   loc_map.resize(n_locs);
   for (size_t i = 0; i < n_locs; ++i) loc_map[i] = symbols.locations.intern(code[i]);
   if (!assembled.caller_nodes.empty()) symbols.stacks.frames.assign(1, {});  // id 0: none
@@ -103,6 +114,11 @@ StackNumbering::StackNumbering(const Assembled& assembled,
 }
 
 uint32_t StackNumbering::lookup(uint32_t index) {
+  // Each location index has one stack: looked up in the table once, then by index.
+  if (index < of_index_.size() && of_index_[index]) [[likely]] {
+    last_index_ = index;
+    return last_stack_ = of_index_[index];
+  }
   const uint32_t node = nodes_[index];
   const uint64_t key = (uint64_t{location_ids_[index]} << 32) | node;
   auto [it, fresh] = ids_.emplace(key, static_cast<uint32_t>(stacks_.frames.size()));
@@ -111,6 +127,8 @@ uint32_t StackNumbering::lookup(uint32_t index) {
     for (const uint32_t caller : assembled_.caller_nodes[node])
       frames.push_back(location_ids_[caller]);
   }
+  if (index >= of_index_.size()) of_index_.resize(std::max<size_t>(nodes_.size(), index + 1), 0);
+  of_index_[index] = it->second;
   last_index_ = index;
   return last_stack_ = it->second;
 }

@@ -51,6 +51,7 @@ class StackNumbering {
   const std::vector<uint32_t>& location_ids_;
   Stacks& stacks_;
   std::unordered_map<uint64_t, uint32_t> ids_;  // (location id, node) -> stack id
+  std::vector<uint32_t> of_index_;              // per location index: its stack id, or 0
   uint32_t last_index_ = UINT32_MAX, last_stack_ = 0;
 };
 

@@ -176,6 +176,16 @@ void Symbolizer::load_symbols(Module& mod) {
             [](const Module::Symbol& a, const Module::Symbol& b) { return a.start < b.start; });
 }
 
+// "file:0", "file:0:0", "file:0 (discriminator 2)": a frame without a line.
+static bool line_zero(const std::string& file) {
+  const size_t slash = file.rfind('/');
+  const size_t colon = file.find(':', slash == std::string::npos ? 0 : slash);
+  if (colon == std::string::npos) return false;
+  const size_t end = file.find_first_not_of("0123456789", colon + 1);
+  const std::string line = file.substr(colon + 1, end - colon - 1);
+  return line == "0";
+}
+
 // One symbolizer run per module; inlined frames from system headers are skipped so that code
 // inlined from the C++ library is attributed to the user's call site.
 void Symbolizer::symbolize_code(Module& mod, const std::vector<std::pair<uint64_t, size_t>>& list,
@@ -200,12 +210,21 @@ void Symbolizer::symbolize_code(Module& mod, const std::vector<std::pair<uint64_
   std::vector<std::pair<std::string, std::string>> frames;
   auto emit = [&] {
     if (k >= list.size() || frames.empty()) return;
+    // The innermost frame outside the system's headers, and of those the innermost with a
+    // line: compiler-made code (a C++ global's dynamic initialiser) may be at line 0 in an
+    // inner frame and at the initialiser's line in the frame around it.
     const std::pair<std::string, std::string>* pick = &frames.front();
-    for (const auto& f : frames)
-      if (f.second.rfind("/usr/", 0) != 0) {
+    const std::pair<std::string, std::string>* user = nullptr;
+    for (const auto& f : frames) {
+      if (f.second.rfind("/usr/", 0) == 0) continue;
+      if (!user) user = &f;
+      if (!line_zero(f.second)) {
         pick = &f;
+        user = nullptr;
         break;
       }
+    }
+    if (user) pick = user;
     std::string file = pick->second;
     if (file.rfind("??", 0) == 0) return;  // no debug information: keep module+offset
     const size_t disc = file.find(" (discriminator");
