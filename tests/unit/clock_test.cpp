@@ -15,7 +15,7 @@
 #include "racepred/trace/error.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 std::string th(const ThreadClocks& c, ThreadId t) {
   return show_vc(c.th(t), c.threads());
@@ -470,5 +470,5 @@ TEST(SharedClock, SeedsHoldWhatTheirJoinsHold) {
   EXPECT_GT(seeds, 100u);  // the seeds were taken, not only joined at once
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

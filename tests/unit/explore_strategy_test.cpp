@@ -13,7 +13,7 @@
 #include "racepred/format/explore_channel.hpp"
 
 namespace racepred::explore {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 using Schedule = std::vector<uint32_t>;  // the thread chosen at each choice point
 
@@ -271,5 +271,5 @@ TEST(ExploreSpurious, AWakeUpWithoutASignalIsNeverTheDefaultAndCostsAPreemption)
   }
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred::explore

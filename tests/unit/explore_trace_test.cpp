@@ -18,7 +18,7 @@
 #include "support/raw_builder.hpp"
 
 namespace racepred::explore {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 namespace fmt = racepred::format;
 using test::RawBuilder;
@@ -101,5 +101,5 @@ TEST(ExploreTrace, AnIllFormedRecordingIsRefused) {
   std::remove(raw.c_str());
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred::explore

@@ -16,7 +16,7 @@
 #include "racepred/trace/generator.hpp"
 
 namespace racepred {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 // `sections` critical sections by `threads` threads in a fixed pseudo-random order; each takes
 // lock L (and, nested, M when `nested`), reads and writes one of four counters.
@@ -256,5 +256,5 @@ TEST(SdpWork, GoroutinesJoinWorkIsLinear) {
                       << large.size();
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred

@@ -12,7 +12,7 @@
 #include "racepred/witness/checker.hpp"
 
 namespace racepred::explore {
-namespace {
+namespace RACEPRED_TEST_FILE {
 
 namespace ch = format::explore;
 using StepKind = WitnessPlan::StepKind;
@@ -275,5 +275,5 @@ TEST(WitnessOrder, ConditionWaitsAreOneStepAndEarlierArrivalsAreCounted) {
   EXPECT_EQ(plan.race[1].steps_before, 1u);
 }
 
-}  // namespace
+}  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred::explore
