@@ -20,6 +20,7 @@ DECLARE_REAL(void, _ZdaPvm, void*, size_t);
 void range(uint8_t op, const void* a, size_t n, uint64_t pc) {
   if (n == 0 || t_in_rt) return;
   if (scheduling()) sched_every_access(a, op == fmt::kWrite);
+  sched_access(a, pc);  // confirm may hold a thread at a memcpy as at a plain access
   Ctx* c = enter();
   if (!c) return;
   put(c, fmt::raw_access(op, fmt::kSizeRange), reinterpret_cast<uintptr_t>(a), pc, false);
