@@ -295,6 +295,39 @@ TEST(Spd, AClosureBudgetReachedCountsAndNamesThePatternsNotChecked) {
   EXPECT_EQ(std::count(note.begin(), note.end(), ';'), 2) << note;
 }
 
+// Every Def. B.7 set is listed, not only the first one found: a run of the shape of Fig. 5
+// (T0 joins T2 holding l0) with three sets. T2 (acq(l1), event 18) and T3 (acq(l0), event 26)
+// are blocked in each; T1 has either finished (prefix 1 3 4 6 8 9 30 …), or waits at its
+// acq(l0) (event 30, l0 held by T0), or has not run yet and waits at its first acquire, acq(l1)
+// (event 3, spd's witness 1 2 5 7 10 … 23). Before the fix the exact search kept only the
+// first set found (every set got the same empty key).
+const char* kTwoCrossThreadSets =
+    "T0|fork(T1)|1\nT0|fork(T3)|2\nT1|acq(l1)|3\nT1|r(x)|4\nT0|acq(l0)|5\nT1|w(x)|6\nT3|w(y)|7\n"
+    "T1|rel(l1)|8\nT1|w(x)|9\nT3|acq(l2)|10\nT0|fork(T2)|11\nT3|r(y)|12\nT2|w(x)|13\nT0|r(x)|14\n"
+    "T3|acq(l1)|15\nT3|w(x)|16\nT3|rel(l1)|17\nT2|acq(l1)|18\nT3|rel(l2)|19\nT3|r(y)|20\n"
+    "T2|r(y)|21\nT2|rel(l1)|22\nT3|acq(l1)|23\nT0|join(T2)|24\nT0|rel(l0)|25\nT3|acq(l0)|26\n"
+    "T3|r(x)|27\nT3|rel(l0)|28\nT3|rel(l1)|29\nT1|acq(l0)|30\nT1|r(x)|31\nT1|rel(l0)|32\n"
+    "T0|join(T1)|33\nT0|join(T3)|34\n";
+
+TEST(ExactDeadlocks, EveryCrossThreadSetIsListed) {
+  const Searched s = search(kTwoCrossThreadSets);
+  std::vector<std::vector<EventId>> sets;
+  for (const exact::DeadlockWitness& d : s.result.cross_thread_deadlocks) {
+    sets.push_back(ids(s, d.acquires));
+    EXPECT_EQ(testing::check_reordering(*s.index, d.prefix), "");
+  }
+  std::sort(sets.begin(), sets.end());
+  EXPECT_EQ(sets, (std::vector<std::vector<EventId>>{{3, 18, 26}, {18, 26}, {18, 26, 30}}));
+  EXPECT_TRUE(s.result.deadlocks.empty());  // T0 holds l0 outside the blocked threads
+  // spd finds the set with T1 through a join step; it is one of exact's.
+  const RaceSink spd = run_engine("spd", *s.trace);
+  ASSERT_EQ(spd.findings().size(), 1u);
+  std::vector<EventId> steps;
+  for (const DeadlockStep& step : spd.findings()[0].deadlock.cycle) steps.push_back(step.event);
+  std::sort(steps.begin(), steps.end());
+  EXPECT_EQ(steps, (std::vector<EventId>{3, 18, 26}));
+}
+
 // A run that deadlocked: each thread's last event is the request it waits at.
 const char* kBlockedRun = "T1|acq(a)|1\nT2|acq(b)|2\nT1|req(b)|3\nT2|req(a)|4\n";
 // kAbba as RAPID writes it: a request before every acquire, granted at once.

@@ -284,7 +284,11 @@ class Search {
       std::vector<uint32_t> acquires;
       for (uint32_t u : blocked) acquires.push_back(next_[u]);
       std::sort(acquires.begin(), acquires.end());
-      record_deadlock(cross_, acquires, std::move(acquires), s);
+      // The key is a copy made before the call: as two by-value arguments, `acquires` and
+      // `std::move(acquires)` could be built in either order, and g++ built the moved one first,
+      // so every set got the empty key and only the first set found was kept.
+      std::vector<uint32_t> key = acquires;
+      record_deadlock(cross_, std::move(key), std::move(acquires), s);
     }
     // Def. B.4: the cycles of "u requests a lock v holds in its own critical section" among
     // the blocked threads, with distinct locks.
