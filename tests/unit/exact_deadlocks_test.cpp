@@ -16,6 +16,7 @@
 #include "racepred/driver/run.hpp"
 #include "racepred/exact/deadlocks.hpp"
 #include "racepred/exact/search.hpp"
+#include "racepred/io/formats.hpp"
 #include "racepred/io/reader.hpp"
 #include "racepred/trace/generator.hpp"
 #include "racepred/trace/trace_index.hpp"
@@ -417,6 +418,53 @@ Output racepred(const std::string& args) {
   while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
   const int status = pclose(pipe);
   return {WEXITSTATUS(status), out};
+}
+
+// The budgets as command-line options: on the dense trace, --deadlock-budget 100 stops spd's
+// search (search_stopped, fewer patterns checked, fewer deadlocks) and lockorder's; a closure
+// budget larger than the default's 4 events per trace event checks the patterns the default
+// leaves unchecked. Out-of-range values are usage errors.
+TEST(DeadlockBudgetCommand, ASmallBudgetStopsTheSearchAndALargerOneFindsMore) {
+  const std::string path = ::testing::TempDir() + "racepred_dense_budget.std";
+  write_trace(dense_trace(800), InputFormat::Std, path, WriteOptions{});
+  // The engines' results by name: {"spd": …, "lockorder": …}.
+  const auto run = [&](const std::string& options) {
+    const Output out =
+        racepred("analyze -q --format json -e spd,lockorder " + options + " " + path);
+    EXPECT_EQ(out.code, 1) << out.out;  // deadlocks found
+    const nlohmann::json doc = nlohmann::json::parse(out.out);
+    nlohmann::json by_name;
+    for (const auto& r : doc["results"]) by_name[r["engine"].get<std::string>()] = r;
+    return by_name;
+  };
+  const auto extra = [](const nlohmann::json& engine, const char* name) -> uint64_t {
+    return engine["extras"].contains(name) ? engine["extras"][name].get<uint64_t>() : 0;
+  };
+  const nlohmann::json small = run("--deadlock-budget 100");
+  const nlohmann::json large = run("--deadlock-budget 100000000");
+  for (const char* e : {"spd", "lockorder"}) {
+    SCOPED_TRACE(e);
+    EXPECT_EQ(extra(small[e], "search_stopped"), 1u);
+    EXPECT_EQ(extra(large[e], "search_stopped"), 0u);
+    EXPECT_LT(small[e]["findings"].size(), large[e]["findings"].size());
+  }
+  EXPECT_LT(extra(small["spd"], "abstract_cycles"), extra(large["spd"], "abstract_cycles"));
+  EXPECT_GT(extra(small["spd"], "unsearched_dependencies"), 0u);
+  // The closure budget: dense_trace(6000) spends the default one (4 events per trace event plus
+  // 4 million) and leaves patterns unchecked; 1024 per event checks more of them.
+  std::remove(path.c_str());
+  if (std::getenv("RACEPRED_SANITIZED")) GTEST_SKIP() << "millions of closure events";
+  write_trace(dense_trace(6000), InputFormat::Std, path, WriteOptions{});
+  const nlohmann::json closure_small = run("--deadlock-budget 100000");
+  const nlohmann::json closure_large = run("--deadlock-budget 100000 --spd-closure-budget 1024");
+  EXPECT_GT(extra(closure_small["spd"], "unchecked_patterns"),
+            extra(closure_large["spd"], "unchecked_patterns"));
+  EXPECT_LT(extra(closure_small["spd"], "abstract_cycles"),
+            extra(closure_large["spd"], "abstract_cycles"));
+  const Output bad = racepred("analyze -e spd --deadlock-budget 0 " + path);
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("is not a whole number from 1 to"), std::string::npos) << bad.out;
+  std::remove(path.c_str());
 }
 
 TEST(ExactDeadlocksCommand, TextAndJson) {

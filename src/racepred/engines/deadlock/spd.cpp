@@ -38,8 +38,8 @@
 // witness is the closure followed by the greedy run. Patterns without a join step are the
 // Def. B.4 deadlocks above, reported as before.
 //
-// Budget: cycles of abstract dependencies are searched in at most lockorder_search_budget steps,
-// and the closures of all checked patterns add at most kWorkPerEvent events per trace event
+// Budget: cycles of abstract dependencies are searched in at most --deadlock-budget steps, and
+// the closures of all checked patterns add at most --spd-closure-budget events per trace event
 // plus kWorkBase. Past the closure budget the search goes on only to count the patterns it can
 // no longer check (the first few named in the note); past the step budget it stops, and the
 // dependencies it never started from are counted: neither is reported silently.
@@ -56,10 +56,9 @@ namespace racepred {
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
-// The closures of all patterns together add at most this many events per event of the trace
-// (plus kWorkBase): spd stays linear in the trace however many abstract patterns it has; a
+// The closures of all patterns together add at most --spd-closure-budget events per event of the
+// trace (plus kWorkBase): spd stays linear in the trace however many abstract patterns it has; a
 // search stopped by it says so in the extras.
-constexpr uint64_t kWorkPerEvent = 4;
 constexpr uint64_t kWorkBase = uint64_t{1} << 22;
 // A witness longer than this is left out of the finding (the deadlock is still reported).
 constexpr size_t kMaxWitness = size_t{1} << 16;
@@ -71,11 +70,12 @@ class Spd final : public OfflineEngine {
   explicit Spd(EngineContext& context)
       : sink_(context.sink),
         max_cycle_(context.options.max_cycle),
-        budget_(context.options.lockorder_search_budget) {}
+        budget_(context.options.lockorder_search_budget),
+        work_per_event_(context.options.spd_closure_budget) {}
 
   void run(const TraceIndex& t) override {
     t_ = &t;
-    work_budget_ = kWorkPerEvent * t.size() + kWorkBase;
+    work_budget_ = work_per_event_ * t.size() + kWorkBase;
     collect();
     find_cycles();
     sink_.extras().stats.push_back(ExtraStat{"dependencies", "deps", "abstract lock dependency",
@@ -594,6 +594,7 @@ class Spd final : public OfflineEngine {
   RaceSink& sink_;
   uint32_t max_cycle_;
   uint64_t budget_;
+  uint64_t work_per_event_;
   const TraceIndex* t_ = nullptr;
   std::vector<Dependency> deps_;
   std::vector<std::vector<uint32_t>> by_held_;  // per lock: the dependencies that hold it
@@ -605,7 +606,7 @@ class Spd final : public OfflineEngine {
   std::vector<LockId> touched_;
   std::vector<std::pair<ThreadId, uint32_t>> work_;
   uint64_t steps_ = 0;
-  uint64_t added_ = 0;  // events added to closures (kWorkPerEvent)
+  uint64_t added_ = 0;  // events added to closures (--spd-closure-budget)
   uint64_t work_budget_ = 0;
   uint64_t checked_ = 0;
   uint64_t witnesses_omitted_ = 0;
