@@ -376,6 +376,39 @@ TEST(Spd, PendingRequestsAreStepsAndGrantedOnesChangeNothing) {
   EXPECT_EQ(run_engine("lockorder", parse_trace(kBlockedRun)).findings().size(), 1u);
 }
 
+// rreq(l), a pending read request, waits only for a write hold of l: T2 holds b and asks for a
+// in read mode. When T1 holds a in write mode, T2 waits and the two threads deadlock; when T1
+// holds a in read mode, T2's read request would be granted, so there is no deadlock (a write
+// request, req(a), would wait for the read hold). exact, spd and lockorder agree.
+TEST(Requests, APendingReadRequestWaitsOnlyForAWriteHold) {
+  const char* kWriteHold = "T1|acq(a)|1\nT2|acq(b)|2\nT1|req(b)|3\nT2|rreq(a)|4\n";
+  const char* kReadHold = "T1|racq(a)|1\nT2|acq(b)|2\nT1|req(b)|3\nT2|rreq(a)|4\n";
+  const char* kReadHoldWriteRequest = "T1|racq(a)|1\nT2|acq(b)|2\nT1|req(b)|3\nT2|req(a)|4\n";
+  for (const char* text : {kWriteHold, kReadHold, kReadHoldWriteRequest}) {
+    SCOPED_TRACE(text);
+    const bool deadlock = text != kReadHold;
+    const Searched s = search(text);
+    ASSERT_EQ(s.result.deadlocks.size(), deadlock ? 1u : 0u);
+    EXPECT_EQ(s.result.cross_thread_deadlocks.size(), deadlock ? 1u : 0u);
+    if (deadlock) {
+      EXPECT_EQ(ids(s, s.result.deadlocks[0].acquires), (std::vector<EventId>{3, 4}));
+    }
+    const RaceSink spd = run_engine("spd", parse_trace(text));
+    ASSERT_EQ(spd.findings().size(), deadlock ? 1u : 0u);
+    if (deadlock) {
+      std::vector<EventId> steps;
+      for (const DeadlockStep& step : spd.findings()[0].deadlock.cycle) steps.push_back(step.event);
+      std::sort(steps.begin(), steps.end());
+      EXPECT_EQ(steps, (std::vector<EventId>{3, 4}));
+    }
+    EXPECT_EQ(run_engine("lockorder", parse_trace(text)).findings().size(), deadlock ? 1u : 0u);
+  }
+  // A granted read request changes nothing: racq(a) follows it.
+  const Searched granted =
+      search("T1|racq(a)|1\nT2|acq(b)|2\nT2|rreq(a)|3\nT2|racq(a)|4\nT1|req(b)|5\n");
+  EXPECT_TRUE(granted.result.deadlocks.empty());
+}
+
 // Every engine: a request before each acquire, granted at once, changes no verdict (the race
 // on x and the ABBA deadlock stay what they are).
 TEST(Requests, GrantedRequestsChangeNoEnginesVerdict) {
@@ -396,6 +429,35 @@ TEST(Requests, GrantedRequestsChangeNoEnginesVerdict) {
   }
   const Trace a = parse_trace(plain), b = parse_trace(requested);
   ASSERT_EQ(b.size(), a.size() + 4);
+  for (const EngineInfo& info : engine_registry()) {
+    SCOPED_TRACE(info.name);
+    const RaceSink without = run_engine(info, a), with = run_engine(info, b);
+    EXPECT_EQ(with.races().size(), without.races().size());
+    EXPECT_EQ(with.findings().size(), without.findings().size());
+  }
+}
+
+// Every engine accepts read requests: an rreq before each racq, granted at once, and a pending
+// one at the end of a thread change no race engine's verdict (the race on x, none on y).
+TEST(Requests, ReadRequestsChangeNoEnginesVerdict) {
+  const std::string plain =
+      "T0|fork(T1)|f1\nT0|fork(T2)|f2\nT1|racq(a)|a1\nT1|r(y)|r1\nT1|w(x)|w1\nT1|rrel(a)|a2\n"
+      "T2|acq(a)|a3\nT2|w(y)|w3\nT2|rel(a)|a4\nT2|w(x)|w2\nT0|join(T1)|j1\nT0|join(T2)|j2\n"
+      "T3|acq(b)|b1\n";
+  std::string requested;
+  size_t start = 0;
+  while (start < plain.size()) {
+    const size_t end = plain.find('\n', start);
+    const std::string line = plain.substr(start, end + 1 - start);
+    const size_t acq = line.find("|racq(");
+    if (acq != std::string::npos)
+      requested.append(line.substr(0, acq)).append("|rreq(").append(line.substr(acq + 6));
+    requested.append(line);
+    start = end + 1;
+  }
+  requested += "T0|rreq(b)|b2\n";  // T0 waits for b, which T3 holds in write mode
+  const Trace a = parse_trace(plain), b = parse_trace(requested);
+  ASSERT_EQ(b.size(), a.size() + 2);
   for (const EngineInfo& info : engine_registry()) {
     SCOPED_TRACE(info.name);
     const RaceSink without = run_engine(info, a), with = run_engine(info, b);

@@ -21,7 +21,8 @@
 // the trace, and it reports a deadlock iff one of its concrete instances is sync-preserving.
 //
 // Lock requests: a req(l) that ends its thread (the thread was blocked in its lock call when
-// the trace ended) is a step like an acquire of l; a req followed by its acquire adds nothing.
+// the trace ended) is a step like an acquire of l, an rreq(l) like a read acquire of l (only a
+// write hold blocks it); a request followed by its acquire adds nothing.
 //
 // Read-write locks: a request is blocked unless both it and the hold are in read mode; the lock
 // rule treats the acquires of a lock in either mode alike (sound; it may miss deadlocks whose
@@ -179,13 +180,13 @@ class Spd final : public OfflineEngine {
       }
       // A pending request (req(l) as its thread's last event) is a step like an acquire of l:
       // the thread waits there for good. A granted one is followed by its acquire, the step.
-      const bool pending = e.op == Op::Request &&
+      const bool pending = is_request_op(e.op) &&
                            t.index_in_thread(i) + 1 == t.thread_events(e.thread).size() &&
                            std::none_of(held[e.thread].begin(), held[e.thread].end(),
                                         [&](const Hold& x) { return x.lock == e.target; });
       if (is_acquire_op(e.op) || pending) {
         auto& h = held[e.thread];
-        const bool read = e.op == Op::ReadAcquire;
+        const bool read = is_read_mode_op(e.op);
         if (!h.empty() || joined_holding[e.thread]) add(e, i, read ? 1 : 0, e.target);
         if (!pending) h.push_back(Hold{e.target, read});
       } else if (is_release_op(e.op)) {
@@ -330,15 +331,15 @@ class Spd final : public OfflineEngine {
   bool in_prefix(uint32_t i) const { return pos_[t_->event(i).thread] > t_->index_in_thread(i); }
   bool pending_request(uint32_t i) const {
     const Event& e = t_->event(i);
-    return e.op == Op::Request && t_->index_in_thread(i) + 1 == t_->thread_events(e.thread).size();
+    return is_request_op(e.op) && t_->index_in_thread(i) + 1 == t_->thread_events(e.thread).size();
   }
   // No other thread holds i's lock: in either mode (an acquire or request), in write mode (a
-  // read acquire).
+  // read acquire or read request).
   bool lock_free_for(uint32_t i) const {
     const Event& e = t_->event(i);
     const uint32_t w = writer_[e.target];
     if (w != kNone && w != e.thread) return false;
-    if (e.op == Op::ReadAcquire) return true;
+    if (is_read_mode_op(e.op)) return true;
     for (ThreadId r : readers_[e.target])
       if (r != e.thread) return false;
     return true;
@@ -355,6 +356,7 @@ class Spd final : public OfflineEngine {
       case Op::ReadAcquire:
         return lock_free_for(i);
       case Op::Request:
+      case Op::ReadRequest:
         return !pending_request(i);
       case Op::Join:
         return pos_[e.target] == t_->thread_events(e.target).size();
