@@ -83,9 +83,10 @@ std::set<LockCycle> reference(const Trace& trace, uint32_t max_cycle) {
         if (const auto it = sent.find(e.target); it != sent.end())
           for (size_t u = 0; u < threads; ++u) vc[t][u] = std::max(vc[t][u], it->second[u]);
         break;
-      case Op::Request:  // waits holding its locks: a step, like an acquire
+      case Op::Request:  // waits holding its locks: a step, like an acquire (in its mode)
+      case Op::ReadRequest:
         if (!held[t].empty() && !held[t].count(e.target))
-          steps.push_back(Step{t, vc[t], held[t], e.target, false});
+          steps.push_back(Step{t, vc[t], held[t], e.target, e.op == Op::ReadRequest});
         break;
       case Op::Read:
       case Op::Write:

@@ -81,6 +81,7 @@ inline std::string check_reordering(const TraceIndex& t, const std::vector<uint3
       case Op::Send:
       case Op::Fork:
       case Op::Request:
+      case Op::ReadRequest:
         break;
     }
     done.insert(i);

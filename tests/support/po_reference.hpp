@@ -178,6 +178,7 @@ struct PoFacts {
           break;
         case Op::Send:
         case Op::Request:
+        case Op::ReadRequest:
           break;
       }
     }

@@ -197,6 +197,7 @@ void TreeHbClocks::apply(const Event& e) {
     case Op::Read:
     case Op::Write:
     case Op::Request:
+    case Op::ReadRequest:
       break;
   }
   th->increment(e.thread);

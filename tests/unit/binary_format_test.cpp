@@ -173,6 +173,26 @@ TEST(BinaryFormat, SyncOrdersRoundTripAndAreMalformedBeforeVersionFour) {
   std::remove(path.c_str());
 }
 
+// rreq (version 6) round trips; in a version-5 file its op 11 is malformed.
+TEST(BinaryFormat, ReadRequestsRoundTripAndAreMalformedBeforeVersionSix) {
+  const Trace a = parse_trace("T0|racq(l)|1\nT1|acq(m)|2\nT0|req(m)|3\nT1|rreq(l)|4\n");
+  const std::string path = temp_path("rreq");
+  write_binary(a, path);
+  const std::string bytes = slurp(path);
+  EXPECT_EQ(format::get_u32(reinterpret_cast<const uint8_t*>(bytes.data()) + 8), 6u);
+  const Trace b = load_trace(path);
+  expect_same(a, b);
+  EXPECT_EQ(b.events[3].op, Op::ReadRequest);
+  spit(path, as_version(bytes, 5));
+  try {
+    load_trace(path);
+    ADD_FAILURE() << "rreq op accepted in a version-5 file";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("malformed event"), std::string::npos) << e.what();
+  }
+  std::remove(path.c_str());
+}
+
 // The call stacks of a recorded trace (version 5): the stack table, the events' stacks and the
 // threads' creation sites read back as written, over several blocks of each; a version-4 file
 // cannot hold them (its readers do not know the blocks), and one without them reads as before.

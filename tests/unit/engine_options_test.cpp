@@ -59,7 +59,7 @@ TEST(EngineOptions, StructDefaultsAreTheTableDefaults) {
       }
     }
   }
-  EXPECT_EQ(rows, 14u);
+  EXPECT_EQ(rows, 15u);
   EXPECT_EQ(find_engine_option("--pwr-history")->id, "pwr_history");
   EXPECT_EQ(find_engine_option("max_states")->flag, "--max-states");
   EXPECT_EQ(find_engine_option("--nonsense"), nullptr);

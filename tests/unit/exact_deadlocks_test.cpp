@@ -16,6 +16,7 @@
 #include "racepred/driver/run.hpp"
 #include "racepred/exact/deadlocks.hpp"
 #include "racepred/exact/search.hpp"
+#include "racepred/io/formats.hpp"
 #include "racepred/io/reader.hpp"
 #include "racepred/trace/generator.hpp"
 #include "racepred/trace/trace_index.hpp"
@@ -295,6 +296,39 @@ TEST(Spd, AClosureBudgetReachedCountsAndNamesThePatternsNotChecked) {
   EXPECT_EQ(std::count(note.begin(), note.end(), ';'), 2) << note;
 }
 
+// Every Def. B.7 set is listed, not only the first one found: a run of the shape of Fig. 5
+// (T0 joins T2 holding l0) with three sets. T2 (acq(l1), event 18) and T3 (acq(l0), event 26)
+// are blocked in each; T1 has either finished (prefix 1 3 4 6 8 9 30 …), or waits at its
+// acq(l0) (event 30, l0 held by T0), or has not run yet and waits at its first acquire, acq(l1)
+// (event 3, spd's witness 1 2 5 7 10 … 23). Before the fix the exact search kept only the
+// first set found (every set got the same empty key).
+const char* kTwoCrossThreadSets =
+    "T0|fork(T1)|1\nT0|fork(T3)|2\nT1|acq(l1)|3\nT1|r(x)|4\nT0|acq(l0)|5\nT1|w(x)|6\nT3|w(y)|7\n"
+    "T1|rel(l1)|8\nT1|w(x)|9\nT3|acq(l2)|10\nT0|fork(T2)|11\nT3|r(y)|12\nT2|w(x)|13\nT0|r(x)|14\n"
+    "T3|acq(l1)|15\nT3|w(x)|16\nT3|rel(l1)|17\nT2|acq(l1)|18\nT3|rel(l2)|19\nT3|r(y)|20\n"
+    "T2|r(y)|21\nT2|rel(l1)|22\nT3|acq(l1)|23\nT0|join(T2)|24\nT0|rel(l0)|25\nT3|acq(l0)|26\n"
+    "T3|r(x)|27\nT3|rel(l0)|28\nT3|rel(l1)|29\nT1|acq(l0)|30\nT1|r(x)|31\nT1|rel(l0)|32\n"
+    "T0|join(T1)|33\nT0|join(T3)|34\n";
+
+TEST(ExactDeadlocks, EveryCrossThreadSetIsListed) {
+  const Searched s = search(kTwoCrossThreadSets);
+  std::vector<std::vector<EventId>> sets;
+  for (const exact::DeadlockWitness& d : s.result.cross_thread_deadlocks) {
+    sets.push_back(ids(s, d.acquires));
+    EXPECT_EQ(testing::check_reordering(*s.index, d.prefix), "");
+  }
+  std::sort(sets.begin(), sets.end());
+  EXPECT_EQ(sets, (std::vector<std::vector<EventId>>{{3, 18, 26}, {18, 26}, {18, 26, 30}}));
+  EXPECT_TRUE(s.result.deadlocks.empty());  // T0 holds l0 outside the blocked threads
+  // spd finds the set with T1 through a join step; it is one of exact's.
+  const RaceSink spd = run_engine("spd", *s.trace);
+  ASSERT_EQ(spd.findings().size(), 1u);
+  std::vector<EventId> steps;
+  for (const DeadlockStep& step : spd.findings()[0].deadlock.cycle) steps.push_back(step.event);
+  std::sort(steps.begin(), steps.end());
+  EXPECT_EQ(steps, (std::vector<EventId>{3, 18, 26}));
+}
+
 // A run that deadlocked: each thread's last event is the request it waits at.
 const char* kBlockedRun = "T1|acq(a)|1\nT2|acq(b)|2\nT1|req(b)|3\nT2|req(a)|4\n";
 // kAbba as RAPID writes it: a request before every acquire, granted at once.
@@ -342,6 +376,39 @@ TEST(Spd, PendingRequestsAreStepsAndGrantedOnesChangeNothing) {
   EXPECT_EQ(run_engine("lockorder", parse_trace(kBlockedRun)).findings().size(), 1u);
 }
 
+// rreq(l), a pending read request, waits only for a write hold of l: T2 holds b and asks for a
+// in read mode. When T1 holds a in write mode, T2 waits and the two threads deadlock; when T1
+// holds a in read mode, T2's read request would be granted, so there is no deadlock (a write
+// request, req(a), would wait for the read hold). exact, spd and lockorder agree.
+TEST(Requests, APendingReadRequestWaitsOnlyForAWriteHold) {
+  const char* kWriteHold = "T1|acq(a)|1\nT2|acq(b)|2\nT1|req(b)|3\nT2|rreq(a)|4\n";
+  const char* kReadHold = "T1|racq(a)|1\nT2|acq(b)|2\nT1|req(b)|3\nT2|rreq(a)|4\n";
+  const char* kReadHoldWriteRequest = "T1|racq(a)|1\nT2|acq(b)|2\nT1|req(b)|3\nT2|req(a)|4\n";
+  for (const char* text : {kWriteHold, kReadHold, kReadHoldWriteRequest}) {
+    SCOPED_TRACE(text);
+    const bool deadlock = text != kReadHold;
+    const Searched s = search(text);
+    ASSERT_EQ(s.result.deadlocks.size(), deadlock ? 1u : 0u);
+    EXPECT_EQ(s.result.cross_thread_deadlocks.size(), deadlock ? 1u : 0u);
+    if (deadlock) {
+      EXPECT_EQ(ids(s, s.result.deadlocks[0].acquires), (std::vector<EventId>{3, 4}));
+    }
+    const RaceSink spd = run_engine("spd", parse_trace(text));
+    ASSERT_EQ(spd.findings().size(), deadlock ? 1u : 0u);
+    if (deadlock) {
+      std::vector<EventId> steps;
+      for (const DeadlockStep& step : spd.findings()[0].deadlock.cycle) steps.push_back(step.event);
+      std::sort(steps.begin(), steps.end());
+      EXPECT_EQ(steps, (std::vector<EventId>{3, 4}));
+    }
+    EXPECT_EQ(run_engine("lockorder", parse_trace(text)).findings().size(), deadlock ? 1u : 0u);
+  }
+  // A granted read request changes nothing: racq(a) follows it.
+  const Searched granted =
+      search("T1|racq(a)|1\nT2|acq(b)|2\nT2|rreq(a)|3\nT2|racq(a)|4\nT1|req(b)|5\n");
+  EXPECT_TRUE(granted.result.deadlocks.empty());
+}
+
 // Every engine: a request before each acquire, granted at once, changes no verdict (the race
 // on x and the ABBA deadlock stay what they are).
 TEST(Requests, GrantedRequestsChangeNoEnginesVerdict) {
@@ -370,6 +437,35 @@ TEST(Requests, GrantedRequestsChangeNoEnginesVerdict) {
   }
 }
 
+// Every engine accepts read requests: an rreq before each racq, granted at once, and a pending
+// one at the end of a thread change no race engine's verdict (the race on x, none on y).
+TEST(Requests, ReadRequestsChangeNoEnginesVerdict) {
+  const std::string plain =
+      "T0|fork(T1)|f1\nT0|fork(T2)|f2\nT1|racq(a)|a1\nT1|r(y)|r1\nT1|w(x)|w1\nT1|rrel(a)|a2\n"
+      "T2|acq(a)|a3\nT2|w(y)|w3\nT2|rel(a)|a4\nT2|w(x)|w2\nT0|join(T1)|j1\nT0|join(T2)|j2\n"
+      "T3|acq(b)|b1\n";
+  std::string requested;
+  size_t start = 0;
+  while (start < plain.size()) {
+    const size_t end = plain.find('\n', start);
+    const std::string line = plain.substr(start, end + 1 - start);
+    const size_t acq = line.find("|racq(");
+    if (acq != std::string::npos)
+      requested.append(line.substr(0, acq)).append("|rreq(").append(line.substr(acq + 6));
+    requested.append(line);
+    start = end + 1;
+  }
+  requested += "T0|rreq(b)|b2\n";  // T0 waits for b, which T3 holds in write mode
+  const Trace a = parse_trace(plain), b = parse_trace(requested);
+  ASSERT_EQ(b.size(), a.size() + 2);
+  for (const EngineInfo& info : engine_registry()) {
+    SCOPED_TRACE(info.name);
+    const RaceSink without = run_engine(info, a), with = run_engine(info, b);
+    EXPECT_EQ(with.races().size(), without.races().size());
+    EXPECT_EQ(with.findings().size(), without.findings().size());
+  }
+}
+
 struct Output {
   int code;
   std::string out;
@@ -384,6 +480,53 @@ Output racepred(const std::string& args) {
   while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
   const int status = pclose(pipe);
   return {WEXITSTATUS(status), out};
+}
+
+// The budgets as command-line options: on the dense trace, --deadlock-budget 100 stops spd's
+// search (search_stopped, fewer patterns checked, fewer deadlocks) and lockorder's; a closure
+// budget larger than the default's 4 events per trace event checks the patterns the default
+// leaves unchecked. Out-of-range values are usage errors.
+TEST(DeadlockBudgetCommand, ASmallBudgetStopsTheSearchAndALargerOneFindsMore) {
+  const std::string path = ::testing::TempDir() + "racepred_dense_budget.std";
+  write_trace(dense_trace(800), InputFormat::Std, path, WriteOptions{});
+  // The engines' results by name: {"spd": …, "lockorder": …}.
+  const auto run = [&](const std::string& options) {
+    const Output out =
+        racepred("analyze -q --format json -e spd,lockorder " + options + " " + path);
+    EXPECT_EQ(out.code, 1) << out.out;  // deadlocks found
+    const nlohmann::json doc = nlohmann::json::parse(out.out);
+    nlohmann::json by_name;
+    for (const auto& r : doc["results"]) by_name[r["engine"].get<std::string>()] = r;
+    return by_name;
+  };
+  const auto extra = [](const nlohmann::json& engine, const char* name) -> uint64_t {
+    return engine["extras"].contains(name) ? engine["extras"][name].get<uint64_t>() : 0;
+  };
+  const nlohmann::json small = run("--deadlock-budget 100");
+  const nlohmann::json large = run("--deadlock-budget 100000000");
+  for (const char* e : {"spd", "lockorder"}) {
+    SCOPED_TRACE(e);
+    EXPECT_EQ(extra(small[e], "search_stopped"), 1u);
+    EXPECT_EQ(extra(large[e], "search_stopped"), 0u);
+    EXPECT_LT(small[e]["findings"].size(), large[e]["findings"].size());
+  }
+  EXPECT_LT(extra(small["spd"], "abstract_cycles"), extra(large["spd"], "abstract_cycles"));
+  EXPECT_GT(extra(small["spd"], "unsearched_dependencies"), 0u);
+  // The closure budget: dense_trace(6000) spends the default one (4 events per trace event plus
+  // 4 million) and leaves patterns unchecked; 1024 per event checks more of them.
+  std::remove(path.c_str());
+  if (std::getenv("RACEPRED_SANITIZED")) GTEST_SKIP() << "millions of closure events";
+  write_trace(dense_trace(6000), InputFormat::Std, path, WriteOptions{});
+  const nlohmann::json closure_small = run("--deadlock-budget 100000");
+  const nlohmann::json closure_large = run("--deadlock-budget 100000 --spd-closure-budget 1024");
+  EXPECT_GT(extra(closure_small["spd"], "unchecked_patterns"),
+            extra(closure_large["spd"], "unchecked_patterns"));
+  EXPECT_LT(extra(closure_small["spd"], "abstract_cycles"),
+            extra(closure_large["spd"], "abstract_cycles"));
+  const Output bad = racepred("analyze -e spd --deadlock-budget 0 " + path);
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("is not a whole number from 1 to"), std::string::npos) << bad.out;
+  std::remove(path.c_str());
 }
 
 TEST(ExactDeadlocksCommand, TextAndJson) {

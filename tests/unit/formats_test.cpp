@@ -385,6 +385,22 @@ TEST(TraceWriters, RequestsRoundTripWhereTheFormatHasThem) {
     expect_same_events(t, back);
     EXPECT_EQ(back.events[4].op, Op::Request);
   }
+  // rreq(l), a read request: std and binary (version 6); every other format refuses it.
+  const Trace r =
+      parse_trace("T0|fork(T1)|1\nT0|acq(L0)|2\nT1|racq(L1)|3\nT1|rreq(L0)|4\nT0|req(L1)|5\n");
+  for (InputFormat f : {InputFormat::Std, InputFormat::Binary}) {
+    SCOPED_TRACE(format_of(f).name);
+    const Trace back = reread(r, f);
+    expect_same_events(r, back);
+    EXPECT_EQ(back.events[3].op, Op::ReadRequest);
+  }
+  for (InputFormat f : {InputFormat::LockFrame, InputFormat::SpeedyGo, InputFormat::RapidCsv,
+                        InputFormat::RoadRunner, InputFormat::RapidBin}) {
+    TempFile file(".out");
+    WriteOptions lossy;
+    lossy.allow_loss = true;
+    EXPECT_THROW(write_trace(r, f, file.path, lossy), UsageError) << format_of(f).name;
+  }
   for (InputFormat f : {InputFormat::LockFrame, InputFormat::SpeedyGo, InputFormat::RapidCsv,
                         InputFormat::RoadRunner}) {
     TempFile file(".out");

@@ -110,7 +110,7 @@ TEST(CheckCommand, MalformedInputIsAnInputError) {
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, t.path +
                        ":2:4: error: unknown operation 'wx)' (expected r, w, acq, rel, "
-                       "racq, rrel, fork, join, send, recv, req, begin, end or branch)\n");
+                       "racq, rrel, fork, join, send, recv, req, rreq, begin, end or branch)\n");
   EXPECT_EQ(racepred("check /nonexistent.std").code, 2);
   EXPECT_EQ(racepred("check").code, 2);  // usage
 }

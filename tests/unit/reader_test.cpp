@@ -126,6 +126,13 @@ TEST(StdReader, RequestsAreLockEvents) {
   EXPECT_EQ(t.events[0].target, t.events[1].target);  // the lock name space
   EXPECT_EQ(t.to_std(t.events[2]), "T2|req(l)|5");
   EXPECT_EQ(op_long_name(Op::Request), "request");
+  // rreq(l): the same in read (shared) mode.
+  const Trace r = parse_trace("T1|rreq(l)|3\nT1|racq(l)|4\nT2|rreq(l)|5\n");
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r.events[0].op, Op::ReadRequest);
+  EXPECT_EQ(r.events[0].target, r.events[1].target);
+  EXPECT_EQ(r.to_std(r.events[2]), "T2|rreq(l)|5");
+  EXPECT_EQ(op_long_name(Op::ReadRequest), "read-request");
 }
 
 TEST(StdReader, ArgumentsAndNamesAreTakenVerbatim) {

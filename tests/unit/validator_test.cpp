@@ -83,6 +83,11 @@ const RuleCase kRuleCases[] = {
     {"join of a thread waiting at a request",
      "T0|fork(T1)|1\nT0|acq(l)|2\nT1|req(l)|3\nT0|join(T1)|4\n", kRuleRequest, 4,
      "event 4 (line 4): T0 joins T1, which waits for l since its request at event 3 (line 3)", 3},
+    {"write acquire after a read request",
+     "T0|racq(l)|1\nT1|rreq(l)|2\nT1|acq(l)|3\nT0|rrel(l)|4\n", kRuleRequest, 3,
+     "event 3 (line 3): T1 has an event other than the read acquire of l after its read request "
+     "at event 2 (line 2)",
+     3},
 };
 
 TEST(Validator, EveryRuleUnderEveryMode) {
@@ -228,11 +233,12 @@ TEST(Validator, RequestsGrantedAndPendingAreKept) {
   ValidationReport r;
   const Trace t = checked(
       "T0|req(a)|1\nT0|acq(a)|2\nT1|acq(b)|3\nT0|req(b)|4\nT1|req(a)|5\n"
-      "T2|req(c)|6\nT2|racq(c)|7\nT2|rrel(c)|8\n",
+      "T2|req(c)|6\nT2|racq(c)|7\nT2|rrel(c)|8\nT3|rreq(c)|9\nT3|racq(c)|10\nT4|acq(d)|11\n"
+      "T3|rreq(d)|12\n",
       ValidationMode::Strict, &r);
-  EXPECT_EQ(t.ids, (std::vector<EventId>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(t.ids, (std::vector<EventId>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
   EXPECT_TRUE(r.ok());
-  EXPECT_EQ(r.unreleased_locks, 2u);
+  EXPECT_EQ(r.unreleased_locks, 4u);
 }
 
 TEST(Validator, CollectRecordsEveryViolation) {

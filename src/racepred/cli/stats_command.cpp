@@ -112,7 +112,7 @@ int stats(const StatsOptions& o, std::ostream& out) {
   for (int i = 0; i < kOpCount; ++i) {
     const Op op = static_cast<Op>(i);
     // Read locks, sync orders and requests only when the trace has them.
-    if ((is_read_lock_op(op) || is_sync_op(op) || op == Op::Request) && counter.ops[i] == 0)
+    if ((is_read_lock_op(op) || is_sync_op(op) || is_request_op(op)) && counter.ops[i] == 0)
       continue;
     ops += (i ? ", " : "") + std::string(op_name(static_cast<Op>(i))) + " " +
            std::to_string(counter.ops[i]);

@@ -388,6 +388,7 @@ class ThreadClocks {
       case Op::Read:
       case Op::Write:
       case Op::Request:  // takes and orders nothing
+      case Op::ReadRequest:
         break;
     }
     tick(e.thread);

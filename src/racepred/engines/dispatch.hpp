@@ -96,6 +96,7 @@ template <class Self>
       self.recv(id, e);
       break;
     case Op::Request:
+    case Op::ReadRequest:
       self.request(id, e);
       break;
   }

@@ -26,6 +26,7 @@ ClosureWitnesses::ClosureWitnesses(const TraceIndex& index, Order order) : index
       case Op::Fork:
       case Op::Send:
       case Op::Request:
+      case Op::ReadRequest:
         break;
       case Op::Acquire:
         if (last_release[e.target] != kNoIndex) preds_.push_back(last_release[e.target]);

@@ -136,22 +136,22 @@ class Search {
     return false;
   }
 
-  // A req that ends its thread: the thread waits for its lock for good (it never runs).
+  // A req or rreq that ends its thread: the thread waits for its lock for good (it never runs).
   bool pending_request(uint32_t i) const {
     const Event& e = t_.event(i);
-    return e.op == Op::Request && t_.index_in_thread(i) + 1 == t_.thread_events(e.thread).size();
+    return is_request_op(e.op) && t_.index_in_thread(i) + 1 == t_.thread_events(e.thread).size();
   }
   // The events of thread u a reordering can run: all but a pending request.
   size_t runnable(uint32_t u) const {
     const auto& events = t_.thread_events(u);
     return events.size() - (!events.empty() && pending_request(events.back()) ? 1 : 0);
   }
-  // No thread but i's holds i's lock, in either mode (a write acquire or a request) or in write
-  // mode (a read acquire).
+  // No thread but i's holds i's lock, in either mode (a write acquire or request) or in write
+  // mode (a read acquire or read request).
   bool lock_free_for(uint32_t i, const Word* k) const {
     const Event& e = t_.event(i);
     for (uint32_t v = 0; v < threads_; ++v)
-      if (v != e.thread && holds(v, k[v], e.target, e.op != Op::ReadAcquire)) return false;
+      if (v != e.thread && holds(v, k[v], e.target, !is_read_mode_op(e.op))) return false;
     return true;
   }
 
@@ -167,6 +167,7 @@ class Search {
       case Op::ReadAcquire:  // no other thread holds it in write mode
         return lock_free_for(i, k);
       case Op::Request:  // granted: its acquire follows and waits for the lock; pending: never
+      case Op::ReadRequest:
         return !pending_request(i);
       case Op::Join:
         return k[e.target] == t_.thread_events(e.target).size();
@@ -284,7 +285,11 @@ class Search {
       std::vector<uint32_t> acquires;
       for (uint32_t u : blocked) acquires.push_back(next_[u]);
       std::sort(acquires.begin(), acquires.end());
-      record_deadlock(cross_, acquires, std::move(acquires), s);
+      // The key is a copy made before the call: as two by-value arguments, `acquires` and
+      // `std::move(acquires)` could be built in either order, and g++ built the moved one first,
+      // so every set got the empty key and only the first set found was kept.
+      std::vector<uint32_t> key = acquires;
+      record_deadlock(cross_, std::move(key), std::move(acquires), s);
     }
     // Def. B.4: the cycles of "u requests a lock v holds in its own critical section" among
     // the blocked threads, with distinct locks.
@@ -293,7 +298,7 @@ class Search {
     for (size_t a = 0; a < n; ++a) {
       const Event& e = t_.event(next_[blocked[a]]);
       for (size_t b = 0; b < n; ++b)
-        if (a != b && holds(blocked[b], current_[blocked[b]], e.target, e.op != Op::ReadAcquire))
+        if (a != b && holds(blocked[b], current_[blocked[b]], e.target, !is_read_mode_op(e.op)))
           waits[a].push_back(static_cast<uint32_t>(b));
     }
     std::vector<uint32_t> path;

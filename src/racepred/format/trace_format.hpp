@@ -25,9 +25,10 @@ inline constexpr unsigned char kTrailerMagic[8] = {'R', 'P', 'T', 'I', 'N', 'D',
 // Version 2 added the read-write lock ops (kReadAcquire, kReadRelease); version 3 added the LZ4
 // codec (kCodecLz4) and a four-lane checksum (block_checksum); version 4 the sync-order ops
 // (kSend, kRecv); version 5 the lock request (kRequest) and the call stacks (kBlockStacks,
-// kBlockEventStacks). Readers still accept versions 1 to 4 (ops 0..5 only in version 1, 0..7 in 2
-// and 3, 0..9 in 4; the one-lane checksum in 1 and 2; no stack blocks before 5).
-inline constexpr uint32_t kVersion = 5;
+// kBlockEventStacks); version 6 the read-mode lock request (kReadRequest). Readers still accept
+// versions 1 to 5 (ops 0..5 only in version 1, 0..7 in 2 and 3, 0..9 in 4, 0..10 in 5; the
+// one-lane checksum in 1 and 2; no stack blocks before 5).
+inline constexpr uint32_t kVersion = 6;
 inline constexpr uint32_t kOldestVersion = 1;
 inline constexpr size_t kHeaderSize = 16;
 inline constexpr size_t kBlockHeaderSize = 16;
@@ -132,16 +133,17 @@ enum EventOp : uint8_t {
   kRelease = 3,
   kFork = 4,
   kJoin = 5,
-  kReadAcquire = 6,  // version 2
-  kReadRelease = 7,  // version 2
-  kSend = 8,         // version 4
-  kRecv = 9,         // version 4
-  kRequest = 10,     // version 5
+  kReadAcquire = 6,   // version 2
+  kReadRelease = 7,   // version 2
+  kSend = 8,          // version 4
+  kRecv = 9,          // version 4
+  kRequest = 10,      // version 5
+  kReadRequest = 11,  // version 6
 };
-inline constexpr unsigned kOpCount = 11;
+inline constexpr unsigned kOpCount = 12;
 // The ops a file of `version` may hold (a supported version).
 inline constexpr unsigned op_count_of(uint32_t version) {
-  return version >= 5 ? kOpCount : version >= 4 ? 10 : version >= 2 ? 8 : 6;
+  return version >= 6 ? kOpCount : version >= 5 ? 11 : version >= 4 ? 10 : version >= 2 ? 8 : 6;
 }
 inline constexpr bool supported_version(uint32_t version) {
   return version >= kOldestVersion && version <= kVersion;

@@ -36,6 +36,8 @@ constexpr format::EventOp format_op(Op op) {
       return format::kRecv;
     case Op::Request:
       return format::kRequest;
+    case Op::ReadRequest:
+      return format::kReadRequest;
   }
   return format::kRead;  // not reached
 }

@@ -383,7 +383,7 @@ struct Decoded {
   // refuses ops past the file's version, so op < kOpCount <= 16).
   static_assert(format::kOpCount <= 16);
   const uint32_t limits[16] = {n_vars,  n_vars,  n_locks, n_locks, n_threads, n_threads,
-                               n_locks, n_locks, n_locks, n_locks, n_locks};
+                               n_locks, n_locks, n_locks, n_locks, n_locks,   n_locks};
   Decoded d;
   size_t count = 0;
   uint64_t last = last_id;

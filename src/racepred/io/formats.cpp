@@ -210,6 +210,7 @@ void write_speedygo(const Trace& trace, const WriteOptions& options, const std::
       case Op::Send:
       case Op::Recv:
       case Op::Request:
+      case Op::ReadRequest:
         break;  // not reached: reject_read_locks, reject_sync_ops, reject_requests above
     }
   }

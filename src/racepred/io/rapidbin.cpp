@@ -279,7 +279,7 @@ void write_rapidbin(const Trace& trace, const WriteOptions& options, const std::
   put_be(out, count(variable_used), 4);
   put_be(out, trace.size(), 8);
   // racepred Op -> RapidBin op (read locks and send/recv are rejected above).
-  static constexpr uint64_t kCodes[] = {2, 3, 0, 1, 4, 5, 0, 0, 0, 0, 8};
+  static constexpr uint64_t kCodes[] = {2, 3, 0, 1, 4, 5, 0, 0, 0, 0, 8, 0};
   static_assert(std::size(kCodes) == kOpCount);
   for (const Event& e : trace.events) {
     const bool lock = e.op == Op::Acquire || e.op == Op::Release || e.op == Op::Request;

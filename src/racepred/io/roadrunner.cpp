@@ -176,7 +176,7 @@ void write_roadrunner(const Trace& trace, const WriteOptions& options, const std
 
   // Read locks and requests are rejected above; send/recv are volatile accesses (VWr, VRd).
   static constexpr std::string_view kNames[] = {"Rd", "Wr", "Acquire", "Release", "Start", "Join",
-                                                "",   "",   "VWr",     "VRd",     ""};
+                                                "",   "",   "VWr",     "VRd",     "",      ""};
   static_assert(std::size(kNames) == kOpCount);
   Output out(path);
   for (const Event& e : trace.events) {

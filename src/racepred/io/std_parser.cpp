@@ -137,7 +137,7 @@ StdLine parse_std_line(std::string_view line) {
   if (!known && skipped == kStdSkippedOps.size())
     return error_at(op_begin + 1, "unknown operation " + quoted(kind) +
                                       " (expected r, w, acq, rel, racq, rrel, fork, join, "
-                                      "send, recv, req, begin, end or branch)");
+                                      "send, recv, req, rreq, begin, end or branch)");
   const bool is_skipped = !known;
   if (paren == std::string_view::npos) {
     if (!is_skipped)
@@ -178,7 +178,7 @@ StdParser::StdParser(std::string_view file_name, const ReadOptions& options, Sym
       summary_(summary),
       targets_{&symbols.variables, &symbols.variables, &symbols.locks, &symbols.locks,
                &symbols.threads,   &symbols.threads,   &symbols.locks, &symbols.locks,
-               &symbols.locks,     &symbols.locks,     &symbols.locks} {}
+               &symbols.locks,     &symbols.locks,     &symbols.locks, &symbols.locks} {}
 
 // The common case: THREAD|op(ARG)|LOCATION with a plain argument: its fields and the next
 // line's start. Returns false for anything else; slow_line then decides.

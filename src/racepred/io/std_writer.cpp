@@ -48,7 +48,7 @@ struct OpSlot {
 };
 constexpr OpSlot kOpSlots[] = {{"r(", 2},    {"w(", 2},    {"acq(", 4},  {"rel(", 4},
                                {"fork(", 5}, {"join(", 5}, {"racq(", 5}, {"rrel(", 5},
-                               {"send(", 5}, {"recv(", 5}, {"req(", 4}};
+                               {"send(", 5}, {"recv(", 5}, {"req(", 4},  {"rreq(", 5}};
 static_assert(std::size(kOpSlots) == kOpCount);
 }  // namespace
 
@@ -124,6 +124,7 @@ void StdWriter::write_slow(const Event& e) {
     case Op::Send:
     case Op::Recv:
     case Op::Request:
+    case Op::ReadRequest:
       target = symbols_.locks.name(e.target);
       break;
     case Op::Fork:

@@ -77,10 +77,11 @@ void LossReport::impossible(const std::string& why) const {
 
 void LossReport::reject_read_locks(const Trace& trace) const {
   for (size_t i = 0; i < trace.size(); ++i)
-    if (is_read_lock_op(trace.events[i].op))
+    if (is_read_mode_op(trace.events[i].op))
       impossible("event " + std::to_string(trace.ids[i]) + " (" +
                  printable(trace.to_std(trace.events[i])) +
-                 ") takes a lock in read mode, which the format cannot express (only std and "
+                 (trace.events[i].op == Op::ReadRequest ? ") requests" : ") takes") +
+                 " a lock in read mode, which the format cannot express (only std and "
                  "binary have read-write locks)");
 }
 
@@ -95,7 +96,7 @@ void LossReport::reject_sync_ops(const Trace& trace) const {
 
 void LossReport::reject_requests(const Trace& trace) const {
   for (size_t i = 0; i < trace.size(); ++i)
-    if (trace.events[i].op == Op::Request)
+    if (is_request_op(trace.events[i].op))
       impossible("event " + std::to_string(trace.ids[i]) + " (" +
                  printable(trace.to_std(trace.events[i])) +
                  ") is a lock request (req), which the format cannot express (only std and "

@@ -71,11 +71,11 @@ using namespace racepred_rt;
 // here when the program exits (or deadlocks) ends its trace with what it waited for (the req of
 // a lock that is then granted is followed by its acq, and changes nothing). Not for an
 // error-checking mutex: its owner's trylock is busy too, but its lock fails at once. The same for
-// write locks of read-write locks and spin locks. A read lock leaves none: `req` is a request in
-// write mode, and a pending one taken as such could block a deadlock step on a shared hold that
-// would not block the read. A timed lock writes its req only once it got the lock (req, then the
-// acquire): a timed lock gives up, so a thread waiting in one is never a deadlock step, and one
-// that timed out writes nothing (a req must be followed by its acquire or end its thread).
+// write locks of read-write locks and spin locks. A read lock that finds the lock busy leaves
+// an `rreq`, a request in read mode (only a write hold blocks it). A timed lock writes its req only
+// once it got the lock (req, then the acquire): a timed lock gives up, so a thread waiting in one
+// is never a deadlock step, and one that timed out writes nothing (a req must be followed by its
+// acquire or end its thread).
 RP_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) {
   sched_before(kOpMutexLock, obj(m), mutex_kind(m));
   int rc = REAL(pthread_mutex_trylock)(m);
@@ -127,7 +127,11 @@ RP_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) {
 
 RP_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t* l) {
   sched_before(kOpRdlock, obj(l));
-  const int rc = REAL(pthread_rwlock_rdlock)(l);
+  int rc = REAL(pthread_rwlock_tryrdlock)(l);
+  if (rc == EBUSY) {
+    lock_event(fmt::kReadRequest, l, RP_PC());
+    rc = REAL(pthread_rwlock_rdlock)(l);
+  }
   if (rc == 0) read_locked(l, RP_PC());
   sched_after(kOpRdlock, obj(l), 0, rc);
   return rc;

@@ -286,13 +286,13 @@ class Assembly::Impl {
       put(e);
   }
   const std::vector<Key>& variable_keys() const { return out_.addresses.variables(); }
-  // Whether e (a lock event of a sync object) is the acquire granting its thread's req; notes a
-  // req for the acquire that follows it.
+  // Whether e (a lock event of a sync object) is the acquire granting its thread's req or rreq;
+  // notes a request for the acquire that follows it.
   bool grants_request(const Event& e) {
     if (e.thread >= requested_.size()) requested_.resize(e.thread + 1, UINT32_MAX);
     uint32_t& requested = requested_[e.thread];
-    const bool grants = e.op == Op::Acquire && requested == e.target;
-    requested = e.op == Op::Request ? e.target : UINT32_MAX;
+    const bool grants = is_acquire_op(e.op) && requested == e.target;
+    requested = is_request_op(e.op) ? e.target : UINT32_MAX;
     return grants;
   }
 

@@ -17,6 +17,7 @@ std::string event_text(const Symbols& symbols, const Event& event) {
     case Op::Send:
     case Op::Recv:
     case Op::Request:
+    case Op::ReadRequest:
       s += symbols.locks.name(event.target);
       break;
     case Op::Fork:

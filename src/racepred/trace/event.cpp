@@ -26,6 +26,8 @@ std::string_view op_name(Op op) {
       return "recv";
     case Op::Request:
       return "req";
+    case Op::ReadRequest:
+      return "rreq";
   }
   return "?";
 }
@@ -54,6 +56,8 @@ std::string_view op_long_name(Op op) {
       return "receive";
     case Op::Request:
       return "request";
+    case Op::ReadRequest:
+      return "read-request";
   }
   return "?";
 }

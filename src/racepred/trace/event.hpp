@@ -21,7 +21,9 @@ inline constexpr EventId kNoEvent = 0;
 // orders"): every recv(o) is ordered after every send(o) before it in the trace, in every valid
 // reordering. Request is req(l): a lock request not (yet) granted, a thread blocked in its lock
 // call when the trace ended; it is the thread's last event (docs/FORMATS.md, "Lock requests").
-// New ops go at the end: the binary format stores the numeric value.
+// ReadRequest is rreq(l), the same for a request in read (shared) mode: only a write hold of l
+// blocks it, and only racq(l) grants it. New ops go at the end: the binary format stores the
+// numeric value.
 enum class Op : uint8_t {
   Read,
   Write,
@@ -33,9 +35,10 @@ enum class Op : uint8_t {
   ReadRelease,
   Send,
   Recv,
-  Request
+  Request,
+  ReadRequest
 };
-inline constexpr int kOpCount = 11;
+inline constexpr int kOpCount = 12;
 
 // The op names a lock: acquire or release in either mode.
 inline constexpr bool is_lock_op(Op op) {
@@ -50,17 +53,25 @@ inline constexpr bool is_release_op(Op op) {
 inline constexpr bool is_read_lock_op(Op op) {
   return op == Op::ReadAcquire || op == Op::ReadRelease;
 }
+// A lock request in either mode: req(l) or rreq(l).
+inline constexpr bool is_request_op(Op op) {
+  return op == Op::Request || op == Op::ReadRequest;
+}
+// The op takes or asks for a lock in read (shared) mode.
+inline constexpr bool is_read_mode_op(Op op) {
+  return op == Op::ReadAcquire || op == Op::ReadRelease || op == Op::ReadRequest;
+}
 // The op names a sync object (in the lock namespace): send or recv.
 inline constexpr bool is_sync_op(Op op) {
   return op == Op::Send || op == Op::Recv;
 }
 // The target is a LockId: a lock (also of a request) or a sync object.
 inline constexpr bool targets_lock(Op op) {
-  return is_lock_op(op) || is_sync_op(op) || op == Op::Request;
+  return is_lock_op(op) || is_sync_op(op) || is_request_op(op);
 }
 
 // `target` is a VariableId (Read, Write), LockId (Acquire, Release, ReadAcquire, ReadRelease,
-// Request;
+// Request, ReadRequest;
 // the sync object of Send, Recv: one namespace with the locks) or ThreadId (Fork, Join).
 struct Event {
   Op op = Op::Read;
@@ -74,10 +85,10 @@ struct Event {
 static_assert(sizeof(Event) <= 16, "Event must stay within 16 bytes");
 
 // Lower-case STD spelling: "r", "w", "acq", "rel", "fork", "join", "racq", "rrel", "send",
-// "recv", "req".
+// "recv", "req", "rreq".
 std::string_view op_name(Op op);
 // Long name for reports: "read", "write", "acquire", "release", "fork", "join",
-// "read-acquire", "read-release", "send", "receive", "request".
+// "read-acquire", "read-release", "send", "receive", "request", "read-request".
 std::string_view op_long_name(Op op);
 
 // Two accesses conflict: same variable, different threads, at least one write.

@@ -571,6 +571,7 @@ class Generator {
       case Op::ReadAcquire:
       case Op::ReadRelease:
       case Op::Request:
+      case Op::ReadRequest:
         e.target = intern(lock_ids_, symbols_.locks, 'L', target);
         break;
       case Op::Send:

@@ -16,6 +16,7 @@ std::string_view Trace::target_name(const Event& e) const {
     case Op::Send:
     case Op::Recv:
     case Op::Request:
+    case Op::ReadRequest:
       return symbols.locks.name(e.target);
     case Op::Fork:
     case Op::Join:

@@ -159,6 +159,7 @@ const TraceIndex::Links& TraceIndex::links() const {
         case Op::Fork:
         case Op::Join:
         case Op::Request:
+        case Op::ReadRequest:
           break;
       }
     }
@@ -226,6 +227,7 @@ std::string TraceIndex::describe(uint32_t i) const {
     case Op::Send:
     case Op::Recv:
     case Op::Request:
+    case Op::ReadRequest:
       target = lock_name(e.target);
       break;
     case Op::Fork:

@@ -24,6 +24,7 @@ struct ThreadState {
   uint32_t join_line = 0;
   // Its last event is a req of this lock (not yet followed by the acquire that grants it).
   LockId requested = kNobody;
+  bool read_request = false;  // rreq: granted by racq only
   EventId request = kNoEvent;
   uint32_t request_line = 0;
 };
@@ -284,11 +285,15 @@ bool Validator::State::check_state(EventId id, const Event& e, uint32_t line) {
     return false;
   }
   if (self.requested != kNobody) {
-    // After req(l) the thread waits: its next event, if any, is the acquire of l granting it.
-    if ((e.op != Op::Acquire && e.op != Op::ReadAcquire) || e.target != self.requested) {
+    // After req(l) the thread waits: its next event, if any, is the acquire of l granting it
+    // (after rreq(l), a read acquire).
+    const bool grants = self.read_request ? e.op == Op::ReadAcquire : is_acquire_op(e.op);
+    if (!grants || e.target != self.requested) {
       violation(kRuleRequest, id, line,
-                thread_name(e.thread) + " has an event other than the acquire of " +
-                    lock_name(self.requested) + " after its request at " +
+                thread_name(e.thread) + " has an event other than the " +
+                    (self.read_request ? "read acquire" : "acquire") + " of " +
+                    lock_name(self.requested) + " after its " +
+                    (self.read_request ? "read request" : "request") + " at " +
                     where(self.request, self.request_line));
       return false;
     }
@@ -301,7 +306,9 @@ bool Validator::State::check_state(EventId id, const Event& e, uint32_t line) {
     case Op::Recv:
       break;
     case Op::Request:
+    case Op::ReadRequest:
       self.requested = e.target;
+      self.read_request = e.op == Op::ReadRequest;
       self.request = id;
       self.request_line = line;
       break;

@@ -188,6 +188,7 @@ Verdict Checker::check_listed(const std::vector<EventId>& prefix, const Witness&
         break;
       case Op::Send:
       case Op::Request:  // a request changes nothing: the acquire that grants it checks the lock
+      case Op::ReadRequest:
         break;
     }
   }

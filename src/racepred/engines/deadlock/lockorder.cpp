@@ -76,14 +76,17 @@ class LockOrder final : public DispatchEngine<LockOrder> {
   void recv(EventId, const Event& e) { sync(e); }
   // req(l): the thread waits for l holding its locks, the dependency of an acquire of l (one
   // the acquire that grants it would record anyway, so nothing new then). A request of a lock
-  // the thread holds waits for itself: no step of a cycle.
+  // the thread holds waits for itself: no step of a cycle. rreq(l) requests l in shared mode:
+  // its dependency is on l's read token, as a racq's (filter 4).
   void request(EventId id, const Event& e) {
     Thread& t = threads_[e.thread];
     locks_ = std::max(locks_, size_t{e.target} + 1);
     if (t.held.empty() || locksets_.holds(t.node, e.target) ||
         locksets_.holds(t.node, read_mode(e.target)))
       return;
-    depend(id, e, t, e.target);
+    const bool read = e.op == Op::ReadRequest;
+    read_locks_ |= read;
+    depend(id, e, t, read ? read_mode(e.target) : e.target);
   }
 
   void finish() override;

@@ -21,7 +21,8 @@
 // the trace, and it reports a deadlock iff one of its concrete instances is sync-preserving.
 //
 // Lock requests: a req(l) that ends its thread (the thread was blocked in its lock call when
-// the trace ended) is a step like an acquire of l; a req followed by its acquire adds nothing.
+// the trace ended) is a step like an acquire of l, an rreq(l) like a read acquire of l (only a
+// write hold blocks it); a request followed by its acquire adds nothing.
 //
 // Read-write locks: a request is blocked unless both it and the hold are in read mode; the lock
 // rule treats the acquires of a lock in either mode alike (sound; it may miss deadlocks whose
@@ -38,8 +39,8 @@
 // witness is the closure followed by the greedy run. Patterns without a join step are the
 // Def. B.4 deadlocks above, reported as before.
 //
-// Budget: cycles of abstract dependencies are searched in at most lockorder_search_budget steps,
-// and the closures of all checked patterns add at most kWorkPerEvent events per trace event
+// Budget: cycles of abstract dependencies are searched in at most --deadlock-budget steps, and
+// the closures of all checked patterns add at most --spd-closure-budget events per trace event
 // plus kWorkBase. Past the closure budget the search goes on only to count the patterns it can
 // no longer check (the first few named in the note); past the step budget it stops, and the
 // dependencies it never started from are counted: neither is reported silently.
@@ -56,10 +57,9 @@ namespace racepred {
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
-// The closures of all patterns together add at most this many events per event of the trace
-// (plus kWorkBase): spd stays linear in the trace however many abstract patterns it has; a
+// The closures of all patterns together add at most --spd-closure-budget events per event of the
+// trace (plus kWorkBase): spd stays linear in the trace however many abstract patterns it has; a
 // search stopped by it says so in the extras.
-constexpr uint64_t kWorkPerEvent = 4;
 constexpr uint64_t kWorkBase = uint64_t{1} << 22;
 // A witness longer than this is left out of the finding (the deadlock is still reported).
 constexpr size_t kMaxWitness = size_t{1} << 16;
@@ -71,11 +71,12 @@ class Spd final : public OfflineEngine {
   explicit Spd(EngineContext& context)
       : sink_(context.sink),
         max_cycle_(context.options.max_cycle),
-        budget_(context.options.lockorder_search_budget) {}
+        budget_(context.options.lockorder_search_budget),
+        work_per_event_(context.options.spd_closure_budget) {}
 
   void run(const TraceIndex& t) override {
     t_ = &t;
-    work_budget_ = kWorkPerEvent * t.size() + kWorkBase;
+    work_budget_ = work_per_event_ * t.size() + kWorkBase;
     collect();
     find_cycles();
     sink_.extras().stats.push_back(ExtraStat{"dependencies", "deps", "abstract lock dependency",
@@ -179,13 +180,13 @@ class Spd final : public OfflineEngine {
       }
       // A pending request (req(l) as its thread's last event) is a step like an acquire of l:
       // the thread waits there for good. A granted one is followed by its acquire, the step.
-      const bool pending = e.op == Op::Request &&
+      const bool pending = is_request_op(e.op) &&
                            t.index_in_thread(i) + 1 == t.thread_events(e.thread).size() &&
                            std::none_of(held[e.thread].begin(), held[e.thread].end(),
                                         [&](const Hold& x) { return x.lock == e.target; });
       if (is_acquire_op(e.op) || pending) {
         auto& h = held[e.thread];
-        const bool read = e.op == Op::ReadAcquire;
+        const bool read = is_read_mode_op(e.op);
         if (!h.empty() || joined_holding[e.thread]) add(e, i, read ? 1 : 0, e.target);
         if (!pending) h.push_back(Hold{e.target, read});
       } else if (is_release_op(e.op)) {
@@ -330,15 +331,15 @@ class Spd final : public OfflineEngine {
   bool in_prefix(uint32_t i) const { return pos_[t_->event(i).thread] > t_->index_in_thread(i); }
   bool pending_request(uint32_t i) const {
     const Event& e = t_->event(i);
-    return e.op == Op::Request && t_->index_in_thread(i) + 1 == t_->thread_events(e.thread).size();
+    return is_request_op(e.op) && t_->index_in_thread(i) + 1 == t_->thread_events(e.thread).size();
   }
   // No other thread holds i's lock: in either mode (an acquire or request), in write mode (a
-  // read acquire).
+  // read acquire or read request).
   bool lock_free_for(uint32_t i) const {
     const Event& e = t_->event(i);
     const uint32_t w = writer_[e.target];
     if (w != kNone && w != e.thread) return false;
-    if (e.op == Op::ReadAcquire) return true;
+    if (is_read_mode_op(e.op)) return true;
     for (ThreadId r : readers_[e.target])
       if (r != e.thread) return false;
     return true;
@@ -355,6 +356,7 @@ class Spd final : public OfflineEngine {
       case Op::ReadAcquire:
         return lock_free_for(i);
       case Op::Request:
+      case Op::ReadRequest:
         return !pending_request(i);
       case Op::Join:
         return pos_[e.target] == t_->thread_events(e.target).size();
@@ -594,6 +596,7 @@ class Spd final : public OfflineEngine {
   RaceSink& sink_;
   uint32_t max_cycle_;
   uint64_t budget_;
+  uint64_t work_per_event_;
   const TraceIndex* t_ = nullptr;
   std::vector<Dependency> deps_;
   std::vector<std::vector<uint32_t>> by_held_;  // per lock: the dependencies that hold it
@@ -605,7 +608,7 @@ class Spd final : public OfflineEngine {
   std::vector<LockId> touched_;
   std::vector<std::pair<ThreadId, uint32_t>> work_;
   uint64_t steps_ = 0;
-  uint64_t added_ = 0;  // events added to closures (kWorkPerEvent)
+  uint64_t added_ = 0;  // events added to closures (--spd-closure-budget)
   uint64_t work_budget_ = 0;
   uint64_t checked_ = 0;
   uint64_t witnesses_omitted_ = 0;

@@ -303,7 +303,7 @@ class Analysis {
     k_ = static_cast<uint32_t>(index_.size());
     for (ThreadId t = 0; t < threads_; ++t) {
       const std::vector<uint32_t>& ev = index_.thread_events(t);
-      if (lim_[t] == ev.size() && !ev.empty() && index_.event(ev.back()).op == Op::Request)
+      if (lim_[t] == ev.size() && !ev.empty() && is_request_op(index_.event(ev.back()).op))
         return false;
       for (const uint32_t a : held_at(t, lim_[t])) k_ = std::min(k_, a);
     }

@@ -253,6 +253,7 @@ class Analysis {
           break;
         case Op::Send:
         case Op::Request:
+        case Op::ReadRequest:
           break;
       }
       th[t] = p + 1;

@@ -177,6 +177,7 @@ class Analysis {
           break;
         case Op::Send:
         case Op::Request:
+        case Op::ReadRequest:
           break;
       }
       th[t] = p + 1;
