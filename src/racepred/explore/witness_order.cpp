@@ -498,8 +498,7 @@ size_t WitnessOrder::choose(const ChoicePoint& point) {
           return diverge(point, "thread " + thread_text(plan_.race[r].thread) +
                                     " did not stop at its access (" +
                                     event_text(plan_.race[r].index) +
-                                    "): the thread took another path, or the access is "
-                                    "an atomic one");
+                                    "): the thread took another path");
       return diverge(point, "the witness could not be followed");
     }
     return diverge(point, "diverged at event " + std::to_string(plan_.trace->ids[at]) +

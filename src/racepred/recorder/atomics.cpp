@@ -42,6 +42,8 @@ template <typename T, typename Op>
 inline T atomic_op(volatile T* a, int mo, bool load, bool store, uint64_t pc, Op op) {
   const uint64_t addr = reinterpret_cast<uintptr_t>(a);
   sched_before(kOpAtomic, addr);
+  // confirm may hold a thread at an atomic access that races with a plain one.
+  sched_access(const_cast<const T*>(a), pc);
   Ctx* c = enter();
   if (!c) return op();
   const bool acq = load && acquires(mo);
@@ -67,6 +69,7 @@ template <typename T>
 inline bool atomic_cas(volatile T* a, T* expected, T v, int mo, int fail_mo, uint64_t pc) {
   const uint64_t addr = reinterpret_cast<uintptr_t>(a);
   sched_before(kOpAtomic, addr);
+  sched_access(const_cast<const T*>(a), pc);
   Ctx* c = enter();
   if (!c)
     return __atomic_compare_exchange_n(a, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
