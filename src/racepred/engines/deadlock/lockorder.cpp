@@ -35,8 +35,8 @@
 // of steps (a stopped search says so in the engine's extras).
 #include <algorithm>
 #include <memory>
-#include <set>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "racepred/clock/id_table.hpp"
@@ -225,7 +225,17 @@ class LockOrder final : public DispatchEngine<LockOrder> {
 
   // finish(): the lock graph inside the cycles, and the search's state.
   std::vector<std::vector<Edge>> out_;  // by lock
-  std::set<std::vector<LockId>> reported_;
+  // The lock sequences of the cycles reported (each once, whichever dependencies make it);
+  // key_ is the sequence of the path at hand, built without allocating.
+  struct SequenceHash {
+    size_t operator()(const std::vector<LockId>& v) const {
+      uint64_t h = 0x9e3779b97f4a7c15ull;
+      for (const LockId l : v) h = (h ^ l) * 0x100000001b3ull;
+      return static_cast<size_t>(h);
+    }
+  };
+  std::unordered_set<std::vector<LockId>, SequenceHash> reported_;
+  std::vector<LockId> key_;
   uint64_t steps_ = 0;
   bool stopped_ = false;
   uint64_t cyclic_ = 0;
@@ -373,9 +383,10 @@ void LockOrder::search(LockId start, LockId at, uint32_t length, std::vector<con
 }
 
 void LockOrder::report(const std::vector<const Edge*>& path) {
-  std::vector<LockId> locks;
-  for (const Edge* e : path) locks.push_back(e->to);
-  if (!reported_.insert(locks).second) return;
+  key_.clear();
+  for (const Edge* e : path) key_.push_back(e->to);
+  if (reported_.count(key_)) return;
+  reported_.insert(key_);
   Deadlock deadlock;
   for (const Edge* e : path) {
     const Dependency& d = deps_[e->dep];
