@@ -378,11 +378,12 @@ class SharedClock {
     if (h == 0) {
       const Clock* va = static_cast<const Leaf*>(a)->v;
       const Clock* vb = static_cast<Leaf*>(b)->v;
-      bool a_ge = true, b_ge = true;
-      for (uint32_t i = 0; i < kFan; ++i) {
-        a_ge &= va[i] >= vb[i];
-        b_ge &= vb[i] >= va[i];
+      uint32_t a_lt = 0, b_lt = 0;           // some entry of a (of b) is below the other's
+      for (uint32_t i = 0; i < kFan; ++i) {  // (a form the compiler vectorises)
+        a_lt |= static_cast<uint32_t>(va[i] < vb[i]);
+        b_lt |= static_cast<uint32_t>(vb[i] < va[i]);
       }
+      const bool a_ge = a_lt == 0, b_ge = b_lt == 0;
       if (a_ge) {
         if (b_ge && b->serial < a->serial) {  // equal: keep the older node (clocks converge)
           b->ge = a->serial;
