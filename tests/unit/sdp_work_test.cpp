@@ -132,8 +132,10 @@ uint64_t steps_of(const Trace& trace) {
 }
 
 uint64_t cells_of(const Trace& trace) {
+  po::sdp_count_cells() = true;
   const uint64_t before = po::sdp_state_cells().load();
   run_engine("sdp", trace);
+  po::sdp_count_cells() = false;
   return po::sdp_state_cells().load() - before;
 }
 

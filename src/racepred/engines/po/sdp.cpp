@@ -84,52 +84,71 @@ struct SdpCs {
   EventId acq_event;  // to decide membership of an event in this CS
   bool closed = false;
   EventId rel_event = kNoEvent;
-  SharedClock rel;                                     // H at the release
-  std::vector<std::pair<VariableId, EventId>> writes;  // the writes inside (W_{m,x})
+  SharedClock rel;  // H at the release
+  // The writes inside (W_{m,x}) while the CS is open; at its release they go to the (lock,
+  // variable) slots and the buffer back to the engine's spares (no allocation per CS once warm).
+  std::vector<std::pair<VariableId, EventId>> writes;
 };
 
 static_assert(std::is_nothrow_move_constructible_v<SdpCs>);
 
-// The (lock, variable) slots of PairSlots' interface, by variable: a short list of (lock, slot)
-// per variable (DeepSlotIndex past kShallow locks) and one list per lock for for_each. Memory is
-// the pairs that occur; PairSlots' dense row per lock over every variable id grew with locks ×
-// variables (gigabytes on the scale presets at 100K events).
+// The (lock, variable) slots of PairSlots' interface, by variable: a variable's first (lock,
+// slot) in one flat array (no allocation for a variable under one lock, the common case), the
+// others in a short list (DeepSlotIndex past kShallow locks). Memory is the pairs that occur;
+// PairSlots' dense row per lock over every variable id grew with locks × variables (gigabytes
+// on the scale presets at 100K events). The slots by lock (for_each, needed only where a read
+// lock copies a lock's state) are indexed from the first call on.
 class SparsePairSlots {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
   uint32_t find(LockId l, VariableId x) const {
-    if (x >= vars_.size()) return kNone;
-    const std::vector<Pair>& v = vars_[x];
-    if (v.size() > DeepSlotIndex::kShallow) [[unlikely]] {
+    if (x >= first_.size()) return kNone;
+    const Pair p = first_[x];
+    if (p.lock == l && p.slot != kNone) return p.slot;
+    if (x >= more_of_.size() || more_of_[x] == 0) return kNone;
+    const std::vector<Pair>& v = more_[more_of_[x] - 1];
+    if (v.size() + 1 > DeepSlotIndex::kShallow) [[unlikely]] {
       const uint32_t k = deep_.find(x, l);
-      return k == DeepSlotIndex::kNone ? kNone : v[k].slot;
+      return k == DeepSlotIndex::kNone ? kNone : at(x, k).slot;
     }
-    for (const Pair& p : v)
-      if (p.lock == l) return p.slot;
+    for (const Pair& q : v)
+      if (q.lock == l) return q.slot;
     return kNone;
   }
   uint32_t get_or_add(LockId l, VariableId x) {
     if (const uint32_t s = find(l, x); s != kNone) return s;
-    grow_to(vars_, x);
-    std::vector<Pair>& v = vars_[x];
     const uint32_t s = count_++;
-    v.push_back({l, s});
-    deep_.added(x, v.size(), [&](size_t k) { return v[k].lock; });
-    grow_to(locks_, l);
-    locks_[l].push_back({x, s});
+    if (x >= first_.size()) first_.resize(std::max(size_t{x} + 1, first_.size() * 3 / 2));
+    if (first_[x].slot == kNone) {
+      first_[x] = {l, s};
+    } else {
+      grow_to(more_of_, x);
+      if (more_of_[x] == 0) {
+        more_.emplace_back();
+        more_of_[x] = static_cast<uint32_t>(more_.size());
+      }
+      std::vector<Pair>& v = more_[more_of_[x] - 1];
+      v.push_back({l, s});
+      deep_.added(x, v.size() + 1, [&](size_t k) { return at(x, k).lock; });
+    }
+    if (by_lock_) {
+      grow_to(locks_, l);
+      locks_[l].push_back({x, s});
+    }
     return s;
   }
   uint32_t count() const { return count_; }
   // The cells allocated (for sdp_state_cells()).
   size_t cells() const {
-    size_t n = vars_.capacity() + locks_.capacity();
-    for (const auto& v : vars_) n += v.capacity();
+    size_t n = first_.capacity() + more_of_.capacity() + more_.capacity() + locks_.capacity();
+    for (const auto& v : more_) n += v.capacity();
     for (const auto& l : locks_) n += l.capacity();
     return n;
   }
-  // fn(x, slot) for every slot of lock l.
+  // fn(x, slot) for every slot of lock l, in the order they were made.
   template <class Fn>
-  void for_each(LockId l, Fn&& fn) const {
+  void for_each(LockId l, Fn&& fn) {
+    if (!by_lock_) index_by_lock();
     if (l >= locks_.size()) return;
     for (const auto& [x, s] : locks_[l]) fn(x, s);
   }
@@ -137,10 +156,33 @@ class SparsePairSlots {
  private:
   struct Pair {
     LockId lock;
-    uint32_t slot;
+    uint32_t slot = kNone;
   };
-  std::vector<std::vector<Pair>> vars_;
-  std::vector<std::vector<std::pair<VariableId, uint32_t>>> locks_;
+  // Entry k of x's pairs: the first, then the list.
+  const Pair& at(VariableId x, size_t k) const {
+    return k == 0 ? first_[x] : more_[more_of_[x] - 1][k - 1];
+  }
+  [[gnu::noinline]] void index_by_lock() {
+    by_lock_ = true;
+    const auto add = [&](VariableId x, const Pair& p) {
+      grow_to(locks_, p.lock);
+      locks_[p.lock].push_back({x, p.slot});
+    };
+    for (VariableId x = 0; x < first_.size(); ++x) {
+      if (first_[x].slot == kNone) continue;
+      add(x, first_[x]);
+      if (x < more_of_.size() && more_of_[x] != 0)
+        for (const Pair& p : more_[more_of_[x] - 1]) add(x, p);
+    }
+    for (auto& list : locks_)
+      std::sort(list.begin(), list.end(),
+                [](const auto& a, const auto& b) { return a.second < b.second; });
+  }
+  std::vector<Pair> first_;              // per variable: its first pair (slot kNone: none)
+  std::vector<uint32_t> more_of_;        // per variable: 1 + its index in more_, or 0
+  std::vector<std::vector<Pair>> more_;  // the other pairs of variables under several locks
+  bool by_lock_ = false;
+  std::vector<std::vector<std::pair<VariableId, uint32_t>>> locks_;  // once by_lock_
   DeepSlotIndex deep_;
   uint32_t count_ = 0;
 };
@@ -174,8 +216,9 @@ class Sdp final : public PoEngine<Sdp>,
     sdp_s4_steps().fetch_add(steps_, std::memory_order_relaxed);
     sdp_join_visits().fetch_add(SharedClock::join_visits() - visits_before_,
                                 std::memory_order_relaxed);
-    size_t cells = slots_.cells() + rule_a_.capacity() + writers_.capacity() + pending_.capacity() +
-                   filtered_.entries();
+    if (!sdp_count_cells().load(std::memory_order_relaxed)) return;
+    size_t cells = slots_.cells() + rule_a_.capacity() + writers_.capacity() +
+                   pending_of_.capacity() + pending_.capacity() + filtered_.entries();
     // The clocks (per thread H, P and S4's import state, per lock H_l, P_l, per section H at its
     // release, J_t, F_{t,x}, the rule-(a) views): one cell per clock and the cells of the nodes
     // they hold, each shared node once.
@@ -213,7 +256,7 @@ class Sdp final : public PoEngine<Sdp>,
         grow_to(impl_, l);
         import_from(t, impl_[l], hl_[l]);
       }
-      acquire_lock(t, l, Cs{t, n_[t], id, false, kNoEvent, {}, {}}, known);
+      acquire_lock(t, l, Cs{t, n_[t], id, false, kNoEvent, {}, spare_writes()}, known);
     }
     auto& held = held_of(t);
     const LockId token = section_token(e);
@@ -320,35 +363,39 @@ class Sdp final : public PoEngine<Sdp>,
   [[gnu::always_inline]] void access(EventId id, const Event& e) {
     const ThreadId t = e.thread;
     const VariableId x = e.target;
-    if (e.op == Op::Read && x < pending_.size() && !pending_[x].empty())
+    if (e.op == Op::Read && x < pending_of_.size() && pending_of_[x] != 0)
       if (const SharedClock* f = find_pending(x, t)) p_[t].join(*f);  // S2 (as e3)
+    // One slot lookup per open CS serves S1, S2 and S4's W_{m,x}.
     for (const OpenSections::Cs& cs : open_.of(t)) {
-      const auto* slot = find_rule_a(cs.lock, x);
-      if (slot == nullptr) continue;
-      if (e.op == Op::Read) {
-        if (const SharedClock* w = (*slot)[1].for_thread(t))
-          join_release(p_[t], *w, (*slot)[1].thread_for(t));  // S1
-      } else {
-        if (const SharedClock* r = (*slot)[0].for_thread(t))
-          join_release(p_[t], *r, (*slot)[0].thread_for(t));  // S1
-        if (const SharedClock* w = (*slot)[1].for_thread(t); w != nullptr && !w->empty())
-          join_release(pending(x, t), *w, (*slot)[1].thread_for(t));  // S2 (as e2)
+      const uint32_t s = slots_.find(cs.lock, x);
+      if (s == SparsePairSlots::kNone) continue;
+      if (s < rule_a_.size()) {
+        const auto& slot = rule_a_[s];
+        if (e.op == Op::Read) {
+          if (const SharedClock* w = slot[1].for_thread(t))
+            join_release(p_[t], *w, slot[1].thread_for(t));  // S1
+        } else {
+          if (const SharedClock* r = slot[0].for_thread(t))
+            join_release(p_[t], *r, slot[0].thread_for(t));  // S1
+          if (const SharedClock* w = slot[1].for_thread(t); w != nullptr && !w->empty())
+            join_release(pending(x, t), *w, slot[1].thread_for(t));  // S2 (as e2)
+        }
+      }
+      if (e.op == Op::Write && s < writers_.size()) {
+        const uint32_t star = writers_[s].star(t);
+        if (star != kNone) {
+          from_.push_back(&sections_[cs.lock][writers_[s].list[star].cs].rel);
+          log(t, id, s, cs.lock, star);
+        }
       }
     }
     if (e.op == Op::Write) {
-      from_.clear();
-      for (const OpenSections::Cs& cs : open_.of(t)) {
-        const uint32_t s = slots_.find(cs.lock, x);
-        if (s != PairSlots::kNone && s < writers_.size()) {
-          const uint32_t star = writers_[s].star(t);
-          if (star != kNone) {
-            from_.push_back(&sections_[cs.lock][writers_[s].list[star].cs].rel);
-            log(t, id, s, cs.lock, star);
-          }
-        }
+      for (const OpenSections::Cs& cs : open_.of(t))
         sections_[cs.lock][cs.entry].writes.emplace_back(x, id);
+      if (!from_.empty()) {
+        grow_cum(t, id);
+        from_.clear();
       }
-      if (!from_.empty()) grow_cum(t, id);
     }
     const uint32_t held = held_set(t);
     // P_t, as wide as the threads it knows, read in thread order
@@ -368,14 +415,18 @@ class Sdp final : public PoEngine<Sdp>,
   // F_{t,x}, kept per variable for the threads that have one (sorted by thread): a row per
   // (thread, variable) grew with threads × variables.
   const SharedClock* find_pending(VariableId x, ThreadId t) const {
-    const auto& list = pending_[x];
+    const auto& list = pending_[pending_of_[x] - 1];
     const auto it = std::lower_bound(list.begin(), list.end(), t,
                                      [](const auto& a, ThreadId u) { return a.first < u; });
     return it != list.end() && it->first == t ? &it->second : nullptr;
   }
   SharedClock& pending(VariableId x, ThreadId t) {
-    grow_to(pending_, x);
-    auto& list = pending_[x];
+    grow_to(pending_of_, x);
+    if (pending_of_[x] == 0) {
+      pending_.emplace_back();
+      pending_of_[x] = static_cast<uint32_t>(pending_.size());
+    }
+    auto& list = pending_[pending_of_[x] - 1];
     auto it = std::lower_bound(list.begin(), list.end(), t,
                                [](const auto& a, ThreadId u) { return a.first < u; });
     if (it == list.end() || it->first != t) it = list.emplace(it, t, SharedClock{});
@@ -417,7 +468,7 @@ class Sdp final : public PoEngine<Sdp>,
   // clock of every older one). Imp(C) also holds J_t(C(t)), which the first version left out
   // (u != t). It is harmless when C(t) is below the acquire time of every open CS of t: those
   // writes precede the acquire of every CS t will release from now on, so J_t(C(t)) lies below
-  // that release's own case-A clock (J_t before the acquire), and known_prefix of a join of
+  // that release's own case-A clock (J_t before the acquire), and the known prefix of a join of
   // HB-closed clocks is the larger of their prefixes (an acquire of l known implies the earlier
   // ones known). Otherwise (t learns back a release of its own made inside an open CS) the
   // terms of the other threads are imported one by one, as the first version did, but only for
@@ -506,7 +557,8 @@ class Sdp final : public PoEngine<Sdp>,
     return release_all(
         t, locks, [&](const OpenSections::Cs& cs) { s4(t, cs.lock, cs.entry); },
         [&](const OpenSections::Cs& cs) {
-          for (const auto& [y, w] : sections_[cs.lock][cs.entry].writes) {
+          auto& writes = sections_[cs.lock][cs.entry].writes;
+          for (const auto& [y, w] : writes) {
             const uint32_t s = slots_.get_or_add(cs.lock, y);
             grow_to(writers_, s);
             Writers& ws = writers_[s];
@@ -515,20 +567,44 @@ class Sdp final : public PoEngine<Sdp>,
             else
               ws.push({static_cast<uint32_t>(cs.entry), w, w}, t);
           }
+          writes.clear();
+          spare_writes_.push_back(std::move(writes));
           sections_[cs.lock][cs.entry].rel_event = id;
           grow_to(impl_, cs.lock);
           impl_[cs.lock].assign(imp_all(t));  // H_l := H_t
         });
   }
 
-  // The number of CSs of l before c2 whose acquire `known` (a clock) knows: a prefix.
-  template <class Known>
-  size_t known_prefix(const std::vector<Cs>& list, size_t c2, const Known& known) {
-    size_t lo = 0, hi = c2;
-    while (lo < hi) {
-      ++steps_;
-      const size_t mid = (lo + hi) / 2;
-      if (list[mid].acq <= known.get(list[mid].thread))
+  // A buffer for the writes of a new CS (a released CS's, once there is one).
+  std::vector<std::pair<VariableId, EventId>> spare_writes() {
+    if (spare_writes_.empty()) return {};
+    auto w = std::move(spare_writes_.back());
+    spare_writes_.pop_back();
+    return w;
+  }
+
+  // The clock knows the acquire of the CS.
+  bool knows(const Cs& cs, const SharedClock& clock) {
+    ++steps_;
+    return cs.acq <= clock.get(cs.thread);
+  }
+  // The number of CSs of l before c2 whose acquire `clock` knows (a prefix: acquires of a lock
+  // are HB-ordered), or `from` (<= c2) if that is more. Galloping down from c2 (the prefix
+  // mostly ends at one of the last CSs): O(log) of the distance to c2.
+  size_t known_from(const std::vector<Cs>& list, size_t from, size_t c2, const SharedClock& clock) {
+    if (from >= c2 || !knows(list[from], clock)) return from;
+    size_t lo = from + 1, hi = c2;  // the answer lies in [lo, hi]
+    for (size_t step = 1; hi > lo; step *= 2) {
+      const size_t i = hi - std::min(step, hi - lo);
+      if (knows(list[i], clock)) {
+        lo = i + 1;
+        break;
+      }
+      hi = i;
+    }
+    while (lo < hi) {  // CSs before lo known, hi not known (or c2)
+      const size_t mid = lo + (hi - lo) / 2;
+      if (knows(list[mid], clock))
         lo = mid + 1;
       else
         hi = mid;
@@ -541,21 +617,19 @@ class Sdp final : public PoEngine<Sdp>,
     ensure_lock(l);
     const auto& list = sections_[l];
     const EventId a2 = list[c2].acq_event;
-    ptrdiff_t best = -1;
-    // Case A, other threads: imp_t, kept up to date at the acquires and recvs (import_from).
+    // Case A: the latest CS of l known to imp_t or to J_t before the acquire.
+    // Other threads: imp_t, kept up to date at the acquires and recvs (import_from).
     grow_to(imp_, t);
-    const SharedClock& imp = imp_[t];
-    best = static_cast<ptrdiff_t>(known_prefix(list, c2, imp)) - 1;
-    // Case A, own writes before the acquire.
+    size_t known = known_from(list, 0, c2, imp_[t]);
+    // Own writes before the acquire.
     if (t < cum_.size() && !cum_[t].entries.empty()) {
       const auto& en = cum_[t].entries;
       const auto it = std::lower_bound(en.begin(), en.end(), a2,
                                        [](const Cum::Entry& x, EventId a) { return x.e2 < a; });
-      if (it != en.begin()) {
-        const SharedClock& j = cum_[t].at(static_cast<size_t>(it - en.begin()) - 1);
-        best = std::max(best, static_cast<ptrdiff_t>(known_prefix(list, c2, j)) - 1);
-      }
+      if (it != en.begin())
+        known = known_from(list, known, c2, cum_[t].at(static_cast<size_t>(it - en.begin()) - 1));
     }
+    ptrdiff_t best = static_cast<ptrdiff_t>(known) - 1;
     // Case B: own writes inside this CS.
     if (t < log_.size()) {
       const auto& lg = log_[t];
@@ -567,8 +641,10 @@ class Sdp final : public PoEngine<Sdp>,
         const Writers& ws = writers_[it->slot];
         const auto& mlist = sections_[it->m];
         const Cs& star = mlist[ws.list[it->star].cs];
-        const ptrdiff_t k = static_cast<ptrdiff_t>(known_prefix(list, c2, star.rel)) - 1;
-        if (k <= best) continue;
+        // r1 = the CS k: only a k past best matters, and star.rel knows CS best + 1 then.
+        const auto past = static_cast<size_t>(best + 1);
+        if (past >= c2 || !knows(list[past], star.rel)) continue;
+        const ptrdiff_t k = static_cast<ptrdiff_t>(known_from(list, past, c2, star.rel)) - 1;
         const Cs& ck = list[static_cast<size_t>(k)];
         ptrdiff_t got = k - 1;
         for (size_t pos = it->star + 1; pos-- > 0;) {
@@ -596,9 +672,11 @@ class Sdp final : public PoEngine<Sdp>,
     return thread == c.thread && e > c.acq_event && c.closed && e < c.rel_event;
   }
 
-  std::vector<Writers> writers_;                                        // per (l,x) slot: W_{l,x}
-  std::vector<std::vector<std::pair<ThreadId, SharedClock>>> pending_;  // [x]: F_{t,x} by t
-  std::vector<Cum> cum_;                                                // J_t
+  std::vector<Writers> writers_;  // per (l,x) slot: W_{l,x}
+  // F_{t,x} by t, for the variables that have one: pending_of_[x] is 1 + the index of x's list.
+  std::vector<std::vector<std::pair<ThreadId, SharedClock>>> pending_;
+  std::vector<uint32_t> pending_of_;
+  std::vector<Cum> cum_;           // J_t
   std::vector<SharedClock> imp_;   // per t: ⊔ J_u(H_t(u)) over u != t (and harmless own terms)
   std::vector<SharedClock> impl_;  // per (reduced) lock: Imp(H_l) = ⊔ J_u(H_l(u)) over every u
   std::vector<SharedClock> imps_;  // per send object: Imp(H_o)
@@ -606,7 +684,8 @@ class Sdp final : public PoEngine<Sdp>,
   const SharedClock none_{};       // J_u before its first entry
   std::vector<std::vector<LogEntry>> log_;  // per t: case B entries, by e2
   std::vector<const SharedClock*> from_;    // scratch: H(s*) of the current write
-  SlotFilteredHistory filtered_;            // slot = thread (no slot reuse)
+  std::vector<std::vector<std::pair<VariableId, EventId>>> spare_writes_;  // released CSs' buffers
+  SlotFilteredHistory filtered_;   // slot = thread (no slot reuse)
   std::vector<uint32_t> held_id_;  // per t: the interned LH_t, 0 (the empty set) until needed
   bool read_locks_ = false;
   uint64_t steps_ = 0;                                   // S4's steps, for sdp_s4_steps()
@@ -628,6 +707,10 @@ std::atomic<uint64_t>& sdp_s4_steps() {
 std::atomic<uint64_t>& sdp_state_cells() {
   static std::atomic<uint64_t> cells{0};
   return cells;
+}
+std::atomic<bool>& sdp_count_cells() {
+  static std::atomic<bool> on{false};
+  return on;
 }
 std::atomic<uint64_t>& sdp_join_visits() {
   static std::atomic<uint64_t> visits{0};
