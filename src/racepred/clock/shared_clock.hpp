@@ -137,8 +137,13 @@ class SharedClock {
   // the clock is not changed.
   class Reader {
    public:
-    explicit Reader(const SharedClock& c) : c_(c) {}
+    explicit Reader(const SharedClock& c) : c_(c) {
+      if (c.seed_ == nullptr && c.height_ == 0)  // one leaf: read it directly
+        flat_ = c.root_ == nullptr ? kZeros : static_cast<const Leaf*>(c.root_)->v;
+    }
     Clock operator[](ThreadId t) const {
+      if (flat_ != nullptr) [[likely]]
+        return t < kFan ? flat_[t] : 0;
       const Clock v = body_.get(c_.root_, c_.height_, t);
       if (c_.seed_ == nullptr) [[likely]]
         return v;
@@ -159,6 +164,7 @@ class SharedClock {
       }
     };
     const SharedClock& c_;
+    const Clock* flat_ = nullptr;  // the entries of a clock of one leaf and no seed
     mutable Cache body_, seed_;
   };
   Reader reader() const { return Reader(*this); }
@@ -211,6 +217,7 @@ class SharedClock {
   static constexpr unsigned kBits = 5;
   static constexpr uint32_t kFan = uint32_t{1} << kBits;
   static constexpr uint32_t kMask = kFan - 1;
+  static constexpr Clock kZeros[kFan] = {};  // a leaf of zeros (Reader)
   // ge: the serial of a node this one was found to be at least (values only grow in place;
   // set() lowering one clears it), so that joining the same node again costs one test. A node
   // changed in place gets a new serial (so no ge names its old content); serials are never

@@ -68,6 +68,7 @@
 #include <iterator>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "racepred/clock/shared_clock.hpp"
@@ -194,7 +195,7 @@ struct LatestView {
   SharedClock h, other;
   void update(ThreadId t, const SharedClock& time) {
     if (t != last) {
-      other = h;
+      other = std::move(h);
       before = last;
       last = t;
     }
@@ -225,7 +226,7 @@ class Sdp final : public PoEngine<Sdp>,
     const uint32_t mark = SharedClock::new_mark();
     const auto add = [&](const SharedClock& c) { cells += 1 + c.cells(mark); };
     for (const auto& list : pending_)
-      for (const auto& [t, f] : list) add(f);
+      for (const Pending& f : list) add(f.f);
     for (const auto* clocks : {&h_, &p_, &imp_, &impl_, &imps_, &hl_, &pl_, &hs_})
       for (const SharedClock& c : *clocks) add(c);
     for (const auto& list : sections_)
@@ -352,6 +353,13 @@ class Sdp final : public PoEngine<Sdp>,
     std::vector<Entry> entries;
     const SharedClock& at(size_t k) const { return entries[k].clock; }
   };
+  // F_{t,x}, and whether P_t holds it already (P_t only grows; a join that may grow F clears it):
+  // a read of x by t joins it only after it grew.
+  struct Pending {
+    ThreadId thread;
+    bool in_p;
+    SharedClock f;
+  };
   // Case B: a write e2 of t under m whose W_{m,x} had candidates: s* at its position.
   struct LogEntry {
     EventId e2;
@@ -364,7 +372,10 @@ class Sdp final : public PoEngine<Sdp>,
     const ThreadId t = e.thread;
     const VariableId x = e.target;
     if (e.op == Op::Read && x < pending_of_.size() && pending_of_[x] != 0)
-      if (const SharedClock* f = find_pending(x, t)) p_[t].join(*f);  // S2 (as e3)
+      if (Pending* f = find_pending(x, t); f != nullptr && !f->in_p) {  // S2 (as e3)
+        p_[t].join(f->f);
+        f->in_p = true;
+      }
     // One slot lookup per open CS serves S1, S2 and S4's W_{m,x}.
     for (const OpenSections::Cs& cs : open_.of(t)) {
       const uint32_t s = slots_.find(cs.lock, x);
@@ -377,8 +388,10 @@ class Sdp final : public PoEngine<Sdp>,
         } else {
           if (const SharedClock* r = slot[0].for_thread(t))
             join_release(p_[t], *r, slot[0].thread_for(t));  // S1
-          if (const SharedClock* w = slot[1].for_thread(t); w != nullptr && !w->empty())
-            join_release(pending(x, t), *w, slot[1].thread_for(t));  // S2 (as e2)
+          if (const SharedClock* w = slot[1].for_thread(t); w != nullptr && !w->empty()) {
+            Pending& f = pending(x, t);  // S2 (as e2)
+            if (join_release(f.f, *w, slot[1].thread_for(t))) f.in_p = false;
+          }
         }
       }
       if (e.op == Op::Write && s < writers_.size()) {
@@ -408,19 +421,20 @@ class Sdp final : public PoEngine<Sdp>,
   // are joins of HB times, and an HB time that knows r1 knows all of H(r1), so c(r) >= H(r1)(r)
   // implies H(r1) ⊑ c (as wcp's test before each rule-(a) join); the test is O(1), the join
   // walks the nodes where the two clocks differ.
-  static void join_release(SharedClock& c, const SharedClock& rel, ThreadId r) {
-    if (rel.get(r) > c.get(r)) c.join(rel);
+  // True if c may have grown.
+  static bool join_release(SharedClock& c, const SharedClock& rel, ThreadId r) {
+    return rel.get(r) > c.get(r) && c.join(rel);
   }
 
   // F_{t,x}, kept per variable for the threads that have one (sorted by thread): a row per
   // (thread, variable) grew with threads × variables.
-  const SharedClock* find_pending(VariableId x, ThreadId t) const {
-    const auto& list = pending_[pending_of_[x] - 1];
+  Pending* find_pending(VariableId x, ThreadId t) {
+    auto& list = pending_[pending_of_[x] - 1];
     const auto it = std::lower_bound(list.begin(), list.end(), t,
-                                     [](const auto& a, ThreadId u) { return a.first < u; });
-    return it != list.end() && it->first == t ? &it->second : nullptr;
+                                     [](const Pending& a, ThreadId u) { return a.thread < u; });
+    return it != list.end() && it->thread == t ? &*it : nullptr;
   }
-  SharedClock& pending(VariableId x, ThreadId t) {
+  Pending& pending(VariableId x, ThreadId t) {
     grow_to(pending_of_, x);
     if (pending_of_[x] == 0) {
       pending_.emplace_back();
@@ -428,9 +442,9 @@ class Sdp final : public PoEngine<Sdp>,
     }
     auto& list = pending_[pending_of_[x] - 1];
     auto it = std::lower_bound(list.begin(), list.end(), t,
-                               [](const auto& a, ThreadId u) { return a.first < u; });
-    if (it == list.end() || it->first != t) it = list.emplace(it, t, SharedClock{});
-    return it->second;
+                               [](const Pending& a, ThreadId u) { return a.thread < u; });
+    if (it == list.end() || it->thread != t) it = list.insert(it, Pending{t, false, {}});
+    return *it;
   }
   // The interned lock set of t (LH_S of the filter), kept until t acquires or releases.
   uint32_t held_set(ThreadId t) {
@@ -674,7 +688,7 @@ class Sdp final : public PoEngine<Sdp>,
 
   std::vector<Writers> writers_;  // per (l,x) slot: W_{l,x}
   // F_{t,x} by t, for the variables that have one: pending_of_[x] is 1 + the index of x's list.
-  std::vector<std::vector<std::pair<ThreadId, SharedClock>>> pending_;
+  std::vector<std::vector<Pending>> pending_;
   std::vector<uint32_t> pending_of_;
   std::vector<Cum> cum_;           // J_t
   std::vector<SharedClock> imp_;   // per t: ⊔ J_u(H_t(u)) over u != t (and harmless own terms)
