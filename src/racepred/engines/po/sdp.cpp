@@ -80,15 +80,17 @@ namespace racepred::po {
 namespace {
 
 struct SdpCs {
+  static constexpr uint32_t kNoWrites = UINT32_MAX;
   ThreadId thread;
   Clock acq;          // N at the acquire
   EventId acq_event;  // to decide membership of an event in this CS
-  bool closed = false;
   EventId rel_event = kNoEvent;
   SharedClock rel;  // H at the release
-  // The writes inside (W_{m,x}) while the CS is open; at its release they go to the (lock,
-  // variable) slots and the buffer back to the engine's spares (no allocation per CS once warm).
-  std::vector<std::pair<VariableId, EventId>> writes;
+  bool closed = false;
+  // While the CS is open: its buffer of writes (W_{m,x}) in the engine's pool; at the release
+  // they go to the (lock, variable) slots and the buffer back to the pool (no allocation per CS
+  // once warm, and a closed CS keeps no list).
+  uint32_t writes = kNoWrites;
 };
 
 static_assert(std::is_nothrow_move_constructible_v<SdpCs>);
@@ -257,7 +259,7 @@ class Sdp final : public PoEngine<Sdp>,
         grow_to(impl_, l);
         import_from(t, impl_[l], hl_[l]);
       }
-      acquire_lock(t, l, Cs{t, n_[t], id, false, kNoEvent, {}, spare_writes()}, known);
+      acquire_lock(t, l, Cs{t, n_[t], id, kNoEvent, {}, false, take_writes()}, known);
     }
     auto& held = held_of(t);
     const LockId token = section_token(e);
@@ -404,7 +406,7 @@ class Sdp final : public PoEngine<Sdp>,
     }
     if (e.op == Op::Write) {
       for (const OpenSections::Cs& cs : open_.of(t))
-        sections_[cs.lock][cs.entry].writes.emplace_back(x, id);
+        write_bufs_[sections_[cs.lock][cs.entry].writes].emplace_back(x, id);
       if (!from_.empty()) {
         grow_cum(t, id);
         from_.clear();
@@ -558,6 +560,12 @@ class Sdp final : public PoEngine<Sdp>,
     return reduced(e, t, [&](LockId from, LockId to, const auto& slots) {
       grow_to(impl_, std::max(from, to));
       impl_[to] = impl_[from];
+      for (Cs& cs : sections_[to])  // an open CS copied gets a buffer of its own
+        if (cs.writes != Cs::kNoWrites) {
+          const uint32_t k = take_writes();
+          write_bufs_[k] = write_bufs_[cs.writes];
+          cs.writes = k;
+        }
       for (const auto& [s, c] : slots)
         if (s < writers_.size()) {
           grow_to(writers_, c);
@@ -571,7 +579,8 @@ class Sdp final : public PoEngine<Sdp>,
     return release_all(
         t, locks, [&](const OpenSections::Cs& cs) { s4(t, cs.lock, cs.entry); },
         [&](const OpenSections::Cs& cs) {
-          auto& writes = sections_[cs.lock][cs.entry].writes;
+          Cs& closing = sections_[cs.lock][cs.entry];
+          auto& writes = write_bufs_[closing.writes];
           for (const auto& [y, w] : writes) {
             const uint32_t s = slots_.get_or_add(cs.lock, y);
             grow_to(writers_, s);
@@ -582,19 +591,23 @@ class Sdp final : public PoEngine<Sdp>,
               ws.push({static_cast<uint32_t>(cs.entry), w, w}, t);
           }
           writes.clear();
-          spare_writes_.push_back(std::move(writes));
-          sections_[cs.lock][cs.entry].rel_event = id;
+          free_writes_.push_back(closing.writes);
+          closing.writes = Cs::kNoWrites;
+          closing.rel_event = id;
           grow_to(impl_, cs.lock);
           impl_[cs.lock].assign(imp_all(t));  // H_l := H_t
         });
   }
 
-  // A buffer for the writes of a new CS (a released CS's, once there is one).
-  std::vector<std::pair<VariableId, EventId>> spare_writes() {
-    if (spare_writes_.empty()) return {};
-    auto w = std::move(spare_writes_.back());
-    spare_writes_.pop_back();
-    return w;
+  // A write buffer for a new CS (a released CS's, once there is one).
+  uint32_t take_writes() {
+    if (free_writes_.empty()) {
+      write_bufs_.emplace_back();
+      return static_cast<uint32_t>(write_bufs_.size() - 1);
+    }
+    const uint32_t k = free_writes_.back();
+    free_writes_.pop_back();
+    return k;
   }
 
   // The clock knows the acquire of the CS.
@@ -698,9 +711,10 @@ class Sdp final : public PoEngine<Sdp>,
   const SharedClock none_{};       // J_u before its first entry
   std::vector<std::vector<LogEntry>> log_;  // per t: case B entries, by e2
   std::vector<const SharedClock*> from_;    // scratch: H(s*) of the current write
-  std::vector<std::vector<std::pair<VariableId, EventId>>> spare_writes_;  // released CSs' buffers
-  SlotFilteredHistory filtered_;   // slot = thread (no slot reuse)
-  std::vector<uint32_t> held_id_;  // per t: the interned LH_t, 0 (the empty set) until needed
+  std::vector<std::vector<std::pair<VariableId, EventId>>> write_bufs_;  // of the open CSs
+  std::vector<uint32_t> free_writes_;  // the buffers of write_bufs_ no open CS has
+  SlotFilteredHistory filtered_;       // slot = thread (no slot reuse)
+  std::vector<uint32_t> held_id_;      // per t: the interned LH_t, 0 (the empty set) until needed
   bool read_locks_ = false;
   uint64_t steps_ = 0;                                   // S4's steps, for sdp_s4_steps()
   uint64_t visits_before_ = SharedClock::join_visits();  // for sdp_join_visits()
