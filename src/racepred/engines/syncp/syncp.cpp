@@ -88,6 +88,7 @@ struct Key {
 // variable's list (which only grows at its end).
 struct VarThread {
   ThreadId thread = 0;
+  uint32_t newest[2] = {0, 0};  // the latest read's and write's positions (lists not empty)
   std::vector<uint32_t> reads, writes;
   std::vector<Key> keys;
 };
@@ -135,6 +136,7 @@ class Analysis {
             for (const uint32_t first : found) report(first, i);
           }
           (e.op == Op::Read ? own.reads : own.writes).push_back(p);
+          own.newest[e.op == Op::Read ? 0 : 1] = p;
           if (e.op == Op::Read) {
             const uint32_t w = index_.last_write(i);
             if (w != kNoIndex) {
@@ -296,7 +298,7 @@ class Analysis {
         if (candidates.empty()) continue;
         if (own.keys.size() < 2 * (j + 1)) own.keys.resize(2 * (j + 1));
         Key& key = own.keys[2 * j + kind];
-        const uint32_t at = next_race(key, candidates, other.thread, t, p);
+        const uint32_t at = next_race(key, candidates, other.newest[kind], other.thread, t, p);
         if (at != kNoIndex) found.push_back(index_.thread_events(other.thread)[at]);
       }
     }
@@ -304,10 +306,18 @@ class Analysis {
 
   // The position of the earliest e1 among candidates[cursor..] (positions in u) outside
   // I(e1, e2), e2 at position p2 of t, dropping the ones inside; kNoIndex when none is left.
-  uint32_t next_race(Key& key, const std::vector<uint32_t>& candidates, ThreadId u, ThreadId t,
-                     uint32_t p2) {
+  // `newest`: the last candidate's position.
+  uint32_t next_race(Key& key, const std::vector<uint32_t>& candidates, uint32_t newest, ThreadId u,
+                     ThreadId t, uint32_t p2) {
     const uint32_t* th = clock_.data() + size_t{t} * threads_;
     uint32_t* closed = closed_.data() + size_t{t} * threads_;
+    // Every candidate left is TRF-before e2 when the newest is: all are dropped for good (as the
+    // loop below would, one by one) without reading the list.
+    if (newest < th[u]) {
+      key.cursor = static_cast<uint32_t>(candidates.size());
+      key.next = kNoIndex;
+      return kNoIndex;
+    }
     auto drop = [&] {
       ++key.cursor;
       key.next = kNoIndex;
