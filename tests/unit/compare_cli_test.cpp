@@ -152,6 +152,39 @@ std::set<std::pair<int, int>> analyzed_pairs(const std::string& args) {
 
 // --pwr-history and --pwr-edges reach the bounded engines of analyze and compare, and cost what
 // docs/ENGINES.md says: a shorter history adds false positives, fewer edges lose races.
+// The sound predictors side by side on the public benchmark traces (tests/data/std, the RAPID
+// suite's traces): two of them are not well-formed (a lock acquired while another thread holds
+// it); each is named with its line and column and left out, the other rows are still written
+// (exit 2); --lenient reads them all.
+TEST(CompareCli, SoundPredictorsOnTheBenchmarkTraces) {
+  std::string args;
+  size_t traces = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(RACEPRED_TEST_DATA_DIR) / "std")) {
+    args += " '" + entry.path().string() + "'";
+    ++traces;
+  }
+  ASSERT_GE(traces, 19u);
+  const CliRun strict = racepred("compare -e wcp,syncp,osr,m2 --format json" + args);
+  EXPECT_EQ(strict.exit_code, 2) << strict.err;
+  EXPECT_NE(strict.err.find("input10.std:3:1: error: trace is not well-formed"), std::string::npos)
+      << strict.err;
+  EXPECT_NE(strict.err.find("input11.std:"), std::string::npos) << strict.err;
+  EXPECT_NE(strict.err.find("2 traces left out of the table"), std::string::npos) << strict.err;
+  const json table = json::parse(strict.out);
+  EXPECT_EQ(table["traces"].size(), traces - 2);
+  const CliRun lenient = racepred("compare -e wcp,syncp,osr,m2 --lenient --format json" + args);
+  EXPECT_EQ(lenient.exit_code, 1) << lenient.err;
+  const json all = json::parse(lenient.out);
+  ASSERT_EQ(all["traces"].size(), traces);
+  for (const json& row : all["traces"]) {
+    ASSERT_EQ(row["results"].size(), 4u);
+    // syncp ⊆ osr ⊆ m2, and each reports one pair (the earliest partner) per later access,
+    // other thread and kind that has one: the counts grow along the chain.
+    EXPECT_GE(row["results"][2]["race_count"], row["results"][1]["race_count"]) << row["trace"];
+    EXPECT_GE(row["results"][3]["race_count"], row["results"][2]["race_count"]) << row["trace"];
+  }
+}
+
 TEST(CompareCli, BoundOptions) {
   using Pairs = std::set<std::pair<int, int>>;
   const std::string history = " '" + example("pwr/history_bound.std") + "'";

@@ -59,7 +59,7 @@ TEST(EngineOptions, StructDefaultsAreTheTableDefaults) {
       }
     }
   }
-  EXPECT_EQ(rows, 15u);
+  EXPECT_EQ(rows, 16u);
   EXPECT_EQ(find_engine_option("--pwr-history")->id, "pwr_history");
   EXPECT_EQ(find_engine_option("max_states")->flag, "--max-states");
   EXPECT_EQ(find_engine_option("--nonsense"), nullptr);
@@ -151,8 +151,8 @@ TEST(EngineOptions, DocsStateTheTableDefaults) {
   EXPECT_GE(checked, 6u);  // CLI.md's option tables and the exact and PWR sections
 }
 
-// 0 keeps the default where the range allows it (--max-states 0), and is refused where it does
-// not (--pwr-history 0), with the range in the message.
+// 0 keeps a Budget row's default where the range allows it (--max-states 0), and is refused
+// where the range does not (--pwr-history 0), with the range in the message.
 TEST(EngineOptions, CommandLineRangesFollowTheTable) {
   const std::string trace = std::string(RACEPRED_EXAMPLES_DIR) + "/pwr/exG_3.std";
   const testing::CliResult zero =
@@ -165,6 +165,32 @@ TEST(EngineOptions, CommandLineRangesFollowTheTable) {
   const testing::CliResult high = run_racepred("exact --max-memory 1099511627777 '" + trace + "'");
   EXPECT_EQ(high.code, 2);
   EXPECT_NE(high.err.find("from 0 to 1099511627776"), std::string::npos) << high.err;
+}
+
+// --m2-work: a check stopped at the bound is not reported and the text report says how many
+// stopped and how to check them fully; 0 is no bound (a Bounds row takes 0 as given, unlike the
+// Budget rows above). On m2_not_osr.std the one race is M2's own (osr's check rejects it), so a
+// bound of 1 stops its closure.
+TEST(EngineOptions, M2WorkBoundIsReportedAndZeroLiftsIt) {
+  const std::string trace = std::string(RACEPRED_EXAMPLES_DIR) + "/m2/m2_not_osr.std";
+  const testing::CliResult bounded = run_racepred("analyze -e m2 --m2-work 1 '" + trace + "'");
+  EXPECT_EQ(bounded.code, 0) << bounded.out << bounded.err;  // the race is not reported
+  EXPECT_NE(bounded.out.find("note: engine m2: 1 check stopped at its work bound (--m2-work 1); "
+                             "this pair may be a race: --m2-work 0 checks it fully"),
+            std::string::npos)
+      << bounded.out;
+  const testing::CliResult json =
+      run_racepred("analyze -e m2 --m2-work 1 --format json '" + trace + "'");
+  EXPECT_NE(json.out.find("\"stopped_checks\": 1"), std::string::npos) << json.out;
+  for (const char* work : {"0", "262144"}) {
+    const testing::CliResult full =
+        run_racepred(std::string("analyze -e m2 --m2-work ") + work + " '" + trace + "'");
+    EXPECT_EQ(full.code, 1) << work << full.out << full.err;  // the race (3,8)
+    EXPECT_EQ(full.out.find("stopped"), std::string::npos) << work << full.out;
+  }
+  // compare takes the option too: exit 1 when a race is reported.
+  EXPECT_EQ(run_racepred("compare -e m2 --m2-work 0 '" + trace + "'").code, 1);
+  EXPECT_EQ(run_racepred("compare -e m2 --m2-work 1 '" + trace + "'").code, 0);
 }
 
 }  // namespace RACEPRED_TEST_FILE

@@ -12,6 +12,7 @@
 #include "racepred/cli/cli.hpp"
 #include "racepred/driver/pipeline.hpp"
 #include "racepred/report/writers.hpp"
+#include "racepred/trace/error.hpp"
 #include "racepred/trace/printable.hpp"
 
 namespace racepred::cli {
@@ -215,8 +216,17 @@ int compare(const CompareOptions& o) {
   options.max_races = 0;  // only the counts are shown
   std::vector<TraceRow> rows;
   bool races = false;
+  size_t failed = 0;
   for (const std::string& path : o.traces) {
-    rows.push_back(measure(path, engines, options));
+    // A trace that cannot be read (or is not well-formed) is named on stderr and left out; the
+    // others still get their rows, and the exit code is 2.
+    try {
+      rows.push_back(measure(path, engines, options));
+    } catch (const InputError& e) {
+      std::cerr << e.what() << '\n';
+      ++failed;
+      continue;
+    }
     for (const EngineRow& e : rows.back().engines) races = races || e.races > 0;
   }
   if (o.format == "json")
@@ -224,6 +234,12 @@ int compare(const CompareOptions& o) {
   else
     write_table(rows, o.format);
   std::cout.flush();
+  if (failed > 0) {
+    std::cerr << "racepred: error: " << failed << (failed == 1 ? " trace" : " traces")
+              << " left out of the table (input errors above"
+              << (o.lenient ? ")" : "; --lenient drops events that break well-formedness)") << '\n';
+    return kExitError;
+  }
   return races ? kExitRaces : kExitNoRace;
 }
 
@@ -239,7 +255,9 @@ Command add_compare_command(CLI::App& app) {
       "distinct (first location, second location) pairs of its races, and, for engines that\n"
       "compute cross-thread guard locks (pwr-cs, pwr-e), the location pairs whose races a guard\n"
       "lock removed ('cs guarded') and how often a guard lock was confirmed ('guard locks').\n"
-      "Exit code: 0 no race reported, 1 races reported, 2 usage or input error.\n"
+      "A trace that cannot be read is named on stderr and left out of the table.\n"
+      "Exit code: 0 no race reported, 1 races reported, 2 usage or input error (also when a\n"
+      "trace was left out).\n"
       "\n"
       "Examples:\n"
       "  racepred compare a.std b.std\n"

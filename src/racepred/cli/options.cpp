@@ -64,11 +64,13 @@ void add_engine_options(CLI::App* sub, EngineOptions& options, EngineOptionGroup
   for (const EngineOptionInfo& row : kEngineOptions) {
     if (row.group != group) continue;
     const EngineOptionInfo* info = &row;
-    // 0 keeps the default (for the rows that accept it); the validator checks the range.
+    // 0 keeps the default for the Budget rows that accept it; a Bounds row takes 0 as given (no
+    // bound). The validator checks the range.
+    const bool zero_keeps_default = row.group == EngineOptionGroup::Budget;
     sub->add_option_function<uint64_t>(
            std::string(row.flag),
-           [&options, info](const uint64_t& value) {
-             info->set(options, value == 0 ? info->default_value : value);
+           [&options, info, zero_keeps_default](const uint64_t& value) {
+             info->set(options, value == 0 && zero_keeps_default ? info->default_value : value);
            },
            engine_option_help(row))
         ->type_name(std::string(row.value_name))

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "racepred/engines/engine.hpp"
@@ -43,13 +44,9 @@ class PairCheckEngine final : public OfflineEngine, public WitnessSource {
     Analysis analysis = make(index);
     analysis.run(
         [&](uint32_t first, uint32_t second) { sink_.report(race_at(index, first, second)); });
-    if constexpr (requires { analysis.stopped(); }) {
-      if (analysis.stopped() > 0)
-        sink_.extras().stats.push_back(
-            ExtraStat{"stopped_checks", "stopped",
-                      "candidate pair whose check stopped at its work bound (not reported)",
-                      "candidate pairs whose check stopped at their work bound (not reported)",
-                      analysis.stopped()});
+    if constexpr (requires { analysis.stopped_stat(); }) {
+      if (std::optional<ExtraStat> stat = analysis.stopped_stat())
+        sink_.extras().stats.push_back(std::move(*stat));
     }
   }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "racepred/engines/engine.hpp"
@@ -96,6 +97,18 @@ class Analysis {
 
   // The pairs whose closure stopped at the work bound (not reported).
   uint64_t stopped() const { return stopped_; }
+
+  // The note on those pairs (the run's extras), or nothing when there is none.
+  std::optional<ExtraStat> stopped_stat() const {
+    if (stopped_ == 0) return std::nullopt;
+    const std::string bound = "(--m2-work " + std::to_string(work_limit_) + ")";
+    return ExtraStat{"stopped_checks", "stopped",
+                     "check stopped at its work bound " + bound +
+                         "; this pair may be a race: --m2-work 0 checks it fully",
+                     "checks stopped at their work bound " + bound +
+                         "; these pairs may be races: --m2-work 0 checks them fully",
+                     stopped_};
+  }
 
   // Whether (e1, e2) is an M2 race; `order` (when not null) gets the witness prefix.
   bool check(uint32_t e1, uint32_t e2, std::vector<uint32_t>* order) {
@@ -798,8 +811,12 @@ std::unique_ptr<Engine> make_engine(EngineContext& c, uint64_t work) {
 
 }  // namespace m2
 
+static_assert(EngineOptions{}.m2_work == m2::kDefaultWork, "options.def states m2's default bound");
+
 std::unique_ptr<Engine> make_m2(EngineContext& c) {
-  return m2::make_engine(c, m2::kDefaultWork);
+  // --m2-work 0: no bound.
+  const uint64_t work = c.options.m2_work == 0 ? UINT64_MAX : c.options.m2_work;
+  return m2::make_engine(c, work);
 }
 
 }  // namespace racepred

@@ -46,7 +46,8 @@
 // the observation rule over its reads and writes of one variable. Running the prefix first is a
 // choice of this implementation: every report stays sound, and checked against the exact ground
 // truth it loses no race on two threads. A pair's closure stops after a bound on its work (window
-// events summed over its rounds; kDefaultWork): such a pair is not reported and is counted.
+// events summed over its rounds; kDefaultWork, the default of --m2-work; 0 there: no bound):
+// such a pair is not reported and is counted.
 #pragma once
 
 #include <cstdint>
@@ -64,9 +65,9 @@ struct EngineContext;
 
 namespace racepred::m2 {
 
-// The work M2's closure of one pair may take: window events summed over its rounds. A pair
-// osr's check rejects whose closure needs more is not reported; the run's extras count it
-// (`stopped_checks`).
+// The work M2's closure of one pair may take by default (`--m2-work`, engines/options.def):
+// window events summed over its rounds. A pair osr's check rejects whose closure needs more is
+// not reported; the run's extras count it (`stopped_checks`) and the text report says so.
 constexpr uint64_t kDefaultWork = uint64_t{1} << 18;
 
 // The registered engine with another work bound (tests).

@@ -4,6 +4,7 @@
 #include "racepred/engines/syncp/syncp.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -38,24 +39,56 @@ struct LockEntry {
 
 struct LockThread {
   ThreadId thread = 0;
+  std::vector<uint32_t> positions;  // entries[k].acquire_pos, searched without the rest
   std::vector<LockEntry> entries;
 };
 
+// Marked positions of one thread (its acquires, its snapshots), added in increasing order, and
+// how many lie below any position in O(1): a bit per position and the count before each word of
+// 64 (1.5 bits per position). Replaces binary searches over millions of sections per query.
+class PositionRank {
+ public:
+  void add(uint32_t p) {
+    const size_t w = p >> 6;
+    while (bits_.size() <= w) {  // every mark in an earlier word is already in
+      before_.push_back(total_);
+      bits_.push_back(0);
+    }
+    bits_[w] |= uint64_t{1} << (p & 63);
+    ++total_;
+  }
+  // The marked positions below q.
+  uint32_t below(uint32_t q) const {
+    const size_t w = q >> 6;
+    if (w >= bits_.size()) return total_;
+    const uint64_t mask = (uint64_t{1} << (q & 63)) - 1;
+    return before_[w] + static_cast<uint32_t>(std::popcount(bits_[w] & mask));
+  }
+
+ private:
+  std::vector<uint64_t> bits_;
+  std::vector<uint32_t> before_;
+  uint32_t total_ = 0;
+};
+
 // One key (t, u, x, kind): the pairs (e1 of u, e2 of t) on x with e1 a read (kind 0, e2 a
-// write) or a write (kind 1).
+// write) or a write (kind 1). Kept with t's accesses of x (below), so an access finds its keys
+// by index, next to its own list.
 struct Key {
-  ThreadId thread = 0;  // t, the thread of e2
-  uint8_t kind = 0;
   uint32_t cursor = 0;        // the first candidate e1 not yet dropped
+  uint32_t next = kNoIndex;   // its position (kept here: one cache miss less per check)
   uint32_t ideal = kNoIndex;  // offset of V (T words) in the keys' ideals
   bool closed = true;         // V is closed under the lock rule
   uint32_t version = 0;       // J's version and the candidate when last found racy
   uint32_t last = kNoIndex;
 };
 
-// A(x, u): u's accesses of x (positions in u) and the keys of later threads against them.
+// A(x, u): u's accesses of x (positions in u) and the keys (u, w, x, kind) of u's accesses
+// against those of each other thread w: keys[2 j + kind], j the place of A(x, w) in the
+// variable's list (which only grows at its end).
 struct VarThread {
   ThreadId thread = 0;
+  uint32_t newest[2] = {0, 0};  // the latest read's and write's positions (lists not empty)
   std::vector<uint32_t> reads, writes;
   std::vector<Key> keys;
 };
@@ -72,7 +105,8 @@ class Analysis {
         closed_(size_t{threads_} * threads_, 0),
         closed_at_(threads_, kNoIndex),
         versions_(threads_, 0),
-        snapshot_pos_(threads_),
+        snapshot_rank_(threads_),
+        acquire_rank_(threads_),
         snapshots_(threads_),
         sections_(threads_),
         held_(threads_),
@@ -94,14 +128,15 @@ class Analysis {
       switch (e.op) {
         case Op::Read:
         case Op::Write: {
+          VarThread& own = var_thread(e.target, t);
           if constexpr (!std::is_same_v<std::decay_t<Report>, std::nullptr_t>) {
             found.clear();
-            check(e, p, found);
+            check(e, p, own, found);
             std::sort(found.begin(), found.end());
             for (const uint32_t first : found) report(first, i);
           }
-          VarThread& own = var_thread(e.target, t);
           (e.op == Op::Read ? own.reads : own.writes).push_back(p);
+          own.newest[e.op == Op::Read ? 0 : 1] = p;
           if (e.op == Op::Read) {
             const uint32_t w = index_.last_write(i);
             if (w != kNoIndex) {
@@ -127,6 +162,7 @@ class Analysis {
           s.write = e.op == Op::Acquire;
           held_[t].push_back(static_cast<uint32_t>(sections_[t].size()));
           sections_[t].push_back(s);
+          acquire_rank_[t].add(p);
           LockThread& lt = lock_thread(e.target, t);
           LockEntry entry;
           entry.acquire_pos = p;
@@ -137,6 +173,7 @@ class Analysis {
                                : lt.entries.empty() ? kNoIndex
                                                     : lt.entries.back().latest_write;
           lt.entries.push_back(entry);
+          lt.positions.push_back(p);
           break;
         }
         case Op::Release:
@@ -198,16 +235,15 @@ class Analysis {
   // v[w] raised to q; whether an acquire of w entered v (only then can the lock rule break).
   bool raise(uint32_t* v, ThreadId w, uint32_t q) const {
     if (q <= v[w]) return false;
-    const auto& s = sections_[w];
-    const bool crossed = !s.empty() && before(s, q) != before(s, v[w]);
+    const PositionRank& acquires = acquire_rank_[w];
+    const bool crossed = acquires.below(q) != acquires.below(v[w]);
     v[w] = q;
     return crossed;
   }
 
   // pre(u, p) joined into v; whether an acquire entered v.
   bool join_pre(uint32_t* v, ThreadId u, uint32_t p) {
-    const auto& pos = snapshot_pos_[u];
-    const size_t k = static_cast<size_t>(std::upper_bound(pos.begin(), pos.end(), p) - pos.begin());
+    const size_t k = snapshot_rank_[u].below(p + 1);  // snapshots at or before p
     bool crossed = false;
     if (k > 0) {
       const uint32_t* s = snapshots_[u].data() + (k - 1) * threads_;
@@ -219,11 +255,12 @@ class Analysis {
 
   void push_snapshot(ThreadId t, uint32_t p) {
     const uint32_t* th = clock_.data() + size_t{t} * threads_;
-    if (!snapshot_pos_[t].empty() && snapshot_pos_[t].back() == p) {
+    if (!snapshots_[t].empty() && last_snapshot_[t] == p) {
       std::copy(th, th + threads_, snapshots_[t].end() - threads_);
       return;
     }
-    snapshot_pos_[t].push_back(p);
+    last_snapshot_[t] = p;
+    snapshot_rank_[t].add(p);
     snapshots_[t].insert(snapshots_[t].end(), th, th + threads_);
   }
 
@@ -242,49 +279,57 @@ class Analysis {
     return list.back();
   }
 
-  // The entries of `list` whose acquire is before position q: their count.
-  template <class List>
-  static size_t before(const List& list, uint32_t q) {
-    return static_cast<size_t>(
-        std::lower_bound(list.begin(), list.end(), q,
-                         [](const auto& c, uint32_t x) { return c.acquire_pos < x; }) -
-        list.begin());
+  // The entries of `lt` whose acquire is before position q: their count.
+  static size_t before(const LockThread& lt, uint32_t q) {
+    return static_cast<size_t>(std::lower_bound(lt.positions.begin(), lt.positions.end(), q) -
+                               lt.positions.begin());
   }
 
-  // The races of access e (position p of its thread) with earlier accesses: adds e1 to `found`.
-  void check(const Event& e, uint32_t p, std::vector<uint32_t>& found) {
+  // The races of access e (position p of its thread, `own` its thread's accesses of the
+  // variable) with earlier accesses: adds e1 to `found`.
+  void check(const Event& e, uint32_t p, VarThread& own, std::vector<uint32_t>& found) {
     const ThreadId t = e.thread;
-    for (VarThread& other : variables_[e.target]) {
+    std::vector<VarThread>& list = variables_[e.target];
+    for (size_t j = 0; j < list.size(); ++j) {
+      const VarThread& other = list[j];
       if (other.thread == t) continue;
       for (uint8_t kind = e.op == Op::Write ? 0 : 1; kind < 2; ++kind) {
         const auto& candidates = kind == 0 ? other.reads : other.writes;
         if (candidates.empty()) continue;
-        Key& key = key_of(other, t, kind);
-        const uint32_t at = next_race(key, candidates, other.thread, t, p);
+        if (own.keys.size() < 2 * (j + 1)) own.keys.resize(2 * (j + 1));
+        Key& key = own.keys[2 * j + kind];
+        const uint32_t at = next_race(key, candidates, other.newest[kind], other.thread, t, p);
         if (at != kNoIndex) found.push_back(index_.thread_events(other.thread)[at]);
       }
     }
   }
 
-  Key& key_of(VarThread& other, ThreadId t, uint8_t kind) {
-    for (Key& k : other.keys)
-      if (k.thread == t && k.kind == kind) return k;
-    Key& k = other.keys.emplace_back();
-    k.thread = t;
-    k.kind = kind;
-    return k;
-  }
-
   // The position of the earliest e1 among candidates[cursor..] (positions in u) outside
   // I(e1, e2), e2 at position p2 of t, dropping the ones inside; kNoIndex when none is left.
-  uint32_t next_race(Key& key, const std::vector<uint32_t>& candidates, ThreadId u, ThreadId t,
-                     uint32_t p2) {
+  // `newest`: the last candidate's position.
+  uint32_t next_race(Key& key, const std::vector<uint32_t>& candidates, uint32_t newest, ThreadId u,
+                     ThreadId t, uint32_t p2) {
     const uint32_t* th = clock_.data() + size_t{t} * threads_;
     uint32_t* closed = closed_.data() + size_t{t} * threads_;
-    while (key.cursor < candidates.size()) {
-      const uint32_t p1 = candidates[key.cursor];
+    // Every candidate left is TRF-before e2 when the newest is: all are dropped for good (as the
+    // loop below would, one by one) without reading the list.
+    if (newest < th[u]) {
+      key.cursor = static_cast<uint32_t>(candidates.size());
+      key.next = kNoIndex;
+      return kNoIndex;
+    }
+    auto drop = [&] {
+      ++key.cursor;
+      key.next = kNoIndex;
+    };
+    for (;;) {
+      if (key.next == kNoIndex) {
+        if (key.cursor >= candidates.size()) return kNoIndex;
+        key.next = candidates[key.cursor];
+      }
+      const uint32_t p1 = key.next;
       if (p1 < th[u] || share_lock(u, p1, t)) {
-        ++key.cursor;
+        drop();
         continue;
       }
       // J = the closure of pre(e2), shared by the keys of t: within every I(e1, e2).
@@ -302,7 +347,7 @@ class Analysis {
       // of the key was found racy: still racy (V stays closed).
       if (key.closed && key.version == versions_[t] && key.last == p1) return p1;
       if (p1 < closed[u]) {
-        ++key.cursor;
+        drop();
         continue;
       }
       if (key.ideal == kNoIndex) {
@@ -324,9 +369,8 @@ class Analysis {
         }
         key.closed = false;
       }
-      ++key.cursor;
+      drop();
     }
-    return kNoIndex;
   }
 
   // e1 (position p1 of u) and the current access of t hold a common lock, at least one of them
@@ -336,7 +380,7 @@ class Analysis {
       const Section& mine = sections_[t][h];
       for (const LockThread& lt : locks_[mine.lock]) {
         if (lt.thread != u) continue;
-        const size_t n = before(lt.entries, p1);
+        const size_t n = before(lt, p1);
         if (n == 0) break;
         const LockEntry& c = lt.entries[n - 1];
         if ((c.release_pos == kNoIndex || c.release_pos > p1) && (c.write || mine.write))
@@ -359,7 +403,7 @@ class Analysis {
       for (uint32_t w = 0; w < threads_; ++w) {
         const uint32_t q = v[w];
         const auto& s = sections_[w];
-        const size_t n = before(s, q);
+        const size_t n = acquire_rank_[w].below(q);
         for (uint32_t c = n == 0 ? kNoIndex : static_cast<uint32_t>(n - 1); c != kNoIndex;
              c = s[c].outer) {
           const Section& sec = s[c];
@@ -383,7 +427,7 @@ class Analysis {
     uint32_t m = 0, mw = 0;
     bool any_write = false;
     for (const LockThread& lt : locks_[sec.lock]) {
-      const size_t n = before(lt.entries, v[lt.thread]);
+      const size_t n = before(lt, v[lt.thread]);
       if (n == 0) continue;
       const LockEntry& last = lt.entries[n - 1];
       m = std::max(m, last.acquire);
@@ -401,13 +445,15 @@ class Analysis {
   std::vector<uint32_t> closed_;     // J: the closure of pre(e2) of each thread, T words each
   std::vector<uint32_t> closed_at_;  // the position of e2 that J is for
   std::vector<uint32_t> versions_;   // per thread: bumped when J grows beyond its own position
-  std::vector<std::vector<uint32_t>> snapshot_pos_;  // per thread: positions p of pre(u, p)
-  std::vector<std::vector<uint32_t>> snapshots_;     // per thread: T words per position
-  std::vector<std::vector<Section>> sections_;       // per thread: its sections
-  std::vector<std::vector<uint32_t>> held_;          // per thread: its sections still held
-  std::vector<std::vector<LockThread>> locks_;       // per lock: CS(u, l)
-  std::vector<std::vector<VarThread>> variables_;    // per variable: A(x, u)
-  std::vector<uint32_t> ideals_;                     // the keys' ideals
+  std::vector<PositionRank> snapshot_rank_;  // per thread: the positions p of pre(u, p) stored
+  std::vector<uint32_t> last_snapshot_ = std::vector<uint32_t>(threads_, 0);  // the latest p
+  std::vector<PositionRank> acquire_rank_;         // per thread: its acquires' positions
+  std::vector<std::vector<uint32_t>> snapshots_;   // per thread: T words per position
+  std::vector<std::vector<Section>> sections_;     // per thread: its sections
+  std::vector<std::vector<uint32_t>> held_;        // per thread: its sections still held
+  std::vector<std::vector<LockThread>> locks_;     // per lock: CS(u, l)
+  std::vector<std::vector<VarThread>> variables_;  // per variable: A(x, u)
+  std::vector<uint32_t> ideals_;                   // the keys' ideals
 };
 
 }  // namespace

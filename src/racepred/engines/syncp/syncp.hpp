@@ -19,11 +19,14 @@
 //   pre(u, p)   TRF clock: the closure of the first p events of u under thread order,
 //               reads-from and sync orders, a prefix length per thread; stored only where it
 //               changes (a read of a write not yet in it, a join, a recv, the thread's start),
-//               found by binary search.
+//               found in O(1) through a bit per position marking where one is stored (and
+//               likewise the acquires of each thread: whether a raise crosses one, which
+//               sections are open at a frontier).
 //   CS(u, l)    u's critical sections on l: acquire position, acquire index, release position.
-//   A(x, u)     u's reads and writes of x; per later thread t and kind of pair (write-read,
+//   A(x, u)     u's reads and writes of x; per other thread t and kind of pair (write-read,
 //               read-write, write-write) a forward-only cursor and an ideal V with, per thread,
-//               how many acquires of V the lock rule has processed.
+//               how many acquires of V the lock rule has processed (kept with A(x, t), found by
+//               index; all of u's candidates are dropped at once when u's newest is TRF-before e2).
 // At an access e2 of t, for each other thread u and kind, the cursor's candidate e1 is dropped
 // for good when it is in I(e1, e2): it is in pre(t, p2) (TRF-before), it shares a lock with e2
 // (held in write mode by one of them: its section ends before e2's begins, so the lock rule
