@@ -111,13 +111,37 @@ class Assembly::Impl {
     h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
     return static_cast<size_t>(h ^ (h >> 31));
   }
-  // The path of a call at `pc` from `from`.
-  uint32_t call(uint32_t from, uint64_t pc) {
-    if (paths_[from].last_call == pc) return paths_[from].last_child;
-    auto [it, fresh] = path_ids_.emplace(std::pair{from, pc}, static_cast<uint32_t>(paths_.size()));
-    if (fresh) paths_.push_back(Path{from, paths_[from].depth + 1, pc});
+  // The path of a call at `pc` from `from`: the path's last call (a loop calls the same
+  // function again), else a direct-mapped cache (a loop that calls several functions in turn),
+  // else the table.
+  [[gnu::always_inline]] uint32_t call(uint32_t from, uint64_t pc) {
+    Path& f = paths_[from];
+    if (f.last_call == pc) return f.last_child;
+    CallSlot& slot =
+        call_cache_[((pc ^ (uint64_t{from} << 32)) * 0x9E3779B97F4A7C15ULL) >> (64 - kCallBits)];
+    if (slot.pc == pc && slot.from == from) [[likely]] {
+      f.last_call = pc;
+      return f.last_child = slot.child;
+    }
+    return call_slow(from, pc, slot);
+  }
+  struct CallSlot {
+    uint64_t pc = UINT64_MAX;
+    uint32_t from = UINT32_MAX, child = 0;
+  };
+  static constexpr unsigned kCallBits = 10;
+  [[gnu::noinline]] uint32_t call_slow(uint32_t from, uint64_t pc, CallSlot& slot) {
+    uint32_t child;
+    if (auto it = path_ids_.find(std::pair{from, pc}); it != path_ids_.end()) {
+      child = it->second;
+    } else {
+      child = static_cast<uint32_t>(paths_.size());
+      path_ids_.emplace(std::pair{from, pc}, child);
+      paths_.push_back(Path{from, paths_[from].depth + 1, pc});
+    }
+    slot = CallSlot{pc, from, child};
     paths_[from].last_call = pc;
-    return paths_[from].last_child = it->second;
+    return paths_[from].last_child = child;
   }
 
   [[gnu::always_inline]] PerThread& state(uint32_t tid) {
@@ -211,8 +235,13 @@ class Assembly::Impl {
     t.last_node = node;
     // A direct-mapped cache in front of the table: a loop's events come back to the same few
     // (code address, node) pairs.
+    // (One multiply: the full hash of the table is a chain of four, on every event whose
+    // stack or code address differs from its thread's previous one.)
     const StackLocKey key{pc, caller, node};
-    StackLocSlot& slot = stack_loc_cache_[StackLocHash()(key) & (stack_loc_cache_.size() - 1)];
+    StackLocSlot& slot =
+        stack_loc_cache_[((pc ^ caller ^ (uint64_t{node} << 40 | uint64_t{node} >> 24)) *
+                          0x9E3779B97F4A7C15ULL) >>
+                         (64 - kStackLocBits)];
     if (slot.index != UINT32_MAX && slot.key == key) return t.last_index = slot.index;
     auto [it, fresh] = stack_locs_.try_emplace(key, static_cast<uint32_t>(out_.pcs.size()));
     if (fresh) {
@@ -312,7 +341,10 @@ class Assembly::Impl {
     StackLocKey key{};
     uint32_t index = UINT32_MAX;
   };
-  std::vector<StackLocSlot> stack_loc_cache_ = std::vector<StackLocSlot>(4096);
+  static constexpr unsigned kStackLocBits = 12;
+  std::vector<StackLocSlot> stack_loc_cache_ =
+      std::vector<StackLocSlot>(size_t{1} << kStackLocBits);
+  std::vector<CallSlot> call_cache_ = std::vector<CallSlot>(size_t{1} << kCallBits);
   std::vector<Path> paths_ = std::vector<Path>(1);
   std::unordered_map<std::pair<uint32_t, uint64_t>, uint32_t, PathKeyHash> path_ids_;
   std::vector<PcSlot> pc_cache_ = std::vector<PcSlot>(size_t{1} << kPcBits);
