@@ -2,11 +2,12 @@
 // variables and locks have ids (the address model) and whose locations are indices into the
 // recorded code addresses, which naming.hpp turns into source lines.
 //
-// Two passes over the records, so that nothing grows with the number of events: the first
-// (scan) learns the threads, variables, locks, locations and stacks, and how each variable was
-// accessed (which decides what an access of several bytes becomes, docs/RECORDER.md "Access
-// sizes"); the second (emit) replays the records with the same ids and hands the events on in
-// batches as it makes them.
+// Two passes, so that nothing held in memory grows with the number of events: the first (scan)
+// merges and decodes the records, learns the threads, variables, locks, locations and stacks,
+// and how each variable was accessed (which decides what an access of several bytes becomes,
+// docs/RECORDER.md "Access sizes"), and keeps its events in a temporary file (16 bytes each,
+// in memory while they are few); the second (emit) reads them back and hands the trace's events
+// on in batches as it makes them.
 #pragma once
 
 #include <cstdint>
