@@ -46,10 +46,11 @@ bool key_less(const Key& a, const Key& b) {
 // start (instance, address) and length (varints).
 class EventSpill {
  public:
-  static constexpr size_t kChunk = size_t{1} << 20;
   static constexpr size_t kMaxEntry = 1 + 5 + 10 + 5 + 3 * 10;
 
-  EventSpill() : chunk_(kChunk + kMaxEntry) {}
+  // `chunk`: bytes per chunk (at least kMaxEntry).
+  explicit EventSpill(size_t chunk)
+      : chunk_size_(std::max(chunk, kMaxEntry)), chunk_(chunk_size_ + kMaxEntry) {}
   ~EventSpill() {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -57,7 +58,7 @@ class EventSpill {
   EventSpill& operator=(const EventSpill&) = delete;
 
   [[gnu::always_inline]] void put(const Event& e, uint8_t code) {
-    if (at_ >= kChunk) [[unlikely]]
+    if (at_ >= chunk_size_) [[unlikely]]
       flush();
     uint8_t* p = chunk_.data() + at_;
     const bool same = e.thread == thread_;
@@ -92,8 +93,7 @@ class EventSpill {
       while (left) {
         uint32_t size = 0;
         read_exactly(reinterpret_cast<uint8_t*>(&size), sizeof size);
-        if (size > kChunk + kMaxEntry || size + uint64_t{sizeof size} > left)
-          throw InputError(kLost);
+        if (size > chunk_.size() || size + uint64_t{sizeof size} > left) throw InputError(kLost);
         read_exactly(chunk_.data(), size);
         left -= size + sizeof size;
         replay_chunk(size, f);
@@ -104,8 +104,9 @@ class EventSpill {
       replay_chunk(at_, f);
     }
     at_ = 0;
-    written_ = 0;
   }
+  // Bytes written to the temporary file.
+  uint64_t file_bytes() const { return written_; }
 
  private:
   static constexpr const char* kLost = "record: the temporary file of the conversion lost events";
@@ -181,6 +182,7 @@ class EventSpill {
                      " (the conversion keeps its events there): " + std::strerror(errno));
   }
 
+  size_t chunk_size_;
   std::vector<uint8_t> chunk_;
   size_t at_ = 0;
   uint32_t thread_ = 0, target_ = 0;  // of the chunk's previous event
@@ -193,8 +195,8 @@ class EventSpill {
 
 class Assembly::Impl {
  public:
-  Impl(const RawRecording& recording, uint64_t cut)
-      : recording_(recording), cut_(cut), depth_(recording.stack_depth) {
+  Impl(const RawRecording& recording, uint64_t cut, size_t spill_chunk)
+      : recording_(recording), cut_(cut), depth_(recording.stack_depth), spill_(spill_chunk) {
     if (depth_) out_.caller_nodes.emplace_back();  // node 0: no stack
   }
 
@@ -214,6 +216,7 @@ class Assembly::Impl {
   }
   Assembled& scanned() { return out_; }
   uint64_t peak_raw_bytes() const { return peak_raw_bytes_; }
+  uint64_t spill_bytes() const { return spill_.file_bytes(); }
 
  private:
   // Per runtime thread id: the trace's thread id (UINT32_MAX until named) and the caller of
@@ -668,8 +671,8 @@ void Assembly::Impl::run() {
   peak_raw_bytes_ = std::max(peak_raw_bytes_, merger.peak_raw_bytes());
 }
 
-Assembly::Assembly(const RawRecording& recording, uint64_t cut)
-    : impl_(std::make_unique<Impl>(recording, cut)) {}
+Assembly::Assembly(const RawRecording& recording, uint64_t cut, size_t spill_chunk)
+    : impl_(std::make_unique<Impl>(recording, cut, spill_chunk)) {}
 Assembly::~Assembly() = default;
 void Assembly::scan() {
   impl_->scan();
@@ -682,6 +685,9 @@ void Assembly::emit(EventBatchSink& sink) {
 }
 uint64_t Assembly::peak_raw_bytes() const {
   return impl_->peak_raw_bytes();
+}
+uint64_t Assembly::spill_bytes() const {
+  return impl_->spill_bytes();
 }
 
 Assembled assemble(const RawRecording& recording, uint64_t cut) {

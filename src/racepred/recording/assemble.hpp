@@ -59,8 +59,10 @@ class EventBatchSink {
 // The two passes over the records of `recording` with sequence numbers below `cut`.
 class Assembly {
  public:
-  // `recording` must outlive the assembly.
-  Assembly(const RawRecording& recording, uint64_t cut);
+  // `recording` must outlive the assembly. The first pass's events are kept for the second
+  // in chunks of `spill_chunk` bytes: in memory while there is one, else in a temporary file.
+  Assembly(const RawRecording& recording, uint64_t cut, size_t spill_chunk = kSpillChunk);
+  static constexpr size_t kSpillChunk = size_t{1} << 20;
   ~Assembly();
   Assembly(const Assembly&) = delete;
   Assembly& operator=(const Assembly&) = delete;
@@ -76,6 +78,8 @@ class Assembly {
   static constexpr size_t kBatch = 4096;
   // The most raw-recording bytes either pass held at once (docs/PERFORMANCE.md "Recorder").
   uint64_t peak_raw_bytes() const;
+  // Bytes of the temporary file after scan() (0: the events stayed in memory).
+  uint64_t spill_bytes() const;
 
  private:
   class Impl;
