@@ -109,7 +109,8 @@ class EventSpill {
   uint64_t file_bytes() const { return written_; }
 
  private:
-  static constexpr const char* kLost = "record: the temporary file of the conversion lost events";
+  static constexpr const char* kLost =
+      "racepred: error: the conversion's temporary file lost events (changed by another program?)";
   template <typename F>
   void replay_chunk(size_t size, F&& f) {
     const uint8_t* p = chunk_.data();
@@ -178,8 +179,8 @@ class EventSpill {
     ::unlink(path.c_str());
   }
   [[noreturn]] void fail(const char* what) const {
-    throw InputError(std::string("record: cannot ") + what + " a temporary file in " + dir_ +
-                     " (the conversion keeps its events there): " + std::strerror(errno));
+    throw InputError(std::string("racepred: error: cannot ") + what + " a temporary file in " +
+                     dir_ + " (the conversion keeps its events there): " + std::strerror(errno));
   }
 
   size_t chunk_size_;
