@@ -37,8 +37,9 @@ bool key_less(const Key& a, const Key& b) {
 
 // The first pass's events, as the second pass needs them: each with its thread, variable or
 // lock, location index and access size, so that the second pass neither merges nor decodes the
-// records again, nor replays the heap and the call stacks. Written in chunks of kChunk bytes,
-// held in memory while there is one, then in an unlinked temporary file (TMPDIR, else /tmp):
+// records again, nor replays the heap and the call stacks. Written in chunks (1 MiB unless the
+// caller says otherwise), held in memory while there is one, then in an unlinked temporary
+// file (TMPDIR, else /tmp), each chunk after its size:
 // what the conversion holds stays bounded, whatever the length of the recording.
 // An event takes 3-6 bytes: a byte with its op, size code and whether its thread is the
 // previous event's; its thread if not (varint); its target as a zigzag varint of the difference
