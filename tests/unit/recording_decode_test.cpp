@@ -213,5 +213,113 @@ TEST(RecordingDecode, MalformedBlockIsAnErrorWhetherTheRecordingIsCompleteOrNot)
   }
 }
 
+// Byte by byte, as the format describes it: the reference for RawUnpacker.
+const uint8_t* reference_varint(const uint8_t* p, const uint8_t* end, uint64_t& v) {
+  uint64_t r = 0;
+  for (unsigned shift = 0; shift < 70 && p < end; shift += 7) {
+    const uint8_t b = *p++;
+    r |= uint64_t{b & 0x7fu} << shift;
+    if (b < 0x80) {
+      v = r;
+      return p;
+    }
+  }
+  return nullptr;
+}
+
+// RawUnpacker: records whose deltas take every length from 1 to 10 bytes, in every mix,
+// anywhere in a block (also its last bytes), come back exactly as packed and as the
+// byte-by-byte reading of the format gives them.
+TEST(RecordingDecode, UnpackerReadsEveryVarintLengthAsTheByteByByteReading) {
+  uint64_t state = 0x1234567887654321ULL;
+  auto random = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  // A value whose varint (of its delta) takes `bytes` bytes, of either sign for zigzag.
+  auto delta_of_length = [&](unsigned bytes) -> uint64_t {
+    if (bytes >= 10) return (uint64_t{1} << 63) | random();
+    const uint64_t lo = bytes == 1 ? 0 : uint64_t{1} << (7 * (bytes - 1));
+    const uint64_t hi = (uint64_t{1} << (7 * bytes)) - 1;
+    return lo + random() % (hi - lo + 1);
+  };
+  for (int round = 0; round < 200; ++round) {
+    const uint32_t n = 1 + static_cast<uint32_t>(random() % 300);
+    std::vector<fmt::RawRecord> in(n);
+    uint64_t seq = 0, addr = 0, pc = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      // Mostly short deltas (the fast path), sometimes any length (the slow one).
+      auto length = [&] { return random() % 4 ? 1 + random() % 3 : 1 + random() % 10; };
+      seq += delta_of_length(static_cast<unsigned>(length()));
+      const uint64_t da = delta_of_length(static_cast<unsigned>(length())) >> 1;
+      addr += random() & 1 ? da : 0 - da;
+      const uint64_t dp = delta_of_length(static_cast<unsigned>(length())) >> 1;
+      pc = (pc + (random() & 1 ? dp : 0 - dp)) & 0x00ffffffffffffffULL;
+      in[i] = fmt::RawRecord{seq, addr, (uint64_t{random() % 32} << 56) | pc};
+    }
+    std::vector<uint8_t> bytes(size_t{n} * fmt::kMaxPackedRecord);
+    bytes.resize(static_cast<size_t>(fmt::pack_raw(in.data(), n, bytes.data()) - bytes.data()));
+    // Reference reading of the same bytes.
+    std::vector<fmt::RawRecord> expected;
+    {
+      const uint8_t* p = bytes.data();
+      const uint8_t* end = p + bytes.size();
+      uint64_t s = 0, a = 0, c = 0;
+      while (p < end) {
+        const uint8_t op = *p++;
+        uint64_t d1 = 0, d2 = 0, d3 = 0;
+        p = reference_varint(p, end, d1);
+        ASSERT_NE(p, nullptr);
+        p = reference_varint(p, end, d2);
+        ASSERT_NE(p, nullptr);
+        p = reference_varint(p, end, d3);
+        ASSERT_NE(p, nullptr);
+        s += d1;
+        a += static_cast<uint64_t>(fmt::unzigzag(d2));
+        c += static_cast<uint64_t>(fmt::unzigzag(d3));
+        expected.push_back({s, a, (uint64_t{op} << 56) | (c & 0x00ffffffffffffffULL)});
+      }
+    }
+    ASSERT_EQ(expected.size(), n);
+    fmt::RawUnpacker u{bytes.data(), bytes.data() + bytes.size(), n};
+    fmt::RawRecord r{};
+    for (uint32_t i = 0; i < n; ++i) {
+      ASSERT_TRUE(u.next(r)) << "round " << round << " record " << i;
+      EXPECT_EQ(r.seq, in[i].seq) << "round " << round << " record " << i;
+      EXPECT_EQ(r.addr, in[i].addr) << "round " << round << " record " << i;
+      EXPECT_EQ(r.op_pc, in[i].op_pc) << "round " << round << " record " << i;
+      EXPECT_EQ(r.seq, expected[i].seq);
+      EXPECT_EQ(r.addr, expected[i].addr);
+      EXPECT_EQ(r.op_pc, expected[i].op_pc);
+    }
+    EXPECT_FALSE(u.next(r));
+    EXPECT_EQ(u.p, bytes.data() + bytes.size());
+  }
+}
+
+// A varint longer than 10 bytes, or one cut off by the block's end, is malformed.
+TEST(RecordingDecode, UnpackerRefusesOverlongAndCutOffVarints) {
+  std::vector<uint8_t> bytes;
+  for (int i = 0; i < 4; ++i) bytes.insert(bytes.end(), {fmt::kWrite, 1, 2, 3});  // good ones
+  const size_t good = bytes.size();
+  bytes.push_back(fmt::kWrite);
+  bytes.insert(bytes.end(), 11, 0x80);  // 11 continuation bytes
+  bytes.insert(bytes.end(), {1, 1, 1});
+  bytes.insert(bytes.end(), 20, 0);
+  fmt::RawUnpacker u{bytes.data(), bytes.data() + bytes.size(), 10};
+  fmt::RawRecord r{};
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(u.next(r));
+  EXPECT_EQ(u.p, bytes.data() + good);
+  EXPECT_FALSE(u.next(r));
+  EXPECT_EQ(u.p, nullptr);
+  // Cut off: the block ends inside the third varint.
+  const std::vector<uint8_t> cut = {fmt::kWrite, 1, 2, 0x81};
+  fmt::RawUnpacker c{cut.data(), cut.data() + cut.size(), 1};
+  EXPECT_FALSE(c.next(r));
+  EXPECT_EQ(c.p, nullptr);
+}
+
 }  // namespace RACEPRED_TEST_FILE
 }  // namespace racepred::recording

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -378,6 +379,35 @@ TEST(Recording, ConversionHoldsABoundedPartOfTheRecordingAndMatchesTheInMemoryAs
     std::remove(raw.c_str());
     std::remove(out.c_str());
   }
+}
+
+// The first pass keeps its events for the second in chunks: in memory while there is one, else
+// in a temporary file. Converted with chunks of 64 bytes (hundreds of them in the file, ranges
+// of frees and call stacks among the events), the trace is byte for byte the one converted in
+// memory.
+TEST(Recording, EventsKeptInATemporaryFileGiveTheSameTraceAsInMemory) {
+  RawBuilder f = long_recording(30000);
+  const std::string raw = temp("spill") + ".raw";
+  std::ofstream(raw, std::ios::binary) << f.bytes();
+  std::string bytes[2];
+  for (int small = 0; small < 2; ++small) {
+    recording::FinishOptions o;
+    o.output = temp("spill") + (small ? ".file.rpt" : ".memory.rpt");
+    o.symbolize = false;
+    if (small) o.spill_chunk_bytes = 64;
+    const recording::FinishResult r = recording::finish_recording(raw, o);
+    if (small)
+      EXPECT_GT(r.spill_bytes, 100u * 64);
+    else
+      EXPECT_EQ(r.spill_bytes, 0u);
+    EXPECT_GT(r.events, 20000u);
+    std::ifstream in(o.output, std::ios::binary);
+    bytes[small].assign(std::istreambuf_iterator<char>(in), {});
+    std::remove(o.output.c_str());
+  }
+  EXPECT_FALSE(bytes[0].empty());
+  EXPECT_TRUE(bytes[0] == bytes[1]);
+  std::remove(raw.c_str());
 }
 
 }  // namespace RACEPRED_TEST_FILE

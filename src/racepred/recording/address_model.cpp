@@ -47,6 +47,9 @@ uint32_t AddressModel::variable_uncached(uint64_t addr) {
     const uint64_t size = std::max<uint64_t>(b.size, 1);
     if (addr - it->first < size && size <= kDenseBlock) {
       if (b.var_ids.empty()) b.var_ids.assign(size, UINT32_MAX);
+      recent_.start = it->first;
+      recent_.size = size;
+      recent_.ids = b.var_ids.data();
       uint32_t& id = b.var_ids[addr - it->first];
       if (id == UINT32_MAX) id = var_ids_.add(Key{b.instance, addr - it->first});
       return id;
@@ -59,6 +62,7 @@ uint32_t AddressModel::variable_uncached(uint64_t addr) {
 // changes are [start, end), and up to the end of an earlier block that overlaps it (a free the
 // runtime did not see).
 void AddressModel::changed(uint64_t start, uint64_t end) {
+  forget_recent();
   auto it = blocks_.lower_bound(start);
   if (it != blocks_.begin()) {
     --it;

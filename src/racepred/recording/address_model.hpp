@@ -111,8 +111,13 @@ class AddressModel {
   // The block at `addr` is freed (an address the runtime did not see allocated is ignored).
   void free(uint64_t addr);
 
-  // The id of the variable that a read or write of `addr` accesses now.
+  // The id of the variable that a read or write of `addr` accesses now. Programs that stream
+  // through a buffer touch each of its addresses a few times: the heap block of the last
+  // lookup is tried first, by offset (no hash, and its ids are next to each other).
   uint32_t variable(uint64_t addr) {
+    if (const uint64_t off = addr - recent_.start; off < recent_.size) [[likely]] {
+      if (const uint32_t id = recent_.ids[off]; id != UINT32_MAX) return id;
+    }
     return var_cache_.get(addr, [&] { return variable_uncached(addr); });
   }
   // The id of the lock at `addr` (bit 63: the atomic lock of the address) now.
@@ -166,6 +171,22 @@ class AddressModel {
   uint32_t variable_uncached(uint64_t addr);
   // The addresses whose key changes when a block [start, end) comes or goes.
   void changed(uint64_t start, uint64_t end);
+
+  // The block of the last lookup in a dense block: its start, size and ids (size 0: none;
+  // forgotten whenever a block comes or goes).
+  // (A copy or a move of the model starts without one.)
+  struct Recent {
+    uint64_t start = 0, size = 0;
+    const uint32_t* ids = nullptr;
+    Recent() = default;
+    Recent(const Recent&) {}
+    Recent& operator=(const Recent&) {
+      size = 0;
+      return *this;
+    }
+  };
+  Recent recent_;
+  void forget_recent() { recent_.size = 0; }
 
   // Benign ranges: (instance, first offset or address) -> end, in key space.
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> benign_;

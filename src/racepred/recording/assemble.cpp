@@ -1,6 +1,12 @@
 #include "racepred/recording/assemble.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <string>
 #include <tuple>
@@ -8,6 +14,7 @@
 
 #include "racepred/format/trace_format.hpp"
 #include "racepred/recording/merge.hpp"
+#include "racepred/trace/error.hpp"
 
 namespace racepred::recording {
 
@@ -28,35 +35,190 @@ bool key_less(const Key& a, const Key& b) {
   return a.instance != b.instance ? a.instance < b.instance : a.addr < b.addr;
 }
 
+// The first pass's events, as the second pass needs them: each with its thread, variable or
+// lock, location index and access size, so that the second pass neither merges nor decodes the
+// records again, nor replays the heap and the call stacks. Written in chunks (1 MiB unless the
+// caller says otherwise), held in memory while there is one, then in an unlinked temporary
+// file (TMPDIR, else /tmp), each chunk after its size:
+// what the conversion holds stays bounded, whatever the length of the recording.
+// An event takes 3-6 bytes: a byte with its op, size code and whether its thread is the
+// previous event's; its thread if not (varint); its target as a zigzag varint of the difference
+// from the previous event's; its location index (varint); for an access of a range, the range's
+// start (instance, address) and length (varints).
+class EventSpill {
+ public:
+  static constexpr size_t kMaxEntry = 1 + 5 + 10 + 5 + 3 * 10;
+
+  // `chunk`: bytes per chunk (at least kMaxEntry).
+  explicit EventSpill(size_t chunk)
+      : chunk_size_(std::max(chunk, kMaxEntry)), chunk_(chunk_size_ + kMaxEntry) {}
+  ~EventSpill() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  EventSpill(const EventSpill&) = delete;
+  EventSpill& operator=(const EventSpill&) = delete;
+
+  [[gnu::always_inline]] void put(const Event& e, uint8_t code) {
+    if (at_ >= chunk_size_) [[unlikely]]
+      flush();
+    uint8_t* p = chunk_.data() + at_;
+    const bool same = e.thread == thread_;
+    *p++ = static_cast<uint8_t>(static_cast<uint8_t>(e.op) | code << 4 | (same ? 0x80 : 0));
+    if (!same) {
+      p = fmt::put_varint(p, e.thread);
+      thread_ = e.thread;
+    }
+    p = fmt::put_varint(p, fmt::zigzag(int64_t{e.target} - int64_t{target_}));
+    target_ = e.target;
+    p = fmt::put_varint(p, e.location);
+    at_ = static_cast<size_t>(p - chunk_.data());
+  }
+  // An access of [start, start + length).
+  void put_range(const Event& e, const Key& start, uint64_t length) {
+    put(e, fmt::kSizeRange);
+    uint8_t* p = chunk_.data() + at_;
+    p = fmt::put_varint(p, start.instance);
+    p = fmt::put_varint(p, start.addr);
+    p = fmt::put_varint(p, length);
+    at_ = static_cast<size_t>(p - chunk_.data());
+  }
+
+  // Every event put, in order, to `f(event, code, range start or nullptr, range length)`;
+  // then it is empty.
+  template <typename F>
+  void replay(F&& f) {
+    if (fd_ >= 0) {
+      flush();
+      if (::lseek(fd_, 0, SEEK_SET) != 0) fail("read");
+      uint64_t left = written_;
+      while (left) {
+        uint32_t size = 0;
+        read_exactly(reinterpret_cast<uint8_t*>(&size), sizeof size);
+        if (size > chunk_.size() || size + uint64_t{sizeof size} > left) throw InputError(kLost);
+        read_exactly(chunk_.data(), size);
+        left -= size + sizeof size;
+        replay_chunk(size, f);
+      }
+      ::close(fd_);
+      fd_ = -1;
+    } else {
+      replay_chunk(at_, f);
+    }
+    at_ = 0;
+  }
+  // Bytes written to the temporary file.
+  uint64_t file_bytes() const { return written_; }
+
+ private:
+  static constexpr const char* kLost =
+      "racepred: error: the conversion's temporary file lost events (changed by another program?)";
+  template <typename F>
+  void replay_chunk(size_t size, F&& f) {
+    const uint8_t* p = chunk_.data();
+    const uint8_t* const end = p + size;
+    uint32_t thread = 0, target = 0;
+    uint64_t v = 0;
+    while (p < end) {
+      const uint8_t h = *p++;
+      if (!(h & 0x80)) {
+        if (!(p = fmt::get_varint(p, end, v))) throw InputError(kLost);
+        thread = static_cast<uint32_t>(v);
+      }
+      if (!(p = fmt::get_varint(p, end, v))) throw InputError(kLost);
+      target = static_cast<uint32_t>(int64_t{target} + fmt::unzigzag(v));
+      if (!(p = fmt::get_varint(p, end, v))) throw InputError(kLost);
+      const Event e{static_cast<Op>(h & 0x0f), thread, target, static_cast<uint32_t>(v)};
+      const uint8_t code = (h >> 4) & 7;
+      if (code == fmt::kSizeRange && e.is_access()) [[unlikely]] {
+        Key start;
+        uint64_t length = 0;
+        if (!(p = fmt::get_varint(p, end, start.instance)) ||
+            !(p = fmt::get_varint(p, end, start.addr)) || !(p = fmt::get_varint(p, end, length)))
+          throw InputError(kLost);
+        f(e, code, &start, length);
+      } else {
+        f(e, code, nullptr, 0);
+      }
+    }
+  }
+  // The chunk to the file, after its size; the next chunk starts from no previous event.
+  [[gnu::noinline]] void flush() {
+    if (fd_ < 0) open_file();
+    const uint32_t size = static_cast<uint32_t>(at_);
+    write_all(reinterpret_cast<const uint8_t*>(&size), sizeof size);
+    write_all(chunk_.data(), at_);
+    at_ = 0;
+    thread_ = 0;
+    target_ = 0;
+  }
+  void write_all(const uint8_t* p, size_t n) {
+    while (n) {
+      const ssize_t w = ::write(fd_, p, n);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) fail("write");
+      p += w;
+      n -= static_cast<size_t>(w);
+      written_ += static_cast<uint64_t>(w);
+    }
+  }
+  void read_exactly(uint8_t* p, size_t n) {
+    while (n) {
+      const ssize_t r = ::read(fd_, p, n);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) fail("read");
+      if (r == 0) throw InputError(kLost);
+      p += r;
+      n -= static_cast<size_t>(r);
+    }
+  }
+  void open_file() {
+    const char* dir = std::getenv("TMPDIR");
+    dir_ = dir && *dir ? dir : "/tmp";
+    std::string path = dir_ + "/racepred-events.XXXXXX";
+    fd_ = ::mkostemp(path.data(), O_CLOEXEC);
+    if (fd_ < 0) fail("make");
+    ::unlink(path.c_str());
+  }
+  [[noreturn]] void fail(const char* what) const {
+    throw InputError(std::string("racepred: error: cannot ") + what + " a temporary file in " +
+                     dir_ + " (the conversion keeps its events there): " + std::strerror(errno));
+  }
+
+  size_t chunk_size_;
+  std::vector<uint8_t> chunk_;
+  size_t at_ = 0;
+  uint32_t thread_ = 0, target_ = 0;  // of the chunk's previous event
+  int fd_ = -1;
+  std::string dir_;
+  uint64_t written_ = 0;
+};
+
 }  // namespace
 
 class Assembly::Impl {
  public:
-  Impl(const RawRecording& recording, uint64_t cut)
-      : recording_(recording), cut_(cut), depth_(recording.stack_depth) {
+  Impl(const RawRecording& recording, uint64_t cut, size_t spill_chunk)
+      : recording_(recording), cut_(cut), depth_(recording.stack_depth), spill_(spill_chunk) {
     if (depth_) out_.caller_nodes.emplace_back();  // node 0: no stack
   }
 
   void scan() {
-    run<false>(nullptr);
+    run();
     prepare();
   }
   void emit(EventBatchSink& sink) {
-    // The same records again, from the same start: every id comes out as in the first pass
-    // (ids are given in order of first appearance, and the heap is replayed from empty).
-    for (PerThread& t : threads_) {
-      const uint32_t id = t.id;
-      t = PerThread();
-      t.id = id;
-    }
-    live_ = std::make_unique<AddressModel>();
+    // The first pass's events again, now that every variable is known.
+    sink_ = &sink;
     batch_.reserve(kBatch);
-    run<true>(&sink);
+    spill_.replay([&](const Event& e, uint8_t code, const Key* start, uint64_t length) {
+      event(e, code, start, length);
+    });
     if (!batch_.empty()) sink.on_events(batch_);
     batch_.clear();
   }
   Assembled& scanned() { return out_; }
   uint64_t peak_raw_bytes() const { return peak_raw_bytes_; }
+  uint64_t spill_bytes() const { return spill_.file_bytes(); }
 
  private:
   // Per runtime thread id: the trace's thread id (UINT32_MAX until named) and the caller of
@@ -111,13 +273,37 @@ class Assembly::Impl {
     h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
     return static_cast<size_t>(h ^ (h >> 31));
   }
-  // The path of a call at `pc` from `from`.
-  uint32_t call(uint32_t from, uint64_t pc) {
-    if (paths_[from].last_call == pc) return paths_[from].last_child;
-    auto [it, fresh] = path_ids_.emplace(std::pair{from, pc}, static_cast<uint32_t>(paths_.size()));
-    if (fresh) paths_.push_back(Path{from, paths_[from].depth + 1, pc});
+  // The path of a call at `pc` from `from`: the path's last call (a loop calls the same
+  // function again), else a direct-mapped cache (a loop that calls several functions in turn),
+  // else the table.
+  [[gnu::always_inline]] uint32_t call(uint32_t from, uint64_t pc) {
+    Path& f = paths_[from];
+    if (f.last_call == pc) return f.last_child;
+    CallSlot& slot =
+        call_cache_[((pc ^ (uint64_t{from} << 32)) * 0x9E3779B97F4A7C15ULL) >> (64 - kCallBits)];
+    if (slot.pc == pc && slot.from == from) [[likely]] {
+      f.last_call = pc;
+      return f.last_child = slot.child;
+    }
+    return call_slow(from, pc, slot);
+  }
+  struct CallSlot {
+    uint64_t pc = UINT64_MAX;
+    uint32_t from = UINT32_MAX, child = 0;
+  };
+  static constexpr unsigned kCallBits = 10;
+  [[gnu::noinline]] uint32_t call_slow(uint32_t from, uint64_t pc, CallSlot& slot) {
+    uint32_t child;
+    if (auto it = path_ids_.find(std::pair{from, pc}); it != path_ids_.end()) {
+      child = it->second;
+    } else {
+      child = static_cast<uint32_t>(paths_.size());
+      path_ids_.emplace(std::pair{from, pc}, child);
+      paths_.push_back(Path{from, paths_[from].depth + 1, pc});
+    }
+    slot = CallSlot{pc, from, child};
     paths_[from].last_call = pc;
-    return paths_[from].last_child = it->second;
+    return paths_[from].last_child = child;
   }
 
   [[gnu::always_inline]] PerThread& state(uint32_t tid) {
@@ -211,8 +397,13 @@ class Assembly::Impl {
     t.last_node = node;
     // A direct-mapped cache in front of the table: a loop's events come back to the same few
     // (code address, node) pairs.
+    // (One multiply: the full hash of the table is a chain of four, on every event whose
+    // stack or code address differs from its thread's previous one.)
     const StackLocKey key{pc, caller, node};
-    StackLocSlot& slot = stack_loc_cache_[StackLocHash()(key) & (stack_loc_cache_.size() - 1)];
+    StackLocSlot& slot =
+        stack_loc_cache_[((pc ^ caller ^ (uint64_t{node} << 40 | uint64_t{node} >> 24)) *
+                          0x9E3779B97F4A7C15ULL) >>
+                         (64 - kStackLocBits)];
     if (slot.index != UINT32_MAX && slot.key == key) return t.last_index = slot.index;
     auto [it, fresh] = stack_locs_.try_emplace(key, static_cast<uint32_t>(out_.pcs.size()));
     if (fresh) {
@@ -296,8 +487,7 @@ class Assembly::Impl {
     return grants;
   }
 
-  template <bool kEmit>
-  void run(EventBatchSink* sink);
+  void run();
 
   const RawRecording& recording_;
   const uint64_t cut_;
@@ -312,7 +502,10 @@ class Assembly::Impl {
     StackLocKey key{};
     uint32_t index = UINT32_MAX;
   };
-  std::vector<StackLocSlot> stack_loc_cache_ = std::vector<StackLocSlot>(4096);
+  static constexpr unsigned kStackLocBits = 12;
+  std::vector<StackLocSlot> stack_loc_cache_ =
+      std::vector<StackLocSlot>(size_t{1} << kStackLocBits);
+  std::vector<CallSlot> call_cache_ = std::vector<CallSlot>(size_t{1} << kCallBits);
   std::vector<Path> paths_ = std::vector<Path>(1);
   std::unordered_map<std::pair<uint32_t, uint64_t>, uint32_t, PathKeyHash> path_ids_;
   std::vector<PcSlot> pc_cache_ = std::vector<PcSlot>(size_t{1} << kPcBits);
@@ -335,9 +528,8 @@ class Assembly::Impl {
   std::vector<uint32_t> requested_;  // per thread: the sync object its last lock event requested
   std::vector<bool> benign_;
   bool has_benign_ = false;
-  // Second pass: the heap replayed from empty (out_.addresses keeps the first pass's model,
-  // whose keys name the variables), the batch for the sink.
-  std::unique_ptr<AddressModel> live_;
+  // The first pass's events for the second; the second pass's batch for the sink.
+  EventSpill spill_;
   std::vector<Event> batch_;
   EventBatchSink* sink_ = nullptr;
 };
@@ -378,11 +570,9 @@ void Assembly::Impl::prepare() {
   if (has_benign_) benign_ = out_.addresses.benign_variables();
 }
 
-template <bool kEmit>
-void Assembly::Impl::run(EventBatchSink* sink) {
-  sink_ = sink;
-  // The first pass builds the address model the names come from; the second replays the heap.
-  AddressModel& addresses = kEmit ? *live_ : out_.addresses;
+void Assembly::Impl::run() {
+  // The first pass builds the address model the names come from.
+  AddressModel& addresses = out_.addresses;
   RecordMerger merger(recording_, cut_);
   fmt::RawRecord r;
   uint32_t tid = 0;
@@ -404,10 +594,8 @@ void Assembly::Impl::run(EventBatchSink* sink) {
     auto range_write = [&](Key start, uint64_t n, uint32_t target) {
       const uint32_t thread = thread_of(tid);
       const Event e{Op::Write, thread, target, event_location(tid, pc, 0)};
-      if constexpr (!kEmit) {
-        if (target != UINT32_MAX) use(target, thread, 0, e.location);
-      }
-      if constexpr (kEmit) event(e, fmt::kSizeRange, &start, n);
+      if (target != UINT32_MAX) use(target, thread, 0, e.location);
+      spill_.put_range(e, start, n);
     };
     if (op == fmt::kRawAlloc) {
       if (const uint64_t n = take_size(); n != UINT64_MAX) addresses.alloc(r.addr, n, pc);
@@ -424,13 +612,13 @@ void Assembly::Impl::run(EventBatchSink* sink) {
     } else if (op == fmt::kRawSyncObject) {
       if (const uint64_t n = take_size(); n != UINT64_MAX && n) {
         const uint32_t v = addresses.variable(r.addr);
-        if constexpr (!kEmit) sync_objects_.emplace_back(addresses.key(r.addr), v);
+        sync_objects_.emplace_back(addresses.key(r.addr), v);
         range_write(addresses.key(r.addr), n, v);
       }
     } else if (op == fmt::kRawStack) {
       if (const uint64_t n = take_size(); n != UINT64_MAX) {
         const uint32_t thread = thread_of(tid);
-        if constexpr (!kEmit) out_.stacks.push_back({r.addr, r.addr + n, thread});
+        out_.stacks.push_back({r.addr, r.addr + n, thread});
       }
     } else if (op == fmt::kRawFuncEntry) {
       PerThread& t = state(tid);
@@ -473,20 +661,20 @@ void Assembly::Impl::run(EventBatchSink* sink) {
       PerThread& t = threads_[tid];
       e.location = event_location(tid, pc, t.caller);
       threads_[tid].caller = 0;
-      if constexpr (kEmit) {
-        event(e, code, &range_start, range_length);
-      } else if (e.is_access()) {
-        use(e.target, e.thread, access_bytes, e.location);
-      }
+      if (code == fmt::kSizeRange && e.is_access())
+        spill_.put_range(e, range_start, range_length);
+      else
+        spill_.put(e, code);
+      if (e.is_access()) use(e.target, e.thread, access_bytes, e.location);
     }
     // else: a stray size record
   }
-  if constexpr (!kEmit) out_.cut_events = merger.cut_events();
+  out_.cut_events = merger.cut_events();
   peak_raw_bytes_ = std::max(peak_raw_bytes_, merger.peak_raw_bytes());
 }
 
-Assembly::Assembly(const RawRecording& recording, uint64_t cut)
-    : impl_(std::make_unique<Impl>(recording, cut)) {}
+Assembly::Assembly(const RawRecording& recording, uint64_t cut, size_t spill_chunk)
+    : impl_(std::make_unique<Impl>(recording, cut, spill_chunk)) {}
 Assembly::~Assembly() = default;
 void Assembly::scan() {
   impl_->scan();
@@ -499,6 +687,9 @@ void Assembly::emit(EventBatchSink& sink) {
 }
 uint64_t Assembly::peak_raw_bytes() const {
   return impl_->peak_raw_bytes();
+}
+uint64_t Assembly::spill_bytes() const {
+  return impl_->spill_bytes();
 }
 
 Assembled assemble(const RawRecording& recording, uint64_t cut) {

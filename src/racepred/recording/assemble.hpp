@@ -2,11 +2,12 @@
 // variables and locks have ids (the address model) and whose locations are indices into the
 // recorded code addresses, which naming.hpp turns into source lines.
 //
-// Two passes over the records, so that nothing grows with the number of events: the first
-// (scan) learns the threads, variables, locks, locations and stacks, and how each variable was
-// accessed (which decides what an access of several bytes becomes, docs/RECORDER.md "Access
-// sizes"); the second (emit) replays the records with the same ids and hands the events on in
-// batches as it makes them.
+// Two passes, so that nothing held in memory grows with the number of events: the first (scan)
+// merges and decodes the records, learns the threads, variables, locks, locations and stacks,
+// and how each variable was accessed (which decides what an access of several bytes becomes,
+// docs/RECORDER.md "Access sizes"), and keeps its events in a temporary file (16 bytes each,
+// in memory while they are few); the second (emit) reads them back and hands the trace's events
+// on in batches as it makes them.
 #pragma once
 
 #include <cstdint>
@@ -58,8 +59,10 @@ class EventBatchSink {
 // The two passes over the records of `recording` with sequence numbers below `cut`.
 class Assembly {
  public:
-  // `recording` must outlive the assembly.
-  Assembly(const RawRecording& recording, uint64_t cut);
+  // `recording` must outlive the assembly. The first pass's events are kept for the second
+  // in chunks of `spill_chunk` bytes: in memory while there is one, else in a temporary file.
+  Assembly(const RawRecording& recording, uint64_t cut, size_t spill_chunk = kSpillChunk);
+  static constexpr size_t kSpillChunk = size_t{1} << 20;
   ~Assembly();
   Assembly(const Assembly&) = delete;
   Assembly& operator=(const Assembly&) = delete;
@@ -75,6 +78,8 @@ class Assembly {
   static constexpr size_t kBatch = 4096;
   // The most raw-recording bytes either pass held at once (docs/PERFORMANCE.md "Recorder").
   uint64_t peak_raw_bytes() const;
+  // Bytes of the temporary file after scan() (0: the events stayed in memory).
+  uint64_t spill_bytes() const;
 
  private:
   class Impl;

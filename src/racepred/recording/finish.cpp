@@ -94,8 +94,9 @@ FinishResult finish_recording(const std::string& raw, const FinishOptions& optio
   // Two passes over the records (assemble.hpp): what is held in memory is the recording's
   // threads, variables, locks, locations and stacks, a block of raw bytes per thread and a
   // chunk of events, never all the events.
-  Assembly assembly(recording, consistent_cut(recording));
+  Assembly assembly(recording, consistent_cut(recording), options.spill_chunk_bytes);
   assembly.scan();
+  result.spill_bytes = assembly.spill_bytes();
   const Assembled& scanned = assembly.scanned();
   result.cut_events = scanned.cut_events;
 

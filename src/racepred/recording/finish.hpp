@@ -16,6 +16,9 @@ struct FinishOptions {
   // The mapped raw recording's pages are given back to the system after every this many bytes
   // read (RawFile::consumed).
   uint64_t give_back_bytes = uint64_t{32} << 20;
+  // The first pass keeps its events for the second in chunks of this many bytes, in memory
+  // while there is one, then in a temporary file (assemble.hpp).
+  size_t spill_chunk_bytes = size_t{1} << 20;
 };
 
 struct FinishResult {
@@ -31,6 +34,8 @@ struct FinishResult {
   // the recording's length): the most events in memory, and the most bytes of the raw
   // recording (a block per thread at most; the rest of the mapped file is given back).
   uint64_t peak_events_held = 0, peak_raw_bytes_held = 0;
+  // Bytes the conversion kept in its temporary file (0: its events fitted in memory).
+  uint64_t spill_bytes = 0;
   std::vector<std::string> notes;  // what the user should know (symbolisation problems...)
 };
 
