@@ -333,9 +333,14 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
     throw InputError(std::string("racepred: error: socketpair: ") + std::strerror(errno));
   Fd ours{sv[0]};
   Fd theirs{sv[1]};
-  char err_name[] = "/tmp/racepred-explore-stderr-XXXXXX";
-  Fd err{mkostemp(err_name, O_CLOEXEC)};
-  if (err.fd >= 0) unlink(err_name);
+  // The program's standard error: a memory file (no file system work per execution), else a
+  // temporary file.
+  Fd err{memfd_create("racepred-explore-stderr", MFD_CLOEXEC)};
+  if (err.fd < 0) {
+    char err_name[] = "/tmp/racepred-explore-stderr-XXXXXX";
+    err.fd = mkostemp(err_name, O_CLOEXEC);
+    if (err.fd >= 0) unlink(err_name);
+  }
 
   ::unlink(raw.c_str());
   pid_t pid = -1;
