@@ -260,7 +260,9 @@ void describe(Text& s, uint32_t tid) {
 
 // Chooses the next thread (caller holds g_lock): an enabled one, else one that times out.
 uint32_t choose(uint32_t current) {
-  uint32_t tids[kMaxThreads > 4096 ? 4096 : kMaxThreads];
+  // Static (the caller holds g_lock), not 16 KiB of each thread's stack: a new thread would
+  // fault in those stack pages (probed page by page) at its first hook.
+  static uint32_t tids[kMaxThreads > 4096 ? 4096 : kMaxThreads];
   const uint32_t cap = sizeof tids / sizeof tids[0];
   for (int pass = 0; pass < 2; ++pass) {
     uint32_t n = 0;
