@@ -57,6 +57,8 @@ racepred::format::explore::Planner g_planner;
 void map_plan() {
   const uint64_t fd = g_settings.schedule_plan_fd;
   if (fd == 0 || fd > INT32_MAX) return;
+  // A program this one execs must not take whatever has that number then for the region.
+  unsetenv("RACEPRED_SCHEDULE_PLAN_FD");
   struct stat st;
   if (syscall(SYS_fstat, static_cast<int>(fd), &st) != 0 ||
       static_cast<size_t>(st.st_size) < sizeof(racepred::format::explore::PlanHeader))
