@@ -204,6 +204,7 @@ bool PlanRegion::write(const ExecutionPlan* plan) {
   h.live = 0;
   h.prefix = 0;
   h.records_offset = sizeof(ch::PlanHeader);
+  records_offset_ = h.records_offset;
   if (!plan || plan->kind == ch::kPlanNone) return plan == nullptr;
   const size_t entries = plan->prefix.size() * sizeof(ch::PlanEntry);
   const size_t records = (sizeof(ch::PlanHeader) + entries + 7) / 8 * 8;
@@ -211,6 +212,7 @@ bool PlanRegion::write(const ExecutionPlan* plan) {
   if (entries) std::memcpy(static_cast<void*>(&h + 1), plan->prefix.data(), entries);
   h.prefix = plan->prefix.size();
   h.records_offset = records;
+  records_offset_ = records;
   h.seed = plan->seed;
   h.points = plan->points;
   h.depth = plan->depth;
@@ -404,13 +406,15 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
     const ch::PlanHeader& h = *region->header();
     const uint64_t records = __atomic_load_n(&h.records, __ATOMIC_ACQUIRE);
     const char* base = reinterpret_cast<const char*>(&h);
+    // Bounds from racepred's own copies: the program can write the region.
+    const uint64_t end = region->size();
     for (; drained < records; ++drained) {
-      const uint64_t at = h.records_offset + drained_bytes;
+      const uint64_t at = region->records_offset() + drained_bytes;
       ch::PointRecord r;
-      if (at + sizeof r > h.size) break;
+      if (at + sizeof r > end) break;
       std::memcpy(&r, base + at, sizeof r);
       const size_t size = ch::plan_record_size(r.n);
-      if (r.n == 0 || r.n > ch::kMaxChoiceThreads || at + size > h.size) break;
+      if (r.n == 0 || r.n > ch::kMaxChoiceThreads || at + size > end) break;
       ChoicePoint point;
       point.current = r.current;
       point.timeouts = r.timeouts != 0;
@@ -427,7 +431,8 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
                                std::to_string(result.points.size() + 1) +
                                " the runtime chose candidate " + std::to_string(r.chosen) +
                                " and the strategy " + std::to_string(index) +
-                               " (run with --round-trip to ask at every choice point)");
+                               " (or the program overwrote racepred's shared memory; run with "
+                               "--round-trip to ask at every choice point)");
       point.chosen = point.candidates[index].tid;
       result.points.push_back(std::move(point));
       drained_bytes += size;

@@ -71,11 +71,15 @@ class PlanRegion {
   // it does not fit (then none is written).
   bool write(const ExecutionPlan* plan);
   format::explore::PlanHeader* header() const { return header_; }
+  // As written here (the program could overwrite the header's copies).
+  size_t size() const { return size_; }
+  size_t records_offset() const { return records_offset_; }
 
  private:
   int fd_ = -1;
   format::explore::PlanHeader* header_ = nullptr;
   size_t size_ = 0;
+  size_t records_offset_ = 0;
 };
 
 struct ProgramSpec {
