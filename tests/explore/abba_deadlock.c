@@ -3,7 +3,7 @@
 // single preemption does.
 // explore: --strategy dfs --preemptions 0 => nothing
 // explore: --strategy dfs --preemptions 1 => deadlock, complete, reduces, jobs-same
-// explore: --executions 100 => deadlock
+// explore: --executions 100 => deadlock, round-trip-same
 #include <pthread.h>
 
 pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;

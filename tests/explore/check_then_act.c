@@ -2,9 +2,9 @@
 // critical section and withdraws in another. Every access is under the lock (no data race),
 // but when one thread is preempted between its check and its withdrawal, both withdraw and the
 // balance goes negative: the assertion fails.
-// explore: --strategy dfs --preemptions 1 => assertion, complete, reduces
-// explore: --strategy pct --depth 2 --seed 1 --executions 60 => assertion, forked-same
-// explore: --strategy random --seed 3 --executions 60 => assertion, jobs-same
+// explore: --strategy dfs --preemptions 1 => assertion, complete, reduces, round-trip-same
+// explore: --strategy pct --depth 2 --seed 1 --executions 60 => assertion, forked-same, round-trip-same
+// explore: --strategy random --seed 3 --executions 60 => assertion, jobs-same, round-trip-same
 // explore: --executions 100 => assertion
 #include <assert.h>
 #include <pthread.h>

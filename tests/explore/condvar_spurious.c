@@ -3,7 +3,7 @@
 // (which POSIX allows) lets the consumer go on before the data is there: the assertion fails.
 // The dfs wakes a waiter spuriously at the cost of one preemption; without spurious wake-ups
 // the complete search finds nothing.
-// explore: --strategy dfs --preemptions 1 => assertion, forked-same
+// explore: --strategy dfs --preemptions 1 => assertion, forked-same, round-trip-same
 // explore: --strategy dfs --preemptions 2 --no-spurious-wakeups => nothing
 // explore: --executions 100 => assertion
 #include <assert.h>

@@ -22,6 +22,10 @@ and checks the expectations (comma-separated):
                  choice points, each finding with its count and first execution); dfs, pct and
                  the portfolio deal the search to two shards: the same findings (and a
                  complete search stays complete); --jobs 0 is a usage error
+  round-trip-same the same line with --round-trip (racepred asked at every choice point while
+                 the program waits, instead of the runtime choosing in-process from the plan):
+                 the very same executions (executions, choice points, each finding with its
+                 count, first execution and the choices of its replay file; the coverage)
   sharded        (a complete dfs line) the same line as shards 0/3, 1/3, 2/3 (--shard-depth 4;
                  shard 1/3 from Bazel's TEST_SHARD_INDEX and TEST_TOTAL_SHARDS, which must
                  touch TEST_SHARD_STATUS_FILE; --shard 3/3 is a usage error):
@@ -238,6 +242,26 @@ def main():
                                     f"usage error (2) naming --jobs: {zero.stderr.strip()}")
                 print(f"{what}: --jobs 2: {jobs['executions']} executions, "
                       f"{len(jobs['findings'])} findings ({jobs['coverage']})")
+            elif e == "round-trip-same":
+                asked = run([args.racepred, "explore", "--format", "json", "--round-trip",
+                             "--replay-dir", replays + ".asked"] + budget + shlex.split(cli) +
+                            ["--", exe])
+                try:
+                    theirs = json.loads(asked.stdout)
+                except json.JSONDecodeError:
+                    failures.append(f"{what} --round-trip: exit {asked.returncode}, no JSON")
+                    continue
+
+                def same(r):
+                    return (r["executions"], r["choice_points"], r["complete"], r["coverage"],
+                            sorted((key(f), f["first_execution"], f["count"],
+                                    json.load(open(f["replay"]))["choices"])
+                                   for f in r["findings"]))
+                if same(theirs) != same(report):
+                    failures.append(f"{what}: --round-trip gave {same(theirs)}, the plan "
+                                    f"{same(report)}")
+                print(f"{what}: --round-trip: the same {theirs['executions']} executions, "
+                      f"{theirs['choice_points']} choice points")
             elif e == "sharded":
                 failures += check_shards(args, what, cli, budget, exe, replays, report)
             else:

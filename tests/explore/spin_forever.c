@@ -2,7 +2,7 @@
 // scheduler the spinning thread is the only one that can run; the execution passes the step
 // bound and ends as a hang (fairness lets a spin-wait give way, it cannot make it finish).
 // explore: --strategy dfs --max-steps 20000 --preemptions 1 => hang, complete
-// explore: --max-steps 20000 --executions 40 => hang
+// explore: --max-steps 20000 --executions 40 => hang, round-trip-same
 #include <pthread.h>
 #include <stdatomic.h>
 

@@ -267,6 +267,10 @@ Command add_explore_command(CLI::App& app) {
   sub->add_flag("!--no-fork-server", o->run.fork_server,
                 "Start the program afresh for every execution instead of forking each from "
                 "the program stopped before main (the fork server; docs/EXPLORE.md)");
+  sub->add_flag("--round-trip", o->run.round_trip,
+                "Ask racepred at every choice point while the program waits, instead of letting "
+                "the runtime make the strategy's choices itself and report them at the end (the "
+                "same executions, slower; docs/EXPLORE.md, \"The plan\")");
   sub->add_option("--executions", o->run.executions,
                   "Stop after this many executions (0: no bound; random and pct default to "
                   "1000 when neither budget is given)")

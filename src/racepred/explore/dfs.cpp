@@ -3,6 +3,7 @@
 // stateless, each node keeps the candidates still to try (its `done` complement). A round with
 // bound K explores every execution with at most K preemptions; the rounds run K = 0, 1, …, max,
 // and an execution with fewer than K preemptions in round K repeats one of an earlier round.
+#include <algorithm>
 #include <string>
 
 #include "racepred/explore/strategy.hpp"
@@ -89,6 +90,17 @@ class Dfs : public Strategy {
     node.todo.pop_back();
     node.tid = node.tids[node.chosen];
     prefix_ = stack_.size();
+    return true;
+  }
+
+  // The prefix to follow (the node's candidate index, checked by its tid), then the default.
+  bool plan(ExecutionPlan& plan) const override {
+    plan.kind = format::explore::kPlanPrefix;
+    plan.prefix.clear();
+    plan.prefix.reserve(prefix_);
+    for (size_t i = 0; i < prefix_; ++i)
+      plan.prefix.push_back({stack_[i].tid, static_cast<uint32_t>(std::min<size_t>(
+                                                stack_[i].chosen, UINT32_MAX - 1))});
     return true;
   }
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -15,6 +16,8 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <new>
+#include <stdexcept>
 
 #include "racepred/format/explore_channel.hpp"
 #include "racepred/recording/spawn.hpp"
@@ -117,7 +120,8 @@ void fix_layout() {
 }
 
 std::vector<std::pair<std::string, std::string>> program_env(const ProgramSpec& program,
-                                                             const std::string& raw, int channel) {
+                                                             const std::string& raw, int channel,
+                                                             int plan_fd = -1) {
   std::vector<std::pair<std::string, std::string>> env = {
       {"RACEPRED_RECORD", raw},
       {"RACEPRED_SCHEDULE", "controlled"},
@@ -130,6 +134,7 @@ std::vector<std::pair<std::string, std::string>> program_env(const ProgramSpec& 
   if (program.every_point) env.push_back({"RACEPRED_SCHEDULE_EVERY", "1"});
   if (program.stack_depth)
     env.push_back({"RACEPRED_STACK_DEPTH", std::to_string(program.stack_depth)});
+  if (plan_fd >= 0) env.push_back({"RACEPRED_SCHEDULE_PLAN_FD", std::to_string(plan_fd)});
   return env;
 }
 
@@ -152,6 +157,68 @@ bool receive_server(int fd, ch::ServerMsg& m, int timeout_ms) {
 }
 
 }  // namespace
+
+// The region: the header and a dfs prefix of up to about a million choices, then the records
+// (a three-thread execution's choice point takes 72 bytes). Pages are used only as far as an
+// execution writes.
+constexpr size_t kPlanRegionSize = size_t{64} << 20;
+constexpr size_t kPlanMinRecords = size_t{16} << 20;
+
+PlanRegion::~PlanRegion() {
+  close_fd();
+  if (header_) ::munmap(header_, size_);
+}
+
+void PlanRegion::close_fd() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+bool PlanRegion::create() {
+  if (header_) return true;
+  const int fd = memfd_create("racepred-explore-plan", MFD_CLOEXEC);
+  if (fd < 0) return false;
+  if (::ftruncate(fd, static_cast<off_t>(kPlanRegionSize)) != 0) {
+    ::close(fd);
+    return false;
+  }
+  void* at = ::mmap(nullptr, kPlanRegionSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (at == MAP_FAILED) {
+    ::close(fd);
+    return false;
+  }
+  fd_ = fd;
+  size_ = kPlanRegionSize;
+  header_ = new (at) ch::PlanHeader();
+  header_->size = size_;
+  header_->records_offset = sizeof(ch::PlanHeader);
+  return true;
+}
+
+bool PlanRegion::write(const ExecutionPlan* plan) {
+  if (!header_) return false;
+  ch::PlanHeader& h = *header_;
+  h.kind = ch::kPlanNone;
+  h.records = 0;
+  h.records_bytes = 0;
+  h.live = 0;
+  h.prefix = 0;
+  h.records_offset = sizeof(ch::PlanHeader);
+  records_offset_ = h.records_offset;
+  if (!plan || plan->kind == ch::kPlanNone) return plan == nullptr;
+  const size_t entries = plan->prefix.size() * sizeof(ch::PlanEntry);
+  const size_t records = (sizeof(ch::PlanHeader) + entries + 7) / 8 * 8;
+  if (records + kPlanMinRecords > size_) return false;
+  if (entries) std::memcpy(static_cast<void*>(&h + 1), plan->prefix.data(), entries);
+  h.prefix = plan->prefix.size();
+  h.records_offset = records;
+  records_offset_ = records;
+  h.seed = plan->seed;
+  h.points = plan->points;
+  h.depth = plan->depth;
+  h.kind = plan->kind;
+  return true;
+}
 
 ForkServer::~ForkServer() {
   stop();
@@ -180,8 +247,14 @@ bool ForkServer::start(const ProgramSpec& program, const std::string& dir, std::
   fcntl(theirs.fd, F_SETFD, 0);
   Fd null_in{::open("/dev/null", O_RDONLY | O_CLOEXEC)};
   Fd null_out{::open("/dev/null", O_WRONLY | O_CLOEXEC)};
+  // The plan region: the server maps it before main, its children share the mapping.
+  int plan_fd = -1;
+  if (plan_.create() && plan_.fd() >= 0) {
+    plan_fd = plan_.fd();
+    fcntl(plan_fd, F_SETFD, 0);
+  }
   recording::SpawnOptions options;
-  options.env = program_env(program, dir + "/server.raw", theirs.fd);
+  options.env = program_env(program, dir + "/server.raw", theirs.fd, plan_fd);
   options.env.push_back({"RACEPRED_SCHEDULE_SERVER", "1"});
   options.stdin_fd = null_in.fd;
   options.stdout_fd = null_out.fd;
@@ -189,10 +262,12 @@ bool ForkServer::start(const ProgramSpec& program, const std::string& dir, std::
   try {
     pid_ = recording::spawn(program.command, options);
   } catch (const recording::SpawnError& e) {
+    plan_.close_fd();
     reason = e.what();
     stop();
     return false;
   }
+  plan_.close_fd();  // the server has its copy
   ::close(theirs.fd);
   theirs.fd = -1;
   ch::ServerMsg ready;
@@ -251,7 +326,8 @@ int ForkServer::wait_execution(int pid, double timeout_seconds) {
 }
 
 ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw,
-                              const Chooser& choose, ForkServer* server) {
+                              const Chooser& choose, ForkServer* server,
+                              const ExecutionPlan* plan) {
   fix_layout();
 
   int sv[2];
@@ -259,35 +335,56 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
     throw InputError(std::string("racepred: error: socketpair: ") + std::strerror(errno));
   Fd ours{sv[0]};
   Fd theirs{sv[1]};
-  char err_name[] = "/tmp/racepred-explore-stderr-XXXXXX";
-  Fd err{mkostemp(err_name, O_CLOEXEC)};
-  if (err.fd >= 0) unlink(err_name);
+  // The program's standard error: a memory file (no file system work per execution), else a
+  // temporary file.
+  Fd err{memfd_create("racepred-explore-stderr", MFD_CLOEXEC)};
+  if (err.fd < 0) {
+    char err_name[] = "/tmp/racepred-explore-stderr-XXXXXX";
+    err.fd = mkostemp(err_name, O_CLOEXEC);
+    if (err.fd >= 0) unlink(err_name);
+  }
 
   ::unlink(raw.c_str());
   pid_t pid = -1;
+  // The plan goes into the server's region (every execution resets it, also one without a
+  // plan), or into this thread's region for a fresh process.
+  PlanRegion* region = nullptr;
+  bool planned = false;
+  if (server && server->running() && err.fd >= 0 && (region = server->plan_region()))
+    planned = region->write(plan) && plan;
   const bool forked = server && server->running() && err.fd >= 0 &&
                       (pid = server->fork_execution(raw, theirs.fd, err.fd)) > 0;
   if (!forked) {
+    region = nullptr;
+    planned = false;
+    static thread_local PlanRegion own;
+    if (plan && plan->kind != ch::kPlanNone && own.create() && own.write(plan)) {
+      region = &own;
+      planned = true;
+    }
     // A fresh process: its standard input and output are /dev/null (a forked execution
     // inherits the server's).
     Fd null_in{::open("/dev/null", O_RDONLY | O_CLOEXEC)};
     Fd null_out{::open("/dev/null", O_WRONLY | O_CLOEXEC)};
-    // The program's end of the channel is inherited (no close-on-exec) only while this thread
-    // spawns it: with --jobs another worker's program must not inherit it too (it would hold
-    // the channel open after this execution's program ended).
+    // The program's end of the channel (and the plan region) is inherited (no close-on-exec)
+    // only while this thread spawns it: with --jobs another worker's program must not inherit
+    // it too (it would hold the channel open after this execution's program ended).
     static std::mutex spawning;
     std::lock_guard lock(spawning);
     fcntl(theirs.fd, F_SETFD, 0);
+    if (planned) fcntl(region->fd(), F_SETFD, 0);
     recording::SpawnOptions options;
-    options.env = program_env(program, raw, theirs.fd);
+    options.env = program_env(program, raw, theirs.fd, planned ? region->fd() : -1);
     options.stdin_fd = null_in.fd;
     options.stdout_fd = null_out.fd;
     options.stderr_fd = err.fd;
     try {
       pid = recording::spawn(program.command, options);
     } catch (const recording::SpawnError& e) {
+      if (planned) fcntl(region->fd(), F_SETFD, FD_CLOEXEC);
       throw InputError(std::string("racepred: error: ") + e.what());
     }
+    if (planned) fcntl(region->fd(), F_SETFD, FD_CLOEXEC);
     ::close(theirs.fd);
     theirs.fd = -1;
   }
@@ -300,6 +397,47 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
       std::chrono::milliseconds(static_cast<int64_t>(program.timeout_seconds * 1000));
   std::vector<char> buf(sizeof(ch::ChoiceMsg) + ch::kMaxChoiceThreads * sizeof(ch::ChoiceThread) +
                         16384);
+  // The choice points the runtime planned, read from the region in order: the chooser is told
+  // each and must choose as the runtime did.
+  uint64_t drained = 0;
+  uint64_t drained_bytes = 0;
+  auto drain = [&] {
+    if (!planned) return;
+    const ch::PlanHeader& h = *region->header();
+    const uint64_t records = __atomic_load_n(&h.records, __ATOMIC_ACQUIRE);
+    const char* base = reinterpret_cast<const char*>(&h);
+    // Bounds from racepred's own copies: the program can write the region.
+    const uint64_t end = region->size();
+    for (; drained < records; ++drained) {
+      const uint64_t at = region->records_offset() + drained_bytes;
+      ch::PointRecord r;
+      if (at + sizeof r > end) break;
+      std::memcpy(&r, base + at, sizeof r);
+      const size_t size = ch::plan_record_size(r.n);
+      if (r.n == 0 || r.n > ch::kMaxChoiceThreads || at + size > end) break;
+      ChoicePoint point;
+      point.current = r.current;
+      point.timeouts = r.timeouts != 0;
+      point.seq = r.seq;
+      point.candidates.reserve(r.n);
+      for (uint32_t i = 0; i < r.n; ++i) {
+        ch::ChoiceThread t;
+        std::memcpy(&t, base + at + sizeof r + i * sizeof t, sizeof t);
+        point.candidates.push_back({t.tid, t.op, t.obj, t.point, t.times_out != 0});
+      }
+      const size_t index = choose(point, result.points.size());
+      if (index != r.chosen)
+        throw std::logic_error("racepred: internal error: at choice point " +
+                               std::to_string(result.points.size() + 1) +
+                               " the runtime chose candidate " + std::to_string(r.chosen) +
+                               " and the strategy " + std::to_string(index) +
+                               " (or the program overwrote racepred's shared memory; run with "
+                               "--round-trip to ask at every choice point)");
+      point.chosen = point.candidates[index].tid;
+      result.points.push_back(std::move(point));
+      drained_bytes += size;
+    }
+  };
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
@@ -318,6 +456,7 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
     if (n <= 0) break;  // every end closed: the program has ended
     const size_t size = static_cast<size_t>(n);
     if (buf[0] == ch::kChoice && size >= sizeof(ch::ChoiceMsg)) {
+      drain();  // the points planned before the runtime began to ask
       ch::ChoiceMsg m;
       std::memcpy(&m, buf.data(), sizeof m);
       ChoicePoint point;
@@ -346,6 +485,7 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
   }
   result.status =
       forked ? server->wait_execution(pid, program.timeout_seconds) : recording::wait_for(pid);
+  drain();
   if (result.ending == Ending::Exited) {
     if (WIFSIGNALED(result.status)) {
       result.ending = Ending::Signaled;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "racepred/format/explore_plan.hpp"
+
 namespace racepred::explore {
 
 // A thread that may run at a choice point and the visible operation it is about to do
@@ -39,6 +41,46 @@ struct ChoicePoint {
 
 // Returns an index into point.candidates.
 using Chooser = std::function<size_t(const ChoicePoint& point, size_t index)>;
+
+// What a strategy tells an execution before it starts so that the runtime can make its
+// choices in-process (format/explore_plan.hpp, docs/EXPLORE.md "The plan"): the kind, and the
+// prefix (dfs, replay) or the engine's seed and PCT's parameters. The chooser is still asked at
+// every choice point, in order, once the execution has ended, and must choose what the runtime
+// chose (run_execution checks it).
+struct ExecutionPlan {
+  uint32_t kind = format::explore::kPlanNone;
+  uint64_t seed = 0;
+  uint64_t points = 0;  // pct: k
+  uint32_t depth = 0;   // pct: d
+  std::vector<format::explore::PlanEntry> prefix;
+};
+
+// The shared memory region of the plans (a memfd mapped here and in the program).
+class PlanRegion {
+ public:
+  PlanRegion() = default;
+  ~PlanRegion();
+  PlanRegion(const PlanRegion&) = delete;
+  PlanRegion& operator=(const PlanRegion&) = delete;
+  // Makes it (false when the system cannot); its descriptor stays open until close_fd().
+  bool create();
+  bool ready() const { return header_ != nullptr; }
+  int fd() const { return fd_; }
+  void close_fd();
+  // Writes the plan for the next execution (none: kPlanNone, every point asked); false when
+  // it does not fit (then none is written).
+  bool write(const ExecutionPlan* plan);
+  format::explore::PlanHeader* header() const { return header_; }
+  // As written here (the program could overwrite the header's copies).
+  size_t size() const { return size_; }
+  size_t records_offset() const { return records_offset_; }
+
+ private:
+  int fd_ = -1;
+  format::explore::PlanHeader* header_ = nullptr;
+  size_t size_ = 0;
+  size_t records_offset_ = 0;
+};
 
 struct ProgramSpec {
   std::vector<std::string> command;  // the program and its arguments
@@ -96,6 +138,8 @@ class ForkServer {
   bool running() const { return pid_ > 0; }
   // One execution: its pid, or -1 when the server is gone (it is stopped then).
   int fork_execution(const std::string& raw, int channel, int err);
+  // Its plan region (mapped in the server before it forks), or nullptr.
+  PlanRegion* plan_region() { return plan_.ready() ? &plan_ : nullptr; }
   // The wait status of the execution `pid` (the server is its parent).
   int wait_execution(int pid, double timeout_seconds);
   void stop();
@@ -103,12 +147,17 @@ class ForkServer {
  private:
   int pid_ = -1;
   int control_ = -1;
+  PlanRegion plan_;
 };
 
 // Runs the program once, writing its raw recording to `raw`: a fork of `server` when one runs,
-// else a fresh process. Throws InputError when it cannot be started.
+// else a fresh process. Throws InputError when it cannot be started. With a plan the runtime
+// makes the choices itself and `choose` is asked about each point once the program has ended
+// (a choice that differs from the runtime's is an internal error: std::logic_error); without
+// one, `choose` answers each point while the program waits.
 ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw,
-                              const Chooser& choose, ForkServer* server = nullptr);
+                              const Chooser& choose, ForkServer* server = nullptr,
+                              const ExecutionPlan* plan = nullptr);
 
 // A private directory for the executions' raw recordings and traces, removed at the end.
 struct WorkDir {

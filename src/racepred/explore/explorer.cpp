@@ -287,9 +287,11 @@ void produce(const ExploreOptions& o, Worker& w, Produced& p) {
     Strategy& strategy = *w.strategy;
     strategy.begin();
     const auto run_start = std::chrono::steady_clock::now();
+    ExecutionPlan plan;
+    const bool planned = !o.round_trip && strategy.plan(plan);
     p.run = run_execution(
         o.program, p.raw, [&](const ChoicePoint& c, size_t i) { return strategy.choose(c, i); },
-        &w.server);
+        &w.server, planned ? &plan : nullptr);
     p.run_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
     if (!p.run.recorded)

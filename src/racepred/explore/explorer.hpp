@@ -39,6 +39,9 @@ struct ExploreOptions {
   // Run the executions as forks of the program started once (ForkServer), falling back to a
   // fresh process each when the program cannot be a fork server.
   bool fork_server = true;
+  // Ask racepred at every choice point over the channel instead of letting the runtime make
+  // the strategy's choices in-process (the same executions, slower; docs/EXPLORE.md, "The plan").
+  bool round_trip = false;
   // dfs, portfolio: condition waits may wake spuriously (ProgramSpec::spurious_wakeups).
   bool spurious_wakeups = true;
   // This run's share of the search (strategy.hpp); the budget counts every execution run.

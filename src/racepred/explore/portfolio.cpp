@@ -37,6 +37,7 @@ class Portfolio : public Strategy {
   bool last_is_new() const override { return parts_[current_]->last_is_new(); }
   bool wants_racy_points() const override { return parts_[current_]->wants_racy_points(); }
   bool last_is_owned() const override { return parts_[current_]->last_is_owned(); }
+  bool plan(ExecutionPlan& plan) const override { return parts_[current_]->plan(plan); }
 
   std::string coverage(uint64_t, bool complete) const override {
     // The executions run (sharded: with the dfs's scouts of other shards) by part.

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "racepred/explore/strategy.hpp"
+#include "racepred/format/explore_plan.hpp"
 
 namespace racepred::explore {
 namespace {
@@ -30,8 +31,14 @@ class RandomWalk : public Strategy {
   void begin() override {
     // The execution's number in the unsharded sequence: shard i runs i, i + n, i + 2n, ...
     const uint64_t number = shard_.index + uint64_t{shard_.count} * executions_++;
-    rng_.seed(seed_ + 0x9E3779B97F4A7C15ULL * number);
+    rng_seed_ = seed_ + 0x9E3779B97F4A7C15ULL * number;
+    rng_.seed(rng_seed_);
     fairness_.reset();
+  }
+  bool plan(ExecutionPlan& plan) const override {
+    plan.kind = format::explore::kPlanRandom;
+    plan.seed = rng_seed_;
+    return true;
   }
   size_t choose(const ChoicePoint& point, size_t) override {
     const Options o = options_of(point, fairness_.gives_way(point));
@@ -49,6 +56,7 @@ class RandomWalk : public Strategy {
   uint64_t seed_;
   Shard shard_;
   uint64_t executions_ = 0;
+  uint64_t rng_seed_ = 0;  // this execution's
   std::mt19937_64 rng_;
   Fairness fairness_;
 };
@@ -60,7 +68,8 @@ class Pct : public Strategy {
 
   void begin() override {
     const uint64_t number = shard_.index + uint64_t{shard_.count} * executions_++;
-    rng_.seed(seed_ + 0x9E3779B97F4A7C15ULL * number);
+    rng_seed_ = seed_ + 0x9E3779B97F4A7C15ULL * number;
+    rng_.seed(rng_seed_);
     fairness_.reset();
     priority_.clear();
     change_.clear();
@@ -84,6 +93,16 @@ class Pct : public Strategy {
     for (size_t i : allowed)
       if (priority_[point.candidates[i].tid] > priority_[point.candidates[best].tid]) best = i;
     return best;
+  }
+
+  bool plan(ExecutionPlan& plan) const override {
+    // The runtime draws the same change points and priorities from the same seed.
+    if (depth_ > 65) return false;
+    plan.kind = format::explore::kPlanPct;
+    plan.seed = rng_seed_;
+    plan.depth = depth_;
+    plan.points = std::max<uint64_t>(max_points_, 1);
+    return true;
   }
 
   bool end(const std::vector<ChoicePoint>& points) override {
@@ -117,6 +136,7 @@ class Pct : public Strategy {
   uint32_t depth_;
   Shard shard_;
   uint64_t executions_ = 0;
+  uint64_t rng_seed_ = 0;  // this execution's
   std::mt19937_64 rng_;
   Fairness fairness_;
   std::map<uint32_t, uint64_t> priority_;

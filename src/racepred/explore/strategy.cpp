@@ -75,6 +75,14 @@ size_t ReplayStrategy::choose(const ChoicePoint& point, size_t index) {
   return options_of(point, gives_way).default_index;
 }
 
+bool ReplayStrategy::plan(ExecutionPlan& plan) const {
+  plan.kind = ch::kPlanPrefix;
+  plan.prefix.clear();
+  plan.prefix.reserve(choices_.size());
+  for (uint32_t tid : choices_) plan.prefix.push_back({tid, ch::kPlanAnyIndex});
+  return true;
+}
+
 std::string ReplayStrategy::coverage(uint64_t, bool) const {
   if (divergence_ != SIZE_MAX)
     return "replay diverged at choice point " + std::to_string(divergence_ + 1) + " of " +

@@ -75,6 +75,10 @@ class Strategy {
   // execution was run only to learn the top of the dfs tree (shared by every shard) and is
   // neither analysed nor reported.
   virtual bool last_is_owned() const { return true; }
+  // After begin(): the plan that lets the runtime make this execution's choices in-process
+  // (execution.hpp; docs/EXPLORE.md, "The plan"), exactly as choose() will; false: none (the
+  // runtime asks at every choice point).
+  virtual bool plan(ExecutionPlan&) const { return false; }
 };
 
 // A deterministic share of a search (docs/EXPLORE.md, "Sharding"): shard `index` of `count`
@@ -121,6 +125,7 @@ class ReplayStrategy : public Strategy {
   explicit ReplayStrategy(std::vector<uint32_t> choices) : choices_(std::move(choices)) {}
   size_t choose(const ChoicePoint& point, size_t index) override;
   bool end(const std::vector<ChoicePoint>&) override { return false; }
+  bool plan(ExecutionPlan& plan) const override;
   std::string coverage(uint64_t executions, bool complete) const override;
   // The first choice point where the program did not offer the recorded thread, or SIZE_MAX.
   size_t divergence() const { return divergence_; }

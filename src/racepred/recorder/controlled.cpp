@@ -1,8 +1,10 @@
 // The controlled scheduler (RACEPRED_SCHEDULE=controlled): every choice among two or more
 // enabled threads is asked of `racepred explore` over a channel, an inherited SOCK_SEQPACKET
-// socket named by RACEPRED_SCHEDULE_FD (one message per write, so no framing). The runtime keeps
-// no strategy: it reports what it sees and does what it is told, so an execution is determined
-// by the answers (docs/EXPLORE.md, "The channel").
+// socket named by RACEPRED_SCHEDULE_FD (one message per write, so no framing), or, when
+// racepred gave the execution a plan (RACEPRED_SCHEDULE_PLAN_FD, format/explore_plan.hpp), made
+// here by the strategy's own choice code and written into the plan's shared memory region, which
+// racepred reads once the execution has ended. Either way an execution is determined by the
+// strategy (docs/EXPLORE.md, "The channel" and "The plan").
 //
 // Runtime -> racepred: ChoiceMsg followed by `n` ChoiceThread; an answer (uint32_t: an index
 // into the threads) comes back. BlockedMsg + text when no thread is enabled and none can time
@@ -11,11 +13,16 @@
 #include <dirent.h>
 #include <elf.h>
 #include <link.h>
+#include <malloc.h>
 #include <sys/auxv.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include <sys/mman.h>
+#include <sys/stat.h>
+
 #include "racepred/format/explore_channel.hpp"
+#include "racepred/format/explore_plan.hpp"
 #include "racepred/recorder/rt.hpp"
 
 namespace racepred_rt {
@@ -38,6 +45,74 @@ __thread int t_step RP_TLS;  // the thread passed an access point: its next acce
 uint64_t g_steps;
 uint64_t g_max_steps;
 bool g_every;  // RACEPRED_SCHEDULE_EVERY: ask also when one thread can run
+
+// The plan (RACEPRED_SCHEDULE_PLAN_FD, explore_plan.hpp): the region, mapped at start (a fork
+// server's children inherit the mapping); read at an execution's first choice point.
+racepred::format::explore::PlanHeader* g_plan;
+bool g_plan_read;    // this execution looked at the plan
+bool g_planning;     // it follows the plan (not asked over the channel)
+uint64_t g_planned;  // choice points planned so far
+racepred::format::explore::Planner g_planner;
+
+void map_plan() {
+  const uint64_t fd = g_settings.schedule_plan_fd;
+  if (fd == 0 || fd > INT32_MAX) return;
+  // A program this one execs must not take whatever has that number then for the region.
+  unsetenv("RACEPRED_SCHEDULE_PLAN_FD");
+  struct stat st;
+  if (syscall(SYS_fstat, static_cast<int>(fd), &st) != 0 ||
+      static_cast<size_t>(st.st_size) < sizeof(racepred::format::explore::PlanHeader))
+    return;
+  const long at = syscall(SYS_mmap, nullptr, static_cast<size_t>(st.st_size),
+                          PROT_READ | PROT_WRITE, MAP_SHARED, static_cast<int>(fd), 0);
+  syscall(SYS_close, static_cast<int>(fd));  // programs it execs do not inherit it
+  if (at < 0 && at > -4096) return;
+  g_plan = reinterpret_cast<racepred::format::explore::PlanHeader*>(at);
+}
+
+// At the execution's first choice point: whether it follows a plan.
+void read_plan() {
+  namespace ch = racepred::format::explore;
+  g_plan_read = true;
+  ch::PlanHeader* h = g_plan;
+  if (!h || h->magic != ch::kPlanMagic || h->kind == ch::kPlanNone) return;
+  const uint64_t entries_end = sizeof(ch::PlanHeader) + h->prefix * sizeof(ch::PlanEntry);
+  if (entries_end > h->records_offset || h->records_offset > h->size || h->records_offset % 8)
+    return;
+  h->records = 0;
+  h->records_bytes = 0;
+  h->live = 0;
+  g_planner.start(*h, reinterpret_cast<const ch::PlanEntry*>(h + 1));
+  g_planning = true;
+}
+
+// The planned choice, written into the region; false when the point cannot be planned (the
+// runtime then asks over the channel from here on).
+bool planned_choice(const racepred::format::explore::ChoiceThread* c, uint32_t n, uint32_t current,
+                    bool timeouts, uint64_t seq, uint32_t& chosen) {
+  namespace ch = racepred::format::explore;
+  ch::PlanHeader* h = g_plan;
+  const size_t need = ch::plan_record_size(n);
+  const uint64_t at = h->records_offset + h->records_bytes;
+  if (at + need > h->size || !g_planner.choose(c, n, current, timeouts, g_planned, chosen)) {
+    g_planning = false;
+    __atomic_store_n(&h->live, 1, __ATOMIC_RELEASE);
+    return false;
+  }
+  ch::PointRecord r;
+  r.timeouts = timeouts ? 1 : 0;
+  r.current = current;
+  r.n = n;
+  r.chosen = chosen;
+  r.seq = seq;
+  char* out = reinterpret_cast<char*>(h) + at;
+  memcpy(out, &r, sizeof r);
+  memcpy(out + sizeof r, c, n * sizeof(ch::ChoiceThread));
+  h->records_bytes += need;
+  __atomic_store_n(&h->records, h->records + 1, __ATOMIC_RELEASE);
+  ++g_planned;
+  return true;
+}
 
 bool send_message(const void* data, size_t size) {
   for (;;) {
@@ -66,13 +141,15 @@ uint32_t controlled_pick(const uint32_t* tids, uint32_t n, uint32_t current, boo
   if ((n < 2 && !g_every) || n == 0 || g_channel < 0) return 0;
   if (n > ch::kMaxChoiceThreads) n = ch::kMaxChoiceThreads;
   // One message; the buffer is static: the caller holds the scheduler's lock.
-  static char buf[sizeof(ch::ChoiceMsg) + ch::kMaxChoiceThreads * sizeof(ch::ChoiceThread)];
+  alignas(
+      8) static char buf[sizeof(ch::ChoiceMsg) + ch::kMaxChoiceThreads * sizeof(ch::ChoiceThread)];
   ch::ChoiceMsg m;
   m.timeouts = timeouts ? 1 : 0;
   m.current = current;
   m.n = n;
   m.seq = __atomic_load_n(&g_seq_line.value, __ATOMIC_RELAXED);
   memcpy(buf, &m, sizeof m);
+  auto* threads = reinterpret_cast<ch::ChoiceThread*>(buf + sizeof m);
   for (uint32_t i = 0; i < n; ++i) {
     ch::ChoiceThread t;
     t.tid = tids[i];
@@ -81,7 +158,12 @@ uint32_t controlled_pick(const uint32_t* tids, uint32_t n, uint32_t current, boo
     t.obj = obj;
     t.point = static_cast<uint8_t>(sched_thread_point(tids[i]));
     t.times_out = sched_thread_offered_timeout(tids[i]) ? 1 : 0;
-    memcpy(buf + sizeof m + i * sizeof t, &t, sizeof t);
+    memcpy(&threads[i], &t, sizeof t);
+  }
+  if (!g_plan_read) read_plan();
+  if (g_planning) {
+    uint32_t chosen = 0;
+    if (planned_choice(threads, n, current, timeouts, m.seq, chosen)) return chosen;
   }
   if (!send_message(buf, sizeof m + n * sizeof(ch::ChoiceThread))) return 0;
   uint32_t answer = 0;
@@ -271,6 +353,11 @@ const Scheduler* controlled_scheduler() {
   g_every = g_settings.schedule_every;
   g_schedule_spurious = g_settings.schedule_spurious;
   read_access_points();
+  map_plan();
+  // One thread runs at a time: the threads share the main heap arena rather than each making
+  // its own (a 64 MiB reservation, its trimming and page faults in every thread of every
+  // execution).
+  mallopt(M_ARENA_MAX, 1);
   return &kControlled;
 }
 

@@ -260,7 +260,9 @@ void describe(Text& s, uint32_t tid) {
 
 // Chooses the next thread (caller holds g_lock): an enabled one, else one that times out.
 uint32_t choose(uint32_t current) {
-  uint32_t tids[kMaxThreads > 4096 ? 4096 : kMaxThreads];
+  // Static (the caller holds g_lock), not 16 KiB of each thread's stack: a new thread would
+  // fault in those stack pages (probed page by page) at its first hook.
+  static uint32_t tids[kMaxThreads > 4096 ? 4096 : kMaxThreads];
   const uint32_t cap = sizeof tids / sizeof tids[0];
   for (int pass = 0; pass < 2; ++pass) {
     uint32_t n = 0;
@@ -315,15 +317,23 @@ uint32_t choose(uint32_t current) {
   return UINT32_MAX;  // no thread is left
 }
 
+// Thread::go: 1 its turn, 0 not, 2 not and it sleeps (or is about to) in the futex: only then
+// does the hand-over pay the wake-up system call.
 void wake(uint32_t tid) {
-  __atomic_store_n(&g_threads[tid].go, 1, __ATOMIC_RELEASE);
-  syscall(SYS_futex, &g_threads[tid].go, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+  if (__atomic_exchange_n(&g_threads[tid].go, 1, __ATOMIC_RELEASE) == 2)
+    syscall(SYS_futex, &g_threads[tid].go, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
 void wait_turn(uint32_t tid) {
   int* go = &g_threads[tid].go;
-  while (!__atomic_load_n(go, __ATOMIC_ACQUIRE))
-    syscall(SYS_futex, go, FUTEX_WAIT_PRIVATE, 0, nullptr, nullptr, 0);
+  for (;;) {
+    int v = __atomic_load_n(go, __ATOMIC_ACQUIRE);
+    if (v == 1) return;
+    if (v == 0 &&
+        !__atomic_compare_exchange_n(go, &v, 2, false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+      continue;  // woken meanwhile
+    syscall(SYS_futex, go, FUTEX_WAIT_PRIVATE, 2, nullptr, nullptr, 0);
+  }
 }
 
 // The calling thread's tid when the scheduler runs it, else UINT32_MAX.
@@ -368,8 +378,10 @@ int sched_before_slow(VisibleOp op, uintptr_t obj, uintptr_t obj2) {
   const uint32_t next = choose(tid);
   if (next != tid) {
     __atomic_store_n(&me.go, 0, __ATOMIC_RELAXED);
-    wake(next);
+    // The model's lock is released before the next thread is woken, so that it does not
+    // wake only to wait for the lock (two more context switches per hand-over).
     sleep_unlock(&g_lock);
+    wake(next);
     wait_turn(tid);
     sleep_lock(&g_lock);
   }
@@ -491,13 +503,14 @@ void sched_thread_exited(uint32_t tid) {
   // runs alone, not in its flush, which runs beside the next thread.
   if (Ctx* c = t_ctx; c && c->buf && !c->ended) number_pending(c, 0);
   sleep_lock(&g_lock);
+  uint32_t next = UINT32_MAX;
   if (scheduled_tid() == tid) {
     g_threads[tid].state = kFinished;
     g_threads[tid].op = kOpNone;
-    const uint32_t next = choose(tid);
-    if (next != UINT32_MAX) wake(next);
+    next = choose(tid);
   }
   sleep_unlock(&g_lock);
+  if (next != UINT32_MAX) wake(next);  // after the lock, as in sched_before_slow
 }
 
 uint8_t sched_thread_op(uint32_t tid, uintptr_t* obj) {
