@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -51,7 +52,9 @@ class EventSpill {
 
   // `chunk`: bytes per chunk (at least kMaxEntry).
   explicit EventSpill(size_t chunk)
-      : chunk_size_(std::max(chunk, kMaxEntry)), chunk_(chunk_size_ + kMaxEntry) {}
+      : chunk_size_(std::max(chunk, kMaxEntry)),
+        capacity_(chunk_size_ + kMaxEntry),
+        chunk_(new uint8_t[capacity_]) {}  // not zero-filled: a small conversion touches few pages
   ~EventSpill() {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -61,7 +64,7 @@ class EventSpill {
   [[gnu::always_inline]] void put(const Event& e, uint8_t code) {
     if (at_ >= chunk_size_) [[unlikely]]
       flush();
-    uint8_t* p = chunk_.data() + at_;
+    uint8_t* p = chunk_.get() + at_;
     const bool same = e.thread == thread_;
     *p++ = static_cast<uint8_t>(static_cast<uint8_t>(e.op) | code << 4 | (same ? 0x80 : 0));
     if (!same) {
@@ -71,16 +74,16 @@ class EventSpill {
     p = fmt::put_varint(p, fmt::zigzag(int64_t{e.target} - int64_t{target_}));
     target_ = e.target;
     p = fmt::put_varint(p, e.location);
-    at_ = static_cast<size_t>(p - chunk_.data());
+    at_ = static_cast<size_t>(p - chunk_.get());
   }
   // An access of [start, start + length).
   void put_range(const Event& e, const Key& start, uint64_t length) {
     put(e, fmt::kSizeRange);
-    uint8_t* p = chunk_.data() + at_;
+    uint8_t* p = chunk_.get() + at_;
     p = fmt::put_varint(p, start.instance);
     p = fmt::put_varint(p, start.addr);
     p = fmt::put_varint(p, length);
-    at_ = static_cast<size_t>(p - chunk_.data());
+    at_ = static_cast<size_t>(p - chunk_.get());
   }
 
   // Every event put, in order, to `f(event, code, range start or nullptr, range length)`;
@@ -94,8 +97,8 @@ class EventSpill {
       while (left) {
         uint32_t size = 0;
         read_exactly(reinterpret_cast<uint8_t*>(&size), sizeof size);
-        if (size > chunk_.size() || size + uint64_t{sizeof size} > left) throw InputError(kLost);
-        read_exactly(chunk_.data(), size);
+        if (size > capacity_ || size + uint64_t{sizeof size} > left) throw InputError(kLost);
+        read_exactly(chunk_.get(), size);
         left -= size + sizeof size;
         replay_chunk(size, f);
       }
@@ -114,7 +117,7 @@ class EventSpill {
       "racepred: error: the conversion's temporary file lost events (changed by another program?)";
   template <typename F>
   void replay_chunk(size_t size, F&& f) {
-    const uint8_t* p = chunk_.data();
+    const uint8_t* p = chunk_.get();
     const uint8_t* const end = p + size;
     uint32_t thread = 0, target = 0;
     uint64_t v = 0;
@@ -146,7 +149,7 @@ class EventSpill {
     if (fd_ < 0) open_file();
     const uint32_t size = static_cast<uint32_t>(at_);
     write_all(reinterpret_cast<const uint8_t*>(&size), sizeof size);
-    write_all(chunk_.data(), at_);
+    write_all(chunk_.get(), at_);
     at_ = 0;
     thread_ = 0;
     target_ = 0;
@@ -185,7 +188,8 @@ class EventSpill {
   }
 
   size_t chunk_size_;
-  std::vector<uint8_t> chunk_;
+  size_t capacity_;
+  std::unique_ptr<uint8_t[]> chunk_;
   size_t at_ = 0;
   uint32_t thread_ = 0, target_ = 0;  // of the chunk's previous event
   int fd_ = -1;
