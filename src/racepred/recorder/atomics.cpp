@@ -27,11 +27,12 @@ inline bool releases(int mo) {
 // races with it (docs/RECORDER.md says what this cannot express).
 // All numbered by one increment of the global counter (with the thread's deferred reads).
 inline void atomic_events(Ctx* c, uint64_t addr, bool acq, bool rel, uint64_t pc) {
-  fmt::RawRecord* r = reserve(c, 3);
+  fmt::RawRecord* const first = reserve(c, 3);
+  fmt::RawRecord* r = first;
   if (acq) fill(r++, fmt::kRecv, addr, pc);
   fill(r++, fmt::kRead, addr, pc);
   if (rel) fill(r, fmt::kSend, addr, pc);
-  commit(c, 1u + acq + rel);
+  commit(c, first, 1u + acq + rel);
 }
 // A relaxed access: no order and no stripe; a load is remembered for a later acquire fence.
 inline void relaxed_event(Ctx* c, uint64_t addr, bool load, uint64_t pc) {
@@ -61,12 +62,13 @@ constexpr bool kLockModel = true;
 constexpr bool kLockModel = false;
 #endif
 inline void lock_section_events(Ctx* c, uint64_t addr, bool read, bool write, uint64_t pc) {
-  fmt::RawRecord* r = reserve(c, 4);
+  fmt::RawRecord* const first = reserve(c, 4);
+  fmt::RawRecord* r = first;
   fill(r++, fmt::kAcquire, addr | fmt::kAtomicLockBit, pc);
   if (read) fill(r++, fmt::kRead, addr, pc);
   if (write) fill(r++, fmt::kWrite, addr, pc);
   fill(r, fmt::kRelease, addr | fmt::kAtomicLockBit, pc);
-  commit(c, 2u + read + write);
+  commit(c, first, 2u + read + write);
 }
 
 // `op(numbered)` does the operation (sequentially consistent: the strongest, whatever the order

@@ -88,7 +88,7 @@ RP_ACCESS(__tsan_vptr_read, fmt::kRead, fmt::kSize8)
     fmt::RawRecord* r = reserve(c, 2);                                                        \
     fill(r, fmt::raw_access(fmt::kRead, size), reinterpret_cast<uintptr_t>(a), RP_PC());      \
     fill(r + 1, fmt::raw_access(fmt::kWrite, size), reinterpret_cast<uintptr_t>(a), RP_PC()); \
-    commit(c, 2);                                                                             \
+    commit(c, r, 2);                                                                          \
     leave(c);                                                                                 \
   }
 RP_READ_WRITE(__tsan_read_write1, fmt::kSize1)

@@ -286,7 +286,7 @@ __attribute__((always_inline)) inline void put(Ctx* c, uint8_t op, uint64_t addr
 // Several records of one operation (an access and its length, an atomic's recv, read and
 // send): room for all of them with one test of the buffer, and their numbers (with the deferred
 // reads before them) from one increment of the global counter. reserve() gives the first
-// record to fill; commit() numbers the `k` filled ones and appends them.
+// record to fill; commit() numbers the `k` filled ones from there and appends them.
 __attribute__((always_inline)) inline fmt::RawRecord* reserve(Ctx* c, uint32_t k) {
   if (RP_UNLIKELY(c->n + k > kBufferRecords)) flush_ctx(c, false);
   return c->buf + c->n;
@@ -296,10 +296,10 @@ __attribute__((always_inline)) inline void fill(fmt::RawRecord* r, uint8_t op, u
   r->addr = addr;
   r->op_pc = (uint64_t{op} << 56) | (pc & 0x00ffffffffffffffULL);
 }
-__attribute__((always_inline)) inline void commit(Ctx* c, uint32_t k) {
-  const uint32_t n = c->n;
+__attribute__((always_inline)) inline void commit(Ctx* c, fmt::RawRecord* first, uint32_t k) {
+  const uint32_t n = static_cast<uint32_t>(first - c->buf);  // as put(): the index reserved
   uint64_t s = number_pending(c, k);
-  for (fmt::RawRecord *r = c->buf + n, *end = r + k; r != end; ++r) r->seq = s++;
+  for (fmt::RawRecord *r = first, *end = r + k; r != end; ++r) r->seq = s++;
   __atomic_store_n(&c->n, n + k, __ATOMIC_RELEASE);
 }
 // A record followed by its kRawSize record (`size`), numbered together.
@@ -308,7 +308,7 @@ __attribute__((always_inline)) inline void put_sized(Ctx* c, uint8_t op, uint64_
   fmt::RawRecord* r = reserve(c, 2);
   fill(r, op, addr, pc);
   fill(r + 1, fmt::kRawSize, size, pc);
-  commit(c, 2);
+  commit(c, r, 2);
 }
 
 // Enters the runtime for an event: nullptr when the event must be dropped.
