@@ -25,10 +25,14 @@ inline bool releases(int mo) {
 // The events of one atomic access at `addr`: [recv(A)] r(A) [send(A)]. The access is a read
 // whatever the operation: atomics never race with each other, and a plain write of A still
 // races with it (docs/RECORDER.md says what this cannot express).
+// All numbered by one increment of the global counter (with the thread's deferred reads).
 inline void atomic_events(Ctx* c, uint64_t addr, bool acq, bool rel, uint64_t pc) {
-  if (acq) put(c, fmt::kRecv, addr, pc, false);
-  put(c, fmt::kRead, addr, pc, false);
-  if (rel) put(c, fmt::kSend, addr, pc, false);
+  fmt::RawRecord* const first = reserve(c, 3);
+  fmt::RawRecord* r = first;
+  if (acq) fill(r++, fmt::kRecv, addr, pc);
+  fill(r++, fmt::kRead, addr, pc);
+  if (rel) fill(r, fmt::kSend, addr, pc);
+  commit(c, first, 1u + acq + rel);
 }
 // A relaxed access: no order and no stripe; a load is remembered for a later acquire fence.
 inline void relaxed_event(Ctx* c, uint64_t addr, bool load, uint64_t pc) {
@@ -36,8 +40,40 @@ inline void relaxed_event(Ctx* c, uint64_t addr, bool load, uint64_t pc) {
   put(c, fmt::kRead, addr, pc, true);  // deferred like a plain read: one number with the next
 }
 
-// `op` does the operation (sequentially consistent: the strongest, whatever the order asked);
-// load/store: what it does (a read-modify-write both).
+// A store whose events are numbered right after it, under its stripe lock: on x86-64 the
+// counter's increment (a locked instruction) is a full barrier, so a plain release store (mov)
+// followed by it is as sequentially consistent as an xchg, which cost a quarter of a release
+// store's time in atomics_bench.c. Elsewhere the store stays seq_cst.
+#if defined(__x86_64__)
+constexpr int kNumberedStore = __ATOMIC_RELEASE;
+#else
+constexpr int kNumberedStore = __ATOMIC_SEQ_CST;
+#endif
+
+// The older, plain model, kept only to measure what the memory orders cost (a runtime built
+// with RACEPRED_RT_LOCK_ATOMICS: bench/recorder/overhead.sh, docs/RECORDER.md "Overhead"):
+// every atomic operation on A, whatever its order, is a section of a lock of its own for A
+// (the address with fmt::kAtomicLockBit), acq(A') [r(A)] [w(A)] rel(A'), done and numbered
+// under A's stripe lock; fences are nothing. Relaxed atomics then synchronise, and atomic
+// writes race with plain reads, so recordings made with it are for speed measurements only.
+#ifdef RACEPRED_RT_LOCK_ATOMICS
+constexpr bool kLockModel = true;
+#else
+constexpr bool kLockModel = false;
+#endif
+inline void lock_section_events(Ctx* c, uint64_t addr, bool read, bool write, uint64_t pc) {
+  fmt::RawRecord* const first = reserve(c, 4);
+  fmt::RawRecord* r = first;
+  fill(r++, fmt::kAcquire, addr | fmt::kAtomicLockBit, pc);
+  if (read) fill(r++, fmt::kRead, addr, pc);
+  if (write) fill(r++, fmt::kWrite, addr, pc);
+  fill(r, fmt::kRelease, addr | fmt::kAtomicLockBit, pc);
+  commit(c, first, 2u + read + write);
+}
+
+// `op(numbered)` does the operation (sequentially consistent: the strongest, whatever the order
+// asked; `numbered`: its events are numbered right after it, see kNumberedStore); load/store:
+// what it does (a read-modify-write both).
 template <typename T, typename Op>
 inline T atomic_op(volatile T* a, int mo, bool load, bool store, uint64_t pc, Op op) {
   const uint64_t addr = reinterpret_cast<uintptr_t>(a);
@@ -45,18 +81,27 @@ inline T atomic_op(volatile T* a, int mo, bool load, bool store, uint64_t pc, Op
   // confirm may hold a thread at an atomic access that races with a plain one.
   sched_access(const_cast<const T*>(a), pc);
   Ctx* c = enter();
-  if (!c) return op();
+  if (!c) return op(false);
+  if constexpr (kLockModel) {
+    int* s = stripe(a);
+    spin_lock(s);
+    const T result = op(false);
+    lock_section_events(c, addr, load, store, pc);
+    spin_unlock(s);
+    leave(c);
+    return result;
+  }
   const bool acq = load && acquires(mo);
   const bool rel = store && (releases(mo) || c->release_fenced);
   T result;
   if (acq || rel) {
     int* s = stripe(a);
     spin_lock(s);
-    result = op();
+    result = op(true);  // numbered right after, by commit()'s increment
     atomic_events(c, addr, acq, rel, pc);
     spin_unlock(s);
   } else {
-    result = op();
+    result = op(false);
     relaxed_event(c, addr, load, pc);
   }
   leave(c);
@@ -73,6 +118,16 @@ inline bool atomic_cas(volatile T* a, T* expected, T v, int mo, int fail_mo, uin
   Ctx* c = enter();
   if (!c)
     return __atomic_compare_exchange_n(a, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  if constexpr (kLockModel) {
+    int* s = stripe(a);
+    spin_lock(s);
+    const bool ok =
+        __atomic_compare_exchange_n(a, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    lock_section_events(c, addr, true, ok, pc);
+    spin_unlock(s);
+    leave(c);
+    return ok;
+  }
   const bool orders = acquires(mo) || releases(mo) || acquires(fail_mo) || c->release_fenced;
   int* s = stripe(a);
   if (orders) spin_lock(s);
@@ -97,41 +152,44 @@ using namespace racepred_rt;
 #define RP_ATOMIC_OPS(bits, T)                                                                   \
   RP_EXPORT T __tsan_atomic##bits##_load(const volatile T* a, int mo) {                          \
     return atomic_op<T>(const_cast<volatile T*>(a), mo, true, false, RP_PC(),                    \
-                        [&] { return __atomic_load_n(a, __ATOMIC_SEQ_CST); });                   \
+                        [&](bool) { return __atomic_load_n(a, __ATOMIC_SEQ_CST); });             \
   }                                                                                              \
   RP_EXPORT void __tsan_atomic##bits##_store(volatile T* a, T v, int mo) {                       \
-    atomic_op<T>(a, mo, false, true, RP_PC(), [&] {                                              \
-      __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                  \
+    atomic_op<T>(a, mo, false, true, RP_PC(), [&](bool numbered) {                               \
+      if (numbered)                                                                              \
+        __atomic_store_n(a, v, kNumberedStore);                                                  \
+      else                                                                                       \
+        __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                \
       return T{};                                                                                \
     });                                                                                          \
   }                                                                                              \
   RP_EXPORT T __tsan_atomic##bits##_exchange(volatile T* a, T v, int mo) {                       \
     return atomic_op<T>(a, mo, true, true, RP_PC(),                                              \
-                        [&] { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); });            \
+                        [&](bool) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); });      \
   }                                                                                              \
   RP_EXPORT T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int mo) {                      \
     return atomic_op<T>(a, mo, true, true, RP_PC(),                                              \
-                        [&] { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); });             \
+                        [&](bool) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); });       \
   }                                                                                              \
   RP_EXPORT T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int mo) {                      \
     return atomic_op<T>(a, mo, true, true, RP_PC(),                                              \
-                        [&] { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); });             \
+                        [&](bool) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); });       \
   }                                                                                              \
   RP_EXPORT T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int mo) {                      \
     return atomic_op<T>(a, mo, true, true, RP_PC(),                                              \
-                        [&] { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); });             \
+                        [&](bool) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); });       \
   }                                                                                              \
   RP_EXPORT T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int mo) {                       \
     return atomic_op<T>(a, mo, true, true, RP_PC(),                                              \
-                        [&] { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); });              \
+                        [&](bool) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); });        \
   }                                                                                              \
   RP_EXPORT T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int mo) {                      \
     return atomic_op<T>(a, mo, true, true, RP_PC(),                                              \
-                        [&] { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); });             \
+                        [&](bool) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); });       \
   }                                                                                              \
   RP_EXPORT T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int mo) {                     \
     return atomic_op<T>(a, mo, true, true, RP_PC(),                                              \
-                        [&] { return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST); });            \
+                        [&](bool) { return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST); });      \
   }                                                                                              \
   RP_EXPORT int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* expected, T v,   \
                                                               int mo, int fmo) {                 \
@@ -164,6 +222,7 @@ RP_ATOMIC_OPS(128, rp_u128)
 // (the last kFenceLoads of them). seq_cst fences are both.
 RP_EXPORT void __tsan_atomic_thread_fence(int mo) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if constexpr (kLockModel) return;
   Ctx* c = enter();
   if (!c) return;
   if (releases(mo)) c->release_fenced = 1;

@@ -19,7 +19,7 @@ uint64_t g_max_bytes;
 uint64_t g_dropped;
 int g_capped;
 int g_nowrite;
-int g_stripes[kStripes];
+Stripe g_stripes[kStripes];
 Ctx* g_ctxs[kMaxThreads];
 uint32_t g_ctx_count;
 pthread_key_t g_key;

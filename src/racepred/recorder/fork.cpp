@@ -27,7 +27,7 @@ void on_fork_child() {
   }
   InRuntime in_runtime;
   g_write_lock = 0;
-  for (int& l : g_stripes) l = 0;
+  for (Stripe& l : g_stripes) l.lock = 0;
   Ctx* c = t_ctx;
   const uint32_t n = __atomic_load_n(&g_ctx_count, __ATOMIC_ACQUIRE);
   for (uint32_t i = 0; i < n && i < kMaxThreads; ++i) g_ctxs[i] = nullptr;

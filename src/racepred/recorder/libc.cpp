@@ -24,8 +24,7 @@ void sync_object(const void* o, size_t size, uint64_t pc) {
   if (t_in_rt) return;
   Ctx* c = enter();
   if (!c) return;
-  put(c, fmt::kRawSyncObject, reinterpret_cast<uintptr_t>(o), pc, false);
-  put(c, fmt::kRawSize, size, pc, false);
+  put_sized(c, fmt::kRawSyncObject, reinterpret_cast<uintptr_t>(o), size, pc);
   leave(c);
 }
 

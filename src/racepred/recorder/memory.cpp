@@ -23,8 +23,7 @@ void range(uint8_t op, const void* a, size_t n, uint64_t pc) {
   sched_access(a, pc);  // confirm may hold a thread at a memcpy as at a plain access
   Ctx* c = enter();
   if (!c) return;
-  put(c, fmt::raw_access(op, fmt::kSizeRange), reinterpret_cast<uintptr_t>(a), pc, false);
-  put(c, fmt::kRawSize, n, pc, false);
+  put_sized(c, fmt::raw_access(op, fmt::kSizeRange), reinterpret_cast<uintptr_t>(a), n, pc);
   leave(c);
 }
 
@@ -43,8 +42,7 @@ inline void alloc_record(void* p, size_t size, uint64_t pc) {
   if (!p || t_in_rt) return;
   Ctx* c = enter();
   if (!c) return;
-  put(c, fmt::kRawAlloc, reinterpret_cast<uintptr_t>(p), pc, false);
-  put(c, fmt::kRawSize, size, pc, false);
+  put_sized(c, fmt::kRawAlloc, reinterpret_cast<uintptr_t>(p), size, pc);
   leave(c);
 }
 inline void free_record(void* p, uint64_t pc) {
@@ -83,13 +81,15 @@ RP_UNALIGNED_SIZES(__tsan_unaligned_volatile_read, fmt::kRead)
 RP_UNALIGNED_SIZES(__tsan_unaligned_volatile_write, fmt::kWrite)
 RP_ACCESS(__tsan_vptr_read, fmt::kRead, fmt::kSize8)
 
-#define RP_READ_WRITE(name, size)                                                               \
-  RP_EXPORT void name(void* a) {                                                                \
-    Ctx* c = enter();                                                                           \
-    if (!c) return;                                                                             \
-    put(c, fmt::raw_access(fmt::kRead, size), reinterpret_cast<uintptr_t>(a), RP_PC(), false);  \
-    put(c, fmt::raw_access(fmt::kWrite, size), reinterpret_cast<uintptr_t>(a), RP_PC(), false); \
-    leave(c);                                                                                   \
+#define RP_READ_WRITE(name, size)                                                             \
+  RP_EXPORT void name(void* a) {                                                              \
+    Ctx* c = enter();                                                                         \
+    if (!c) return;                                                                           \
+    fmt::RawRecord* r = reserve(c, 2);                                                        \
+    fill(r, fmt::raw_access(fmt::kRead, size), reinterpret_cast<uintptr_t>(a), RP_PC());      \
+    fill(r + 1, fmt::raw_access(fmt::kWrite, size), reinterpret_cast<uintptr_t>(a), RP_PC()); \
+    commit(c, r, 2);                                                                          \
+    leave(c);                                                                                 \
   }
 RP_READ_WRITE(__tsan_read_write1, fmt::kSize1)
 RP_READ_WRITE(__tsan_read_write2, fmt::kSize2)

@@ -93,7 +93,13 @@ extern uint64_t g_max_bytes;
 extern uint64_t g_dropped;
 extern int g_capped;
 extern int g_nowrite;  // record into memory only (overhead measurements)
-extern int g_stripes[kStripes];
+// The atomics model's stripe locks (stripe()), each on a cache line of its own: packed as ints,
+// the stripes of neighbouring atomics (a per-thread array of flags) shared one line, and every
+// acquire or release of one thread's slot invalidated the line of the others'.
+struct alignas(64) Stripe {
+  int lock;
+};
+extern Stripe g_stripes[kStripes];
 extern Ctx* g_ctxs[kMaxThreads];
 extern uint32_t g_ctx_count;
 extern pthread_key_t g_key;
@@ -277,6 +283,34 @@ __attribute__((always_inline)) inline void put(Ctx* c, uint8_t op, uint64_t addr
   __atomic_store_n(&c->n, n + 1, __ATOMIC_RELEASE);
 }
 
+// Several records of one operation (an access and its length, an atomic's recv, read and
+// send): room for all of them with one test of the buffer, and their numbers (with the deferred
+// reads before them) from one increment of the global counter. reserve() gives the first
+// record to fill; commit() numbers the `k` filled ones from there and appends them.
+__attribute__((always_inline)) inline fmt::RawRecord* reserve(Ctx* c, uint32_t k) {
+  if (RP_UNLIKELY(c->n + k > kBufferRecords)) flush_ctx(c, false);
+  return c->buf + c->n;
+}
+__attribute__((always_inline)) inline void fill(fmt::RawRecord* r, uint8_t op, uint64_t addr,
+                                                uint64_t pc) {
+  r->addr = addr;
+  r->op_pc = (uint64_t{op} << 56) | (pc & 0x00ffffffffffffffULL);
+}
+__attribute__((always_inline)) inline void commit(Ctx* c, fmt::RawRecord* first, uint32_t k) {
+  const uint32_t n = static_cast<uint32_t>(first - c->buf);  // as put(): the index reserved
+  uint64_t s = number_pending(c, k);
+  for (fmt::RawRecord *r = first, *end = r + k; r != end; ++r) r->seq = s++;
+  __atomic_store_n(&c->n, n + k, __ATOMIC_RELEASE);
+}
+// A record followed by its kRawSize record (`size`), numbered together.
+__attribute__((always_inline)) inline void put_sized(Ctx* c, uint8_t op, uint64_t addr,
+                                                     uint64_t size, uint64_t pc) {
+  fmt::RawRecord* r = reserve(c, 2);
+  fill(r, op, addr, pc);
+  fill(r + 1, fmt::kRawSize, size, pc);
+  commit(c, r, 2);
+}
+
 // Enters the runtime for an event: nullptr when the event must be dropped.
 inline Ctx* enter() {
   if (RP_UNLIKELY(__atomic_load_n(&g_state, __ATOMIC_RELAXED) != 1)) return nullptr;
@@ -331,7 +365,7 @@ inline void sync_event(uint8_t op, const volatile void* o, uint64_t pc) {
 // that synchronises is done and its events numbered, so that they are in the trace in the
 // operations' real order.
 inline int* stripe(const volatile void* a) {
-  return &g_stripes[(reinterpret_cast<uintptr_t>(a) >> 3) % kStripes];
+  return &g_stripes[(reinterpret_cast<uintptr_t>(a) >> 3) % kStripes].lock;
 }
 
 // A recv that must follow the sends of atomic operations at `o` it saw (those are numbered

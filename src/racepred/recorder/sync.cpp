@@ -223,8 +223,7 @@ RP_EXPORT void AnnotateBenignRaceSized(const char*, int, const volatile void* ad
                                        const char*) {
   Ctx* c = enter();
   if (!c) return;
-  put(c, fmt::kRawBenign, obj(addr), RP_PC(), false);
-  put(c, fmt::kRawSize, size, RP_PC(), false);
+  put_sized(c, fmt::kRawBenign, obj(addr), size, RP_PC());
   leave(c);
 }
 RP_EXPORT void AnnotateBenignRace(const char* file, int line, const volatile void* addr,

@@ -83,8 +83,7 @@ static void record_stack() {
   }
   Ctx* c = enter();
   if (!c) return;
-  put(c, fmt::kRawStack, reinterpret_cast<uintptr_t>(low), 0, false);
-  put(c, fmt::kRawSize, size, 0, false);
+  put_sized(c, fmt::kRawStack, reinterpret_cast<uintptr_t>(low), size, 0);
   leave(c);
 }
 
