@@ -423,7 +423,8 @@ class Analysis {
   // cycle of P ∪ B takes some B edge (P goes forward in the trace), so there is one iff the
   // graph with an edge o -> o' whenever o's acquire reaches by P, within S, a release with a B
   // edge into o' has a cycle. `reversed_` holds those releases per open section.
-  bool cyclic() {
+  // `cycle` (when not null) gets the open sections (indices into open_) on a cycle found.
+  bool cyclic(std::vector<uint32_t>* cycle) {
     const size_t k = open_.size();
     abstract_.assign(k * k, 0);
     for (size_t a = 0; a < k; ++a) {
@@ -435,14 +436,22 @@ class Analysis {
     }
     // Cycle detection on k nodes (k is small: the sections open at S's frontier).
     color_.assign(k, 0);
+    std::vector<uint32_t> path;
     const auto dfs = [&](auto&& self, size_t a) -> bool {
       color_[a] = 1;
+      if (cycle != nullptr) path.push_back(static_cast<uint32_t>(a));
       for (size_t b = 0; b < k; ++b) {
         if (!abstract_[a * k + b]) continue;
-        if (color_[b] == 1) return true;
+        if (color_[b] == 1) {
+          if (cycle != nullptr)
+            cycle->assign(std::find(path.begin(), path.end(), static_cast<uint32_t>(b)),
+                          path.end());
+          return true;
+        }
         if (color_[b] == 0 && self(self, b)) return true;
       }
       color_[a] = 2;
+      if (cycle != nullptr) path.pop_back();
       return false;
     };
     for (size_t a = 0; a < k; ++a)
@@ -620,7 +629,53 @@ class Analysis {
              bool resume = false) {
     close(u, p1, t, p2, resume);
     if (v_[u] > p1 || v_[t] > p2) return false;
-    // The open sections: those held at each thread's frontier.
+    if (!find_open(nullptr)) return false;
+    if (!find_reversed()) {
+      if (order != nullptr) {
+        order->clear();
+        for (uint32_t i = 0; i < index_.size(); ++i)
+          if (index_.index_in_thread(i) < v_[index_.event(i).thread]) order->push_back(i);
+      }
+      return true;
+    }
+    if (order == nullptr) return !cyclic(nullptr);
+    return linearise(order);
+  }
+
+ public:
+  // The same verdict as check, with its reasons.
+  Explanation explain(uint32_t e1, uint32_t e2) {
+    Explanation x;
+    const ThreadId u = index_.event(e1).thread, t = index_.event(e2).thread;
+    const uint32_t p1 = index_.index_in_thread(e1), p2 = index_.index_in_thread(e2);
+    close(u, p1, t, p2);
+    x.closure = v_;
+    if (v_[u] > p1 || v_[t] > p2) {
+      x.verdict = Explanation::Verdict::Ordered;
+      return x;
+    }
+    LockId bad = 0;
+    const bool one_each = find_open(&bad);
+    for (const Open& o : open_) x.open.push_back(o.acquire);
+    if (!one_each) {
+      x.verdict = Explanation::Verdict::TwoOpen;
+      x.lock = bad;
+      return x;
+    }
+    if (!find_reversed()) return x;
+    for (const auto& [w, q] : reversed_) x.reversed.push_back(index_.thread_events(w)[q]);
+    std::vector<uint32_t> cycle;
+    if (cyclic(&cycle)) {
+      x.verdict = Explanation::Verdict::Cycle;
+      for (const uint32_t a : cycle) x.cycle.push_back(open_[a].acquire);
+    }
+    return x;
+  }
+
+ private:
+  // The open sections of S (v_), those held at each thread's frontier, into open_ (by lock);
+  // false when a lock has two of them, not all read sections (that lock into `bad`).
+  bool find_open(LockId* bad) {
     open_.clear();
     for (uint32_t w = 0; w < threads_; ++w) {
       const uint32_t q = v_[w];
@@ -637,12 +692,20 @@ class Analysis {
       size_t j = k;
       bool any_write = false;
       while (j < open_.size() && open_[j].lock == open_[k].lock) any_write |= open_[j++].write;
-      if (j - k > 1 && any_write) return false;
+      if (j - k > 1 && any_write) {
+        if (bad != nullptr) *bad = open_[k].lock;
+        return false;
+      }
       k = j;
     }
-    // B: the open sections that a later release in S must precede.
-    // Per open section, per thread, the latest release in S that must precede it although it is
-    // later in the trace (the earlier releases of that thread precede it in thread order).
+    return true;
+  }
+
+  // B: the open sections that a later release in S must precede. Per open section, per thread,
+  // the latest release in S that must precede it although it is later in the trace (the
+  // earlier releases of that thread precede it in thread order), into reversed_ and
+  // rev_begin_. Whether there is any.
+  bool find_reversed() {
     bool reversed = false;
     reversed_.clear();
     rev_begin_.assign(1, 0);
@@ -659,16 +722,7 @@ class Analysis {
       }
       rev_begin_.push_back(static_cast<uint32_t>(reversed_.size()));
     }
-    if (!reversed) {
-      if (order != nullptr) {
-        order->clear();
-        for (uint32_t i = 0; i < index_.size(); ++i)
-          if (index_.index_in_thread(i) < v_[index_.event(i).thread]) order->push_back(i);
-      }
-      return true;
-    }
-    if (order == nullptr) return !cyclic();
-    return linearise(order);
+    return reversed;
   }
 
   // A linearisation of S (v_) by P ∪ B, greedily: an event runs once every event it must follow
@@ -857,6 +911,11 @@ std::vector<std::vector<uint32_t>> witnesses(const TraceIndex& index,
   return out;
 }
 
+Explanation explain(const TraceIndex& index, uint32_t first, uint32_t second) {
+  Analysis analysis(index);
+  return analysis.explain(first, second);
+}
+
 struct Checker::Impl {
   explicit Impl(const TraceIndex& index) : analysis(index) {}
   Analysis analysis;
@@ -869,6 +928,10 @@ bool Checker::check(uint32_t first, uint32_t second, std::vector<uint32_t>* orde
   if (impl_->analysis.check(first, second, order)) return true;
   if (order != nullptr) order->clear();
   return false;
+}
+
+Explanation Checker::explain(uint32_t first, uint32_t second) {
+  return impl_->analysis.explain(first, second);
 }
 
 }  // namespace osr
