@@ -4,7 +4,7 @@
 //   FIRST SECOND race|ordered|two-open|cycle  S=<prefix length per thread>  open=<acquire ids>
 //   reversed=<release ids with a B edge>  late=<release ids in S after SECOND>  [lock=<name>]
 //   [cycle=<acquire ids>]
-// `ordered`: FIRST is in S (TRF-before SECOND, or brought in by a closed section's release);
+// `ordered`: FIRST is in S (it is TRF-before SECOND);
 // `two-open`: a lock has two open sections (not all read sections); `cycle`: P ∪ B has a cycle
 // through the reversed sections listed. Used by bench/osr_focs.sh to explain the pairs
 // focs-lab/rapid's OSR reports and racepred's osr does not.

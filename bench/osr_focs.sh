@@ -8,7 +8,9 @@
 # with numbered locations (as bench/m2_rapid.sh does), so event ids agree (focs-lab's are 0-based:
 # +1). Per trace, one Markdown row per tool: racy events (the later access of each race, as
 # focs-lab counts), racy locations (of those events, as focs-lab counts), CPU seconds (user +
-# system; the JVM's whole process) and max RSS. LIMIT seconds per run (default 300), Java heap
+# system; the JVM's whole process), the wall seconds of the tool's own analysis (racepred's JSON
+# `seconds`; focs-lab's "Time for analysis", from building its partial order to the end: both
+# without the process's start-up) and max RSS. LIMIT seconds per run (default 300), Java heap
 # HEAP (default 8g).
 #
 # With DIFF=1 (the default) and when focs-lab finished, copies of three of focs-lab's files are
@@ -69,14 +71,14 @@ fi
 
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| trace | events | tool | racy events | racy locations | CPU (s) | max RSS (MB) |"
-echo "|---|---:|---|---:|---:|---:|---:|"
+echo "| trace | events | tool | racy events | racy locations | CPU (s) | own analysis, wall (s) | max RSS (MB) |"
+echo "|---|---:|---|---:|---:|---:|---:|---:|"
 
-# row NAME N TOOL EVENTS LOCATIONS: one row, CPU and RSS from $DATA/time.txt.
+# row NAME N TOOL EVENTS LOCATIONS ANALYSIS: one row, CPU and RSS from $DATA/time.txt.
 row() {
   read -r u s m < <(tail -1 "$DATA/time.txt")
-  awk -v n="$1" -v k="$2" -v t="$3" -v e="$4" -v l="$5" -v u="$u" -v s="$s" -v m="$m" \
-    'BEGIN { printf "| %s | %s | %s | %s | %s | %.2f | %.0f |\n", n, k, t, e, l, u + s, m / 1024 }'
+  awk -v n="$1" -v k="$2" -v t="$3" -v e="$4" -v l="$5" -v a="$6" -v u="$u" -v s="$s" -v m="$m" \
+    'BEGIN { printf "| %s | %s | %s | %s | %s | %.2f | %.3f | %.0f |\n", n, k, t, e, l, u + s, a, m / 1024 }'
 }
 # focs_run CLASSPATH OUT: focs-lab's OSR on $f; its exit status (124: stopped at LIMIT).
 focs_run() {
@@ -88,13 +90,17 @@ focs_run() {
 # focs_row OUT LABEL STATUS: the row of a focs-lab run.
 focs_row() {
   if [ "$3" -eq 124 ]; then
-    echo "| $name | $n | $2 | — | — | > $LIMIT (stopped) | — |"
+    # Stopped at LIMIT seconds of wall time: the CPU it had used by then.
+    read -r u s m < <(tail -1 "$DATA/time.txt")
+    awk -v n="$name" -v k="$n" -v t="$2" -v l="$LIMIT" -v u="$u" -v s="$s" -v m="$m" \
+      'BEGIN { printf "| %s | %s | %s | — | — | > %.2f (stopped at %s s wall) | — | > %.0f |\n", n, k, t, u + s, l, m / 1024 }'
   elif [ "$3" -ne 0 ]; then
     why=$(grep -o '[A-Za-z.]*\(Exception\|Error\)' "$1" | head -1 || true)
-    echo "| $name | $n | $2 | fails (${why:-exit $3}) | — | — | — |"
+    echo "| $name | $n | $2 | fails (${why:-exit $3}) | — | — | — | — |"
   else
     row "$name" "$n" "$2" "$(sed -n 's/^Number of racy events: //p' "$1")" \
-      "$(sed -n 's/^Number of racy locations: //p' "$1")"
+      "$(sed -n 's/^Number of racy locations: //p' "$1")" \
+      "$(sed -n 's/^Time for analysis in seconds = //p' "$1")"
   fi
 }
 # events_of OUT: focs-lab's racy events, 1-based, one per line, sorted as text (for comm).
@@ -114,20 +120,20 @@ for trace in "$@"; do
     "$RACEPRED" analyze -q -e osr --format json --max-races 100000000 -o "$DATA/$name.osr.json" "$f" \
     >/dev/null 2>&1 || status=$?
   if [ "$status" -eq 124 ]; then
-    echo "| $name | $n | racepred osr | — | — | > $LIMIT (stopped) | — |"
+    echo "| $name | $n | racepred osr | — | — | > $LIMIT (stopped) | — | — |"
     continue
   elif [ "$status" -eq 2 ]; then
-    echo "| $name | $n | racepred osr | not well-formed: refused (exit 2) | — | — | — |"
+    echo "| $name | $n | racepred osr | not well-formed: refused (exit 2) | — | — | — | — |"
     continue
   fi
   /usr/bin/python3 - "$DATA/$name.osr.json" "$DATA/$name.osr.lex" <<'EOF' >"$DATA/counts.txt"
 import json, sys
 r = json.load(open(sys.argv[1]))["results"][0]
 open(sys.argv[2], "w").write("".join(f"{x}\n" for x in sorted(str(e) for e in r["racy_events"])))
-print(r["racy_event_count"], r["racy_location_count"])
+print(r["racy_event_count"], r["racy_location_count"], r["seconds"])
 EOF
-  read -r ev lo <"$DATA/counts.txt"
-  row "$name" "$n" "racepred osr" "$ev" "$lo"
+  read -r ev lo secs <"$DATA/counts.txt"
+  row "$name" "$n" "racepred osr" "$ev" "$lo" "$secs"
   status=0
   focs_run "$CP" "$DATA/$name.focs.out" || status=$?
   focs_row "$DATA/$name.focs.out" "focs-lab OSR" "$status"

@@ -76,7 +76,7 @@ std::vector<std::vector<uint32_t>> witnesses(const TraceIndex& index,
 struct Explanation {
   enum class Verdict {
     Race,     // an OSR race
-    Ordered,  // first is in S: TRF-before second, or brought in by a closed section
+    Ordered,  // first is in S (exactly when it is TRF-before second)
     TwoOpen,  // a lock has two open sections, not all read sections
     Cycle,    // P ∪ B has a cycle through reversed sections
   };
