@@ -139,7 +139,7 @@ class Analysis {
     std::vector<std::pair<LockId, bool>> mine;
     for (uint32_t i = 0; i < index_.size(); ++i) {
       const Event& e = index_.event(i);
-      if (!e.is_access()) continue;
+      if (!e.is_access() || !shared_[e.target]) continue;
       const ThreadId t = e.thread;
       const uint32_t p2 = index_.index_in_thread(i);
       held_at(t, p2, mine);
@@ -175,6 +175,20 @@ class Analysis {
  private:
   // The first pass: TRF snapshots, sections, lock lists, candidate lists with their holds.
   void build() {
+    // The variables that two threads access (the others are thread-local: no pair, no edge).
+    {
+      std::vector<ThreadId> first(variables_.size(), kNoIndex);
+      shared_.assign(variables_.size(), 0);
+      for (uint32_t i = 0; i < index_.size(); ++i) {
+        const Event& e = index_.event(i);
+        if (!e.is_access()) continue;
+        ThreadId& f = first[e.target];
+        if (f == kNoIndex)
+          f = e.thread;
+        else if (f != e.thread)
+          shared_[e.target] = 1;
+      }
+    }
     for (uint32_t i = 0; i < index_.size(); ++i) {
       const Event& e = index_.event(i);
       const ThreadId t = e.thread;
@@ -185,14 +199,17 @@ class Analysis {
       switch (e.op) {
         case Op::Read:
         case Op::Write: {
-          Candidates& list = var_thread(e.target, t).lists[e.op == Op::Write ? 1 : 0];
-          list.pos.push_back(p);
-          list.hold_begin.push_back(static_cast<uint32_t>(holds_.size()));
-          for (const uint32_t h : held_[t]) {
-            const Section& s = sections_[t][h];
-            holds_.push_back(Hold{s.lock, s.write, 0, 0});
+          // A variable of one thread has neither candidates nor P edges between threads.
+          if (shared_[e.target]) {
+            Candidates& list = var_thread(e.target, t).lists[e.op == Op::Write ? 1 : 0];
+            list.pos.push_back(p);
+            list.hold_begin.push_back(static_cast<uint32_t>(holds_.size()));
+            for (const uint32_t h : held_[t]) {
+              const Section& s = sections_[t][h];
+              holds_.push_back(Hold{s.lock, s.write, 0, 0});
+            }
+            list.hold_end.push_back(static_cast<uint32_t>(holds_.size()));
           }
-          list.hold_end.push_back(static_cast<uint32_t>(holds_.size()));
           if (e.op == Op::Read) {
             const uint32_t w = index_.last_write(i);
             if (w != kNoIndex) changed |= raise_to(th, index_.event(w).thread, w);
@@ -857,6 +874,7 @@ class Analysis {
   std::vector<std::vector<uint32_t>> held_;          // per thread: its sections still held
   std::vector<std::vector<LockThread>> locks_;       // per lock: per thread its releases
   std::vector<std::vector<VarThread>> variables_;    // per variable: per thread its accesses
+  std::vector<uint8_t> shared_;                      // per variable: accessed by two threads
   std::vector<Hold> holds_;                          // the locks held at each candidate
   std::vector<uint32_t> ideals_;                     // the keys' closures, T words each
   // State of one check, kept to reuse the memory.
