@@ -497,6 +497,22 @@ class Analysis {
     snapshots_[t].insert(snapshots_[t].end(), th, th + threads_);
   }
 
+  // pre(u, p) joined into v_. A thread's stored clocks only grow along it, so a clock no later
+  // than the latest one of u already joined (joined_[u], 1-based) adds nothing but v_[u]. The
+  // callers reset joined_ whenever v_ is set otherwise than by joins.
+  void join_into_v(ThreadId u, uint32_t p) {
+    const auto& pos = snapshot_pos_[u];
+    const auto k = static_cast<uint32_t>(std::upper_bound(pos.begin(), pos.end(), p) - pos.begin());
+    if (k > joined_[u]) {
+      joined_[u] = k;
+      const uint32_t* row = snapshots_[u].data() + size_t{k - 1} * threads_;
+      uint32_t* v = v_.data();
+      for (uint32_t w = 0, n = threads_; w < n; ++w)
+        if (w != u) v[w] = std::max(v[w], row[w]);
+    }
+    v_[u] = std::max(v_[u], p);
+  }
+
   // The stored TRF clock in effect for pre(u, p), or nullptr (nothing before the thread's start).
   const uint32_t* snapshot(ThreadId u, uint32_t p) const {
     const auto& pos = snapshot_pos_[u];
@@ -584,8 +600,9 @@ class Analysis {
           std::copy_n(ideals_.data() + key.ideal, threads_, v_.data());
         else
           std::fill(v_.begin(), v_.end(), 0);
+        joined_.assign(threads_, 0);
       }
-      const bool racy = check(u, list.pos[c], t, p2, nullptr, true);
+      const bool racy = check(u, list.pos[c], t, p2, nullptr, true, !first);
       if (first) {
         if (key.ideal == kNoIndex) {
           key.ideal = static_cast<uint32_t>(ideals_.size());
@@ -617,14 +634,25 @@ class Analysis {
 
   // S(e1, e2) into v_: e1 at position p1 of u, e2 at p2 of t.
   // `resume`: v_ already holds a subset of S (a closure for earlier accesses of u and t).
-  void close(ThreadId u, uint32_t p1, ThreadId t, uint32_t p2, bool resume = false) {
-    if (!resume) std::fill(v_.begin(), v_.end(), 0);
-    join_pre(v_.data(), t, p2);
-    join_pre(v_.data(), u, p1);
+  // `keep`: v_ is the previous closure's result for an earlier candidate of the same second
+  // access, and seen_ still holds for it.
+  void close(ThreadId u, uint32_t p1, ThreadId t, uint32_t p2, bool resume = false,
+             bool keep = false) {
+    if (!resume) {
+      std::fill(v_.begin(), v_.end(), 0);
+      joined_.assign(threads_, 0);
+    }
+    join_into_v(t, p2);
+    join_into_v(u, p1);
+    // A thread whose frontier lies in no section that a later candidate could close (each is
+    // closed in S or never released) is looked at again only when its frontier moves.
+    if (!keep) seen_.assign(threads_, kNoIndex);
     for (bool changed = true; changed;) {
       changed = false;
       for (uint32_t w = 0; w < threads_; ++w) {
         const uint32_t q = v_[w];
+        if (seen_[w] == q) continue;
+        bool open = false;
         const auto& s = sections_[w];
         const size_t n = started(w, q);
         for (uint32_t c = n == 0 ? kNoIndex : static_cast<uint32_t>(n - 1); c != kNoIndex;
@@ -633,18 +661,23 @@ class Analysis {
           if (sec.release_pos != kNoIndex && sec.release_pos < q) continue;  // closed in S
           if (sec.release_pos == kNoIndex) continue;                         // never released
           const uint32_t end = sec.release_pos + 1;
-          if (pre_holds(w, end, u, p1) || pre_holds(w, end, t, p2)) continue;  // open
-          join_pre(v_.data(), w, end);
+          if (pre_holds(w, end, u, p1) || pre_holds(w, end, t, p2)) {  // open
+            open = true;
+            continue;
+          }
+          join_into_v(w, end);
           changed = true;
-          break;  // w's frontier moved
+          open = true;  // w's frontier moved: looked at again
+          break;
         }
+        if (!open) seen_[w] = q;
       }
     }
   }
 
   bool check(ThreadId u, uint32_t p1, ThreadId t, uint32_t p2, std::vector<uint32_t>* order,
-             bool resume = false) {
-    close(u, p1, t, p2, resume);
+             bool resume = false, bool keep = false) {
+    close(u, p1, t, p2, resume, keep);
     if (v_[u] > p1 || v_[t] > p2) return false;
     if (!find_open(nullptr)) return false;
     if (!find_reversed()) {
@@ -878,7 +911,9 @@ class Analysis {
   std::vector<Hold> holds_;                          // the locks held at each candidate
   std::vector<uint32_t> ideals_;                     // the keys' closures, T words each
   // State of one check, kept to reuse the memory.
-  std::vector<uint32_t> v_;  // S as prefix lengths
+  std::vector<uint32_t> v_;       // S as prefix lengths
+  std::vector<uint32_t> seen_;    // per thread: the frontier last looked at by close()
+  std::vector<uint32_t> joined_;  // per thread: the latest of its stored clocks joined into v_
   std::vector<Open> open_;
   std::vector<std::pair<uint32_t, uint32_t>> need_;  // per event of S: counts it waits for
   std::vector<uint32_t> reads_, writes_, releases_, write_releases_, ran_;
