@@ -139,7 +139,7 @@ class Analysis {
     std::vector<std::pair<LockId, bool>> mine;
     for (uint32_t i = 0; i < index_.size(); ++i) {
       const Event& e = index_.event(i);
-      if (!e.is_access()) continue;
+      if (!e.is_access() || !shared_[e.target]) continue;
       const ThreadId t = e.thread;
       const uint32_t p2 = index_.index_in_thread(i);
       held_at(t, p2, mine);
@@ -175,6 +175,20 @@ class Analysis {
  private:
   // The first pass: TRF snapshots, sections, lock lists, candidate lists with their holds.
   void build() {
+    // The variables that two threads access (the others are thread-local: no pair, no edge).
+    {
+      std::vector<ThreadId> first(variables_.size(), kNoIndex);
+      shared_.assign(variables_.size(), 0);
+      for (uint32_t i = 0; i < index_.size(); ++i) {
+        const Event& e = index_.event(i);
+        if (!e.is_access()) continue;
+        ThreadId& f = first[e.target];
+        if (f == kNoIndex)
+          f = e.thread;
+        else if (f != e.thread)
+          shared_[e.target] = 1;
+      }
+    }
     for (uint32_t i = 0; i < index_.size(); ++i) {
       const Event& e = index_.event(i);
       const ThreadId t = e.thread;
@@ -185,14 +199,17 @@ class Analysis {
       switch (e.op) {
         case Op::Read:
         case Op::Write: {
-          Candidates& list = var_thread(e.target, t).lists[e.op == Op::Write ? 1 : 0];
-          list.pos.push_back(p);
-          list.hold_begin.push_back(static_cast<uint32_t>(holds_.size()));
-          for (const uint32_t h : held_[t]) {
-            const Section& s = sections_[t][h];
-            holds_.push_back(Hold{s.lock, s.write, 0, 0});
+          // A variable of one thread has neither candidates nor P edges between threads.
+          if (shared_[e.target]) {
+            Candidates& list = var_thread(e.target, t).lists[e.op == Op::Write ? 1 : 0];
+            list.pos.push_back(p);
+            list.hold_begin.push_back(static_cast<uint32_t>(holds_.size()));
+            for (const uint32_t h : held_[t]) {
+              const Section& s = sections_[t][h];
+              holds_.push_back(Hold{s.lock, s.write, 0, 0});
+            }
+            list.hold_end.push_back(static_cast<uint32_t>(holds_.size()));
           }
-          list.hold_end.push_back(static_cast<uint32_t>(holds_.size()));
           if (e.op == Op::Read) {
             const uint32_t w = index_.last_write(i);
             if (w != kNoIndex) changed |= raise_to(th, index_.event(w).thread, w);
@@ -423,7 +440,8 @@ class Analysis {
   // cycle of P ∪ B takes some B edge (P goes forward in the trace), so there is one iff the
   // graph with an edge o -> o' whenever o's acquire reaches by P, within S, a release with a B
   // edge into o' has a cycle. `reversed_` holds those releases per open section.
-  bool cyclic() {
+  // `cycle` (when not null) gets the open sections (indices into open_) on a cycle found.
+  bool cyclic(std::vector<uint32_t>* cycle) {
     const size_t k = open_.size();
     abstract_.assign(k * k, 0);
     for (size_t a = 0; a < k; ++a) {
@@ -435,14 +453,22 @@ class Analysis {
     }
     // Cycle detection on k nodes (k is small: the sections open at S's frontier).
     color_.assign(k, 0);
+    std::vector<uint32_t> path;
     const auto dfs = [&](auto&& self, size_t a) -> bool {
       color_[a] = 1;
+      if (cycle != nullptr) path.push_back(static_cast<uint32_t>(a));
       for (size_t b = 0; b < k; ++b) {
         if (!abstract_[a * k + b]) continue;
-        if (color_[b] == 1) return true;
+        if (color_[b] == 1) {
+          if (cycle != nullptr)
+            cycle->assign(std::find(path.begin(), path.end(), static_cast<uint32_t>(b)),
+                          path.end());
+          return true;
+        }
         if (color_[b] == 0 && self(self, b)) return true;
       }
       color_[a] = 2;
+      if (cycle != nullptr) path.pop_back();
       return false;
     };
     for (size_t a = 0; a < k; ++a)
@@ -469,6 +495,22 @@ class Analysis {
     }
     snapshot_pos_[t].push_back(p);
     snapshots_[t].insert(snapshots_[t].end(), th, th + threads_);
+  }
+
+  // pre(u, p) joined into v_. A thread's stored clocks only grow along it, so a clock no later
+  // than the latest one of u already joined (joined_[u], 1-based) adds nothing but v_[u]. The
+  // callers reset joined_ whenever v_ is set otherwise than by joins.
+  void join_into_v(ThreadId u, uint32_t p) {
+    const auto& pos = snapshot_pos_[u];
+    const auto k = static_cast<uint32_t>(std::upper_bound(pos.begin(), pos.end(), p) - pos.begin());
+    if (k > joined_[u]) {
+      joined_[u] = k;
+      const uint32_t* row = snapshots_[u].data() + size_t{k - 1} * threads_;
+      uint32_t* v = v_.data();
+      for (uint32_t w = 0, n = threads_; w < n; ++w)
+        if (w != u) v[w] = std::max(v[w], row[w]);
+    }
+    v_[u] = std::max(v_[u], p);
   }
 
   // The stored TRF clock in effect for pre(u, p), or nullptr (nothing before the thread's start).
@@ -558,8 +600,9 @@ class Analysis {
           std::copy_n(ideals_.data() + key.ideal, threads_, v_.data());
         else
           std::fill(v_.begin(), v_.end(), 0);
+        joined_.assign(threads_, 0);
       }
-      const bool racy = check(u, list.pos[c], t, p2, nullptr, true);
+      const bool racy = check(u, list.pos[c], t, p2, nullptr, true, !first);
       if (first) {
         if (key.ideal == kNoIndex) {
           key.ideal = static_cast<uint32_t>(ideals_.size());
@@ -591,14 +634,25 @@ class Analysis {
 
   // S(e1, e2) into v_: e1 at position p1 of u, e2 at p2 of t.
   // `resume`: v_ already holds a subset of S (a closure for earlier accesses of u and t).
-  void close(ThreadId u, uint32_t p1, ThreadId t, uint32_t p2, bool resume = false) {
-    if (!resume) std::fill(v_.begin(), v_.end(), 0);
-    join_pre(v_.data(), t, p2);
-    join_pre(v_.data(), u, p1);
+  // `keep`: v_ is the previous closure's result for an earlier candidate of the same second
+  // access, and seen_ still holds for it.
+  void close(ThreadId u, uint32_t p1, ThreadId t, uint32_t p2, bool resume = false,
+             bool keep = false) {
+    if (!resume) {
+      std::fill(v_.begin(), v_.end(), 0);
+      joined_.assign(threads_, 0);
+    }
+    join_into_v(t, p2);
+    join_into_v(u, p1);
+    // A thread whose frontier lies in no section that a later candidate could close (each is
+    // closed in S or never released) is looked at again only when its frontier moves.
+    if (!keep) seen_.assign(threads_, kNoIndex);
     for (bool changed = true; changed;) {
       changed = false;
       for (uint32_t w = 0; w < threads_; ++w) {
         const uint32_t q = v_[w];
+        if (seen_[w] == q) continue;
+        bool open = false;
         const auto& s = sections_[w];
         const size_t n = started(w, q);
         for (uint32_t c = n == 0 ? kNoIndex : static_cast<uint32_t>(n - 1); c != kNoIndex;
@@ -607,20 +661,71 @@ class Analysis {
           if (sec.release_pos != kNoIndex && sec.release_pos < q) continue;  // closed in S
           if (sec.release_pos == kNoIndex) continue;                         // never released
           const uint32_t end = sec.release_pos + 1;
-          if (pre_holds(w, end, u, p1) || pre_holds(w, end, t, p2)) continue;  // open
-          join_pre(v_.data(), w, end);
+          if (pre_holds(w, end, u, p1) || pre_holds(w, end, t, p2)) {  // open
+            open = true;
+            continue;
+          }
+          join_into_v(w, end);
           changed = true;
-          break;  // w's frontier moved
+          open = true;  // w's frontier moved: looked at again
+          break;
         }
+        if (!open) seen_[w] = q;
       }
     }
   }
 
   bool check(ThreadId u, uint32_t p1, ThreadId t, uint32_t p2, std::vector<uint32_t>* order,
-             bool resume = false) {
-    close(u, p1, t, p2, resume);
+             bool resume = false, bool keep = false) {
+    close(u, p1, t, p2, resume, keep);
     if (v_[u] > p1 || v_[t] > p2) return false;
-    // The open sections: those held at each thread's frontier.
+    if (!find_open(nullptr)) return false;
+    if (!find_reversed()) {
+      if (order != nullptr) {
+        order->clear();
+        for (uint32_t i = 0; i < index_.size(); ++i)
+          if (index_.index_in_thread(i) < v_[index_.event(i).thread]) order->push_back(i);
+      }
+      return true;
+    }
+    if (order == nullptr) return !cyclic(nullptr);
+    return linearise(order);
+  }
+
+ public:
+  // The same verdict as check, with its reasons.
+  Explanation explain(uint32_t e1, uint32_t e2) {
+    Explanation x;
+    const ThreadId u = index_.event(e1).thread, t = index_.event(e2).thread;
+    const uint32_t p1 = index_.index_in_thread(e1), p2 = index_.index_in_thread(e2);
+    close(u, p1, t, p2);
+    x.closure = v_;
+    if (v_[u] > p1 || v_[t] > p2) {
+      x.verdict = Explanation::Verdict::Ordered;
+      return x;
+    }
+    LockId bad = 0;
+    const bool one_each = find_open(&bad);
+    for (const Open& o : open_) x.open.push_back(o.acquire);
+    if (!one_each) {
+      x.verdict = Explanation::Verdict::TwoOpen;
+      x.lock = bad;
+      return x;
+    }
+    if (!find_reversed()) return x;
+    for (const auto& [w, q] : reversed_) x.reversed.push_back(index_.thread_events(w)[q]);
+    std::vector<uint32_t> cycle;
+    if (cyclic(&cycle)) {
+      x.verdict = Explanation::Verdict::Cycle;
+      for (const uint32_t a : cycle) x.cycle.push_back(open_[a].acquire);
+    }
+    return x;
+  }
+
+ private:
+  // The open sections of S (v_), those held at each thread's frontier, into open_ (by lock);
+  // false when a lock has two of them, not all read sections (that lock into `bad`).
+  bool find_open(LockId* bad) {
     open_.clear();
     for (uint32_t w = 0; w < threads_; ++w) {
       const uint32_t q = v_[w];
@@ -637,12 +742,20 @@ class Analysis {
       size_t j = k;
       bool any_write = false;
       while (j < open_.size() && open_[j].lock == open_[k].lock) any_write |= open_[j++].write;
-      if (j - k > 1 && any_write) return false;
+      if (j - k > 1 && any_write) {
+        if (bad != nullptr) *bad = open_[k].lock;
+        return false;
+      }
       k = j;
     }
-    // B: the open sections that a later release in S must precede.
-    // Per open section, per thread, the latest release in S that must precede it although it is
-    // later in the trace (the earlier releases of that thread precede it in thread order).
+    return true;
+  }
+
+  // B: the open sections that a later release in S must precede. Per open section, per thread,
+  // the latest release in S that must precede it although it is later in the trace (the
+  // earlier releases of that thread precede it in thread order), into reversed_ and
+  // rev_begin_. Whether there is any.
+  bool find_reversed() {
     bool reversed = false;
     reversed_.clear();
     rev_begin_.assign(1, 0);
@@ -659,16 +772,7 @@ class Analysis {
       }
       rev_begin_.push_back(static_cast<uint32_t>(reversed_.size()));
     }
-    if (!reversed) {
-      if (order != nullptr) {
-        order->clear();
-        for (uint32_t i = 0; i < index_.size(); ++i)
-          if (index_.index_in_thread(i) < v_[index_.event(i).thread]) order->push_back(i);
-      }
-      return true;
-    }
-    if (order == nullptr) return !cyclic();
-    return linearise(order);
+    return reversed;
   }
 
   // A linearisation of S (v_) by P ∪ B, greedily: an event runs once every event it must follow
@@ -803,10 +907,13 @@ class Analysis {
   std::vector<std::vector<uint32_t>> held_;          // per thread: its sections still held
   std::vector<std::vector<LockThread>> locks_;       // per lock: per thread its releases
   std::vector<std::vector<VarThread>> variables_;    // per variable: per thread its accesses
+  std::vector<uint8_t> shared_;                      // per variable: accessed by two threads
   std::vector<Hold> holds_;                          // the locks held at each candidate
   std::vector<uint32_t> ideals_;                     // the keys' closures, T words each
   // State of one check, kept to reuse the memory.
-  std::vector<uint32_t> v_;  // S as prefix lengths
+  std::vector<uint32_t> v_;       // S as prefix lengths
+  std::vector<uint32_t> seen_;    // per thread: the frontier last looked at by close()
+  std::vector<uint32_t> joined_;  // per thread: the latest of its stored clocks joined into v_
   std::vector<Open> open_;
   std::vector<std::pair<uint32_t, uint32_t>> need_;  // per event of S: counts it waits for
   std::vector<uint32_t> reads_, writes_, releases_, write_releases_, ran_;
@@ -857,6 +964,11 @@ std::vector<std::vector<uint32_t>> witnesses(const TraceIndex& index,
   return out;
 }
 
+Explanation explain(const TraceIndex& index, uint32_t first, uint32_t second) {
+  Analysis analysis(index);
+  return analysis.explain(first, second);
+}
+
 struct Checker::Impl {
   explicit Impl(const TraceIndex& index) : analysis(index) {}
   Analysis analysis;
@@ -869,6 +981,10 @@ bool Checker::check(uint32_t first, uint32_t second, std::vector<uint32_t>* orde
   if (impl_->analysis.check(first, second, order)) return true;
   if (order != nullptr) order->clear();
   return false;
+}
+
+Explanation Checker::explain(uint32_t first, uint32_t second) {
+  return impl_->analysis.explain(first, second);
 }
 
 }  // namespace osr

@@ -72,6 +72,23 @@ std::vector<uint32_t> witness(const TraceIndex& index, uint32_t first, uint32_t 
 std::vector<std::vector<uint32_t>> witnesses(const TraceIndex& index,
                                              std::span<const std::pair<uint32_t, uint32_t>> pairs);
 
+// Why a pair is or is not an OSR race (for comparisons with other tools, bench/osr_explain).
+struct Explanation {
+  enum class Verdict {
+    Race,     // an OSR race
+    Ordered,  // first is in S (exactly when it is TRF-before second)
+    TwoOpen,  // a lock has two open sections, not all read sections
+    Cycle,    // P ∪ B has a cycle through reversed sections
+  };
+  Verdict verdict = Verdict::Race;
+  std::vector<uint32_t> closure;   // S as a prefix length per thread
+  std::vector<uint32_t> open;      // the acquires of the open sections (index positions)
+  std::vector<uint32_t> reversed;  // the releases with a B edge (index positions)
+  std::vector<uint32_t> cycle;     // for Cycle: the acquires of the open sections on a cycle
+  LockId lock = 0;                 // for TwoOpen: the lock
+};
+Explanation explain(const TraceIndex& index, uint32_t first, uint32_t second);
+
 // The OSR check of single pairs with the analysis' state built once (m2 tries it first: every
 // OSR race is an m2 race).
 class Checker {
@@ -83,6 +100,7 @@ class Checker {
   // Whether (first, second) is an OSR race; `order` (when not null) gets the witness prefix
   // (without the two accesses; empty when it is not a race).
   bool check(uint32_t first, uint32_t second, std::vector<uint32_t>* order);
+  Explanation explain(uint32_t first, uint32_t second);
 
  private:
   struct Impl;
