@@ -3,12 +3,119 @@
 // stateless, each node keeps the candidates still to try (its `done` complement). A round with
 // bound K explores every execution with at most K preemptions; the rounds run K = 0, 1, …, max,
 // and an execution with fewer than K preemptions in round K repeats one of an earlier round.
+//
+// With the Goldilocks reduction the search also keeps sleep sets (Godefroid, "Partial-Order
+// Methods for the Verification of Concurrent Systems"), made sound under the preemption bound
+// (docs/EXPLORE.md, "Sleep sets"): once the subtree of thread t at a node is explored, t sleeps
+// in the subtrees of the node's later alternatives while the threads that run there do nothing
+// that depends on what t does in its first context from that node (its footprint, recorded in
+// the first execution of t's subtree), and only where running that context first costs no more
+// preemptions than the alternative did. A sleeping thread is not an alternative.
+#include <algorithm>
+#include <memory>
 #include <string>
 
 #include "racepred/explore/strategy.hpp"
+#include "racepred/format/explore_channel.hpp"
+#include "racepred/format/trace_format.hpp"
 
 namespace racepred::explore {
 namespace {
+
+namespace ch = format::explore;
+namespace fmt = format;
+
+// An operation as the sleep sets compare them: a candidate's next operation, the operation a
+// blocked thread waits at, or a thread's end (kOpThreadExit, obj: its tid).
+struct Op {
+  uint8_t op = 0;
+  uint8_t point = 0;  // an access: 1 for a write, + 2 x its size code (trace_format.hpp)
+  uint64_t obj = 0;
+};
+using Footprint = std::vector<Op>;
+
+enum class Kind : uint8_t { Start, Access, Lock, CondWait, Cond, Object, Create, Join, Exit, Any };
+
+Kind kind_of(uint8_t op) {
+  if (op == ch::kOpNone) return Kind::Start;  // a new thread runs to its first hook
+  if (op == ch::kOpAccess) return Kind::Access;
+  if ((op >= ch::kOpMutexLock && op <= ch::kOpRwUnlockWrite) || op == ch::kOpFileLock ||
+      op == ch::kOpFileUnlock)
+    return Kind::Lock;
+  if (op == ch::kOpCondWait || op == ch::kOpCondTimedWait) return Kind::CondWait;
+  if (op == ch::kOpCondSignal || op == ch::kOpCondBroadcast) return Kind::Cond;
+  if ((op >= ch::kOpSemWait && op <= ch::kOpSemPost) || op == ch::kOpBarrierWait ||
+      op == ch::kOpOnce)
+    return Kind::Object;
+  if (op == ch::kOpThreadCreate) return Kind::Create;
+  if (op == ch::kOpThreadJoin) return Kind::Join;
+  if (op == ch::kOpThreadExit) return Kind::Exit;
+  // Atomics, sleeps, yields (fairness counts them), anything else: dependent on everything.
+  return Kind::Any;
+}
+
+// Whether the order of a and b (operations of two threads) can matter: the same lock,
+// condition variable or object, a conflicting access, a join of the thread that ends. Objects
+// are compared folded to 32 bits (the channel's blocked operations): equal folds count as one.
+bool dependent(const Op& a, const Op& b) {
+  const Kind ka = kind_of(a.op), kb = kind_of(b.op);
+  if (ka == Kind::Any || kb == Kind::Any) return true;
+  if (ka == Kind::Start || kb == Kind::Start) return false;
+  const bool same = ch::fold_object(a.obj) == ch::fold_object(b.obj);
+  auto either = [&](Kind x, Kind y) { return (ka == x && kb == y) || (ka == y && kb == x); };
+  if (ka == Kind::Access && kb == Kind::Access) {
+    if (!(a.point & 1) && !(b.point & 1)) return false;  // two reads
+    // The bytes of each (the size code: 1 .. 16 bytes; a range's length is unknown, and an
+    // access without a size code counts as 16 bytes).
+    auto bytes = [](const Op& x) -> uint64_t {
+      const unsigned code = (x.point >> 1) & 7;
+      if (code == fmt::kSizeRange) return UINT64_MAX;
+      return code >= fmt::kSize1 && code <= fmt::kSize16
+                 ? fmt::size_bytes(static_cast<uint8_t>(code))
+                 : 16;
+    };
+    const Op& lo = a.obj <= b.obj ? a : b;
+    const Op& hi = a.obj <= b.obj ? b : a;
+    return hi.obj - lo.obj < bytes(lo);
+  }
+  if (ka == Kind::Access || kb == Kind::Access) return false;
+  // A condition wait releases and takes again a mutex the scheduler does not name.
+  if (ka == Kind::CondWait && kb == Kind::CondWait) return true;
+  if (either(Kind::CondWait, Kind::Lock)) return true;
+  if (either(Kind::CondWait, Kind::Cond)) return same;
+  if (either(Kind::Exit, Kind::Join))
+    return (ka == Kind::Exit ? a.obj + 1 : b.obj + 1) == (ka == Kind::Exit ? b.obj : a.obj);
+  if (ka != kb) return false;
+  switch (ka) {
+    case Kind::Lock:
+    case Kind::Cond:
+    case Kind::Object:
+      return same;
+    case Kind::Create:
+      return true;  // thread numbers are given in creation order
+    default:
+      return false;
+  }
+}
+
+bool dependent(const Op& a, const Footprint& f) {
+  for (const Op& b : f)
+    if (dependent(a, b)) return true;
+  return false;
+}
+
+Op op_of(const Candidate& c) {
+  return Op{c.op, c.point, c.obj};
+}
+
+// What the thread at the point is about to do: its candidate's operation, or the one it is
+// blocked at, or its end.
+Op current_op(const ChoicePoint& point) {
+  for (const Candidate& c : point.candidates)
+    if (c.tid == point.current) return op_of(c);
+  if (point.current_op == ch::kOpNone) return Op{ch::kOpThreadExit, 0, point.current};
+  return Op{point.current_op, 0, point.current_obj};
+}
 
 class Dfs : public Strategy {
  public:
@@ -18,23 +125,66 @@ class Dfs : public Strategy {
   void begin() override {
     preemptions_ = 0;
     fairness_.reset();
+    after_.clear();
+    recordings_.clear();
+    covered_ = false;
   }
 
   size_t choose(const ChoicePoint& point, size_t index) override {
     const Options o = options_of(point, fairness_.gives_way(point));
     size_t chosen = o.default_index;
     if (index < prefix_) {
-      const Node& node = stack_[index];
+      Node& node = stack_[index];
       if (node.chosen < point.candidates.size() && point.candidates[node.chosen].tid == node.tid)
         chosen = node.chosen;
       else
         ++divergences_;
+      // The node where this execution leaves the last one: its new child starts here.
+      if (index + 1 == prefix_ && sleep_sets()) {
+        after_ = after_choice(node, chosen);
+        record(index, chosen);
+      }
     } else {
+      if (sleep_sets()) feed(point, o);
       Node node;
+      const bool calm = sleep_sets() && is_calm(point);
+      if (calm && !covered_) node.sleep = arrive(point);
+      node.calm = calm;
+      node.current_runs = o.current_runs;
+      node.current = point.current;
+      node.candidates = point.candidates;
+      auto asleep = [&](size_t i) {
+        for (const Sleeper& z : node.sleep)
+          if (z.tid == point.candidates[i].tid) return true;
+        return false;
+      };
+      // A sleeping default is replaced by an awake thread: the current thread does not run
+      // then (it never sleeps), so any other choice costs no preemption either.
+      bool all_asleep = false;
+      if (asleep(chosen)) {
+        size_t awake = SIZE_MAX;
+        for (size_t i : o.allowed)
+          if (!asleep(i) && !is_spurious(point.candidates[i]) && !o.preempts(point, i)) {
+            awake = i;
+            break;
+          }
+        if (awake != SIZE_MAX)
+          chosen = awake;
+        else
+          all_asleep = true;  // the default's continuations are covered elsewhere
+      }
       node.chosen = chosen;
       node.tid = point.candidates[chosen].tid;
-      for (size_t i : o.allowed)
-        if (i != chosen && (!o.preempts(point, i) || preemptions_ < bound_)) node.todo.push_back(i);
+      for (size_t i : o.allowed) {
+        if (i == chosen || (o.preempts(point, i) && preemptions_ >= bound_)) continue;
+        if (covered_ || asleep(i)) {
+          ++slept_;
+          continue;
+        }
+        node.todo.push_back(i);
+      }
+      // Below a sleeping thread's choice every execution is covered: no alternatives there.
+      if (all_asleep) covered_ = true;
       // Goldilocks reduction: an access point keeps its alternatives aside until a potential
       // race makes it a full branching point (end()). Sharded, the top of the tree branches
       // fully: it must not depend on the executions below it, which other shards run.
@@ -44,12 +194,17 @@ class Dfs : public Strategy {
       node.tids.reserve(point.candidates.size());
       for (const Candidate& c : point.candidates) node.tids.push_back(c.tid);
       stack_.push_back(std::move(node));
+      if (sleep_sets()) {
+        after_ = after_choice(stack_.back(), chosen);
+        record(index, chosen);
+      }
     }
     if (o.preempts(point, chosen)) ++preemptions_;
     return chosen;
   }
 
   bool end(const std::vector<ChoicePoint>& points) override {
+    recordings_.clear();  // a context still running at the end is not known whole
     // With the reduction the tree of a round depends on the races seen in it, so an execution
     // with fewer preemptions may be new in a later round: every one is analysed.
     last_new_ = preemptions_ == bound_ || bound_ == 0 || points_ == DfsPoints::Goldilocks;
@@ -135,13 +290,35 @@ class Dfs : public Strategy {
         return "Goldilocks reduction: dfs over synchronisation points and the memory accesses of "
                "potential races, " +
                std::to_string(branching_) + " access point" + (branching_ == 1 ? "" : "s") +
-               " branched";
+               " branched; sleep sets: " + std::to_string(slept_) + " alternative" +
+               (slept_ == 1 ? "" : "s") + " covered by earlier ones";
       case DfsPoints::All:
         return "unreduced dfs over synchronisation points and every memory access";
     }
     return "dfs over synchronisation points";
   }
 
+  // A thread asleep, by one of two arguments (either keeps it asleep; docs/EXPLORE.md, "Sleep
+  // sets"): its next operation `first` can be moved back to the node where it fell asleep
+  // (`op_slack` >= 0), or its whole first context from that node, `footprint` (`slack` >= 0),
+  // with the preemptions that moving it saves still unspent; -1: that argument no longer holds.
+  struct Sleeper {
+    uint32_t tid = 0;
+    Op first;
+    std::shared_ptr<const Footprint> footprint;  // null: not known
+    int slack = -1;
+    int op_slack = -1;
+    bool alive() const { return slack >= 0 || op_slack >= 0; }
+  };
+  // A child of a node explored (or being explored) in this round: the footprint of its
+  // thread's first context there once known, and whether the thread could still run at the
+  // first choice point after its first operation (1 until known).
+  struct Child {
+    uint32_t tid = 0;
+    size_t index = 0;  // into the candidates
+    std::shared_ptr<const Footprint> footprint;
+    int runs_after = 1;
+  };
   struct Node {
     std::vector<size_t> deferred;  // an access point's alternatives until it is racy
     bool expanded = false;         // deferred moved to todo
@@ -149,7 +326,178 @@ class Dfs : public Strategy {
     uint32_t tid = 0;            // the candidate chosen, to check the replay
     std::vector<size_t> todo;    // candidates still to try here
     std::vector<uint32_t> tids;  // the candidates' tids
+    // Sleep sets (Goldilocks only).
+    std::vector<Candidate> candidates;
+    uint32_t current = 0;
+    bool current_runs = false;
+    bool calm = false;            // sleep sets apply here (is_calm)
+    std::vector<Sleeper> sleep;   // asleep on arrival: not alternatives here
+    std::vector<Child> children;  // explored in this round, in order
   };
+  // The first context of the thread chosen at stack_[node], being recorded.
+  struct Recording {
+    size_t node = 0;
+    uint32_t tid = 0;
+    Footprint ops;
+  };
+
+  bool sleep_sets() const { return points_ == DfsPoints::Goldilocks; }
+
+  // Sleep sets hold only where fairness cannot tell two orders apart and no timeout is
+  // offered: no candidate (nor the blocked current thread) about to do an atomic operation,
+  // sleep or yield, no thread counted as spinning, no timed operation offered except a
+  // spurious wake-up.
+  bool is_calm(const ChoicePoint& point) const {
+    if (point.timeouts || !fairness_.quiet()) return false;
+    for (const Candidate& c : point.candidates)
+      if ((c.times_out && !is_spurious(c)) || kind_of(c.op) == Kind::Any) return false;
+    return kind_of(current_op(point).op) != Kind::Any;
+  }
+
+  // A sleeper after `done` ran (a candidate chosen, or the entry of the operation a thread
+  // stopped at: a condition wait's releases its mutex, a barrier's counts an arrival, an end
+  // lets joins go on): each argument holds while `done` does not depend on what it moves.
+  static void run(Sleeper& z, const Op& done) {
+    if (z.op_slack >= 0 && dependent(done, z.first)) z.op_slack = -1;
+    if (z.slack >= 0 && dependent(done, *z.footprint)) z.slack = -1;
+  }
+
+  // The sleepers at a new node: those of the step before (after_) whose thread is still there
+  // with the same next operation and did not run, after what the current thread's stop did.
+  //
+  // A current thread blocked at an operation whose entry does nothing (a lock, a join, a
+  // semaphore, once) is different: with what an argument moves run first, it may be able to
+  // go on there, and switching away from it would be a preemption: an argument whose moved
+  // operations it depends on spends one of its slack.
+  std::vector<Sleeper> arrive(const ChoicePoint& point) const {
+    std::vector<Sleeper> out;
+    bool candidate = false;
+    for (const Candidate& c : point.candidates) candidate |= c.tid == point.current;
+    const Op now = current_op(point);
+    const Kind kind = kind_of(now.op);
+    const bool entry = kind == Kind::CondWait || kind == Kind::Any ||
+                       now.op == ch::kOpBarrierWait || now.op == ch::kOpThreadExit;
+    for (Sleeper z : after_) {
+      if (z.tid == point.current) continue;
+      if (!candidate && entry) {
+        run(z, now);
+      } else if (!candidate) {
+        if (z.op_slack >= 0 && dependent(now, z.first)) --z.op_slack;
+        if (z.slack >= 0 && dependent(now, *z.footprint)) --z.slack;
+      }
+      if (!z.alive()) continue;
+      for (const Candidate& c : point.candidates)
+        if (c.tid == z.tid && c.op == z.first.op && c.obj == z.first.obj &&
+            c.point == z.first.point && !c.times_out) {
+          out.push_back(z);
+          break;
+        }
+    }
+    return out;
+  }
+
+  // The sleepers below a node once its candidate `chosen` runs: the node's own that it does
+  // not wake, and its children explored before, each by the arguments that need no more
+  // preemptions than this choice. Moving a child's whole first context here costs what
+  // choosing it here costs (its end switches as this execution's does); moving its first
+  // operation alone costs that and a switch right after it where it could still run. A
+  // spurious wake-up chosen here costs one more after either.
+  std::vector<Sleeper> after_choice(Node& node, size_t chosen) const {
+    std::vector<Sleeper> out;
+    if (!node.calm || covered_) return out;
+    const Op p = op_of(node.candidates[chosen]);
+    if (kind_of(p.op) == Kind::Any) return out;
+    for (Sleeper z : node.sleep) {
+      run(z, p);
+      if (z.alive()) out.push_back(z);
+    }
+    auto cost = [&](size_t i) {
+      const Candidate& c = node.candidates[i];
+      return ((node.current_runs && c.tid != node.current) || is_spurious(c)) ? 1 : 0;
+    };
+    const int spurious = is_spurious(node.candidates[chosen]) ? 1 : 0;
+    for (const Child& child : node.children) {
+      if (child.tid == node.candidates[chosen].tid) continue;
+      const Candidate& c = node.candidates[child.index];
+      if (is_spurious(c) || c.times_out) continue;
+      Sleeper z{child.tid, op_of(c), child.footprint};
+      if (z.footprint) z.slack = cost(chosen) - spurious - cost(child.index);
+      z.op_slack = cost(chosen) - cost(child.index) - std::max(child.runs_after, spurious);
+      if (z.slack < 0) z.slack = -1;
+      if (z.op_slack < 0) z.op_slack = -1;
+      run(z, p);
+      if (z.alive()) out.push_back(z);
+    }
+    return out;
+  }
+
+  // Starts recording the first context of the thread chosen at stack_[node].
+  void record(size_t node, size_t chosen) {
+    Node& n = stack_[node];
+    const Candidate& c = n.candidates[chosen];
+    n.children.push_back(Child{c.tid, chosen, nullptr});
+    if (!n.calm || is_spurious(c) || c.times_out) return;
+    recordings_.push_back(Recording{node, c.tid, Footprint{op_of(c)}});
+  }
+
+  Child* child_of(const Recording& rec) {
+    for (Child& child : stack_[rec.node].children)
+      if (child.tid == rec.tid) return &child;
+    return nullptr;
+  }
+
+  // Each choice point of an execution: the contexts being recorded go on while their thread
+  // runs at it, and end where it stops (its blocked operation or its end is the last of the
+  // footprint). A context that ends where the channel cannot see it (no choice point: one
+  // other thread could run) or that does something fairness counts is not kept.
+  void feed(const ChoicePoint& point, const Options& o) {
+    for (size_t r = 0; r < recordings_.size();) {
+      Recording& rec = recordings_[r];
+      bool done = false, keep = false;
+      if (point.current != rec.tid) {
+        // It stopped where no choice point was (one other thread could run): it does not run.
+        if (rec.ops.size() == 1)
+          if (Child* child = child_of(rec)) child->runs_after = 0;
+        done = true;
+      } else {
+        const Op op = current_op(point);
+        bool candidate = false;
+        for (const Candidate& c : point.candidates) candidate |= c.tid == rec.tid;
+        if (rec.ops.size() == 1)
+          if (Child* child = child_of(rec)) child->runs_after = candidate && o.current_runs;
+        rec.ops.push_back(op);
+        if (kind_of(op.op) == Kind::Any) {
+          done = true;
+        } else if (candidate && o.current_runs) {
+          // It goes on (the default; the current thread never sleeps).
+        } else if (!candidate) {
+          done = keep = true;
+        } else {
+          done = true;  // it gives way (fairness): not kept
+        }
+      }
+      if (!done) {
+        ++r;
+        continue;
+      }
+      if (keep) finish(rec);
+      recordings_.erase(recordings_.begin() + static_cast<std::ptrdiff_t>(r));
+    }
+  }
+
+  // A whole first context: kept when another candidate of its node stays enabled all along (an
+  // operation independent of all of it), so that every operation of the context was at a
+  // choice point, seen.
+  void finish(Recording& rec) {
+    Node& n = stack_[rec.node];
+    bool seen = false;
+    for (const Candidate& c : n.candidates)
+      if (c.tid != rec.tid && !is_spurious(c) && !dependent(op_of(c), rec.ops)) seen = true;
+    if (!seen) return;
+    if (Child* child = child_of(rec))
+      child->footprint = std::make_shared<const Footprint>(std::move(rec.ops));
+  }
+
   uint32_t max_;
   DfsPoints points_;
   Shard shard_;
@@ -166,6 +514,13 @@ class Dfs : public Strategy {
   uint64_t round_executions_ = 0;
   std::vector<uint64_t> rounds_;  // executions of each finished round
   uint64_t divergences_ = 0;
+  // Sleep sets: the sleepers after the last choice, the contexts being recorded, whether the
+  // rest of this execution is covered by earlier ones (every thread asleep), alternatives
+  // left out as covered.
+  std::vector<Sleeper> after_;
+  std::vector<Recording> recordings_;
+  bool covered_ = false;
+  uint64_t slept_ = 0;
 };
 
 }  // namespace

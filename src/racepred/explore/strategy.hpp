@@ -24,6 +24,8 @@ class Fairness {
   // Call at each choice point in order; true when the current thread gives way at this point.
   bool gives_way(const ChoicePoint& point);
   void reset() { last_.clear(); }
+  // No thread's last choice point was at an atomic operation (no spin is being counted).
+  bool quiet() const;
 
  private:
   struct Last {
