@@ -61,6 +61,8 @@ bool dependent(const Op& a, const Op& b) {
   const Kind ka = kind_of(a.op), kb = kind_of(b.op);
   if (ka == Kind::Any || kb == Kind::Any) return true;
   if (ka == Kind::Start || kb == Kind::Start) return false;
+  // A join of a thread the runtime could not name: with everything.
+  if ((ka == Kind::Join && a.obj == 0) || (kb == Kind::Join && b.obj == 0)) return true;
   const bool same = ch::fold_object(a.obj) == ch::fold_object(b.obj);
   auto either = [&](Kind x, Kind y) { return (ka == x && kb == y) || (ka == y && kb == x); };
   if (ka == Kind::Access && kb == Kind::Access) {
