@@ -4,17 +4,21 @@
 // bound K explores every execution with at most K preemptions; the rounds run K = 0, 1, …, max,
 // and an execution with fewer than K preemptions in round K repeats one of an earlier round.
 //
-// With the Goldilocks reduction the search also keeps sleep sets (Godefroid, "Partial-Order
-// Methods for the Verification of Concurrent Systems"), made sound under the preemption bound
-// (docs/EXPLORE.md, "Sleep sets"): once the subtree of thread t at a node is explored, t sleeps
-// in the subtrees of the node's later alternatives while the threads that run there do nothing
-// that depends on what t does in its first context from that node (its footprint, recorded in
-// the first execution of t's subtree), and only where running that context first costs no more
-// preemptions than the alternative did. A sleeping thread is not an alternative.
+// With the Goldilocks reduction the search tries a thread at a synchronisation point only
+// where a race of an explored execution asks for it (dynamic partial-order reduction, races()
+// below; docs/EXPLORE.md, "Partial-order reduction"). A sharded search keeps sleep sets
+// instead (Godefroid, "Partial-Order Methods for the Verification of Concurrent Systems"), made
+// sound under the preemption bound (docs/EXPLORE.md, "Sleep sets in a sharded search"): once
+// the subtree of thread t at a node is explored, t sleeps in the subtrees of the node's later
+// alternatives while the threads that run there do nothing that depends on what t does in its
+// first context from that node (its footprint, recorded in the first execution of t's
+// subtree), and only where running that context first costs no more preemptions than the
+// alternative did. A sleeping thread is not an alternative.
 #include <algorithm>
 #include <memory>
 #include <string>
 
+#include "racepred/explore/goldilocks.hpp"
 #include "racepred/explore/strategy.hpp"
 #include "racepred/format/explore_channel.hpp"
 #include "racepred/format/trace_format.hpp"
@@ -149,8 +153,8 @@ class Dfs : public Strategy {
     } else {
       if (sleep_sets()) feed(point, o);
       Node node;
-      const bool calm = sleep_sets() && is_calm(point);
-      if (calm && !covered_) node.sleep = arrive(point);
+      const bool calm = reduced() && is_calm(point);
+      if (calm && sleep_sets() && !covered_) node.sleep = arrive(point);
       node.calm = calm;
       node.current_runs = o.current_runs;
       node.current = point.current;
@@ -193,6 +197,15 @@ class Dfs : public Strategy {
       if (points_ == DfsPoints::Goldilocks && point.is_access() &&
           !(shard_.sharded() && index < shard_.depth))
         std::swap(node.todo, node.deferred);
+      // Bounded partial-order reduction: at a calm synchronisation point every alternative
+      // (but a spurious wake-up) waits in `pending` until the execution asks for it (end(),
+      // races()).
+      if (dpor() && calm && !point.is_access()) {
+        std::vector<size_t> keep;
+        for (size_t i : node.todo)
+          (is_spurious(point.candidates[i]) ? keep : node.pending).push_back(i);
+        node.todo = std::move(keep);
+      }
       node.tids.reserve(point.candidates.size());
       for (const Candidate& c : point.candidates) node.tids.push_back(c.tid);
       stack_.push_back(std::move(node));
@@ -218,6 +231,8 @@ class Dfs : public Strategy {
       ++scouts_;
       if (stack_.size() > shard_.depth) stack_.resize(shard_.depth);
     }
+    if (dpor()) races(points);
+    events_ = nullptr;
     if (points_ == DfsPoints::Goldilocks)
       for (size_t i = 0; i < points.size() && i < stack_.size(); ++i) {
         Node& node = stack_[i];
@@ -228,7 +243,10 @@ class Dfs : public Strategy {
         node.deferred.clear();
       }
     if (last_owned_) ++round_executions_;
-    while (!stack_.empty() && stack_.back().todo.empty()) stack_.pop_back();
+    while (!stack_.empty() && stack_.back().todo.empty()) {
+      if (last_owned_) unasked_ += stack_.back().pending.size();
+      stack_.pop_back();
+    }
     if (stack_.empty()) {
       rounds_.push_back(round_executions_);
       round_executions_ = 0;
@@ -249,6 +267,7 @@ class Dfs : public Strategy {
     return true;
   }
 
+  void observe(const std::vector<LsEvent>& events) override { events_ = &events; }
   bool last_is_new() const override { return last_new_; }
   bool last_is_owned() const override { return last_owned_; }
   bool wants_racy_points() const override { return points_ == DfsPoints::Goldilocks; }
@@ -292,8 +311,11 @@ class Dfs : public Strategy {
         return "Goldilocks reduction: dfs over synchronisation points and the memory accesses of "
                "potential races, " +
                std::to_string(branching_) + " access point" + (branching_ == 1 ? "" : "s") +
-               " branched; sleep sets: " + std::to_string(slept_) + " alternative" +
-               (slept_ == 1 ? "" : "s") + " covered by earlier ones";
+               " branched; " +
+               (dpor() ? "partial-order reduction: " + std::to_string(unasked_) + " alternative" +
+                             (unasked_ == 1 ? "" : "s") + " without a race left out"
+                       : "sleep sets: " + std::to_string(slept_) + " alternative" +
+                             (slept_ == 1 ? "" : "s") + " covered by earlier ones");
       case DfsPoints::All:
         return "unreduced dfs over synchronisation points and every memory access";
     }
@@ -335,6 +357,8 @@ class Dfs : public Strategy {
     bool calm = false;            // sleep sets apply here (is_calm)
     std::vector<Sleeper> sleep;   // asleep on arrival: not alternatives here
     std::vector<Child> children;  // explored in this round, in order
+    // Bounded partial-order reduction: preemptive alternatives that no race has asked for yet.
+    std::vector<size_t> pending;
   };
   // The first context of the thread chosen at stack_[node], being recorded.
   struct Recording {
@@ -343,7 +367,12 @@ class Dfs : public Strategy {
     Footprint ops;
   };
 
-  bool sleep_sets() const { return points_ == DfsPoints::Goldilocks; }
+  // The Goldilocks reduction; unsharded, with dynamic partial-order reduction (races()); sharded
+  // (whose top of the tree cannot wait for races found below it by other shards), with sleep
+  // sets instead.
+  bool reduced() const { return points_ == DfsPoints::Goldilocks; }
+  bool dpor() const { return reduced() && !shard_.sharded(); }
+  bool sleep_sets() const { return reduced() && shard_.sharded(); }
 
   // Sleep sets hold only where fairness cannot tell two orders apart and no timeout is
   // offered: no candidate (nor the blocked current thread) about to do an atomic operation,
@@ -431,6 +460,160 @@ class Dfs : public Strategy {
       if (z.alive()) out.push_back(z);
     }
     return out;
+  }
+
+  // Bounded partial-order reduction (Flanagan and Godefroid, "Dynamic partial-order reduction
+  // for model checking software", with Coons, Musuvathi and McKinley's branch points at the
+  // start of a context, "Bounded partial-order reduction"): thread p is tried at stack_[n]
+  // when it is a candidate there still pending; when it is not a candidate there, every pending
+  // alternative is.
+  void ask(size_t n, uint32_t p) {
+    if (n >= stack_.size()) return;
+    Node& node = stack_[n];
+    auto take = [&](std::vector<size_t>& from) {
+      bool candidate = false;
+      for (uint32_t t : node.tids) candidate |= t == p;
+      for (size_t j = 0; j < from.size();) {
+        if (!candidate || node.tids[from[j]] == p) {
+          node.todo.push_back(from[j]);
+          from.erase(from.begin() + static_cast<std::ptrdiff_t>(j));
+        } else {
+          ++j;
+        }
+      }
+    };
+    take(node.pending);
+    if (!node.expanded) take(node.deferred);
+  }
+
+  // After an execution, Flanagan and Godefroid's rule with Coons et al.'s, over the
+  // execution's recorded events (observe(): every lock operation, send/receive order, fork,
+  // join and memory access, in the order they ran, also where no choice point was): for each
+  // event e of thread p, the events of other threads that e depends on and that do not happen
+  // before it — those run while e was p's next operation,
+  // and the last one before — are races: p is asked for at the node whose choice ran that
+  // event, and at the node where that event's context began. An event run where no choice was
+  // (only its thread could go) needs nothing at its own node. A thread still there at the end
+  // (blocked, or ended unseen) may do anything next. Where the events are not known (no
+  // recording, a long execution beyond kRaceLimit events), or fairness or a timeout
+  // could tell two orders apart (a node that is not calm), every pending alternative is asked
+  // for.
+  static constexpr size_t kRaceLimit = 5000;  // the work is quadratic in the events
+  void races(const std::vector<ChoicePoint>& points) {
+    const size_t n = std::min(points.size(), stack_.size());
+    bool all = !events_ || n > kRaceLimit || events_->size() > kRaceLimit;
+    for (size_t k = 0; k < n && !all; ++k) all = !stack_[k].calm;
+    if (all) {
+      for (Node& node : stack_) {
+        node.todo.insert(node.todo.end(), node.pending.begin(), node.pending.end());
+        node.pending.clear();
+      }
+      return;
+    }
+    const std::vector<LsEvent>& ev = *events_;
+    uint32_t threads = 0;
+    for (size_t k = 0; k < n; ++k) {
+      threads = std::max(threads, points[k].current + 1);
+      for (const Candidate& c : points[k].candidates) threads = std::max(threads, c.tid + 1);
+    }
+    for (const LsEvent& e : ev) threads = std::max(threads, e.tid + 1);
+    auto candidate_at = [&](size_t k, uint32_t t) {
+      for (const Candidate& c : points[k].candidates)
+        if (c.tid == t) return true;
+      return false;
+    };
+    // The point before each event (SIZE_MAX: before the first), and whether the event is in
+    // the run of the thread chosen there before any other thread's event (the node's step).
+    std::vector<size_t> node(ev.size(), SIZE_MAX);
+    // Whether only the chosen thread's events lie between point k and point k + 1.
+    std::vector<bool> alone(n, true);
+    {
+      size_t k = SIZE_MAX;
+      bool others = false;
+      for (size_t i = 0; i < ev.size(); ++i) {
+        while ((k == SIZE_MAX ? 0 : k + 1) < n &&
+               points[k == SIZE_MAX ? 0 : k + 1].seq <= ev[i].seq) {
+          k = k == SIZE_MAX ? 0 : k + 1;
+          others = false;
+        }
+        if (k == SIZE_MAX) continue;
+        if (ev[i].tid != points[k].chosen) {
+          others = true;
+          alone[k] = false;
+        } else if (!others) {
+          node[i] = k;
+        }
+      }
+    }
+    // Node k continues the context of the thread chosen there (it is the current thread, may
+    // run and runs).
+    auto continues = [&](size_t k) {
+      return points[k].chosen == points[k].current && stack_[k].current_runs &&
+             candidate_at(k, points[k].current);
+    };
+    // The node where the context of the thread chosen at node k began; SIZE_MAX where only it
+    // could run (before the first choice point, or after other threads' runs no choice saw).
+    auto context = [&](size_t k) -> size_t {
+      const uint32_t t = points[k].chosen;
+      for (size_t j = k;; --j) {
+        if (!continues(j)) return j;
+        if (j == 0 || points[j - 1].chosen != t || !alone[j - 1]) return SIZE_MAX;
+      }
+    };
+    auto ask_at = [&](size_t i, uint32_t p) {
+      if (node[i] == SIZE_MAX) return;
+      ask(node[i], p);
+      const size_t ctx = context(node[i]);
+      if (ctx != SIZE_MAX && ctx != node[i]) ask(ctx, p);
+    };
+    // Dependence of two events of different threads (the lock sets' view: an access is a word,
+    // reads included; a lock, an object); a fork or a join and the forked or joined thread's
+    // events.
+    auto dependent_events = [](const LsEvent& a, const LsEvent& b) {
+      if (a.kind == LsEvent::Fork || a.kind == LsEvent::Join) return a.obj == b.tid;
+      if (b.kind == LsEvent::Fork || b.kind == LsEvent::Join) return b.obj == a.tid;
+      const bool access_a = a.kind == LsEvent::Access, access_b = b.kind == LsEvent::Access;
+      if (access_a != access_b) return false;
+      return a.obj == b.obj;
+    };
+    std::vector<std::vector<uint32_t>> clock(threads, std::vector<uint32_t>(threads, 0));
+    std::vector<std::vector<uint32_t>> at(ev.size());  // each event's clock
+    std::vector<size_t> last(threads, SIZE_MAX);       // each thread's last event
+    // p's next operation is `e` (or anything, e == nullptr): the races of the events since
+    // p's last one, and the last race before them.
+    auto check = [&](uint32_t p, size_t i, size_t upto) {
+      const LsEvent* e = i < ev.size() ? &ev[i] : nullptr;
+      const size_t since = last[p] == SIZE_MAX ? 0 : last[p] + 1;
+      for (size_t j = upto; j-- > 0;) {
+        const LsEvent& f = ev[j];
+        if (f.tid == p || at[j][f.tid] <= clock[p][f.tid]) continue;
+        if (e && !dependent_events(f, *e)) continue;
+        ask_at(j, p);
+        if (j < since) break;
+      }
+    };
+    for (size_t i = 0; i < ev.size(); ++i) {
+      const LsEvent& e = ev[i];
+      check(e.tid, i, i);
+      std::vector<uint32_t>& c = clock[e.tid];
+      for (size_t j = i; j-- > 0;) {
+        const LsEvent& f = ev[j];
+        if (f.tid == e.tid || at[j][f.tid] <= c[f.tid] || !dependent_events(f, e)) continue;
+        for (uint32_t u = 0; u < threads; ++u) c[u] = std::max(c[u], at[j][u]);
+      }
+      ++c[e.tid];
+      at[i] = c;
+      last[e.tid] = i;
+    }
+    // The threads still there at the end: every thread but those seen ended or joined.
+    std::vector<bool> ended(threads, false);
+    for (size_t k = 0; k < n; ++k)
+      if (!candidate_at(k, points[k].current) && points[k].current_op == ch::kOpNone)
+        ended[points[k].current] = true;
+    for (const LsEvent& e : ev)
+      if (e.kind == LsEvent::Join && e.obj < threads) ended[e.obj] = true;
+    for (uint32_t p = 0; p < threads; ++p)
+      if (!ended[p]) check(p, SIZE_MAX, ev.size());
   }
 
   // Starts recording the first context of the thread chosen at stack_[node].
@@ -523,6 +706,9 @@ class Dfs : public Strategy {
   std::vector<Recording> recordings_;
   bool covered_ = false;
   uint64_t slept_ = 0;
+  uint64_t unasked_ = 0;  // alternatives no race asked for
+  // The recorded events of the execution (observe(), until end()).
+  const std::vector<LsEvent>* events_ = nullptr;
 };
 
 }  // namespace
