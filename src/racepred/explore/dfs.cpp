@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "racepred/explore/goldilocks.hpp"
 #include "racepred/explore/strategy.hpp"
@@ -498,7 +499,7 @@ class Dfs : public Strategy {
   // recording, a long execution beyond kRaceLimit events), or fairness or a timeout
   // could tell two orders apart (a node that is not calm), every pending alternative is asked
   // for.
-  static constexpr size_t kRaceLimit = 5000;  // the work is quadratic in the events
+  static constexpr size_t kRaceLimit = 200000;
   void races(const std::vector<ChoicePoint>& points) {
     const size_t n = std::min(points.size(), stack_.size());
     bool all = !events_ || n > kRaceLimit || events_->size() > kRaceLimit;
@@ -566,46 +567,69 @@ class Dfs : public Strategy {
       const size_t ctx = context(node[i]);
       if (ctx != SIZE_MAX && ctx != node[i]) ask(ctx, p);
     };
-    // Dependence of two events of different threads (the lock sets' view: an access is a word,
-    // reads included; a lock, an object); a fork or a join and the forked or joined thread's
-    // events.
-    auto dependent_events = [](const LsEvent& a, const LsEvent& b) {
-      if (a.kind == LsEvent::Fork || a.kind == LsEvent::Join) return a.obj == b.tid;
-      if (b.kind == LsEvent::Fork || b.kind == LsEvent::Join) return b.obj == a.tid;
-      const bool access_a = a.kind == LsEvent::Access, access_b = b.kind == LsEvent::Access;
-      if (access_a != access_b) return false;
-      return a.obj == b.obj;
+    // Dependence of two events of different threads: the same lock or object, or accesses of
+    // the same 8-byte word (the lock sets' view: reads included), each thread's events on one
+    // of them listed by `key`; a fork of a thread and its events, a join of a thread and its
+    // events (happens-before only: a join and the joined thread's events are never enabled
+    // together, nor a thread's events before its fork).
+    auto key = [](const LsEvent& e) { return e.obj * 2 + (e.kind == LsEvent::Access ? 1 : 0); };
+    auto forks = [](const LsEvent& e) {
+      return e.kind == LsEvent::Fork || e.kind == LsEvent::Join;
     };
+    std::unordered_map<uint64_t, std::vector<std::vector<size_t>>> on;  // key -> tid -> events
+    std::vector<std::vector<size_t>> of(threads);                       // tid -> events
+    std::vector<size_t> forked(threads, SIZE_MAX);                      // a thread's fork
     std::vector<std::vector<uint32_t>> clock(threads, std::vector<uint32_t>(threads, 0));
     std::vector<std::vector<uint32_t>> at(ev.size());  // each event's clock
-    std::vector<size_t> last(threads, SIZE_MAX);       // each thread's last event
-    // p's next operation is `e` (or anything, e == nullptr): the races of the events since
-    // p's last one, and the last race before them.
-    auto check = [&](uint32_t p, size_t i, size_t upto) {
-      const LsEvent* e = i < ev.size() ? &ev[i] : nullptr;
-      const size_t since = last[p] == SIZE_MAX ? 0 : last[p] + 1;
-      for (size_t j = upto; j-- > 0;) {
-        const LsEvent& f = ev[j];
-        if (f.tid == p || at[j][f.tid] <= clock[p][f.tid]) continue;
-        if (e && !dependent_events(f, *e)) continue;
-        ask_at(j, p);
-        if (j < since) break;
-      }
+    auto hb = [&](size_t j, uint32_t p) { return at[j][ev[j].tid] <= clock[p][ev[j].tid]; };
+    // The last event of a list before `end`.
+    auto before = [](const std::vector<size_t>& list, size_t end) -> size_t {
+      auto it = std::lower_bound(list.begin(), list.end(), end);
+      return it == list.begin() ? SIZE_MAX : *(it - 1);
     };
+    // The races of p's next event on the lists `lists` (one per thread): the events since p's
+    // last one (`since`) that do not happen before p, and the last such event before them.
+    auto check = [&](uint32_t p, const std::vector<std::vector<size_t>>& lists, size_t since) {
+      size_t below = SIZE_MAX;
+      for (uint32_t u = 0; u < lists.size(); ++u) {
+        if (u == p) continue;
+        const std::vector<size_t>& list = lists[u];
+        for (size_t x = list.size(); x-- > 0 && list[x] >= since;)
+          if (!hb(list[x], p)) ask_at(list[x], p);
+        const size_t j = before(list, since);
+        if (j != SIZE_MAX && !hb(j, p) && (below == SIZE_MAX || j > below)) below = j;
+      }
+      if (below != SIZE_MAX) ask_at(below, p);
+    };
+    auto since_of = [&](uint32_t p) { return of[p].empty() ? 0 : of[p].back() + 1; };
     for (size_t i = 0; i < ev.size(); ++i) {
       const LsEvent& e = ev[i];
-      check(e.tid, i, i);
-      std::vector<uint32_t>& c = clock[e.tid];
-      for (size_t j = i; j-- > 0;) {
-        const LsEvent& f = ev[j];
-        if (f.tid == e.tid || at[j][f.tid] <= c[f.tid] || !dependent_events(f, e)) continue;
+      const uint32_t t = e.tid;
+      std::vector<uint32_t>& c = clock[t];
+      auto join = [&](size_t j) {
+        if (j == SIZE_MAX) return;
         for (uint32_t u = 0; u < threads; ++u) c[u] = std::max(c[u], at[j][u]);
+      };
+      if (forks(e)) {
+        if (e.obj < threads) {
+          if (e.kind == LsEvent::Fork) forked[e.obj] = i;
+          if (e.kind == LsEvent::Join && !of[e.obj].empty()) join(of[e.obj].back());
+        }
+      } else {
+        auto& lists = on[key(e)];
+        if (lists.size() < threads) lists.resize(threads);
+        check(t, lists, since_of(t));
+        for (uint32_t u = 0; u < threads; ++u)
+          if (u != t && !lists[u].empty()) join(lists[u].back());
+        lists[t].push_back(i);
       }
-      ++c[e.tid];
+      join(forked[t]);
+      ++c[t];
       at[i] = c;
-      last[e.tid] = i;
+      of[t].push_back(i);
     }
-    // The threads still there at the end: every thread but those seen ended or joined.
+    // The threads still there at the end (every thread but those seen ended or joined) may do
+    // anything next.
     std::vector<bool> ended(threads, false);
     for (size_t k = 0; k < n; ++k)
       if (!candidate_at(k, points[k].current) && points[k].current_op == ch::kOpNone)
@@ -613,7 +637,7 @@ class Dfs : public Strategy {
     for (const LsEvent& e : ev)
       if (e.kind == LsEvent::Join && e.obj < threads) ended[e.obj] = true;
     for (uint32_t p = 0; p < threads; ++p)
-      if (!ended[p]) check(p, SIZE_MAX, ev.size());
+      if (!ended[p]) check(p, of, since_of(p));
   }
 
   // Starts recording the first context of the thread chosen at stack_[node].
