@@ -496,13 +496,23 @@ class Dfs : public Strategy {
   // event, and at the node where that event's context began. An event run where no choice was
   // (only its thread could go) needs nothing at its own node. A thread still there at the end
   // (blocked, or ended unseen) may do anything next. Where the events are not known (no
-  // recording, a long execution beyond kRaceLimit events), or fairness or a timeout
+  // recording), an execution is long (beyond kRaceLimit events or choice points, or its
+  // clocks beyond 50 x kRaceLimit words), or fairness or a timeout
   // could tell two orders apart (a node that is not calm), every pending alternative is asked
   // for.
   static constexpr size_t kRaceLimit = 200000;
   void races(const std::vector<ChoicePoint>& points) {
     const size_t n = std::min(points.size(), stack_.size());
-    bool all = !events_ || n > kRaceLimit || events_->size() > kRaceLimit;
+    uint32_t threads = 0;
+    for (size_t k = 0; k < n; ++k) {
+      threads = std::max(threads, points[k].current + 1);
+      for (const Candidate& c : points[k].candidates) threads = std::max(threads, c.tid + 1);
+    }
+    if (events_)
+      for (const LsEvent& e : *events_) threads = std::max(threads, e.tid + 1);
+    // The vector clocks take threads x events words.
+    bool all = !events_ || n > kRaceLimit || events_->size() > kRaceLimit ||
+               uint64_t{threads} * events_->size() > 50 * uint64_t{kRaceLimit};
     for (size_t k = 0; k < n && !all; ++k) all = !stack_[k].calm;
     if (all) {
       for (Node& node : stack_) {
@@ -512,12 +522,6 @@ class Dfs : public Strategy {
       return;
     }
     const std::vector<LsEvent>& ev = *events_;
-    uint32_t threads = 0;
-    for (size_t k = 0; k < n; ++k) {
-      threads = std::max(threads, points[k].current + 1);
-      for (const Candidate& c : points[k].candidates) threads = std::max(threads, c.tid + 1);
-    }
-    for (const LsEvent& e : ev) threads = std::max(threads, e.tid + 1);
     auto candidate_at = [&](size_t k, uint32_t t) {
       for (const Candidate& c : points[k].candidates)
         if (c.tid == t) return true;
