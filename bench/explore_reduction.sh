@@ -5,8 +5,8 @@
 #   bench/explore_reduction.sh BUILD_DIR [K] [PROGRAM[:CFLAGS]...]
 # K: the preemption bound (default 1); programs by name, each optionally with compiler flags
 # (private_work:-DITEMS=16: more thread-local work); default: every program with three or more
-# threads. One Markdown row per program: threads, both searches' executions (each must
-# complete), the ratio, and whether both found the same findings.
+# threads. One Markdown row per program: threads (main included), both searches' executions
+# (each must complete), the ratio, and whether both found the same findings.
 set -euo pipefail
 BUILD=${1:?usage: bench/explore_reduction.sh BUILD_DIR [K] [PROGRAM...]}
 BUILD=$(cd "$BUILD" && pwd)
@@ -21,8 +21,12 @@ if [ ${#PROGRAMS[@]} -eq 0 ]; then
 fi
 WORK=$(mktemp -d /tmp/racepred-explore-reduction-XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-echo "| program | K | reduced | unreduced | unreduced / reduced | same findings |"
-echo "|---|---:|---:|---:|---:|---|"
+# Threads of each program, main included (from its source).
+declare -A THREADS=([dining_philosophers]=4 [dining_philosophers_fixed]=4 [four_threads]=5
+  [four_threads_fixed]=5 [bounded_buffer]=3 [bounded_buffer_fixed]=3 [condvar_no_loop]=4
+  [condvar_loop_fixed]=4 [private_work]=4 [private_work_fixed]=4)
+echo "| program | threads | K | reduced | unreduced | unreduced / reduced | same findings |"
+echo "|---|---:|---:|---:|---:|---:|---|"
 for spec in "${PROGRAMS[@]}"; do
   p=${spec%%:*}
   flags=()
@@ -34,15 +38,17 @@ for spec in "${PROGRAMS[@]}"; do
     "$BUILD/racepred" explore --format json --strategy dfs --preemptions "$K" "${flag[@]}" \
       --replay-dir "$WORK/replays" -- "$WORK/$p" >"$WORK/$p.$mode.json" || true
   done
-  python3 - "$p" "$K" "$WORK/$p.reduced.json" "$WORK/$p.unreduced.json" "${flags[*]}" <<'PY'
+  /usr/bin/python3 - "$p" "$K" "$WORK/$p.reduced.json" "$WORK/$p.unreduced.json" "${flags[*]}" \
+    "${THREADS[$p]:-?}" <<'PY'
 import json, sys
-name, k, a, b, flags = sys.argv[1:]
+name, k, a, b, flags, threads = sys.argv[1:]
 r, u = json.load(open(a)), json.load(open(b))
 def keys(j):
     return sorted((f["kind"], f.get("variable") or f.get("failure") or "") for f in j["findings"])
 assert r["complete"] and u["complete"], (r["coverage"], u["coverage"])
 ratio = u["executions"] / r["executions"]
-print(f"| `{name}.c`{' ' + flags if flags else ''} | {k} | {r['executions']} | {u['executions']} | {ratio:.1f}× | "
+print(f"| `{name}.c`{' ' + flags if flags else ''} | {threads} | {k} | {r['executions']:,} | "
+      f"{u['executions']:,} | {ratio:.1f}× | "
       f"{'yes' if keys(r) == keys(u) else 'NO: %s / %s' % (keys(r), keys(u))} |")
 PY
 done

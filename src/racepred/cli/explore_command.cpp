@@ -241,7 +241,8 @@ Command add_explore_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--unreduced", o->unreduced,
                 "dfs: branch at every memory access, not only at those the Goldilocks lock "
-                "sets find racy (for comparison: the same findings, more executions)");
+                "sets find racy, and try every thread at every choice point (no partial-order "
+                "reduction; for comparison: the same findings, more executions)");
   sub->add_flag("--sync-only", o->sync_only,
                 "dfs: branch at synchronisation operations only (memory accesses are no "
                 "scheduling points)");

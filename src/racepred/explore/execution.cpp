@@ -462,6 +462,8 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
       ChoicePoint point;
       point.current = m.current;
       point.timeouts = m.timeouts != 0;
+      point.current_op = m.current_op;
+      point.current_obj = m.current_obj;
       point.seq = m.seq;
       for (uint32_t i = 0; i < m.n; ++i) {
         const size_t at = sizeof m + i * sizeof(ch::ChoiceThread);

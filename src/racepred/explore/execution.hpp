@@ -27,6 +27,10 @@ struct Candidate {
 struct ChoicePoint {
   uint32_t current = 0;   // the thread at the hook
   bool timeouts = false;  // no thread is enabled; the candidates' timed operations time out
+  // When `current` is not among the candidates: the operation it is blocked at, or 0 (kOpNone)
+  // when it has ended; its object folded to 32 bits (format::explore::fold_object).
+  uint8_t current_op = 0;
+  uint32_t current_obj = 0;
   std::vector<Candidate> candidates;  // ascending tid
   uint32_t chosen = 0;                // the tid that ran (set by run_execution)
   // The recording's sequence counter at the point: events recorded before it have smaller

@@ -304,10 +304,13 @@ void produce(const ExploreOptions& o, Worker& w, Produced& p) {
     } catch (const InputError& e) {
       p.raw_error = e.what();
     }
+    std::vector<LsEvent> events;  // for the strategy's end() (dfs's partial-order reduction)
     if (strategy.wants_racy_points()) {
       try {
         if (!p.recorded) throw InputError(p.raw_error);
-        p.potential_races = mark_racy_points(lockset_events(*p.recorded), p.run.points);
+        events = lockset_events(*p.recorded);
+        p.potential_races = mark_racy_points(events, p.run.points);
+        strategy.observe(events);
       } catch (const InputError& e) {
         // Without the lock sets every access point of this execution branches (no reduction).
         for (ChoicePoint& c : p.run.points) c.racy = c.is_access();

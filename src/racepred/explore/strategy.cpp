@@ -32,6 +32,12 @@ bool Fairness::gives_way(const ChoicePoint& point) {
   return false;
 }
 
+bool Fairness::quiet() const {
+  for (const Last& l : last_)
+    if (l.op == ch::kOpAtomic) return false;
+  return true;
+}
+
 bool is_spurious(const Candidate& c) {
   return c.times_out && c.op == ch::kOpCondWait;
 }

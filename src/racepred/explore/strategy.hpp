@@ -13,6 +13,8 @@
 
 namespace racepred::explore {
 
+struct LsEvent;
+
 // Fairness (as in Musuvathi and Qadeer's fair stateless model checking): a thread that yields,
 // sleeps, or spins (its last kSpinRepeats choice points at one atomic object) gives way: it is
 // not chosen again while another thread may run, and switching away from it is no preemption.
@@ -24,6 +26,8 @@ class Fairness {
   // Call at each choice point in order; true when the current thread gives way at this point.
   bool gives_way(const ChoicePoint& point);
   void reset() { last_.clear(); }
+  // No thread's last choice point was at an atomic operation (no spin is being counted).
+  bool quiet() const;
 
  private:
   struct Last {
@@ -71,6 +75,9 @@ class Strategy {
   // Whether end() wants the access points that the Goldilocks lock sets make full branching
   // points marked (ChoicePoint::racy; the explorer runs goldilocks.hpp on the execution).
   virtual bool wants_racy_points() const { return false; }
+  // Where it wants racy points: the execution's recorded events (goldilocks.hpp), before
+  // end(); valid until end() returns. Without them dfs asks for every alternative.
+  virtual void observe(const std::vector<LsEvent>& /*events*/) {}
   // Sharded (Shard::count > 1): whether the last execution is this shard's. Another shard's
   // execution was run only to learn the top of the dfs tree (shared by every shard) and is
   // neither analysed nor reported.

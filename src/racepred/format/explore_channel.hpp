@@ -21,10 +21,14 @@ inline constexpr uint32_t kMaxChoiceThreads = 1024;
 struct ChoiceMsg {
   uint8_t kind = kChoice;
   uint8_t timeouts = 0;  // none is enabled; these threads' timed operations would time out
-  uint16_t reserved = 0;
+  // What `current` is about to do (an operation code below) when it is not among the threads:
+  // the operation it is blocked at, or kOpNone when it has ended. current_obj: that
+  // operation's object folded to 32 bits (equal folds may be different objects).
+  uint8_t current_op = 0;
+  uint8_t reserved = 0;
   uint32_t current = 0;  // the thread at the hook now (it may be among the threads or not)
   uint32_t n = 0;        // threads that follow, by ascending tid
-  uint32_t reserved2 = 0;
+  uint32_t current_obj = 0;
   // The recording's sequence counter now: the events recorded before this point have smaller
   // sequence numbers, those after it larger (the explorer places the recorded accesses among
   // the choice points by it).
@@ -80,18 +84,35 @@ inline constexpr uint32_t kMaxServerPath = 4000;
 inline constexpr uint8_t kOpNone = 0;
 inline constexpr uint8_t kOpThreadCreate = 1;
 inline constexpr uint8_t kOpThreadJoin = 2;
+inline constexpr uint8_t kOpThreadExit = 3;
 inline constexpr uint8_t kOpMutexLock = 4;
+inline constexpr uint8_t kOpRwUnlockWrite = 15;  // 4 .. 15: mutex and rwlock operations
 // A condition wait (obj: the condition variable). Offered with times_out set beside enabled
 // threads while it is unsignalled, under RACEPRED_SCHEDULE_SPURIOUS: a spurious wake-up.
 inline constexpr uint8_t kOpCondWait = 16;
+inline constexpr uint8_t kOpCondTimedWait = 17;
+inline constexpr uint8_t kOpCondSignal = 18;
+inline constexpr uint8_t kOpCondBroadcast = 19;
+inline constexpr uint8_t kOpSemWait = 20;  // 20 .. 23: semaphore operations
+inline constexpr uint8_t kOpSemPost = 23;
+inline constexpr uint8_t kOpBarrierWait = 25;
+inline constexpr uint8_t kOpOnce = 26;
 inline constexpr uint8_t kOpAtomic = 28;
 inline constexpr uint8_t kOpSleep = 29;
 inline constexpr uint8_t kOpYield = 30;
+inline constexpr uint8_t kOpFileLock = 31;
+inline constexpr uint8_t kOpFileUnlock = 32;
 // A memory access (obj: the address): every access under RACEPRED_SCHEDULE_ACCESSES (explore's
-// Goldilocks search; obj2: 1 for a write), or one at a RACEPRED_SCHEDULE_ACCESS offset, or the
-// next access of a thread that passed one (obj2: the point, 1-based, or 0): `racepred confirm`
-// holds and releases threads there.
+// Goldilocks search; obj2, sent as ChoiceThread::point: 1 for a write, plus 2 x the access's
+// size code of format/trace_format.hpp, kSizeRange for a range of unknown length), or one at a
+// RACEPRED_SCHEDULE_ACCESS offset, or the next access of a thread that passed one (obj2: the
+// point, 1-based, or 0): `racepred confirm` holds and releases threads there.
 inline constexpr uint8_t kOpAccess = 33;
 inline constexpr uint32_t kMaxAccessPoints = 8;
+
+// ChoiceMsg::current_obj: a 64-bit object folded (both halves).
+inline constexpr uint32_t fold_object(uint64_t obj) {
+  return static_cast<uint32_t>(obj ^ (obj >> 32));
+}
 
 }  // namespace racepred::format::explore

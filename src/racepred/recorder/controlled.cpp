@@ -31,6 +31,16 @@ static_assert(racepred::format::explore::kOpThreadJoin == kOpThreadJoin &&
               racepred::format::explore::kOpMutexLock == kOpMutexLock &&
               racepred::format::explore::kOpAtomic == kOpAtomic &&
               racepred::format::explore::kOpCondWait == kOpCondWait &&
+              racepred::format::explore::kOpRwUnlockWrite == kOpRwUnlockWrite &&
+              racepred::format::explore::kOpCondTimedWait == kOpCondTimedWait &&
+              racepred::format::explore::kOpCondSignal == kOpCondSignal &&
+              racepred::format::explore::kOpCondBroadcast == kOpCondBroadcast &&
+              racepred::format::explore::kOpSemWait == kOpSemWait &&
+              racepred::format::explore::kOpSemPost == kOpSemPost &&
+              racepred::format::explore::kOpBarrierWait == kOpBarrierWait &&
+              racepred::format::explore::kOpOnce == kOpOnce &&
+              racepred::format::explore::kOpFileLock == kOpFileLock &&
+              racepred::format::explore::kOpFileUnlock == kOpFileUnlock &&
               racepred::format::explore::kOpSleep == kOpSleep &&
               racepred::format::explore::kOpYield == kOpYield &&
               racepred::format::explore::kOpAccess == kOpAccess);
@@ -147,6 +157,9 @@ uint32_t controlled_pick(const uint32_t* tids, uint32_t n, uint32_t current, boo
   m.timeouts = timeouts ? 1 : 0;
   m.current = current;
   m.n = n;
+  uintptr_t current_obj = 0;
+  m.current_op = sched_thread_op(current, &current_obj);
+  m.current_obj = ch::fold_object(current_obj);
   m.seq = __atomic_load_n(&g_seq_line.value, __ATOMIC_RELAXED);
   memcpy(buf, &m, sizeof m);
   auto* threads = reinterpret_cast<ch::ChoiceThread*>(buf + sizeof m);

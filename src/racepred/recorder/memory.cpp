@@ -19,7 +19,7 @@ DECLARE_REAL(void, _ZdaPvm, void*, size_t);
 // variables the recording has inside the range (docs/RECORDER.md, "Access sizes").
 void range(uint8_t op, const void* a, size_t n, uint64_t pc) {
   if (n == 0 || t_in_rt) return;
-  if (scheduling()) sched_every_access(a, op == fmt::kWrite);
+  if (scheduling()) sched_every_access(a, op == fmt::kWrite, fmt::kSizeRange);
   sched_access(a, pc);  // confirm may hold a thread at a memcpy as at a plain access
   Ctx* c = enter();
   if (!c) return;
@@ -30,7 +30,7 @@ void range(uint8_t op, const void* a, size_t n, uint64_t pc) {
 // A sized access: the size code is a constant of each entry point (no cost on the hot path).
 template <uint8_t kOp, uint8_t kSize>
 __attribute__((always_inline)) inline void access(const void* a, uint64_t pc) {
-  if (scheduling()) sched_every_access(a, kOp == fmt::kWrite);
+  if (scheduling()) sched_every_access(a, kOp == fmt::kWrite, kSize);
   sched_access(a, pc);
   Ctx* c = enter();
   if (!c) return;

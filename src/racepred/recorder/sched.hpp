@@ -67,8 +67,8 @@ enum VisibleOp : uint8_t {
   kOpFileLock,  // flockfile: a recursive lock on the FILE
   kOpFileUnlock,
   kOpAccess,  // a memory access: under RACEPRED_SCHEDULE_ACCESSES every one (obj2: 1 for a
-              // write); at a RACEPRED_SCHEDULE_ACCESS offset (obj2: its point, 1-based), or the
-              // next access of a thread that passed one (obj2: 0; controlled.cpp)
+              // write, + 2 x its size code); at a RACEPRED_SCHEDULE_ACCESS offset (obj2: its point,
+              // 1-based), or the next access of a thread that passed one (obj2: 0; controlled.cpp)
   kOpCount
 };
 
@@ -146,9 +146,13 @@ extern bool g_schedule_accesses;
 // RACEPRED_SCHEDULE_SPURIOUS under the controlled scheduler: unsignalled condition waits are
 // offered beside the enabled threads (choose() in sched.cpp) and wake spuriously when chosen.
 extern bool g_schedule_spurious;
-inline void sched_every_access(const void* addr, bool write) {
+// obj2 (the candidate's `point` on the channel): 1 for a write, plus the access's size code
+// (format/trace_format.hpp: kSize1 .. kSize16, kSizeRange for a range, whose length the
+// scheduler is not told) times 2.
+inline void sched_every_access(const void* addr, bool write, uint8_t size_code) {
   if (__builtin_expect(g_scheduler == nullptr, 1) || !g_schedule_accesses) return;
-  sched_before_slow(kOpAccess, reinterpret_cast<uintptr_t>(addr), write ? 1 : 0);
+  sched_before_slow(kOpAccess, reinterpret_cast<uintptr_t>(addr),
+                    (write ? 1u : 0u) | (uintptr_t{size_code} << 1));
 }
 
 }  // namespace racepred_rt
