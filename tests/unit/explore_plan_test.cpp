@@ -171,9 +171,15 @@ TEST(ExplorePlan, DfsFollowsItsPrefixThenTheDefaultInProcess) {
   check(
       "dfs sharded",
       [] {
-        return make_dfs(1, DfsPoints::Goldilocks, Shard{1, 3, 2});
+        return make_dfs(1, DfsPoints::Sync, Shard{1, 3, 2});
       },
       20, 40);
+  // A sharded reduced dfs keeps sleep sets: past its prefix a sleeping default gives way to an
+  // awake thread, which only the strategy knows, so it makes its choices by round trip.
+  std::unique_ptr<Strategy> sleeping = make_dfs(1, DfsPoints::Goldilocks, Shard{1, 3, 2});
+  sleeping->begin();
+  ExecutionPlan plan;
+  EXPECT_FALSE(sleeping->plan(plan));
 }
 
 TEST(ExplorePlan, PortfolioAndShardedRandomChooseInProcessAsTheStrategy) {
