@@ -193,19 +193,25 @@ struct SearchResult {
   uint64_t executions = 0;
 };
 
+// One execution of the search: simulated, its racy points marked and its events shown to the
+// strategy; `more`: whether the search goes on.
+Outcome execute(const Program& program, Strategy& dfs, bool& more) {
+  dfs.begin();
+  Outcome o = simulate(program, [&](const ChoicePoint& p, size_t i) { return dfs.choose(p, i); });
+  if (dfs.wants_racy_points()) {
+    mark_racy_points(o.events, o.points);
+    dfs.observe(o.events);
+  }
+  more = dfs.end(o.points);
+  return o;
+}
+
 SearchResult search(const Program& program, uint32_t bound, DfsPoints points) {
   std::unique_ptr<Strategy> dfs = make_dfs(bound, points);
   SearchResult r;
   bool more = true;
   while (more) {
-    dfs->begin();
-    Outcome o =
-        simulate(program, [&](const ChoicePoint& p, size_t i) { return dfs->choose(p, i); });
-    if (dfs->wants_racy_points()) {
-      mark_racy_points(o.events, o.points);
-      dfs->observe(o.events);
-    }
-    more = dfs->end(o.points);
+    Outcome o = execute(program, *dfs, more);
     ++r.executions;
     if (r.executions > 200000) break;
     const auto races = races_of(program, o);
@@ -279,14 +285,7 @@ LockOrders lock_orders(const Program& program, uint32_t bound, DfsPoints points,
   LockOrders orders;
   bool more = true;
   while (more && executions < 400000) {
-    dfs->begin();
-    Outcome o =
-        simulate(program, [&](const ChoicePoint& p, size_t i) { return dfs->choose(p, i); });
-    if (dfs->wants_racy_points()) {
-      mark_racy_points(o.events, o.points);
-      dfs->observe(o.events);
-    }
-    more = dfs->end(o.points);
+    Outcome o = execute(program, *dfs, more);
     ++executions;
     if (!dfs->last_is_owned()) continue;
     std::vector<StepId> order;
