@@ -40,6 +40,7 @@ std::string tail_of(int fd) {
   struct stat st;
   if (fstat(fd, &st) != 0) return "";
   const off_t size = st.st_size;
+  if (size <= 0) return "";
   const off_t from = size > 4096 ? size - 4096 : 0;
   std::string text(static_cast<size_t>(size - from), '\0');
   const ssize_t n = pread(fd, text.data(), text.size(), from);
@@ -232,6 +233,7 @@ void ForkServer::stop() {
     recording::wait_for(pid_);
   }
   pid_ = -1;
+  forked_ = 0;
 }
 
 bool ForkServer::start(const ProgramSpec& program, const std::string& dir, std::string& reason) {
@@ -256,6 +258,13 @@ bool ForkServer::start(const ProgramSpec& program, const std::string& dir, std::
   recording::SpawnOptions options;
   options.env = program_env(program, dir + "/server.raw", theirs.fd, plan_fd);
   options.env.push_back({"RACEPRED_SCHEDULE_SERVER", "1"});
+  // The dynamic loader binds every symbol before main, once in the server, instead of lazily in
+  // every execution (each would resolve the program's calls again and copy the pages it writes);
+  // the server removes the variable again (the program does not see it).
+  if (!std::getenv("LD_BIND_NOW")) {
+    options.env.push_back({"LD_BIND_NOW", "1"});
+    options.env.push_back({"RACEPRED_SCHEDULE_BIND_NOW", "1"});
+  }
   options.stdin_fd = null_in.fd;
   options.stdout_fd = null_out.fd;
   options.stderr_fd = null_out.fd;
@@ -285,49 +294,49 @@ bool ForkServer::start(const ProgramSpec& program, const std::string& dir, std::
   return true;
 }
 
-int ForkServer::fork_execution(const std::string& raw, int channel, int err) {
-  if (!running()) return -1;
+bool ForkServer::send_execution(const std::string& raw, int channel, int err, int raw_fd) {
+  if (!running()) return false;
   std::vector<char> msg(sizeof(ch::RunMsg) + raw.size());
   ch::RunMsg run;
   run.path_size = static_cast<uint32_t>(raw.size());
   std::memcpy(msg.data(), &run, sizeof run);
   std::memcpy(msg.data() + sizeof run, raw.data(), raw.size());
   iovec io{msg.data(), msg.size()};
-  alignas(cmsghdr) char control_buf[CMSG_SPACE(2 * sizeof(int))] = {};
+  const int fds[3] = {channel, err, raw_fd};
+  const size_t nfds = raw_fd >= 0 ? 3 : 2;
+  alignas(cmsghdr) char control_buf[CMSG_SPACE(3 * sizeof(int))] = {};
   msghdr m{};
   m.msg_iov = &io;
   m.msg_iovlen = 1;
   m.msg_control = control_buf;
-  m.msg_controllen = sizeof control_buf;
+  m.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
   cmsghdr* h = CMSG_FIRSTHDR(&m);
   h->cmsg_level = SOL_SOCKET;
   h->cmsg_type = SCM_RIGHTS;
-  h->cmsg_len = CMSG_LEN(2 * sizeof(int));
-  const int fds[2] = {channel, err};
-  std::memcpy(CMSG_DATA(h), fds, sizeof fds);
-  ch::ServerMsg forked;
+  h->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+  std::memcpy(CMSG_DATA(h), fds, nfds * sizeof(int));
   if (raw.size() > ch::kMaxServerPath ||
-      ::sendmsg(control_, &m, MSG_NOSIGNAL) != static_cast<ssize_t>(msg.size()) ||
-      !receive_server(control_, forked, 10000) || forked.kind != ch::kServerForked || !forked.ok) {
+      ::sendmsg(control_, &m, MSG_NOSIGNAL) != static_cast<ssize_t>(msg.size())) {
     stop();
-    return -1;
+    return false;
   }
-  return static_cast<int>(forked.value);
+  forked_ = 1;
+  return true;
 }
 
-int ForkServer::wait_execution(int pid, double timeout_seconds) {
-  ch::ServerMsg waited;
-  if (receive_server(control_, waited, static_cast<int>(timeout_seconds * 1000) + 10000) &&
-      waited.kind == ch::kServerWaited)
-    return static_cast<int>(waited.value);
-  ::kill(pid, SIGKILL);
-  stop();
-  return SIGKILL;  // the wait status of a process killed by SIGKILL
+int ForkServer::execution_pid(int timeout_ms) {
+  if (forked_ != 1) return forked_;
+  ch::ServerMsg forked;
+  forked_ = running() && receive_server(control_, forked, timeout_ms) &&
+                    forked.kind == ch::kServerForked && forked.ok && forked.value > 0
+                ? static_cast<int>(forked.value)
+                : -1;
+  return forked_;
 }
 
 ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw,
-                              const Chooser& choose, ForkServer* server,
-                              const ExecutionPlan* plan) {
+                              const Chooser& choose, ForkServer* server, const ExecutionPlan* plan,
+                              int raw_fd) {
   fix_layout();
 
   int sv[2];
@@ -344,7 +353,6 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
     if (err.fd >= 0) unlink(err_name);
   }
 
-  ::unlink(raw.c_str());
   pid_t pid = -1;
   // The plan goes into the server's region (every execution resets it, also one without a
   // plan), or into this thread's region for a fresh process.
@@ -352,9 +360,15 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
   bool planned = false;
   if (server && server->running() && err.fd >= 0 && (region = server->plan_region()))
     planned = region->write(plan) && plan;
+  // A fork of the server records into the caller's file, emptied here (its offset is shared
+  // with the execution's descriptor).
+  const bool into_fd =
+      raw_fd >= 0 && ::ftruncate(raw_fd, 0) == 0 && ::lseek(raw_fd, 0, SEEK_SET) == 0;
+  if (!into_fd) ::unlink(raw.c_str());
   const bool forked = server && server->running() && err.fd >= 0 &&
-                      (pid = server->fork_execution(raw, theirs.fd, err.fd)) > 0;
+                      server->send_execution(raw, theirs.fd, err.fd, into_fd ? raw_fd : -1);
   if (!forked) {
+    if (into_fd) ::unlink(raw.c_str());
     region = nullptr;
     planned = false;
     static thread_local PlanRegion own;
@@ -385,16 +399,15 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
       throw InputError(std::string("racepred: error: ") + e.what());
     }
     if (planned) fcntl(region->fd(), F_SETFD, FD_CLOEXEC);
-    ::close(theirs.fd);
-    theirs.fd = -1;
   }
-  if (theirs.fd >= 0) ::close(theirs.fd);  // the fork server has its copy
+  // The program's end: a fresh process inherited it, the fork server holds a copy until its
+  // execution has ended (then it sends the wait status over the channel and closes it).
+  ::close(theirs.fd);
   theirs.fd = -1;
 
   ExecutionResult result;
-  const auto deadline =
-      std::chrono::steady_clock::now() +
-      std::chrono::milliseconds(static_cast<int64_t>(program.timeout_seconds * 1000));
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(static_cast<int64_t>(program.timeout_seconds * 1000));
   std::vector<char> buf(sizeof(ch::ChoiceMsg) + ch::kMaxChoiceThreads * sizeof(ch::ChoiceThread) +
                         16384);
   // The choice points the runtime planned, read from the region in order: the chooser is told
@@ -438,14 +451,24 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
       drained_bytes += size;
     }
   };
+  // A fork of the server: its wait status comes over the channel (kServerWaited).
+  bool waited = false;
+  bool killed = false;
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
-      ::kill(pid, SIGKILL);
+      if (killed) break;  // the server did not report the killed execution
+      killed = true;
+      if (forked) {
+        pid = server->execution_pid(10000);
+        deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      }
+      if (pid > 0) ::kill(pid, SIGKILL);
       result.ending = Ending::Hang;
       result.timed_out = true;
-      break;
+      if (!forked) break;
+      continue;
     }
     pollfd p{ours.fd, POLLIN, 0};
     const int ready = ::poll(&p, 1, static_cast<int>(left.count() > 1000 ? 1000 : left.count()));
@@ -453,7 +476,7 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
     if (ready <= 0) continue;
     const ssize_t n = ::recv(ours.fd, buf.data(), buf.size(), 0);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // every end closed: the program has ended
+    if (n <= 0) break;  // every end closed: the program (or the server) has ended
     const size_t size = static_cast<size_t>(n);
     if (buf[0] == ch::kChoice && size >= sizeof(ch::ChoiceMsg)) {
       drain();  // the points planned before the runtime began to ask
@@ -477,16 +500,35 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
       if (!point.candidates.empty()) point.chosen = point.candidates[index].tid;
       result.points.push_back(std::move(point));
       const uint32_t answer = static_cast<uint32_t>(index);
-      if (::send(ours.fd, &answer, sizeof answer, MSG_NOSIGNAL) != sizeof answer) break;
+      if (::send(ours.fd, &answer, sizeof answer, MSG_NOSIGNAL) != sizeof answer && !forked) break;
     } else if (buf[0] == ch::kBlocked && size >= sizeof(ch::BlockedMsg)) {
       result.ending = Ending::Deadlock;
       result.blocked.assign(buf.data() + sizeof(ch::BlockedMsg), size - sizeof(ch::BlockedMsg));
     } else if (buf[0] == ch::kHang) {
       result.ending = Ending::Hang;
+    } else if (forked && buf[0] == ch::kServerWaited && size == sizeof(ch::ServerMsg)) {
+      ch::ServerMsg m;
+      std::memcpy(&m, buf.data(), sizeof m);
+      result.status = static_cast<int>(m.value);
+      waited = true;
+      break;
     }
   }
-  result.status =
-      forked ? server->wait_execution(pid, program.timeout_seconds) : recording::wait_for(pid);
+  if (forked) {
+    pid = server->execution_pid(10000);
+    if (!waited && pid <= 0 && !killed && result.points.empty()) {
+      // The server could not fork: this execution runs as a fresh process.
+      server->stop();
+      return run_execution(program, raw, choose, nullptr, plan, raw_fd);
+    }
+    if (!waited) {  // the server is gone or did not report the execution
+      if (pid > 0) ::kill(pid, SIGKILL);
+      server->stop();
+      result.status = SIGKILL;  // the wait status of a process killed by SIGKILL
+    }
+  } else {
+    result.status = recording::wait_for(pid);
+  }
   drain();
   if (result.ending == Ending::Exited) {
     if (WIFSIGNALED(result.status)) {
@@ -498,7 +540,9 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
   }
   if (err.fd >= 0) result.stderr_tail = tail_of(err.fd);
   struct stat st;
-  result.recorded = ::stat(raw.c_str(), &st) == 0;
+  result.recorded_in_fd = forked && into_fd;
+  result.recorded = result.recorded_in_fd ? ::fstat(raw_fd, &st) == 0 && st.st_size > 0
+                                          : ::stat(raw.c_str(), &st) == 0;
   return result;
 }
 

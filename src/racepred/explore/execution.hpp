@@ -123,6 +123,8 @@ struct ExecutionResult {
   std::vector<ChoicePoint> points;  // in order
   bool timed_out = false;           // Hang by the wall-clock timeout rather than the step bound
   bool recorded = false;            // the raw recording exists
+  // It is in the caller's file (run_execution's raw_fd: a fork of the server), not at `raw`.
+  bool recorded_in_fd = false;
 };
 
 // The program started once as a fork server (RACEPRED_SCHEDULE_SERVER, docs/EXPLORE.md "Fork
@@ -140,28 +142,34 @@ class ForkServer {
   // or it does not answer as a server (a runtime without it). Executions are then re-execs.
   bool start(const ProgramSpec& program, const std::string& dir, std::string& reason);
   bool running() const { return pid_ > 0; }
-  // One execution: its pid, or -1 when the server is gone (it is stopped then).
-  int fork_execution(const std::string& raw, int channel, int err);
+  // Asks for one execution (docs/EXPLORE.md "Fork server"): it records into `raw_fd` when that
+  // is a file (else at `raw`), asks over `channel`, writes its standard error to `err`; when it
+  // has ended the server sends its wait status over `channel` (kServerWaited). False when the
+  // server is gone (it is stopped then).
+  bool send_execution(const std::string& raw, int channel, int err, int raw_fd);
+  // The pid of the execution asked for last (the server's kServerForked), or -1 when the fork
+  // failed or the server does not answer within `timeout_ms`. Read once per execution.
+  int execution_pid(int timeout_ms);
   // Its plan region (mapped in the server before it forks), or nullptr.
   PlanRegion* plan_region() { return plan_.ready() ? &plan_ : nullptr; }
-  // The wait status of the execution `pid` (the server is its parent).
-  int wait_execution(int pid, double timeout_seconds);
   void stop();
 
  private:
   int pid_ = -1;
   int control_ = -1;
+  int forked_ = 0;  // 1: the last execution's kServerForked is not read yet; else its pid
   PlanRegion plan_;
 };
 
-// Runs the program once, writing its raw recording to `raw`: a fork of `server` when one runs,
-// else a fresh process. Throws InputError when it cannot be started. With a plan the runtime
+// Runs the program once, writing its raw recording to `raw`: a fork of `server` when one runs
+// (into `raw_fd` instead when it is a file of the caller's, a memfd: emptied first), else a
+// fresh process. Throws InputError when it cannot be started. With a plan the runtime
 // makes the choices itself and `choose` is asked about each point once the program has ended
 // (a choice that differs from the runtime's is an internal error: std::logic_error); without
 // one, `choose` answers each point while the program waits.
 ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw,
                               const Chooser& choose, ForkServer* server = nullptr,
-                              const ExecutionPlan* plan = nullptr);
+                              const ExecutionPlan* plan = nullptr, int raw_fd = -1);
 
 // A private directory for the executions' raw recordings and traces, removed at the end.
 struct WorkDir {

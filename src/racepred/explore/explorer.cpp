@@ -3,7 +3,12 @@
 #include <malloc.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <chrono>
@@ -139,13 +144,25 @@ class MemorySink : public recording::EventBatchSink {
 
 }  // namespace
 
-Trace unnamed_trace(const recording::RawRecording& rec, const std::string& name) {
+Trace unnamed_trace(const recording::RawRecording& rec, const std::string& name,
+                    UnnamedTraceCache* cache) {
   recording::Assembly assembly(rec, recording::consistent_cut(rec));
   assembly.scan();
-  recording::Symbolizer symbolizer(recording::parse_maps(rec.maps), false);
+  std::unique_ptr<recording::Symbolizer> own;
+  recording::Symbolizer* symbolizer = nullptr;
+  if (cache && cache->symbolizer && cache->maps == rec.maps) {
+    symbolizer = cache->symbolizer.get();
+  } else {
+    own = std::make_unique<recording::Symbolizer>(recording::parse_maps(rec.maps), false);
+    symbolizer = own.get();
+  }
   std::vector<uint32_t> loc_map;
   Trace trace;
-  trace.symbols = recording::name_symbols(assembly.scanned(), symbolizer, loc_map);
+  trace.symbols = recording::name_symbols(assembly.scanned(), *symbolizer, loc_map);
+  if (cache && own) {
+    cache->maps = rec.maps;
+    cache->symbolizer = std::move(own);
+  }
   TraceCollector collector(trace);
   Validator validator(trace.symbols, ValidationOptions{ValidationMode::Strict, name}, collector);
   MemorySink sink(validator, loc_map);
@@ -253,11 +270,73 @@ namespace {
 
 // One worker of the exploration: its strategy (a share of the search), fork server and raw files.
 struct Produced;
+// Files appearing in a worker's directory (inotify): the recordings of processes that an
+// execution forked or execed (RAW.<pid>), removed after it; without inotify it is listed after
+// every execution.
+class DirWatch {
+ public:
+  DirWatch() = default;
+  DirWatch(const DirWatch&) = delete;
+  DirWatch& operator=(const DirWatch&) = delete;
+  ~DirWatch() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  void watch(const std::string& dir) {
+    fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (fd_ >= 0 && inotify_add_watch(fd_, dir.c_str(), IN_CREATE | IN_MOVED_TO) < 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  // Whether a file may have appeared since the last call.
+  bool changed() {
+    if (fd_ < 0) return true;
+    alignas(inotify_event) char buf[4096];
+    bool any = false;
+    while (::read(fd_, buf, sizeof buf) > 0) any = true;
+    return any;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// A memory file for a worker's raw recordings (the fork server's executions write into it).
+struct MemFile {
+  int fd = memfd_create("racepred-explore-recording", MFD_CLOEXEC);
+  std::string bytes;  // read back after the execution
+  MemFile() = default;
+  MemFile(const MemFile&) = delete;
+  MemFile& operator=(const MemFile&) = delete;
+  ~MemFile() {
+    if (fd >= 0) ::close(fd);
+  }
+  // What the execution recorded; false when it cannot be read.
+  bool read() {
+    struct stat st;
+    if (::fstat(fd, &st) != 0) return false;
+    bytes.resize(static_cast<size_t>(st.st_size));
+    size_t got = 0;
+    while (got < bytes.size()) {
+      const ssize_t n =
+          ::pread(fd, bytes.data() + got, bytes.size() - got, static_cast<off_t>(got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      got += static_cast<size_t>(n);
+    }
+    return true;
+  }
+  // A path that opens it (for the finishing of a trace with names).
+  std::string path() const { return "/proc/self/fd/" + std::to_string(fd); }
+};
+
 struct Worker {
   std::unique_ptr<Strategy> strategy;
   ForkServer server;
   std::string dir;
   std::string raw[2];
+  MemFile raw_memory[2];
+  DirWatch children;
   uint64_t produced = 0;
   bool done = false;               // its strategy has no execution left, or it failed
   bool more = true;                // its strategy has an execution left
@@ -268,7 +347,8 @@ struct Worker {
 // One execution run and decoded by a worker, its strategy told.
 struct Produced {
   ExecutionResult run;
-  std::string raw;
+  std::string raw;   // where the recording is (a path that opens it)
+  std::string name;  // of the recording, for messages
   std::optional<recording::RawFile> raw_file;
   std::optional<recording::RawRecording> recorded;
   std::string raw_error;
@@ -283,7 +363,9 @@ struct Produced {
 
 void produce(const ExploreOptions& o, Worker& w, Produced& p) {
   try {
-    p.raw = w.raw[w.produced++ % 2];
+    const size_t slot = w.produced++ % 2;
+    p.raw = w.raw[slot];
+    MemFile& memory = w.raw_memory[slot];
     Strategy& strategy = *w.strategy;
     strategy.begin();
     const auto run_start = std::chrono::steady_clock::now();
@@ -291,7 +373,7 @@ void produce(const ExploreOptions& o, Worker& w, Produced& p) {
     const bool planned = !o.round_trip && strategy.plan(plan);
     p.run = run_execution(
         o.program, p.raw, [&](const ChoicePoint& c, size_t i) { return strategy.choose(c, i); },
-        &w.server, planned ? &plan : nullptr);
+        &w.server, planned ? &plan : nullptr, memory.fd);
     p.run_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
     if (!p.run.recorded)
@@ -299,8 +381,16 @@ void produce(const ExploreOptions& o, Worker& w, Produced& p) {
                        " wrote no recording: was it built with racepred-cc / racepred-c++?");
     // The raw recording, read once for the lock sets and the trace.
     try {
-      p.raw_file.emplace(p.raw);
-      p.recorded.emplace(recording::decode_recording(*p.raw_file, p.raw));
+      if (p.run.recorded_in_fd) {
+        p.name = "the execution's raw recording (in memory)";
+        if (!memory.read()) throw InputError("racepred: error: cannot read " + p.name);
+        p.raw = memory.path();
+        p.recorded.emplace(recording::decode_recording(memory.bytes, p.name));
+      } else {
+        p.name = p.raw;
+        p.raw_file.emplace(p.raw);
+        p.recorded.emplace(recording::decode_recording(*p.raw_file, p.raw));
+      }
     } catch (const InputError& e) {
       p.raw_error = e.what();
     }
@@ -318,7 +408,9 @@ void produce(const ExploreOptions& o, Worker& w, Produced& p) {
       }
     }
     p.more = strategy.end(p.run.points);
-    for (const auto& child : recording::child_recordings(p.raw)) std::remove(child.first.c_str());
+    if (w.children.changed())
+      for (const auto& child : recording::child_recordings(w.raw[slot]))
+        std::remove(child.first.c_str());
     p.owned = strategy.last_is_owned();
     p.is_new = strategy.last_is_new();
   } catch (...) {
@@ -390,10 +482,12 @@ ExploreResult explore(const ExploreOptions& options) {
       if (!worker->server.start(o.program, worker->dir, why) && w == 0)
         result.notes.push_back("no fork server: " + why + "; each execution is a fresh process");
     }
+    worker->children.watch(worker->dir);
     workers.push_back(std::move(worker));
   }
   std::unique_ptr<Strategy>& strategy = workers[0]->strategy;
   std::map<std::string, size_t> index;  // key -> findings position
+  UnnamedTraceCache naming_cache;
   std::unordered_map<std::string, std::string> source_of;
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
@@ -504,7 +598,7 @@ ExploreResult explore(const ExploreOptions& options) {
     bool have_trace = false;
     try {
       if (!recorded) throw InputError(raw_error);
-      trace = unnamed_trace(*recorded, raw);
+      trace = unnamed_trace(*recorded, got->name, &naming_cache);
       have_trace = true;
     } catch (const InputError& e) {
       if (result.notes.size() < 5)

@@ -14,6 +14,7 @@
 #include "racepred/explore/execution.hpp"
 #include "racepred/explore/strategy.hpp"
 #include "racepred/recording/raw_recording.hpp"
+#include "racepred/recording/symbolizer.hpp"
 #include "racepred/report/finding.hpp"
 #include "racepred/trace/trace.hpp"
 
@@ -101,7 +102,14 @@ bool failure_of(const ExecutionResult& r, Failure& f, std::string& key);
 // reader reads back, assembled in memory (no trace file written and parsed per execution).
 // Throws InputError when the recording is corrupt or the trace is not well-formed; `name`
 // stands for the recording in messages.
-Trace unnamed_trace(const recording::RawRecording& recording, const std::string& name);
+// `symbolizer`, when given, is reused while the recording's module map is the same text (an
+// exploration's executions: their modules' headers are then read once).
+struct UnnamedTraceCache {
+  std::string maps;
+  std::unique_ptr<recording::Symbolizer> symbolizer;
+};
+Trace unnamed_trace(const recording::RawRecording& recording, const std::string& name,
+                    UnnamedTraceCache* cache = nullptr);
 
 // Throws InputError when the file cannot be read or is not a replay file.
 ReplayFile read_replay_file(const std::string& path);

@@ -55,11 +55,16 @@ struct HangMsg {
 // The fork server (RACEPRED_SCHEDULE_SERVER): the program stops in the runtime's start-up,
 // before main, and RACEPRED_SCHEDULE_FD is its control socket. It sends ServerMsg kServerReady
 // (ok = 0: it cannot fork safely, `value` threads run already; it then exits). racepred sends
-// RunMsg + the path of the execution's raw recording, with two descriptors (SCM_RIGHTS): the
-// execution's channel and its standard error. The server forks; the child is the execution (it
-// records into that path and asks its choices over that channel); the server answers
-// kServerForked (value: the child's pid, or -errno), then kServerWaited (value: its wait
-// status) once it has ended, and waits for the next RunMsg. It exits when racepred closes the
+// RunMsg + the path of the execution's raw recording, with two or three descriptors
+// (SCM_RIGHTS): the execution's channel, its standard error and, when given, a file (a memfd)
+// that the execution records into instead of the path (the path then only names the recordings
+// of the processes the execution forks or execs: PATH.<pid>). The server forks; the child is the
+// execution (it asks its choices over that channel); the server answers kServerForked on the
+// control socket (value: the child's pid, or -errno) and keeps its copy of the channel open
+// until the child has ended; then it sends kServerWaited (value: the wait status) over the
+// execution's channel, not the control socket, closes it and waits for the next RunMsg: racepred
+// waits on the channel alone and wakes once, when the execution is over (kServerForked is read
+// afterwards, or at a timeout to kill the child). It exits when racepred closes the control
 // socket.
 enum ServerKind : uint8_t {
   kServerReady = 'R',

@@ -5,6 +5,8 @@
 // unmapped when the thread ends.
 #include "racepred/recorder/rt.hpp"
 
+#include <sys/uio.h>
+
 namespace racepred_rt {
 int g_state;  // 0 = not initialised, 1 = recording, 2 = stopped
 int g_fd = -1;
@@ -56,6 +58,22 @@ bool write_fully(int fd, const void* data, size_t size) {
   return true;
 }
 
+// The header and the payload in one system call (a short write goes on with write_fully).
+static bool write_block_fully(int fd, const fmt::BlockHeader& h, const void* payload, size_t size) {
+  iovec v[2] = {{const_cast<fmt::BlockHeader*>(&h), sizeof h}, {const_cast<void*>(payload), size}};
+  ssize_t w;
+  do {
+    w = ::writev(fd, v, 2);
+  } while (w < 0 && errno == EINTR);
+  if (w < 0) return false;
+  const size_t done = static_cast<size_t>(w);
+  if (done < sizeof h)
+    return write_fully(fd, reinterpret_cast<const char*>(&h) + done, sizeof h - done) &&
+           write_fully(fd, payload, size);
+  return write_fully(fd, static_cast<const char*>(payload) + (done - sizeof h),
+                     size - (done - sizeof h));
+}
+
 // Writes one block (header + payload) under the output lock. Returns false when the cap was
 // reached (recording stops) or the write failed.
 // `force` writes even after the cap (small bookkeeping blocks, and the final flush of what
@@ -70,7 +88,7 @@ bool write_block(uint8_t kind, const void* payload, size_t size, bool force) {
   sleep_lock(&g_write_lock);
   bool ok = false;
   if (!g_capped || force) {
-    ok = write_fully(g_fd, &h, sizeof h) && write_fully(g_fd, payload, size);
+    ok = write_block_fully(g_fd, h, payload, size);
     g_bytes += sizeof h + size;
     if (g_max_bytes && g_bytes > g_max_bytes && !g_capped) {
       // Stop cleanly: no new events; what the threads buffered is written at exit.
@@ -144,27 +162,40 @@ Ctx* ctx_create() {
   return c;
 }
 
-void write_maps() {
+char* read_maps(size_t* len, size_t* cap_out) {
   InRuntime in_runtime;
+  *len = 0;
   int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
+  if (fd < 0) return nullptr;
   // mmap, not malloc: this also runs on a crash, when the heap may be corrupt.
-  size_t cap = 1 << 16, len = 0;
+  size_t cap = 1 << 16, n = 0;
   void* mem = mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   char* buf = mem == MAP_FAILED ? nullptr : static_cast<char*>(mem);
   while (buf) {
-    if (len == cap) {
+    if (n == cap) {
       void* bigger = mremap(buf, cap, cap * 2, MREMAP_MAYMOVE);
       if (bigger == MAP_FAILED) break;
       buf = static_cast<char*>(bigger);
       cap *= 2;
     }
-    const ssize_t r = read(fd, buf + len, cap - len);
+    const ssize_t r = read(fd, buf + n, cap - n);
     if (r <= 0) break;
-    len += static_cast<size_t>(r);
+    n += static_cast<size_t>(r);
   }
   close(fd);
-  if (buf) {
+  *len = n;
+  *cap_out = cap;
+  return buf;
+}
+
+void write_maps() {
+  InRuntime in_runtime;
+  size_t len = 0, cap = 0;
+  if (const char* cached = server_maps(&len)) {  // an execution of explore's fork server
+    write_block(fmt::kBlockMaps, cached, len, true);
+    return;
+  }
+  if (char* buf = read_maps(&len, &cap)) {
     write_block(fmt::kBlockMaps, buf, len, true);
     munmap(buf, cap);
   }
@@ -264,8 +295,12 @@ static void output_path(char* path, size_t cap, bool fork_child) {
 bool open_output(bool fork_child) {
   char path[4096];
   output_path(path, sizeof path, fork_child);
-  g_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (g_fd < 0) return false;
+  const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  return fd >= 0 && start_output(fd);
+}
+
+bool start_output(int fd) {
+  g_fd = fd;
   g_pid = getpid();
   uint8_t header[fmt::kHeaderSize];
   fmt::write_file_header(header, fmt::kFileRecording);

@@ -264,9 +264,54 @@ void server_send(racepred::format::explore::ServerKind kind, bool ok, int64_t va
   send_message(&m, sizeof m);
 }
 
-// Becomes this execution's process (the fork server's child): records into `path`, asks its
-// choices over `channel`, writes its standard error to `err`.
-void become_execution(int control, int channel, int err, const char* path, Ctx* c) {
+// The fork server's /proc/self/maps, read once before it forks (an execution's recording
+// starts and ends with the module map: docs/RECORDER.md), with what it depends on: the loaded
+// objects (the dynamic loader's list) and the main thread's stack. An execution writes this
+// copy while they are unchanged instead of reading /proc/self/maps twice.
+char* g_maps_text;
+size_t g_maps_len;
+constexpr uint32_t kMapsObjects = 64;
+struct LoadedObject {
+  const link_map* map;
+  ElfW(Addr) addr;
+  const char* name;
+};
+LoadedObject g_maps_objects[kMapsObjects];
+uint32_t g_maps_object_count;
+uintptr_t g_maps_stack;  // where the [stack] mapping began
+
+// The loaded objects now; false when there are more than kMapsObjects.
+bool loaded_objects(LoadedObject* out, uint32_t* n) {
+  uint32_t k = 0;
+  for (const link_map* m = _r_debug.r_map; m; m = m->l_next) {
+    if (k == kMapsObjects) return false;
+    out[k++] = {m, m->l_addr, m->l_name};
+  }
+  *n = k;
+  return true;
+}
+
+void cache_maps() {
+  size_t cap = 0;
+  g_maps_text = read_maps(&g_maps_len, &cap);
+  if (!g_maps_text || !loaded_objects(g_maps_objects, &g_maps_object_count)) {
+    g_maps_text = nullptr;
+    return;
+  }
+  // "start-end perms offset dev inode   [stack]"
+  for (size_t line = 0; line < g_maps_len;) {
+    size_t end = line;
+    while (end < g_maps_len && g_maps_text[end] != '\n') ++end;
+    if (end - line > 7 && memcmp(g_maps_text + end - 7, "[stack]", 7) == 0)
+      g_maps_stack = strtoull(g_maps_text + line, nullptr, 16);
+    line = end + 1;
+  }
+}
+
+// Becomes this execution's process (the fork server's child): records into `raw` (or `path`
+// when racepred gave no file), asks its choices over `channel`, writes its standard error to
+// `err`.
+void become_execution(int control, int channel, int err, int raw, const char* path, Ctx* c) {
   syscall(SYS_close, control);
   syscall(SYS_fcntl, channel, F_SETFD, FD_CLOEXEC);
   g_channel = channel;
@@ -277,7 +322,7 @@ void become_execution(int control, int channel, int err, const char* path, Ctx* 
   if (g_fd >= 0) syscall(SYS_close, g_fd);
   g_fd = -1;
   copy_bytes(g_template, path, str_len(path) + 1);
-  if (!open_output(false)) {
+  if (!(raw >= 0 ? start_output(raw) : open_output(false))) {
     __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
     return;
   }
@@ -300,11 +345,19 @@ void fork_server(Ctx* c) {
     server_send(ch::kServerReady, false, threads);
     syscall(SYS_exit_group, 0);
   }
+  // LD_BIND_NOW, when racepred set it for the server: every symbol was bound before main, once,
+  // and not again in every execution (with lazy binding each execution would resolve the
+  // program's calls itself and write the pages of its symbol tables).
+  if (getenv("RACEPRED_SCHEDULE_BIND_NOW")) {
+    unsetenv("LD_BIND_NOW");
+    unsetenv("RACEPRED_SCHEDULE_BIND_NOW");
+  }
+  cache_maps();
   server_send(ch::kServerReady, true, 1);
   static char buf[sizeof(ch::RunMsg) + ch::kMaxServerPath + 1];
   for (;;) {
     iovec io{buf, sizeof buf - 1};
-    alignas(cmsghdr) char control_buf[CMSG_SPACE(2 * sizeof(int))];
+    alignas(cmsghdr) char control_buf[CMSG_SPACE(3 * sizeof(int))];
     msghdr msg{};
     msg.msg_iov = &io;
     msg.msg_iovlen = 1;
@@ -313,11 +366,13 @@ void fork_server(Ctx* c) {
     const long n = syscall(SYS_recvmsg, control, &msg, MSG_CMSG_CLOEXEC);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) syscall(SYS_exit_group, 0);  // racepred is done
-    int fds[2] = {-1, -1};
+    // The channel, standard error and (optionally) the recording's file.
+    int fds[3] = {-1, -1, -1};
     for (cmsghdr* h = CMSG_FIRSTHDR(&msg); h; h = CMSG_NXTHDR(&msg, h))
       if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
           h->cmsg_len >= CMSG_LEN(2 * sizeof(int)))
-        memcpy(fds, CMSG_DATA(h), sizeof fds);
+        memcpy(fds, CMSG_DATA(h),
+               h->cmsg_len >= CMSG_LEN(3 * sizeof(int)) ? 3 * sizeof(int) : 2 * sizeof(int));
     ch::RunMsg run;
     if (static_cast<size_t>(n) < sizeof run || fds[0] < 0 || fds[1] < 0) syscall(SYS_exit_group, 0);
     memcpy(&run, buf, sizeof run);
@@ -328,17 +383,26 @@ void fork_server(Ctx* c) {
     // _Fork: no atfork handlers (the runtime's would treat the child as a program's fork).
     const pid_t pid = _Fork();
     if (pid == 0) {
-      become_execution(control, fds[0], fds[1], path, c);
+      become_execution(control, fds[0], fds[1], fds[2], path, c);
       return;
     }
-    syscall(SYS_close, fds[0]);
     syscall(SYS_close, fds[1]);
+    if (fds[2] >= 0) syscall(SYS_close, fds[2]);
     server_send(ch::kServerForked, pid > 0, pid > 0 ? pid : -errno);
-    if (pid < 0) continue;
-    int status = 0;
-    while (syscall(SYS_wait4, pid, &status, 0, nullptr) < 0 && errno == EINTR) {
+    if (pid > 0) {
+      int status = 0;
+      while (syscall(SYS_wait4, pid, &status, 0, nullptr) < 0 && errno == EINTR) {
+      }
+      // Over the execution's channel: racepred waits on it alone.
+      ch::ServerMsg waited;
+      waited.kind = ch::kServerWaited;
+      waited.ok = 1;
+      waited.value = status;
+      while (syscall(SYS_sendto, fds[0], &waited, sizeof waited, MSG_NOSIGNAL, nullptr, 0) < 0 &&
+             errno == EINTR) {
+      }
     }
-    server_send(ch::kServerWaited, true, status);
+    syscall(SYS_close, fds[0]);
   }
 }
 
@@ -384,6 +448,24 @@ void access_point(uintptr_t addr, uint64_t pc) {
   // can follow it back to back.
   t_step = point != 0;
   sched_before(kOpAccess, addr, point);
+}
+
+const char* server_maps(size_t* len) {
+  if (!g_maps_text) return nullptr;
+  LoadedObject now[kMapsObjects];
+  uint32_t n = 0;
+  if (!loaded_objects(now, &n) || n != g_maps_object_count) return nullptr;
+  for (uint32_t i = 0; i < n; ++i)
+    if (now[i].map != g_maps_objects[i].map || now[i].addr != g_maps_objects[i].addr ||
+        now[i].name != g_maps_objects[i].name)
+      return nullptr;
+  // The main thread's stack grows down on demand: the page below where it began is still
+  // unmapped (msync: ENOMEM) unless it grew.
+  if (g_maps_stack > kPage &&
+      !(syscall(SYS_msync, g_maps_stack - kPage, kPage, MS_ASYNC) != 0 && errno == ENOMEM))
+    return nullptr;
+  *len = g_maps_len;
+  return g_maps_text;
 }
 
 void controlled_after_fork() {

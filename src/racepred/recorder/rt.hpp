@@ -194,12 +194,17 @@ Ctx* new_ctx(uint32_t tid);
 void flush_locked(Ctx* c, bool last, bool force = false);
 void flush_ctx(Ctx* c, bool last, bool force = false);
 void write_maps();
+// /proc/self/maps in an anonymous mapping of `*cap` bytes (munmap it), its length in `*len`;
+// nullptr when it cannot be read.
+char* read_maps(size_t* len, size_t* cap);
 void write_note(const char* key, uint64_t value);
 // Flushes every thread (the process ends or execs): a thread still running loses what it
 // records after this.
 void finish_all(bool ended);
 void thread_key_destructor(void* p);
 bool open_output(bool fork_child);
+// Records into `fd` (opened by the caller) from here on: writes the file header.
+bool start_output(int fd);
 void init();
 // The calling thread's context when it has none yet (ctx()'s slow path).
 Ctx* ctx_create();

@@ -115,6 +115,10 @@ void controlled_after_fork();
 // fork server here and returns only in its children, one per execution.
 struct Ctx;
 void controlled_start(Ctx* c);
+// In an execution of the fork server: the server's /proc/self/maps while the loaded objects and
+// the main thread's stack are as they were (the recording's module map without reading it
+// again), else nullptr.
+const char* server_maps(size_t* len);
 
 // Before a visible operation: returns when the calling thread may do it.
 inline int sched_before(VisibleOp op, uintptr_t obj, uintptr_t obj2 = 0) {
