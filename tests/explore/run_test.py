@@ -10,6 +10,7 @@ and checks the expectations (comma-separated):
   race:VAR       a data race on a variable named VAR
   norace:VAR     no data race on VAR
   deadlock / assertion / crash / hang   a program failure of that kind
+  nofailure      no program failure (assertion, crash, deadlock, hang) at all
   reduces        (a dfs line) the same line with --unreduced (every memory access a branching
                  point) completes with exactly the same findings in more executions: the
                  Goldilocks reduction loses nothing and saves
@@ -171,6 +172,9 @@ def main():
             elif e.startswith("norace:"):
                 if e[7:] in races:
                     failures.append(f"{what}: a race on {e[7:]} was reported")
+            elif e == "nofailure":
+                if any(kinds):
+                    failures.append(f"{what}: failures reported: {sorted(k for k in kinds if k)}")
             elif e in ("deadlock", "assertion", "crash", "hang"):
                 if e not in kinds:
                     failures.append(f"{what}: no {e} (failures: {sorted(k for k in kinds if k)})")

@@ -89,6 +89,41 @@ TEST(ExploreTrace, TheTraceInMemoryIsTheTraceFileReadBack) {
   std::remove(out.c_str());
 }
 
+// Each execution of an exploration names its code with the module map of its recording: the
+// naming's cache (its Symbolizer) is reused while the map is the same text and replaced when it
+// is not, and the traces are those made without it.
+TEST(ExploreTrace, TheNamingCacheGivesTheSameTraceAndFollowsTheModuleMap) {
+  const std::string exe = "/proc/self/exe";
+  auto with_maps = [&](const std::string& maps) {
+    RawBuilder f = recording(400);
+    f.block(fmt::kBlockMaps, {maps.begin(), maps.end()});
+    return f;
+  };
+  // The code addresses (0x1000 + ...) in a module here, then elsewhere (no module: hex).
+  const std::string here = "00001000-00002000 r-xp 00000000 00:00 0 " + exe + "\n";
+  const std::string elsewhere = "00009000-0000a000 r-xp 00000000 00:00 0 " + exe + "\n";
+  UnnamedTraceCache cache;
+  std::vector<std::string> first_names;
+  for (const std::string& maps : {here, here, elsewhere, here}) {
+    const std::string bytes = with_maps(maps).bytes();
+    const recording::RawRecording rec = recording::decode_recording(bytes, "memory");
+    const Trace cached = unnamed_trace(rec, "memory", &cache);
+    const Trace plain = unnamed_trace(rec, "memory");
+    EXPECT_EQ(cache.maps, maps);
+    ASSERT_TRUE(cache.symbolizer);
+    ASSERT_EQ(cached.size(), plain.size());
+    for (size_t i = 0; i < plain.size(); ++i)
+      ASSERT_EQ(cached.location_name(cached.events[i].location),
+                plain.location_name(plain.events[i].location))
+          << i;
+    const std::string name(cached.location_name(cached.events[0].location));
+    if (maps == here)
+      EXPECT_NE(name.find("exe+0x"), std::string::npos) << name;
+    else
+      EXPECT_EQ(name.rfind("0x", 0), 0u) << name;
+  }
+}
+
 TEST(ExploreTrace, AnIllFormedRecordingIsRefused) {
   // T0 releases a lock it never acquired.
   RawBuilder f;

@@ -364,8 +364,11 @@ struct Produced {
 void produce(const ExploreOptions& o, Worker& w, Produced& p) {
   try {
     const size_t slot = w.produced++ % 2;
-    p.raw = w.raw[slot];
     MemFile& memory = w.raw_memory[slot];
+    // Into the memory file, the path names only the recordings of the processes an execution
+    // forks or execs: the same for every execution (the fork server sets it once).
+    p.raw = w.raw[memory.fd >= 0 && w.server.running() ? 0 : slot];
+    const std::string path = p.raw;
     Strategy& strategy = *w.strategy;
     strategy.begin();
     const auto run_start = std::chrono::steady_clock::now();
@@ -409,8 +412,7 @@ void produce(const ExploreOptions& o, Worker& w, Produced& p) {
     }
     p.more = strategy.end(p.run.points);
     if (w.children.changed())
-      for (const auto& child : recording::child_recordings(w.raw[slot]))
-        std::remove(child.first.c_str());
+      for (const auto& child : recording::child_recordings(path)) std::remove(child.first.c_str());
     p.owned = strategy.last_is_owned();
     p.is_new = strategy.last_is_new();
   } catch (...) {

@@ -83,11 +83,14 @@ class Planner {
     prefix_ = prefix;
     prefix_size_ = h.prefix;
     depth_ = h.depth ? h.depth : 1;
-    for (uint32_t t = 0; t < kPlanThreads; ++t) {
+    // Only the threads the last execution used: a fork server's execution starts from the
+    // server's untouched tables and writes (faults in) only the pages of its own threads.
+    for (uint32_t t = 0; t < touched_; ++t) {
       last_[t] = Last{};
       priority_[t] = 0;
       seen_[t] = false;
     }
+    touched_ = 0;
     if (kind_ == kPlanRandom || kind_ == kPlanPct) rng_.seed(h.seed);
     changes_ = 0;
     if (kind_ == kPlanPct) {
@@ -154,6 +157,7 @@ class Planner {
       if (c[i].tid == tid) cur = &c[i];
     if (!cur || cur->op == kOpAccess) return false;
     if (cur->op == kOpYield || cur->op == kOpSleep) return true;
+    touch(tid);
     Last& last = last_[tid];
     if (cur->op == kOpAtomic && last.op == kOpAtomic && last.obj == cur->obj)
       ++last.repeats;
@@ -202,7 +206,12 @@ class Planner {
     return m;
   }
 
+  void touch(uint32_t tid) {
+    if (tid >= touched_) touched_ = tid + 1;
+  }
+
   void priority_of(uint32_t tid) {
+    touch(tid);
     if (seen_[tid]) return;
     seen_[tid] = true;
     priority_[tid] = depth_ + (rng_() >> 8);
@@ -220,6 +229,7 @@ class Planner {
   uint64_t prefix_size_ = 0;
   uint32_t depth_ = 1;
   uint32_t changes_ = 0;
+  uint32_t touched_ = 0;  // the threads below it may have state in last_, priority_, seen_
   uint64_t change_[kMaxChanges] = {};
   Last last_[kPlanThreads];
   uint64_t priority_[kPlanThreads] = {};

@@ -18,6 +18,8 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include <new>
+
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -62,7 +64,17 @@ racepred::format::explore::PlanHeader* g_plan;
 bool g_plan_read;    // this execution looked at the plan
 bool g_planning;     // it follows the plan (not asked over the channel)
 uint64_t g_planned;  // choice points planned so far
-racepred::format::explore::Planner g_planner;
+// Constructed by the fork server before it forks, or at a fresh process's first plan: not a
+// static object, whose constructor (20 KB of tables, a random engine's seeding) every execution
+// would run again, as the program's own static initialisers run after the server's fork.
+alignas(racepred::format::explore::Planner) unsigned char g_planner_storage[sizeof(
+    racepred::format::explore::Planner)];
+racepred::format::explore::Planner* g_planner;
+
+racepred::format::explore::Planner& planner() {
+  if (!g_planner) g_planner = new (g_planner_storage) racepred::format::explore::Planner();
+  return *g_planner;
+}
 
 void map_plan() {
   const uint64_t fd = g_settings.schedule_plan_fd;
@@ -92,7 +104,7 @@ void read_plan() {
   h->records = 0;
   h->records_bytes = 0;
   h->live = 0;
-  g_planner.start(*h, reinterpret_cast<const ch::PlanEntry*>(h + 1));
+  planner().start(*h, reinterpret_cast<const ch::PlanEntry*>(h + 1));
   g_planning = true;
 }
 
@@ -104,7 +116,7 @@ bool planned_choice(const racepred::format::explore::ChoiceThread* c, uint32_t n
   ch::PlanHeader* h = g_plan;
   const size_t need = ch::plan_record_size(n);
   const uint64_t at = h->records_offset + h->records_bytes;
-  if (at + need > h->size || !g_planner.choose(c, n, current, timeouts, g_planned, chosen)) {
+  if (at + need > h->size || !planner().choose(c, n, current, timeouts, g_planned, chosen)) {
     g_planning = false;
     __atomic_store_n(&h->live, 1, __ATOMIC_RELEASE);
     return false;
@@ -327,13 +339,19 @@ void become_execution(int control, int channel, int err, int raw, const char* pa
     return;
   }
   write_start(c->tid);
-  // Programs the execution execs record next to its recording (as init arranges).
-  char child[sizeof g_template + 8];
+}
+
+// Programs an execution execs record next to its recording (as init arranges): PATH.%p in the
+// environment, set in the server when the path changes, not in every execution.
+void set_child_record(const char* path) {
+  static char current[sizeof g_template];
   const size_t n = str_len(path);
+  if (n + 4 > sizeof current || strcmp(current, path) == 0) return;
+  char child[sizeof g_template + 8];
   copy_bytes(child, path, n);
   copy_bytes(child + n, ".%p", 4);
   setenv("RACEPRED_RECORD", child, 1);
-  unsetenv("RACEPRED_SCHEDULE_SERVER");  // a program it execs is no server
+  copy_bytes(current, path, n + 1);
 }
 
 // The server loop; returns in each child (an execution), never in the server.
@@ -352,7 +370,9 @@ void fork_server(Ctx* c) {
     unsetenv("LD_BIND_NOW");
     unsetenv("RACEPRED_SCHEDULE_BIND_NOW");
   }
+  unsetenv("RACEPRED_SCHEDULE_SERVER");  // a program an execution execs is no server
   cache_maps();
+  if (g_plan) planner();
   server_send(ch::kServerReady, true, 1);
   static char buf[sizeof(ch::RunMsg) + ch::kMaxServerPath + 1];
   for (;;) {
@@ -380,6 +400,7 @@ void fork_server(Ctx* c) {
     if (run.path_size < size) size = run.path_size;
     char* path = buf + sizeof run;
     path[size] = 0;
+    set_child_record(path);
     // _Fork: no atfork handlers (the runtime's would treat the child as a program's fork).
     const pid_t pid = _Fork();
     if (pid == 0) {
@@ -452,13 +473,12 @@ void access_point(uintptr_t addr, uint64_t pc) {
 
 const char* server_maps(size_t* len) {
   if (!g_maps_text) return nullptr;
-  LoadedObject now[kMapsObjects];
-  uint32_t n = 0;
-  if (!loaded_objects(now, &n) || n != g_maps_object_count) return nullptr;
-  for (uint32_t i = 0; i < n; ++i)
-    if (now[i].map != g_maps_objects[i].map || now[i].addr != g_maps_objects[i].addr ||
-        now[i].name != g_maps_objects[i].name)
+  uint32_t i = 0;
+  for (const link_map* m = _r_debug.r_map; m; m = m->l_next, ++i)
+    if (i == g_maps_object_count || m != g_maps_objects[i].map ||
+        m->l_addr != g_maps_objects[i].addr || m->l_name != g_maps_objects[i].name)
       return nullptr;
+  if (i != g_maps_object_count) return nullptr;
   // The main thread's stack grows down on demand: the page below where it began is still
   // unmapped (msync: ENOMEM) unless it grew.
   if (g_maps_stack > kPage &&
