@@ -37,8 +37,8 @@ and checks the expectations (comma-separated):
 Every search runs on the fork server (JSON fork_server: true): the programs are fork-safe.
 A line without --strategy runs the default portfolio.
 Random and pct lines give their own --executions (and --seed: the same executions every run).
-Each finding's replay file must reproduce it: `racepred explore --replay FILE` reports the same
-finding. Runs are bounded in executions (--executions), never in time.
+Each finding's replay file must reproduce it: `racepred explore --replay FILE` (with the line's
+--timeout) reports the same finding. Runs are bounded in executions (--executions), never in time.
 
 Usage: run_test.py --racepred BIN --bin-dir DIR --work DIR SOURCE"""
 import argparse
@@ -275,10 +275,13 @@ def main():
         want = 1 if findings else 0
         if res.returncode != want:
             failures.append(f"{what}: exit code {res.returncode}, expected {want}")
-        # Every finding's replay file reproduces it.
+        # Every finding's replay file reproduces it (within the line's --timeout, if it has one).
+        words = shlex.split(cli)
+        timeout = words[words.index("--timeout"):words.index("--timeout") + 2] \
+            if "--timeout" in words else []
         for f in findings:
-            rep = run([args.racepred, "explore", "--format", "json", "--replay", f["replay"],
-                       "--", exe])
+            rep = run([args.racepred, "explore", "--format", "json", "--replay", f["replay"]] +
+                      timeout + ["--", exe])
             try:
                 again = json.loads(rep.stdout)
             except json.JSONDecodeError:
