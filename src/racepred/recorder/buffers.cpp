@@ -115,13 +115,41 @@ void write_start(uint32_t tid) {
 
 // A context's mapping: the Ctx in the first page, then the buffer (kept until the thread ends).
 
+// The buffers of ended threads, kept for new ones (at most kSpareBuffers; slots taken and
+// filled atomically, no lock that a fork could leave held): a thread's start and end then map
+// and unmap only its context's page, not its buffer (an unmap costs every CPU that runs the
+// process a TLB flush).
+constexpr uint32_t kSpareBuffers = 8;
+static void* g_spare_buffers[kSpareBuffers];
+
+static void* take_spare_buffer() {
+  for (void*& slot : g_spare_buffers)
+    if (__atomic_load_n(&slot, __ATOMIC_RELAXED))
+      if (void* b = __atomic_exchange_n(&slot, nullptr, __ATOMIC_ACQUIRE)) return b;
+  return nullptr;
+}
+
+static bool keep_spare_buffer(void* buffer) {
+  for (void*& slot : g_spare_buffers) {
+    void* empty = nullptr;
+    if (__atomic_compare_exchange_n(&slot, &empty, buffer, false, __ATOMIC_RELEASE,
+                                    __ATOMIC_RELAXED))
+      return true;
+  }
+  return false;
+}
+
 Ctx* new_ctx(uint32_t tid) {
   InRuntime in_runtime;
-  void* mem = mmap(nullptr, kPage + kBufferBytes, PROT_READ | PROT_WRITE,
+  void* spare = take_spare_buffer();
+  void* mem = mmap(nullptr, spare ? kPage : kPage + kBufferBytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) return nullptr;
+  if (mem == MAP_FAILED) {
+    if (spare) munmap(spare, kBufferBytes);
+    return nullptr;
+  }
   Ctx* c = static_cast<Ctx*>(mem);
-  c->buf = reinterpret_cast<fmt::RawRecord*>(static_cast<char*>(mem) + kPage) + 1;
+  c->buf = reinterpret_cast<fmt::RawRecord*>(spare ? spare : static_cast<char*>(mem) + kPage) + 1;
   c->tid = tid;
   const uint32_t slot = __atomic_fetch_add(&g_ctx_count, 1, __ATOMIC_RELAXED);
   if (slot < kMaxThreads) __atomic_store_n(&g_ctxs[slot], c, __ATOMIC_RELEASE);
@@ -255,11 +283,13 @@ void thread_key_destructor(void* p) {
   t_ctx = nullptr;
   t_no_ctx = 1;
   // The context stays registered for the exit flush (ended and empty: one page); its buffer
-  // goes back to the system, so memory does not grow with the number of threads that ended.
+  // is kept for a new thread or goes back to the system, so memory does not grow with the
+  // number of threads that ended.
   spin_lock(&c->flush_lock);
+  void* buffer = reinterpret_cast<char*>(c->buf - 1);
   c->buf = nullptr;
-  munmap(reinterpret_cast<char*>(c) + kPage, kBufferBytes);
   spin_unlock(&c->flush_lock);
+  if (!keep_spare_buffer(buffer)) munmap(buffer, kBufferBytes);
 }
 
 // RACEPRED_RECORD as the process found it (%p not yet replaced): fork children name their

@@ -325,14 +325,12 @@ void cache_maps() {
 // `err`.
 void become_execution(int control, int channel, int err, int raw, const char* path, Ctx* c) {
   syscall(SYS_close, control);
-  syscall(SYS_fcntl, channel, F_SETFD, FD_CLOEXEC);
-  g_channel = channel;
+  g_channel = channel;  // close-on-exec (MSG_CMSG_CLOEXEC)
   syscall(SYS_dup2, err, 2);
   syscall(SYS_close, err);
-  // The server's recording holds only its start: this execution's starts afresh (the thread's
-  // buffer, inherited, holds what the server recorded since).
-  if (g_fd >= 0) syscall(SYS_close, g_fd);
-  g_fd = -1;
+  // The server's recording held only its start (closed before the server's loop): this
+  // execution's starts afresh (the thread's buffer, inherited, holds what the server recorded
+  // since).
   copy_bytes(g_template, path, str_len(path) + 1);
   if (!(raw >= 0 ? start_output(raw) : open_output(false))) {
     __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
@@ -366,11 +364,13 @@ void fork_server(Ctx* c) {
   // LD_BIND_NOW, when racepred set it for the server: every symbol was bound before main, once,
   // and not again in every execution (with lazy binding each execution would resolve the
   // program's calls itself and write the pages of its symbol tables).
-  if (getenv("RACEPRED_SCHEDULE_BIND_NOW")) {
+  if (g_settings.schedule_bind_now) {
     unsetenv("LD_BIND_NOW");
     unsetenv("RACEPRED_SCHEDULE_BIND_NOW");
   }
-  unsetenv("RACEPRED_SCHEDULE_SERVER");  // a program an execution execs is no server
+  unsetenv("RACEPRED_SCHEDULE_SERVER");     // a program an execution execs is no server
+  if (g_fd >= 0) syscall(SYS_close, g_fd);  // its own recording ends here (not its executions')
+  g_fd = -1;
   cache_maps();
   if (g_plan) planner();
   server_send(ch::kServerReady, true, 1);
