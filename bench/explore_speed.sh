@@ -10,8 +10,8 @@
 # "round trip" (--round-trip: racepred is asked at every choice point). The random strategy
 # with seed 1: every mode, choices and --jobs run the same executions. three_threads
 # (bench/explore_three_threads.c) is the shape of the speed target: three threads, about fifty
-# visible operations; it runs with --jobs 1 and 2 and both ways of choosing. On a shared
-# machine compare CPU.
+# visible operations; it runs with --jobs 1 and 2 and both ways of choosing (and --jobs 4 on
+# the fork server with the plan). On a shared machine compare CPU.
 set -euo pipefail
 BUILD=${1:?usage: bench/explore_speed.sh BUILD_DIR [EXECUTIONS]}
 BUILD=$(cd "$BUILD" && pwd)
@@ -32,8 +32,9 @@ echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
 for p in empty condvar_loop_fixed lost_update_wrong_lock three_threads; do
   for mode in fork exec; do
     for choices in plan round-trip; do
-      for jobs in 1 2; do
-        [ "$p" != three_threads ] && { [ "$jobs" = 2 ] || [ "$choices" = round-trip ]; } && continue
+      for jobs in 1 2 4; do
+        [ "$p" != three_threads ] && { [ "$jobs" != 1 ] || [ "$choices" = round-trip ]; } && continue
+        [ "$jobs" = 4 ] && { [ "$mode" = exec ] || [ "$choices" = round-trip ]; } && continue
         flag=()
         [ "$mode" = exec ] && flag+=(--no-fork-server)
         [ "$choices" = round-trip ] && flag+=(--round-trip)
