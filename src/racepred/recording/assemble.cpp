@@ -203,7 +203,13 @@ class Assembly::Impl {
  public:
   Impl(const RawRecording& recording, uint64_t cut, size_t spill_chunk)
       : recording_(recording), cut_(cut), depth_(recording.stack_depth), spill_(spill_chunk) {
-    if (depth_) out_.caller_nodes.emplace_back();  // node 0: no stack
+    if (depth_) {
+      out_.caller_nodes.emplace_back();  // node 0: no stack
+      // The call-stack caches only with stacks (144 KB that explore's small recordings, one per
+      // execution, would clear for nothing).
+      stack_loc_cache_.resize(size_t{1} << kStackLocBits);
+      call_cache_.resize(size_t{1} << kCallBits);
+    }
   }
 
   void scan() {
@@ -283,6 +289,8 @@ class Assembly::Impl {
   [[gnu::always_inline]] uint32_t call(uint32_t from, uint64_t pc) {
     Path& f = paths_[from];
     if (f.last_call == pc) return f.last_child;
+    if (call_cache_.empty()) [[unlikely]]  // calls recorded without the stack depth's note
+      call_cache_.resize(size_t{1} << kCallBits);
     CallSlot& slot =
         call_cache_[((pc ^ (uint64_t{from} << 32)) * 0x9E3779B97F4A7C15ULL) >> (64 - kCallBits)];
     if (slot.pc == pc && slot.from == from) [[likely]] {
@@ -507,9 +515,8 @@ class Assembly::Impl {
     uint32_t index = UINT32_MAX;
   };
   static constexpr unsigned kStackLocBits = 12;
-  std::vector<StackLocSlot> stack_loc_cache_ =
-      std::vector<StackLocSlot>(size_t{1} << kStackLocBits);
-  std::vector<CallSlot> call_cache_ = std::vector<CallSlot>(size_t{1} << kCallBits);
+  std::vector<StackLocSlot> stack_loc_cache_;  // with stacks (depth_ > 0)
+  std::vector<CallSlot> call_cache_;           // with stacks, or at the first call record
   std::vector<Path> paths_ = std::vector<Path>(1);
   std::unordered_map<std::pair<uint32_t, uint64_t>, uint32_t, PathKeyHash> path_ids_;
   std::vector<PcSlot> pc_cache_ = std::vector<PcSlot>(size_t{1} << kPcBits);
