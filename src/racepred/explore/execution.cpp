@@ -327,8 +327,12 @@ bool ForkServer::send_execution(const std::string& raw, int channel, int err, in
 int ForkServer::execution_pid(int timeout_ms) {
   if (forked_ != 1) return forked_;
   ch::ServerMsg forked;
-  forked_ = running() && receive_server(control_, forked, timeout_ms) &&
-                    forked.kind == ch::kServerForked && forked.ok && forked.value > 0
+  // Usually queued already (the execution has ended): one system call.
+  ssize_t n = running() ? ::recv(control_, &forked, sizeof forked, MSG_DONTWAIT) : 0;
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+    n = receive_server(control_, forked, timeout_ms) ? static_cast<ssize_t>(sizeof forked) : 0;
+  forked_ = n == static_cast<ssize_t>(sizeof forked) && forked.kind == ch::kServerForked &&
+                    forked.ok && forked.value > 0
                 ? static_cast<int>(forked.value)
                 : -1;
   return forked_;
