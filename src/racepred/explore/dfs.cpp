@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "racepred/explore/goldilocks.hpp"
 #include "racepred/explore/strategy.hpp"
@@ -233,6 +234,8 @@ class Dfs : public Strategy {
       if (stack_.size() > shard_.depth) stack_.resize(shard_.depth);
     }
     if (dpor()) races(points);
+    if (events_ && classes_.size() < kClassLimit && last_owned_)
+      classes_.insert(trace_class(*events_));
     events_ = nullptr;
     if (points_ == DfsPoints::Goldilocks)
       for (size_t i = 0; i < points.size() && i < stack_.size(); ++i) {
@@ -285,7 +288,8 @@ class Dfs : public Strategy {
   void observe(const std::vector<LsEvent>& events) override { events_ = &events; }
   bool last_is_new() const override { return last_new_; }
   bool last_is_owned() const override { return last_owned_; }
-  bool wants_racy_points() const override { return points_ == DfsPoints::Goldilocks; }
+  // The unreduced search reads the recordings too: to count the classes of its executions.
+  bool wants_racy_points() const override { return points_ != DfsPoints::Sync; }
 
   std::string coverage(uint64_t executions, bool complete) const override {
     std::string rounds;
@@ -310,6 +314,10 @@ class Dfs : public Strategy {
       s += "budget exhausted after " + std::to_string(executions) + " executions (" + what() +
            ", preemption bound " + std::to_string(bound_) + " of " + std::to_string(max_) +
            "; rounds: " + rounds + ")";
+    if (!classes_.empty())
+      s += "; classes up to the order of independent operations: " +
+           std::string(classes_.size() >= kClassLimit ? "at least " : "") +
+           std::to_string(classes_.size()) + " (an optimal reduction runs one execution of each)";
     if (divergences_)
       s += "; " + std::to_string(divergences_) +
            " choice points diverged from the recorded prefix (the program is not deterministic "
@@ -600,21 +608,26 @@ class Dfs : public Strategy {
     std::vector<std::vector<uint32_t>> clock(threads, std::vector<uint32_t>(threads, 0));
     std::vector<std::vector<uint32_t>> at(ev.size());  // each event's clock
     auto hb = [&](size_t j, uint32_t p) { return at[j][ev[j].tid] <= clock[p][ev[j].tid]; };
-    // The last event of a list before `end`.
-    auto before = [](const std::vector<size_t>& list, size_t end) -> size_t {
-      auto it = std::lower_bound(list.begin(), list.end(), end);
-      return it == list.begin() ? SIZE_MAX : *(it - 1);
-    };
     // The races of p's next event on the lists `lists` (one per thread): the events since p's
     // last one (`since`) that do not happen before p, and the last such event before them.
-    auto check = [&](uint32_t p, const std::vector<std::vector<size_t>>& lists, size_t since) {
+    // An acquisition by p never races with another thread's release of its lock since p's
+    // last event: while that thread held the lock the acquisition could not run (the two are
+    // never enabled together), and the race to reverse is with that thread's acquisition
+    // (`acquire`: those releases are skipped). The last event before (`below`) counts even
+    // when it is a release: trying the other threads where it ran is what keeps the orders
+    // that need a preemption there within the bound (without it, generated programs lose lock
+    // orders at bounds 1 and 2).
+    auto check = [&](uint32_t p, const std::vector<std::vector<size_t>>& lists, size_t since,
+                     bool acquire) {
       size_t below = SIZE_MAX;
       for (uint32_t u = 0; u < lists.size(); ++u) {
         if (u == p) continue;
         const std::vector<size_t>& list = lists[u];
-        for (size_t x = list.size(); x-- > 0 && list[x] >= since;)
-          if (!hb(list[x], p)) ask_at(list[x], p);
-        const size_t j = before(list, since);
+        size_t x = list.size();
+        for (; x > 0 && list[x - 1] >= since; --x)
+          if (!(acquire && ev[list[x - 1]].kind == LsEvent::Release) && !hb(list[x - 1], p))
+            ask_at(list[x - 1], p);
+        const size_t j = x > 0 ? list[x - 1] : SIZE_MAX;  // the last one before `since`
         if (j != SIZE_MAX && !hb(j, p) && (below == SIZE_MAX || j > below)) below = j;
       }
       if (below != SIZE_MAX) ask_at(below, p);
@@ -636,7 +649,7 @@ class Dfs : public Strategy {
       } else {
         auto& lists = on[key(e)];
         if (lists.size() < threads) lists.resize(threads);
-        check(t, lists, since_of(t));
+        check(t, lists, since_of(t), e.kind == LsEvent::Acquire);
         for (uint32_t u = 0; u < threads; ++u)
           if (u != t && !lists[u].empty()) join(lists[u].back());
         lists[t].push_back(i);
@@ -655,7 +668,7 @@ class Dfs : public Strategy {
     for (const LsEvent& e : ev)
       if (e.kind == LsEvent::Join && e.obj < threads) ended[e.obj] = true;
     for (uint32_t p = 0; p < threads; ++p)
-      if (!ended[p]) check(p, of, since_of(p));
+      if (!ended[p]) check(p, of, since_of(p), false);
   }
 
   // Starts recording the first context of the thread chosen at stack_[node].
@@ -751,6 +764,11 @@ class Dfs : public Strategy {
   uint64_t unasked_ = 0;  // alternatives no race asked for
   // The recorded events of the execution (observe(), until end()).
   const std::vector<LsEvent>* events_ = nullptr;
+  // The classes of the executions up to the order of independent operations (trace_class of
+  // each execution's recorded events; its Mazurkiewicz trace): an optimal reduction runs one
+  // execution of each. Counted up to kClassLimit (the memory stays bounded).
+  static constexpr size_t kClassLimit = size_t{1} << 20;
+  std::unordered_set<uint64_t> classes_;
 };
 
 }  // namespace
