@@ -42,6 +42,14 @@ using Footprint = std::vector<Op>;
 
 enum class Kind : uint8_t { Start, Access, Lock, CondWait, Cond, Object, Create, Join, Exit, Any };
 
+// The lock operations that do not wait while the lock is held (the runtime's codes 4 .. 15:
+// mutex lock, trylock, timed lock, unlock, rwlock read, try-read, timed read, write, try-write,
+// timed write, unlocks).
+constexpr uint8_t kOpMutexTrylock = ch::kOpMutexLock + 1;
+constexpr uint8_t kOpMutexTimedlock = ch::kOpMutexLock + 2;
+constexpr uint8_t kOpTryWrlock = ch::kOpMutexLock + 8;
+constexpr uint8_t kOpTimedWrlock = ch::kOpMutexLock + 9;
+
 Kind kind_of(uint8_t op) {
   if (op == ch::kOpNone) return Kind::Start;  // a new thread runs to its first hook
   if (op == ch::kOpAccess) return Kind::Access;
@@ -554,6 +562,7 @@ class Dfs : public Strategy {
     std::vector<size_t> node(ev.size(), SIZE_MAX);
     // Whether only the chosen thread's events lie between point k and point k + 1.
     std::vector<bool> alone(n, true);
+    std::vector<bool> busy(n, false);  // an event lies between point k and point k + 1
     {
       size_t k = SIZE_MAX;
       bool others = false;
@@ -564,6 +573,7 @@ class Dfs : public Strategy {
           others = false;
         }
         if (k == SIZE_MAX) continue;
+        busy[k] = true;
         if (ev[i].tid != points[k].chosen) {
           others = true;
           alone[k] = false;
@@ -587,11 +597,39 @@ class Dfs : public Strategy {
         if (j == 0 || points[j - 1].chosen != t || !alone[j - 1]) return SIZE_MAX;
       }
     };
+    // A thread's start (it runs to its first hook and records nothing) commutes with
+    // everything: p asked for right after another thread's start, where p waits at the same
+    // operation as before it and the started thread goes on, is asked for before that start
+    // (choosing p there costs no more: the started thread would be preempted at k; at k - 1
+    // only the thread that ran before, if any). So p is not tried again below a start where
+    // its branch before the start already covers it.
+    auto candidate_op = [&](size_t k, uint32_t t) -> const Candidate* {
+      for (const Candidate& c : points[k].candidates)
+        if (c.tid == t) return &c;
+      return nullptr;
+    };
+    auto before_starts = [&](size_t k, uint32_t p) {
+      while (k > 0 && k < n) {
+        const uint32_t started = points[k - 1].chosen;
+        const Candidate* s = candidate_op(k - 1, started);
+        if (!s || s->op != ch::kOpNone || started == p || busy[k - 1] ||
+            points[k].current != started || !stack_[k - 1].calm || !stack_[k].calm)
+          break;
+        const Candidate* a = candidate_op(k - 1, p);
+        const Candidate* b = candidate_op(k, p);
+        if (!a || !b || a->op != b->op || a->obj != b->obj || a->point != b->point ||
+            a->times_out || b->times_out)
+          break;
+        --k;
+      }
+      return k;
+    };
     auto ask_at = [&](size_t i, uint32_t p) {
       if (node[i] == SIZE_MAX) return;
-      ask(node[i], p);
+      const size_t at = before_starts(node[i], p);
+      ask(at, p);
       const size_t ctx = context(node[i]);
-      if (ctx != SIZE_MAX && ctx != node[i]) ask(ctx, p);
+      if (ctx != SIZE_MAX && ctx != node[i]) ask(before_starts(ctx, p), p);
     };
     // Dependence of two events of different threads: the same lock or object, or accesses of
     // the same 8-byte word (the lock sets' view: reads included), each thread's events on one
@@ -617,6 +655,18 @@ class Dfs : public Strategy {
     // when it is a release: trying the other threads where it ran is what keeps the orders
     // that need a preemption there within the bound (without it, generated programs lose lock
     // orders at bounds 1 and 2).
+    // Whether p's operation at node k is a lock operation that does not wait while the lock
+    // is held (a trylock fails instead, a timed lock may time out, a file lock may not wait).
+    auto tries_at = [&](size_t k, uint32_t p) {
+      for (const Candidate& c : points[k].candidates)
+        if (c.tid == p)
+          return c.times_out || c.op == kOpMutexTrylock || c.op == kOpMutexTimedlock ||
+                 c.op == kOpTryWrlock || c.op == kOpTimedWrlock || c.op == ch::kOpFileLock;
+      return false;
+    };
+    // Whether acquisition i may not wait (its operation, seen at the choice point before it,
+    // does not wait; or p was offered such an operation where one of the releases ran).
+    auto may_try = [&](size_t i) { return node[i] != SIZE_MAX && tries_at(node[i], ev[i].tid); };
     auto check = [&](uint32_t p, const std::vector<std::vector<size_t>>& lists, size_t since,
                      bool acquire) {
       size_t below = SIZE_MAX;
@@ -625,7 +675,9 @@ class Dfs : public Strategy {
         const std::vector<size_t>& list = lists[u];
         size_t x = list.size();
         for (; x > 0 && list[x - 1] >= since; --x)
-          if (!(acquire && ev[list[x - 1]].kind == LsEvent::Release) && !hb(list[x - 1], p))
+          if (!(acquire && ev[list[x - 1]].kind == LsEvent::Release &&
+                (node[list[x - 1]] == SIZE_MAX || !tries_at(node[list[x - 1]], p))) &&
+              !hb(list[x - 1], p))
             ask_at(list[x - 1], p);
         const size_t j = x > 0 ? list[x - 1] : SIZE_MAX;  // the last one before `since`
         if (j != SIZE_MAX && !hb(j, p) && (below == SIZE_MAX || j > below)) below = j;
@@ -649,7 +701,7 @@ class Dfs : public Strategy {
       } else {
         auto& lists = on[key(e)];
         if (lists.size() < threads) lists.resize(threads);
-        check(t, lists, since_of(t), e.kind == LsEvent::Acquire);
+        check(t, lists, since_of(t), e.kind == LsEvent::Acquire && !may_try(i));
         for (uint32_t u = 0; u < threads; ++u)
           if (u != t && !lists[u].empty()) join(lists[u].back());
         lists[t].push_back(i);
