@@ -646,15 +646,6 @@ class Dfs : public Strategy {
     std::vector<std::vector<uint32_t>> clock(threads, std::vector<uint32_t>(threads, 0));
     std::vector<std::vector<uint32_t>> at(ev.size());  // each event's clock
     auto hb = [&](size_t j, uint32_t p) { return at[j][ev[j].tid] <= clock[p][ev[j].tid]; };
-    // The races of p's next event on the lists `lists` (one per thread): the events since p's
-    // last one (`since`) that do not happen before p, and the last such event before them.
-    // An acquisition by p never races with another thread's release of its lock since p's
-    // last event: while that thread held the lock the acquisition could not run (the two are
-    // never enabled together), and the race to reverse is with that thread's acquisition
-    // (`acquire`: those releases are skipped). The last event before (`below`) counts even
-    // when it is a release: trying the other threads where it ran is what keeps the orders
-    // that need a preemption there within the bound (without it, generated programs lose lock
-    // orders at bounds 1 and 2).
     // Whether p's operation at node k is a lock operation that does not wait while the lock
     // is held (a trylock fails instead, a timed lock may time out, a file lock may not wait).
     auto tries_at = [&](size_t k, uint32_t p) {
@@ -665,8 +656,17 @@ class Dfs : public Strategy {
       return false;
     };
     // Whether acquisition i may not wait (its operation, seen at the choice point before it,
-    // does not wait; or p was offered such an operation where one of the releases ran).
+    // does not wait).
     auto may_try = [&](size_t i) { return node[i] != SIZE_MAX && tries_at(node[i], ev[i].tid); };
+    // The races of p's next event on the lists `lists` (one per thread): the events since p's
+    // last one (`since`) that do not happen before p, and the last such event before them.
+    // An acquisition by p never races with another thread's release of its lock since p's
+    // last event: while that thread held the lock the acquisition could not run (the two are
+    // never enabled together), and the race to reverse is with that thread's acquisition
+    // (`acquire`: those releases are skipped, but where p was offered a trylock or timed lock). The
+    // last event before (`below`) counts even when it is a release: trying the other threads where
+    // it ran is what keeps the orders that need a preemption there within the bound (without it,
+    // generated programs lose lock orders at bounds 1 and 2).
     auto check = [&](uint32_t p, const std::vector<std::vector<size_t>>& lists, size_t since,
                      bool acquire) {
       size_t below = SIZE_MAX;
@@ -819,7 +819,7 @@ class Dfs : public Strategy {
   // The classes of the executions up to the order of independent operations (trace_class of
   // each execution's recorded events; its Mazurkiewicz trace): an optimal reduction runs one
   // execution of each. Counted up to kClassLimit (the memory stays bounded).
-  static constexpr size_t kClassLimit = size_t{1} << 20;
+  static constexpr size_t kClassLimit = size_t{1} << 16;
   std::unordered_set<uint64_t> classes_;
 };
 
