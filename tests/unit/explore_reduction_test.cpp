@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <random>
 #include <set>
 #include <utility>
@@ -25,7 +26,8 @@ namespace RACEPRED_TEST_FILE {
 namespace ch = format::explore;
 
 struct Step {
-  enum Kind : uint8_t { Lock, Unlock, Read, Write } kind;
+  // Start: a new thread's first step, to its first hook (it records nothing).
+  enum Kind : uint8_t { Lock, Unlock, Read, Write, Start } kind;
   uint32_t obj;  // a lock or a variable
 };
 using Program = std::vector<std::vector<Step>>;  // the steps of each thread
@@ -47,6 +49,8 @@ Candidate candidate(uint32_t tid, const Step& s) {
       return {tid, ch::kOpMutexLock, 0x1000u + s.obj};
     case Step::Unlock:
       return {tid, uint8_t{7}, 0x1000u + s.obj};
+    case Step::Start:
+      return {tid, ch::kOpNone, 0};
     default:
       return {tid, ch::kOpAccess, 0x10000u + 64u * s.obj, uint8_t(s.kind == Step::Write ? 1 : 0)};
   }
@@ -92,6 +96,11 @@ Outcome simulate(const Program& program,
       out.points.push_back(p);
     }
     const Step& s = program[t][next[t]];
+    current = t;
+    if (s.kind == Step::Start) {
+      ++next[t];
+      continue;
+    }
     LsEvent e;
     e.tid = t;
     e.seq = seq;
@@ -110,6 +119,7 @@ Outcome simulate(const Program& program,
         break;
       default:
         e.kind = LsEvent::Access;
+        e.write = s.kind == Step::Write;
     }
     out.events.push_back(e);
     out.steps.push_back({t, next[t]});
@@ -366,6 +376,128 @@ TEST(ExploreReduction, ShardsCoverTheUnshardedReducedSearch) {
     EXPECT_EQ(unsharded.races, all.races) << "program " << i;
     EXPECT_EQ(unsharded.deadlock, all.deadlock) << "program " << i;
   }
+}
+
+// The program with a start step before every thread but the first (as the runtime offers a
+// thread that has not reached its first hook yet).
+Program with_starts(Program p) {
+  for (size_t t = 1; t < p.size(); ++t) p[t].insert(p[t].begin(), Step{Step::Start, 0});
+  return p;
+}
+
+// The class of an execution by definition (Mazurkiewicz): the steps it ran and the order of
+// every pair of dependent steps of two threads — the same lock, or the same variable with a
+// write among them.
+using DependentOrders = std::set<std::pair<StepId, StepId>>;
+DependentOrders dependent_orders(const Program& program, const Outcome& o) {
+  DependentOrders out;
+  for (const StepId& id : o.steps) out.insert({id, id});
+  for (size_t a = 0; a < o.steps.size(); ++a)
+    for (size_t b = a + 1; b < o.steps.size(); ++b) {
+      const StepId x = o.steps[a], y = o.steps[b];
+      if (x.first == y.first) continue;
+      const Step& s = program[x.first][x.second];
+      const Step& t = program[y.first][y.second];
+      const bool lock_s = s.kind == Step::Lock || s.kind == Step::Unlock;
+      const bool lock_t = t.kind == Step::Lock || t.kind == Step::Unlock;
+      if (lock_s != lock_t || s.obj != t.obj) continue;
+      if (!lock_s && s.kind == Step::Read && t.kind == Step::Read) continue;
+      out.insert({x, y});
+    }
+  return out;
+}
+
+// The classes (trace_class) and races and deadlocks of one search.
+struct ClassResult {
+  std::set<uint64_t> classes;
+  std::set<std::pair<StepId, StepId>> races;
+  bool deadlock = false;
+  uint64_t executions = 0;
+};
+
+ClassResult classes_of(const Program& program, uint32_t bound, DfsPoints points, Shard shard = {}) {
+  std::unique_ptr<Strategy> dfs = make_dfs(bound, points, shard);
+  ClassResult r;
+  bool more = true;
+  uint64_t runs = 0;
+  while (more && ++runs < 400000) {
+    Outcome o = execute(program, *dfs, more);
+    if (!dfs->last_is_owned()) continue;
+    ++r.executions;
+    r.classes.insert(trace_class(o.events));
+    const auto races = races_of(program, o);
+    r.races.insert(races.begin(), races.end());
+    r.deadlock = r.deadlock || o.deadlock;
+  }
+  EXPECT_FALSE(more);
+  return r;
+}
+
+// trace_class tells two executions apart exactly when the order of some pair of dependent
+// steps differs (checked against that definition on every execution of the unreduced search).
+TEST(ExploreReduction, TraceClassIsTheOrderOfDependentSteps) {
+  std::mt19937 rng(2028);
+  uint64_t executions = 0;
+  std::set<uint64_t> all_classes;
+  for (int i = 0; i < 32; ++i) {
+    Program program = i % 2 ? generate(rng) : generate_locking(rng);
+    if (i % 4 < 2) program = with_starts(program);
+    std::map<uint64_t, DependentOrders> by_class;
+    std::map<DependentOrders, uint64_t> by_orders;
+    std::unique_ptr<Strategy> dfs = make_dfs(1, DfsPoints::All);
+    bool more = true;
+    while (more) {
+      Outcome o = execute(program, *dfs, more);
+      ++executions;
+      const uint64_t c = trace_class(o.events);
+      const DependentOrders d = dependent_orders(program, o);
+      auto [a, fresh_a] = by_class.emplace(c, d);
+      auto [b, fresh_b] = by_orders.emplace(d, c);
+      EXPECT_EQ(a->second, d) << "program " << i << ": one class, two orders";
+      EXPECT_EQ(b->second, c) << "program " << i << ": one order, two classes";
+      all_classes.insert(c);
+    }
+  }
+  // Fewer classes than executions: the unreduced search runs many executions of one class.
+  EXPECT_LT(all_classes.size() * 2, executions);
+}
+
+// The reduced search (unsharded: partial-order reduction; sharded: sleep sets) reaches every
+// class of execution up to the order of independent steps that the unreduced search reaches
+// within the preemption bound, with its races and deadlocks, at the bounds 0, 1 and 2.
+TEST(ExploreReduction, ReducedSearchReachesEveryClassOfTheBound) {
+  std::mt19937 rng(2029);
+  uint64_t reduced = 0, unreduced = 0, classes = 0;
+  for (int i = 0; i < 32; ++i) {
+    Program program = i % 2 ? generate(rng) : generate_locking(rng);
+    if (i % 4 < 2) program = with_starts(program);
+    for (uint32_t bound : {0u, 1u, 2u}) {
+      const ClassResult all = classes_of(program, bound, DfsPoints::All);
+      const ClassResult some = classes_of(program, bound, DfsPoints::Goldilocks);
+      EXPECT_EQ(some.classes, all.classes) << "program " << i << ", bound " << bound;
+      EXPECT_EQ(some.races, all.races) << "program " << i << ", bound " << bound;
+      EXPECT_EQ(some.deadlock, all.deadlock) << "program " << i << ", bound " << bound;
+      ClassResult shards;
+      for (uint32_t k = 0; k < 3; ++k) {
+        const ClassResult part = classes_of(program, bound, DfsPoints::Goldilocks, Shard{k, 3, 3});
+        shards.classes.insert(part.classes.begin(), part.classes.end());
+        shards.races.insert(part.races.begin(), part.races.end());
+        shards.deadlock = shards.deadlock || part.deadlock;
+      }
+      EXPECT_EQ(shards.classes, all.classes)
+          << "program " << i << ", bound " << bound << ", sharded";
+      EXPECT_EQ(shards.races, all.races) << "program " << i << ", bound " << bound << ", sharded";
+      EXPECT_EQ(shards.deadlock, all.deadlock)
+          << "program " << i << ", bound " << bound << ", sharded";
+      reduced += some.executions;
+      unreduced += all.executions;
+      classes += all.classes.size();
+    }
+  }
+  EXPECT_LT(reduced, unreduced) << reduced << " vs " << unreduced;
+  std::printf("reduced %llu executions, unreduced %llu, classes %llu\n",
+              static_cast<unsigned long long>(reduced), static_cast<unsigned long long>(unreduced),
+              static_cast<unsigned long long>(classes));
 }
 
 TEST(ExploreReduction, LockSetsAgreeWithHappensBefore) {

@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "racepred/explore/goldilocks.hpp"
 #include "racepred/explore/strategy.hpp"
@@ -40,6 +41,14 @@ struct Op {
 using Footprint = std::vector<Op>;
 
 enum class Kind : uint8_t { Start, Access, Lock, CondWait, Cond, Object, Create, Join, Exit, Any };
+
+// The lock operations that do not wait while the lock is held (the runtime's codes 4 .. 15:
+// mutex lock, trylock, timed lock, unlock, rwlock read, try-read, timed read, write, try-write,
+// timed write, unlocks).
+constexpr uint8_t kOpMutexTrylock = ch::kOpMutexLock + 1;
+constexpr uint8_t kOpMutexTimedlock = ch::kOpMutexLock + 2;
+constexpr uint8_t kOpTryWrlock = ch::kOpMutexLock + 8;
+constexpr uint8_t kOpTimedWrlock = ch::kOpMutexLock + 9;
 
 Kind kind_of(uint8_t op) {
   if (op == ch::kOpNone) return Kind::Start;  // a new thread runs to its first hook
@@ -233,6 +242,8 @@ class Dfs : public Strategy {
       if (stack_.size() > shard_.depth) stack_.resize(shard_.depth);
     }
     if (dpor()) races(points);
+    if (events_ && classes_.size() < kClassLimit && last_owned_)
+      classes_.insert(trace_class(*events_));
     events_ = nullptr;
     if (points_ == DfsPoints::Goldilocks)
       for (size_t i = 0; i < points.size() && i < stack_.size(); ++i) {
@@ -285,7 +296,8 @@ class Dfs : public Strategy {
   void observe(const std::vector<LsEvent>& events) override { events_ = &events; }
   bool last_is_new() const override { return last_new_; }
   bool last_is_owned() const override { return last_owned_; }
-  bool wants_racy_points() const override { return points_ == DfsPoints::Goldilocks; }
+  // The unreduced search reads the recordings too: to count the classes of its executions.
+  bool wants_racy_points() const override { return points_ != DfsPoints::Sync; }
 
   std::string coverage(uint64_t executions, bool complete) const override {
     std::string rounds;
@@ -310,6 +322,10 @@ class Dfs : public Strategy {
       s += "budget exhausted after " + std::to_string(executions) + " executions (" + what() +
            ", preemption bound " + std::to_string(bound_) + " of " + std::to_string(max_) +
            "; rounds: " + rounds + ")";
+    if (!classes_.empty())
+      s += "; classes up to the order of independent operations: " +
+           std::string(classes_.size() >= kClassLimit ? "at least " : "") +
+           std::to_string(classes_.size()) + " (an optimal reduction runs one execution of each)";
     if (divergences_)
       s += "; " + std::to_string(divergences_) +
            " choice points diverged from the recorded prefix (the program is not deterministic "
@@ -546,6 +562,7 @@ class Dfs : public Strategy {
     std::vector<size_t> node(ev.size(), SIZE_MAX);
     // Whether only the chosen thread's events lie between point k and point k + 1.
     std::vector<bool> alone(n, true);
+    std::vector<bool> busy(n, false);  // an event lies between point k and point k + 1
     {
       size_t k = SIZE_MAX;
       bool others = false;
@@ -556,6 +573,7 @@ class Dfs : public Strategy {
           others = false;
         }
         if (k == SIZE_MAX) continue;
+        busy[k] = true;
         if (ev[i].tid != points[k].chosen) {
           others = true;
           alone[k] = false;
@@ -579,11 +597,39 @@ class Dfs : public Strategy {
         if (j == 0 || points[j - 1].chosen != t || !alone[j - 1]) return SIZE_MAX;
       }
     };
+    // A thread's start (it runs to its first hook and records nothing) commutes with
+    // everything: p asked for right after another thread's start, where p waits at the same
+    // operation as before it and the started thread goes on, is asked for before that start
+    // (choosing p there costs no more: the started thread would be preempted at k; at k - 1
+    // only the thread that ran before, if any). So p is not tried again below a start where
+    // its branch before the start already covers it.
+    auto candidate_op = [&](size_t k, uint32_t t) -> const Candidate* {
+      for (const Candidate& c : points[k].candidates)
+        if (c.tid == t) return &c;
+      return nullptr;
+    };
+    auto before_starts = [&](size_t k, uint32_t p) {
+      while (k > 0 && k < n) {
+        const uint32_t started = points[k - 1].chosen;
+        const Candidate* s = candidate_op(k - 1, started);
+        if (!s || s->op != ch::kOpNone || started == p || busy[k - 1] ||
+            points[k].current != started || !stack_[k - 1].calm || !stack_[k].calm)
+          break;
+        const Candidate* a = candidate_op(k - 1, p);
+        const Candidate* b = candidate_op(k, p);
+        if (!a || !b || a->op != b->op || a->obj != b->obj || a->point != b->point ||
+            a->times_out || b->times_out)
+          break;
+        --k;
+      }
+      return k;
+    };
     auto ask_at = [&](size_t i, uint32_t p) {
       if (node[i] == SIZE_MAX) return;
-      ask(node[i], p);
+      const size_t at = before_starts(node[i], p);
+      ask(at, p);
       const size_t ctx = context(node[i]);
-      if (ctx != SIZE_MAX && ctx != node[i]) ask(ctx, p);
+      if (ctx != SIZE_MAX && ctx != node[i]) ask(before_starts(ctx, p), p);
     };
     // Dependence of two events of different threads: the same lock or object, or accesses of
     // the same 8-byte word (the lock sets' view: reads included), each thread's events on one
@@ -600,21 +646,40 @@ class Dfs : public Strategy {
     std::vector<std::vector<uint32_t>> clock(threads, std::vector<uint32_t>(threads, 0));
     std::vector<std::vector<uint32_t>> at(ev.size());  // each event's clock
     auto hb = [&](size_t j, uint32_t p) { return at[j][ev[j].tid] <= clock[p][ev[j].tid]; };
-    // The last event of a list before `end`.
-    auto before = [](const std::vector<size_t>& list, size_t end) -> size_t {
-      auto it = std::lower_bound(list.begin(), list.end(), end);
-      return it == list.begin() ? SIZE_MAX : *(it - 1);
+    // Whether p's operation at node k is a lock operation that does not wait while the lock
+    // is held (a trylock fails instead, a timed lock may time out, a file lock may not wait).
+    auto tries_at = [&](size_t k, uint32_t p) {
+      for (const Candidate& c : points[k].candidates)
+        if (c.tid == p)
+          return c.times_out || c.op == kOpMutexTrylock || c.op == kOpMutexTimedlock ||
+                 c.op == kOpTryWrlock || c.op == kOpTimedWrlock || c.op == ch::kOpFileLock;
+      return false;
     };
+    // Whether acquisition i may not wait (its operation, seen at the choice point before it,
+    // does not wait).
+    auto may_try = [&](size_t i) { return node[i] != SIZE_MAX && tries_at(node[i], ev[i].tid); };
     // The races of p's next event on the lists `lists` (one per thread): the events since p's
     // last one (`since`) that do not happen before p, and the last such event before them.
-    auto check = [&](uint32_t p, const std::vector<std::vector<size_t>>& lists, size_t since) {
+    // An acquisition by p never races with another thread's release of its lock since p's
+    // last event: while that thread held the lock the acquisition could not run (the two are
+    // never enabled together), and the race to reverse is with that thread's acquisition
+    // (`acquire`: those releases are skipped, but where p was offered a trylock or timed lock). The
+    // last event before (`below`) counts even when it is a release: trying the other threads where
+    // it ran is what keeps the orders that need a preemption there within the bound (without it,
+    // generated programs lose lock orders at bounds 1 and 2).
+    auto check = [&](uint32_t p, const std::vector<std::vector<size_t>>& lists, size_t since,
+                     bool acquire) {
       size_t below = SIZE_MAX;
       for (uint32_t u = 0; u < lists.size(); ++u) {
         if (u == p) continue;
         const std::vector<size_t>& list = lists[u];
-        for (size_t x = list.size(); x-- > 0 && list[x] >= since;)
-          if (!hb(list[x], p)) ask_at(list[x], p);
-        const size_t j = before(list, since);
+        size_t x = list.size();
+        for (; x > 0 && list[x - 1] >= since; --x)
+          if (!(acquire && ev[list[x - 1]].kind == LsEvent::Release &&
+                (node[list[x - 1]] == SIZE_MAX || !tries_at(node[list[x - 1]], p))) &&
+              !hb(list[x - 1], p))
+            ask_at(list[x - 1], p);
+        const size_t j = x > 0 ? list[x - 1] : SIZE_MAX;  // the last one before `since`
         if (j != SIZE_MAX && !hb(j, p) && (below == SIZE_MAX || j > below)) below = j;
       }
       if (below != SIZE_MAX) ask_at(below, p);
@@ -636,7 +701,7 @@ class Dfs : public Strategy {
       } else {
         auto& lists = on[key(e)];
         if (lists.size() < threads) lists.resize(threads);
-        check(t, lists, since_of(t));
+        check(t, lists, since_of(t), e.kind == LsEvent::Acquire && !may_try(i));
         for (uint32_t u = 0; u < threads; ++u)
           if (u != t && !lists[u].empty()) join(lists[u].back());
         lists[t].push_back(i);
@@ -655,7 +720,7 @@ class Dfs : public Strategy {
     for (const LsEvent& e : ev)
       if (e.kind == LsEvent::Join && e.obj < threads) ended[e.obj] = true;
     for (uint32_t p = 0; p < threads; ++p)
-      if (!ended[p]) check(p, of, since_of(p));
+      if (!ended[p]) check(p, of, since_of(p), false);
   }
 
   // Starts recording the first context of the thread chosen at stack_[node].
@@ -751,6 +816,11 @@ class Dfs : public Strategy {
   uint64_t unasked_ = 0;  // alternatives no race asked for
   // The recorded events of the execution (observe(), until end()).
   const std::vector<LsEvent>* events_ = nullptr;
+  // The classes of the executions up to the order of independent operations (trace_class of
+  // each execution's recorded events; its Mazurkiewicz trace): an optimal reduction runs one
+  // execution of each. Counted up to kClassLimit (the memory stays bounded).
+  static constexpr size_t kClassLimit = size_t{1} << 16;
+  std::unordered_set<uint64_t> classes_;
 };
 
 }  // namespace

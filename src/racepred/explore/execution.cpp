@@ -434,6 +434,7 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
       if (r.n == 0 || r.n > ch::kMaxChoiceThreads || at + size > end) break;
       ChoicePoint point;
       point.current = r.current;
+      point.current_op = r.current_op;
       point.timeouts = r.timeouts != 0;
       point.seq = r.seq;
       point.candidates.reserve(r.n);

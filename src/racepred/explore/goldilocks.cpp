@@ -88,6 +88,7 @@ std::vector<LsEvent> lockset_events(const recording::RawRecording& rec) {
             e.kind = LsEvent::Access;
             e.obj = r.addr >> 3;
             e.atomic = code == fmt::kSizeAtom;
+            e.write = op == fmt::kWrite;
             if (code == fmt::kSizeRange) {
               range_at = out.size();
               range_addr = r.addr;
@@ -210,6 +211,103 @@ uint64_t mark_racy_points(const std::vector<LsEvent>& events, std::vector<Choice
     }
   }
   return races;
+}
+
+}  // namespace racepred::explore
+
+namespace racepred::explore {
+namespace {
+
+uint64_t mix(uint64_t x) {  // splitmix64's finaliser
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+using Clock = std::vector<uint32_t>;
+
+void join_into(Clock& c, const Clock& d) {
+  if (c.size() < d.size()) c.resize(d.size(), 0);
+  for (size_t i = 0; i < d.size(); ++i) c[i] = std::max(c[i], d[i]);
+}
+
+}  // namespace
+
+uint64_t trace_class(const std::vector<LsEvent>& events) {
+  uint32_t threads = 0;
+  for (const LsEvent& e : events) {
+    threads = std::max(threads, e.tid + 1);
+    if (e.kind == LsEvent::Fork || e.kind == LsEvent::Join)
+      threads = std::max<uint64_t>(threads, std::min<uint64_t>(e.obj, 1u << 20) + 1);
+  }
+  std::vector<Clock> clock(threads, Clock(threads, 0));
+  // A word: the last write's clock and the join of the reads since; a lock: its last
+  // operation's; an object: the join of its sends and of its receives.
+  struct Word {
+    Clock write, reads;
+  };
+  struct Object {
+    Clock sends, recvs;
+  };
+  std::unordered_map<uint64_t, Word> words;
+  std::unordered_map<uint64_t, Clock> locks;
+  std::unordered_map<uint64_t, Object> objects;
+  Clock forks;
+  uint64_t sum = 0;
+  for (const LsEvent& e : events) {
+    Clock& c = clock[e.tid];
+    ++c[e.tid];
+    switch (e.kind) {
+      case LsEvent::Access: {
+        Word& w = words[e.obj];
+        join_into(c, w.write);
+        if (e.write) {
+          join_into(c, w.reads);
+          w.write = c;
+          w.reads.clear();
+        } else {
+          join_into(w.reads, c);
+        }
+        break;
+      }
+      case LsEvent::Acquire:
+      case LsEvent::Release: {
+        Clock& l = locks[e.obj];
+        join_into(c, l);
+        l = c;
+        break;
+      }
+      case LsEvent::Send: {
+        Object& o = objects[e.obj];
+        join_into(c, o.recvs);
+        join_into(o.sends, c);
+        break;
+      }
+      case LsEvent::Recv: {
+        Object& o = objects[e.obj];
+        join_into(c, o.sends);
+        join_into(o.recvs, c);
+        break;
+      }
+      case LsEvent::Fork:
+        join_into(c, forks);
+        forks = c;
+        if (e.obj < threads) join_into(clock[e.obj], c);
+        break;
+      case LsEvent::Join:
+        if (e.obj < threads) join_into(c, clock[e.obj]);
+        break;
+    }
+    // The event by its place (thread, number in the thread), what it is, and its past.
+    uint64_t h = mix(uint64_t{e.tid} << 32 | c[e.tid]);
+    h = mix(h ^ (uint64_t{e.kind} << 1 | (e.write ? 1 : 0)));
+    h = mix(h ^ e.obj);
+    for (uint32_t u = 0; u < threads; ++u)
+      if (u != e.tid && c[u]) h = mix(h ^ (uint64_t{u} << 32 | c[u]));
+    sum += h;  // events are told apart by their place: the order of the sum does not matter
+  }
+  return mix(sum ^ events.size());
 }
 
 }  // namespace racepred::explore

@@ -20,6 +20,7 @@ struct LsEvent {
   enum Kind : uint8_t { Access, Acquire, Release, Fork, Join, Send, Recv };
   Kind kind = Access;
   bool atomic = false;  // an atomic operation's access (two of them never race)
+  bool write = false;   // an access that writes (a read-modify-write included)
   uint32_t tid = 0;
   uint64_t obj = 0;   // Access: the variable (an 8-byte word); locks, objects; Fork/Join: a tid
   uint64_t seq = 0;   // the recording's order
@@ -37,5 +38,15 @@ std::vector<LsEvent> lockset_events(const recording::RawRecording& recording);
 // execution's choice points, with their sequence numbers) that the search must branch at.
 // Returns the number of potential races (accesses whose lock set check failed).
 uint64_t mark_racy_points(const std::vector<LsEvent>& events, std::vector<ChoicePoint>& points);
+
+// The execution's class up to the order of independent operations (its Mazurkiewicz trace),
+// as a 64-bit hash of its happens-before graph: each event (its thread, its place in the
+// thread, kind and object) with the events of every thread that happen before it. Two
+// executions have the same hash exactly when one is the other with adjacent independent
+// operations swapped (up to hash collisions). Dependent: two accesses of the same 8-byte word
+// of which one writes, two operations of one lock, a send and a receive of one object, two
+// thread creations (thread numbers follow their order); a fork orders the child after it and
+// a join the joined thread's events before it.
+uint64_t trace_class(const std::vector<LsEvent>& events);
 
 }  // namespace racepred::explore

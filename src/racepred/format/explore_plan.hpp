@@ -63,7 +63,8 @@ struct PlanHeader {
 
 struct PointRecord {
   uint8_t timeouts = 0;
-  uint8_t reserved[3] = {};
+  uint8_t current_op = 0;  // as ChoiceMsg's: what the current thread is blocked at, or kOpNone
+  uint8_t reserved[2] = {};
   uint32_t current = 0;
   uint32_t n = 0;       // ChoiceThread that follow
   uint32_t chosen = 0;  // the index chosen

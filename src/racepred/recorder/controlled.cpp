@@ -111,7 +111,7 @@ void read_plan() {
 // The planned choice, written into the region; false when the point cannot be planned (the
 // runtime then asks over the channel from here on).
 bool planned_choice(const racepred::format::explore::ChoiceThread* c, uint32_t n, uint32_t current,
-                    bool timeouts, uint64_t seq, uint32_t& chosen) {
+                    uint8_t current_op, bool timeouts, uint64_t seq, uint32_t& chosen) {
   namespace ch = racepred::format::explore;
   ch::PlanHeader* h = g_plan;
   const size_t need = ch::plan_record_size(n);
@@ -123,6 +123,7 @@ bool planned_choice(const racepred::format::explore::ChoiceThread* c, uint32_t n
   }
   ch::PointRecord r;
   r.timeouts = timeouts ? 1 : 0;
+  r.current_op = current_op;
   r.current = current;
   r.n = n;
   r.chosen = chosen;
@@ -188,7 +189,7 @@ uint32_t controlled_pick(const uint32_t* tids, uint32_t n, uint32_t current, boo
   if (!g_plan_read) read_plan();
   if (g_planning) {
     uint32_t chosen = 0;
-    if (planned_choice(threads, n, current, timeouts, m.seq, chosen)) return chosen;
+    if (planned_choice(threads, n, current, m.current_op, timeouts, m.seq, chosen)) return chosen;
   }
   if (!send_message(buf, sizeof m + n * sizeof(ch::ChoiceThread))) return 0;
   uint32_t answer = 0;
