@@ -175,16 +175,18 @@ RP_EXPORT int pthread_create(pthread_t* th, const pthread_attr_t* attr, void* (*
   // fork takes its sequence number before the child can run.
   located_event(fmt::kFork, a->tid, user_pc(RP_PC()));
   sched_thread_created(a->tid);
+  // The child frees `a` (thread_start) and may reuse its memory before real_create returns.
+  const uint32_t tid = a->tid;
   int rc;
   {
     Busy busy;  // ld.so allocates the child's TLS through malloc: not the program's events
     rc = real_create(th, attr, thread_start, a);
   }
-  sched_after(kOpThreadCreate, a->tid, 0, rc);
+  sched_after(kOpThreadCreate, tid, 0, rc);
   if (rc != 0) {
     __libc_free(a);  // the fork event stays: a thread without events is harmless
   } else {
-    tid_insert(*th, a->tid);
+    tid_insert(*th, tid);
   }
   return rc;
 }
