@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Recording overhead (docs/RECORDER.md "Overhead", docs/PERFORMANCE.md "Recorder"): 4 threads x
 # 10^6 iterations of a mutex-protected and a racy increment (increments_bench.c), and of each
-# alone (mutex_bench.c, racy_bench.c), and of three atomics with relaxed, release and acquire
-# orders (atomics_bench.c), and the first with every access two calls deep (calls_bench.c, for
-# call stacks):
+# alone (mutex_bench.c, racy_bench.c), racy_bench.c's loop on arrays of each thread's own
+# (private_bench.c: what a recorded access costs when no cache line is shared), and of three
+# atomics with relaxed, release and acquire orders (atomics_bench.c), and the first with every
+# access two calls deep (calls_bench.c, for call stacks):
 # uninstrumented vs real ThreadSanitizer vs racepred recording into memory only (without and
 # with 16-frame call stacks: the recorder's own cost) vs writing the raw recording vs the whole
 # `racepred record` (the run writing its raw recording, then the conversion into a trace;
@@ -21,7 +22,7 @@ set -euo pipefail
 BUILD=${1:-build/release}
 RUNS=${2:-5}
 CC=${CC:-gcc}
-BENCHES=${BENCHES:-increments mutex racy atomics calls}
+BENCHES=${BENCHES:-increments mutex racy private atomics calls}
 HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rp_overhead.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT

@@ -2,7 +2,8 @@
 // each: the holder reads and writes the plain `board` (also through memcpy: a range access and
 // its length) and counts its round with a relaxed fetch_add, then hands the token on. Every
 // event of an atomic operation (recv, read, send) and the thread's deferred reads before it
-// are numbered by one increment of the recorder's counter, under the address's stripe lock; a
+// are numbered together, under the address's stripe lock (the recv and send through its
+// timestamp; docs/RECORDER.md, "How records are ordered"); a
 // recv placed before the send it saw, a record numbered out of its thread's order or a length
 // paired with the wrong record would show as a race on `board` or an ill-formed trace.
 // `unguarded` is written by every thread outside the token: a race, which shows that the

@@ -159,6 +159,28 @@ TEST(RecordingMerge, YieldsEveryThreadsRecordsInSequenceOrder) {
   EXPECT_EQ(cut_events, 0u);
 }
 
+TEST(RecordingMerge, EqualNumbersComeInThreadOrderAndEachThreadKeepsItsOrder) {
+  // Lamport timestamps (docs/RECORDER.md, "How records are ordered"): threads that nothing
+  // relates number their records alike, and a call record shares its thread's previous number.
+  // The merge orders by (number, thread), each thread's records in their order.
+  RawBuilder f;
+  f.start(0, 0);
+  f.records(0,
+            {rec(1, fmt::kFork, 1), rec(2, fmt::kWrite, 0x10), rec(2, fmt::kRawFuncEntry, 0x99),
+             rec(5, fmt::kJoin, 1)},
+            true);
+  f.start(1, 2);
+  f.records(1, {rec(2, fmt::kWrite, 0x20), rec(3, fmt::kWrite, 0x20), rec(5, fmt::kWrite, 0x20)},
+            true);
+  f.start(2, 0);
+  f.records(2, {rec(1, fmt::kWrite, 0x30), rec(5, fmt::kWrite, 0x30)}, true);
+  f.note("complete=1\n");
+  const RawRecording r = decode_recording(f.bytes(), "l.raw");
+  EXPECT_EQ(merged(r, consistent_cut(r)),
+            (std::vector<std::pair<uint32_t, uint64_t>>{
+                {0, 1}, {2, 1}, {0, 2}, {0, 2}, {1, 2}, {1, 3}, {0, 5}, {1, 5}, {2, 5}}));
+}
+
 TEST(RecordingMerge, FollowingIsTheSameThreadsNextRecordWhateverItsNumber) {
   // T0's allocation (seq 1) is followed by its size record (seq 3), T1 wrote seq 2 between them:
   // the size record is taken with the allocation, then T1's write comes.

@@ -25,14 +25,15 @@ inline bool releases(int mo) {
 // The events of one atomic access at `addr`: [recv(A)] r(A) [send(A)]. The access is a read
 // whatever the operation: atomics never race with each other, and a plain write of A still
 // races with it (docs/RECORDER.md says what this cannot express).
-// All numbered by one increment of the global counter (with the thread's deferred reads).
+// Numbered together, with the thread's deferred reads (docs/RECORDER.md, "How records are
+// ordered").
 inline void atomic_events(Ctx* c, uint64_t addr, bool acq, bool rel, uint64_t pc) {
   fmt::RawRecord* const first = reserve(c, 3);
   fmt::RawRecord* r = first;
   if (acq) fill(r++, fmt::kRecv, addr, pc);
   fill(r++, fmt::kRead, addr, pc);
   if (rel) fill(r, fmt::kSend, addr, pc);
-  commit(c, first, 1u + acq + rel);
+  commit_held(c, first, 1u + acq + rel, stripe_of(addr));
 }
 // A relaxed access: no order and no stripe; a load is remembered for a later acquire fence.
 inline void relaxed_event(Ctx* c, uint64_t addr, bool load, uint64_t pc) {
@@ -40,10 +41,11 @@ inline void relaxed_event(Ctx* c, uint64_t addr, bool load, uint64_t pc) {
   put(c, fmt::kRead, addr, pc, true);  // deferred like a plain read: one number with the next
 }
 
-// A store whose events are numbered right after it, under its stripe lock: on x86-64 the
-// counter's increment (a locked instruction) is a full barrier, so a plain release store (mov)
-// followed by it is as sequentially consistent as an xchg, which cost a quarter of a release
-// store's time in atomics_bench.c. Elsewhere the store stays seq_cst.
+// A store that releases, done under its stripe lock: on x86-64 a plain store (mov), which cost
+// a quarter of an xchg's time in atomics_bench.c. With the global counter (under a scheduler)
+// the counter's locked increment follows it, a full barrier: as sequentially consistent as the
+// xchg. With Lamport timestamps nothing locked follows, so a seq_cst store stays an xchg and a
+// release store is a release store. Elsewhere the store stays seq_cst.
 #if defined(__x86_64__)
 constexpr int kNumberedStore = __ATOMIC_RELEASE;
 #else
@@ -68,11 +70,11 @@ inline void lock_section_events(Ctx* c, uint64_t addr, bool read, bool write, ui
   if (read) fill(r++, fmt::kRead, addr, pc);
   if (write) fill(r++, fmt::kWrite, addr, pc);
   fill(r, fmt::kRelease, addr | fmt::kAtomicLockBit, pc);
-  commit(c, first, 2u + read + write);
+  commit_held(c, first, 2u + read + write, stripe_of(addr));
 }
 
-// `op(numbered)` does the operation (sequentially consistent: the strongest, whatever the order
-// asked; `numbered`: its events are numbered right after it, see kNumberedStore); load/store:
+// `op(plain_store)` does the operation (sequentially consistent: the strongest, whatever the
+// order asked; `plain_store`: a store may be kNumberedStore, see there); load/store:
 // what it does (a read-modify-write both).
 template <typename T, typename Op>
 inline T atomic_op(volatile T* a, int mo, bool load, bool store, uint64_t pc, Op op) {
@@ -97,7 +99,10 @@ inline T atomic_op(volatile T* a, int mo, bool load, bool store, uint64_t pc, Op
   if (acq || rel) {
     int* s = stripe(a);
     spin_lock(s);
-    result = op(true);  // numbered right after, by commit()'s increment
+    // A store that releases may be a plain store when a locked instruction follows it (the
+    // counter's increment) or when it need not be sequentially consistent (Lamport mode: the
+    // stripe lock keeps it in its real order among the operations on its address).
+    result = op(!g_lamport || base_order(mo) != 5);
     atomic_events(c, addr, acq, rel, pc);
     spin_unlock(s);
   } else {
@@ -155,8 +160,8 @@ using namespace racepred_rt;
                         [&](bool) { return __atomic_load_n(a, __ATOMIC_SEQ_CST); });             \
   }                                                                                              \
   RP_EXPORT void __tsan_atomic##bits##_store(volatile T* a, T v, int mo) {                       \
-    atomic_op<T>(a, mo, false, true, RP_PC(), [&](bool numbered) {                               \
-      if (numbered)                                                                              \
+    atomic_op<T>(a, mo, false, true, RP_PC(), [&](bool plain_store) {                            \
+      if (plain_store)                                                                           \
         __atomic_store_n(a, v, kNumberedStore);                                                  \
       else                                                                                       \
         __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                \

@@ -15,6 +15,10 @@ int g_write_lock;
 // line of its own: next to g_state (read at every event) it made every event's state test miss
 // (perf: 17% of the racy benchmark on that load).
 Counter g_seq_line;
+int g_lamport;
+uint64_t g_access_stamps[1u << kAccessStampBits];
+uint64_t g_clock_hint;
+Counter g_free_stamp;
 uint32_t g_next_tid;
 uint64_t g_bytes;
 uint64_t g_max_bytes;
@@ -102,14 +106,16 @@ bool write_block(uint8_t kind, const void* payload, size_t size, bool force) {
 
 // ---- per-thread contexts ----
 // A new thread's first block: no records, flag kRawStart, and in the 8 bytes after the prefix
-// a lower bound of the sequence numbers of its events. `racepred record` needs it to cut a
-// recording that ended early: a thread that never flushed may have lost everything after it.
-void write_start(uint32_t tid) {
+// a lower bound of the sequence numbers of its events (`lower`; UINT64_MAX: the global
+// counter's value). `racepred record` needs it to cut a recording that ended early: a thread
+// that never flushed may have lost everything after it.
+void write_start(uint32_t tid, uint64_t lower) {
   InRuntime in_runtime;
   uint8_t block[fmt::kRawPrefix + 8];
   fmt::put_u32(block, tid);
   fmt::put_u32(block + 4, fmt::kRawStart);
-  fmt::put_u64(block + fmt::kRawPrefix, __atomic_load_n(&g_seq_line.value, __ATOMIC_RELAXED));
+  if (lower == UINT64_MAX) lower = __atomic_load_n(&g_seq_line.value, __ATOMIC_RELAXED);
+  fmt::put_u64(block + fmt::kRawPrefix, lower);
   write_block(fmt::kBlockRaw, block, sizeof block, true);
 }
 
@@ -139,7 +145,7 @@ static bool keep_spare_buffer(void* buffer) {
   return false;
 }
 
-Ctx* new_ctx(uint32_t tid) {
+Ctx* new_ctx(uint32_t tid, uint64_t clock) {
   InRuntime in_runtime;
   void* spare = take_spare_buffer();
   void* mem = mmap(nullptr, spare ? kPage : kPage + kBufferBytes, PROT_READ | PROT_WRITE,
@@ -151,9 +157,10 @@ Ctx* new_ctx(uint32_t tid) {
   Ctx* c = static_cast<Ctx*>(mem);
   c->buf = reinterpret_cast<fmt::RawRecord*>(spare ? spare : static_cast<char*>(mem) + kPage) + 1;
   c->tid = tid;
+  c->clock = clock;
   const uint32_t slot = __atomic_fetch_add(&g_ctx_count, 1, __ATOMIC_RELAXED);
   if (slot < kMaxThreads) __atomic_store_n(&g_ctxs[slot], c, __ATOMIC_RELEASE);
-  write_start(tid);
+  write_start(tid, g_lamport ? clock + 1 : UINT64_MAX);  // its records come after `clock`
   return c;
 }
 
@@ -162,6 +169,7 @@ void flush_locked(Ctx* c, bool last, bool force) {
   if (c->ended || !c->buf) return;
   InRuntime in_runtime;
   number_pending(c, 0);
+  if (g_lamport) raise_to(&g_clock_hint, c->clock);
   const uint32_t n = __atomic_load_n(&c->n, __ATOMIC_ACQUIRE);
   if ((n > 0 || last) && !g_nowrite) {
     uint8_t* block = reinterpret_cast<uint8_t*>(c->buf + kBufferRecords);
@@ -181,8 +189,19 @@ void flush_ctx(Ctx* c, bool last, bool force) {
   spin_unlock(&c->flush_lock);
 }
 
+void number_waiting_reads(Ctx* c) {
+  number_pending(c, 0);
+}
+uint64_t number_by_counter(Ctx* c) {
+  return c->pending ? number_pending(c, 1)
+                    : __atomic_fetch_add(&g_seq_line.value, 1, __ATOMIC_RELAXED);
+}
+
 Ctx* ctx_create() {
-  Ctx* c = new_ctx(__atomic_fetch_add(&g_next_tid, 1, __ATOMIC_RELAXED));
+  // Lamport mode: a thread the runtime did not start (and the first thread) starts from the
+  // largest clock published so far (nothing orders it after anything: any start is valid).
+  Ctx* c = new_ctx(__atomic_fetch_add(&g_next_tid, 1, __ATOMIC_RELAXED),
+                   __atomic_load_n(&g_clock_hint, __ATOMIC_RELAXED));
   if (!c) return nullptr;
   t_ctx = c;
   pthread_setspecific(g_key, c);
@@ -278,6 +297,8 @@ void thread_key_destructor(void* p) {
   if (!c) return;
   sched_thread_exited(c->tid);  // pthread_exit: thread_start's call is skipped
   flush_ctx(c, true, true);
+  // Lamport mode: the thread's end, after its last record, for the join that waits for it.
+  if (g_lamport) chain(thread_end_stripe(c->tid), c->clock);
   __atomic_fetch_add(&g_dropped, c->dropped, __ATOMIC_RELAXED);
   c->dropped = 0;
   t_ctx = nullptr;
@@ -358,6 +379,12 @@ void init() {
   copy_bytes(child + str_len(out), ".%p", 4);
   if (!strstr(out, "%p")) setenv("RACEPRED_RECORD", child, 1);
   g_nowrite = g_settings.nowrite;
+  // Records are numbered by Lamport timestamps unless a scheduler runs the threads one at a
+  // time (sched_init: then the global counter, whose numbers explore relates to its choices).
+  {
+    const char* s = g_settings.schedule;
+    g_lamport = !(s && (strcmp(s, "serial") == 0 || strcmp(s, "controlled") == 0));
+  }
   g_max_bytes = g_settings.max_mb << 20;
   pthread_key_create(&g_key, thread_key_destructor);
   pthread_atfork(nullptr, nullptr, on_fork_child);
@@ -418,6 +445,8 @@ inline void frame_record(uint8_t op, uint64_t pc) {
   r.op_pc = uint64_t{op} << 56;
   if (c->pending)
     ++c->pending;
+  else if (g_lamport)
+    r.seq = c->clock;
   else
     r.seq = n ? c->buf[n - 1].seq : __atomic_fetch_add(&g_seq_line.value, 1, __ATOMIC_RELAXED);
   __atomic_store_n(&c->n, n + 1, __ATOMIC_RELEASE);

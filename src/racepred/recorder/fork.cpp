@@ -48,7 +48,7 @@ void on_fork_child() {
     c->dropped = 0;
     g_ctxs[0] = c;
     g_ctx_count = 1;
-    write_start(c->tid);
+    write_start(c->tid, g_lamport ? c->clock + 1 : UINT64_MAX);
     sched_after_fork(c->tid);
   }
   write_maps();

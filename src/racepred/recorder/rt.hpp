@@ -76,6 +76,9 @@ struct Ctx {
   int release_fenced;
   uint32_t relaxed_loads;
   uint64_t load_addrs[kFenceLoads];
+  // The thread's Lamport clock: the timestamp of its last numbered record (docs/RECORDER.md,
+  // "How records are ordered"; unused when g_lamport is 0).
+  uint64_t clock;
 };
 
 // ---- global state (zero-initialised: no static constructors); defined in buffers.cpp ----
@@ -85,8 +88,25 @@ extern int g_write_lock;
 struct alignas(64) Counter {
   uint64_t value;
 };
-// The global event counter, on a cache line of its own (buffers.cpp says why).
+// The global event counter, on a cache line of its own (buffers.cpp says why): the records'
+// numbers under a scheduler (g_lamport == 0), where one thread runs at a time and explore
+// relates the numbers to its choice points.
 extern Counter g_seq_line;
+// 1: records are numbered by Lamport timestamps (no scheduler: the threads run freely); 0: by
+// the global counter. Set once at start-up, before any thread but the first records.
+extern int g_lamport;
+// Lamport mode: a hashed shadow word per 8 bytes of memory holding the timestamp of the last
+// access to it (of any address that hashes there: a collision only adds order).
+constexpr uint32_t kAccessStampBits = 20;  // 8 MiB of zero pages, touched where accessed
+extern uint64_t g_access_stamps[1u << kAccessStampBits];
+// Lamport mode: the largest timestamp of a free (free, delete, realloc's old block): every
+// allocation is numbered after it, so memory that is freed and allocated again is allocated
+// again after the free in the trace, as `racepred record` needs to name it (each allocation is
+// its own variables).
+extern Counter g_free_stamp;
+// Lamport mode: the largest clock any thread has published (at its flushes and its end): the
+// start of a thread the runtime did not start itself.
+extern uint64_t g_clock_hint;
 extern uint32_t g_next_tid;
 extern uint64_t g_bytes;
 extern uint64_t g_max_bytes;
@@ -98,6 +118,12 @@ extern int g_nowrite;  // record into memory only (overhead measurements)
 // acquire or release of one thread's slot invalidated the line of the others'.
 struct alignas(64) Stripe {
   int lock;
+  // Lamport mode: the timestamp of the last synchronisation record of an object of this
+  // stripe (a lock, a sync object, an atomic that synchronises, a thread's end): every such
+  // record takes max(its thread's clock, this) + 1 and stores it, under the stripe's lock, so
+  // the records of one object are in the real order of their operations (an atomic's: done
+  // under the same lock).
+  uint64_t stamp;
 };
 extern Stripe g_stripes[kStripes];
 extern Ctx* g_ctxs[kMaxThreads];
@@ -189,8 +215,10 @@ bool write_fully(int fd, const void* data, size_t size);
 // Writes one block (header + payload) under the output lock. Returns false when the cap was
 // reached (recording stops) or the write failed. `force` writes even after the cap.
 bool write_block(uint8_t kind, const void* payload, size_t size, bool force = false);
-void write_start(uint32_t tid);
-Ctx* new_ctx(uint32_t tid);
+// `lower`: a lower bound of the thread's record numbers (UINT64_MAX: the global counter's).
+void write_start(uint32_t tid, uint64_t lower = UINT64_MAX);
+// `clock`: the thread's starting Lamport clock (its fork's timestamp).
+Ctx* new_ctx(uint32_t tid, uint64_t clock);
 void flush_locked(Ctx* c, bool last, bool force = false);
 void flush_ctx(Ctx* c, bool last, bool force = false);
 void write_maps();
@@ -243,9 +271,155 @@ constexpr size_t kBufferBytes =
     ((fmt::kRawHeader + kBufferRecords * fmt::kMaxPackedRecord + kPage - 1) / kPage * kPage);
 static_assert(sizeof(Ctx) <= kPage, "Ctx fits its page");
 
+// ---- Lamport timestamps (g_lamport; docs/RECORDER.md, "How records are ordered") ----
+// The stripe of a synchronisation object (the same as stripe()'s).
+inline Stripe& stripe_of(uint64_t addr) {
+  return g_stripes[(addr >> 3) % kStripes];
+}
+// The stripe whose timestamp holds the end of thread `tid`, which its join receives.
+inline Stripe& thread_end_stripe(uint64_t tid) {
+  return g_stripes[tid % kStripes];
+}
+// max(t, the stripe's timestamp) + 1, which becomes the stripe's timestamp: the records that
+// chain through one stripe are numbered in the real order of their chain steps. The caller
+// holds the stripe's lock (chain_held) or chain() takes it.
+inline uint64_t chain_held(Stripe& s, uint64_t t) {
+  const uint64_t v = __atomic_load_n(&s.stamp, __ATOMIC_RELAXED);
+  t = (v > t ? v : t) + 1;
+  __atomic_store_n(&s.stamp, t, __ATOMIC_RELAXED);
+  return t;
+}
+inline uint64_t chain(Stripe& s, uint64_t t) {
+  spin_lock(&s.lock);
+  t = chain_held(s, t);
+  spin_unlock(&s.lock);
+  return t;
+}
+// Raises *slot to at least t (the clock hint, the free stamp).
+inline void raise_to(uint64_t* slot, uint64_t t) {
+  uint64_t s = __atomic_load_n(slot, __ATOMIC_RELAXED);
+  while (s < t &&
+         !__atomic_compare_exchange_n(slot, &s, t, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+inline uint64_t* access_stamp(uint64_t addr) {
+  return &g_access_stamps[(addr >> 3) & ((1u << kAccessStampBits) - 1)];
+}
+// The shadow words of an access of `bytes` bytes at `addr`: its first word and, for an access
+// that spans more, the words after it up to kStampWords in all (a longer range: its first
+// kStampWords - 1 words and its last).
+constexpr uint64_t kStampWords = 64;
+// The timestamp of a read or write whose thread's clock is `t`: after the last access of its
+// words (max + 1), which it then becomes. A read is stamped after its load (it is deferred),
+// a write before its store, so a read follows the write it saw, and a write follows the reads
+// stamped before it. Plain loads and stores: two threads that access a word at once may both
+// miss the other's stamp, as their accesses race (docs/RECORDER.md, "How records are ordered").
+inline uint64_t access_after(uint64_t addr, uint64_t bytes, uint64_t t) {
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);  // a read's data load before the stamp loads
+  uint64_t* first = access_stamp(addr);
+  uint64_t s = __atomic_load_n(first, __ATOMIC_RELAXED);
+  if (RP_LIKELY((addr & 7) + bytes <= 8)) {
+    t = (s > t ? s : t) + 1;
+    __atomic_store_n(first, t, __ATOMIC_RELAXED);
+  } else {
+    const uint64_t last = (addr + bytes - 1) >> 3;
+    uint64_t word = (addr >> 3) + 1;
+    for (uint64_t i = 1; word <= last; ++i, ++word) {
+      if (i == kStampWords - 1) word = last;
+      const uint64_t v = __atomic_load_n(access_stamp(word << 3), __ATOMIC_RELAXED);
+      if (v > s) s = v;
+    }
+    t = (s > t ? s : t) + 1;
+    __atomic_store_n(first, t, __ATOMIC_RELAXED);
+    word = (addr >> 3) + 1;
+    for (uint64_t i = 1; word <= last; ++i, ++word) {
+      if (i == kStampWords - 1) word = last;
+      __atomic_store_n(access_stamp(word << 3), t, __ATOMIC_RELAXED);
+    }
+  }
+  __atomic_thread_fence(__ATOMIC_RELEASE);  // a write's stamp stores before its data store
+  return t;
+}
+// The timestamp of the thread's next record `op` at `addr` (`bytes`: an access's size or a
+// range's length): an access follows the last access of its words, a synchronisation record
+// chains through its object's stripe, a join follows the joined thread's end, an allocation the
+// last free; call and return records share the previous number.
+__attribute__((always_inline)) inline uint64_t lamport(Ctx* c, uint8_t op, uint64_t addr,
+                                                       uint64_t bytes) {
+  uint64_t t = c->clock;
+  switch (op & fmt::kRawOpMask) {
+    case fmt::kRead:
+    case fmt::kWrite:
+      // An atomic's access (no size) only races with plain writes: no shadow word (its order
+      // among atomics is its synchronisation records', on the stripe).
+      if (op >> fmt::kRawSizeShift)
+        t = access_after(addr, bytes, t);
+      else
+        ++t;
+      break;
+    case fmt::kAcquire:
+    case fmt::kRelease:
+    case fmt::kReadAcquire:
+    case fmt::kReadRelease:
+    case fmt::kSend:
+    case fmt::kRecv:
+    case fmt::kRequest:
+    case fmt::kReadRequest:
+      t = chain(stripe_of(addr), t);
+      break;
+    case fmt::kJoin:
+      t = chain(thread_end_stripe(addr), t);
+      break;
+    case fmt::kRawFree:  // before the real free
+      raise_to(&g_free_stamp.value, ++t);
+      break;
+    case fmt::kRawAlloc: {  // after the real allocation
+      const uint64_t f = __atomic_load_n(&g_free_stamp.value, __ATOMIC_RELAXED);
+      t = (f > t ? f : t) + 1;
+      break;
+    }
+    case fmt::kRawFuncEntry:
+    case fmt::kRawFuncExit:
+      break;
+    default:
+      ++t;
+  }
+  c->clock = t;
+  return t;
+}
+// The bytes of a raw access op with a fixed size (1 for others).
+inline uint64_t op_bytes(uint8_t op) {
+  return fmt::size_bytes(static_cast<uint8_t>(op >> fmt::kRawSizeShift));
+}
+// Lamport mode: gives the deferred reads (the last c->pending records) their timestamps, now
+// that their loads have happened.
+__attribute__((always_inline)) inline void stamp_pending(Ctx* c) {
+  const uint32_t k = c->pending;
+  if (!k) return;
+  uint64_t t = c->clock;
+  for (fmt::RawRecord *r = c->buf + (c->n - k), *end = c->buf + c->n; r != end; ++r) {
+    // Only plain reads (a fixed size: ranges are not deferred), an atomic's relaxed access (no
+    // size) and call and return records wait here: lamport() without its dispatch.
+    const uint8_t op = static_cast<uint8_t>(r->op_pc >> 56);
+    const uint8_t size = static_cast<uint8_t>(op >> fmt::kRawSizeShift);
+    if (RP_LIKELY(size != 0))
+      t = access_after(r->addr, uint64_t{1} << (size - 1), t);
+    else if (op == fmt::kRead)
+      ++t;
+    r->seq = t;
+  }
+  c->clock = t;
+  c->pending = 0;
+}
+
 // Gives the deferred reads (the last c->pending records) their sequence numbers, and
 // `extra` more numbers after them: one atomic operation for all. Returns the first extra one.
+// (Lamport mode: only the reads; `extra` is not asked for there.)
 __attribute__((always_inline)) inline uint64_t number_pending(Ctx* c, uint32_t extra) {
+  if (g_lamport) {
+    stamp_pending(c);
+    return 0;
+  }
   const uint32_t k = c->pending;
   if (k + extra == 0) return 0;
   uint64_t s = __atomic_fetch_add(&g_seq_line.value, k + extra, __ATOMIC_RELAXED);
@@ -254,7 +428,11 @@ __attribute__((always_inline)) inline uint64_t number_pending(Ctx* c, uint32_t e
   return s;
 }
 
-// Writes the context's records as one raw block. `last` marks the thread's final block.
+// Out of line (buffers.cpp), for the rare cases of the access path, which would otherwise
+// inline their loops into every entry point: the deferred reads numbered when kMaxPendingReads
+// wait, and a record numbered by the global counter (under a scheduler).
+__attribute__((noinline, cold)) void number_waiting_reads(Ctx* c);
+__attribute__((noinline)) uint64_t number_by_counter(Ctx* c);
 
 // The calling thread's context; created lazily for threads the runtime did not start (they
 // get a fresh tid and no fork event). nullptr when not recording.
@@ -265,9 +443,11 @@ inline Ctx* ctx() {
   return ctx_create();
 }
 
-// that write (RECORDER.md §4; tests/recorder/spin_flag.c). One atomic increment numbers the
-// waiting reads and the next non-read event together (the global counter is the contended part
-// of the access path: a read-modify-write costs one increment, not two); at most
+// A read is numbered at the thread's next numbered record, after its load has happened, so a
+// read that saw another thread's write is placed after that write (docs/RECORDER.md, "How
+// records are ordered"; tests/recorder/spin_flag.c). With the global counter, one atomic
+// increment numbers the waiting reads and the next non-read event together (the counter is the
+// contended part of the access path: a read-modify-write costs one increment, not two); at most
 // kMaxPendingReads reads wait, and a read is never numbered by its own record (its load has
 // not happened yet): a full buffer is written when the next record comes.
 constexpr uint32_t kMaxPendingReads = 32;
@@ -279,19 +459,22 @@ __attribute__((always_inline)) inline void put(Ctx* c, uint8_t op, uint64_t addr
   r.addr = addr;
   r.op_pc = (uint64_t{op} << 56) | (pc & 0x00ffffffffffffffULL);
   if (defer) {
-    if (c->pending == kMaxPendingReads) number_pending(c, 0);  // the earlier reads only
+    if (RP_UNLIKELY(c->pending == kMaxPendingReads)) number_waiting_reads(c);  // earlier reads
     ++c->pending;
+  } else if (RP_LIKELY(g_lamport)) {
+    stamp_pending(c);
+    r.seq = lamport(c, op, addr, op_bytes(op));
   } else {
-    r.seq = c->pending ? number_pending(c, 1)
-                       : __atomic_fetch_add(&g_seq_line.value, 1, __ATOMIC_RELAXED);
+    r.seq = number_by_counter(c);
   }
   __atomic_store_n(&c->n, n + 1, __ATOMIC_RELEASE);
 }
 
 // Several records of one operation (an access and its length, an atomic's recv, read and
 // send): room for all of them with one test of the buffer, and their numbers (with the deferred
-// reads before them) from one increment of the global counter. reserve() gives the first
-// record to fill; commit() numbers the `k` filled ones from there and appends them.
+// reads before them) together (under a scheduler, from one increment of the global counter).
+// reserve() gives the first record to fill; commit() numbers the `k` filled ones from there and
+// appends them.
 __attribute__((always_inline)) inline fmt::RawRecord* reserve(Ctx* c, uint32_t k) {
   if (RP_UNLIKELY(c->n + k > kBufferRecords)) flush_ctx(c, false);
   return c->buf + c->n;
@@ -303,8 +486,38 @@ __attribute__((always_inline)) inline void fill(fmt::RawRecord* r, uint8_t op, u
 }
 __attribute__((always_inline)) inline void commit(Ctx* c, fmt::RawRecord* first, uint32_t k) {
   const uint32_t n = static_cast<uint32_t>(first - c->buf);  // as put(): the index reserved
+  if (g_lamport) {
+    stamp_pending(c);
+    for (fmt::RawRecord *r = first, *end = r + k; r != end; ++r) {
+      const uint8_t op = static_cast<uint8_t>(r->op_pc >> 56);
+      uint64_t bytes = op_bytes(op);
+      if ((op >> fmt::kRawSizeShift) == fmt::kSizeRange && r + 1 != end) bytes = r[1].addr;
+      r->seq = lamport(c, op, r->addr, bytes);
+    }
+    __atomic_store_n(&c->n, n + k, __ATOMIC_RELEASE);
+    return;
+  }
   uint64_t s = number_pending(c, k);
   for (fmt::RawRecord *r = first, *end = r + k; r != end; ++r) r->seq = s++;
+  __atomic_store_n(&c->n, n + k, __ATOMIC_RELEASE);
+}
+// commit() for the records of an atomic operation on an address of stripe `s`, whose lock the
+// caller holds: their synchronisation records chain through it without taking it again.
+__attribute__((always_inline)) inline void commit_held(Ctx* c, fmt::RawRecord* first, uint32_t k,
+                                                       Stripe& s) {
+  if (!g_lamport) return commit(c, first, k);
+  const uint32_t n = static_cast<uint32_t>(first - c->buf);
+  stamp_pending(c);
+  uint64_t t = c->clock;
+  for (fmt::RawRecord *r = first, *end = r + k; r != end; ++r) {
+    const uint8_t op = static_cast<uint8_t>(r->op_pc >> 56) & fmt::kRawOpMask;
+    if (op == fmt::kRecv || op == fmt::kSend || op == fmt::kAcquire || op == fmt::kRelease)
+      t = chain_held(s, t);
+    else
+      ++t;  // the access of an atomic (no shadow word, see lamport())
+    r->seq = t;
+  }
+  c->clock = t;
   __atomic_store_n(&c->n, n + k, __ATOMIC_RELEASE);
 }
 // A record followed by its kRawSize record (`size`), numbered together.
@@ -370,12 +583,16 @@ inline void sync_event(uint8_t op, const volatile void* o, uint64_t pc) {
 // that synchronises is done and its events numbered, so that they are in the trace in the
 // operations' real order.
 inline int* stripe(const volatile void* a) {
-  return &g_stripes[(reinterpret_cast<uintptr_t>(a) >> 3) % kStripes].lock;
+  return &stripe_of(reinterpret_cast<uintptr_t>(a)).lock;
 }
 
 // A recv that must follow the sends of atomic operations at `o` it saw (those are numbered
 // after their operation, under the stripe): annotations and fences take the stripe too.
 inline void recv_after_atomics(Ctx* c, const volatile void* o, uint64_t pc) {
+  if (g_lamport) {  // its chain step takes the stripe's lock
+    put(c, fmt::kRecv, reinterpret_cast<uintptr_t>(o), pc, false);
+    return;
+  }
   int* s = stripe(o);
   spin_lock(s);
   put(c, fmt::kRecv, reinterpret_cast<uintptr_t>(o), pc, false);

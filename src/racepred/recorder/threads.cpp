@@ -61,6 +61,7 @@ struct StartArg {
   void* (*fn)(void*);
   void* arg;
   uint32_t tid;
+  uint64_t clock;  // Lamport mode: the fork's timestamp, the child's starting clock
 };
 
 DECLARE_REAL(int, sched_yield);
@@ -91,7 +92,7 @@ static void* thread_start(void* p) {
   StartArg a = *static_cast<StartArg*>(p);
   __libc_free(p);
   if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) == 1) {
-    Ctx* c = new_ctx(a.tid);
+    Ctx* c = new_ctx(a.tid, a.clock);
     if (c) {
       t_ctx = c;
       pthread_setspecific(g_key, c);
@@ -174,17 +175,20 @@ RP_EXPORT int pthread_create(pthread_t* th, const pthread_attr_t* attr, void* (*
   a->tid = __atomic_fetch_add(&g_next_tid, 1, __ATOMIC_RELAXED);
   // fork takes its sequence number before the child can run.
   located_event(fmt::kFork, a->tid, user_pc(RP_PC()));
+  a->clock = c->clock;
   sched_thread_created(a->tid);
+  // The child frees `a` (thread_start) and may reuse its memory before real_create returns.
+  const uint32_t tid = a->tid;
   int rc;
   {
     Busy busy;  // ld.so allocates the child's TLS through malloc: not the program's events
     rc = real_create(th, attr, thread_start, a);
   }
-  sched_after(kOpThreadCreate, a->tid, 0, rc);
+  sched_after(kOpThreadCreate, tid, 0, rc);
   if (rc != 0) {
     __libc_free(a);  // the fork event stays: a thread without events is harmless
   } else {
-    tid_insert(*th, a->tid);
+    tid_insert(*th, tid);
   }
   return rc;
 }

@@ -1,5 +1,7 @@
 // Merging the threads of a raw recording into one sequence: records in the order of their
-// sequence numbers (the runtime numbers them with one global counter), up to the cut.
+// sequence numbers, and of their threads among equal numbers (the runtime numbers them with
+// Lamport timestamps, or with one global counter under a scheduler; docs/RECORDER.md, "How
+// records are ordered"), up to the cut.
 #pragma once
 
 #include <cstdint>
@@ -75,8 +77,9 @@ class ThreadCursor {
   bool valid_ = false;
 };
 
-// Yields the records of every thread in sequence order, each with its thread. A thread's
-// records up to the next thread's first one come in one run, without a heap operation.
+// Yields the records of every thread in the order of (sequence number, thread), each with its
+// thread. A thread's records up to the next thread's first one come in one run, without a heap
+// operation.
 class RecordMerger {
  public:
   // `recording` must outlive the merger; records at or past `cut` are not yielded (counted).
@@ -91,8 +94,8 @@ class RecordMerger {
     // The common case inline: the current thread's run goes on.
     if (current_ != kNone) [[likely]] {
       ThreadCursor& cur = cursors_[current_];
-      if (const format::RawRecord* r = cur.get(); r && r->seq <= bound_ && r->seq < cut_)
-          [[likely]] {
+      if (const format::RawRecord* r = cur.get();
+          r && before_bound(r->seq, cur.tid()) && r->seq < cut_) [[likely]] {
         record = *r;
         tid = cur.tid();
         cur.next();
@@ -105,7 +108,7 @@ class RecordMerger {
     for (;;) {
       if (current_ != kNone) {
         ThreadCursor& cur = cursors_[current_];
-        if (const format::RawRecord* r = cur.get(); r && r->seq <= bound_) {
+        if (const format::RawRecord* r = cur.get(); r && before_bound(r->seq, cur.tid())) {
           if (r->seq >= cut_) {
             // Everything after the cut is dropped: count it.
             for (; cur.get(); cur.next()) ++cut_events_;
@@ -125,7 +128,13 @@ class RecordMerger {
       }
       current_ = heap_.top();
       heap_.pop();
-      bound_ = heap_.empty() ? UINT64_MAX : cursors_[heap_.top()].get()->seq;
+      if (heap_.empty()) {
+        bound_ = UINT64_MAX;
+        bound_tid_ = UINT32_MAX;
+      } else {
+        bound_ = cursors_[heap_.top()].get()->seq;
+        bound_tid_ = cursors_[heap_.top()].tid();
+      }
     }
   }
 
@@ -145,11 +154,19 @@ class RecordMerger {
   // Throws InputError naming a malformed block (the end of the merge).
   void check() const;
 
+  // (seq, tid) of the current thread's record comes before the next thread's first one.
+  bool before_bound(uint64_t seq, uint32_t tid) const {
+    return seq < bound_ || (seq == bound_ && tid < bound_tid_);
+  }
+
   static constexpr size_t kNone = SIZE_MAX;
   struct Later {
     const std::vector<ThreadCursor>* cursors;
     bool operator()(size_t a, size_t b) const {
-      return (*cursors)[a].get()->seq > (*cursors)[b].get()->seq;
+      const ThreadCursor& x = (*cursors)[a];
+      const ThreadCursor& y = (*cursors)[b];
+      const uint64_t sx = x.get()->seq, sy = y.get()->seq;
+      return sx != sy ? sx > sy : x.tid() > y.tid();
     }
   };
   RawHolding holding_;
@@ -158,6 +175,7 @@ class RecordMerger {
   std::priority_queue<size_t, std::vector<size_t>, Later> heap_;
   size_t current_ = kNone;
   uint64_t bound_ = 0;
+  uint32_t bound_tid_ = 0;
   uint64_t cut_;
   uint64_t cut_events_ = 0;
 };
