@@ -429,7 +429,7 @@ size_t encode_events(uint32_t count, uint8_t* out, Get&& get) {
   }
   uint32_t last_gap = 0;
   prev = first_id - 1;
-  for (uint32_t i = 0; i < count; ++i) {
+  for (uint32_t i = 0; gaps != 0 && i < count; ++i) {  // (ids without a gap: nothing to write)
     uint64_t id;
     uint8_t op;
     uint32_t th, tg, lc;
