@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -76,9 +77,15 @@ void BinaryWriter::write_block(uint8_t kind, const uint8_t* raw, size_t size, bo
     size_t n = 0;
     if (options_.codec == format::kCodecLz4) {
       scratch_.resize(static_cast<size_t>(LZ4_compressBound(static_cast<int>(size))));
-      n = static_cast<size_t>(LZ4_compress_HC(
-          reinterpret_cast<const char*>(raw), reinterpret_cast<char*>(scratch_.data()),
-          static_cast<int>(size), static_cast<int>(scratch_.size()), options_.level));
+      // One compression state for every block (LZ4_compress_HC allocates and maps a fresh
+      // 256 KiB one per call); the compressed bytes are the same.
+      if (!lz4_state_)
+        lz4_state_ =
+            std::make_unique<uint64_t[]>((static_cast<size_t>(LZ4_sizeofStateHC()) + 7) / 8);
+      n = static_cast<size_t>(LZ4_compress_HC_extStateHC(
+          lz4_state_.get(), reinterpret_cast<const char*>(raw),
+          reinterpret_cast<char*>(scratch_.data()), static_cast<int>(size),
+          static_cast<int>(scratch_.size()), options_.level));
     } else {
       scratch_.resize(ZSTD_compressBound(size));
       n = ZSTD_compress(scratch_.data(), scratch_.size(), raw, size, options_.level);
@@ -174,22 +181,28 @@ void BinaryWriter::write_stack_table() {
 }
 
 void BinaryWriter::write_event_stacks(const std::vector<std::pair<EventId, uint32_t>>& of_events) {
-  std::vector<uint8_t> buf;
+  // Room for every pair at once (two varints of at most 10 and 5 bytes), kept between chunks;
+  // a block is cut once it passes half the block limit.
+  constexpr size_t kPair = 10 + 5;
+  const size_t limit = format::kMaxRawBlock / 2;
+  std::vector<uint8_t>& buf = stack_buffer_;
+  if (buf.size() < std::min(of_events.size() * kPair, limit + kPair))
+    buf.resize(std::min(of_events.size() * kPair, limit + kPair));
+  uint8_t* const start = buf.data();
+  uint8_t* p = start;
   uint64_t previous = 0;
   for (const auto& [e, stack] : of_events) {
-    const size_t at = buf.size();
-    buf.resize(at + 20);
-    uint8_t* p = format::put_varint(buf.data() + at, e - previous - 1);
+    p = format::put_varint(p, e - previous - 1);
     p = format::put_varint(p, stack);
-    buf.resize(static_cast<size_t>(p - buf.data()));
     previous = e;
-    if (buf.size() > format::kMaxRawBlock / 2) {
-      write_block(format::kBlockEventStacks, buf.data(), buf.size(), true);
-      buf.clear();
+    if (static_cast<size_t>(p - start) > limit) [[unlikely]] {
+      write_block(format::kBlockEventStacks, start, static_cast<size_t>(p - start), true);
+      p = start;
       previous = 0;  // each block decodes on its own
     }
   }
-  if (!buf.empty()) write_block(format::kBlockEventStacks, buf.data(), buf.size(), true);
+  if (p != start)
+    write_block(format::kBlockEventStacks, start, static_cast<size_t>(p - start), true);
 }
 
 void BinaryWriter::write_thread_stacks() {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,6 +82,8 @@ class BinaryWriter : public EventConsumer {
   bool finished_ = false;
   std::vector<uint8_t> chunk_;
   std::vector<uint8_t> scratch_;
+  std::vector<uint8_t> stack_buffer_;      // write_event_stacks's
+  std::unique_ptr<uint64_t[]> lz4_state_;  // LZ4 HC's compression state (8-byte aligned)
   std::vector<uint8_t> symbol_buffer_;
   std::vector<format::IndexEntry> index_;
   std::vector<Event> pending_;  // the open chunk's events
