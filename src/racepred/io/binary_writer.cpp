@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -99,8 +100,18 @@ void BinaryWriter::write_symbols() {
   symbol_buffer_.clear();
   for (unsigned space = 0; space < format::kSpaceCount; ++space) {
     const SymbolTable& table = table_of(symbols_, space);
-    for (uint32_t id = written_names_[space]; id < table.size(); ++id) {
-      const std::string_view name = table.name(id);
+    NameSource* const source = sources_[space];
+    const uint32_t upto =
+        source ? std::max(written_names_[space], needed_names_[space]) : table.size();
+    for (uint32_t id = written_names_[space]; id < upto; ++id) {
+      std::string_view name;
+      if (source) {
+        name_.clear();
+        source->name(space, id, name_);
+        name = name_;
+      } else {
+        name = table.name(id);
+      }
       const size_t at = symbol_buffer_.size();
       symbol_buffer_.resize(at + 1 + 10 + 10 + name.size());
       uint8_t* p = symbol_buffer_.data() + at;
@@ -114,13 +125,25 @@ void BinaryWriter::write_symbols() {
         symbol_buffer_.clear();
       }
     }
-    written_names_[space] = table.size();
+    written_names_[space] = upto;
   }
   if (!symbol_buffer_.empty())
     write_block(format::kBlockSymbols, symbol_buffer_.data(), symbol_buffer_.size(), true);
 }
 
 void BinaryWriter::flush_chunk() {
+  if (sources_[format::kVariables] || sources_[format::kLocks]) {
+    // The names of streamed spaces up to the largest the chunk's events use.
+    uint32_t vars = 0, locks = 0;
+    for (const Event& e : pending_) {
+      if (e.is_access())
+        vars = std::max(vars, e.target + 1);
+      else if (targets_lock(e.op))
+        locks = std::max(locks, e.target + 1);
+    }
+    needed_names_[format::kVariables] = std::max(needed_names_[format::kVariables], vars);
+    needed_names_[format::kLocks] = std::max(needed_names_[format::kLocks], locks);
+  }
   write_symbols();  // every name an event of the chunk uses precedes it
   if (pending_.empty()) return;
   const uint32_t count = static_cast<uint32_t>(pending_.size());
@@ -224,6 +247,14 @@ void BinaryWriter::finish() {
   if (finished_ || fd_ < 0) return;
   finished_ = true;
   flush_chunk();
+  // The names no event uses (a streamed space's table is still complete).
+  bool rest = false;
+  for (unsigned space = 0; space < format::kSpaceCount; ++space) {
+    if (!sources_[space]) continue;
+    needed_names_[space] = sources_[space]->count(space);
+    rest = rest || needed_names_[space] > written_names_[space];
+  }
+  if (rest) write_symbols();
   write_stacks();
   const uint64_t index_offset = offset_;
   write_block(format::kBlockIndex, reinterpret_cast<const uint8_t*>(index_.data()),

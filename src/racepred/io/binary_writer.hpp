@@ -23,6 +23,18 @@ struct BinaryWriteOptions {
   uint32_t chunk_events = format::kChunkEvents;  // events per block (1 .. kChunkEvents)
 };
 
+// Names that a writer asks for one at a time, as the events that use them are written, instead
+// of taking them from a table that holds them all (`racepred record`: millions of heap
+// variables, each named once and never kept).
+class NameSource {
+ public:
+  virtual ~NameSource() = default;
+  // The names of the space: ids 0 .. count() - 1.
+  virtual uint32_t count(unsigned space) const = 0;
+  // Appends the name of `id` to `out`; asked for each id once, in increasing order.
+  virtual void name(unsigned space, uint32_t id, std::string& out) = 0;
+};
+
 // Streams events as binary chunks to a file descriptor, like StdWriter. Names are taken from
 // `symbols` when a chunk is flushed, so the symbols may grow while writing as long as a name
 // is interned before the first event that uses it is written. Event ids are kept (gaps too);
@@ -51,6 +63,10 @@ class BinaryWriter : public EventConsumer {
     streams_stacks_ = true;
     BinaryWriter::on_event(id, event, line);
   }
+  // The names of `space` (variables or locks) come from `source`, not from `symbols`: before
+  // each events block, the names of its space up to the largest id that the block's events
+  // name (and the ids before it); at the end, the rest. Before the first event.
+  void stream_names(unsigned space, NameSource& source) { sources_[space] = &source; }
   // Events given but not yet written (at most a chunk).
   size_t pending_events() const { return pending_.size(); }
   // Writes the last chunk, the index and the trailer (the file is complete); close() too.
@@ -89,6 +105,9 @@ class BinaryWriter : public EventConsumer {
   bool streams_stacks_ = false;
   size_t written_stacks_ = 1;  // stack ids below it are in the file (0 is "none")
   uint32_t written_names_[format::kSpaceCount] = {};
+  NameSource* sources_[format::kSpaceCount] = {};
+  uint32_t needed_names_[format::kSpaceCount] = {};  // of the spaces with a source
+  std::string name_;
   uint64_t offset_ = 0;
   uint64_t events_ = 0;
 };
