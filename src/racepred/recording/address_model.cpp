@@ -1,5 +1,7 @@
 #include "racepred/recording/address_model.hpp"
 
+#include <iterator>
+
 namespace racepred::recording {
 
 namespace fmt = racepred::format;
@@ -49,6 +51,9 @@ uint32_t AddressModel::variable_uncached(uint64_t addr) {
       if (b.var_ids.empty()) b.var_ids.assign(size, UINT32_MAX);
       recent_.start = it->first;
       recent_.size = size;
+      // (A later block inside it, whose free was not seen, takes its addresses over from there.)
+      if (auto later = std::next(it); later != blocks_.end())
+        recent_.size = std::min(size, later->first - it->first);
       recent_.ids = b.var_ids.data();
       uint32_t& id = b.var_ids[addr - it->first];
       if (id == UINT32_MAX) id = var_ids_.add(Key{b.instance, addr - it->first});
