@@ -1,6 +1,7 @@
 #include "racepred/io/binary_writer.hpp"
 
 #include <fcntl.h>
+#include <lz4.h>
 #include <lz4hc.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -77,9 +78,14 @@ void BinaryWriter::write_block(uint8_t kind, const uint8_t* raw, size_t size, bo
     size_t n = 0;
     if (options_.codec == format::kCodecLz4) {
       scratch_.resize(static_cast<size_t>(LZ4_compressBound(static_cast<int>(size))));
-      n = static_cast<size_t>(LZ4_compress_HC(
-          reinterpret_cast<const char*>(raw), reinterpret_cast<char*>(scratch_.data()),
-          static_cast<int>(size), static_cast<int>(scratch_.size()), options_.level));
+      const char* in = reinterpret_cast<const char*>(raw);
+      char* out = reinterpret_cast<char*>(scratch_.data());
+      n = static_cast<size_t>(
+          options_.level <= 0
+              ? LZ4_compress_fast(in, out, static_cast<int>(size),
+                                  static_cast<int>(scratch_.size()), 1 - options_.level)
+              : LZ4_compress_HC(in, out, static_cast<int>(size), static_cast<int>(scratch_.size()),
+                                options_.level));
     } else {
       scratch_.resize(ZSTD_compressBound(size));
       n = ZSTD_compress(scratch_.data(), scratch_.size(), raw, size, options_.level);

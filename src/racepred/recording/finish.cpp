@@ -62,7 +62,11 @@ class WriterSink : public EventBatchSink {
       }
       text_.emplace(symbols, out);
     } else {
-      binary_.emplace(symbols, out);
+      // LZ4's fast compressor: compressing with LZ4 HC (level 4) was a third of lbzip2's
+      // conversion; the trace is about 14% larger and reads as fast.
+      BinaryWriteOptions o;
+      o.level = 0;
+      binary_.emplace(symbols, out, o);
       binary_->stream_names(format::kVariables, names_);
       binary_->stream_names(format::kLocks, names_);
     }
