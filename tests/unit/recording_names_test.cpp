@@ -64,7 +64,7 @@ TEST(RecordingAddressModel, ALargeBlockIsHeapMemoryToo) {
 // addresses, frees the runtime did not see, blocks of size 0) are those of the definition: an
 // address means (instance, offset) inside the live block that starts last at or before it,
 // else itself; a key gets its id at its first access.
-TEST(RecordingAddressModel, IdsAreTheDefinitionsAndOnlyLiveBlocksKeepTheirs) {
+TEST(RecordingAddressModel, IdsAreTheDefinitions) {
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     AddressModel m;
     std::map<uint64_t, std::pair<uint64_t, uint64_t>> blocks;  // start -> (size, instance)
