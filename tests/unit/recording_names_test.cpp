@@ -60,6 +60,22 @@ TEST(RecordingAddressModel, ALargeBlockIsHeapMemoryToo) {
   EXPECT_EQ(m.variables()[m.variable(0x10000000 + big)], (Key{0, 0x10000000 + big}));
 }
 
+// A block's ids are kept in pages for the parts of it that are accessed: an 8 MiB buffer of
+// which three places far apart are used holds three pages (4 KiB each), none once freed.
+TEST(RecordingAddressModel, ABlockHoldsIdsOnlyForThePartsThatAreAccessed) {
+  AddressModel m;
+  m.alloc(0x10000000, uint64_t{8} << 20, 0x2000);
+  const uint32_t a = m.variable(0x10000000 + 16);
+  const uint32_t b = m.variable(0x10000000 + (uint64_t{4} << 20));
+  const uint32_t c = m.variable(0x10000000 + (uint64_t{8} << 20) - 1);
+  EXPECT_EQ(m.variable(0x10000000 + 16), a);
+  EXPECT_EQ(m.variables()[b], (Key{1, uint64_t{4} << 20}));
+  EXPECT_EQ(m.variables()[c], (Key{1, (uint64_t{8} << 20) - 1}));
+  EXPECT_EQ(m.id_bytes(), 3u * 4096);
+  m.free(0x10000000);
+  EXPECT_EQ(m.id_bytes(), 0u);
+}
+
 // The ids of a random program's accesses, allocations and frees (blocks that overlap and reuse
 // addresses, frees the runtime did not see, blocks of size 0) are those of the definition: an
 // address means (instance, offset) inside the live block that starts last at or before it,
