@@ -49,17 +49,7 @@ class WriterSink : public EventBatchSink {
         stacks_(!assembled.caller_nodes.empty()),
         names_(namer) {
     if (is_text(out)) {
-      std::string name;
-      for (uint32_t v = 0; v < namer.variables(); ++v) {
-        name.clear();
-        namer.variable(v, name);
-        symbols.variables.intern(name);
-      }
-      for (uint32_t l = 0; l < namer.locks(); ++l) {
-        name.clear();
-        namer.lock(l, name);
-        symbols.locks.intern(name);
-      }
+      namer.name_all(symbols);
       text_.emplace(symbols, out);
     } else {
       // LZ4's fast compressor: compressing with LZ4 HC (level 4) was a third of lbzip2's

@@ -134,21 +134,25 @@ void KeyNamer::name(const Key& k, uint32_t var, SymbolTable& others, std::string
   out.append(name);
 }
 
+void KeyNamer::name_all(Symbols& symbols) {
+  std::string name;
+  for (uint32_t v = 0; v < variables(); ++v) {
+    name.clear();
+    variable(v, name);
+    symbols.variables.intern(name);
+  }
+  for (uint32_t l = 0; l < locks(); ++l) {
+    name.clear();
+    lock(l, name);
+    symbols.locks.intern(name);
+  }
+}
+
 Symbols name_symbols(const Assembled& assembled, Symbolizer& symbolizer,
                      std::vector<uint32_t>& loc_map) {
   Symbols symbols;
   KeyNamer namer(assembled, symbolizer, symbols, loc_map);
-  std::string name;
-  for (uint32_t v = 0; v < namer.variables(); ++v) {
-    name.clear();
-    namer.variable(v, name);
-    symbols.variables.intern(name);
-  }
-  for (uint32_t l = 0; l < namer.locks(); ++l) {
-    name.clear();
-    namer.lock(l, name);
-    symbols.locks.intern(name);
-  }
+  namer.name_all(symbols);
   return symbols;
 }
 

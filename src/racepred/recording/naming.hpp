@@ -39,6 +39,9 @@ class KeyNamer {
   // order, every id once (the uniqueness of the names that are not heap depends on it).
   void variable(uint32_t v, std::string& out) { name(variables_[v], v, variable_others_, out); }
   void lock(uint32_t l, std::string& out) { name(locks_[l], UINT32_MAX, lock_others_, out); }
+  // Every name into `symbols`' tables of variables and locks (which hold none yet), in id order
+  // (for writers that need the whole tables: STD text, a trace in memory).
+  void name_all(Symbols& symbols);
 
  private:
   // var: the variable id, or UINT32_MAX (a lock).
