@@ -174,8 +174,8 @@ TEST(BinaryFormat, StreamedNamesComeBeforeTheBlockThatUsesThemAndAllAreWritten) 
                                {Op::Release, 0, 1, 0}, {Op::Write, 0, 7, 0}, {Op::Read, 0, 3, 0}};
   {
     BinaryWriter writer(symbols, path, o);
-    writer.stream_names(format::kVariables, source);
-    writer.stream_names(format::kLocks, source);
+    writer.stream_names(format::kVariables, source, false);
+    writer.stream_names(format::kLocks, source, false);
     for (size_t i = 0; i < 4; ++i) writer.on_event(i + 1, events[i], 0);
     // Two blocks written: variables 0..2 and locks 0..1, nothing beyond.
     EXPECT_EQ(source.asked, (std::vector<std::pair<unsigned, uint32_t>>{{format::kVariables, 0},
@@ -200,6 +200,23 @@ TEST(BinaryFormat, StreamedNamesComeBeforeTheBlockThatUsesThemAndAllAreWritten) 
   EXPECT_EQ(b.symbols.locks.name(2), "l2");
   ASSERT_EQ(b.size(), events.size());
   for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(b.events[i], events[i]) << i;
+  // All first (`racepred record`): every name is asked for before the first events block.
+  source.asked.clear();
+  {
+    BinaryWriter writer(symbols, path, o);
+    writer.stream_names(format::kVariables, source, true);
+    writer.stream_names(format::kLocks, source, true);
+    for (size_t i = 0; i < 2; ++i) writer.on_event(i + 1, events[i], 0);
+    EXPECT_EQ(source.asked.size(), 43u);
+    for (size_t i = 2; i < events.size(); ++i) writer.on_event(i + 1, events[i], 0);
+    writer.on_end();
+    writer.close();
+  }
+  EXPECT_EQ(source.asked.size(), 43u);
+  const Trace c = load_trace(path);
+  ASSERT_EQ(c.symbols.variables.size(), 40u);
+  ASSERT_EQ(c.size(), events.size());
+  for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(c.events[i], events[i]) << i;
   std::remove(path.c_str());
 }
 

@@ -126,7 +126,7 @@ void BinaryWriter::write_symbols() {
       p = format::put_varint(p, name.size());
       std::memcpy(p, name.data(), name.size());
       symbol_buffer_.resize(static_cast<size_t>(p - symbol_buffer_.data()) + name.size());
-      if (symbol_buffer_.size() > format::kMaxRawBlock / 2) {
+      if (symbol_buffer_.size() > (source ? kStreamedNamesBlock : format::kMaxRawBlock / 2)) {
         write_block(format::kBlockSymbols, symbol_buffer_.data(), symbol_buffer_.size(), true);
         symbol_buffer_.clear();
       }

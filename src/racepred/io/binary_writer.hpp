@@ -65,10 +65,17 @@ class BinaryWriter : public EventConsumer {
     streams_stacks_ = true;
     BinaryWriter::on_event(id, event, line);
   }
-  // The names of `space` (variables or locks) come from `source`, not from `symbols`: before
-  // each events block, the names of its space up to the largest id that the block's events
-  // name (and the ids before it); at the end, the rest. Before the first event.
-  void stream_names(unsigned space, NameSource& source) { sources_[space] = &source; }
+  // The names of `space` (variables or locks) come from `source`, not from `symbols`, and are
+  // written in blocks of at most kStreamedNamesBlock bytes as they are made (none is kept):
+  // `all_first`, all of them before the first events block (as a table that holds them all
+  // would; readers then know every name before the first event); otherwise before each events
+  // block the names up to the largest id that its events name, and the rest at the end.
+  // Before the first event.
+  void stream_names(unsigned space, NameSource& source, bool all_first) {
+    sources_[space] = &source;
+    if (all_first) needed_names_[space] = source.count(space);
+  }
+  static constexpr size_t kStreamedNamesBlock = size_t{1} << 20;
   // Events given but not yet written (at most a chunk).
   size_t pending_events() const { return pending_.size(); }
   // Writes the last chunk, the index and the trailer (the file is complete); close() too.

@@ -38,8 +38,8 @@ class StreamedNames : public NameSource {
 };
 
 // The second pass's events, named and numbered, to a writer: binary with their stacks and the
-// names of variables and locks written as they are first needed, or STD text (which has no
-// stacks, and whose names are all made first).
+// names of variables and locks made as they are written, or STD text (which has no stacks, and
+// whose names are all made first).
 class WriterSink : public EventBatchSink {
  public:
   WriterSink(const Assembled& assembled, Symbols& symbols, KeyNamer& namer,
@@ -57,8 +57,10 @@ class WriterSink : public EventBatchSink {
       BinaryWriteOptions o;
       o.level = 0;
       binary_.emplace(symbols, out, o);
-      binary_->stream_names(format::kVariables, names_);
-      binary_->stream_names(format::kLocks, names_);
+      // Every name before the first events block, made as it is written (engines reading
+      // the trace then size their tables once).
+      binary_->stream_names(format::kVariables, names_, true);
+      binary_->stream_names(format::kLocks, names_, true);
     }
   }
   void on_events(std::span<const Event> events) override {
