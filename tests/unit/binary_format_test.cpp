@@ -9,6 +9,8 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "racepred/format/trace_format.hpp"
 #include "racepred/io/binary_reader.hpp"
@@ -108,7 +110,8 @@ TEST(BinaryFormat, GeneratedTracesRoundTripAcrossChunksAndCodecs) {
     const Trace a = generate_trace(g);
     for (auto [codec, level] : {std::pair{format::kCodecNone, 0}, std::pair{format::kCodecZstd, 1},
                                 std::pair{format::kCodecZstd, 5}, std::pair{format::kCodecLz4, 1},
-                                std::pair{format::kCodecLz4, 9}}) {
+                                std::pair{format::kCodecLz4, 9}, std::pair{format::kCodecLz4, 0},
+                                std::pair{format::kCodecLz4, -3}}) {  // (0, -3: LZ4's fast one)
       BinaryWriteOptions o;
       o.codec = codec;
       o.level = level;
@@ -146,6 +149,74 @@ TEST(BinaryFormat, ReadLocksRoundTripAndVersionOneFilesStillRead) {
   write_binary(plain, path);
   spit(path, as_version(slurp(path), 1));
   expect_same(plain, load_trace(path));
+  std::remove(path.c_str());
+}
+
+// Names streamed from a NameSource (`racepred record`): asked for once each, in id order, only
+// as far as the events of a block need them before it (so the writer keeps none), the rest at
+// the end; the file reads back with every name, the events naming the right ones.
+TEST(BinaryFormat, StreamedNamesComeBeforeTheBlockThatUsesThemAndAllAreWritten) {
+  struct Source : NameSource {
+    std::vector<std::pair<unsigned, uint32_t>> asked;
+    uint32_t count(unsigned space) const override { return space == format::kVariables ? 40 : 3; }
+    void name(unsigned space, uint32_t id, std::string& out) override {
+      asked.push_back({space, id});
+      out.append(space == format::kVariables ? "v" : "l").append(std::to_string(id));
+    }
+  } source;
+  Symbols symbols;
+  symbols.threads.intern("T0");
+  symbols.locations.intern("here");
+  const std::string path = temp_path("streamed");
+  BinaryWriteOptions o;
+  o.chunk_events = 2;
+  std::vector<Event> events = {{Op::Write, 0, 0, 0},   {Op::Read, 0, 2, 0},  {Op::Acquire, 0, 1, 0},
+                               {Op::Release, 0, 1, 0}, {Op::Write, 0, 7, 0}, {Op::Read, 0, 3, 0}};
+  {
+    BinaryWriter writer(symbols, path, o);
+    writer.stream_names(format::kVariables, source, false);
+    writer.stream_names(format::kLocks, source, false);
+    for (size_t i = 0; i < 4; ++i) writer.on_event(i + 1, events[i], 0);
+    // Two blocks written: variables 0..2 and locks 0..1, nothing beyond.
+    EXPECT_EQ(source.asked, (std::vector<std::pair<unsigned, uint32_t>>{{format::kVariables, 0},
+                                                                        {format::kVariables, 1},
+                                                                        {format::kVariables, 2},
+                                                                        {format::kLocks, 0},
+                                                                        {format::kLocks, 1}}));
+    for (size_t i = 4; i < events.size(); ++i) writer.on_event(i + 1, events[i], 0);
+    writer.on_end();
+    writer.close();
+  }
+  ASSERT_EQ(source.asked.size(), 43u);  // each name once
+  for (size_t i = 1; i < source.asked.size(); ++i) {
+    if (source.asked[i].first == source.asked[i - 1].first) {
+      EXPECT_EQ(source.asked[i].second, source.asked[i - 1].second + 1) << i;
+    }
+  }
+  const Trace b = load_trace(path);
+  ASSERT_EQ(b.symbols.variables.size(), 40u);
+  ASSERT_EQ(b.symbols.locks.size(), 3u);
+  for (uint32_t v = 0; v < 40; ++v) EXPECT_EQ(b.symbols.variables.name(v), "v" + std::to_string(v));
+  EXPECT_EQ(b.symbols.locks.name(2), "l2");
+  ASSERT_EQ(b.size(), events.size());
+  for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(b.events[i], events[i]) << i;
+  // All first (`racepred record`): every name is asked for before the first events block.
+  source.asked.clear();
+  {
+    BinaryWriter writer(symbols, path, o);
+    writer.stream_names(format::kVariables, source, true);
+    writer.stream_names(format::kLocks, source, true);
+    for (size_t i = 0; i < 2; ++i) writer.on_event(i + 1, events[i], 0);
+    EXPECT_EQ(source.asked.size(), 43u);
+    for (size_t i = 2; i < events.size(); ++i) writer.on_event(i + 1, events[i], 0);
+    writer.on_end();
+    writer.close();
+  }
+  EXPECT_EQ(source.asked.size(), 43u);
+  const Trace c = load_trace(path);
+  ASSERT_EQ(c.symbols.variables.size(), 40u);
+  ASSERT_EQ(c.size(), events.size());
+  for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(c.events[i], events[i]) << i;
   std::remove(path.c_str());
 }
 

@@ -376,6 +376,13 @@ TEST(Recording, ConversionHoldsABoundedPartOfTheRecordingAndMatchesTheInMemoryAs
     const Symbols symbols = recording::name_trace(in_memory, no_tools);
     EXPECT_FALSE(symbols.stacks.empty());
     EXPECT_EQ(describe(written.events, written.symbols), describe(in_memory.events, symbols));
+    // The names, written as the events first need them, are the whole tables all the same.
+    ASSERT_EQ(written.symbols.variables.size(), symbols.variables.size());
+    for (uint32_t v = 0; v < symbols.variables.size(); ++v)
+      ASSERT_EQ(written.symbols.variables.name(v), symbols.variables.name(v)) << v;
+    ASSERT_EQ(written.symbols.locks.size(), symbols.locks.size());
+    for (uint32_t l = 0; l < symbols.locks.size(); ++l)
+      ASSERT_EQ(written.symbols.locks.name(l), symbols.locks.name(l)) << l;
     std::remove(raw.c_str());
     std::remove(out.c_str());
   }

@@ -2,7 +2,10 @@
 // named by its allocation site; the same address in two allocations is two variables.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "racepred/format/trace_format.hpp"
@@ -47,14 +50,71 @@ TEST(RecordingAddressModel, HeapAddressesAreInstanceAndOffset) {
   EXPECT_EQ(m.sites(), (std::vector<uint64_t>{0, 0x2000, 0x3000}));
 }
 
-TEST(RecordingAddressModel, ABlockLargerThanTheDenseLimitIsHashed) {
+TEST(RecordingAddressModel, ALargeBlockIsHeapMemoryToo) {
   AddressModel m;
-  m.alloc(0x10000000, AddressModel::kDenseBlock + 8, 0x2000);
-  const uint32_t a = m.variable(0x10000000 + AddressModel::kDenseBlock);
-  EXPECT_EQ(m.variables()[a], (Key{1, AddressModel::kDenseBlock}));
+  const uint64_t big = uint64_t{1} << 32;  // (no array per byte: its ids are hashed)
+  m.alloc(0x10000000, big + 8, 0x2000);
+  const uint32_t a = m.variable(0x10000000 + big);
+  EXPECT_EQ(m.variables()[a], (Key{1, big}));
   m.free(0x10000000);
-  EXPECT_EQ(m.variables()[m.variable(0x10000000 + AddressModel::kDenseBlock)],
-            (Key{0, 0x10000000 + AddressModel::kDenseBlock}));
+  EXPECT_EQ(m.variables()[m.variable(0x10000000 + big)], (Key{0, 0x10000000 + big}));
+}
+
+// A block's ids are kept in pages for the parts of it that are accessed: an 8 MiB buffer of
+// which three places far apart are used holds three pages (4 KiB each), none once freed.
+TEST(RecordingAddressModel, ABlockHoldsIdsOnlyForThePartsThatAreAccessed) {
+  AddressModel m;
+  m.alloc(0x10000000, uint64_t{8} << 20, 0x2000);
+  const uint32_t a = m.variable(0x10000000 + 16);
+  const uint32_t b = m.variable(0x10000000 + (uint64_t{4} << 20));
+  const uint32_t c = m.variable(0x10000000 + (uint64_t{8} << 20) - 1);
+  EXPECT_EQ(m.variable(0x10000000 + 16), a);
+  EXPECT_EQ(m.variables()[b], (Key{1, uint64_t{4} << 20}));
+  EXPECT_EQ(m.variables()[c], (Key{1, (uint64_t{8} << 20) - 1}));
+  EXPECT_EQ(m.id_bytes(), 3u * 4096);
+  m.free(0x10000000);
+  EXPECT_EQ(m.id_bytes(), 0u);
+}
+
+// The ids of a random program's accesses, allocations and frees (blocks that overlap and reuse
+// addresses, frees the runtime did not see, blocks of size 0) are those of the definition: an
+// address means (instance, offset) inside the live block that starts last at or before it,
+// else itself; a key gets its id at its first access.
+TEST(RecordingAddressModel, IdsAreTheDefinitions) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    AddressModel m;
+    std::map<uint64_t, std::pair<uint64_t, uint64_t>> blocks;  // start -> (size, instance)
+    std::map<std::pair<uint64_t, uint64_t>, uint32_t> ids;     // key -> id
+    uint64_t instances = 0, state = seed;
+    auto next = [&](uint64_t n) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      return (state >> 33) % n;
+    };
+    for (int step = 0; step < 3000; ++step) {
+      const uint64_t pick = next(100), addr = 0x1000 + next(512);
+      if (pick < 6) {
+        const uint64_t size = next(4) == 0 ? 0 : 1 + next(96);
+        m.alloc(addr, size, 0x7000 + next(3));
+        blocks[addr] = {size, ++instances};
+      } else if (pick < 12) {
+        const uint64_t start = next(2) && !blocks.empty() ? blocks.begin()->first : addr;
+        m.free(start);
+        blocks.erase(start);
+      } else {
+        std::pair<uint64_t, uint64_t> key{0, addr};
+        auto it = blocks.upper_bound(addr);
+        if (it != blocks.begin()) {
+          --it;
+          if (addr - it->first < std::max<uint64_t>(it->second.first, 1))
+            key = {it->second.second, addr - it->first};
+        }
+        auto [known, fresh] = ids.emplace(key, static_cast<uint32_t>(ids.size()));
+        ASSERT_EQ(m.variable(addr), known->second) << seed << " step " << step;
+        ASSERT_EQ(m.variables()[known->second], (Key{key.first, key.second}));
+        (void)fresh;
+      }
+    }
+  }
 }
 
 // The address caches start small and grow as the addresses come: every id stays that of the

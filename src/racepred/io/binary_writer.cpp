@@ -1,6 +1,7 @@
 #include "racepred/io/binary_writer.hpp"
 
 #include <fcntl.h>
+#include <lz4.h>
 #include <lz4hc.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -77,15 +78,23 @@ void BinaryWriter::write_block(uint8_t kind, const uint8_t* raw, size_t size, bo
     size_t n = 0;
     if (options_.codec == format::kCodecLz4) {
       scratch_.resize(static_cast<size_t>(LZ4_compressBound(static_cast<int>(size))));
-      // One compression state for every block (LZ4_compress_HC allocates and maps a fresh
-      // 256 KiB one per call); the compressed bytes are the same.
-      if (!lz4_state_)
-        lz4_state_ =
-            std::make_unique<uint64_t[]>((static_cast<size_t>(LZ4_sizeofStateHC()) + 7) / 8);
-      n = static_cast<size_t>(LZ4_compress_HC_extStateHC(
-          lz4_state_.get(), reinterpret_cast<const char*>(raw),
-          reinterpret_cast<char*>(scratch_.data()), static_cast<int>(size),
-          static_cast<int>(scratch_.size()), options_.level));
+      const char* in = reinterpret_cast<const char*>(raw);
+      char* out = reinterpret_cast<char*>(scratch_.data());
+      if (options_.level <= 0) {
+        n = static_cast<size_t>(LZ4_compress_fast(in, out, static_cast<int>(size),
+                                                  static_cast<int>(scratch_.size()),
+                                                  1 - options_.level));
+      } else {
+        // One compression state for every block (LZ4_compress_HC allocates and maps a fresh
+        // 256 KiB one per call); the compressed bytes are the same.
+        if (!lz4_state_)
+          lz4_state_ =
+              std::make_unique<uint64_t[]>((static_cast<size_t>(LZ4_sizeofStateHC()) + 7) / 8);
+        n = static_cast<size_t>(LZ4_compress_HC_extStateHC(lz4_state_.get(), in, out,
+                                                           static_cast<int>(size),
+                                                           static_cast<int>(scratch_.size()),
+                                                           options_.level));
+      }
     } else {
       scratch_.resize(ZSTD_compressBound(size));
       n = ZSTD_compress(scratch_.data(), scratch_.size(), raw, size, options_.level);
@@ -106,8 +115,18 @@ void BinaryWriter::write_symbols() {
   symbol_buffer_.clear();
   for (unsigned space = 0; space < format::kSpaceCount; ++space) {
     const SymbolTable& table = table_of(symbols_, space);
-    for (uint32_t id = written_names_[space]; id < table.size(); ++id) {
-      const std::string_view name = table.name(id);
+    NameSource* const source = sources_[space];
+    const uint32_t upto =
+        source ? std::max(written_names_[space], needed_names_[space]) : table.size();
+    for (uint32_t id = written_names_[space]; id < upto; ++id) {
+      std::string_view name;
+      if (source) {
+        name_.clear();
+        source->name(space, id, name_);
+        name = name_;
+      } else {
+        name = table.name(id);
+      }
       const size_t at = symbol_buffer_.size();
       symbol_buffer_.resize(at + 1 + 10 + 10 + name.size());
       uint8_t* p = symbol_buffer_.data() + at;
@@ -116,18 +135,30 @@ void BinaryWriter::write_symbols() {
       p = format::put_varint(p, name.size());
       std::memcpy(p, name.data(), name.size());
       symbol_buffer_.resize(static_cast<size_t>(p - symbol_buffer_.data()) + name.size());
-      if (symbol_buffer_.size() > format::kMaxRawBlock / 2) {
+      if (symbol_buffer_.size() > (source ? kStreamedNamesBlock : format::kMaxRawBlock / 2)) {
         write_block(format::kBlockSymbols, symbol_buffer_.data(), symbol_buffer_.size(), true);
         symbol_buffer_.clear();
       }
     }
-    written_names_[space] = table.size();
+    written_names_[space] = upto;
   }
   if (!symbol_buffer_.empty())
     write_block(format::kBlockSymbols, symbol_buffer_.data(), symbol_buffer_.size(), true);
 }
 
 void BinaryWriter::flush_chunk() {
+  if (sources_[format::kVariables] || sources_[format::kLocks]) {
+    // The names of streamed spaces up to the largest the chunk's events use.
+    uint32_t vars = 0, locks = 0;
+    for (const Event& e : pending_) {
+      if (e.is_access())
+        vars = std::max(vars, e.target + 1);
+      else if (targets_lock(e.op))
+        locks = std::max(locks, e.target + 1);
+    }
+    needed_names_[format::kVariables] = std::max(needed_names_[format::kVariables], vars);
+    needed_names_[format::kLocks] = std::max(needed_names_[format::kLocks], locks);
+  }
   write_symbols();  // every name an event of the chunk uses precedes it
   if (pending_.empty()) return;
   const uint32_t count = static_cast<uint32_t>(pending_.size());
@@ -237,6 +268,14 @@ void BinaryWriter::finish() {
   if (finished_ || fd_ < 0) return;
   finished_ = true;
   flush_chunk();
+  // The names no event uses (a streamed space's table is still complete).
+  bool rest = false;
+  for (unsigned space = 0; space < format::kSpaceCount; ++space) {
+    if (!sources_[space]) continue;
+    needed_names_[space] = sources_[space]->count(space);
+    rest = rest || needed_names_[space] > written_names_[space];
+  }
+  if (rest) write_symbols();
   write_stacks();
   const uint64_t index_offset = offset_;
   write_block(format::kBlockIndex, reinterpret_cast<const uint8_t*>(index_.data()),

@@ -19,9 +19,23 @@ struct BinaryWriteOptions {
   format::Codec codec = format::kCodecLz4;
   // Codec level: LZ4_compress_HC level (1..12), or zstd level (1..19). STD -> binary of the
   // 5M-event trace takes 0.59 s of CPU at LZ4 level 4 (0.71 s at 9 for 0.02 bytes/event less;
-  // 0.33 s with zstd level 3).
+  // 0.33 s with zstd level 3). For LZ4, 0 and below choose LZ4's fast compressor
+  // (LZ4_compress_fast, acceleration 1 - level): several times as fast as level 4, for larger
+  // blocks (`racepred record`, docs/RECORDER.md "Conversion"); the reader is the same.
   int level = 4;
   uint32_t chunk_events = format::kChunkEvents;  // events per block (1 .. kChunkEvents)
+};
+
+// Names that a writer asks for one at a time, as the events that use them are written, instead
+// of taking them from a table that holds them all (`racepred record`: millions of heap
+// variables, each named once and never kept).
+class NameSource {
+ public:
+  virtual ~NameSource() = default;
+  // The names of the space: ids 0 .. count() - 1.
+  virtual uint32_t count(unsigned space) const = 0;
+  // Appends the name of `id` to `out`; asked for each id once, in increasing order.
+  virtual void name(unsigned space, uint32_t id, std::string& out) = 0;
 };
 
 // Streams events as binary chunks to a file descriptor, like StdWriter. Names are taken from
@@ -52,6 +66,17 @@ class BinaryWriter : public EventConsumer {
     streams_stacks_ = true;
     BinaryWriter::on_event(id, event, line);
   }
+  // The names of `space` (variables or locks) come from `source`, not from `symbols`, and are
+  // written in blocks of at most kStreamedNamesBlock bytes as they are made (none is kept):
+  // `all_first`, all of them before the first events block (as a table that holds them all
+  // would; readers then know every name before the first event); otherwise before each events
+  // block the names up to the largest id that its events name, and the rest at the end.
+  // Before the first event.
+  void stream_names(unsigned space, NameSource& source, bool all_first) {
+    sources_[space] = &source;
+    if (all_first) needed_names_[space] = source.count(space);
+  }
+  static constexpr size_t kStreamedNamesBlock = size_t{1} << 20;
   // Events given but not yet written (at most a chunk).
   size_t pending_events() const { return pending_.size(); }
   // Writes the last chunk, the index and the trailer (the file is complete); close() too.
@@ -92,6 +117,9 @@ class BinaryWriter : public EventConsumer {
   bool streams_stacks_ = false;
   size_t written_stacks_ = 1;  // stack ids below it are in the file (0 is "none")
   uint32_t written_names_[format::kSpaceCount] = {};
+  NameSource* sources_[format::kSpaceCount] = {};
+  uint32_t needed_names_[format::kSpaceCount] = {};  // of the spaces with a source
+  std::string name_;
   uint64_t offset_ = 0;
   uint64_t events_ = 0;
 };

@@ -1,5 +1,9 @@
 #include "racepred/recording/address_model.hpp"
 
+#include <algorithm>
+#include <iterator>
+#include <memory>
+
 namespace racepred::recording {
 
 namespace fmt = racepred::format;
@@ -46,12 +50,21 @@ uint32_t AddressModel::variable_uncached(uint64_t addr) {
     Block& b = it->second;
     const uint64_t size = std::max<uint64_t>(b.size, 1);
     if (addr - it->first < size && size <= kDenseBlock) {
-      if (b.var_ids.empty()) b.var_ids.assign(size, UINT32_MAX);
+      if (b.pages.empty()) b.pages.resize((size + kPage - 1) >> kPageBits);
       recent_.start = it->first;
       recent_.size = size;
-      recent_.ids = b.var_ids.data();
-      uint32_t& id = b.var_ids[addr - it->first];
-      if (id == UINT32_MAX) id = var_ids_.add(Key{b.instance, addr - it->first});
+      // (A later block inside it, whose free was not seen, takes its addresses over from there.)
+      if (auto later = std::next(it); later != blocks_.end())
+        recent_.size = std::min(size, later->first - it->first);
+      recent_.pages = b.pages.data();
+      const uint64_t off = addr - it->first;
+      Page& page = b.pages[off >> kPageBits];
+      if (!page) {
+        page = std::make_unique_for_overwrite<uint32_t[]>(kPage);
+        std::fill_n(page.get(), kPage, UINT32_MAX);
+      }
+      uint32_t& id = page[off & (kPage - 1)];
+      if (id == UINT32_MAX) id = var_ids_.add(Key{b.instance, off});
       return id;
     }
   }
@@ -94,6 +107,13 @@ std::vector<bool> AddressModel::benign_variables() const {
     }
   }
   return out;
+}
+
+uint64_t AddressModel::id_bytes() const {
+  uint64_t bytes = 0;
+  for (const auto& [start, b] : blocks_)
+    for (const Page& p : b.pages) bytes += p ? kPage * sizeof(uint32_t) : 0;
+  return bytes;
 }
 
 void AddressModel::alloc(uint64_t addr, uint64_t size, uint64_t site) {

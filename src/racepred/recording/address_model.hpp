@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -116,7 +117,9 @@ class AddressModel {
   // lookup is tried first, by offset (no hash, and its ids are next to each other).
   uint32_t variable(uint64_t addr) {
     if (const uint64_t off = addr - recent_.start; off < recent_.size) [[likely]] {
-      if (const uint32_t id = recent_.ids[off]; id != UINT32_MAX) return id;
+      if (const uint32_t* page = recent_.pages[off >> kPageBits].get()) [[likely]] {
+        if (const uint32_t id = page[off & (kPage - 1)]; id != UINT32_MAX) return id;
+      }
     }
     return var_cache_.get(addr, [&] { return variable_uncached(addr); });
   }
@@ -134,7 +137,7 @@ class AddressModel {
     if (it == blocks_.end()) return false;
     instance = it->second.instance;
     size = it->second.size;
-    accessed = size > kDenseBlock || !it->second.var_ids.empty();
+    accessed = size > kDenseBlock || !it->second.pages.empty();
     return true;
   }
 
@@ -151,18 +154,28 @@ class AddressModel {
   // The allocation site of each instance (sites()[0] is unused: instance 0 is "not heap").
   const std::vector<uint64_t>& sites() const { return sites_; }
 
-  // Blocks up to this size number their bytes in an array (see Block::var_ids).
+  // Bytes of the arrays of ids that the live blocks hold (see Block::pages).
+  uint64_t id_bytes() const;
+
+  // Blocks up to this size number their bytes in arrays (see Block::pages).
   static constexpr uint64_t kDenseBlock = uint64_t{16} << 20;
 
  private:
+  // Offsets per page of ids.
+  static constexpr unsigned kPageBits = 10;
+  static constexpr uint64_t kPage = uint64_t{1} << kPageBits;
+  using Page = std::unique_ptr<uint32_t[]>;
   struct Block {
     uint64_t size;
     uint64_t site;
     uint64_t instance;
     // Blocks up to kDenseBlock bytes: the variable id of each offset (UINT32_MAX: not yet seen),
-    // made at the block's first access. Programs that stream through buffers touch millions of
-    // distinct addresses; an array indexed by offset keeps those lookups sequential.
-    std::vector<uint32_t> var_ids;
+    // in pages of kPage offsets, each made when one of its offsets is first accessed (the
+    // table of pages at the block's first access). Programs that stream through buffers touch
+    // millions of distinct addresses; arrays indexed by offset keep those lookups sequential,
+    // and pages keep the memory to the parts of a block that are used (lbzip2 allocates for
+    // its largest block and uses a fraction).
+    std::vector<Page> pages;
   };
   static uint64_t end_of(uint64_t start, const Block& b) {
     return start + std::max<uint64_t>(b.size, 1);
@@ -177,7 +190,7 @@ class AddressModel {
   // (A copy or a move of the model starts without one.)
   struct Recent {
     uint64_t start = 0, size = 0;
-    const uint32_t* ids = nullptr;
+    const Page* pages = nullptr;
     Recent() = default;
     Recent(const Recent&) {}
     Recent& operator=(const Recent&) {

@@ -1,8 +1,10 @@
 #include "racepred/recording/naming.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <iterator>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 #include "racepred/format/trace_format.hpp"
@@ -12,95 +14,145 @@ namespace {
 
 namespace fmt = racepred::format;
 
-// Interns `name`, made unique with "@ADDRESS" (and primes) when another key has it already.
-void intern_unique(SymbolTable& table, std::string name, uint64_t addr) {
-  const uint32_t want = table.size();
-  if (table.intern(name) == want) return;
-  name += '@';
-  name += hex(addr);
-  for (int k = 2; table.intern(name) != want; ++k) name += "'";
+void append_decimal(std::string& out, uint64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void append_heap_name(std::string& out, std::string_view site, uint64_t instance, uint64_t offset) {
+  out.append("heap[").append(site).append("#");
+  append_decimal(out, instance);
+  out.push_back(']');
+  if (offset) {
+    out.push_back('+');
+    append_decimal(out, offset);
+  }
 }
 
 }  // namespace
 
 std::string heap_name(const std::string& site, uint64_t instance, uint64_t offset) {
-  // Appended piece by piece: gcc 12 warns (-Wrestrict, falsely) on "literal" + std::string.
-  std::string name = "heap[";
-  name.append(site).append("#").append(std::to_string(instance)).append("]");
-  if (offset) name.append("+").append(std::to_string(offset));
+  std::string name;
+  append_heap_name(name, site, instance, offset);
   return name;
 }
 
-Symbols name_symbols(const Assembled& assembled, Symbolizer& symbolizer,
-                     std::vector<uint32_t>& loc_map) {
+KeyNamer::KeyNamer(const Assembled& assembled, Symbolizer& symbolizer, Symbols& symbols,
+                   std::vector<uint32_t>& loc_map)
+    : assembled_(assembled),
+      symbolizer_(symbolizer),
+      variables_(assembled.addresses.variables()),
+      locks_(assembled.addresses.locks()),
+      n_locs_(assembled.pcs.size()) {
   const std::vector<uint64_t>& sites = assembled.addresses.sites();
   const auto& callers = assembled.callers;
-  // One symbolisation of every code address: locations, allocation sites, callers.
-  std::vector<uint64_t> all_pcs = assembled.pcs;
-  const size_t n_locs = assembled.pcs.size();
-  all_pcs.insert(all_pcs.end(), sites.begin(), sites.end());
-  for (const auto& c : callers) all_pcs.push_back(c.second);
-  // Each distinct address once (with call stacks, one address has a location index per stack).
-  std::vector<uint64_t> distinct = all_pcs;
+  // One symbolisation of each distinct code address: locations, allocation sites, callers
+  // (with call stacks, one address has a location index per stack).
+  std::vector<uint64_t> distinct = assembled.pcs;
+  distinct.insert(distinct.end(), sites.begin(), sites.end());
+  for (const auto& c : callers) distinct.push_back(c.second);
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-  const std::vector<std::string> distinct_names = symbolizer.code_names(distinct);
-  std::vector<std::string> code(all_pcs.size());
-  for (size_t i = 0; i < all_pcs.size(); ++i)
-    code[i] = distinct_names[static_cast<size_t>(
-        std::lower_bound(distinct.begin(), distinct.end(), all_pcs[i]) - distinct.begin())];
+  code_ = symbolizer.code_names(distinct);
+  auto entry = [&](uint64_t pc) {
+    return static_cast<uint32_t>(std::lower_bound(distinct.begin(), distinct.end(), pc) -
+                                 distinct.begin());
+  };
+  of_index_.resize(n_locs_);
+  for (size_t i = 0; i < n_locs_; ++i) of_index_[i] = entry(assembled.pcs[i]);
+  of_site_.resize(sites.size());
+  for (size_t i = 0; i < sites.size(); ++i) of_site_[i] = entry(sites[i]);
   // A fork or join in a system header's code (std::thread's constructor) is named by its caller
   // (only by a source line: "FILE:LINE (FUNCTION)", not "module+0xOFF").
-  for (size_t k = 0; k < callers.size(); ++k) {
-    const std::string& caller = code[n_locs + sites.size() + k];
-    std::string& name = code[callers[k].first];
-    if (name.rfind("/usr/", 0) == 0 && caller.rfind("/usr/", 0) != 0 &&
-        caller.find(" (") != std::string::npos)
-      name = caller;
+  for (const auto& [index, caller_pc] : callers) {
+    const uint32_t caller = entry(caller_pc);
+    const std::string& name = code_[of_index_[index]];
+    if (name.rfind("/usr/", 0) == 0 && code_[caller].rfind("/usr/", 0) != 0 &&
+        code_[caller].find(" (") != std::string::npos)
+      of_index_[index] = caller;
   }
   // Threads' stacks by their low address (a later thread reusing a stack takes it over).
   std::map<uint64_t, Assembled::Stack> stacks;
   for (const Assembled::Stack& s : assembled.stacks) stacks[s.low] = s;
-  // A stack variable is named after its thread and frame: the function of its first access,
-  // normally the one that declares it ("stack of T2 (worker) 0x7f…").
-  auto frame_of = [&](uint32_t var) -> std::string {
-    if (var >= assembled.first_access.size() || assembled.first_access[var] >= n_locs) return "";
-    const std::string& where = code[assembled.first_access[var]];
-    const size_t open = where.rfind(" (");
-    if (open == std::string::npos || !where.ends_with(")")) return "";
-    return where.substr(open + 1) + " ";  // "(function) "
-  };
-  auto stack_of = [&](uint64_t a, uint32_t var) -> std::string {
-    auto it = stacks.upper_bound(a);
-    if (it != stacks.begin() && a < std::prev(it)->second.high)
-      return std::string("stack of ").append(assembled.threads.name(std::prev(it)->second.thread)) +
-             " " + frame_of(var);
-    return symbolizer.stack(a) ? "stack of T0 " + frame_of(var) : "";
-  };
-  // var: the variable id, or UINT32_MAX (a lock).
-  auto key_name = [&](const Key& k, uint32_t var) {
-    const bool atomic = k.addr & fmt::kAtomicLockBit;
-    const uint64_t a = k.addr & ~fmt::kAtomicLockBit;
-    std::string name;
-    if (k.instance) {
-      name = heap_name(code[n_locs + k.instance], k.instance, a);
-    } else {
-      name = symbolizer.data_name(a);
-      if (name.empty()) name = stack_of(a, var) + hex(a);
-    }
-    return atomic ? "atomic:" + name : name;
-  };
+  for (const auto& [low, s] : stacks) stacks_.push_back(s);
 
-  Symbols symbols;
   symbols.threads = assembled.threads;
-  const std::vector<Key>& variables = assembled.addresses.variables();
-  for (uint32_t v = 0; v < variables.size(); ++v)
-    intern_unique(symbols.variables, key_name(variables[v], v), variables[v].addr);
-  for (const Key& k : assembled.addresses.locks())
-    intern_unique(symbols.locks, key_name(k, UINT32_MAX), k.addr);
-  loc_map.resize(n_locs);
-  for (size_t i = 0; i < n_locs; ++i) loc_map[i] = symbols.locations.intern(code[i]);
+  loc_map.resize(n_locs_);
+  for (size_t i = 0; i < n_locs_; ++i) loc_map[i] = symbols.locations.intern(code_[of_index_[i]]);
   if (!assembled.caller_nodes.empty()) symbols.stacks.frames.assign(1, {});  // id 0: none
+}
+
+// A stack variable is named after its thread and frame: the function of its first access,
+// normally the one that declares it ("stack of T2 (worker) 0x7f…").
+void KeyNamer::frame_of(uint32_t var, std::string& out) {
+  if (var >= assembled_.first_access.size() || assembled_.first_access[var] >= n_locs_) return;
+  const std::string& where = code_[of_index_[assembled_.first_access[var]]];
+  const size_t open = where.rfind(" (");
+  if (open == std::string::npos || !where.ends_with(")")) return;
+  out.append(where, open + 1).push_back(' ');  // "(function) "
+}
+
+void KeyNamer::stack_of(uint64_t a, uint32_t var, std::string& out) {
+  auto it = std::upper_bound(stacks_.begin(), stacks_.end(), a,
+                             [](uint64_t x, const Assembled::Stack& s) { return x < s.low; });
+  if (it != stacks_.begin() && a < std::prev(it)->high) {
+    out.append("stack of ").append(assembled_.threads.name(std::prev(it)->thread)).push_back(' ');
+    frame_of(var, out);
+  } else if (symbolizer_.stack(a)) {
+    out.append("stack of T0 ");
+    frame_of(var, out);
+  }
+}
+
+void KeyNamer::name(const Key& k, uint32_t var, SymbolTable& others, std::string& out) {
+  const bool atomic = k.addr & fmt::kAtomicLockBit;
+  const uint64_t a = k.addr & ~fmt::kAtomicLockBit;
+  if (k.instance) {  // unique: the instance is one allocation, the offset one place in it
+    if (atomic) out.append("atomic:");
+    append_heap_name(out, code_[of_site_[k.instance]], k.instance, a);
+    return;
+  }
+  std::string& name = scratch_;
+  name.clear();
+  if (atomic) name.append("atomic:");
+  const size_t bare = name.size();
+  name.append(symbolizer_.data_name(a));
+  if (name.size() == bare) {
+    stack_of(a, var, name);
+    name.append(hex(a));
+  }
+  // Unique: "@ADDRESS" (and primes) when another key has it already. (A name that looks like a
+  // heap name never is one: it gets the suffix too, as heap names are not kept.)
+  const bool heap_like = std::string_view(name).substr(bare).starts_with("heap[");
+  const uint32_t want = others.size();
+  if (heap_like || others.intern(name) != want) {
+    name += '@';
+    name += hex(k.addr);
+    while (others.intern(name) != want) name += "'";
+  }
+  out.append(name);
+}
+
+void KeyNamer::name_all(Symbols& symbols) {
+  std::string name;
+  for (uint32_t v = 0; v < variables(); ++v) {
+    name.clear();
+    variable(v, name);
+    symbols.variables.intern(name);
+  }
+  for (uint32_t l = 0; l < locks(); ++l) {
+    name.clear();
+    lock(l, name);
+    symbols.locks.intern(name);
+  }
+}
+
+Symbols name_symbols(const Assembled& assembled, Symbolizer& symbolizer,
+                     std::vector<uint32_t>& loc_map) {
+  Symbols symbols;
+  KeyNamer namer(assembled, symbolizer, symbols, loc_map);
+  namer.name_all(symbols);
   return symbols;
 }
 
