@@ -46,8 +46,13 @@ namespace racepred::syncp {
 // The races: for every access e2, every other thread u and every kind of e1 (read, write)
 // conflicting with e2, the earliest e1 of that kind in u with (e1, e2) a sync-preserving race.
 // Every event that is the later event of a sync-preserving race is the second of some pair.
-// Index positions (first <tr second), in order of second, then first.
-std::vector<std::pair<uint32_t, uint32_t>> races(const TraceIndex& index);
+// Index positions (first <tr second), in order of second, then first. share_slots = false gives
+// every thread a slot of its own (for tests: the races are the same).
+std::vector<std::pair<uint32_t, uint32_t>> races(const TraceIndex& index, bool share_slots = true);
+
+// The slots the analysis needs (W, the width of its clocks and ideals): a thread forked after
+// its forker joined another thread may take that thread's slot (see syncp.cpp, "Slots").
+uint32_t slot_count(const TraceIndex& index);
 
 // The ideal I(first, second) of two accesses, as a prefix length per thread (first and second:
 // index positions, first <tr second). Each call makes the pass of races() once more (without
