@@ -340,25 +340,58 @@ class Analysis {
     return offset_[t] + static_cast<uint32_t>(index_.thread_events(t).size());
   }
 
-  // v[w] raised to q; whether an acquire of w entered v (only then can the lock rule break).
-  bool raise(uint32_t* v, uint32_t w, uint32_t q) const {
+  // The acquires that entered a closed ideal since it was closed: their slots and locks are
+  // marked with `stamp` (slot_mark_, lock_mark_) unless there were too many (all). Only a
+  // section at a frontier of one of those slots, or on one of those locks, can break the lock
+  // rule then (see fixpoint).
+  struct Entered {
+    static constexpr uint32_t kMax = 256;
+    uint32_t stamp = 0;
+    uint32_t count = 0;
+    bool all = false;
+  };
+  // A fresh record, whose stamp no slot or lock carries.
+  void begin(Entered& e) {
+    if (++stamp_ == 0) {  // wrapped around: clear the marks
+      std::fill(slot_mark_.begin(), slot_mark_.end(), 0);
+      std::fill(lock_mark_.begin(), lock_mark_.end(), 0);
+      stamp_ = 1;
+    }
+    e = Entered{stamp_, 0, false};
+  }
+  bool marked(const Entered& e, uint32_t w, LockId lock) const {
+    return slot_mark_[w] == e.stamp || lock_mark_[lock] == e.stamp;
+  }
+
+  // v[w] raised to q; whether an acquire of w entered v (only then can the lock rule break),
+  // recorded in `entered` if given.
+  bool raise(uint32_t* v, uint32_t w, uint32_t q, Entered* entered = nullptr) {
     if (q <= v[w]) return false;
     const PositionRank& acquires = acquire_rank_[w];
-    const bool crossed = acquires.below(q) != acquires.below(v[w]);
+    const uint32_t from = acquires.below(v[w]), to = acquires.below(q);
     v[w] = q;
-    return crossed;
+    if (from == to) return false;
+    if (entered != nullptr && !entered->all) {
+      slot_mark_[w] = entered->stamp;
+      entered->count += to - from;
+      if (entered->count > Entered::kMax)
+        entered->all = true;
+      else
+        for (uint32_t k = from; k < to; ++k) lock_mark_[sections_[w][k].lock] = entered->stamp;
+    }
+    return true;
   }
 
   // pre(u, p) joined into v (u a slot); whether an acquire entered v.
-  bool join_pre(uint32_t* v, uint32_t u, uint32_t p) {
+  bool join_pre(uint32_t* v, uint32_t u, uint32_t p, Entered* entered = nullptr) {
     const size_t k = snapshot_rank_[u].below(p + 1);  // snapshots at or before p
     bool crossed = false;
     if (k > 0) {
       const uint32_t* s = snapshots_[u].data() + (k - 1) * threads_;
       for (uint32_t w = 0; w < threads_; ++w)
-        if (w != u) crossed |= raise(v, w, s[w]);
+        if (w != u) crossed |= raise(v, w, s[w], entered);
     }
-    return raise(v, u, p) || crossed;
+    return raise(v, u, p, entered) || crossed;
   }
 
   void push_snapshot(uint32_t s, uint32_t p) {
@@ -473,12 +506,13 @@ class Analysis {
       }
       // J = the closure of pre(e2), shared by the keys of t: within every I(e1, e2).
       if (closed_at_[t] != p2) {
+        begin(entered_);
         bool crossed = false, other = false;
         for (uint32_t w = 0; w < threads_; ++w) {
           other |= w != t && th[w] > closed[w];
-          crossed |= raise(closed, w, th[w]);
+          crossed |= raise(closed, w, th[w], &entered_);
         }
-        if (crossed) fixpoint(closed, kNoIndex, 0);
+        if (crossed) fixpoint(closed, kNoIndex, 0, &entered_);
         closed_at_[t] = p2;
         if (crossed || other) ++versions_[t];
       }
@@ -501,35 +535,42 @@ class Analysis {
       }
       // V stays closed while no acquire enters it: then no fixpoint is needed.
       uint32_t* v = ideals_.data() + key.ideal;
+      const bool was_closed = key.closed;
+      begin(entered_);
       bool crossed = false;
-      for (uint32_t w = 0; w < threads_; ++w) crossed |= raise(v, w, closed[w]);
-      crossed |= join_pre(v, u, p1);
+      for (uint32_t w = 0; w < threads_; ++w) crossed |= raise(v, w, closed[w], &entered_);
+      crossed |= join_pre(v, u, p1, &entered_);
       key.closed = key.closed && !crossed;
-      if (v[u] <= p1) {
-        if (key.closed || !fixpoint(v, u, p1)) {
-          key.closed = true;
-          key.version = versions_[t];
-          key.last = p1;
-          return p1;
-        }
-        key.closed = false;
+      // When V was closed before, only the acquires that entered it can break the lock rule.
+      const bool in =
+          v[u] > p1 || (!key.closed && fixpoint(v, u, p1, was_closed ? &entered_ : nullptr));
+      if (!in) {  // V is closed (key.closed, or the fixpoint ran to the end)
+        key.closed = true;
+        key.version = versions_[t];
+        key.last = p1;
+        return p1;
       }
       drop();
     }
   }
 
   // e1 (position p1 of slot u) and the current access of slot t hold a common lock, at least
-  // one of them in write mode.
+  // one of them in write mode (then e1's section ends before e2's begins, and the lock rule
+  // brings its release). The sections of u open at p1 are the last one acquired before p1 and
+  // those held at its acquire (its chain of outer sections), as at a frontier (fixpoint).
   bool share_lock(uint32_t u, uint32_t p1, uint32_t t) const {
-    for (const uint32_t h : held_[t]) {
-      const Section& mine = sections_[t][h];
-      for (const LockThread& lt : locks_[mine.lock]) {
-        if (lt.thread != u) continue;
-        const size_t n = before(lt, p1);
-        if (n == 0) break;
-        const LockEntry& c = lt.entries[n - 1];
-        if (c.release_pos > p1 && (c.write || mine.write)) return true;
-        break;
+    if (held_[t].empty()) return false;
+    const auto& s = sections_[u];
+    const size_t n = acquire_rank_[u].below(p1);
+    for (uint32_t c = n == 0 ? kNoIndex : static_cast<uint32_t>(n - 1); c != kNoIndex;
+         c = s[c].outer) {
+      const Section& sec = s[c];
+      if (sec.release_pos == kNoIndex ? p1 >= thread_end(index_.event(sec.acquire).thread)
+                                      : sec.release_pos < p1)
+        continue;  // released before e1 (or an earlier thread's of the slot)
+      for (const uint32_t h : held_[t]) {
+        const Section& mine = sections_[t][h];
+        if (mine.lock == sec.lock && (mine.write || sec.write)) return true;
       }
     }
     return false;
@@ -540,10 +581,17 @@ class Analysis {
   // so each round looks at those: a section is allowed to stay open when its acquire is the
   // latest acquire m of its lock in v, or it is a read section after the latest write-mode
   // acquire mw; otherwise its release joins v (with pre(release + 1)). Stops early, returning
-  // true, once position p1 of slot u is in v (u == kNoIndex: never).
-  bool fixpoint(uint32_t* v, uint32_t u, uint32_t p1) {
+  // true, once position p1 of slot u is in v (u == kNoIndex: never). With `entered` (v was
+  // closed before those acquires entered it) a round looks only at the sections at the
+  // frontiers of their slots and on their locks: every other open section was allowed, and its
+  // m and mw have not changed; the next round likewise at what this round's joins brought.
+  bool fixpoint(uint32_t* v, uint32_t u, uint32_t p1, Entered* entered = nullptr) {
+    Entered* now = entered;
     for (bool changed = true; changed;) {
       changed = false;
+      const bool filter = now != nullptr && !now->all;
+      Entered& next = now == &round_[0] ? round_[1] : round_[0];
+      begin(next);
       for (uint32_t w = 0; w < threads_; ++w) {
         const uint32_t q = v[w];
         const auto& s = sections_[w];
@@ -552,17 +600,19 @@ class Analysis {
              c = s[c].outer) {
           const Section& sec = s[c];
           if (sec.release_pos != kNoIndex && sec.release_pos < q) continue;  // closed in v
-          if (allowed_open(v, sec)) continue;
+          if ((filter && !marked(*now, w, sec.lock)) || allowed_open(v, sec)) continue;
           // A section that must close but is never released: nothing after it can run.
           const uint32_t end = sec.release_pos == kNoIndex
                                    ? thread_end(index_.event(sec.acquire).thread)
                                    : sec.release_pos + 1;
-          join_pre(v, w, end);
+          join_pre(v, w, end, &next);
+          slot_mark_[w] = next.stamp;  // w's frontier moved: its other sections next round
           changed = true;
           if (u != kNoIndex && v[u] > p1) return true;
-          break;  // w's frontier moved
+          break;
         }
       }
+      now = &next;
     }
     return false;
   }
@@ -601,6 +651,11 @@ class Analysis {
   std::vector<Variable> variables_;               // per variable: A(x, u) and the slots' keys
   std::vector<uint32_t> ideals_;                  // the keys' ideals
   std::vector<uint32_t> free_ideals_;             // ideals of dropped keys, for new ones
+  Entered entered_;                               // the acquires that entered J or V
+  Entered round_[2];                              // those a fixpoint round's joins brought
+  uint32_t stamp_ = 0;                            // the latest Entered's stamp
+  std::vector<uint32_t> slot_mark_ = std::vector<uint32_t>(threads_, 0);
+  std::vector<uint32_t> lock_mark_ = std::vector<uint32_t>(index_.lock_count(), 0);
 };
 
 }  // namespace
