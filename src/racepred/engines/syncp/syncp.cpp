@@ -26,6 +26,7 @@ struct Section {
   uint32_t release_pos = kNoIndex;  // position of the release, or none (held at the end)
   uint32_t acquire = 0;             // index of the acquire in the trace
   uint32_t outer = kNoIndex;        // the latest section of the thread held at the acquire
+  uint32_t order = 0;               // its place among the acquires of its lock (trace order)
   LockId lock = 0;
   bool write = true;
 };
@@ -36,6 +37,13 @@ struct LockEntry {
   uint32_t release_pos = kNoIndex;  // never released: the end of its thread
   uint32_t acquire = 0;
   uint32_t latest_write = kNoIndex;  // the latest write-mode acquire of the list up to here
+  bool write = true;
+};
+
+// An acquire in the list of its lock's acquires in trace order.
+struct LockAcquire {
+  uint32_t slot = 0;
+  uint32_t pos = 0;  // in the slot
   bool write = true;
 };
 
@@ -265,6 +273,8 @@ class Analysis {
                                                     : lt.entries.back().latest_write;
           lt.entries.push_back(entry);
           lt.positions.push_back(p);
+          sections_[s].back().order = static_cast<uint32_t>(acquires_[e.target].size());
+          acquires_[e.target].push_back(LockAcquire{s, p, sec.write});
           break;
         }
         case Op::Release:
@@ -617,7 +627,19 @@ class Analysis {
     return false;
   }
 
+  // A section open in v may stay open: no later acquire of its lock (in write mode, for a read
+  // section) is in v. The later acquires are looked at in trace order up to a budget (most open
+  // sections are recent), then the latest acquire of the lock in each slot is found instead.
   bool allowed_open(const uint32_t* v, const Section& sec) const {
+    const auto& order = acquires_[sec.lock];
+    const size_t slots = locks_[sec.lock].size();
+    const size_t end = std::min(order.size(), sec.order + 1 + 2 * slots);
+    size_t k = sec.order + 1;
+    for (; k < end; ++k) {
+      const LockAcquire& a = order[k];
+      if (a.pos < v[a.slot] && (sec.write || a.write)) return false;
+    }
+    if (k == order.size()) return true;
     uint32_t m = 0, mw = 0;
     bool any_write = false;
     for (const LockThread& lt : locks_[sec.lock]) {
@@ -643,17 +665,19 @@ class Analysis {
   std::vector<uint32_t> versions_;   // per slot: bumped when J grows beyond its own position
   std::vector<PositionRank> snapshot_rank_;  // per slot: the positions p of pre(u, p) stored
   std::vector<uint32_t> last_snapshot_ = std::vector<uint32_t>(threads_, 0);  // the latest p
-  std::vector<PositionRank> acquire_rank_;        // per slot: its acquires' positions
-  std::vector<std::vector<uint32_t>> snapshots_;  // per slot: W words per position
-  std::vector<std::vector<Section>> sections_;    // per slot: its sections
-  std::vector<std::vector<uint32_t>> held_;       // per slot: its sections still held
-  std::vector<std::vector<LockThread>> locks_;    // per lock: CS(u, l) per slot u
-  std::vector<Variable> variables_;               // per variable: A(x, u) and the slots' keys
-  std::vector<uint32_t> ideals_;                  // the keys' ideals
-  std::vector<uint32_t> free_ideals_;             // ideals of dropped keys, for new ones
-  Entered entered_;                               // the acquires that entered J or V
-  Entered round_[2];                              // those a fixpoint round's joins brought
-  uint32_t stamp_ = 0;                            // the latest Entered's stamp
+  std::vector<PositionRank> acquire_rank_;           // per slot: its acquires' positions
+  std::vector<std::vector<uint32_t>> snapshots_;     // per slot: W words per position
+  std::vector<std::vector<Section>> sections_;       // per slot: its sections
+  std::vector<std::vector<uint32_t>> held_;          // per slot: its sections still held
+  std::vector<std::vector<LockThread>> locks_;       // per lock: CS(u, l) per slot u
+  std::vector<std::vector<LockAcquire>> acquires_ =  // per lock: its acquires in trace order
+      std::vector<std::vector<LockAcquire>>(index_.lock_count());
+  std::vector<Variable> variables_;    // per variable: A(x, u) and the slots' keys
+  std::vector<uint32_t> ideals_;       // the keys' ideals
+  std::vector<uint32_t> free_ideals_;  // ideals of dropped keys, for new ones
+  Entered entered_;                    // the acquires that entered J or V
+  Entered round_[2];                   // those a fixpoint round's joins brought
+  uint32_t stamp_ = 0;                 // the latest Entered's stamp
   std::vector<uint32_t> slot_mark_ = std::vector<uint32_t>(threads_, 0);
   std::vector<uint32_t> lock_mark_ = std::vector<uint32_t>(index_.lock_count(), 0);
 };
