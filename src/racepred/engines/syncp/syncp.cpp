@@ -736,12 +736,11 @@ class Syncp final : public OfflineEngine, public WitnessSource {
     syncp::Slots slots = syncp::assign_slots(index);
     if (slots.count > syncp::kMaxSlots)
       throw BudgetError(
-          "syncp keeps two clocks of one entry per thread slot for every slot (a thread takes "
-          "the slot of one its forker joined before); this trace needs " +
+          "syncp keeps two tables of one clock entry per thread slot for every slot (a thread "
+          "forked after its forker joined another takes that one's slot); this trace needs " +
           std::to_string(slots.count) +
-          " slots (threads alive at once, or not joined), more "
-          "than its " +
-          std::to_string(syncp::kMaxSlots));
+          " slots (threads alive at the same time, or never joined), more than its " +
+          std::to_string(syncp::kMaxSlots) + " (512 MiB)");
     syncp::Analysis analysis(index, std::move(slots));
     analysis.run(
         [&](uint32_t first, uint32_t second) { sink_.report(race_at(index, first, second)); });
