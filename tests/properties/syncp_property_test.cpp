@@ -84,6 +84,66 @@ TEST(Syncp, EqualsTheDefinitionOnMediumTraces) {
   EXPECT_GT(racy_traces, n / 10);
 }
 
+// Small traces where threads end and later ones take their slots: short-lived threads (churn,
+// at most two alive) and free-form forks and joins (a thread may be joined by any other, end
+// holding locks, or never run).
+Trace slot_trace(uint64_t seed) {
+  GeneratorOptions o = testing::small_trace_options(seed);
+  o.threads = 4 + static_cast<uint32_t>(seed % 5);
+  o.events = 12 + seed % 29;
+  o.shape = seed % 2 ? ForkShape::Churn : ForkShape::Random;
+  o.live = 1 + static_cast<uint32_t>(seed % 3);
+  if (seed % 3 == 1) o.read_lock_share = 0.4;
+  return generate_trace(o);
+}
+
+// A thread forked after its forker joined another takes that one's slot: the races and the
+// ideals are the definition's there too, and the same as with a slot per thread.
+TEST(Syncp, EqualsTheDefinitionWhenThreadsShareSlots) {
+  const int n = testing::property_iterations(2000);
+  int racy_traces = 0, shared = 0;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
+    const Trace trace = slot_trace(seed);
+    SCOPED_TRACE(testing::trace_context(seed, trace));
+    check_against_reference(trace, racy_traces);
+    const TraceIndex t(trace);
+    if (syncp::slot_count(t) < t.thread_count()) ++shared;
+    Pairs own = syncp::races(t, false), got = syncp::races(t);
+    EXPECT_EQ(show(t, got), show(t, own)) << "slots shared vs one per thread";
+    for (const auto& [e1, e2] : got)
+      EXPECT_EQ(syncp::ideal(t, e1, e2),
+                testing::syncp_ideal_prefixes(t, testing::syncp_ideal_set(t, e1, e2)))
+          << "race " << pair_text(t, e1, e2);
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(racy_traces, n / 10);
+  EXPECT_GT(shared, n / 4);
+}
+
+// Go-style churn at a size the definition cannot check: hundreds of short-lived threads in a
+// few slots, the same races as with a slot per thread.
+TEST(Syncp, ManyShortLivedThreadsInFewSlots) {
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    GeneratorOptions o;
+    o.seed = seed;
+    o.threads = 400;
+    o.events = 6000;
+    o.variables = 40;
+    o.locks = 4;
+    o.shape = ForkShape::Churn;
+    o.live = 2 + static_cast<uint32_t>(seed % 4);
+    o.local_share = 0.3;
+    if (seed % 2 == 0) o.read_lock_share = 0.3;
+    const Trace trace = generate_trace(o);
+    SCOPED_TRACE(testing::trace_context(seed, trace));
+    const TraceIndex t(trace);
+    EXPECT_LE(syncp::slot_count(t), 2 * o.live + 2);
+    const Pairs got = syncp::races(t);
+    EXPECT_EQ(show(t, got), show(t, syncp::races(t, false)));
+    EXPECT_GT(got.size(), 10u);
+  }
+}
+
 // Every sync-preserving race of the definition (not only the reported ones) is a race of the
 // enabled ground truth: the definition is sound, and the ideal never holds e2.
 TEST(Syncp, DefinitionIsWithinTheEnabledGroundTruth) {

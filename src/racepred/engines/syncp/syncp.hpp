@@ -23,10 +23,14 @@
 //               likewise the acquires of each thread: whether a raise crosses one, which
 //               sections are open at a frontier).
 //   CS(u, l)    u's critical sections on l: acquire position, acquire index, release position.
-//   A(x, u)     u's reads and writes of x; per other thread t and kind of pair (write-read,
-//               read-write, write-write) a forward-only cursor and an ideal V with, per thread,
-//               how many acquires of V the lock rule has processed (kept with A(x, t), found by
-//               index; all of u's candidates are dropped at once when u's newest is TRF-before e2).
+//   A(x, u)     u's reads and writes of x; per slot s (below) that accesses x, per other
+//               thread u and kind of pair (write-read, read-write, write-write) a forward-only
+//               cursor and an ideal V (all of u's candidates are dropped at once when u's newest
+//               is TRF-before e2; u is forgotten by the slot once it ended and is TRF-before).
+// Slots: every per-thread table (clocks, J, stored pre, ideals) is indexed by slot; a thread
+// forked after its forker joined another thread takes that one's slot, its positions after
+// the other's: an ideal holding any of its events holds its fork, hence the join, hence all of
+// the other thread, so a prefix length per slot is still an ideal (see syncp.cpp, "Slots").
 // At an access e2 of t, for each other thread u and kind, the cursor's candidate e1 is dropped
 // for good when it is in I(e1, e2): it is in pre(t, p2) (TRF-before), it shares a lock with e2
 // (held in write mode by one of them: its section ends before e2's begins, so the lock rule
@@ -46,8 +50,13 @@ namespace racepred::syncp {
 // The races: for every access e2, every other thread u and every kind of e1 (read, write)
 // conflicting with e2, the earliest e1 of that kind in u with (e1, e2) a sync-preserving race.
 // Every event that is the later event of a sync-preserving race is the second of some pair.
-// Index positions (first <tr second), in order of second, then first.
-std::vector<std::pair<uint32_t, uint32_t>> races(const TraceIndex& index);
+// Index positions (first <tr second), in order of second, then first. share_slots = false gives
+// every thread a slot of its own (for tests: the races are the same).
+std::vector<std::pair<uint32_t, uint32_t>> races(const TraceIndex& index, bool share_slots = true);
+
+// The slots the analysis needs (W, the width of its clocks and ideals): a thread forked after
+// its forker joined another thread may take that thread's slot (see syncp.cpp, "Slots").
+uint32_t slot_count(const TraceIndex& index);
 
 // The ideal I(first, second) of two accesses, as a prefix length per thread (first and second:
 // index positions, first <tr second). Each call makes the pass of races() once more (without
