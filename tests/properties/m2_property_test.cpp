@@ -58,6 +58,29 @@ std::set<std::pair<uint32_t, uint32_t>> enabled_races(const TraceIndex& t) {
   return {truth.begin(), truth.end()};
 }
 
+// The necessary closure m2 checks before its own never excludes a race of the enabled ground
+// truth, and it does exclude pairs (on these traces, some of those that are not races).
+TEST(M2, NecessaryClosureNeverExcludesAnEnabledRace) {
+  const int n = testing::property_iterations(2000);
+  int excluded = 0, non_races = 0;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
+    const Trace trace = small_trace(seed);
+    SCOPED_TRACE(testing::trace_context(seed, trace));
+    const TraceIndex t(trace);
+    const auto enabled = enabled_races(t);
+    for (const auto& [e1, e2] : t.conflicting_pairs()) {
+      if (t.event(e1).thread == t.event(e2).thread) continue;
+      const bool race = enabled.count({e1, e2}) > 0;
+      non_races += race ? 0 : 1;
+      if (!m2::excluded(t, e1, e2)) continue;
+      ++excluded;
+      EXPECT_FALSE(race) << pair_text(t, e1, e2);
+      EXPECT_FALSE(m2::is_race(t, e1, e2)) << pair_text(t, e1, e2);
+    }
+  }
+  EXPECT_GT(excluded, 0) << "of " << non_races << " pairs that are not races";
+}
+
 // Every conflicting pair m2 accepts (not only the reported ones) is a race of the enabled
 // ground truth; the engine reports, per racy event, the earliest accepted partner of each other
 // thread and access kind, and the registered engine reports the same.

@@ -148,6 +148,15 @@ class Analysis {
                      stopped_};
   }
 
+  // Whether the necessary closure (forced_out) shows that (e1, e2) has no witness at all.
+  bool excluded(uint32_t e1, uint32_t e2) {
+    t1_ = index_.event(e1).thread;
+    t2_ = index_.event(e2).thread;
+    p1_ = pos(e1);
+    p2_ = pos(e2);
+    return t1_ != t2_ && forced_out();
+  }
+
   // Whether (e1, e2) is an M2 race; `order` (when not null) gets the witness prefix.
   bool check(uint32_t e1, uint32_t e2, std::vector<uint32_t>* order) {
     t1_ = index_.event(e1).thread;
@@ -974,6 +983,11 @@ std::vector<std::pair<uint32_t, uint32_t>> races(const TraceIndex& index) {
 bool is_race(const TraceIndex& index, uint32_t first, uint32_t second) {
   Analysis analysis(index);
   return analysis.check(first, second, nullptr);
+}
+
+bool excluded(const TraceIndex& index, uint32_t first, uint32_t second) {
+  Analysis analysis(index);
+  return analysis.excluded(first, second);
 }
 
 std::vector<uint32_t> witness(const TraceIndex& index, uint32_t first, uint32_t second) {

@@ -82,6 +82,11 @@ std::vector<std::pair<uint32_t, uint32_t>> races(const TraceIndex& index);
 // second).
 bool is_race(const TraceIndex& index, uint32_t first, uint32_t second);
 
+// Whether the necessary closure m2 applies before its own (m2.cpp, forced_out) shows that no
+// correctly reordered prefix leaves first and second both enabled: true only for pairs that are
+// not predictable races under the enabled notion (then m2 rejects them too).
+bool excluded(const TraceIndex& index, uint32_t first, uint32_t second);
+
 // The witness of a race: the linearisation of X, then first and second; empty when (first,
 // second) is not an M2 race.
 std::vector<uint32_t> witness(const TraceIndex& index, uint32_t first, uint32_t second);
