@@ -816,9 +816,10 @@ class Analysis {
       for (const ThreadId t : active_) {
         if (cursor_[t] >= lim_[t]) continue;
         const uint32_t i = events_of(t)[cursor_[t]];
-        if (!enabled(i)) continue;
         const bool holds = held_count_[t] > 0;
+        // The enabled thread of highest priority: enabled() only for one that would win.
         if (pick == threads_ || (holds && !pick_holds) || (holds == pick_holds && i < pick_event)) {
+          if (!enabled(i)) continue;
           pick = t;
           pick_holds = holds;
           pick_event = i;
