@@ -19,8 +19,8 @@ namespace racepred {
 namespace m2 {
 namespace {
 
-constexpr uint32_t kMaxThreads = 8192;
-constexpr size_t kDenseCursors = 64;  // the cone clocks are dense: T words per snapshot
+constexpr uint32_t kMaxThreads = 8192;  // lanes: the cone clocks are dense, a word per lane
+constexpr size_t kDenseCursors = 64;    // the cone clocks are dense: T words per snapshot
 
 // A critical section of the window: its release is kNoIndex when it is not in X (open).
 struct Section {
@@ -31,7 +31,8 @@ struct Section {
   bool read = false;
 };
 
-// One thread's reads (kind 0) or writes (kind 1) of one variable, as trace indices.
+// One lane's reads (kind 0) or writes (kind 1) of one variable, as trace indices (`thread`: the
+// lane).
 // A cursor of the candidate loop: for the accesses of `thread`, the first of lists[kind] outside
 // the access's cone. Monotone: an event in the cone of an access e2 of t is in the cone of every
 // later access of t (cones grow along a thread), and a pair whose first event is in the cone of
@@ -58,15 +59,106 @@ struct VarThread {
   std::vector<Cursor> cursors;
 };
 
+// Lanes: a thread forked by one that has joined an earlier thread runs in that thread's lane,
+// after its events, when the earlier one ended holding no lock and not in a pending request.
+// Every event of the earlier thread is then in the cone of the later one's first event (its
+// last event -> join -> the joiner's later events -> fork -> first event), so a lane's events in
+// order are a chain of TRF: X, its cones and Q are the same with the lane as one thread, and the
+// cone clocks need one word per lane (threads alive at once), not per thread. The candidate
+// loop and the reports stay per thread.
+struct Lanes {
+  uint32_t count = 0;
+  std::vector<uint32_t> of;      // per thread: its lane (kNoIndex: no events)
+  std::vector<uint32_t> offset;  // per thread: the position of its first event in its lane
+  std::vector<const std::vector<uint32_t>*> events;  // per lane: its events in order
+  std::vector<std::vector<uint32_t>> shared;         // the event lists of lanes of several threads
+};
+
+Lanes make_lanes(const TraceIndex& index, bool share = true) {
+  const uint32_t threads = index.thread_count();
+  Lanes lanes;
+  lanes.of.assign(threads, kNoIndex);
+  lanes.offset.assign(threads, 0);
+  std::vector<uint8_t> unshareable(threads, 0);  // ends holding a lock or in a request
+  for (uint32_t i = 0; i < index.size(); ++i) {
+    const Event& e = index.event(i);
+    if (is_acquire_op(e.op) && index.matching(i) == kNoIndex) unshareable[e.thread] = 1;
+    if (is_request_op(e.op) && index.last_of(e.thread) == i) unshareable[e.thread] = 1;
+  }
+  std::vector<uint32_t> length;                        // per lane: its events so far
+  std::vector<ThreadId> latest;                        // per lane: its latest thread
+  std::vector<std::vector<ThreadId>> members;          // per lane: its threads in order
+  std::vector<std::vector<ThreadId>> joined(threads);  // per thread: the threads it joined
+  const auto place = [&](ThreadId x, uint32_t l) {
+    if (l == length.size()) {
+      length.push_back(0);
+      latest.push_back(x);
+      members.emplace_back();
+    }
+    lanes.of[x] = l;
+    lanes.offset[x] = length[l];
+    length[l] += static_cast<uint32_t>(index.thread_events(x).size());
+    latest[l] = x;
+    members[l].push_back(x);
+  };
+  for (uint32_t i = 0; i < index.size(); ++i) {
+    const Event& e = index.event(i);
+    if (lanes.of[e.thread] == kNoIndex) place(e.thread, static_cast<uint32_t>(length.size()));
+    const ThreadId x = e.target;
+    if (e.op == Op::Fork && x != e.thread && x < threads && lanes.of[x] == kNoIndex &&
+        !index.thread_events(x).empty()) {
+      uint32_t l = static_cast<uint32_t>(length.size());
+      std::vector<ThreadId>& free = joined[e.thread];
+      while (share && !free.empty()) {
+        const ThreadId y = free.back();
+        free.pop_back();
+        if (latest[lanes.of[y]] == y) {  // y's lane has taken no thread since
+          l = lanes.of[y];
+          break;
+        }
+      }
+      place(x, l);
+    } else if (e.op == Op::Join && x != e.thread && x < threads && lanes.of[x] != kNoIndex &&
+               !unshareable[x] && latest[lanes.of[x]] == x && index.last_of(x) < i) {
+      joined[e.thread].push_back(x);
+    }
+  }
+  lanes.count = static_cast<uint32_t>(length.size());
+  if (lanes.count > kMaxThreads)
+    throw BudgetError("m2 keeps a clock of one entry per thread alive at once; " +
+                      std::to_string(lanes.count) +
+                      " threads alive at once (threads that were joined and whose joiner forks "
+                      "again share one) are more than its " +
+                      std::to_string(kMaxThreads));
+  lanes.events.resize(lanes.count);
+  for (uint32_t l = 0; l < lanes.count; ++l) {
+    if (members[l].size() == 1) {
+      lanes.events[l] = &index.thread_events(members[l][0]);
+      continue;
+    }
+    std::vector<uint32_t>& ev = lanes.shared.emplace_back();
+    ev.reserve(length[l]);
+    for (const ThreadId x : members[l])
+      ev.insert(ev.end(), index.thread_events(x).begin(), index.thread_events(x).end());
+  }
+  // The shared lists are in place now (no more growth): point at them.
+  size_t k = 0;
+  for (uint32_t l = 0; l < lanes.count; ++l)
+    if (members[l].size() > 1) lanes.events[l] = &lanes.shared[k++];
+  return lanes;
+}
+
 class Analysis {
  public:
-  explicit Analysis(const TraceIndex& index, uint64_t work = kDefaultWork)
+  // `share_lanes` false: every thread its own lane (tests compare both).
+  explicit Analysis(const TraceIndex& index, uint64_t work = kDefaultWork, bool share_lanes = true)
       : index_(index),
+        lanes_(make_lanes(index, share_lanes)),
         work_limit_(work),
-        threads_(index.thread_count()),
+        threads_(lanes_.count),
         snapshot_pos_(threads_),
         snapshots_(threads_),
-        start_(threads_),
+        start_(index.thread_count()),
         held_begin_(threads_),
         held_end_(threads_),
         variables_(index.variable_count()),
@@ -85,12 +177,11 @@ class Analysis {
     pos_.resize(n);
     link_.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
-      pos_[i] = index.index_in_thread(i);
+      pos_[i] = lanes_.offset[index.event(i).thread] + index.index_in_thread(i);
       const Op op = index.event(i).op;
       link_[i] = op == Op::Read ? index.last_write(i) : index.matching(i);
     }
-    events_of_.resize(threads_);
-    for (ThreadId t = 0; t < threads_; ++t) events_of_[t] = &index.thread_events(t);
+    events_of_ = lanes_.events;
     build();
   }
 
@@ -102,29 +193,32 @@ class Analysis {
       const Event& e = index_.event(i);
       if (!e.is_access()) continue;
       const ThreadId t = e.thread;
-      const uint32_t p2 = pos(i);
-      const uint32_t* pre = pre_clock(t, p2);
+      const uint32_t* pre = pre_of(i);
       found.clear();
       std::vector<VarThread>& vars = variables_[e.target];
-      uint32_t own = 0;  // t's entry among the variable's threads
-      while (vars[own].thread != t) ++own;
+      const ThreadId lt = lanes_.of[t];
+      uint32_t own = 0;  // t's lane's entry among the variable's lanes
+      while (vars[own].thread != lt) ++own;
       for (VarThread& other : vars) {
-        const ThreadId u = other.thread;
-        if (u == t) continue;
+        const ThreadId u = other.thread;  // a lane
+        // The lane's events are a chain of TRF: those before e2 are in its cone.
+        if (u == lt) continue;
         const std::vector<uint32_t>& events_u = events_of(u);
         const uint32_t frontier = pre == nullptr ? 0 : pre[u];
         if (frontier >= events_u.size()) continue;
         const uint32_t from = events_u[frontier];  // u's first event outside e2's cone
         for (uint8_t kind = e.op == Op::Write ? 0 : 1; kind < 2; ++kind) {
           const std::vector<uint32_t>& list = other.lists[kind];
-          uint32_t& at = cursor(other, own, t, kind);
+          uint32_t& at = cursor(other, own, lt, kind);
           advance(list, at, from);
-          for (uint32_t c = at; c < list.size() && list[c] < i; ++c) {
-            if (share_lock(list[c], i)) continue;
-            if (check(list[c], i, nullptr)) {
-              found.push_back(list[c]);
-              break;
+          // Per thread of the lane (they follow each other in the list), its earliest race.
+          for (uint32_t c = at; c < list.size() && list[c] < i;) {
+            if (share_lock(list[c], i) || !check(list[c], i, nullptr)) {
+              ++c;
+              continue;
             }
+            found.push_back(list[c]);
+            advance(list, c, index_.last_of(index_.event(list[c]).thread) + 1);  // next thread
           }
         }
       }
@@ -150,8 +244,10 @@ class Analysis {
 
   // Whether the necessary closure (forced_out) shows that (e1, e2) has no witness at all.
   bool excluded(uint32_t e1, uint32_t e2) {
-    t1_ = index_.event(e1).thread;
-    t2_ = index_.event(e2).thread;
+    e1_ = e1;
+    e2_ = e2;
+    t1_ = lane(e1);
+    t2_ = lane(e2);
     p1_ = pos(e1);
     p2_ = pos(e2);
     return t1_ != t2_ && forced_out();
@@ -159,8 +255,10 @@ class Analysis {
 
   // Whether (e1, e2) is an M2 race; `order` (when not null) gets the witness prefix.
   bool check(uint32_t e1, uint32_t e2, std::vector<uint32_t>* order) {
-    t1_ = index_.event(e1).thread;
-    t2_ = index_.event(e2).thread;
+    e1_ = e1;
+    e2_ = e2;
+    t1_ = lane(e1);
+    t2_ = lane(e2);
     p1_ = pos(e1);
     p2_ = pos(e2);
     if (t1_ == t2_) return false;
@@ -178,8 +276,8 @@ class Analysis {
   // choices leave a third thread's section open and end in a cycle.
   bool attempt(bool optimistic, std::vector<uint32_t>* order) {
     lim_.assign(threads_, 0);
-    join_into(lim_.data(), pre_clock(t1_, p1_));
-    join_into(lim_.data(), pre_clock(t2_, p2_));
+    join_into(lim_.data(), pre_of(e1_));
+    join_into(lim_.data(), pre_of(e2_));
     lim_[t1_] = std::max(lim_[t1_], p1_);
     lim_[t2_] = std::max(lim_[t2_], p2_);
     derived_.clear();
@@ -229,8 +327,8 @@ class Analysis {
   // no witness (true).
   bool forced_out() {
     lim_.assign(threads_, 0);
-    join_into(lim_.data(), pre_clock(t1_, p1_));
-    join_into(lim_.data(), pre_clock(t2_, p2_));
+    join_into(lim_.data(), pre_of(e1_));
+    join_into(lim_.data(), pre_of(e2_));
     lim_[t1_] = std::max(lim_[t1_], p1_);
     lim_[t2_] = std::max(lim_[t2_], p2_);
     for (;;) {
@@ -251,13 +349,13 @@ class Analysis {
         const Event& ea = index_.event(a);
         const uint8_t kind = ea.op == Op::ReadAcquire ? 1 : 0;
         for (const LockThread& lt : locks_[ea.target]) {
-          if (lt.thread == ea.thread) continue;
+          if (lt.thread == lane(a)) continue;
           const std::vector<uint32_t>& rel = lt.lists[kind];
           const std::vector<uint32_t>& ev = events_of(lt.thread);
           const uint32_t end = lim_[lt.thread] < ev.size() ? ev[lim_[lt.thread]] : kNoIndex;
           auto it = std::lower_bound(rel.begin(), rel.end(), end);
           if (it == rel.begin()) continue;
-          if (after_clock(*(it - 1))[ea.thread] <= pos(a)) continue;
+          if (after_clock(*(it - 1))[lane(a)] <= pos(a)) continue;
           if (!closable(Section{a, kNoIndex, ea.target, 0, false})) return true;
           force(link(a));
           grew = true;
@@ -321,7 +419,7 @@ class Analysis {
     }
     for (uint32_t i = 0; i < index_.size(); ++i) {
       const Event& e = index_.event(i);
-      const ThreadId t = e.thread;
+      const ThreadId t = lane(i);
       const uint32_t p = pos(i);
       uint32_t* row = clock.data() + size_t{t} * threads_;
       // The sections held before event p of t.
@@ -329,14 +427,19 @@ class Analysis {
       for (const uint32_t a : held[t]) held_pool_.push_back(a);
       held_end_[t].push_back(static_cast<uint32_t>(held_pool_.size()));
       bool changed = p == 0;
-      if (p == 0 && !start_[t].empty()) std::copy(start_[t].begin(), start_[t].end(), row);
+      if (index_.first_of(e.thread) == i && !start_[e.thread].empty()) {
+        // The first event of a forked thread (after its lane's earlier threads, if any).
+        const std::vector<uint32_t>& f = start_[e.thread];
+        for (uint32_t u = 0; u < threads_; ++u) row[u] = std::max(row[u], f[u]);
+        changed = true;
+      }
       switch (e.op) {
         case Op::Read:
         case Op::Write: {
           var_thread(e.target, t).lists[e.op == Op::Write ? 1 : 0].push_back(i);
           if (e.op == Op::Read) {
             const uint32_t w = link(i);
-            if (w != kNoIndex && index_.event(w).thread != t) changed |= raise(row, w);
+            if (w != kNoIndex && lane(w) != t) changed |= raise(row, w);
           }
           break;
         }
@@ -347,7 +450,7 @@ class Analysis {
         }
         case Op::Recv:
           for (const uint32_t s : index_.sends_before(i))
-            if (index_.event(s).thread != t) changed |= raise(row, s);
+            if (lane(s) != t) changed |= raise(row, s);
           break;
         case Op::Acquire:
         case Op::ReadAcquire:
@@ -367,7 +470,7 @@ class Analysis {
           break;
       }
       row[t] = p + 1;
-      if (e.op == Op::Fork && e.target != t && e.target < threads_) {
+      if (e.op == Op::Fork && e.target != e.thread && e.target < index_.thread_count()) {
         start_[e.target].assign(row, row + threads_);
       }
       if (changed) {
@@ -427,7 +530,7 @@ class Analysis {
 
   // The cone clock of event i (i included): the snapshot at or before it.
   const uint32_t* after_clock(uint32_t i) const {
-    const ThreadId t = index_.event(i).thread;
+    const ThreadId t = lane(i);
     const uint32_t p = pos(i);
     const std::vector<uint32_t>& pos = snapshot_pos_[t];
     const size_t k = static_cast<size_t>(std::upper_bound(pos.begin(), pos.end(), p) - pos.begin());
@@ -444,7 +547,7 @@ class Analysis {
         grew = true;
       }
     }
-    const ThreadId t = index_.event(i).thread;
+    const ThreadId t = lane(i);
     const uint32_t own = pos(i) + 1;
     if (own > row[t]) {
       row[t] = own;
@@ -453,10 +556,13 @@ class Analysis {
     return grew;
   }
 
-  // The cone of the first p events of t (and its fork): null for nothing.
-  const uint32_t* pre_clock(ThreadId t, uint32_t p) const {
-    if (p == 0) return start_[t].empty() ? nullptr : start_[t].data();
-    return after_clock(events_of(t)[p - 1]);
+  // The cone of event i's thread predecessors (and its thread's fork; for the first event of a
+  // thread in a shared lane, the fork's cone holds the lane's earlier threads): null for
+  // nothing. The entry of i's lane is the caller's to set.
+  const uint32_t* pre_of(uint32_t i) const {
+    const ThreadId x = index_.event(i).thread;
+    if (index_.first_of(x) == i) return start_[x].empty() ? nullptr : start_[x].data();
+    return after_clock(events_of(lane(i))[pos(i) - 1]);
   }
 
   // lim ⊔= a clock, the own entries of which the caller sets.
@@ -472,8 +578,8 @@ class Analysis {
 
   // e1 and e2 hold a common lock, not both in read mode: never a race.
   bool share_lock(uint32_t e1, uint32_t e2) const {
-    const auto h1 = held_at(index_.event(e1).thread, pos(e1));
-    const auto h2 = held_at(index_.event(e2).thread, pos(e2));
+    const auto h1 = held_at(lane(e1), pos(e1));
+    const auto h2 = held_at(lane(e2), pos(e2));
     for (const uint32_t a : h1)
       for (const uint32_t b : h2)
         if (index_.event(a).target == index_.event(b).target &&
@@ -530,7 +636,8 @@ class Analysis {
       if (d.first >= k_ && d.second < k_) return lower(d.second);
     for (const uint32_t i : nodes_) {
       const Event& e = index_.event(i);
-      if (pos(i) == 0 && index_.fork_of(e.thread) != kNoIndex) add(index_.fork_of(e.thread), i);
+      if (index_.first_of(e.thread) == i && index_.fork_of(e.thread) != kNoIndex)
+        add(index_.fork_of(e.thread), i);
       switch (e.op) {
         case Op::Read: {
           const uint32_t w = link(i);
@@ -583,8 +690,7 @@ class Analysis {
     pending_.assign(m, 0);
     for (uint32_t n = 0; n < m; ++n) {
       const uint32_t i = nodes_[n];
-      pending_[n] =
-          in_begin_[n + 1] - in_begin_[n] + (pos(i) > base_[index_.event(i).thread] ? 1 : 0);
+      pending_[n] = in_begin_[n + 1] - in_begin_[n] + (pos(i) > base_[lane(i)] ? 1 : 0);
     }
     // Every row is written (from its thread predecessor's or the base) before it is read.
     const uint32_t width = static_cast<uint32_t>(active_.size());
@@ -597,7 +703,7 @@ class Analysis {
     for (size_t q = 0; q < queue_.size(); ++q) {
       const uint32_t n = queue_[q];
       const uint32_t i = nodes_[n];
-      const ThreadId t = index_.event(i).thread;
+      const ThreadId t = lane(i);
       uint32_t* c = clock_.data() + size_t{n} * width;
       const uint32_t p = pos(i);
       if (p > base_[t]) {
@@ -633,7 +739,7 @@ class Analysis {
   bool le(uint32_t a, uint32_t b) const {
     if (a < k_) return b >= k_ || a <= b;
     if (b < k_) return false;
-    const ThreadId ta = index_.event(a).thread;
+    const ThreadId ta = lane(a);
     return clock_[size_t{node_of_[b]} * active_.size() + slot_[ta]] > pos(a);
   }
 
@@ -641,7 +747,7 @@ class Analysis {
   void force(uint32_t i) {
     derived_.clear();
     join_into(lim_.data(), after_clock(i));
-    const ThreadId t = index_.event(i).thread;
+    const ThreadId t = lane(i);
     lim_[t] = std::max(lim_[t], pos(i) + 1);
   }
 
@@ -650,7 +756,7 @@ class Analysis {
     const uint32_t r = link(s.acquire);
     if (r == kNoIndex) return false;
     const uint32_t* c = after_clock(r);
-    const ThreadId t = index_.event(r).thread;
+    const ThreadId t = lane(r);
     const uint32_t own = pos(r) + 1;
     auto beyond = [&](ThreadId u, uint32_t p) { return (u == t ? own : c[u]) > p; };
     return !beyond(t1_, p1_) && !beyond(t2_, p2_);
@@ -806,7 +912,7 @@ class Analysis {
     if (order != nullptr) {
       order->clear();
       for (uint32_t i = 0; i < k_; ++i)
-        if (pos(i) < lim_[index_.event(i).thread]) order->push_back(i);
+        if (pos(i) < lim_[lane(i)]) order->push_back(i);
     }
     bool ok = true;
     for (uint32_t step = 0; step < m && ok; ++step) {
@@ -858,8 +964,9 @@ class Analysis {
     uint32_t last = kNoIndex;
     for (const VarThread& v : variables_[x]) {
       const std::vector<uint32_t>& ws = v.lists[1];
-      const std::vector<uint32_t>& ev = events_of(v.thread);
-      const uint32_t end = base_[v.thread] < ev.size() ? ev[base_[v.thread]] : kNoIndex;
+      const ThreadId l = v.thread;  // a lane
+      const std::vector<uint32_t>& ev = events_of(l);
+      const uint32_t end = base_[l] < ev.size() ? ev[base_[l]] : kNoIndex;
       auto it = std::lower_bound(ws.begin(), ws.end(), end);
       if (it != ws.begin() && (last == kNoIndex || *(it - 1) > last)) last = *(it - 1);
     }
@@ -887,7 +994,7 @@ class Analysis {
 
   void execute(uint32_t i) {
     const Event& e = index_.event(i);
-    const ThreadId t = e.thread;
+    const ThreadId t = lane(i);
     switch (e.op) {
       case Op::Acquire:
         holder_[e.target] = t + 1;
@@ -924,7 +1031,9 @@ class Analysis {
   }
 
   const TraceIndex& index_;
-  // Per event: its position in its thread, and its link (a read's last write, an acquire's
+  Lanes lanes_;
+  ThreadId lane(uint32_t i) const { return lanes_.of[index_.event(i).thread]; }
+  // Per event: its position in its lane, and its link (a read's last write, an acquire's
   // release, a release's acquire; kNoIndex otherwise). Per thread: its events.
   std::vector<uint32_t> pos_, link_;
   std::vector<const std::vector<uint32_t>*> events_of_;
@@ -950,8 +1059,9 @@ class Analysis {
   // State of one check, kept to reuse the memory.
   std::vector<uint32_t> lim_, base_, nodes_, cursor_, held_count_;
   uint32_t k_ = 0;
-  uint32_t cap_ = 0;      // k is at most this (lowered when the prefix cannot run first)
-  bool lowered_ = false;  // order_window failed only because the cap came down
+  uint32_t cap_ = 0;          // k is at most this (lowered when the prefix cannot run first)
+  bool lowered_ = false;      // order_window failed only because the cap came down
+  uint32_t e1_ = 0, e2_ = 0;  // the pair being checked; t1_, t2_ their lanes
   ThreadId t1_ = 0, t2_ = 0;
   uint32_t p1_ = 0, p2_ = 0;
   std::vector<std::pair<uint32_t, uint32_t>> derived_, edges_;
@@ -986,6 +1096,17 @@ bool is_race(const TraceIndex& index, uint32_t first, uint32_t second) {
   return analysis.check(first, second, nullptr);
 }
 
+std::vector<std::pair<uint32_t, uint32_t>> races_in_own_lanes(const TraceIndex& index) {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  Analysis analysis(index, kDefaultWork, false);
+  analysis.run([&](uint32_t first, uint32_t second) { out.emplace_back(first, second); });
+  return out;
+}
+
+uint32_t lanes(const TraceIndex& index) {
+  return make_lanes(index).count;
+}
+
 bool excluded(const TraceIndex& index, uint32_t first, uint32_t second) {
   Analysis analysis(index);
   return analysis.excluded(first, second);
@@ -1001,7 +1122,8 @@ std::vector<uint32_t> witness(const TraceIndex& index, uint32_t first, uint32_t 
 }
 
 std::unique_ptr<Engine> make_engine(EngineContext& c, uint64_t work) {
-  return std::make_unique<PairCheckEngine<Analysis>>(c, "m2", kMaxThreads, work);
+  // The lane limit is checked by the analysis (threads alive at once, not all threads).
+  return std::make_unique<PairCheckEngine<Analysis>>(c, "m2", UINT32_MAX, work);
 }
 
 }  // namespace m2
