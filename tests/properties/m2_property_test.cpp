@@ -58,6 +58,95 @@ std::set<std::pair<uint32_t, uint32_t>> enabled_races(const TraceIndex& t) {
   return {truth.begin(), truth.end()};
 }
 
+// Short-lived threads (the churn shape: forked, joined, and the next forked by the same thread):
+// a thread forked after its forker joined another runs in that one's lane. The races are those
+// of the analysis with every thread in its own lane, every accepted pair is an enabled race,
+// and the witnesses pass the checker.
+TEST(M2, ThreadsSharingLanesGiveTheSameRaces) {
+  const int n = testing::property_iterations(1500);
+  int shared = 0, races = 0;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
+    GeneratorOptions o = testing::small_trace_options(seed);
+    o.shape = ForkShape::Churn;
+    o.threads = 3 + static_cast<uint32_t>(seed % 4);
+    o.live = 1 + static_cast<uint32_t>(seed % 3 == 0);
+    o.events = 14 + seed % 13;
+    if (seed % 4 == 1) o.read_lock_share = 0.5;
+    if (seed % 6 == 2) o.sync_share = 0.15;
+    const Trace trace = generate_trace(o);
+    SCOPED_TRACE(testing::trace_context(seed, trace));
+    const TraceIndex t(trace);
+    uint32_t running = 0;
+    for (ThreadId x = 0; x < t.thread_count(); ++x) running += t.thread_events(x).empty() ? 0 : 1;
+    if (m2::lanes(t) < running) ++shared;
+    const Pairs got = m2::races(t);
+    EXPECT_EQ(show(t, got), show(t, m2::races_in_own_lanes(t)));
+    const auto enabled = enabled_races(t);
+    witness::Checker checker(trace);
+    for (const auto& [e1, e2] : got) {
+      SCOPED_TRACE("race " + pair_text(t, e1, e2));
+      ++races;
+      EXPECT_TRUE(enabled.count({e1, e2}));
+      std::vector<uint32_t> order = m2::witness(t, e1, e2);
+      ASSERT_GE(order.size(), 2u);
+      order.resize(order.size() - 2);
+      witness::Witness w;
+      w.engine = "m2";
+      w.first = t.id(e1);
+      w.second = t.id(e2);
+      w.notion = witness::Notion::Enabled;
+      for (const uint32_t i : order) w.prefix.push_back(t.id(i));
+      const witness::Verdict v = checker.check(w);
+      EXPECT_TRUE(v.valid()) << v.message;
+    }
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(shared, n / 4);  // many of these traces share a lane
+  EXPECT_GT(races, n);
+}
+
+// The goroutines shape at a small scale: far more threads than m2's 8,192 lanes, few alive.
+TEST(M2, ManyShortLivedThreadsFitTheLanes) {
+  GeneratorOptions o;
+  o.seed = 7;
+  o.shape = ForkShape::Churn;
+  o.threads = 14000;
+  o.live = 4;
+  o.events = 120000;
+  o.variables = 50;
+  o.locks = 4;
+  const Trace trace = generate_trace(o);
+  const TraceIndex t(trace);
+  uint32_t running = 0;
+  for (ThreadId x = 0; x < t.thread_count(); ++x) running += t.thread_events(x).empty() ? 0 : 1;
+  ASSERT_GT(running, 8192u);
+  EXPECT_LE(m2::lanes(t), 8u);
+  EXPECT_GT(m2::races(t).size(), 100u);
+}
+
+// The necessary closure m2 checks before its own never excludes a race of the enabled ground
+// truth, and it does exclude pairs (on these traces, some of those that are not races).
+TEST(M2, NecessaryClosureNeverExcludesAnEnabledRace) {
+  const int n = testing::property_iterations(2000);
+  int excluded = 0, non_races = 0;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
+    const Trace trace = small_trace(seed);
+    SCOPED_TRACE(testing::trace_context(seed, trace));
+    const TraceIndex t(trace);
+    const auto enabled = enabled_races(t);
+    for (const auto& [e1, e2] : t.conflicting_pairs()) {
+      if (t.event(e1).thread == t.event(e2).thread) continue;
+      const bool race = enabled.count({e1, e2}) > 0;
+      non_races += race ? 0 : 1;
+      if (!m2::excluded(t, e1, e2)) continue;
+      ++excluded;
+      EXPECT_FALSE(race) << pair_text(t, e1, e2);
+      EXPECT_FALSE(m2::is_race(t, e1, e2)) << pair_text(t, e1, e2);
+    }
+  }
+  EXPECT_GT(excluded, 0) << "of " << non_races << " pairs that are not races";
+}
+
 // Every conflicting pair m2 accepts (not only the reported ones) is a race of the enabled
 // ground truth; the engine reports, per racy event, the earliest accepted partner of each other
 // thread and access kind, and the registered engine reports the same.

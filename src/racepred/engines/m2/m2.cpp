@@ -19,7 +19,8 @@ namespace racepred {
 namespace m2 {
 namespace {
 
-constexpr uint32_t kMaxThreads = 8192;  // the cone clocks are dense: T words per snapshot
+constexpr uint32_t kMaxThreads = 8192;  // lanes: the cone clocks are dense, a word per lane
+constexpr size_t kDenseCursors = 64;    // the cone clocks are dense: T words per snapshot
 
 // A critical section of the window: its release is kNoIndex when it is not in X (open).
 struct Section {
@@ -30,24 +31,138 @@ struct Section {
   bool read = false;
 };
 
-// One thread's reads (kind 0) or writes (kind 1) of one variable, as trace indices.
-struct VarThread {
+// One lane's reads (kind 0) or writes (kind 1) of one variable, as trace indices (`thread`: the
+// lane).
+// A cursor of the candidate loop: for the accesses of `thread`, the first of lists[kind] outside
+// the access's cone. Monotone: an event in the cone of an access e2 of t is in the cone of every
+// later access of t (cones grow along a thread), and a pair whose first event is in the cone of
+// the second is never a race (the first would be in X); so the cursor only moves forward and
+// skips only pairs that are not races.
+struct Cursor {
+  ThreadId thread = 0;
+  uint8_t kind = 0;
+  uint32_t at = 0;
+};
+
+// One thread's releases of one lock (kind 0: all, kind 1: of write sections), as trace indices.
+struct LockThread {
   ThreadId thread = 0;
   std::vector<uint32_t> lists[2];
 };
 
+struct VarThread {
+  ThreadId thread = 0;
+  std::vector<uint32_t> lists[2];
+  // The cursors: at[2 * j + kind] for the variable's j-th thread when it has at most
+  // kDenseCursors threads, else in `cursors`.
+  std::vector<uint32_t> at;
+  std::vector<Cursor> cursors;
+};
+
+// Lanes: a thread forked by one that has joined an earlier thread runs in that thread's lane,
+// after its events, when the earlier one ended holding no lock and not in a pending request.
+// Every event of the earlier thread is then in the cone of the later one's first event (its
+// last event -> join -> the joiner's later events -> fork -> first event), so a lane's events in
+// order are a chain of TRF: X, its cones and Q are the same with the lane as one thread, and the
+// cone clocks need one word per lane (threads alive at once), not per thread. The candidate
+// loop and the reports stay per thread.
+struct Lanes {
+  uint32_t count = 0;
+  std::vector<uint32_t> of;      // per thread: its lane (kNoIndex: no events)
+  std::vector<uint32_t> offset;  // per thread: the position of its first event in its lane
+  std::vector<const std::vector<uint32_t>*> events;  // per lane: its events in order
+  std::vector<std::vector<uint32_t>> shared;         // the event lists of lanes of several threads
+};
+
+Lanes make_lanes(const TraceIndex& index, bool share = true) {
+  const uint32_t threads = index.thread_count();
+  Lanes lanes;
+  lanes.of.assign(threads, kNoIndex);
+  lanes.offset.assign(threads, 0);
+  std::vector<uint8_t> unshareable(threads, 0);  // ends holding a lock or in a request
+  for (uint32_t i = 0; i < index.size(); ++i) {
+    const Event& e = index.event(i);
+    if (is_acquire_op(e.op) && index.matching(i) == kNoIndex) unshareable[e.thread] = 1;
+    if (is_request_op(e.op) && index.last_of(e.thread) == i) unshareable[e.thread] = 1;
+  }
+  std::vector<uint32_t> length;                        // per lane: its events so far
+  std::vector<ThreadId> latest;                        // per lane: its latest thread
+  std::vector<std::vector<ThreadId>> members;          // per lane: its threads in order
+  std::vector<std::vector<ThreadId>> joined(threads);  // per thread: the threads it joined
+  const auto place = [&](ThreadId x, uint32_t l) {
+    if (l == length.size()) {
+      length.push_back(0);
+      latest.push_back(x);
+      members.emplace_back();
+    }
+    lanes.of[x] = l;
+    lanes.offset[x] = length[l];
+    length[l] += static_cast<uint32_t>(index.thread_events(x).size());
+    latest[l] = x;
+    members[l].push_back(x);
+  };
+  for (uint32_t i = 0; i < index.size(); ++i) {
+    const Event& e = index.event(i);
+    if (lanes.of[e.thread] == kNoIndex) place(e.thread, static_cast<uint32_t>(length.size()));
+    const ThreadId x = e.target;
+    if (e.op == Op::Fork && x != e.thread && x < threads && lanes.of[x] == kNoIndex &&
+        !index.thread_events(x).empty()) {
+      uint32_t l = static_cast<uint32_t>(length.size());
+      std::vector<ThreadId>& free = joined[e.thread];
+      while (share && !free.empty()) {
+        const ThreadId y = free.back();
+        free.pop_back();
+        if (latest[lanes.of[y]] == y) {  // y's lane has taken no thread since
+          l = lanes.of[y];
+          break;
+        }
+      }
+      place(x, l);
+    } else if (e.op == Op::Join && x != e.thread && x < threads && lanes.of[x] != kNoIndex &&
+               !unshareable[x] && latest[lanes.of[x]] == x && index.last_of(x) < i) {
+      joined[e.thread].push_back(x);
+    }
+  }
+  lanes.count = static_cast<uint32_t>(length.size());
+  if (lanes.count > kMaxThreads)
+    throw BudgetError("m2 keeps a clock of one entry per thread alive at once; " +
+                      std::to_string(lanes.count) +
+                      " threads alive at once (threads that were joined and whose joiner forks "
+                      "again share one) are more than its " +
+                      std::to_string(kMaxThreads));
+  lanes.events.resize(lanes.count);
+  for (uint32_t l = 0; l < lanes.count; ++l) {
+    if (members[l].size() == 1) {
+      lanes.events[l] = &index.thread_events(members[l][0]);
+      continue;
+    }
+    std::vector<uint32_t>& ev = lanes.shared.emplace_back();
+    ev.reserve(length[l]);
+    for (const ThreadId x : members[l])
+      ev.insert(ev.end(), index.thread_events(x).begin(), index.thread_events(x).end());
+  }
+  // The shared lists are in place now (no more growth): point at them.
+  size_t k = 0;
+  for (uint32_t l = 0; l < lanes.count; ++l)
+    if (members[l].size() > 1) lanes.events[l] = &lanes.shared[k++];
+  return lanes;
+}
+
 class Analysis {
  public:
-  explicit Analysis(const TraceIndex& index, uint64_t work = kDefaultWork)
+  // `share_lanes` false: every thread its own lane (tests compare both).
+  explicit Analysis(const TraceIndex& index, uint64_t work = kDefaultWork, bool share_lanes = true)
       : index_(index),
+        lanes_(make_lanes(index, share_lanes)),
         work_limit_(work),
-        threads_(index.thread_count()),
+        threads_(lanes_.count),
         snapshot_pos_(threads_),
         snapshots_(threads_),
-        start_(threads_),
+        start_(index.thread_count()),
         held_begin_(threads_),
         held_end_(threads_),
         variables_(index.variable_count()),
+        locks_(index.lock_count()),
         holder_(index.lock_count(), 0),
         readers_(index.lock_count(), 0),
         last_(index.variable_count(), kNoIndex),
@@ -57,6 +172,16 @@ class Analysis {
         seen_(index.variable_count(), 0),
         slot_(threads_, kNoIndex),
         osr_(index) {
+    // Flat copies of the index's per-event links (each index lookup is a call).
+    const uint32_t n = static_cast<uint32_t>(index.size());
+    pos_.resize(n);
+    link_.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      pos_[i] = lanes_.offset[index.event(i).thread] + index.index_in_thread(i);
+      const Op op = index.event(i).op;
+      link_[i] = op == Op::Read ? index.last_write(i) : index.matching(i);
+    }
+    events_of_ = lanes_.events;
     build();
   }
 
@@ -68,25 +193,32 @@ class Analysis {
       const Event& e = index_.event(i);
       if (!e.is_access()) continue;
       const ThreadId t = e.thread;
-      const uint32_t p2 = index_.index_in_thread(i);
-      const uint32_t* pre = pre_clock(t, p2);
+      const uint32_t* pre = pre_of(i);
       found.clear();
-      for (const VarThread& other : variables_[e.target]) {
-        const ThreadId u = other.thread;
-        if (u == t) continue;
-        const std::vector<uint32_t>& events_u = index_.thread_events(u);
+      std::vector<VarThread>& vars = variables_[e.target];
+      const ThreadId lt = lanes_.of[t];
+      uint32_t own = 0;  // t's lane's entry among the variable's lanes
+      while (vars[own].thread != lt) ++own;
+      for (VarThread& other : vars) {
+        const ThreadId u = other.thread;  // a lane
+        // The lane's events are a chain of TRF: those before e2 are in its cone.
+        if (u == lt) continue;
+        const std::vector<uint32_t>& events_u = events_of(u);
         const uint32_t frontier = pre == nullptr ? 0 : pre[u];
         if (frontier >= events_u.size()) continue;
         const uint32_t from = events_u[frontier];  // u's first event outside e2's cone
         for (uint8_t kind = e.op == Op::Write ? 0 : 1; kind < 2; ++kind) {
           const std::vector<uint32_t>& list = other.lists[kind];
-          for (auto it = std::lower_bound(list.begin(), list.end(), from);
-               it != list.end() && *it < i; ++it) {
-            if (share_lock(*it, i)) continue;
-            if (check(*it, i, nullptr)) {
-              found.push_back(*it);
-              break;
+          uint32_t& at = cursor(other, own, lt, kind);
+          advance(list, at, from);
+          // Per thread of the lane (they follow each other in the list), its earliest race.
+          for (uint32_t c = at; c < list.size() && list[c] < i;) {
+            if (share_lock(list[c], i) || !check(list[c], i, nullptr)) {
+              ++c;
+              continue;
             }
+            found.push_back(list[c]);
+            advance(list, c, index_.last_of(index_.event(list[c]).thread) + 1);  // next thread
           }
         }
       }
@@ -110,14 +242,28 @@ class Analysis {
                      stopped_};
   }
 
+  // Whether the necessary closure (forced_out) shows that (e1, e2) has no witness at all.
+  bool excluded(uint32_t e1, uint32_t e2) {
+    e1_ = e1;
+    e2_ = e2;
+    t1_ = lane(e1);
+    t2_ = lane(e2);
+    p1_ = pos(e1);
+    p2_ = pos(e2);
+    return t1_ != t2_ && forced_out();
+  }
+
   // Whether (e1, e2) is an M2 race; `order` (when not null) gets the witness prefix.
   bool check(uint32_t e1, uint32_t e2, std::vector<uint32_t>* order) {
-    t1_ = index_.event(e1).thread;
-    t2_ = index_.event(e2).thread;
-    p1_ = index_.index_in_thread(e1);
-    p2_ = index_.index_in_thread(e2);
+    e1_ = e1;
+    e2_ = e2;
+    t1_ = lane(e1);
+    t2_ = lane(e2);
+    p1_ = pos(e1);
+    p2_ = pos(e2);
     if (t1_ == t2_) return false;
     if (osr_.check(e1, e2, order)) return true;  // OSR's reordering (every OSR race is M2's)
+    if (forced_out()) return false;              // no witness at all (cheaper than M2's closure)
     work_ = 0;
     if (attempt(false, order) || attempt(true, order)) return true;
     if (work_ > work_limit_) ++stopped_;
@@ -130,8 +276,8 @@ class Analysis {
   // choices leave a third thread's section open and end in a cycle.
   bool attempt(bool optimistic, std::vector<uint32_t>* order) {
     lim_.assign(threads_, 0);
-    join_into(lim_.data(), pre_clock(t1_, p1_));
-    join_into(lim_.data(), pre_clock(t2_, p2_));
+    join_into(lim_.data(), pre_of(e1_));
+    join_into(lim_.data(), pre_of(e2_));
     lim_[t1_] = std::max(lim_[t1_], p1_);
     lim_[t2_] = std::max(lim_[t2_], p2_);
     derived_.clear();
@@ -159,6 +305,94 @@ class Analysis {
     return linearise(order);
   }
 
+  // Whether no correctly reordered prefix leaves e1 and e2 both enabled: a necessary condition
+  // for every witness, checked before M2's own closure (it never changes a verdict, it only
+  // rejects pairs that closure would reject too, at the cost of a few cone joins).
+  // F is the least set that holds the cones of e1's and e2's thread predecessors and
+  //   (a) the release (and its cone) of every section c of F's frontier (acquire in F, release
+  //       not) whose acquire lies in the cone of a release r of its lock in F, not both read
+  //       sections;
+  //   (b) when a section of F's frontier must stay open (its release does not exist or its cone
+  //       holds e1 or e2), the release of every other section of its lock at F's frontier, not
+  //       both read sections.
+  // Claim: every witness W (the events of a correctly reordered prefix after which e1 and e2 are
+  // enabled, e1 and e2 not in it) contains F. W holds the thread predecessors of e1 and e2 and is
+  // closed under thread order, fork, join, reads-from and send -> recv, so it holds their cones.
+  // (a): r in W and acq(c) before r in W; c and r's section exclude each other and cannot
+  // overlap, so c is released before r's acquire: rel(c) in W. (b): a section whose release is
+  // not in any W (none, or its cone holds e1 or e2) is held at W's end; a lock is held at the
+  // end by one writer or only readers, so every other section of it in W, not both read, is
+  // released in W. Hence: F holding e1 or e2, two sections of F's frontier that must stay open
+  // and exclude each other, or (a) needing the release of a section that must stay open, leave
+  // no witness (true).
+  bool forced_out() {
+    lim_.assign(threads_, 0);
+    join_into(lim_.data(), pre_of(e1_));
+    join_into(lim_.data(), pre_of(e2_));
+    lim_[t1_] = std::max(lim_[t1_], p1_);
+    lim_[t2_] = std::max(lim_[t2_], p2_);
+    for (;;) {
+      if (lim_[t1_] > p1_ || lim_[t2_] > p2_) return true;
+      held_now_.clear();
+      for (ThreadId t = 0; t < threads_; ++t)
+        for (const uint32_t a : held_at(t, lim_[t])) held_now_.push_back(a);
+      if (held_now_.empty()) return false;
+      std::sort(held_now_.begin(), held_now_.end(), [&](uint32_t a, uint32_t b) {
+        const LockId la = index_.event(a).target, lb = index_.event(b).target;
+        return la != lb ? la < lb : a < b;
+      });
+      bool grew = false;
+      // A section of X's frontier whose acquire lies in the cone of a release of its lock (of a
+      // write section, for a read section) in X must be released before that release's
+      // acquire: sections of one lock do not overlap.
+      for (const uint32_t a : held_now_) {
+        const Event& ea = index_.event(a);
+        const uint8_t kind = ea.op == Op::ReadAcquire ? 1 : 0;
+        for (const LockThread& lt : locks_[ea.target]) {
+          if (lt.thread == lane(a)) continue;
+          const std::vector<uint32_t>& rel = lt.lists[kind];
+          const std::vector<uint32_t>& ev = events_of(lt.thread);
+          const uint32_t end = lim_[lt.thread] < ev.size() ? ev[lim_[lt.thread]] : kNoIndex;
+          auto it = std::lower_bound(rel.begin(), rel.end(), end);
+          if (it == rel.begin()) continue;
+          if (after_clock(*(it - 1))[lane(a)] <= pos(a)) continue;
+          if (!closable(Section{a, kNoIndex, ea.target, 0, false})) return true;
+          force(link(a));
+          grew = true;
+          break;
+        }
+      }
+      if (grew) continue;
+      for (size_t g = 0; g < held_now_.size();) {
+        const LockId l = index_.event(held_now_[g]).target;
+        size_t h = g + 1;
+        while (h < held_now_.size() && index_.event(held_now_[h]).target == l) ++h;
+        if (h - g > 1) {
+          // The sections that must stay open: how many, and whether one is a write section.
+          uint32_t open = 0;
+          bool open_write = false;
+          for (size_t j = g; j < h; ++j) {
+            if (closable(Section{held_now_[j], kNoIndex, l, 0, false})) continue;
+            ++open;
+            open_write |= index_.event(held_now_[j]).op == Op::Acquire;
+          }
+          if (open > 1 && open_write) return true;
+          if (open > 0) {
+            for (size_t j = g; j < h; ++j) {
+              const uint32_t a = held_now_[j];
+              if (!open_write && index_.event(a).op == Op::ReadAcquire) continue;
+              if (!closable(Section{a, kNoIndex, l, 0, false})) continue;
+              force(link(a));
+              grew = true;
+            }
+          }
+        }
+        g = h;
+      }
+      if (!grew) return false;
+    }
+  }
+
   // Closes every open section that can be closed without bringing in e1 or e2; whether X grew.
   bool close_closable() {
     bool grew = false;
@@ -166,7 +400,7 @@ class Analysis {
       for (const uint32_t a : held_at(t, lim_[t])) {
         const Section s{a, kNoIndex, index_.event(a).target, t, false};
         if (closable(s)) {
-          force(index_.matching(a));
+          force(link(a));
           grew = true;
         }
       }
@@ -180,27 +414,32 @@ class Analysis {
     std::vector<uint32_t> clock(size_t{threads_} * threads_, 0);
     std::vector<std::vector<uint32_t>> held(threads_);
     for (ThreadId t = 0; t < threads_; ++t) {
-      held_begin_[t].reserve(index_.thread_events(t).size() + 1);
-      held_end_[t].reserve(index_.thread_events(t).size() + 1);
+      held_begin_[t].reserve(events_of(t).size() + 1);
+      held_end_[t].reserve(events_of(t).size() + 1);
     }
     for (uint32_t i = 0; i < index_.size(); ++i) {
       const Event& e = index_.event(i);
-      const ThreadId t = e.thread;
-      const uint32_t p = index_.index_in_thread(i);
+      const ThreadId t = lane(i);
+      const uint32_t p = pos(i);
       uint32_t* row = clock.data() + size_t{t} * threads_;
       // The sections held before event p of t.
       held_begin_[t].push_back(static_cast<uint32_t>(held_pool_.size()));
       for (const uint32_t a : held[t]) held_pool_.push_back(a);
       held_end_[t].push_back(static_cast<uint32_t>(held_pool_.size()));
       bool changed = p == 0;
-      if (p == 0 && !start_[t].empty()) std::copy(start_[t].begin(), start_[t].end(), row);
+      if (index_.first_of(e.thread) == i && !start_[e.thread].empty()) {
+        // The first event of a forked thread (after its lane's earlier threads, if any).
+        const std::vector<uint32_t>& f = start_[e.thread];
+        for (uint32_t u = 0; u < threads_; ++u) row[u] = std::max(row[u], f[u]);
+        changed = true;
+      }
       switch (e.op) {
         case Op::Read:
         case Op::Write: {
           var_thread(e.target, t).lists[e.op == Op::Write ? 1 : 0].push_back(i);
           if (e.op == Op::Read) {
-            const uint32_t w = index_.last_write(i);
-            if (w != kNoIndex && index_.event(w).thread != t) changed |= raise(row, w);
+            const uint32_t w = link(i);
+            if (w != kNoIndex && lane(w) != t) changed |= raise(row, w);
           }
           break;
         }
@@ -211,7 +450,7 @@ class Analysis {
         }
         case Op::Recv:
           for (const uint32_t s : index_.sends_before(i))
-            if (index_.event(s).thread != t) changed |= raise(row, s);
+            if (lane(s) != t) changed |= raise(row, s);
           break;
         case Op::Acquire:
         case Op::ReadAcquire:
@@ -219,7 +458,10 @@ class Analysis {
           break;
         case Op::Release:
         case Op::ReadRelease: {
-          const uint32_t a = index_.matching(i);
+          const uint32_t a = link(i);
+          LockThread& lt = lock_thread(e.target, t);
+          lt.lists[0].push_back(i);
+          if (e.op == Op::Release) lt.lists[1].push_back(i);
           auto it = std::find(held[t].begin(), held[t].end(), a);
           if (it != held[t].end()) held[t].erase(it);
           break;
@@ -228,7 +470,7 @@ class Analysis {
           break;
       }
       row[t] = p + 1;
-      if (e.op == Op::Fork && e.target != t && e.target < threads_) {
+      if (e.op == Op::Fork && e.target != e.thread && e.target < index_.thread_count()) {
         start_[e.target].assign(row, row + threads_);
       }
       if (changed) {
@@ -236,6 +478,9 @@ class Analysis {
         snapshots_[t].insert(snapshots_[t].end(), row, row + threads_);
       }
     }
+    for (std::vector<VarThread>& vars : variables_)
+      if (vars.size() <= kDenseCursors)
+        for (VarThread& v : vars) v.at.assign(2 * vars.size(), 0);
     // The sections held at each thread's end.
     for (ThreadId t = 0; t < threads_; ++t) {
       held_begin_[t].push_back(static_cast<uint32_t>(held_pool_.size()));
@@ -244,17 +489,49 @@ class Analysis {
     }
   }
 
+  LockThread& lock_thread(LockId l, ThreadId t) {
+    for (LockThread& v : locks_[l])
+      if (v.thread == t) return v;
+    locks_[l].push_back(LockThread{t, {}});
+    return locks_[l].back();
+  }
+
+  // The cursor of (t, kind) in v: by t's entry `own` among the variable's threads when the
+  // variable has few threads, else looked up.
+  uint32_t& cursor(VarThread& v, uint32_t own, ThreadId t, uint8_t kind) {
+    if (!v.at.empty()) return v.at[2 * own + kind];
+    for (Cursor& c : v.cursors)
+      if (c.thread == t && c.kind == kind) return c.at;
+    v.cursors.push_back(Cursor{t, kind, 0});
+    return v.cursors.back().at;
+  }
+
+  // Moves `at` to the first entry of the sorted list at or after `from` (galloping: the
+  // cursor usually moves little).
+  static void advance(const std::vector<uint32_t>& list, uint32_t& at, uint32_t from) {
+    const uint32_t n = static_cast<uint32_t>(list.size());
+    if (at >= n || list[at] >= from) return;
+    uint32_t lo = at, step = 1;  // list[lo] < from
+    while (lo + step < n && list[lo + step] < from) {
+      lo += step;
+      step *= 2;
+    }
+    const uint32_t hi = std::min(n, lo + step);
+    at = static_cast<uint32_t>(std::lower_bound(list.begin() + lo + 1, list.begin() + hi, from) -
+                               list.begin());
+  }
+
   VarThread& var_thread(VariableId x, ThreadId t) {
     for (VarThread& v : variables_[x])
       if (v.thread == t) return v;
-    variables_[x].push_back(VarThread{t, {}});
+    variables_[x].push_back(VarThread{t, {}, {}, {}});
     return variables_[x].back();
   }
 
   // The cone clock of event i (i included): the snapshot at or before it.
   const uint32_t* after_clock(uint32_t i) const {
-    const ThreadId t = index_.event(i).thread;
-    const uint32_t p = index_.index_in_thread(i);
+    const ThreadId t = lane(i);
+    const uint32_t p = pos(i);
     const std::vector<uint32_t>& pos = snapshot_pos_[t];
     const size_t k = static_cast<size_t>(std::upper_bound(pos.begin(), pos.end(), p) - pos.begin());
     return snapshots_[t].data() + (k - 1) * threads_;  // position 0 always has one
@@ -270,8 +547,8 @@ class Analysis {
         grew = true;
       }
     }
-    const ThreadId t = index_.event(i).thread;
-    const uint32_t own = index_.index_in_thread(i) + 1;
+    const ThreadId t = lane(i);
+    const uint32_t own = pos(i) + 1;
     if (own > row[t]) {
       row[t] = own;
       grew = true;
@@ -279,10 +556,13 @@ class Analysis {
     return grew;
   }
 
-  // The cone of the first p events of t (and its fork): null for nothing.
-  const uint32_t* pre_clock(ThreadId t, uint32_t p) const {
-    if (p == 0) return start_[t].empty() ? nullptr : start_[t].data();
-    return after_clock(index_.thread_events(t)[p - 1]);
+  // The cone of event i's thread predecessors (and its thread's fork; for the first event of a
+  // thread in a shared lane, the fork's cone holds the lane's earlier threads): null for
+  // nothing. The entry of i's lane is the caller's to set.
+  const uint32_t* pre_of(uint32_t i) const {
+    const ThreadId x = index_.event(i).thread;
+    if (index_.first_of(x) == i) return start_[x].empty() ? nullptr : start_[x].data();
+    return after_clock(events_of(lane(i))[pos(i) - 1]);
   }
 
   // lim ⊔= a clock, the own entries of which the caller sets.
@@ -298,8 +578,8 @@ class Analysis {
 
   // e1 and e2 hold a common lock, not both in read mode: never a race.
   bool share_lock(uint32_t e1, uint32_t e2) const {
-    const auto h1 = held_at(index_.event(e1).thread, index_.index_in_thread(e1));
-    const auto h2 = held_at(index_.event(e2).thread, index_.index_in_thread(e2));
+    const auto h1 = held_at(lane(e1), pos(e1));
+    const auto h2 = held_at(lane(e2), pos(e2));
     for (const uint32_t a : h1)
       for (const uint32_t b : h2)
         if (index_.event(a).target == index_.event(b).target &&
@@ -315,7 +595,7 @@ class Analysis {
   bool window() {
     k_ = static_cast<uint32_t>(index_.size());
     for (ThreadId t = 0; t < threads_; ++t) {
-      const std::vector<uint32_t>& ev = index_.thread_events(t);
+      const std::vector<uint32_t>& ev = events_of(t);
       if (lim_[t] == ev.size() && !ev.empty() && is_request_op(index_.event(ev.back()).op))
         return false;
       for (const uint32_t a : held_at(t, lim_[t])) k_ = std::min(k_, a);
@@ -327,7 +607,7 @@ class Analysis {
     for (const ThreadId t : active_) slot_[t] = kNoIndex;
     active_.clear();
     for (ThreadId t = 0; t < threads_; ++t) {
-      const std::vector<uint32_t>& ev = index_.thread_events(t);
+      const std::vector<uint32_t>& ev = events_of(t);
       base_[t] = static_cast<uint32_t>(std::lower_bound(ev.begin(), ev.begin() + lim_[t], k_) -
                                        ev.begin());
       if (base_[t] < lim_[t]) {
@@ -356,11 +636,11 @@ class Analysis {
       if (d.first >= k_ && d.second < k_) return lower(d.second);
     for (const uint32_t i : nodes_) {
       const Event& e = index_.event(i);
-      if (index_.index_in_thread(i) == 0 && index_.fork_of(e.thread) != kNoIndex)
+      if (index_.first_of(e.thread) == i && index_.fork_of(e.thread) != kNoIndex)
         add(index_.fork_of(e.thread), i);
       switch (e.op) {
         case Op::Read: {
-          const uint32_t w = index_.last_write(i);
+          const uint32_t w = link(i);
           if (w != kNoIndex) add(w, i);
           break;
         }
@@ -399,7 +679,8 @@ class Analysis {
     {
       std::vector<uint32_t>& fill_in = scratch_;
       fill_in.assign(in_begin_.begin(), in_begin_.end() - 1);
-      std::vector<uint32_t> fill_out(out_begin_.begin(), out_begin_.end() - 1);
+      std::vector<uint32_t>& fill_out = scratch2_;
+      fill_out.assign(out_begin_.begin(), out_begin_.end() - 1);
       for (const auto& [from, to] : edges_) {
         in_[fill_in[node_of_[to]]++] = node_of_[from];
         out_[fill_out[node_of_[from]]++] = node_of_[to];
@@ -409,8 +690,7 @@ class Analysis {
     pending_.assign(m, 0);
     for (uint32_t n = 0; n < m; ++n) {
       const uint32_t i = nodes_[n];
-      pending_[n] = in_begin_[n + 1] - in_begin_[n] +
-                    (index_.index_in_thread(i) > base_[index_.event(i).thread] ? 1 : 0);
+      pending_[n] = in_begin_[n + 1] - in_begin_[n] + (pos(i) > base_[lane(i)] ? 1 : 0);
     }
     // Every row is written (from its thread predecessor's or the base) before it is read.
     const uint32_t width = static_cast<uint32_t>(active_.size());
@@ -423,9 +703,9 @@ class Analysis {
     for (size_t q = 0; q < queue_.size(); ++q) {
       const uint32_t n = queue_[q];
       const uint32_t i = nodes_[n];
-      const ThreadId t = index_.event(i).thread;
+      const ThreadId t = lane(i);
       uint32_t* c = clock_.data() + size_t{n} * width;
-      const uint32_t p = index_.index_in_thread(i);
+      const uint32_t p = pos(i);
       if (p > base_[t]) {
         const uint32_t* prev = clock_.data() + size_t{n - 1} * width;
         std::copy(prev, prev + width, c);
@@ -459,25 +739,25 @@ class Analysis {
   bool le(uint32_t a, uint32_t b) const {
     if (a < k_) return b >= k_ || a <= b;
     if (b < k_) return false;
-    const ThreadId ta = index_.event(a).thread;
-    return clock_[size_t{node_of_[b]} * active_.size() + slot_[ta]] > index_.index_in_thread(a);
+    const ThreadId ta = lane(a);
+    return clock_[size_t{node_of_[b]} * active_.size() + slot_[ta]] > pos(a);
   }
 
   // Adds the cone of event i to X.
   void force(uint32_t i) {
     derived_.clear();
     join_into(lim_.data(), after_clock(i));
-    const ThreadId t = index_.event(i).thread;
-    lim_[t] = std::max(lim_[t], index_.index_in_thread(i) + 1);
+    const ThreadId t = lane(i);
+    lim_[t] = std::max(lim_[t], pos(i) + 1);
   }
 
   // Whether closing s keeps e1 and e2 out of X (its release exists and its cone holds neither).
   bool closable(const Section& s) const {
-    const uint32_t r = index_.matching(s.acquire);
+    const uint32_t r = link(s.acquire);
     if (r == kNoIndex) return false;
     const uint32_t* c = after_clock(r);
-    const ThreadId t = index_.event(r).thread;
-    const uint32_t own = index_.index_in_thread(r) + 1;
+    const ThreadId t = lane(r);
+    const uint32_t own = pos(r) + 1;
     auto beyond = [&](ThreadId u, uint32_t p) { return (u == t ? own : c[u]) > p; };
     return !beyond(t1_, p1_) && !beyond(t2_, p2_);
   }
@@ -487,13 +767,13 @@ class Analysis {
     sections_.clear();
     for (ThreadId t = 0; t < threads_; ++t) {
       auto add = [&](uint32_t a) {
-        const uint32_t r = index_.matching(a);
-        const bool closed = r != kNoIndex && index_.index_in_thread(r) < lim_[t];
+        const uint32_t r = link(a);
+        const bool closed = r != kNoIndex && pos(r) < lim_[t];
         sections_.push_back(Section{a, closed ? r : kNoIndex, index_.event(a).target, t,
                                     index_.event(a).op == Op::ReadAcquire});
       };
       for (const uint32_t a : held_at(t, base_[t])) add(a);  // straddling k
-      const std::vector<uint32_t>& ev = index_.thread_events(t);
+      const std::vector<uint32_t>& ev = events_of(t);
       for (uint32_t p = base_[t]; p < lim_[t]; ++p)
         if (is_acquire_op(index_.event(ev[p]).op)) add(ev[p]);
     }
@@ -501,7 +781,7 @@ class Analysis {
       return a.lock != b.lock ? a.lock < b.lock : a.acquire < b.acquire;
     });
     auto close = [&](const Section& s) {
-      const uint32_t r = index_.matching(s.acquire);
+      const uint32_t r = link(s.acquire);
       if (r == kNoIndex) return false;  // held to the end of the trace
       force(r);
       forced = true;
@@ -556,7 +836,7 @@ class Analysis {
     for (const uint32_t r : nodes_) {
       const Event& e = index_.event(r);
       if (e.op != Op::Read) continue;
-      const uint32_t w = index_.last_write(r);
+      const uint32_t w = link(r);
       for (auto it = std::lower_bound(window_writes_.begin(), window_writes_.end(),
                                       std::make_pair(e.target, uint32_t{0}));
            it != window_writes_.end() && it->first == e.target; ++it) {
@@ -589,8 +869,10 @@ class Analysis {
   bool linearise(std::vector<uint32_t>* order) {
     const uint32_t m = static_cast<uint32_t>(nodes_.size());
     // The state at k.
-    std::vector<LockId> locks;
-    std::vector<VariableId> vars;
+    std::vector<LockId>& locks = touched_locks_;
+    std::vector<VariableId>& vars = touched_vars_;
+    locks.clear();
+    vars.clear();
     held_count_.assign(threads_, 0);
     for (ThreadId t = 0; t < threads_; ++t) {
       for (const uint32_t a : held_at(t, base_[t])) {
@@ -603,7 +885,8 @@ class Analysis {
         ++held_count_[t];
       }
     }
-    std::vector<uint32_t> writes_left;
+    std::vector<uint32_t>& writes_left = writes_left_;
+    writes_left.clear();
     for (const uint32_t i : nodes_) {
       const Event& e = index_.event(i);
       if (is_acquire_op(e.op)) locks.push_back(e.target);
@@ -614,7 +897,7 @@ class Analysis {
         last_[e.target] = last_prefix_write(e.target);
       }
       if (e.op == Op::Read) {
-        const uint32_t w = index_.last_write(i);
+        const uint32_t w = link(i);
         if (w == kNoIndex) {
           ++initial_left_[e.target];
         } else {
@@ -629,7 +912,7 @@ class Analysis {
     if (order != nullptr) {
       order->clear();
       for (uint32_t i = 0; i < k_; ++i)
-        if (index_.index_in_thread(i) < lim_[index_.event(i).thread]) order->push_back(i);
+        if (pos(i) < lim_[lane(i)]) order->push_back(i);
     }
     bool ok = true;
     for (uint32_t step = 0; step < m && ok; ++step) {
@@ -638,10 +921,11 @@ class Analysis {
       uint32_t pick_event = 0;
       for (const ThreadId t : active_) {
         if (cursor_[t] >= lim_[t]) continue;
-        const uint32_t i = index_.thread_events(t)[cursor_[t]];
-        if (!enabled(i)) continue;
+        const uint32_t i = events_of(t)[cursor_[t]];
         const bool holds = held_count_[t] > 0;
+        // The enabled thread of highest priority: enabled() only for one that would win.
         if (pick == threads_ || (holds && !pick_holds) || (holds == pick_holds && i < pick_event)) {
+          if (!enabled(i)) continue;
           pick = t;
           pick_holds = holds;
           pick_event = i;
@@ -680,8 +964,9 @@ class Analysis {
     uint32_t last = kNoIndex;
     for (const VarThread& v : variables_[x]) {
       const std::vector<uint32_t>& ws = v.lists[1];
-      const std::vector<uint32_t>& ev = index_.thread_events(v.thread);
-      const uint32_t end = base_[v.thread] < ev.size() ? ev[base_[v.thread]] : kNoIndex;
+      const ThreadId l = v.thread;  // a lane
+      const std::vector<uint32_t>& ev = events_of(l);
+      const uint32_t end = base_[l] < ev.size() ? ev[base_[l]] : kNoIndex;
       auto it = std::lower_bound(ws.begin(), ws.end(), end);
       if (it != ws.begin() && (last == kNoIndex || *(it - 1) > last)) last = *(it - 1);
     }
@@ -701,7 +986,7 @@ class Analysis {
         return (lw == kNoIndex ? initial_left_[e.target] : left_[lw]) == 0;
       }
       case Op::Read:
-        return last_[e.target] == index_.last_write(i);
+        return last_[e.target] == link(i);
       default:
         return true;
     }
@@ -709,7 +994,7 @@ class Analysis {
 
   void execute(uint32_t i) {
     const Event& e = index_.event(i);
-    const ThreadId t = e.thread;
+    const ThreadId t = lane(i);
     switch (e.op) {
       case Op::Acquire:
         holder_[e.target] = t + 1;
@@ -731,7 +1016,7 @@ class Analysis {
         last_[e.target] = i;
         break;
       case Op::Read: {
-        const uint32_t w = index_.last_write(i);
+        const uint32_t w = link(i);
         if (w == kNoIndex)
           --initial_left_[e.target];
         else
@@ -746,6 +1031,15 @@ class Analysis {
   }
 
   const TraceIndex& index_;
+  Lanes lanes_;
+  ThreadId lane(uint32_t i) const { return lanes_.of[index_.event(i).thread]; }
+  // Per event: its position in its lane, and its link (a read's last write, an acquire's
+  // release, a release's acquire; kNoIndex otherwise). Per thread: its events.
+  std::vector<uint32_t> pos_, link_;
+  std::vector<const std::vector<uint32_t>*> events_of_;
+  uint32_t pos(uint32_t i) const { return pos_[i]; }
+  uint32_t link(uint32_t i) const { return link_[i]; }
+  const std::vector<uint32_t>& events_of(ThreadId t) const { return *events_of_[t]; }
   // The work one pair's closure may take (kDefaultWork): window events summed over its rounds
   // (each round orders its window, O(W · threads in it)). A pair osr's check rejects whose
   // closure needs more is not reported and is counted (`stopped_checks`): the bound keeps m2
@@ -761,16 +1055,22 @@ class Analysis {
   std::vector<std::vector<uint32_t>> held_begin_, held_end_;
   std::vector<uint32_t> held_pool_;                // acquires of the sections held
   std::vector<std::vector<VarThread>> variables_;  // per variable: per thread its accesses
+  std::vector<std::vector<LockThread>> locks_;     // per lock: per thread its releases
   // State of one check, kept to reuse the memory.
   std::vector<uint32_t> lim_, base_, nodes_, cursor_, held_count_;
   uint32_t k_ = 0;
-  uint32_t cap_ = 0;      // k is at most this (lowered when the prefix cannot run first)
-  bool lowered_ = false;  // order_window failed only because the cap came down
+  uint32_t cap_ = 0;          // k is at most this (lowered when the prefix cannot run first)
+  bool lowered_ = false;      // order_window failed only because the cap came down
+  uint32_t e1_ = 0, e2_ = 0;  // the pair being checked; t1_, t2_ their lanes
   ThreadId t1_ = 0, t2_ = 0;
   uint32_t p1_ = 0, p2_ = 0;
   std::vector<std::pair<uint32_t, uint32_t>> derived_, edges_;
-  std::vector<uint32_t> in_begin_, out_begin_, in_, out_, pending_, queue_, clock_, scratch_;
+  std::vector<uint32_t> in_begin_, out_begin_, in_, out_, pending_, queue_, clock_, scratch_,
+      scratch2_, writes_left_;
+  std::vector<LockId> touched_locks_;
+  std::vector<VariableId> touched_vars_;
   std::vector<Section> sections_;
+  std::vector<uint32_t> held_now_;  // forced_out: the acquires of the sections held at X's frontier
   std::vector<std::pair<VariableId, uint32_t>> window_writes_;
   std::vector<uint32_t> holder_, readers_, last_, initial_left_, left_, node_of_;
   std::vector<uint8_t> seen_;
@@ -796,6 +1096,22 @@ bool is_race(const TraceIndex& index, uint32_t first, uint32_t second) {
   return analysis.check(first, second, nullptr);
 }
 
+std::vector<std::pair<uint32_t, uint32_t>> races_in_own_lanes(const TraceIndex& index) {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  Analysis analysis(index, kDefaultWork, false);
+  analysis.run([&](uint32_t first, uint32_t second) { out.emplace_back(first, second); });
+  return out;
+}
+
+uint32_t lanes(const TraceIndex& index) {
+  return make_lanes(index).count;
+}
+
+bool excluded(const TraceIndex& index, uint32_t first, uint32_t second) {
+  Analysis analysis(index);
+  return analysis.excluded(first, second);
+}
+
 std::vector<uint32_t> witness(const TraceIndex& index, uint32_t first, uint32_t second) {
   Analysis analysis(index);
   std::vector<uint32_t> order;
@@ -806,7 +1122,8 @@ std::vector<uint32_t> witness(const TraceIndex& index, uint32_t first, uint32_t 
 }
 
 std::unique_ptr<Engine> make_engine(EngineContext& c, uint64_t work) {
-  return std::make_unique<PairCheckEngine<Analysis>>(c, "m2", kMaxThreads, work);
+  // The lane limit is checked by the analysis (threads alive at once, not all threads).
+  return std::make_unique<PairCheckEngine<Analysis>>(c, "m2", UINT32_MAX, work);
 }
 
 }  // namespace m2

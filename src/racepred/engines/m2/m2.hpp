@@ -36,7 +36,11 @@
 // each other and may both stay open); send/recv (a hard order, as fork/join); a granted `req`
 // is a local event and a pending one (its thread's last event) can never be in X.
 //
-// Cost: the cones come from clocks stored where they change (as syncp's and osr's). The events
+// Cost: the cones come from clocks stored where they change (as syncp's and osr's), one word per
+// lane: a thread forked after its forker joined another (that ended holding no lock) runs in the
+// joined one's lane, so the width is the threads alive at once (m2.cpp, Lanes). Before M2's
+// closure, a pair osr rejects passes a necessary closure (cones, and releases forced because
+// sections of one lock cannot overlap; m2.cpp, forced_out) that rejects most non-races. The events
 // of X before the earliest acquire of an open section (or before an event a rule orders after
 // the window, which then starts there) run first, in trace order (a valid prefix:
 // each of its sections is closed or still held at the cut, each read has its write), and only
@@ -78,9 +82,22 @@ std::unique_ptr<Engine> make_engine(EngineContext& context, uint64_t work);
 // positions (first <tr second), in order of second, then first.
 std::vector<std::pair<uint32_t, uint32_t>> races(const TraceIndex& index);
 
+// The races computed with every thread in its own lane (no thread takes the lane of one its
+// forker joined): the same as races() (tests).
+std::vector<std::pair<uint32_t, uint32_t>> races_in_own_lanes(const TraceIndex& index);
+
+// How many lanes the cone clocks need: threads alive at once, as m2.cpp assigns them (a thread
+// forked after its forker joined another runs in that one's lane).
+uint32_t lanes(const TraceIndex& index);
+
 // Whether (first, second) is an M2 race (index positions of conflicting accesses, first <tr
 // second).
 bool is_race(const TraceIndex& index, uint32_t first, uint32_t second);
+
+// Whether the necessary closure m2 applies before its own (m2.cpp, forced_out) shows that no
+// correctly reordered prefix leaves first and second both enabled: true only for pairs that are
+// not predictable races under the enabled notion (then m2 rejects them too).
+bool excluded(const TraceIndex& index, uint32_t first, uint32_t second);
 
 // The witness of a race: the linearisation of X, then first and second; empty when (first,
 // second) is not an M2 race.
