@@ -219,7 +219,7 @@ class Analysis {
       uint32_t* th = clock_.data() + size_t{t} * threads_;
       // A thread's first event: its clock so far (the fork's) is in effect for its events; in a
       // shared slot beside the clock in effect for the end of the slot's previous thread.
-      if (index_.index_in_thread(i) == 0) push_snapshot(t, p, p > 0);
+      if (p == offset_[e.thread]) push_snapshot(t, p, p > 0);
       bool changed = false;
       switch (e.op) {
         case Op::Read:
@@ -321,6 +321,24 @@ class Analysis {
             }
           }
         }
+      }
+    }
+    // Per slot and position: the sections started and the stored clocks in effect (lookups
+    // without a search in close(), which asks them for every thread's frontier).
+    started_at_.resize(threads_);
+    snap_at_.resize(threads_);
+    for (ThreadId w = 0; w < threads_; ++w) {
+      const auto n = static_cast<uint32_t>(events_of(w).size());
+      const auto& sec = sections_[w];
+      const auto& pos = snapshot_pos_[w];
+      started_at_[w].resize(n + 1);
+      snap_at_[w].resize(n + 1);
+      uint32_t a = 0, b = 0;
+      for (uint32_t q = 0; q <= n; ++q) {
+        while (a < sec.size() && sec[a].acquire_pos < q) ++a;
+        while (b < pos.size() && pos[b] <= q) ++b;
+        started_at_[w][q] = a;
+        snap_at_[w][q] = b;
       }
     }
     build_successors();
@@ -444,9 +462,8 @@ class Analysis {
           at = static_cast<uint32_t>(out.size());
           out.emplace_back().to = j;
         }
-        Successors& s = out[at];
-        s.source.push_back(p);
-        s.tree.push_back(best[j]);
+        out[at].source.push_back(p);
+        out[at].tree.push_back(best[j]);
         best[j] = kNoIndex;
       }
     }
@@ -556,7 +573,9 @@ class Analysis {
   // first p events of the slot (`prefix` true).
   uint32_t in_effect(ThreadId u, uint32_t p, bool prefix) const {
     const auto& pos = snapshot_pos_[u];
-    auto k = static_cast<uint32_t>(std::upper_bound(pos.begin(), pos.end(), p) - pos.begin());
+    auto k = u < snap_at_.size()
+                 ? snap_at_[u][p]
+                 : static_cast<uint32_t>(std::upper_bound(pos.begin(), pos.end(), p) - pos.begin());
     if (prefix && k > 0 && pos[k - 1] == p && snapshot_start_[u][k - 1]) --k;
     return k;
   }
@@ -598,9 +617,7 @@ class Analysis {
   }
 
   ThreadId slot(uint32_t i) const { return slot_of_[index_.event(i).thread]; }
-  uint32_t pos_of(uint32_t i) const {
-    return offset_[index_.event(i).thread] + index_.index_in_thread(i);
-  }
+  uint32_t pos_of(uint32_t i) const { return pos_[i]; }
   const std::vector<uint32_t>& events_of(ThreadId s) const { return *events_[s]; }
 
   // S (v_) as a prefix length per thread.
@@ -685,6 +702,9 @@ class Analysis {
     size_t k = 0;
     for (uint32_t s = 0; s < slots; ++s)
       if (members[s].size() > 1) events_[s] = &slot_events_[k++];
+    pos_.resize(index_.size());
+    for (uint32_t s = 0; s < slots; ++s)
+      for (uint32_t q = 0; q < events_[s]->size(); ++q) pos_[(*events_[s])[q]] = q;
     return slots;
   }
 
@@ -714,13 +734,7 @@ class Analysis {
   }
 
   // The sections of w whose acquire is before position q: their count.
-  size_t started(ThreadId w, uint32_t q) const {
-    const auto& s = sections_[w];
-    return static_cast<size_t>(
-        std::lower_bound(s.begin(), s.end(), q,
-                         [](const Section& c, uint32_t x) { return c.acquire_pos < x; }) -
-        s.begin());
-  }
+  size_t started(ThreadId w, uint32_t q) const { return started_at_[w][q]; }
 
   // The locks (with their mode) that thread t holds at position p.
   void held_at(ThreadId t, uint32_t p, std::vector<std::pair<LockId, bool>>& out) const {
@@ -1009,7 +1023,7 @@ class Analysis {
         while (ran_[w] < v_[w]) {
           const uint32_t i = events_of(w)[ran_[w]];
           const Event& e = index_.event(i);
-          if (index_.index_in_thread(i) == 0 && index_.fork_of(e.thread) != kNoIndex &&
+          if (ran_[w] == offset_[e.thread] && index_.fork_of(e.thread) != kNoIndex &&
               !done(index_.fork_of(e.thread)))
             break;
           bool ready = true;
@@ -1072,6 +1086,7 @@ class Analysis {
   // slots, whose count follows the threads alive at once rather than all threads.
   std::vector<ThreadId> slot_of_;  // per thread: its slot (kNoIndex: a thread without events)
   std::vector<uint32_t> offset_;   // per thread: the position of its first event in the slot
+  std::vector<uint32_t> pos_;      // per event: its position in its slot
   std::vector<std::vector<uint32_t>> slot_events_;    // per shared slot: its events (trace order)
   std::vector<const std::vector<uint32_t>*> events_;  // per slot: its events
   uint32_t threads_;                                  // slots
@@ -1080,6 +1095,8 @@ class Analysis {
   std::vector<std::vector<uint8_t>> snapshot_start_;  // per thread: a thread's start in a slot
   std::vector<std::vector<uint32_t>> snapshots_;      // per thread: T words per position
   std::vector<std::vector<Section>> sections_;        // per thread: its sections
+  std::vector<std::vector<uint32_t>> started_at_;     // per slot and position q: started(w, q)
+  std::vector<std::vector<uint32_t>> snap_at_;        // per slot and position q: clocks at <= q
   std::vector<std::vector<uint32_t>> held_;           // per thread: its sections still held
   std::vector<std::vector<LockThread>> locks_;        // per lock: per thread its releases
   std::vector<std::vector<VarThread>> variables_;     // per variable: per thread its accesses
