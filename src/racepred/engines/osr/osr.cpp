@@ -583,16 +583,33 @@ class Analysis {
   // pre(u, p) joined into v_. A thread's stored clocks only grow along it, so a clock no later
   // than the latest one of u already joined (joined_[u], 1-based) adds nothing but v_[u]. The
   // callers reset joined_ whenever v_ is set otherwise than by joins.
-  void join_into_v(ThreadId u, uint32_t p, bool prefix) {
+  // `track`: the threads whose frontier moves go onto close()'s work list.
+  void join_into_v(ThreadId u, uint32_t p, bool prefix, bool track = false) {
     const uint32_t k = in_effect(u, p, prefix);
     if (k > joined_[u]) {
       joined_[u] = k;
       const uint32_t* row = snapshots_[u].data() + size_t{k - 1} * threads_;
       uint32_t* v = v_.data();
-      for (uint32_t w = 0, n = threads_; w < n; ++w)
-        if (w != u) v[w] = std::max(v[w], row[w]);
+      if (!track) {
+        for (uint32_t w = 0, n = threads_; w < n; ++w)
+          if (w != u) v[w] = std::max(v[w], row[w]);
+      } else {
+        for (uint32_t w = 0, n = threads_; w < n; ++w) {
+          if (w == u || row[w] <= v[w]) continue;
+          v[w] = row[w];
+          enqueue(w);
+        }
+      }
     }
-    v_[u] = std::max(v_[u], p);
+    if (p > v_[u]) {
+      v_[u] = p;
+      if (track) enqueue(u);
+    }
+  }
+  void enqueue(ThreadId w) {
+    if (queued_[w]) return;
+    queued_[w] = 1;
+    work_.push_back(w);
   }
 
   // The stored TRF clock in effect for pre(u, p), or nullptr (nothing before the thread's start).
@@ -828,9 +845,17 @@ class Analysis {
     // A thread whose frontier lies in no section that a later candidate could close (each is
     // closed in S or never released) is looked at again only when its frontier moves.
     if (!keep) seen_.assign(threads_, kNoIndex);
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (uint32_t w = 0; w < threads_; ++w) {
+    // A work list of the threads to look at: first those not seen at their frontier, then
+    // those whose frontier moves (the least fixpoint does not depend on the order).
+    queued_.resize(threads_, 0);
+    work_.clear();
+    for (uint32_t w = 0; w < threads_; ++w)
+      if (seen_[w] != v_[w]) enqueue(w);
+    while (!work_.empty()) {
+      const ThreadId w = work_.back();
+      work_.pop_back();
+      queued_[w] = 0;
+      {
         const uint32_t q = v_[w];
         if (seen_[w] == q) continue;
         bool open = false;
@@ -846,9 +871,8 @@ class Analysis {
             open = true;
             continue;
           }
-          join_into_v(w, end, true);
-          changed = true;
-          open = true;  // w's frontier moved: looked at again
+          join_into_v(w, end, true, true);  // w's frontier moved: looked at again
+          open = true;
           break;
         }
         if (!open) seen_[w] = q;
@@ -1107,6 +1131,8 @@ class Analysis {
   // State of one check, kept to reuse the memory.
   std::vector<uint32_t> v_;       // S as prefix lengths
   std::vector<uint32_t> seen_;    // per thread: the frontier last looked at by close()
+  std::vector<uint8_t> queued_;   // per thread: on close()'s work list
+  std::vector<ThreadId> work_;    // close()'s work list
   std::vector<uint32_t> joined_;  // per thread: the latest of its stored clocks joined into v_
   std::vector<Open> open_;
   std::vector<std::pair<uint32_t, uint32_t>> need_;  // per event of S: counts it waits for
