@@ -37,23 +37,35 @@ struct LockThread {
 
 // The direct P-successors in one thread `to` of the events of another (the paper's successor
 // queries): for each event with a P edge into `to`, its position and the position in `to` of
-// its earliest P-successor there; `tree` is a minimum segment tree over those targets.
+// its earliest P-successor there; `tree` is a minimum segment tree over the minima of blocks
+// of kBlock targets (a quarter of the memory of a tree over every target).
 struct Successors {
+  static constexpr uint32_t kBlock = 8;
   ThreadId to = 0;
   std::vector<uint32_t> source;
-  std::vector<uint32_t> tree;  // leaves at [m, 2m)
+  std::vector<uint32_t> target;
+  std::vector<uint32_t> tree;  // block minima at [nb, 2nb)
+
+  void build_tree() {
+    const auto m = static_cast<uint32_t>(target.size());
+    const uint32_t nb = (m + kBlock - 1) / kBlock;
+    tree.assign(2 * size_t{nb}, kNoIndex);
+    for (uint32_t k = 0; k < m; ++k)
+      tree[nb + k / kBlock] = std::min(tree[nb + k / kBlock], target[k]);
+    for (uint32_t k = nb; k-- > 1;) tree[k] = std::min(tree[2 * k], tree[2 * k + 1]);
+  }
 
   // The earliest target of the sources in positions [lo, hi), or kNoIndex.
   uint32_t earliest(uint32_t lo, uint32_t hi) const {
-    const uint32_t m = static_cast<uint32_t>(source.size());
-    uint32_t a =
-        static_cast<uint32_t>(std::lower_bound(source.begin(), source.end(), lo) - source.begin()) +
-        m;
-    uint32_t b =
-        static_cast<uint32_t>(std::lower_bound(source.begin(), source.end(), hi) - source.begin()) +
-        m;
+    auto a =
+        static_cast<uint32_t>(std::lower_bound(source.begin(), source.end(), lo) - source.begin());
+    auto b = static_cast<uint32_t>(std::lower_bound(source.begin() + a, source.end(), hi) -
+                                   source.begin());
     uint32_t best = kNoIndex;
-    for (; a < b; a >>= 1, b >>= 1) {
+    while (a < b && a % kBlock != 0) best = std::min(best, target[a++]);
+    while (b > a && b % kBlock != 0) best = std::min(best, target[--b]);
+    const auto nb = static_cast<uint32_t>(tree.size() / 2);
+    for (a = a / kBlock + nb, b = b / kBlock + nb; a < b; a >>= 1, b >>= 1) {
       if (a & 1) best = std::min(best, tree[a++]);
       if (b & 1) best = std::min(best, tree[--b]);
     }
@@ -463,7 +475,7 @@ class Analysis {
           out.emplace_back().to = j;
         }
         out[at].source.push_back(p);
-        out[at].tree.push_back(best[j]);
+        out[at].target.push_back(best[j]);
         best[j] = kNoIndex;
       }
     }
@@ -471,12 +483,10 @@ class Analysis {
     for (auto& out : succ_) {
       for (Successors& s : out) {
         std::reverse(s.source.begin(), s.source.end());
-        std::reverse(s.tree.begin(), s.tree.end());
-        const size_t m = s.source.size();
-        s.tree.insert(s.tree.begin(), m, kNoIndex);
-        for (size_t k = m; k-- > 1;) s.tree[k] = std::min(s.tree[2 * k], s.tree[2 * k + 1]);
+        std::reverse(s.target.begin(), s.target.end());
         s.source.shrink_to_fit();
-        s.tree.shrink_to_fit();
+        s.target.shrink_to_fit();
+        s.build_tree();
       }
     }
   }
