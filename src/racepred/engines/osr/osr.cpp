@@ -116,6 +116,8 @@ struct Open {
 
 // The TRF clocks are dense: a word per slot in every stored clock (slots: threads alive at once).
 constexpr uint32_t kMaxThreads = 8192;
+// ... and those stored clocks stop at 2 GiB.
+constexpr size_t kMaxStoredWords = size_t{1} << 29;
 
 class Analysis {
  public:
@@ -229,6 +231,7 @@ class Analysis {
       const ThreadId t = slot(i);
       const uint32_t p = pos_of(i);
       uint32_t* th = clock_.data() + size_t{t} * threads_;
+      current_ = i;
       // A thread's first event: its clock so far (the fork's) is in effect for its events; in a
       // shared slot beside the clock in effect for the end of the slot's previous thread.
       if (p == offset_[e.thread]) push_snapshot(t, p, p > 0);
@@ -576,6 +579,13 @@ class Analysis {
     snapshot_pos_[t].push_back(p);
     snapshot_start_[t].push_back(start ? 1 : 0);
     snapshots_[t].insert(snapshots_[t].end(), th, th + threads_);
+    stored_words_ += threads_;
+    if (stored_words_ > kMaxStoredWords)
+      throw BudgetError(
+          "osr stores a clock of one word per thread alive at once (" + std::to_string(threads_) +
+          " here) wherever a thread's clock changes; they passed " +
+          std::to_string(kMaxStoredWords * 4 >> 20) + " MiB at event " +
+          std::to_string(index_.id(current_)) + ": too many threads alive at once for osr");
   }
 
   // How many stored clocks of u are in effect at position p: for the event at p (`prefix`
@@ -1121,6 +1131,8 @@ class Analysis {
   std::vector<ThreadId> slot_of_;  // per thread: its slot (kNoIndex: a thread without events)
   std::vector<uint32_t> offset_;   // per thread: the position of its first event in the slot
   std::vector<uint32_t> pos_;      // per event: its position in its slot
+  size_t stored_words_ = 0;        // words of the stored clocks
+  uint32_t current_ = 0;           // the event the first pass is at
   std::vector<std::vector<uint32_t>> slot_events_;    // per shared slot: its events (trace order)
   std::vector<const std::vector<uint32_t>*> events_;  // per slot: its events
   uint32_t threads_;                                  // slots
