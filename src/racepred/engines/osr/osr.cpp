@@ -475,7 +475,14 @@ class Analysis {
         uint32_t& at = slot_at[size_t{w} * threads_ + j];
         if (at == kNoIndex) {
           at = static_cast<uint32_t>(out.size());
-          out.emplace_back().to = j;
+          Successors& fresh = out.emplace_back();
+          fresh.to = j;
+          // With few slots, room for an edge from every event of w: untouched pages cost no
+          // memory, and the lists do not grow by copies.
+          if (threads_ <= 16) {
+            fresh.source.reserve(events_of(w).size());
+            fresh.target.reserve(events_of(w).size());
+          }
         }
         out[at].source.push_back(p);
         out[at].target.push_back(best[j]);
@@ -487,8 +494,6 @@ class Analysis {
       for (Successors& s : out) {
         std::reverse(s.source.begin(), s.source.end());
         std::reverse(s.target.begin(), s.target.end());
-        s.source.shrink_to_fit();
-        s.target.shrink_to_fit();
         s.build_tree();
       }
     }
