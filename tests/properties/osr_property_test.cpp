@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "racepred/driver/run.hpp"
+#include "racepred/engines/engine.hpp"
 #include "racepred/engines/osr/osr.hpp"
 #include "racepred/engines/syncp/syncp.hpp"
 #include "racepred/exact/search.hpp"
@@ -217,6 +219,69 @@ TEST(Osr, WitnessesPassTheChecker) {
   EXPECT_GT(reversed, n / 100);  // witnesses that reverse sections are among them
 }
 
+// Short-lived threads (the churn shape: forked, joined, and the next forked by the same thread)
+// share slots in the analysis: a thread forked after its forker joined another runs in that
+// one's slot, after its events. Races, closures and witnesses stay those of the definition.
+GeneratorOptions churn_options(uint64_t seed) {
+  GeneratorOptions o = testing::small_trace_options(seed);
+  o.shape = ForkShape::Churn;
+  o.threads = 3 + static_cast<uint32_t>(seed % 4);
+  o.live = 1 + static_cast<uint32_t>(seed % 3 == 0);
+  o.events = 14 + seed % 13;
+  if (seed % 4 == 1) o.read_lock_share = 0.5;
+  if (seed % 6 == 2) o.sync_share = 0.15;
+  return o;
+}
+
+// Whether some thread forks after it joined a thread that ended holding no lock (what lets the
+// forked one take the joined one's slot).
+bool forks_after_a_join(const TraceIndex& t) {
+  std::vector<uint8_t> held(t.thread_count(), 0), joined(t.thread_count(), 0);
+  for (uint32_t i = 0; i < t.size(); ++i)
+    if ((t.event(i).op == Op::Acquire || t.event(i).op == Op::ReadAcquire) &&
+        t.matching(i) == kNoIndex)
+      held[t.event(i).thread] = 1;
+  for (uint32_t i = 0; i < t.size(); ++i) {
+    const Event& e = t.event(i);
+    if (e.op == Op::Join && !held[e.target] && !t.thread_events(e.target).empty())
+      joined[e.thread] = 1;
+    if (e.op == Op::Fork && joined[e.thread] && !t.thread_events(e.target).empty()) return true;
+  }
+  return false;
+}
+
+TEST(Osr, ThreadsSharingSlotsEqualTheDefinition) {
+  const int n = testing::property_iterations(1500);
+  int shared = 0, racy_traces = 0, witnesses = 0, reversed = 0;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(n); ++seed) {
+    const Trace trace = generate_trace(churn_options(seed));
+    SCOPED_TRACE(testing::trace_context(seed, trace));
+    const TraceIndex t(trace);
+    if (forks_after_a_join(t)) ++shared;
+    const Pairs all = testing::osr_all_races(t);
+    Pairs got = osr::races(t);
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(show(t, got), show(t, testing::syncp_earliest_partners(t, all)));
+    EXPECT_EQ(racy(got), racy(all));
+    osr::Checker checker(t);
+    for (const auto& [e1, e2] : t.conflicting_pairs()) {
+      const bool race = std::binary_search(all.begin(), all.end(), std::make_pair(e1, e2));
+      EXPECT_EQ(checker.check(e1, e2, nullptr), race) << pair_text(t, e1, e2);
+      const std::vector<bool> in = testing::osr_closure_set(t, e1, e2);
+      if (!in[e1] && !in[e2]) {
+        EXPECT_EQ(osr::closure(t, e1, e2), testing::syncp_ideal_prefixes(t, in))
+            << pair_text(t, e1, e2);
+      }
+    }
+    check_witnesses(trace, witnesses, reversed);
+    if (!got.empty()) ++racy_traces;
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(shared, n / 3);
+  EXPECT_GT(racy_traces, n / 10);
+  EXPECT_GT(witnesses, n / 4);
+}
+
 // osr::explain gives the check's verdict with its reasons: the closure, the open sections (the
 // acquires in S whose release is not), two of one lock (not all read sections), and a cycle of
 // open sections only when the pair is no race.
@@ -336,6 +401,53 @@ TEST(Osr, WhereFocsLabDeparts) {
       // S holds T2's release, after the second access in the trace.
       EXPECT_EQ(x.closure[t.event(t.size() - 1).thread], t.index_in_thread(t.size() - 1) + 1);
     }
+  }
+}
+
+// 8,929 short-lived threads with events, at most 4 alive: more threads than osr's limit of
+// 8,192 slots, which count the threads alive at once; its witnesses pass the checker. 8,300
+// threads all alive are refused with a message that names the limit.
+TEST(Osr, ManyShortLivedThreadsFitTheSlots) {
+  GeneratorOptions o;
+  o.seed = 7;
+  o.shape = ForkShape::Churn;
+  o.threads = 14000;
+  o.live = 4;
+  o.events = 120000;
+  o.variables = 50;
+  o.locks = 4;
+  const Trace trace = generate_trace(o);
+  const TraceIndex t(trace);
+  uint32_t running = 0;
+  for (ThreadId x = 0; x < t.thread_count(); ++x) running += t.thread_events(x).empty() ? 0 : 1;
+  ASSERT_GT(running, 8192u);
+  const auto races = osr::races(t);
+  EXPECT_GT(races.size(), 100u);
+  const size_t k = std::min<size_t>(races.size(), 20);
+  const std::vector<std::vector<uint32_t>> prefixes = osr::witnesses(t, std::span(races.data(), k));
+  witness::Checker checker(trace);
+  for (size_t r = 0; r < k; ++r) {
+    witness::Witness w;
+    w.engine = "osr";
+    w.first = t.id(races[r].first);
+    w.second = t.id(races[r].second);
+    w.notion = witness::Notion::Enabled;
+    for (const uint32_t i : prefixes[r]) w.prefix.push_back(t.id(i));
+    const witness::Verdict v = checker.check(w);
+    EXPECT_TRUE(v.valid()) << v.message;
+  }
+
+  std::string text;
+  for (int x = 1; x <= 8300; ++x) text += "T0|fork(T" + std::to_string(x) + ")\n";
+  for (int x = 1; x <= 8300; ++x)
+    text += "T" + std::to_string(x) + "|w(V" + std::to_string(x % 7) + ")\n";
+  const TraceIndex wide(parse_checked_trace(with_locations(text.c_str())));
+  try {
+    (void)osr::races(wide);
+    ADD_FAILURE() << "8,300 threads alive at once were accepted";
+  } catch (const BudgetError& e) {
+    EXPECT_NE(std::string(e.what()).find("alive at once"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("8192"), std::string::npos) << e.what();
   }
 }
 

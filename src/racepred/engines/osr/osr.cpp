@@ -27,43 +27,45 @@ struct Section {
   bool write = true;
 };
 
-// A forward-only position in a sorted list while one thread's successors are built (valid when
-// `stamp` is that thread + 1).
-struct Cursor {
-  uint32_t stamp = 0;
-  uint32_t at = 0;
-};
-
 // One thread's released sections of one lock, in order (they do not overlap).
 struct LockThread {
   ThreadId thread = 0;
-  std::vector<uint32_t> release_pos;    // positions in the thread
-  std::vector<uint32_t> release;        // trace indices
-  std::vector<uint32_t> latest_write;   // the latest write-section release up to here, or none
-  std::vector<uint32_t> acquire;        // trace indices of its acquires (all sections)
-  std::vector<uint32_t> write_acquire;  // trace indices of its write-section acquires
-  Cursor succ[2];                       // into acquire, write_acquire
+  std::vector<uint32_t> release_pos;   // positions in the thread
+  std::vector<uint32_t> release;       // trace indices
+  std::vector<uint32_t> latest_write;  // the latest write-section release up to here, or none
 };
 
 // The direct P-successors in one thread `to` of the events of another (the paper's successor
 // queries): for each event with a P edge into `to`, its position and the position in `to` of
-// its earliest P-successor there; `tree` is a minimum segment tree over those targets.
+// its earliest P-successor there; `tree` is a minimum segment tree over the minima of blocks
+// of kBlock targets (a quarter of the memory of a tree over every target).
 struct Successors {
+  static constexpr uint32_t kBlock = 8;
   ThreadId to = 0;
   std::vector<uint32_t> source;
-  std::vector<uint32_t> tree;  // leaves at [m, 2m)
+  std::vector<uint32_t> target;
+  std::vector<uint32_t> tree;  // block minima at [nb, 2nb)
+
+  void build_tree() {
+    const auto m = static_cast<uint32_t>(target.size());
+    const uint32_t nb = (m + kBlock - 1) / kBlock;
+    tree.assign(2 * size_t{nb}, kNoIndex);
+    for (uint32_t k = 0; k < m; ++k)
+      tree[nb + k / kBlock] = std::min(tree[nb + k / kBlock], target[k]);
+    for (uint32_t k = nb; k-- > 1;) tree[k] = std::min(tree[2 * k], tree[2 * k + 1]);
+  }
 
   // The earliest target of the sources in positions [lo, hi), or kNoIndex.
   uint32_t earliest(uint32_t lo, uint32_t hi) const {
-    const uint32_t m = static_cast<uint32_t>(source.size());
-    uint32_t a =
-        static_cast<uint32_t>(std::lower_bound(source.begin(), source.end(), lo) - source.begin()) +
-        m;
-    uint32_t b =
-        static_cast<uint32_t>(std::lower_bound(source.begin(), source.end(), hi) - source.begin()) +
-        m;
+    auto a =
+        static_cast<uint32_t>(std::lower_bound(source.begin(), source.end(), lo) - source.begin());
+    auto b = static_cast<uint32_t>(std::lower_bound(source.begin() + a, source.end(), hi) -
+                                   source.begin());
     uint32_t best = kNoIndex;
-    for (; a < b; a >>= 1, b >>= 1) {
+    while (a < b && a % kBlock != 0) best = std::min(best, target[a++]);
+    while (b > a && b % kBlock != 0) best = std::min(best, target[--b]);
+    const auto nb = static_cast<uint32_t>(tree.size() / 2);
+    for (a = a / kBlock + nb, b = b / kBlock + nb; a < b; a >>= 1, b >>= 1) {
       if (a & 1) best = std::min(best, tree[a++]);
       if (b & 1) best = std::min(best, tree[--b]);
     }
@@ -85,8 +87,6 @@ struct Candidates {
   std::vector<uint32_t> pos;
   // The holds of candidate c: holds_[hold_begin[c], hold_end[c]).
   std::vector<uint32_t> hold_begin, hold_end;
-  uint32_t visible = 0;  // candidates before the current event (second pass)
-  Cursor succ;
 };
 
 // The cursor of one key (t, kind): candidates before it are TRF-before t's current access.
@@ -114,62 +114,99 @@ struct Open {
   ThreadId thread = 0;
 };
 
-constexpr uint32_t kMaxThreads = 8192;  // the TRF clocks are dense: T words per thread
+// The TRF clocks are dense: a word per slot in every stored clock (slots: threads alive at once).
+constexpr uint32_t kMaxThreads = 8192;
+// ... and those stored clocks stop at 2 GiB.
+constexpr size_t kMaxStoredWords = size_t{1} << 29;
 
 class Analysis {
  public:
   explicit Analysis(const TraceIndex& index)
       : index_(index),
-        threads_(index.thread_count()),
+        threads_(assign_slots()),
         clock_(size_t{threads_} * threads_, 0),
         snapshot_pos_(threads_),
+        snapshot_start_(threads_),
         snapshots_(threads_),
         sections_(threads_),
         held_(threads_),
         locks_(index.lock_count()),
         variables_(index.variable_count()),
+        variable_threads_(index.variable_count()),
         v_(threads_, 0) {
     build();
   }
 
   // The second pass: report(e1, e2) for every race (index positions), in order of e2, then e1.
+  // Per variable, its threads' newest candidates so far lie side by side (a few cache lines):
+  // most accesses find every other thread's newest candidate TRF-before them (then so are the
+  // older ones) and touch nothing else, as a vector-clock check would.
   template <class Report>
   void run(Report&& report) {
+    struct Newest {
+      ThreadId thread = 0;
+      uint32_t pos[2] = {kNoIndex, kNoIndex};  // the newest read (0) and write (1), or none
+      uint32_t count[2] = {0, 0};              // the candidates so far
+    };
+    std::vector<uint32_t> base(variables_.size() + 1, 0);
+    for (size_t x = 0; x < variables_.size(); ++x)
+      base[x + 1] = base[x] + static_cast<uint32_t>(variables_[x].size());
+    std::vector<Newest> newest(base.back());
+    for (size_t x = 0; x < variables_.size(); ++x)
+      for (size_t k = 0; k < variables_[x].size(); ++k)
+        newest[base[x] + k].thread = variables_[x][k].thread;
     std::vector<uint32_t> found;
     std::vector<std::pair<LockId, bool>> mine;
+    std::vector<uint32_t> at(threads_, 0);  // per thread: its stored clocks at or before here
     for (uint32_t i = 0; i < index_.size(); ++i) {
       const Event& e = index_.event(i);
       if (!e.is_access() || !shared_[e.target]) continue;
-      const ThreadId t = e.thread;
-      const uint32_t p2 = index_.index_in_thread(i);
-      held_at(t, p2, mine);
+      const ThreadId t = slot(i);
+      const uint32_t p2 = pos_of(i);
+      const auto& pos = snapshot_pos_[t];
+      uint32_t& k2 = at[t];
+      while (k2 < pos.size() && pos[k2] <= p2) ++k2;
+      const uint32_t* pre2 = k2 == 0 ? nullptr : snapshots_[t].data() + size_t{k2 - 1} * threads_;
+      Newest* row = newest.data() + base[e.target];
+      const uint32_t n = base[e.target + 1] - base[e.target];
+      bool held = false;
+      uint32_t own = 0;
       found.clear();
-      for (VarThread& other : variables_[e.target]) {
-        if (other.thread == t) continue;
+      for (uint32_t k = 0; k < n; ++k) {
+        const ThreadId u = row[k].thread;
+        if (u == t) {
+          own = k;
+          continue;
+        }
+        const uint32_t before = pre2 == nullptr ? 0 : pre2[u];
         for (uint8_t kind = e.op == Op::Write ? 0 : 1; kind < 2; ++kind) {
-          Candidates& list = other.lists[kind];
-          if (list.visible == 0) continue;
-          const uint32_t c = next_race(key_of(other, t, kind), list, other.thread, t, p2, mine);
-          if (c != kNoIndex) found.push_back(index_.thread_events(other.thread)[list.pos[c]]);
+          // No candidate, or the newest (so every one) TRF-before e2.
+          if (row[k].pos[kind] == kNoIndex || row[k].pos[kind] < before) continue;
+          if (!held) {
+            held_at(t, p2, mine);
+            held = true;
+          }
+          VarThread& other = variables_[e.target][k];
+          const Candidates& list = other.lists[kind];
+          next_race(key_of(other, t, kind), list, row[k].count[kind], u, t, p2, before, mine,
+                    found);
         }
       }
       std::sort(found.begin(), found.end());
       for (const uint32_t first : found) report(first, i);
-      VarThread& own = var_thread(e.target, t);
-      ++own.lists[e.op == Op::Write ? 1 : 0].visible;
+      const int kind = e.op == Op::Write ? 1 : 0;
+      row[own].pos[kind] = p2;
+      ++row[own].count[kind];
     }
   }
 
   // S(e1, e2) and whether (e1, e2) is a race; `order` (when not null) gets the witness prefix.
   bool check(uint32_t e1, uint32_t e2, std::vector<uint32_t>* order) {
-    return check(index_.event(e1).thread, index_.index_in_thread(e1), index_.event(e2).thread,
-                 index_.index_in_thread(e2), order);
+    return check(slot(e1), pos_of(e1), slot(e2), pos_of(e2), order);
   }
-  const std::vector<uint32_t>& closure(uint32_t e1, uint32_t e2) {
-    const ThreadId u = index_.event(e1).thread, t = index_.event(e2).thread;
-    const uint32_t p1 = index_.index_in_thread(e1), p2 = index_.index_in_thread(e2);
-    close(u, p1, t, p2);
-    return v_;
+  std::vector<uint32_t> closure(uint32_t e1, uint32_t e2) {
+    close(slot(e1), pos_of(e1), slot(e2), pos_of(e2));
+    return per_thread();
   }
 
  private:
@@ -184,17 +221,20 @@ class Analysis {
         if (!e.is_access()) continue;
         ThreadId& f = first[e.target];
         if (f == kNoIndex)
-          f = e.thread;
-        else if (f != e.thread)
+          f = slot(i);
+        else if (f != slot(i))
           shared_[e.target] = 1;
       }
     }
     for (uint32_t i = 0; i < index_.size(); ++i) {
       const Event& e = index_.event(i);
-      const ThreadId t = e.thread;
-      const uint32_t p = index_.index_in_thread(i);
+      const ThreadId t = slot(i);
+      const uint32_t p = pos_of(i);
       uint32_t* th = clock_.data() + size_t{t} * threads_;
-      if (p == 0) push_snapshot(t, 0);
+      current_ = i;
+      // A thread's first event: its clock so far (the fork's) is in effect for its events; in a
+      // shared slot beside the clock in effect for the end of the slot's previous thread.
+      if (p == offset_[e.thread]) push_snapshot(t, p, p > 0);
       bool changed = false;
       switch (e.op) {
         case Op::Read:
@@ -212,19 +252,17 @@ class Analysis {
           }
           if (e.op == Op::Read) {
             const uint32_t w = index_.last_write(i);
-            if (w != kNoIndex) changed |= raise_to(th, index_.event(w).thread, w);
+            if (w != kNoIndex) changed |= raise_to(th, slot(w), w);
           }
           break;
         }
         case Op::Acquire:
         case Op::ReadAcquire: {
-          LockThread& lt = lock_thread(e.target, t);
-          lt.acquire.push_back(i);
-          if (e.op == Op::Acquire) lt.write_acquire.push_back(i);
+          lock_thread(e.target, t);
           const uint32_t r = index_.matching(i);
           Section s;
           s.acquire_pos = p;
-          s.release_pos = r == kNoIndex ? kNoIndex : index_.index_in_thread(r);
+          s.release_pos = r == kNoIndex ? kNoIndex : pos_of(r);
           s.acquire = i;
           s.outer = held_[t].empty() ? kNoIndex : held_[t].back();
           s.lock = e.target;
@@ -251,22 +289,26 @@ class Analysis {
           break;
         }
         case Op::Fork: {
-          uint32_t* child = clock_.data() + size_t{e.target} * threads_;
+          // A thread without events has no slot (and nothing to order).
+          if (e.target == e.thread || slot_of_[e.target] == kNoIndex) break;
+          uint32_t* child = clock_.data() + size_t{slot_of_[e.target]} * threads_;
           for (uint32_t w = 0; w < threads_; ++w) child[w] = std::max(child[w], th[w]);
           child[t] = std::max(child[t], p + 1);
           break;
         }
         case Op::Join: {
-          const uint32_t n = clock_[size_t{e.target} * threads_ + e.target];
-          if (n > 0 && th[e.target] < n) {
-            join_row(th, clock_.data() + size_t{e.target} * threads_);
+          const ThreadId x = e.target;
+          if (x == e.thread || slot_of_[x] == kNoIndex) break;
+          const uint32_t end = offset_[x] + static_cast<uint32_t>(index_.thread_events(x).size());
+          if (th[slot_of_[x]] < end) {
+            join_pre(th, slot_of_[x], end);
             changed = true;
           }
           break;
         }
         case Op::Recv:
           for (const uint32_t s : index_.sends_before(i))
-            if (index_.event(s).thread != t) changed |= raise_to(th, index_.event(s).thread, s);
+            if (slot(s) != t) changed |= raise_to(th, slot(s), s);
           break;
         case Op::Send:
         case Op::Request:
@@ -296,14 +338,35 @@ class Analysis {
         }
       }
     }
+    // Per slot and position: the sections started and the stored clocks in effect (lookups
+    // without a search in close(), which asks them for every thread's frontier).
+    started_at_.resize(threads_);
+    snap_at_.resize(threads_);
+    for (ThreadId w = 0; w < threads_; ++w) {
+      const auto n = static_cast<uint32_t>(events_of(w).size());
+      const auto& sec = sections_[w];
+      const auto& pos = snapshot_pos_[w];
+      started_at_[w].resize(n + 1);
+      snap_at_[w].resize(n + 1);
+      uint32_t a = 0, b = 0;
+      for (uint32_t q = 0; q <= n; ++q) {
+        while (a < sec.size() && sec[a].acquire_pos < q) ++a;
+        while (b < pos.size() && pos[b] <= q) ++b;
+        started_at_[w][q] = a;
+        snap_at_[w][q] = b;
+      }
+    }
     build_successors();
+    variable_threads_ = {};
   }
 
   // The successor lists: every P edge between two threads, by its source thread. P's edges
   // between threads: a write to every later access of its variable and a read to every later
   // write; a release to every later acquire of its lock (not from a read release to a read
   // acquire); a fork to the child's first event; a thread's last event to its join; a send to
-  // every later recv on its object. Only the earliest target in each thread is kept.
+  // every later recv on its object. Only the earliest target in each thread is kept. One sweep
+  // backwards through the trace keeps, per variable and thread, its next access and next write
+  // (per lock and thread: its next acquire and next write acquire) side by side.
   void build_successors() {
     // Fork, join and send edges, by source.
     struct Extra {
@@ -314,97 +377,124 @@ class Analysis {
     std::vector<Extra> extra;
     for (uint32_t i = 0; i < index_.size(); ++i) {
       const Event& e = index_.event(i);
-      const uint32_t p = index_.index_in_thread(i);
+      const uint32_t p = pos_of(i);
       if (e.op == Op::Fork && e.target != e.thread && !index_.thread_events(e.target).empty()) {
-        extra.push_back(Extra{i, e.target, 0});
+        extra.push_back(Extra{i, slot_of_[e.target], offset_[e.target]});
       } else if (e.op == Op::Join && e.target != e.thread &&
                  !index_.thread_events(e.target).empty()) {
         const uint32_t last = index_.thread_events(e.target).back();
-        if (last < i) extra.push_back(Extra{last, e.thread, p});
+        if (last < i) extra.push_back(Extra{last, slot(i), p});
       } else if (e.op == Op::Recv) {
         for (const uint32_t s : index_.sends_before(i))
-          if (index_.event(s).thread != e.thread) extra.push_back(Extra{s, e.thread, p});
+          if (slot(s) != slot(i)) extra.push_back(Extra{s, slot(i), p});
       }
     }
     std::sort(extra.begin(), extra.end(), [](const Extra& a, const Extra& b) {
       return a.source != b.source ? a.source < b.source : a.target < b.target;
     });
+    // next[base + k]: thread k of the variable (lock): its next access (acquire) and next write
+    // (write acquire) after the sweep point, positions in that thread.
+    struct Next {
+      ThreadId thread = 0;
+      uint32_t any = kNoIndex;
+      uint32_t write = kNoIndex;
+    };
+    std::vector<uint32_t> var_base(variables_.size() + 1, 0), lock_base(locks_.size() + 1, 0);
+    for (size_t x = 0; x < variables_.size(); ++x)
+      var_base[x + 1] = var_base[x] + static_cast<uint32_t>(variables_[x].size());
+    for (size_t l = 0; l < locks_.size(); ++l)
+      lock_base[l + 1] = lock_base[l] + static_cast<uint32_t>(locks_[l].size());
+    std::vector<Next> var_next(var_base.back()), lock_next(lock_base.back());
+    for (size_t x = 0; x < variables_.size(); ++x)
+      for (size_t k = 0; k < variables_[x].size(); ++k)
+        var_next[var_base[x] + k].thread = variables_[x][k].thread;
+    for (size_t l = 0; l < locks_.size(); ++l)
+      for (size_t k = 0; k < locks_[l].size(); ++k)
+        lock_next[lock_base[l] + k].thread = locks_[l][k].thread;
     succ_.assign(threads_, {});
     std::vector<uint32_t> best(threads_, kNoIndex);
-    std::vector<uint32_t> slot(threads_, kNoIndex);
+    std::vector<uint32_t> slot_at(size_t{threads_} * threads_, kNoIndex);  // (w, j): in succ_[w]
     std::vector<ThreadId> touched;
     const auto offer = [&](ThreadId j, uint32_t target) {
+      if (target == kNoIndex) return;
       if (best[j] == kNoIndex) touched.push_back(j);
       best[j] = std::min(best[j], target);
     };
-    // The events of w come in trace order, so each list is searched from where the previous
-    // event of w left it (a cursor per list and w).
-    ThreadId stamp = 0;
-    // The first position of `list` (positions in thread j) whose event is after trace index i.
-    const auto first_after = [&](Candidates& list, ThreadId j, uint32_t i) {
-      const auto& events = index_.thread_events(j);
-      Cursor& c = list.succ;
-      if (c.stamp != stamp) c = Cursor{stamp, 0};
-      while (c.at < list.pos.size() && events[list.pos[c.at]] < i) ++c.at;
-      return c.at == list.pos.size() ? kNoIndex : list.pos[c.at];
-    };
-    const auto first_index_after = [&](const std::vector<uint32_t>& list, Cursor& c, uint32_t i) {
-      if (c.stamp != stamp) c = Cursor{stamp, 0};
-      while (c.at < list.size() && list[c.at] < i) ++c.at;
-      return c.at == list.size() ? kNoIndex : index_.index_in_thread(list[c.at]);
-    };
-    for (ThreadId w = 0; w < threads_; ++w) {
-      stamp = w + 1;
-      auto& out = succ_[w];
-      const auto& events = index_.thread_events(w);
-      for (uint32_t p = 0; p < events.size(); ++p) {
-        const uint32_t i = events[p];
-        const Event& e = index_.event(i);
-        touched.clear();
-        switch (e.op) {
-          case Op::Read:
-          case Op::Write:
-            for (VarThread& vt : variables_[e.target]) {
-              if (vt.thread == w) continue;
-              uint32_t t = first_after(vt.lists[1], vt.thread, i);
-              if (e.op == Op::Write) t = std::min(t, first_after(vt.lists[0], vt.thread, i));
-              if (t != kNoIndex) offer(vt.thread, t);
+    size_t x_end = extra.size();  // extra[.., x_end) have sources before the sweep point
+    for (uint32_t i = static_cast<uint32_t>(index_.size()); i-- > 0;) {
+      const Event& e = index_.event(i);
+      const ThreadId w = slot(i);
+      const uint32_t p = pos_of(i);
+      touched.clear();
+      switch (e.op) {
+        case Op::Read:
+        case Op::Write: {
+          if (!shared_[e.target]) break;
+          Next* row = var_next.data() + var_base[e.target];
+          const uint32_t n = var_base[e.target + 1] - var_base[e.target];
+          Next* own = nullptr;
+          for (uint32_t k = 0; k < n; ++k) {
+            if (row[k].thread == w) {
+              own = row + k;
+              continue;
             }
-            break;
-          case Op::Release:
-          case Op::ReadRelease:
-            for (LockThread& lt : locks_[e.target]) {
-              if (lt.thread == w) continue;
-              const uint32_t t = e.op == Op::Release
-                                     ? first_index_after(lt.acquire, lt.succ[0], i)
-                                     : first_index_after(lt.write_acquire, lt.succ[1], i);
-              if (t != kNoIndex) offer(lt.thread, t);
-            }
-            break;
-          default:
-            break;
-        }
-        const auto from = std::lower_bound(extra.begin(), extra.end(), i,
-                                           [](const Extra& x, uint32_t v) { return x.source < v; });
-        for (auto it = from; it != extra.end() && it->source == i; ++it)
-          if (it->to != w) offer(it->to, it->target);
-        for (const ThreadId j : touched) {
-          if (slot[j] == kNoIndex) {
-            slot[j] = static_cast<uint32_t>(out.size());
-            out.emplace_back().to = j;
+            offer(row[k].thread, e.op == Op::Write ? row[k].any : row[k].write);
           }
-          Successors& s = out[slot[j]];
-          s.source.push_back(p);
-          s.tree.push_back(best[j]);
-          best[j] = kNoIndex;
+          own->any = p;
+          if (e.op == Op::Write) own->write = p;
+          break;
         }
+        case Op::Release:
+        case Op::ReadRelease: {
+          Next* row = lock_next.data() + lock_base[e.target];
+          const uint32_t n = lock_base[e.target + 1] - lock_base[e.target];
+          for (uint32_t k = 0; k < n; ++k)
+            if (row[k].thread != w)
+              offer(row[k].thread, e.op == Op::Release ? row[k].any : row[k].write);
+          break;
+        }
+        case Op::Acquire:
+        case Op::ReadAcquire: {
+          Next* row = lock_next.data() + lock_base[e.target];
+          for (uint32_t k = 0;; ++k) {
+            if (row[k].thread != w) continue;
+            row[k].any = p;
+            if (e.op == Op::Acquire) row[k].write = p;
+            break;
+          }
+          break;
+        }
+        default:
+          break;
       }
+      while (x_end > 0 && extra[x_end - 1].source > i) --x_end;
+      for (size_t k = x_end; k-- > 0 && extra[k].source == i;)
+        if (extra[k].to != w) offer(extra[k].to, extra[k].target);
+      auto& out = succ_[w];
+      for (const ThreadId j : touched) {
+        uint32_t& at = slot_at[size_t{w} * threads_ + j];
+        if (at == kNoIndex) {
+          at = static_cast<uint32_t>(out.size());
+          Successors& fresh = out.emplace_back();
+          fresh.to = j;
+          // With few slots, room for an edge from every event of w: untouched pages cost no
+          // memory, and the lists do not grow by copies.
+          if (threads_ <= 16) {
+            fresh.source.reserve(events_of(w).size());
+            fresh.target.reserve(events_of(w).size());
+          }
+        }
+        out[at].source.push_back(p);
+        out[at].target.push_back(best[j]);
+        best[j] = kNoIndex;
+      }
+    }
+    // Sources came backwards: reverse them, then build each tree.
+    for (auto& out : succ_) {
       for (Successors& s : out) {
-        slot[s.to] = kNoIndex;
-        const size_t m = s.source.size();
-        s.tree.insert(s.tree.begin(), m, kNoIndex);
-        for (size_t k = m; k-- > 1;) s.tree[k] = std::min(s.tree[2 * k], s.tree[2 * k + 1]);
-        s.tree.shrink_to_fit();
+        std::reverse(s.source.begin(), s.source.end());
+        std::reverse(s.target.begin(), s.target.end());
+        s.build_tree();
       }
     }
   }
@@ -421,7 +511,7 @@ class Analysis {
       uint32_t at = kNoIndex;
       for (ThreadId y = 0; y < threads_; ++y) {
         if (settled_[y] || reach_[y] >= v_[y]) continue;
-        const uint32_t i = index_.thread_events(y)[reach_[y]];
+        const uint32_t i = events_of(y)[reach_[y]];
         if (i < at) {
           at = i;
           x = y;
@@ -446,7 +536,7 @@ class Analysis {
     abstract_.assign(k * k, 0);
     for (size_t a = 0; a < k; ++a) {
       if (rev_begin_[a] == rev_begin_[a + 1]) continue;
-      reach_from(open_[a].thread, index_.index_in_thread(open_[a].acquire));
+      reach_from(open_[a].thread, pos_of(open_[a].acquire));
       for (size_t b = 0; b < k; ++b)
         for (uint32_t r = rev_begin_[b]; r < rev_begin_[b + 1]; ++r)
           if (reach_[reversed_[r].first] <= reversed_[r].second) abstract_[a * k + b] = 1;
@@ -478,46 +568,79 @@ class Analysis {
 
   // th joined with pre(w, position of event j + 1); whether th changed.
   bool raise_to(uint32_t* th, ThreadId w, uint32_t j) {
-    const uint32_t q = index_.index_in_thread(j) + 1;
+    const uint32_t q = pos_of(j) + 1;
     if (th[w] >= q) return false;
     join_pre(th, w, q);
     return true;
   }
-  void join_row(uint32_t* th, const uint32_t* row) const {
-    for (uint32_t w = 0; w < threads_; ++w) th[w] = std::max(th[w], row[w]);
-  }
-
-  void push_snapshot(ThreadId t, uint32_t p) {
+  // The clock of slot t stored as in effect from position p; `start`: for the events of a
+  // thread that starts at p after another in the slot (not for the first p events).
+  void push_snapshot(ThreadId t, uint32_t p, bool start = false) {
     const uint32_t* th = clock_.data() + size_t{t} * threads_;
-    if (!snapshot_pos_[t].empty() && snapshot_pos_[t].back() == p) {
+    if (!start && !snapshot_pos_[t].empty() && snapshot_pos_[t].back() == p) {
       std::copy(th, th + threads_, snapshots_[t].end() - threads_);
       return;
     }
     snapshot_pos_[t].push_back(p);
+    snapshot_start_[t].push_back(start ? 1 : 0);
     snapshots_[t].insert(snapshots_[t].end(), th, th + threads_);
+    stored_words_ += threads_;
+    if (stored_words_ > kMaxStoredWords)
+      throw BudgetError(
+          "osr stores a clock of one word per thread alive at once (" + std::to_string(threads_) +
+          " here) wherever a thread's clock changes; they passed " +
+          std::to_string(kMaxStoredWords * 4 >> 20) + " MiB at event " +
+          std::to_string(index_.id(current_)) + ": too many threads alive at once for osr");
+  }
+
+  // How many stored clocks of u are in effect at position p: for the event at p (`prefix`
+  // false: what its thread predecessors bring, with a fork into a shared slot) or for the
+  // first p events of the slot (`prefix` true).
+  uint32_t in_effect(ThreadId u, uint32_t p, bool prefix) const {
+    const auto& pos = snapshot_pos_[u];
+    auto k = u < snap_at_.size()
+                 ? snap_at_[u][p]
+                 : static_cast<uint32_t>(std::upper_bound(pos.begin(), pos.end(), p) - pos.begin());
+    if (prefix && k > 0 && pos[k - 1] == p && snapshot_start_[u][k - 1]) --k;
+    return k;
   }
 
   // pre(u, p) joined into v_. A thread's stored clocks only grow along it, so a clock no later
   // than the latest one of u already joined (joined_[u], 1-based) adds nothing but v_[u]. The
   // callers reset joined_ whenever v_ is set otherwise than by joins.
-  void join_into_v(ThreadId u, uint32_t p) {
-    const auto& pos = snapshot_pos_[u];
-    const auto k = static_cast<uint32_t>(std::upper_bound(pos.begin(), pos.end(), p) - pos.begin());
+  // `track`: the threads whose frontier moves go onto close()'s work list.
+  void join_into_v(ThreadId u, uint32_t p, bool prefix, bool track = false) {
+    const uint32_t k = in_effect(u, p, prefix);
     if (k > joined_[u]) {
       joined_[u] = k;
       const uint32_t* row = snapshots_[u].data() + size_t{k - 1} * threads_;
       uint32_t* v = v_.data();
-      for (uint32_t w = 0, n = threads_; w < n; ++w)
-        if (w != u) v[w] = std::max(v[w], row[w]);
+      if (!track) {
+        for (uint32_t w = 0, n = threads_; w < n; ++w)
+          if (w != u) v[w] = std::max(v[w], row[w]);
+      } else {
+        for (uint32_t w = 0, n = threads_; w < n; ++w) {
+          if (w == u || row[w] <= v[w]) continue;
+          v[w] = row[w];
+          enqueue(w);
+        }
+      }
     }
-    v_[u] = std::max(v_[u], p);
+    if (p > v_[u]) {
+      v_[u] = p;
+      if (track) enqueue(u);
+    }
+  }
+  void enqueue(ThreadId w) {
+    if (queued_[w]) return;
+    queued_[w] = 1;
+    work_.push_back(w);
   }
 
   // The stored TRF clock in effect for pre(u, p), or nullptr (nothing before the thread's start).
   const uint32_t* snapshot(ThreadId u, uint32_t p) const {
-    const auto& pos = snapshot_pos_[u];
-    const size_t k = static_cast<size_t>(std::upper_bound(pos.begin(), pos.end(), p) - pos.begin());
-    return k == 0 ? nullptr : snapshots_[u].data() + (k - 1) * threads_;
+    const uint32_t k = in_effect(u, p, true);
+    return k == 0 ? nullptr : snapshots_[u].data() + size_t{k - 1} * threads_;
   }
 
   // pre(u, p) joined into v: the first p events of u with their TRF-predecessors.
@@ -535,10 +658,104 @@ class Analysis {
     return s != nullptr && s[x] > p;
   }
 
+  ThreadId slot(uint32_t i) const { return slot_of_[index_.event(i).thread]; }
+  uint32_t pos_of(uint32_t i) const { return pos_[i]; }
+  const std::vector<uint32_t>& events_of(ThreadId s) const { return *events_[s]; }
+
+  // S (v_) as a prefix length per thread.
+  std::vector<uint32_t> per_thread() const {
+    std::vector<uint32_t> out(index_.thread_count(), 0);
+    for (ThreadId x = 0; x < out.size(); ++x) {
+      if (slot_of_[x] == kNoIndex) continue;
+      const uint32_t q = v_[slot_of_[x]], n = static_cast<uint32_t>(index_.thread_events(x).size());
+      out[x] = q <= offset_[x] ? 0 : std::min(q - offset_[x], n);
+    }
+    return out;
+  }
+
+  // Gives every thread with events a slot (slot_of_, offset_, events_); returns their count.
+  uint32_t assign_slots() {
+    const uint32_t threads = index_.thread_count();
+    slot_of_.assign(threads, kNoIndex);
+    offset_.assign(threads, 0);
+    std::vector<uint8_t> holds_at_end(threads, 0);  // ends holding a lock
+    for (uint32_t i = 0; i < index_.size(); ++i) {
+      const Event& e = index_.event(i);
+      if ((e.op == Op::Acquire || e.op == Op::ReadAcquire) && index_.matching(i) == kNoIndex)
+        holds_at_end[e.thread] = 1;
+    }
+    std::vector<uint32_t> length;                // per slot: its events
+    std::vector<ThreadId> occupant;              // per slot: its latest thread
+    std::vector<std::vector<ThreadId>> members;  // per slot: its threads in order
+    // Per thread: the slots of the threads it joined (slot, thread), a thread it forks may take.
+    std::vector<std::vector<std::pair<uint32_t, ThreadId>>> joined(threads);
+    const auto place = [&](ThreadId x, uint32_t s) {
+      if (s == length.size()) {
+        length.push_back(0);
+        occupant.push_back(x);
+        members.emplace_back();
+      }
+      slot_of_[x] = s;
+      offset_[x] = length[s];
+      length[s] += static_cast<uint32_t>(index_.thread_events(x).size());
+      occupant[s] = x;
+      members[s].push_back(x);
+    };
+    for (uint32_t i = 0; i < index_.size(); ++i) {
+      const Event& e = index_.event(i);
+      if (slot_of_[e.thread] == kNoIndex) place(e.thread, static_cast<uint32_t>(length.size()));
+      const ThreadId x = e.target;
+      if (e.op == Op::Fork && x != e.thread && slot_of_[x] == kNoIndex &&
+          !index_.thread_events(x).empty()) {
+        uint32_t s = static_cast<uint32_t>(length.size());
+        auto& free = joined[e.thread];
+        while (!free.empty()) {
+          const auto [f, y] = free.back();
+          free.pop_back();
+          if (occupant[f] == y) {
+            s = f;
+            break;
+          }
+        }
+        place(x, s);
+      } else if (e.op == Op::Join && x != e.thread && slot_of_[x] != kNoIndex && !holds_at_end[x] &&
+                 occupant[slot_of_[x]] == x) {
+        joined[e.thread].emplace_back(slot_of_[x], x);
+      }
+    }
+    const auto slots = static_cast<uint32_t>(length.size());
+    if (slots > kMaxThreads)
+      throw BudgetError("osr keeps a clock of one entry per thread alive at once; " +
+                        std::to_string(slots) +
+                        " threads alive at once (after threads joined and forked again share "
+                        "one) are more than its " +
+                        std::to_string(kMaxThreads));
+    events_.resize(slots);
+    for (uint32_t s = 0; s < slots; ++s) {
+      if (members[s].size() == 1) {
+        events_[s] = &index_.thread_events(members[s][0]);
+        continue;
+      }
+      auto& list = slot_events_.emplace_back();
+      list.reserve(length[s]);
+      for (const ThreadId x : members[s])
+        list.insert(list.end(), index_.thread_events(x).begin(), index_.thread_events(x).end());
+    }
+    size_t k = 0;
+    for (uint32_t s = 0; s < slots; ++s)
+      if (members[s].size() > 1) events_[s] = &slot_events_[k++];
+    pos_.resize(index_.size());
+    for (uint32_t s = 0; s < slots; ++s)
+      for (uint32_t q = 0; q < events_[s]->size(); ++q) pos_[(*events_[s])[q]] = q;
+    return slots;
+  }
+
   VarThread& var_thread(VariableId x, ThreadId t) {
     auto& list = variables_[x];
-    for (VarThread& r : list)
-      if (r.thread == t) return r;
+    auto& ids = variable_threads_[x];
+    for (size_t k = 0; k < ids.size(); ++k)
+      if (ids[k] == t) return list[k];
+    ids.push_back(t);
     list.emplace_back().thread = t;
     return list.back();
   }
@@ -559,13 +776,7 @@ class Analysis {
   }
 
   // The sections of w whose acquire is before position q: their count.
-  size_t started(ThreadId w, uint32_t q) const {
-    const auto& s = sections_[w];
-    return static_cast<size_t>(
-        std::lower_bound(s.begin(), s.end(), q,
-                         [](const Section& c, uint32_t x) { return c.acquire_pos < x; }) -
-        s.begin());
-  }
+  size_t started(ThreadId w, uint32_t q) const { return started_at_[w][q]; }
 
   // The locks (with their mode) that thread t holds at position p.
   void held_at(ThreadId t, uint32_t p, std::vector<std::pair<LockId, bool>>& out) const {
@@ -578,16 +789,19 @@ class Analysis {
         out.emplace_back(s[c].lock, s[c].write);
   }
 
-  // The earliest candidate of `list` (from the key's cursor) racing with e2 (position p2 of
-  // t, holding `mine`), or kNoIndex.
-  uint32_t next_race(Key& key, const Candidates& list, ThreadId u, ThreadId t, uint32_t p2,
-                     const std::vector<std::pair<LockId, bool>>& mine) {
-    const uint32_t* pre2 = snapshot(t, p2);
-    const uint32_t before = pre2 == nullptr ? 0 : pre2[u];
-    while (key.cursor < list.visible && list.pos[key.cursor] < before) ++key.cursor;
+  // The earliest candidate of `list` (its first `visible` ones, from the key's cursor) racing
+  // with e2 (position p2 of t, holding `mine`; u's candidates before position `before` are
+  // TRF-before it) of each thread in slot u, into `found` (trace indices).
+  void next_race(Key& key, const Candidates& list, uint32_t visible, ThreadId u, ThreadId t,
+                 uint32_t p2, uint32_t before, const std::vector<std::pair<LockId, bool>>& mine,
+                 std::vector<uint32_t>& found) {
+    if (key.cursor < visible && list.pos[key.cursor] < before)
+      key.cursor = static_cast<uint32_t>(
+          std::lower_bound(list.pos.begin() + key.cursor, list.pos.begin() + visible, before) -
+          list.pos.begin());
     uint32_t c = key.cursor;
     bool first = true;
-    while (c < list.visible) {
+    while (c < visible) {
       const uint32_t skip = blocked(list, c, mine);
       if (skip != kNoIndex) {
         c = std::max(skip, c + 1);
@@ -612,10 +826,19 @@ class Analysis {
         key.stored = c;
         first = false;
       }
-      if (racy) return c;
-      ++c;
+      if (!racy) {
+        ++c;
+        continue;
+      }
+      // The earliest of its thread; a later thread of the slot has its own earliest.
+      const uint32_t e1 = events_of(u)[list.pos[c]];
+      found.push_back(e1);
+      const ThreadId x = index_.event(e1).thread;
+      const auto end = static_cast<uint32_t>(offset_[x] + index_.thread_events(x).size());
+      c = static_cast<uint32_t>(
+          std::lower_bound(list.pos.begin() + c + 1, list.pos.begin() + visible, end) -
+          list.pos.begin());
     }
-    return kNoIndex;
   }
 
   // When candidate c holds a lock that e2 holds too, not both in read mode (two open sections
@@ -642,14 +865,22 @@ class Analysis {
       std::fill(v_.begin(), v_.end(), 0);
       joined_.assign(threads_, 0);
     }
-    join_into_v(t, p2);
-    join_into_v(u, p1);
+    join_into_v(t, p2, false);
+    join_into_v(u, p1, false);
     // A thread whose frontier lies in no section that a later candidate could close (each is
     // closed in S or never released) is looked at again only when its frontier moves.
     if (!keep) seen_.assign(threads_, kNoIndex);
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (uint32_t w = 0; w < threads_; ++w) {
+    // A work list of the threads to look at: first those not seen at their frontier, then
+    // those whose frontier moves (the least fixpoint does not depend on the order).
+    queued_.resize(threads_, 0);
+    work_.clear();
+    for (uint32_t w = 0; w < threads_; ++w)
+      if (seen_[w] != v_[w]) enqueue(w);
+    while (!work_.empty()) {
+      const ThreadId w = work_.back();
+      work_.pop_back();
+      queued_[w] = 0;
+      {
         const uint32_t q = v_[w];
         if (seen_[w] == q) continue;
         bool open = false;
@@ -665,9 +896,8 @@ class Analysis {
             open = true;
             continue;
           }
-          join_into_v(w, end);
-          changed = true;
-          open = true;  // w's frontier moved: looked at again
+          join_into_v(w, end, true, true);  // w's frontier moved: looked at again
+          open = true;
           break;
         }
         if (!open) seen_[w] = q;
@@ -684,7 +914,7 @@ class Analysis {
       if (order != nullptr) {
         order->clear();
         for (uint32_t i = 0; i < index_.size(); ++i)
-          if (index_.index_in_thread(i) < v_[index_.event(i).thread]) order->push_back(i);
+          if (pos_of(i) < v_[slot(i)]) order->push_back(i);
       }
       return true;
     }
@@ -696,10 +926,10 @@ class Analysis {
   // The same verdict as check, with its reasons.
   Explanation explain(uint32_t e1, uint32_t e2) {
     Explanation x;
-    const ThreadId u = index_.event(e1).thread, t = index_.event(e2).thread;
-    const uint32_t p1 = index_.index_in_thread(e1), p2 = index_.index_in_thread(e2);
+    const ThreadId u = slot(e1), t = slot(e2);
+    const uint32_t p1 = pos_of(e1), p2 = pos_of(e2);
     close(u, p1, t, p2);
-    x.closure = v_;
+    x.closure = per_thread();
     if (v_[u] > p1 || v_[t] > p2) {
       x.verdict = Explanation::Verdict::Ordered;
       return x;
@@ -713,7 +943,7 @@ class Analysis {
       return x;
     }
     if (!find_reversed()) return x;
-    for (const auto& [w, q] : reversed_) x.reversed.push_back(index_.thread_events(w)[q]);
+    for (const auto& [w, q] : reversed_) x.reversed.push_back(events_of(w)[q]);
     std::vector<uint32_t> cycle;
     if (cyclic(&cycle)) {
       x.verdict = Explanation::Verdict::Cycle;
@@ -767,7 +997,7 @@ class Analysis {
         if (k == 0) continue;
         const uint32_t r = o.write ? lt.release[k - 1] : lt.latest_write[k - 1];
         if (r == kNoIndex || r < o.acquire) continue;
-        reversed_.emplace_back(lt.thread, index_.index_in_thread(r));
+        reversed_.emplace_back(lt.thread, pos_of(r));
         reversed = true;
       }
       rev_begin_.push_back(static_cast<uint32_t>(reversed_.size()));
@@ -790,9 +1020,7 @@ class Analysis {
       releases_.resize(index_.lock_count());
       write_releases_.resize(index_.lock_count());
     }
-    const auto in_s = [&](uint32_t i) {
-      return index_.index_in_thread(i) < v_[index_.event(i).thread];
-    };
+    const auto in_s = [&](uint32_t i) { return pos_of(i) < v_[slot(i)]; };
     std::fill(reads_.begin(), reads_.end(), 0);
     std::fill(writes_.begin(), writes_.end(), 0);
     std::fill(releases_.begin(), releases_.end(), 0);
@@ -835,18 +1063,18 @@ class Analysis {
     std::fill(write_releases_.begin(), write_releases_.end(), 0);
     ran_.assign(threads_, 0);
     if (order != nullptr) order->clear();
-    const auto done = [&](uint32_t j) {
-      return ran_[index_.event(j).thread] > index_.index_in_thread(j);
-    };
+    const auto done = [&](uint32_t j) { return ran_[slot(j)] > pos_of(j); };
     uint32_t left = 0;
     for (uint32_t w = 0; w < threads_; ++w) left += v_[w];
     for (bool progress = true; progress && left > 0;) {
       progress = false;
       for (uint32_t w = 0; w < threads_; ++w) {
         while (ran_[w] < v_[w]) {
-          const uint32_t i = index_.thread_events(w)[ran_[w]];
+          const uint32_t i = events_of(w)[ran_[w]];
           const Event& e = index_.event(i);
-          if (ran_[w] == 0 && index_.fork_of(w) != kNoIndex && !done(index_.fork_of(w))) break;
+          if (ran_[w] == offset_[e.thread] && index_.fork_of(e.thread) != kNoIndex &&
+              !done(index_.fork_of(e.thread)))
+            break;
           bool ready = true;
           switch (e.op) {
             case Op::Read:
@@ -862,7 +1090,9 @@ class Analysis {
               ready = write_releases_[e.target] >= need_[i].first;
               break;
             case Op::Join:
-              ready = ran_[e.target] == index_.thread_events(e.target).size();
+              ready = slot_of_[e.target] == kNoIndex ||
+                      ran_[slot_of_[e.target]] >=
+                          offset_[e.target] + index_.thread_events(e.target).size();
               break;
             case Op::Recv:
               for (const uint32_t s : index_.sends_before(i)) ready = ready && done(s);
@@ -899,20 +1129,37 @@ class Analysis {
   }
 
   const TraceIndex& index_;
-  uint32_t threads_;
-  std::vector<uint32_t> clock_;                      // the TRF clock of each thread (first pass)
-  std::vector<std::vector<uint32_t>> snapshot_pos_;  // per thread: positions p of pre(u, p)
-  std::vector<std::vector<uint32_t>> snapshots_;     // per thread: T words per position
-  std::vector<std::vector<Section>> sections_;       // per thread: its sections
-  std::vector<std::vector<uint32_t>> held_;          // per thread: its sections still held
-  std::vector<std::vector<LockThread>> locks_;       // per lock: per thread its releases
-  std::vector<std::vector<VarThread>> variables_;    // per variable: per thread its accesses
-  std::vector<uint8_t> shared_;                      // per variable: accessed by two threads
-  std::vector<Hold> holds_;                          // the locks held at each candidate
-  std::vector<uint32_t> ideals_;                     // the keys' closures, T words each
+  // Slots: a thread forked by one that has joined an earlier thread (holding no lock at its end)
+  // may run in that thread's slot after its events, as if it continued it: every event of the
+  // earlier one is TRF-before its first event, so S, P and the races are the same on the
+  // slots, whose count follows the threads alive at once rather than all threads.
+  std::vector<ThreadId> slot_of_;  // per thread: its slot (kNoIndex: a thread without events)
+  std::vector<uint32_t> offset_;   // per thread: the position of its first event in the slot
+  std::vector<uint32_t> pos_;      // per event: its position in its slot
+  size_t stored_words_ = 0;        // words of the stored clocks
+  uint32_t current_ = 0;           // the event the first pass is at
+  std::vector<std::vector<uint32_t>> slot_events_;    // per shared slot: its events (trace order)
+  std::vector<const std::vector<uint32_t>*> events_;  // per slot: its events
+  uint32_t threads_;                                  // slots
+  std::vector<uint32_t> clock_;                       // the TRF clock of each thread (first pass)
+  std::vector<std::vector<uint32_t>> snapshot_pos_;   // per thread: positions p of pre(u, p)
+  std::vector<std::vector<uint8_t>> snapshot_start_;  // per thread: a thread's start in a slot
+  std::vector<std::vector<uint32_t>> snapshots_;      // per thread: T words per position
+  std::vector<std::vector<Section>> sections_;        // per thread: its sections
+  std::vector<std::vector<uint32_t>> started_at_;     // per slot and position q: started(w, q)
+  std::vector<std::vector<uint32_t>> snap_at_;        // per slot and position q: clocks at <= q
+  std::vector<std::vector<uint32_t>> held_;           // per thread: its sections still held
+  std::vector<std::vector<LockThread>> locks_;        // per lock: per thread its releases
+  std::vector<std::vector<VarThread>> variables_;     // per variable: per thread its accesses
+  std::vector<std::vector<ThreadId>> variable_threads_;  // per variable: those threads (first pass)
+  std::vector<uint8_t> shared_;                          // per variable: accessed by two threads
+  std::vector<Hold> holds_;                              // the locks held at each candidate
+  std::vector<uint32_t> ideals_;                         // the keys' closures, T words each
   // State of one check, kept to reuse the memory.
   std::vector<uint32_t> v_;       // S as prefix lengths
   std::vector<uint32_t> seen_;    // per thread: the frontier last looked at by close()
+  std::vector<uint8_t> queued_;   // per thread: on close()'s work list
+  std::vector<ThreadId> work_;    // close()'s work list
   std::vector<uint32_t> joined_;  // per thread: the latest of its stored clocks joined into v_
   std::vector<Open> open_;
   std::vector<std::pair<uint32_t, uint32_t>> need_;  // per event of S: counts it waits for
@@ -990,7 +1237,8 @@ Explanation Checker::explain(uint32_t first, uint32_t second) {
 }  // namespace osr
 
 std::unique_ptr<Engine> make_osr(EngineContext& c) {
-  return std::make_unique<PairCheckEngine<osr::Analysis>>(c, "osr", osr::kMaxThreads);
+  // The slot limit is checked by the analysis (threads alive at once, not all threads).
+  return std::make_unique<PairCheckEngine<osr::Analysis>>(c, "osr", UINT32_MAX);
 }
 
 }  // namespace racepred
