@@ -623,9 +623,10 @@ TEST(ExploreReduction, DeadlockDescriptionNamesEachBlockedThread) {
       "  T2 waits for mutex 0x5581a2e8 held by T1\n"
       "  T3 waits for a signal of condition variable 0x4010\n"
       "  T12 waits for join of T12 (itself)\n"
+      "  T13 waits for mutex 0x5581a2c0 after a signal held by T1\n"
       "racepred: the recording ends here (exit status 125)\n";
   const std::vector<BlockedThread> b = parse_blocked(text);
-  ASSERT_EQ(b.size(), 5u);
+  ASSERT_EQ(b.size(), 6u);
   EXPECT_EQ(b[0].tid, 0u);
   EXPECT_EQ(b[0].op, ch::kOpThreadJoin);
   EXPECT_EQ(b[0].obj, 1u);
@@ -637,6 +638,8 @@ TEST(ExploreReduction, DeadlockDescriptionNamesEachBlockedThread) {
   EXPECT_EQ(b[3].op, ch::kOpNone);
   EXPECT_EQ(b[4].tid, 12u);
   EXPECT_EQ(b[4].obj, 12u);
+  EXPECT_EQ(b[5].tid, 13u);
+  EXPECT_EQ(b[5].op, ch::kOpNone);
   EXPECT_TRUE(parse_blocked("").empty());
   EXPECT_TRUE(parse_blocked("  Tx waits for join of T1\n  T1 sleeps\n").empty());
 }

@@ -106,7 +106,10 @@ std::vector<BlockedThread> parse_blocked(const std::string& text) {
       }
     } else if (std::strncmp(what, kMutex, sizeof kMutex - 1) == 0) {
       const char* n = what + sizeof kMutex - 1;
-      if (std::isxdigit(static_cast<unsigned char>(*n))) {
+      // Not a condition wait's return that waits for its mutex ("... after a signal"): its
+      // receipt of the signal comes first.
+      if (std::isxdigit(static_cast<unsigned char>(*n)) &&
+          line.find(" after a signal") == std::string::npos) {
         b.op = ch::kOpMutexLock;
         b.obj = std::strtoull(n, &after, 16);
       }

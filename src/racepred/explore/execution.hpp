@@ -114,8 +114,9 @@ enum class Ending : uint8_t {
 };
 
 // A thread that waits at a deadlock, and at what (from the runtime's description): a join
-// (op kOpThreadJoin, obj: the joined thread's tid), a mutex (kOpMutexLock, obj: its address, as
-// recorded), or another operation (op kOpNone: anything may be next for it).
+// (op kOpThreadJoin, obj: the joined thread's tid), a mutex or spin lock (kOpMutexLock, obj: its
+// address, as recorded), or another operation (op kOpNone: anything may be next for it; a
+// condition wait's return that waits for its mutex is one).
 struct BlockedThread {
   uint32_t tid = 0;
   uint8_t op = 0;
