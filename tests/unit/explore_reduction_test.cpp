@@ -13,6 +13,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -26,9 +27,10 @@ namespace RACEPRED_TEST_FILE {
 namespace ch = format::explore;
 
 struct Step {
-  // Start: a new thread's first step, to its first hook (it records nothing).
-  enum Kind : uint8_t { Lock, Unlock, Read, Write, Start } kind;
-  uint32_t obj;  // a lock or a variable
+  // Start: a new thread's first step, to its first hook (it records nothing). Join: waits
+  // until thread `obj` has done all its steps.
+  enum Kind : uint8_t { Lock, Unlock, Read, Write, Start, Join } kind;
+  uint32_t obj;  // a lock, a variable or a thread
 };
 using Program = std::vector<std::vector<Step>>;  // the steps of each thread
 using StepId = std::pair<uint32_t, uint32_t>;    // thread, step index
@@ -39,6 +41,7 @@ struct Outcome {
   std::vector<LsEvent> events;
   std::vector<StepId> steps;  // the step of each event
   bool deadlock = false;
+  std::vector<BlockedThread> blocked;  // at a deadlock: each thread still there
 };
 
 // A thread about to do a step, as the runtime offers it (locks at 0x1000 + n, variables 64
@@ -51,6 +54,8 @@ Candidate candidate(uint32_t tid, const Step& s) {
       return {tid, uint8_t{7}, 0x1000u + s.obj};
     case Step::Start:
       return {tid, ch::kOpNone, 0};
+    case Step::Join:
+      return {tid, ch::kOpThreadJoin, s.obj + 1u};  // the runtime's join object: tid + 1
     default:
       return {tid, ch::kOpAccess, 0x10000u + 64u * s.obj, uint8_t(s.kind == Step::Write ? 1 : 0)};
   }
@@ -77,6 +82,7 @@ Outcome simulate(const Program& program,
       unfinished = true;
       const Step& s = program[t][next[t]];
       if (s.kind == Step::Lock && owner[s.obj] != -1) continue;
+      if (s.kind == Step::Join && next[s.obj] < program[s.obj].size()) continue;
       p.candidates.push_back(candidate(t, s));
     }
     // The current thread when it cannot run: blocked at a lock, or ended.
@@ -87,6 +93,14 @@ Outcome simulate(const Program& program,
     }
     if (p.candidates.empty()) {
       out.deadlock = unfinished;
+      // As the runtime describes a deadlock: a join names the thread, a mutex its address.
+      for (uint32_t t = 0; t < n && unfinished; ++t) {
+        if (next[t] >= program[t].size()) continue;
+        const Step& s = program[t][next[t]];
+        out.blocked.push_back(s.kind == Step::Join
+                                  ? BlockedThread{t, ch::kOpThreadJoin, s.obj}
+                                  : BlockedThread{t, ch::kOpMutexLock, 0x1000u + s.obj});
+      }
       break;
     }
     uint32_t t = p.candidates[0].tid;
@@ -116,6 +130,9 @@ Outcome simulate(const Program& program,
         e.kind = LsEvent::Release;
         e.obj += 0x1000;
         owner[s.obj] = -1;
+        break;
+      case Step::Join:
+        e.kind = LsEvent::Join;
         break;
       default:
         e.kind = LsEvent::Access;
@@ -152,6 +169,8 @@ std::set<std::pair<StepId, StepId>> races_of(const Program& program, const Outco
       for (size_t i = 0; i < n; ++i) c[i] = std::max(c[i], lock_clock[s.obj][i]);
     } else if (s.kind == Step::Unlock) {
       lock_clock[s.obj] = c;
+    } else if (s.kind == Step::Join) {
+      for (size_t i = 0; i < n; ++i) c[i] = std::max(c[i], clock[s.obj][i]);
     } else {
       const bool write = s.kind == Step::Write;
       for (const Access& a : accesses[s.obj]) {
@@ -212,6 +231,7 @@ Outcome execute(const Program& program, Strategy& dfs, bool& more) {
     mark_racy_points(o.events, o.points);
     dfs.observe(o.events);
   }
+  dfs.observe_ending(o.deadlock ? Ending::Deadlock : Ending::Exited, o.blocked);
   more = dfs.end(o.points);
   return o;
 }
@@ -354,6 +374,7 @@ TEST(ExploreReduction, ShardsCoverTheUnshardedReducedSearch) {
             simulate(program, [&](const ChoicePoint& p, size_t k) { return dfs->choose(p, k); });
         mark_racy_points(o.events, o.points);
         dfs->observe(o.events);
+        dfs->observe_ending(o.deadlock ? Ending::Deadlock : Ending::Exited, o.blocked);
         more = dfs->end(o.points);
         if (!dfs->last_is_owned()) continue;
         ++r.executions;
@@ -382,6 +403,17 @@ TEST(ExploreReduction, ShardsCoverTheUnshardedReducedSearch) {
 // thread that has not reached its first hook yet).
 Program with_starts(Program p) {
   for (size_t t = 1; t < p.size(); ++t) p[t].insert(p[t].begin(), Step{Step::Start, 0});
+  return p;
+}
+
+// The program with a main thread (thread 0) before its threads, as pthread programs are: it
+// writes a shared variable sometimes, then joins each thread in turn (in a deadlock it waits in
+// a join).
+Program with_joining_main(Program p, std::mt19937& rng) {
+  std::vector<Step> main;
+  if (rng() % 2) main.push_back({Step::Write, 0});
+  for (uint32_t t = 1; t <= p.size(); ++t) main.push_back({Step::Join, t});
+  p.insert(p.begin(), main);
   return p;
 }
 
@@ -465,39 +497,77 @@ TEST(ExploreReduction, TraceClassIsTheOrderOfDependentSteps) {
 // The reduced search (unsharded: partial-order reduction; sharded: sleep sets) reaches every
 // class of execution up to the order of independent steps that the unreduced search reaches
 // within the preemption bound, with its races and deadlocks, at the bounds 0, 1 and 2.
+// The reduced search against the unreduced one on `program` at bounds 0 to 2: the same
+// classes, races and deadlocks, unsharded and sharded; the searches' sizes added up.
+struct ClassTotals {
+  uint64_t reduced = 0, unreduced = 0, classes = 0, deadlocks = 0;
+};
+void expect_every_class(const Program& program, int i, ClassTotals& totals) {
+  for (uint32_t bound : {0u, 1u, 2u}) {
+    const ClassResult all = classes_of(program, bound, DfsPoints::All);
+    const ClassResult some = classes_of(program, bound, DfsPoints::Goldilocks);
+    EXPECT_EQ(some.classes, all.classes) << "program " << i << ", bound " << bound;
+    EXPECT_EQ(some.races, all.races) << "program " << i << ", bound " << bound;
+    EXPECT_EQ(some.deadlock, all.deadlock) << "program " << i << ", bound " << bound;
+    ClassResult shards;
+    for (uint32_t k = 0; k < 3; ++k) {
+      const ClassResult part = classes_of(program, bound, DfsPoints::Goldilocks, Shard{k, 3, 3});
+      shards.classes.insert(part.classes.begin(), part.classes.end());
+      shards.races.insert(part.races.begin(), part.races.end());
+      shards.deadlock = shards.deadlock || part.deadlock;
+    }
+    EXPECT_EQ(shards.classes, all.classes) << "program " << i << ", bound " << bound << ", sharded";
+    EXPECT_EQ(shards.races, all.races) << "program " << i << ", bound " << bound << ", sharded";
+    EXPECT_EQ(shards.deadlock, all.deadlock)
+        << "program " << i << ", bound " << bound << ", sharded";
+    totals.reduced += some.executions;
+    totals.unreduced += all.executions;
+    totals.classes += all.classes.size();
+    totals.deadlocks += all.deadlock ? 1 : 0;
+  }
+}
+
 TEST(ExploreReduction, ReducedSearchReachesEveryClassOfTheBound) {
   std::mt19937 rng(2029);
-  uint64_t reduced = 0, unreduced = 0, classes = 0;
+  ClassTotals t;
   for (int i = 0; i < 32; ++i) {
     Program program = i % 2 ? generate(rng) : generate_locking(rng);
     if (i % 4 < 2) program = with_starts(program);
-    for (uint32_t bound : {0u, 1u, 2u}) {
-      const ClassResult all = classes_of(program, bound, DfsPoints::All);
-      const ClassResult some = classes_of(program, bound, DfsPoints::Goldilocks);
-      EXPECT_EQ(some.classes, all.classes) << "program " << i << ", bound " << bound;
-      EXPECT_EQ(some.races, all.races) << "program " << i << ", bound " << bound;
-      EXPECT_EQ(some.deadlock, all.deadlock) << "program " << i << ", bound " << bound;
-      ClassResult shards;
-      for (uint32_t k = 0; k < 3; ++k) {
-        const ClassResult part = classes_of(program, bound, DfsPoints::Goldilocks, Shard{k, 3, 3});
-        shards.classes.insert(part.classes.begin(), part.classes.end());
-        shards.races.insert(part.races.begin(), part.races.end());
-        shards.deadlock = shards.deadlock || part.deadlock;
-      }
-      EXPECT_EQ(shards.classes, all.classes)
-          << "program " << i << ", bound " << bound << ", sharded";
-      EXPECT_EQ(shards.races, all.races) << "program " << i << ", bound " << bound << ", sharded";
-      EXPECT_EQ(shards.deadlock, all.deadlock)
-          << "program " << i << ", bound " << bound << ", sharded";
-      reduced += some.executions;
-      unreduced += all.executions;
-      classes += all.classes.size();
-    }
+    expect_every_class(program, i, t);
   }
-  EXPECT_LT(reduced, unreduced) << reduced << " vs " << unreduced;
+  EXPECT_LT(t.reduced, t.unreduced) << t.reduced << " vs " << t.unreduced;
   std::printf("reduced %llu executions, unreduced %llu, classes %llu\n",
-              static_cast<unsigned long long>(reduced), static_cast<unsigned long long>(unreduced),
-              static_cast<unsigned long long>(classes));
+              static_cast<unsigned long long>(t.reduced),
+              static_cast<unsigned long long>(t.unreduced),
+              static_cast<unsigned long long>(t.classes));
+}
+
+// Two or three threads of critical sections (nested sometimes, in either order: deadlocks) and
+// a main thread that joins them: where they deadlock, main waits in a join of a thread that
+// never ends, and the reduced search knows it has nothing left to race with.
+TEST(ExploreReduction, ReducedSearchWithAJoiningMainReachesEveryClassOfTheBound) {
+  std::mt19937 rng(2030);
+  ClassTotals t;
+  for (int i = 0; i < 24; ++i) {
+    Program program = i % 3 ? generate_locking(rng) : generate(rng);
+    if (program.size() > 3) program.pop_back();
+    // Mostly nested critical sections (in a random order of the two locks): deadlocks.
+    if (i % 3)
+      for (auto& steps : program)
+        if (rng() % 2 && steps.size() >= 3 && steps[0].kind == Step::Lock) {
+          const uint32_t other = 1 - steps[0].obj;
+          steps.insert(steps.begin() + 2, {{Step::Lock, other}, {Step::Unlock, other}});
+        }
+    program = with_joining_main(program, rng);
+    if (i % 2) program = with_starts(program);
+    expect_every_class(program, i, t);
+  }
+  EXPECT_GT(t.deadlocks, 6u);
+  EXPECT_LT(t.reduced, t.unreduced) << t.reduced << " vs " << t.unreduced;
+  std::printf(
+      "reduced %llu executions, unreduced %llu, classes %llu, %llu with deadlocks\n",
+      static_cast<unsigned long long>(t.reduced), static_cast<unsigned long long>(t.unreduced),
+      static_cast<unsigned long long>(t.classes), static_cast<unsigned long long>(t.deadlocks));
 }
 
 TEST(ExploreReduction, LockSetsAgreeWithHappensBefore) {
@@ -541,6 +611,37 @@ TEST(ExploreReduction, LockSetsAgreeWithHappensBefore) {
     flagged_total += want;
   }
   EXPECT_GT(flagged_total, 50u);
+}
+
+// The runtime's deadlock description read back: each blocked thread with its join or mutex,
+// any other operation as unknown; the heading and closing lines skipped.
+TEST(ExploreReduction, DeadlockDescriptionNamesEachBlockedThread) {
+  const std::string text =
+      "racepred: controlled schedule: all threads blocked (deadlock):\n"
+      "  T0 waits for join of T1 (still running)\n"
+      "  T1 waits for mutex 0x5581a2c0 held by T2\n"
+      "  T2 waits for mutex 0x5581a2e8 held by T1\n"
+      "  T3 waits for a signal of condition variable 0x4010\n"
+      "  T12 waits for join of T12 (itself)\n"
+      "  T13 waits for mutex 0x5581a2c0 after a signal held by T1\n"
+      "racepred: the recording ends here (exit status 125)\n";
+  const std::vector<BlockedThread> b = parse_blocked(text);
+  ASSERT_EQ(b.size(), 6u);
+  EXPECT_EQ(b[0].tid, 0u);
+  EXPECT_EQ(b[0].op, ch::kOpThreadJoin);
+  EXPECT_EQ(b[0].obj, 1u);
+  EXPECT_EQ(b[1].tid, 1u);
+  EXPECT_EQ(b[1].op, ch::kOpMutexLock);
+  EXPECT_EQ(b[1].obj, 0x5581a2c0u);
+  EXPECT_EQ(b[2].obj, 0x5581a2e8u);
+  EXPECT_EQ(b[3].tid, 3u);
+  EXPECT_EQ(b[3].op, ch::kOpNone);
+  EXPECT_EQ(b[4].tid, 12u);
+  EXPECT_EQ(b[4].obj, 12u);
+  EXPECT_EQ(b[5].tid, 13u);
+  EXPECT_EQ(b[5].op, ch::kOpNone);
+  EXPECT_TRUE(parse_blocked("").empty());
+  EXPECT_TRUE(parse_blocked("  Tx waits for join of T1\n  T1 sleeps\n").empty());
 }
 
 }  // namespace RACEPRED_TEST_FILE

@@ -245,6 +245,8 @@ class Dfs : public Strategy {
     if (events_ && classes_.size() < kClassLimit && last_owned_)
       classes_.insert(trace_class(*events_));
     events_ = nullptr;
+    deadlock_ = false;
+    blocked_.clear();
     if (points_ == DfsPoints::Goldilocks)
       for (size_t i = 0; i < points.size() && i < stack_.size(); ++i) {
         Node& node = stack_[i];
@@ -294,6 +296,10 @@ class Dfs : public Strategy {
   }
 
   void observe(const std::vector<LsEvent>& events) override { events_ = &events; }
+  void observe_ending(Ending ending, const std::vector<BlockedThread>& blocked) override {
+    deadlock_ = ending == Ending::Deadlock && !blocked.empty();
+    blocked_ = blocked;
+  }
   bool last_is_new() const override { return last_new_; }
   bool last_is_owned() const override { return last_owned_; }
   // The unreduced search reads the recordings too: to count the classes of its executions.
@@ -711,6 +717,30 @@ class Dfs : public Strategy {
       at[i] = c;
       of[t].push_back(i);
     }
+    // A deadlock: the threads still there are those blocked, each at a known operation. One
+    // that waits for a join of a thread also still there (or of itself) waits for an end that
+    // no order of this execution's events brings: its join races with nothing (a thread ends
+    // only by its own steps, whose races are its own). One that waits for a mutex races with
+    // that mutex's operations as an acquisition does. Any other may do anything next.
+    if (deadlock_) {
+      auto there = [&](uint64_t tid) {
+        for (const BlockedThread& b : blocked_)
+          if (b.tid == tid) return true;
+        return false;
+      };
+      for (const BlockedThread& b : blocked_) {
+        if (b.tid >= threads) continue;
+        if (b.op == ch::kOpThreadJoin && there(b.obj)) continue;
+        if (b.op == ch::kOpMutexLock) {
+          auto& lists = on[b.obj * 2];
+          if (lists.size() < threads) lists.resize(threads);
+          check(b.tid, lists, since_of(b.tid), true);
+          continue;
+        }
+        check(b.tid, of, since_of(b.tid), false);
+      }
+      return;
+    }
     // The threads still there at the end (every thread but those seen ended or joined) may do
     // anything next.
     std::vector<bool> ended(threads, false);
@@ -816,6 +846,9 @@ class Dfs : public Strategy {
   uint64_t unasked_ = 0;  // alternatives no race asked for
   // The recorded events of the execution (observe(), until end()).
   const std::vector<LsEvent>* events_ = nullptr;
+  // The execution ended in a deadlock; its blocked threads (observe_ending(), until end()).
+  bool deadlock_ = false;
+  std::vector<BlockedThread> blocked_;
   // The classes of the executions up to the order of independent operations (trace_class of
   // each execution's recorded events; its Mazurkiewicz trace): an optimal reduction runs one
   // execution of each. Counted up to kClassLimit (the memory stays bounded).

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -68,6 +69,54 @@ WorkDir::WorkDir() {
 WorkDir::~WorkDir() {
   std::error_code ec;
   std::filesystem::remove_all(path, ec);
+}
+
+std::vector<BlockedThread> parse_blocked(const std::string& text) {
+  // "  T<tid> waits for join of T<tid> ...", "  T<tid> waits for mutex 0x<hex> ...", or another
+  // operation (racepred/recorder/sched.cpp, describe()).
+  std::vector<BlockedThread> out;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(at, end - at);
+    at = end + 1;
+    static const char kHead[] = "  T";
+    static const char kWaits[] = " waits for ";
+    if (line.rfind(kHead, 0) != 0) continue;
+    char* rest = nullptr;
+    const char* digits = line.c_str() + sizeof kHead - 1;
+    if (*digits < '0' || *digits > '9') continue;
+    const unsigned long tid = std::strtoul(digits, &rest, 10);
+    if (tid > UINT32_MAX || std::strncmp(rest, kWaits, sizeof kWaits - 1) != 0) continue;
+    const char* what = rest + sizeof kWaits - 1;
+    BlockedThread b;
+    b.tid = static_cast<uint32_t>(tid);
+    static const char kJoin[] = "join of T";
+    static const char kMutex[] = "mutex 0x";
+    char* after = nullptr;
+    if (std::strncmp(what, kJoin, sizeof kJoin - 1) == 0) {
+      const char* n = what + sizeof kJoin - 1;
+      if (*n >= '0' && *n <= '9') {
+        const unsigned long joined = std::strtoul(n, &after, 10);
+        if (joined <= UINT32_MAX) {
+          b.op = ch::kOpThreadJoin;
+          b.obj = joined;
+        }
+      }
+    } else if (std::strncmp(what, kMutex, sizeof kMutex - 1) == 0) {
+      const char* n = what + sizeof kMutex - 1;
+      // Not a condition wait's return that waits for its mutex ("... after a signal"): its
+      // receipt of the signal comes first.
+      if (std::isxdigit(static_cast<unsigned char>(*n)) &&
+          line.find(" after a signal") == std::string::npos) {
+        b.op = ch::kOpMutexLock;
+        b.obj = std::strtoull(n, &after, 16);
+      }
+    }
+    out.push_back(b);
+  }
+  return out;
 }
 
 const char* operation_name(uint8_t op) {
@@ -509,6 +558,7 @@ ExecutionResult run_execution(const ProgramSpec& program, const std::string& raw
     } else if (buf[0] == ch::kBlocked && size >= sizeof(ch::BlockedMsg)) {
       result.ending = Ending::Deadlock;
       result.blocked.assign(buf.data() + sizeof(ch::BlockedMsg), size - sizeof(ch::BlockedMsg));
+      result.blocked_threads = parse_blocked(result.blocked);
     } else if (buf[0] == ch::kHang) {
       result.ending = Ending::Hang;
     } else if (forked && buf[0] == ch::kServerWaited && size == sizeof(ch::ServerMsg)) {

@@ -113,16 +113,30 @@ enum class Ending : uint8_t {
   Hang,      // the step bound was reached, or the process stopped answering within the timeout
 };
 
+// A thread that waits at a deadlock, and at what (from the runtime's description): a join
+// (op kOpThreadJoin, obj: the joined thread's tid), a mutex or spin lock (kOpMutexLock, obj: its
+// address, as recorded), or another operation (op kOpNone: anything may be next for it; a
+// condition wait's return that waits for its mutex is one).
+struct BlockedThread {
+  uint32_t tid = 0;
+  uint8_t op = 0;
+  uint64_t obj = 0;
+};
+// The threads of a deadlock description (ExecutionResult::blocked), in its order; lines that
+// are not a blocked thread are skipped.
+std::vector<BlockedThread> parse_blocked(const std::string& text);
+
 struct ExecutionResult {
   Ending ending = Ending::Exited;
   int status = 0;  // the wait status
   int exit_code = 0;
   int signal = 0;
-  std::string blocked;              // Deadlock: the runtime's description
-  std::string stderr_tail;          // the program's standard error (its last 4 KiB)
-  std::vector<ChoicePoint> points;  // in order
-  bool timed_out = false;           // Hang by the wall-clock timeout rather than the step bound
-  bool recorded = false;            // the raw recording exists
+  std::string blocked;                         // Deadlock: the runtime's description
+  std::vector<BlockedThread> blocked_threads;  // Deadlock: every thread still there
+  std::string stderr_tail;                     // the program's standard error (its last 4 KiB)
+  std::vector<ChoicePoint> points;             // in order
+  bool timed_out = false;  // Hang by the wall-clock timeout rather than the step bound
+  bool recorded = false;   // the raw recording exists
   // It is in the caller's file (run_execution's raw_fd: a fork of the server), not at `raw`.
   bool recorded_in_fd = false;
 };

@@ -410,6 +410,7 @@ void produce(const ExploreOptions& o, Worker& w, Produced& p) {
         p.racy_error = e.what();
       }
     }
+    strategy.observe_ending(p.run.ending, p.run.blocked_threads);
     p.more = strategy.end(p.run.points);
     if (w.children.changed())
       for (const auto& child : recording::child_recordings(path)) std::remove(child.first.c_str());

@@ -37,6 +37,9 @@ class Portfolio : public Strategy {
   bool last_is_new() const override { return parts_[current_]->last_is_new(); }
   bool wants_racy_points() const override { return parts_[current_]->wants_racy_points(); }
   void observe(const std::vector<LsEvent>& events) override { parts_[current_]->observe(events); }
+  void observe_ending(Ending ending, const std::vector<BlockedThread>& blocked) override {
+    parts_[current_]->observe_ending(ending, blocked);
+  }
   bool last_is_owned() const override { return parts_[current_]->last_is_owned(); }
   bool plan(ExecutionPlan& plan) const override { return parts_[current_]->plan(plan); }
 

@@ -78,6 +78,10 @@ class Strategy {
   // Where it wants racy points: the execution's recorded events (goldilocks.hpp), before
   // end(); valid until end() returns. Without them dfs asks for every alternative.
   virtual void observe(const std::vector<LsEvent>& /*events*/) {}
+  // How the execution ended, before end(): normally, by a signal, or in a deadlock with each
+  // thread still there and what it waits for (dfs: a thread that waits for a join of a thread
+  // that never ends has nothing left to race with); valid until end() returns.
+  virtual void observe_ending(Ending /*ending*/, const std::vector<BlockedThread>& /*blocked*/) {}
   // Sharded (Shard::count > 1): whether the last execution is this shard's. Another shard's
   // execution was run only to learn the top of the dfs tree (shared by every shard) and is
   // neither analysed nor reported.
