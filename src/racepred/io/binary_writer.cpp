@@ -90,10 +90,9 @@ void BinaryWriter::write_block(uint8_t kind, const uint8_t* raw, size_t size, bo
         if (!lz4_state_)
           lz4_state_ =
               std::make_unique<uint64_t[]>((static_cast<size_t>(LZ4_sizeofStateHC()) + 7) / 8);
-        n = static_cast<size_t>(LZ4_compress_HC_extStateHC(lz4_state_.get(), in, out,
-                                                           static_cast<int>(size),
-                                                           static_cast<int>(scratch_.size()),
-                                                           options_.level));
+        n = static_cast<size_t>(
+            LZ4_compress_HC_extStateHC(lz4_state_.get(), in, out, static_cast<int>(size),
+                                       static_cast<int>(scratch_.size()), options_.level));
       }
     } else {
       scratch_.resize(ZSTD_compressBound(size));
