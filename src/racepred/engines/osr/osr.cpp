@@ -184,8 +184,9 @@ struct Hold {
 // u's reads (kind 0) or writes (kind 1) of one variable: positions in u, the locks each holds.
 struct Candidates {
   std::vector<uint32_t> pos;
-  // The holds of candidate c: holds_[hold_begin[c], hold_end[c]).
-  std::vector<uint32_t> hold_begin, hold_end;
+  // The holds of candidate c: holds_[holds[c].first, holds[c].second) (both bounds side by
+  // side: one cache line per candidate looked at).
+  std::vector<std::pair<uint32_t, uint32_t>> holds;
 };
 
 // The cursor of one key (t, kind): candidates before it are TRF-before t's current access.
@@ -342,12 +343,12 @@ class Analysis {
           if (shared_[e.target]) {
             Candidates& list = var_thread(e.target, t).lists[e.op == Op::Write ? 1 : 0];
             list.pos.push_back(p);
-            list.hold_begin.push_back(static_cast<uint32_t>(holds_.size()));
+            const auto hold_begin = static_cast<uint32_t>(holds_.size());
             for (const uint32_t h : held_[t]) {
               const Section& s = sections_[t][h];
               holds_.push_back(Hold{s.lock, s.write, 0, 0});
             }
-            list.hold_end.push_back(static_cast<uint32_t>(holds_.size()));
+            list.holds.emplace_back(hold_begin, static_cast<uint32_t>(holds_.size()));
           }
           if (e.op == Op::Read) {
             const uint32_t w = index_.last_write(i);
@@ -423,11 +424,11 @@ class Analysis {
         for (Candidates& list : vt.lists) {
           const uint32_t n = static_cast<uint32_t>(list.pos.size());
           for (uint32_t c = n; c-- > 0;) {
-            for (uint32_t h = list.hold_begin[c]; h < list.hold_end[c]; ++h) {
+            for (uint32_t h = list.holds[c].first; h < list.holds[c].second; ++h) {
               Hold& hold = holds_[h];
               hold.next_any = hold.next_write = c + 1;
               if (c + 1 == n) continue;
-              for (uint32_t g = list.hold_begin[c + 1]; g < list.hold_end[c + 1]; ++g) {
+              for (uint32_t g = list.holds[c + 1].first; g < list.holds[c + 1].second; ++g) {
                 if (holds_[g].lock != hold.lock) continue;
                 hold.next_any = holds_[g].next_any;
                 if (holds_[g].write) hold.next_write = holds_[g].next_write;
@@ -935,7 +936,7 @@ class Analysis {
   // of one lock): the next candidate that does not hold it so; otherwise kNoIndex.
   uint32_t blocked(const Candidates& list, uint32_t c,
                    const std::vector<std::pair<LockId, bool>>& mine) const {
-    for (uint32_t h = list.hold_begin[c]; h < list.hold_end[c]; ++h) {
+    for (uint32_t h = list.holds[c].first; h < list.holds[c].second; ++h) {
       const Hold& hold = holds_[h];
       for (const auto& [lock, write] : mine) {
         if (lock != hold.lock || (!write && !hold.write)) continue;
