@@ -3,10 +3,15 @@
 // TraceIndex. The definitions and the plan are in osr.hpp; docs/ENGINES.md ("osr") has the costs.
 #include "racepred/engines/osr/osr.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "racepred/engines/engine.hpp"
 #include "racepred/engines/index_race.hpp"
@@ -35,35 +40,129 @@ struct LockThread {
   std::vector<uint32_t> latest_write;  // the latest write-section release up to here, or none
 };
 
+// A vector whose resize leaves new elements uninitialised: memory that is written before it is
+// read is neither zero-filled first nor, where never written, touched at all.
+template <class T>
+struct NoInit : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = NoInit<U>;
+  };
+  NoInit() = default;
+  template <class U>
+  NoInit(const NoInit<U>& /*other*/) noexcept {}  // NOLINT: converting, as std::allocator
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
+using Words = std::vector<uint32_t, NoInit<uint32_t>>;
+
+// Gives the whole pages inside a vector's memory back to the system before it is freed (a
+// freed block in the middle of the heap keeps its pages otherwise).
+inline void release(Words& words) {
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = (reinterpret_cast<uintptr_t>(words.data()) + page - 1) & ~(page - 1);
+  const auto end = reinterpret_cast<uintptr_t>(words.data() + words.size()) & ~(page - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 // The direct P-successors in one thread `to` of the events of another (the paper's successor
 // queries): for each event with a P edge into `to`, its position and the position in `to` of
 // its earliest P-successor there; `tree` is a minimum segment tree over the minima of blocks
-// of kBlock targets (a quarter of the memory of a tree over every target).
+// of kBlock targets (a quarter of the memory of a tree over every target). The entries are
+// found backwards through the trace: with room for an edge from every event of the source
+// thread (`sized`), they are written from the end of their arrays down to `first` (the pages
+// below are never touched); otherwise appended and reversed at the end. When at least half
+// the source thread's events have an entry, the list becomes dense: `target` per position of
+// the source thread (kNoIndex: no edge), no `source`, and a query searches nothing.
 struct Successors {
   static constexpr uint32_t kBlock = 8;
   ThreadId to = 0;
-  std::vector<uint32_t> source;
-  std::vector<uint32_t> target;
-  std::vector<uint32_t> tree;  // block minima at [nb, 2nb)
+  bool sized = false;
+  bool dense = false;
+  uint32_t first = 0;  // the entries: [first, size) of source and target (dense: 0)
+  Words source;
+  Words target;
+  Words tree;  // block minima at [nb, 2nb)
 
-  void build_tree() {
-    const auto m = static_cast<uint32_t>(target.size());
+  void size_for(uint32_t events) {
+    sized = true;
+    source.resize(events);
+    target.resize(events);
+    first = events;
+  }
+  // An entry before (in trace order) every entry so far.
+  void add(uint32_t pos, uint32_t earliest_target) {
+    if (sized) {
+      --first;
+      source[first] = pos;
+      target[first] = earliest_target;
+    } else {
+      source.push_back(pos);
+      target.push_back(earliest_target);
+    }
+  }
+  // `events`: the source thread's events.
+  void finish(uint32_t events) {
+    if (!sized) {
+      std::reverse(source.begin(), source.end());
+      std::reverse(target.begin(), target.end());
+    }
+    const auto entries = static_cast<uint32_t>(source.size()) - first;
+    if (sized && size_t{entries} * 2 >= events) {
+      // In place: entry k (ascending) goes to source[k] <= k (the sources are distinct positions
+      // below `events`, and the entries end at `events`), over entries already moved or unused
+      // room; the positions between two sources get kNoIndex.
+      uint32_t fill = 0;
+      for (uint32_t k = first; k < events; ++k) {
+        const uint32_t q = source[k], tg = target[k];
+        while (fill < q) target[fill++] = kNoIndex;
+        target[q] = tg;
+        fill = q + 1;
+      }
+      while (fill < events) target[fill++] = kNoIndex;
+      release(source);
+      Words().swap(source);
+      first = 0;
+      dense = true;
+    }
+    const auto m = static_cast<uint32_t>(target.size()) - first;
+    const uint32_t* tg = target.data() + first;
     const uint32_t nb = (m + kBlock - 1) / kBlock;
-    tree.assign(2 * size_t{nb}, kNoIndex);
-    for (uint32_t k = 0; k < m; ++k)
-      tree[nb + k / kBlock] = std::min(tree[nb + k / kBlock], target[k]);
+    tree.resize(2 * size_t{nb});
+    for (uint32_t b = 0; b < nb; ++b) {
+      uint32_t best = kNoIndex;
+      for (uint32_t k = b * kBlock, e = std::min(m, k + kBlock); k < e; ++k)
+        best = std::min(best, tg[k]);
+      tree[nb + b] = best;
+    }
     for (uint32_t k = nb; k-- > 1;) tree[k] = std::min(tree[2 * k], tree[2 * k + 1]);
+    if (nb > 0) tree[0] = kNoIndex;
   }
 
   // The earliest target of the sources in positions [lo, hi), or kNoIndex.
   uint32_t earliest(uint32_t lo, uint32_t hi) const {
-    auto a =
-        static_cast<uint32_t>(std::lower_bound(source.begin(), source.end(), lo) - source.begin());
-    auto b = static_cast<uint32_t>(std::lower_bound(source.begin() + a, source.end(), hi) -
-                                   source.begin());
+    const uint32_t* tg = target.data() + first;
+    uint32_t a = 0, b = 0;
+    if (dense) {
+      const auto m = static_cast<uint32_t>(target.size());
+      a = std::min(lo, m);
+      b = std::min(hi, m);
+    } else {
+      const uint32_t* src = source.data() + first;
+      const uint32_t* end = source.data() + source.size();
+      a = static_cast<uint32_t>(std::lower_bound(src, end, lo) - src);
+      b = static_cast<uint32_t>(std::lower_bound(src + a, end, hi) - src);
+    }
+    if (a >= b) return kNoIndex;
     uint32_t best = kNoIndex;
-    while (a < b && a % kBlock != 0) best = std::min(best, target[a++]);
-    while (b > a && b % kBlock != 0) best = std::min(best, target[--b]);
+    while (a < b && a % kBlock != 0) best = std::min(best, tg[a++]);
+    while (b > a && b % kBlock != 0) best = std::min(best, tg[--b]);
     const auto nb = static_cast<uint32_t>(tree.size() / 2);
     for (a = a / kBlock + nb, b = b / kBlock + nb; a < b; a >>= 1, b >>= 1) {
       if (a & 1) best = std::min(best, tree[a++]);
@@ -85,8 +184,9 @@ struct Hold {
 // u's reads (kind 0) or writes (kind 1) of one variable: positions in u, the locks each holds.
 struct Candidates {
   std::vector<uint32_t> pos;
-  // The holds of candidate c: holds_[hold_begin[c], hold_end[c]).
-  std::vector<uint32_t> hold_begin, hold_end;
+  // The holds of candidate c: holds_[holds[c].first, holds[c].second) (both bounds side by
+  // side: one cache line per candidate looked at).
+  std::vector<std::pair<uint32_t, uint32_t>> holds;
 };
 
 // The cursor of one key (t, kind): candidates before it are TRF-before t's current access.
@@ -243,12 +343,12 @@ class Analysis {
           if (shared_[e.target]) {
             Candidates& list = var_thread(e.target, t).lists[e.op == Op::Write ? 1 : 0];
             list.pos.push_back(p);
-            list.hold_begin.push_back(static_cast<uint32_t>(holds_.size()));
+            const auto hold_begin = static_cast<uint32_t>(holds_.size());
             for (const uint32_t h : held_[t]) {
               const Section& s = sections_[t][h];
               holds_.push_back(Hold{s.lock, s.write, 0, 0});
             }
-            list.hold_end.push_back(static_cast<uint32_t>(holds_.size()));
+            list.holds.emplace_back(hold_begin, static_cast<uint32_t>(holds_.size()));
           }
           if (e.op == Op::Read) {
             const uint32_t w = index_.last_write(i);
@@ -324,11 +424,11 @@ class Analysis {
         for (Candidates& list : vt.lists) {
           const uint32_t n = static_cast<uint32_t>(list.pos.size());
           for (uint32_t c = n; c-- > 0;) {
-            for (uint32_t h = list.hold_begin[c]; h < list.hold_end[c]; ++h) {
+            for (uint32_t h = list.holds[c].first; h < list.holds[c].second; ++h) {
               Hold& hold = holds_[h];
               hold.next_any = hold.next_write = c + 1;
               if (c + 1 == n) continue;
-              for (uint32_t g = list.hold_begin[c + 1]; g < list.hold_end[c + 1]; ++g) {
+              for (uint32_t g = list.holds[c + 1].first; g < list.holds[c + 1].second; ++g) {
                 if (holds_[g].lock != hold.lock) continue;
                 hold.next_any = holds_[g].next_any;
                 if (holds_[g].write) hold.next_write = holds_[g].next_write;
@@ -479,24 +579,15 @@ class Analysis {
           fresh.to = j;
           // With few slots, room for an edge from every event of w: untouched pages cost no
           // memory, and the lists do not grow by copies.
-          if (threads_ <= 16) {
-            fresh.source.reserve(events_of(w).size());
-            fresh.target.reserve(events_of(w).size());
-          }
+          if (threads_ <= 16) fresh.size_for(static_cast<uint32_t>(events_of(w).size()));
         }
-        out[at].source.push_back(p);
-        out[at].target.push_back(best[j]);
+        out[at].add(p, best[j]);
         best[j] = kNoIndex;
       }
     }
-    // Sources came backwards: reverse them, then build each tree.
-    for (auto& out : succ_) {
-      for (Successors& s : out) {
-        std::reverse(s.source.begin(), s.source.end());
-        std::reverse(s.target.begin(), s.target.end());
-        s.build_tree();
-      }
-    }
+    // Each list in trace order (dense where that is no larger), with its tree.
+    for (ThreadId w = 0; w < threads_; ++w)
+      for (Successors& s : succ_[w]) s.finish(static_cast<uint32_t>(events_of(w).size()));
   }
 
   // The earliest position in each thread that the event at position p of w reaches by P within
@@ -845,7 +936,7 @@ class Analysis {
   // of one lock): the next candidate that does not hold it so; otherwise kNoIndex.
   uint32_t blocked(const Candidates& list, uint32_t c,
                    const std::vector<std::pair<LockId, bool>>& mine) const {
-    for (uint32_t h = list.hold_begin[c]; h < list.hold_end[c]; ++h) {
+    for (uint32_t h = list.holds[c].first; h < list.holds[c].second; ++h) {
       const Hold& hold = holds_[h];
       for (const auto& [lock, write] : mine) {
         if (lock != hold.lock || (!write && !hold.write)) continue;
@@ -1135,7 +1226,7 @@ class Analysis {
   // slots, whose count follows the threads alive at once rather than all threads.
   std::vector<ThreadId> slot_of_;  // per thread: its slot (kNoIndex: a thread without events)
   std::vector<uint32_t> offset_;   // per thread: the position of its first event in the slot
-  std::vector<uint32_t> pos_;      // per event: its position in its slot
+  Words pos_;                      // per event: its position in its slot
   size_t stored_words_ = 0;        // words of the stored clocks
   uint32_t current_ = 0;           // the event the first pass is at
   std::vector<std::vector<uint32_t>> slot_events_;    // per shared slot: its events (trace order)
@@ -1146,8 +1237,8 @@ class Analysis {
   std::vector<std::vector<uint8_t>> snapshot_start_;  // per thread: a thread's start in a slot
   std::vector<std::vector<uint32_t>> snapshots_;      // per thread: T words per position
   std::vector<std::vector<Section>> sections_;        // per thread: its sections
-  std::vector<std::vector<uint32_t>> started_at_;     // per slot and position q: started(w, q)
-  std::vector<std::vector<uint32_t>> snap_at_;        // per slot and position q: clocks at <= q
+  std::vector<Words> started_at_;                     // per slot and position q: started(w, q)
+  std::vector<Words> snap_at_;                        // per slot and position q: clocks at <= q
   std::vector<std::vector<uint32_t>> held_;           // per thread: its sections still held
   std::vector<std::vector<LockThread>> locks_;        // per lock: per thread its releases
   std::vector<std::vector<VarThread>> variables_;     // per variable: per thread its accesses
