@@ -15,6 +15,7 @@
 
 #include "racepred/engines/engine.hpp"
 #include "racepred/engines/index_race.hpp"
+#include "racepred/engines/lanes.hpp"
 #include "racepred/engines/pair_check_engine.hpp"
 #include "racepred/engines/witness_source.hpp"
 
@@ -764,77 +765,16 @@ class Analysis {
     return out;
   }
 
-  // Gives every thread with events a slot (slot_of_, offset_, events_); returns their count.
+  // Gives every thread with events a slot (slot_of_, offset_, events_; engines/lanes.hpp: a
+  // thread forked after its forker joined an earlier one takes that one's slot); returns their
+  // count.
   uint32_t assign_slots() {
-    const uint32_t threads = index_.thread_count();
-    slot_of_.assign(threads, kNoIndex);
-    offset_.assign(threads, 0);
-    std::vector<uint8_t> holds_at_end(threads, 0);  // ends holding a lock
-    for (uint32_t i = 0; i < index_.size(); ++i) {
-      const Event& e = index_.event(i);
-      if ((e.op == Op::Acquire || e.op == Op::ReadAcquire) && index_.matching(i) == kNoIndex)
-        holds_at_end[e.thread] = 1;
-    }
-    std::vector<uint32_t> length;                // per slot: its events
-    std::vector<ThreadId> occupant;              // per slot: its latest thread
-    std::vector<std::vector<ThreadId>> members;  // per slot: its threads in order
-    // Per thread: the slots of the threads it joined (slot, thread), a thread it forks may take.
-    std::vector<std::vector<std::pair<uint32_t, ThreadId>>> joined(threads);
-    const auto place = [&](ThreadId x, uint32_t s) {
-      if (s == length.size()) {
-        length.push_back(0);
-        occupant.push_back(x);
-        members.emplace_back();
-      }
-      slot_of_[x] = s;
-      offset_[x] = length[s];
-      length[s] += static_cast<uint32_t>(index_.thread_events(x).size());
-      occupant[s] = x;
-      members[s].push_back(x);
-    };
-    for (uint32_t i = 0; i < index_.size(); ++i) {
-      const Event& e = index_.event(i);
-      if (slot_of_[e.thread] == kNoIndex) place(e.thread, static_cast<uint32_t>(length.size()));
-      const ThreadId x = e.target;
-      if (e.op == Op::Fork && x != e.thread && slot_of_[x] == kNoIndex &&
-          !index_.thread_events(x).empty()) {
-        uint32_t s = static_cast<uint32_t>(length.size());
-        auto& free = joined[e.thread];
-        while (!free.empty()) {
-          const auto [f, y] = free.back();
-          free.pop_back();
-          if (occupant[f] == y) {
-            s = f;
-            break;
-          }
-        }
-        place(x, s);
-      } else if (e.op == Op::Join && x != e.thread && slot_of_[x] != kNoIndex && !holds_at_end[x] &&
-                 occupant[slot_of_[x]] == x) {
-        joined[e.thread].emplace_back(slot_of_[x], x);
-      }
-    }
-    const auto slots = static_cast<uint32_t>(length.size());
-    if (slots > kMaxThreads)
-      throw BudgetError("osr keeps a clock of one entry per thread alive at once; " +
-                        std::to_string(slots) +
-                        " threads alive at once (after threads joined and forked again share "
-                        "one) are more than its " +
-                        std::to_string(kMaxThreads));
-    events_.resize(slots);
-    for (uint32_t s = 0; s < slots; ++s) {
-      if (members[s].size() == 1) {
-        events_[s] = &index_.thread_events(members[s][0]);
-        continue;
-      }
-      auto& list = slot_events_.emplace_back();
-      list.reserve(length[s]);
-      for (const ThreadId x : members[s])
-        list.insert(list.end(), index_.thread_events(x).begin(), index_.thread_events(x).end());
-    }
-    size_t k = 0;
-    for (uint32_t s = 0; s < slots; ++s)
-      if (members[s].size() > 1) events_[s] = &slot_events_[k++];
+    Lanes lanes = make_lanes(index_, LaneOptions{true, false, "osr", kMaxThreads});
+    const uint32_t slots = lanes.count;
+    slot_of_ = std::move(lanes.of);
+    offset_ = std::move(lanes.offset);
+    slot_events_ = std::move(lanes.shared);  // the lists stay where events_ points
+    events_ = std::move(lanes.events);
     pos_.resize(index_.size());
     for (uint32_t s = 0; s < slots; ++s)
       for (uint32_t q = 0; q < events_[s]->size(); ++q) pos_[(*events_[s])[q]] = q;
