@@ -89,6 +89,27 @@ TEST(OutputFile, AnOutputThatIsTheInputIsRefused) {
   EXPECT_EQ(slurp(trace), kRacy);
 }
 
+// explore and confirm: the program (and a replay file) are inputs too; nothing is run.
+TEST(OutputFile, ExploreAndConfirmDoNotWriteOverTheProgram) {
+  TempDir dir;
+  const std::string program = dir.file("prog");
+  write_file(program, "#!/bin/sh\nexit 0\n");
+  for (const std::string command : {"explore", "confirm"}) {
+    const CliResult r =
+        run_racepred(command + " -o " + shell_quote(program) + " -- " + shell_quote(program));
+    EXPECT_EQ(r.code, 2) << command;
+    EXPECT_NE(r.err.find("the output file " + program + " is the input"), std::string::npos)
+        << command << ": " << r.err;
+    EXPECT_EQ(slurp(program), "#!/bin/sh\nexit 0\n") << command;
+  }
+  const std::string replay = dir.file("r.replay");
+  write_file(replay, "not a replay file\n");
+  const CliResult r =
+      run_racepred("explore -o " + shell_quote(replay) + " --replay " + shell_quote(replay));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(slurp(replay), "not a replay file\n");
+}
+
 TEST(OutputFile, ARegularFileKeepsItsModeAndASymlinkStaysALink) {
   TempDir dir;
   const std::string trace = dir.file("t.std");

@@ -20,6 +20,7 @@ struct ConfirmCliOptions {
   explore::ConfirmOptions run;
   std::string engines = "shb,syncp";
   std::vector<std::string> command;
+  std::string program;  // command's first word: -o must not write over it
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -196,7 +197,11 @@ Command add_confirm_command(CLI::App& app) {
   add_execution_options(sub, o->run.program);
   sub->add_option("--replay-dir", o->run.replay_dir, "Where the reproduced races' replay files go")
       ->capture_default_str();
-  sub->add_option("command", o->command, "The program and its arguments (after --)");
+  sub->add_option("command", o->command, "The program and its arguments (after --)")
+      ->each([o](const std::string& word) {
+        if (o->program.empty()) o->program = word;
+      });
+  o->report.inputs.push_back(&o->program);
   return {sub, [o](std::ostream& out) { return run_confirm(*o, out); }, &o->report};
 }
 

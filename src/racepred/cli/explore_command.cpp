@@ -23,6 +23,7 @@ struct ExploreCliOptions {
   explore::ExploreOptions run;
   std::string replay_file;
   std::vector<std::string> command;
+  std::string program;  // command's first word: -o must not write over it
   bool unreduced = false;
   bool sync_only = false;
   std::string shard;  // "I/N"
@@ -300,7 +301,12 @@ Command add_explore_command(CLI::App& app) {
   sub->add_option("--record", o->run.record,
                   "With --replay: write the execution's trace to this file (for racepred "
                   "analyze)");
-  sub->add_option("command", o->command, "The program and its arguments (after --)");
+  sub->add_option("command", o->command, "The program and its arguments (after --)")
+      ->each([o](const std::string& word) {
+        if (o->program.empty()) o->program = word;
+      });
+  o->report.inputs.push_back(&o->program);
+  o->report.inputs.push_back(&o->replay_file);
   return {sub, [o](std::ostream& out) { return run_explore(*o, out); }, &o->report};
 }
 
